@@ -1,0 +1,190 @@
+//! Finds every adapter wgpu enumerates, narrowed by WGPU_BACKEND / WGPU_ADAPTER_NAME, deduplicated.
+
+use serde::{Deserialize, Serialize};
+
+/// What the report says about an adapter.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AdapterInfo {
+    /// Short `backend/name` used in trial names, e.g. `vulkan/llvmpipe`.
+    pub tag: String,
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+}
+
+/// An adapter and its description.
+pub struct Found {
+    pub info: AdapterInfo,
+    pub adapter: wgpu::Adapter,
+}
+
+/// Which adapters to use, as wgpu's own tools read it from the environment.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    pub backends: wgpu::Backends,
+    /// Case-insensitive substring of the adapter name.
+    pub name: Option<String>,
+}
+
+impl Selection {
+    /// Reads `WGPU_BACKEND` (comma list: vulkan, gl, metal, dx12) and `WGPU_ADAPTER_NAME`.
+    pub fn from_env() -> Result<Selection, String> {
+        let backends = match std::env::var("WGPU_BACKEND") {
+            Ok(list) if !list.trim().is_empty() => parse_backends(&list)?,
+            _ => wgpu::Backends::all(),
+        };
+        let name = std::env::var("WGPU_ADAPTER_NAME")
+            .ok()
+            .filter(|s| !s.trim().is_empty());
+        Ok(Selection { backends, name })
+    }
+}
+
+/// Parses a comma list of backend names; an unknown name is an error rather than silently nothing.
+pub fn parse_backends(list: &str) -> Result<wgpu::Backends, String> {
+    let mut out = wgpu::Backends::empty();
+    for word in list.split(',').map(|w| w.trim().to_ascii_lowercase()) {
+        out |= match word.as_str() {
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "gl" | "gles" | "opengl" => wgpu::Backends::GL,
+            "metal" | "mtl" => wgpu::Backends::METAL,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            "" => continue,
+            other => {
+                return Err(format!(
+                    "WGPU_BACKEND: unknown backend `{other}` (expected a comma list of vulkan, gl, metal, dx12)"
+                ))
+            }
+        };
+    }
+    Ok(out)
+}
+
+/// The backend's short name, as used in tags and in `WGPU_BACKEND`.
+pub fn backend_name(b: wgpu::Backend) -> &'static str {
+    match b {
+        wgpu::Backend::Vulkan => "vulkan",
+        wgpu::Backend::Gl => "gl",
+        wgpu::Backend::Metal => "metal",
+        wgpu::Backend::Dx12 => "dx12",
+        wgpu::Backend::BrowserWebGpu => "webgpu",
+        wgpu::Backend::Noop => "noop",
+    }
+}
+
+/// `llvmpipe (LLVM 15.0.6, 256 bits)` -> `llvmpipe`; `NVIDIA H200` -> `nvidia-h200`.
+pub fn short_name(name: &str) -> String {
+    let head = name.split('(').next().unwrap_or(name).trim();
+    let s: String = head
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let s = s
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    if s.is_empty() {
+        "adapter".into()
+    } else {
+        s
+    }
+}
+
+/// Every adapter on the selected backends whose name matches, each once, with unique tags.
+pub fn discover(instance: &wgpu::Instance, selection: &Selection) -> Vec<Found> {
+    let adapters = pollster::block_on(instance.enumerate_adapters(selection.backends));
+    let mut found: Vec<Found> = Vec::new();
+    for adapter in adapters {
+        let i = adapter.get_info();
+        if let Some(want) = &selection.name {
+            if !i.name.to_lowercase().contains(&want.to_lowercase()) {
+                continue;
+            }
+        }
+        let backend = backend_name(i.backend).to_string();
+        let duplicate = found.iter().any(|f| {
+            let j = f.adapter.get_info();
+            (
+                j.backend,
+                &j.name,
+                j.vendor,
+                j.device,
+                &j.driver,
+                &j.driver_info,
+            ) == (
+                i.backend,
+                &i.name,
+                i.vendor,
+                i.device,
+                &i.driver,
+                &i.driver_info,
+            )
+        });
+        if duplicate {
+            continue;
+        }
+        let mut tag = format!("{backend}/{}", short_name(&i.name));
+        let same = found
+            .iter()
+            .filter(|f| f.info.tag.starts_with(&tag))
+            .count();
+        if same > 0 {
+            tag = format!("{tag}-{}", same + 1);
+        }
+        found.push(Found {
+            info: AdapterInfo {
+                tag,
+                name: i.name.clone(),
+                backend,
+                device_type: format!("{:?}", i.device_type),
+                driver: i.driver.clone(),
+                driver_info: i.driver_info.clone(),
+            },
+            adapter,
+        });
+    }
+    found
+}
+
+/// A wgpu instance on the selected backends, with flags from the environment (WGPU_VALIDATION...).
+pub fn instance(selection: &Selection) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = selection.backends;
+    desc.flags = wgpu::InstanceFlags::default().with_env();
+    desc.backend_options = desc.backend_options.with_env();
+    wgpu::Instance::new(desc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names() {
+        assert_eq!(short_name("llvmpipe (LLVM 15.0.6, 256 bits)"), "llvmpipe");
+        assert_eq!(short_name("NVIDIA H200"), "nvidia-h200");
+        assert_eq!(
+            short_name("AMD Radeon RX 7900 XTX (RADV NAVI31)"),
+            "amd-radeon-rx-7900-xtx"
+        );
+    }
+
+    #[test]
+    fn backend_lists() {
+        assert_eq!(
+            parse_backends("vulkan, GL").unwrap(),
+            wgpu::Backends::VULKAN | wgpu::Backends::GL
+        );
+        let err = parse_backends("vulkan,vulcan").unwrap_err();
+        assert!(err.contains("`vulcan`"), "{err}");
+    }
+}

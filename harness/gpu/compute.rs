@@ -1,0 +1,111 @@
+//! The compute readback path: upload, dispatch `skin_compute`, copy to a mappable buffer, read back.
+
+use glam::Mat4;
+use wgpu::util::DeviceExt;
+
+use super::{readback, Context, GpuError};
+use crate::scene::Mesh;
+
+/// Threads per workgroup fixed by the contract.
+pub const WORKGROUP: u32 = 64;
+
+/// Skinned positions of every vertex of `mesh` under `palette`, computed on the GPU.
+pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]>, GpuError> {
+    let n = mesh.len();
+    check_limits(ctx, palette.len(), n)?;
+    let pipelines = ctx.pipelines()?;
+    ctx.scoped(|| {
+        let device = &ctx.device;
+        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let positions: Vec<[f32; 4]> = mesh
+            .positions
+            .iter()
+            .map(|p| [p[0], p[1], p[2], 1.0])
+            .collect();
+        let palette_buf = init("palette", bytemuck::cast_slice(palette), storage);
+        let positions_buf = init("positions", bytemuck::cast_slice(&positions), storage);
+        let joints_buf = init("joints", bytemuck::cast_slice(&mesh.joints), storage);
+        let weights_buf = init("weights", bytemuck::cast_slice(&mesh.weights), storage);
+        let count = [n as u32, 0, 0, 0];
+        let count_buf = init(
+            "count",
+            bytemuck::cast_slice(&count),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let size = (n * 16) as u64;
+        let out_buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skinned"),
+            size,
+            usage: storage | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let read_buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skinned readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("compute bindings"),
+            layout: &pipelines.compute_layout,
+            entries: &[
+                entry(0, &palette_buf),
+                entry(1, &positions_buf),
+                entry(2, &joints_buf),
+                entry(3, &weights_buf),
+                entry(4, &out_buf),
+                entry(5, &count_buf),
+            ],
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipelines.compute);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups((n as u32).div_ceil(WORKGROUP), 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&out_buf, 0, &read_buf, 0, size);
+        ctx.queue.submit([encoder.finish()]);
+        let bytes = readback::read(ctx, &read_buf, size)?;
+        let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
+        Ok(out.iter().map(|v| [v[0], v[1], v[2]]).collect())
+    })
+}
+
+pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
+/// Refuses work the device cannot take before anything is submitted.
+pub fn check_limits(ctx: &Context, joints: usize, vertices: usize) -> Result<(), GpuError> {
+    let limits = ctx.device.limits();
+    let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    let over = |what: &str, need: u64, limit: u64| {
+        if need > limit {
+            Err(GpuError::Limit {
+                what: what.into(),
+                need,
+                limit,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    over("the palette (bytes)", joints as u64 * 64, binding)?;
+    over("the vertex buffers (bytes)", vertices as u64 * 16, binding)?;
+    over(
+        "the dispatch (workgroups of 64)",
+        (vertices as u64).div_ceil(WORKGROUP as u64),
+        limits.max_compute_workgroups_per_dimension as u64,
+    )
+}

@@ -1,0 +1,40 @@
+//! The GPU side: adapters, one device and pipeline set per adapter, the compute and render paths.
+
+pub mod adapter;
+pub mod compute;
+pub mod context;
+pub mod readback;
+pub mod render;
+
+use std::time::Duration;
+
+pub use adapter::{discover, AdapterInfo, Found, Selection};
+pub use context::Context;
+
+/// Why a GPU step did not produce a result.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error("cannot create a device on this adapter: {0}")]
+    Device(String),
+    #[error("the shader did not build into pipelines on this adapter: {0}")]
+    Pipeline(String),
+    #[error("wgpu validation error: {0}")]
+    Validation(String),
+    #[error("out of GPU memory: {0}")]
+    OutOfMemory(String),
+    #[error("GPU work did not finish within {0:?}: the device hung or is too slow (SKINPROOF_TIMEOUT_S raises the deadline)")]
+    Timeout(Duration),
+    #[error("the device was lost: {0}")]
+    Lost(String),
+    #[error("{what} needs {need} on this adapter, which allows {limit}")]
+    Limit { what: String, need: u64, limit: u64 },
+    #[error("readback failed: {0}")]
+    Readback(String),
+}
+
+impl GpuError {
+    /// A hang is reported apart from a failure.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, GpuError::Timeout(_))
+    }
+}

@@ -1,0 +1,197 @@
+//! The offscreen render path: draw with `vs_skin` + `fs_skin` into RGBA8, read back, unpad rows.
+
+use glam::Mat4;
+use image::RgbaImage;
+use wgpu::util::DeviceExt;
+
+use super::compute::{check_limits, entry};
+use super::context::TARGET_FORMAT;
+use super::{readback, Context, GpuError};
+use crate::case::View;
+use crate::scene::Mesh;
+
+/// Bytes per pixel of the target.
+const PIXEL: u32 = 4;
+
+/// The mesh skinned by `palette` and drawn through `view` into a `width` x `height` image
+/// cleared to transparent black.
+pub fn render(
+    ctx: &Context,
+    palette: &[Mat4],
+    mesh: &Mesh,
+    view: View,
+    width: u32,
+    height: u32,
+) -> Result<RgbaImage, GpuError> {
+    check_limits(ctx, palette.len(), mesh.len())?;
+    let max = ctx.device.limits().max_texture_dimension_2d;
+    if width > max || height > max {
+        return Err(GpuError::Limit {
+            what: "the render target (pixels per side)".into(),
+            need: width.max(height) as u64,
+            limit: max as u64,
+        });
+    }
+    let pipelines = ctx.pipelines()?;
+    ctx.scoped(|| {
+        let device = &ctx.device;
+        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let vertex = wgpu::BufferUsages::VERTEX;
+        let palette_buf = init(
+            "palette",
+            bytemuck::cast_slice(palette),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let view_data = [
+            view.scale as f32,
+            view.offset_y as f32,
+            view.half_width as f32,
+            0.0,
+        ];
+        let view_buf = init(
+            "view",
+            bytemuck::cast_slice(&view_data),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let positions_buf = init("positions", bytemuck::cast_slice(&mesh.positions), vertex);
+        let joints_buf = init("joints", bytemuck::cast_slice(&mesh.joints), vertex);
+        let weights_buf = init("weights", bytemuck::cast_slice(&mesh.weights), vertex);
+        // An index buffer may not be empty; a mesh without triangles draws nothing.
+        let indices: &[u32] = if mesh.indices.is_empty() {
+            &[0]
+        } else {
+            &mesh.indices
+        };
+        let index_buf = init(
+            "indices",
+            bytemuck::cast_slice(indices),
+            wgpu::BufferUsages::INDEX,
+        );
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render bindings"),
+            layout: &pipelines.render_layout,
+            entries: &[entry(0, &palette_buf), entry(6, &view_buf)],
+        });
+        let extent = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let target = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("target"),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: TARGET_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let target_view = target.create_view(&Default::default());
+        let row = padded_row(width);
+        let size = row as u64 * height as u64;
+        let read_buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("target readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("skin"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &target_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            if !mesh.indices.is_empty() {
+                pass.set_pipeline(&pipelines.render);
+                pass.set_bind_group(0, &bind, &[]);
+                pass.set_vertex_buffer(0, positions_buf.slice(..));
+                pass.set_vertex_buffer(1, joints_buf.slice(..));
+                pass.set_vertex_buffer(2, weights_buf.slice(..));
+                pass.set_index_buffer(index_buf.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..mesh.indices.len() as u32, 0, 0..1);
+            }
+        }
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &target,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &read_buf,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(height),
+                },
+            },
+            extent,
+        );
+        ctx.queue.submit([encoder.finish()]);
+        let bytes = readback::read(ctx, &read_buf, size)?;
+        let pixels = unpad(&bytes, width, height);
+        Ok(
+            RgbaImage::from_raw(width, height, pixels)
+                .expect("unpadded size is width * height * 4"),
+        )
+    })
+}
+
+/// Bytes per row rounded up to wgpu's 256-byte copy alignment.
+pub fn padded_row(width: u32) -> u32 {
+    (width * PIXEL).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+        * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
+}
+
+/// Drops the padding at the end of each row.
+pub fn unpad(bytes: &[u8], width: u32, height: u32) -> Vec<u8> {
+    let row = padded_row(width) as usize;
+    let tight = (width * PIXEL) as usize;
+    (0..height as usize)
+        .flat_map(|y| &bytes[y * row..y * row + tight])
+        .copied()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_pad_to_256_bytes() {
+        assert_eq!(padded_row(64), 256);
+        assert_eq!(padded_row(100), 512);
+        assert_eq!(padded_row(65), 512);
+    }
+
+    #[test]
+    fn unpad_keeps_only_pixels() {
+        // 100 px rows: 400 bytes of pixels then 112 of padding.
+        let mut padded = vec![0xAAu8; 512 * 2];
+        padded[400..512].fill(0);
+        padded[912..1024].fill(0);
+        let tight = unpad(&padded, 100, 2);
+        assert_eq!(tight.len(), 800);
+        assert!(tight.iter().all(|&b| b == 0xAA));
+    }
+}

@@ -1,0 +1,15 @@
+//! skinproof: a headless GPU conformance and regression harness for a linear-blend skinning WGSL shader.
+
+pub mod case;
+pub mod check;
+pub mod compare;
+pub mod config;
+pub mod golden;
+pub mod gpu;
+pub mod locate;
+pub mod reference;
+pub mod report;
+pub mod run;
+pub mod scene;
+pub mod shader;
+pub mod suite;

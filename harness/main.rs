@@ -1,0 +1,47 @@
+//! The conformance runner (`cargo test --release`): discovery -> trials -> run -> report.
+
+use std::path::Path;
+use std::time::Instant;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use skinproof::config::Config;
+use skinproof::suite::Suite;
+
+fn main() {
+    let start = Instant::now();
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = match Config::from_env(root) {
+        Ok(c) => c,
+        Err(e) => {
+            // A broken setting must not run the suite with a silent default.
+            let trial = Trial::test("harness::environment", move || Err(Failed::from(e.clone())));
+            libtest_mimic::run(&args, vec![trial]).exit();
+        }
+    };
+    let suite = Suite::discover(config);
+    if let Some(reason) = &suite.no_adapter {
+        eprintln!("skinproof: {reason}");
+    }
+    let conclusion = libtest_mimic::run(&args, suite.trials());
+    if !args.list {
+        let mut report = suite
+            .report
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        report.wall_s = start.elapsed().as_secs_f64();
+        let dir = root.join("reports");
+        match report.write(&dir) {
+            Ok(()) => eprintln!(
+                "skinproof: report written to {}",
+                dir.join("REPORT.md").display()
+            ),
+            Err(e) => eprintln!(
+                "skinproof: cannot write the report in {}: {e}",
+                dir.display()
+            ),
+        }
+    }
+    conclusion.exit();
+}

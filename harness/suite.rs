@@ -1,0 +1,279 @@
+//! Discovery -> trials: one naga trial, one load trial per case file, the checks per (case, adapter).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use libtest_mimic::{Failed, Trial};
+
+use crate::case::{Case, CaseError};
+use crate::check::{Check, Input, Outcome, Status};
+use crate::config::{Config, Require};
+use crate::gpu::{self, Context, Found, GpuError};
+use crate::report::{CaseProblem, Report, Row};
+use crate::run::Run;
+use crate::shader::Shader;
+
+/// An adapter and its context, created on first use and then shared by every trial on it.
+struct Slot {
+    found: Found,
+    ctx: OnceLock<Result<Context, GpuError>>,
+}
+
+/// Everything discovered before the trials run, and the report they fill.
+pub struct Suite {
+    config: Config,
+    shader: Result<Shader, String>,
+    cases: Vec<(PathBuf, Result<Arc<Case>, String>)>,
+    slots: Vec<Arc<Slot>>,
+    pub report: Arc<Mutex<Report>>,
+    // Keeps the adapters' instance alive for the whole run.
+    _instance: Option<wgpu::Instance>,
+    /// Why there is no adapter, when there is none.
+    pub no_adapter: Option<String>,
+}
+
+/// Every `*.yaml` in `dir`, sorted by name.
+pub fn case_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("{}: cannot list cases: {e}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+const INSTALL_HINT: &str = "no GPU adapter found: GPU trials are ignored. On Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers libegl-mesa0 libgl1-mesa-dri` gives the software adapters (lavapipe, llvmpipe); set SKINPROOF_REQUIRE_ADAPTER=1 to make a missing adapter fail";
+
+impl Suite {
+    /// Reads the shader, the case files and the adapters. Nothing touches a device yet.
+    pub fn discover(config: Config) -> Suite {
+        let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
+        let cases = match case_files(&config.cases) {
+            Ok(files) => files
+                .into_iter()
+                .map(|p| {
+                    let case = Case::load(&relative(&config.root, &p))
+                        .map(Arc::new)
+                        .map_err(|e: CaseError| e.to_string());
+                    (p, case)
+                })
+                .collect(),
+            Err(e) => vec![(config.cases.clone(), Err(e))],
+        };
+        let (instance, slots, no_adapter) = match gpu::Selection::from_env() {
+            Ok(selection) => {
+                let instance = gpu::adapter::instance(&selection);
+                let slots: Vec<Arc<Slot>> = gpu::discover(&instance, &selection)
+                    .into_iter()
+                    .map(|found| {
+                        Arc::new(Slot {
+                            found,
+                            ctx: OnceLock::new(),
+                        })
+                    })
+                    .collect();
+                let none = slots.is_empty().then(|| INSTALL_HINT.to_string());
+                (Some(instance), slots, none)
+            }
+            Err(e) => (None, Vec::new(), Some(e)),
+        };
+        let report = Report {
+            shader: relative(&config.root, &config.shader).display().to_string(),
+            adapters: slots.iter().map(|s| s.found.info.clone()).collect(),
+            cases: cases
+                .iter()
+                .filter_map(|(_, c)| {
+                    c.as_ref()
+                        .ok()
+                        .map(|c| (c.name.clone(), c.description.clone()))
+                })
+                .collect(),
+            case_problems: cases
+                .iter()
+                .filter_map(|(p, c)| {
+                    c.as_ref().err().map(|m| CaseProblem {
+                        file: relative(&config.root, p).display().to_string(),
+                        message: m.clone(),
+                    })
+                })
+                .collect(),
+            ..Default::default()
+        };
+        Suite {
+            config,
+            shader,
+            cases,
+            slots,
+            report: Arc::new(Mutex::new(report)),
+            _instance: instance,
+            no_adapter,
+        }
+    }
+
+    /// All trials, named `<case>::<check> [<backend>/<adapter>]` so libtest filters select them.
+    pub fn trials(&self) -> Vec<Trial> {
+        let mut trials = vec![self.validation_trial(), self.adapter_trial()];
+        for (path, case) in &self.cases {
+            let stem = path
+                .file_stem()
+                .map_or("cases".into(), |s| s.to_string_lossy().into_owned());
+            let loaded = case.clone().map(|_| ());
+            trials.push(Trial::test(format!("{stem}::case_loads"), move || {
+                loaded.map_err(Failed::from)
+            }));
+            let Ok(case) = case else { continue };
+            if self.slots.is_empty() {
+                trials.push(
+                    Trial::test(format!("{stem}::gpu_checks [no adapter]"), || Ok(()))
+                        .with_ignored_flag(true),
+                );
+            }
+            for slot in &self.slots {
+                let run: Arc<OnceLock<Run>> = Arc::new(OnceLock::new());
+                for check in Check::ALL {
+                    trials.push(self.check_trial(case.clone(), slot.clone(), run.clone(), check));
+                }
+            }
+        }
+        trials
+    }
+
+    fn validation_trial(&self) -> Trial {
+        let shader = self.shader.clone();
+        let report = self.report.clone();
+        Trial::test("shader::validates", move || {
+            let result = shader.and_then(|s| s.validate().map(|_| ()).map_err(|e| e.to_string()));
+            let outcome = match &result {
+                Ok(()) => Outcome {
+                    status: Status::Pass,
+                    figure: "0 errors".into(),
+                    message: String::new(),
+                },
+                Err(m) => Outcome {
+                    status: Status::Fail,
+                    figure: "1 error".into(),
+                    message: m.clone(),
+                },
+            };
+            lock(&report).validation = Some(outcome);
+            result.map_err(Failed::from)
+        })
+    }
+
+    fn adapter_trial(&self) -> Trial {
+        let found: Vec<String> = self
+            .slots
+            .iter()
+            .map(|s| s.found.info.backend.clone())
+            .collect();
+        let require = self.config.require.clone();
+        let reason = self.no_adapter.clone();
+        let trial = Trial::test("adapters::present", move || match require {
+            Require::Nothing | Require::Any if !found.is_empty() => Ok(()),
+            Require::Backends(want) => {
+                let missing: Vec<&String> = want.iter().filter(|b| !found.contains(b)).collect();
+                if missing.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("SKINPROOF_REQUIRE_ADAPTER wants an adapter on {missing:?}; found only {found:?}. {}", reason.unwrap_or_default()).into())
+                }
+            }
+            _ => Err(reason.unwrap_or_else(|| "no adapter".into()).into()),
+        });
+        trial.with_ignored_flag(self.slots.is_empty() && self.config.require == Require::Nothing)
+    }
+
+    fn check_trial(
+        &self,
+        case: Arc<Case>,
+        slot: Arc<Slot>,
+        run: Arc<OnceLock<Run>>,
+        check: Check,
+    ) -> Trial {
+        let name = format!("{}::{} [{}]", case.name, check.name(), slot.found.info.tag);
+        let report = self.report.clone();
+        let shader = self.shader.clone();
+        let root = self.config.root.clone();
+        let (timeout, bless) = (self.config.timeout, self.config.bless);
+        Trial::test(name, move || {
+            let tag = slot.found.info.tag.clone();
+            let ctx = slot.ctx.get_or_init(|| {
+                let shader = shader.clone().map_err(GpuError::Pipeline)?;
+                Context::new(
+                    &slot.found.adapter,
+                    slot.found.info.clone(),
+                    &shader,
+                    timeout,
+                )
+            });
+            let outcome = match ctx {
+                Err(e) => Outcome {
+                    status: Status::Fail,
+                    figure: "-".into(),
+                    message: format!("harness: {e}"),
+                },
+                Ok(ctx) => {
+                    let run = run.get_or_init(|| Run::execute(ctx, &case));
+                    let input = Input {
+                        root: &root,
+                        case: &case,
+                        ctx,
+                        run,
+                        bless,
+                    };
+                    // A panic in a check is a harness bug; it must still become a row.
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check.run(&input)))
+                        .unwrap_or_else(|p| Outcome {
+                            status: Status::Fail,
+                            figure: "-".into(),
+                            message: format!("harness panicked: {}", panic_text(&p)),
+                        })
+                }
+            };
+            let failed = matches!(outcome.status, Status::Fail | Status::Timeout);
+            let message = format!(
+                "case `{}` ({}): {} on {tag}\n  check: {}\n  {}",
+                case.name,
+                if case.description.is_empty() {
+                    "no description"
+                } else {
+                    case.description.trim()
+                },
+                outcome.status,
+                check.title(),
+                outcome.message
+            );
+            lock(&report).rows.push(Row {
+                case: case.name.clone(),
+                adapter: tag,
+                check: check.name().into(),
+                outcome,
+            });
+            if failed {
+                Err(message.into())
+            } else {
+                Ok(())
+            }
+        })
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// `path` relative to `root` when it lies below it, for shorter messages.
+fn relative(root: &Path, path: &Path) -> PathBuf {
+    path.strip_prefix(root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}
