@@ -98,6 +98,8 @@ pub enum Check {
 /// What a check reads.
 pub struct Input<'a> {
     pub root: &'a Path,
+    /// The reports folder, for actual/diff images.
+    pub reports: &'a Path,
     pub case: &'a Case,
     pub ctx: &'a Context,
     pub run: &'a Run,
@@ -318,7 +320,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
             if d.differing <= allowed {
                 return Outcome::pass(format!("{} px", d.differing));
             }
-            let (a_path, d_path) = golden::artifact_paths(input.root, &case.name, tag);
+            let (a_path, d_path) = golden::artifact_paths(input.reports, &case.name, tag);
             let saved = golden::write_png(&a_path, actual)
                 .and_then(|_| golden::write_png(&d_path, &d.image));
             let files = match saved {
@@ -350,7 +352,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
         };
     }
     if expected.is_none() {
-        let (a_path, _) = golden::artifact_paths(input.root, &case.name, tag);
+        let (a_path, _) = golden::artifact_paths(input.reports, &case.name, tag);
         let _ = golden::write_png(&a_path, actual);
     }
     Outcome::fail(

@@ -20,6 +20,8 @@ pub struct Config {
     pub root: PathBuf,
     pub shader: PathBuf,
     pub cases: PathBuf,
+    /// Where the report and the actual/diff images of mismatches go.
+    pub reports: PathBuf,
     pub bless: bool,
     pub require: Require,
     pub timeout: Duration,
@@ -103,6 +105,7 @@ impl Config {
             root: root.to_path_buf(),
             shader: path("SKINPROOF_SHADER", "shaders/skinning.wgsl"),
             cases: path("SKINPROOF_CASES", "cases"),
+            reports: root.join("reports"),
             bless,
             require,
             timeout,

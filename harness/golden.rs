@@ -69,10 +69,10 @@ pub fn bless(path: &Path, img: &RgbaImage, adapter: &str) -> Result<Option<Strin
     Ok(None)
 }
 
-/// Where the actual and diff images of a mismatch go: `reports/diff/<case>--<adapter>.{actual,diff}.png`.
-pub fn artifact_paths(root: &Path, case: &str, adapter_tag: &str) -> (PathBuf, PathBuf) {
+/// Where the actual and diff images of a mismatch go: `<reports>/diff/<case>--<adapter>.{actual,diff}.png`.
+pub fn artifact_paths(reports: &Path, case: &str, adapter_tag: &str) -> (PathBuf, PathBuf) {
     let stem = format!("{case}--{}", adapter_tag.replace('/', "-"));
-    let dir = root.join("reports").join("diff");
+    let dir = reports.join("diff");
     (
         dir.join(format!("{stem}.actual.png")),
         dir.join(format!("{stem}.diff.png")),

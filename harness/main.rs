@@ -19,6 +19,7 @@ fn main() {
             libtest_mimic::run(&args, vec![trial]).exit();
         }
     };
+    let reports = config.reports.clone();
     let suite = Suite::discover(config);
     if let Some(reason) = &suite.no_adapter {
         eprintln!("skinproof: {reason}");
@@ -31,15 +32,14 @@ fn main() {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         report.wall_s = start.elapsed().as_secs_f64();
-        let dir = root.join("reports");
-        match report.write(&dir) {
+        match report.write(&reports) {
             Ok(()) => eprintln!(
                 "skinproof: report written to {}",
-                dir.join("REPORT.md").display()
+                reports.join("REPORT.md").display()
             ),
             Err(e) => eprintln!(
                 "skinproof: cannot write the report in {}: {e}",
-                dir.display()
+                reports.display()
             ),
         }
     }

@@ -5,6 +5,34 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use libtest_mimic::{Failed, Trial};
 
+/// A trial's body: Ok, or the message that explains the failure.
+pub type Body = Box<dyn FnOnce() -> Result<(), String> + Send>;
+
+/// One named trial, runnable by libtest-mimic or directly.
+pub struct Job {
+    pub name: String,
+    pub ignored: bool,
+    pub body: Body,
+}
+
+impl Job {
+    fn new(
+        name: impl Into<String>,
+        body: impl FnOnce() -> Result<(), String> + Send + 'static,
+    ) -> Job {
+        Job {
+            name: name.into(),
+            ignored: false,
+            body: Box::new(body),
+        }
+    }
+
+    fn ignored(mut self, ignored: bool) -> Job {
+        self.ignored = ignored;
+        self
+    }
+}
+
 use crate::case::{Case, CaseError};
 use crate::check::{Check, Input, Outcome, Status};
 use crate::config::{Config, Require};
@@ -114,20 +142,38 @@ impl Suite {
 
     /// All trials, named `<case>::<check> [<backend>/<adapter>]` so libtest filters select them.
     pub fn trials(&self) -> Vec<Trial> {
+        self.jobs()
+            .into_iter()
+            .map(|job| {
+                let body = job.body;
+                Trial::test(job.name, move || body().map_err(Failed::from))
+                    .with_ignored_flag(job.ignored)
+            })
+            .collect()
+    }
+
+    /// Runs every job that is not ignored on this thread, one after another.
+    pub fn run_all(&self) {
+        for job in self.jobs() {
+            if !job.ignored {
+                let _ = (job.body)();
+            }
+        }
+    }
+
+    /// The trials' names and bodies.
+    pub fn jobs(&self) -> Vec<Job> {
         let mut trials = vec![self.validation_trial(), self.adapter_trial()];
         for (path, case) in &self.cases {
             let stem = path
                 .file_stem()
                 .map_or("cases".into(), |s| s.to_string_lossy().into_owned());
             let loaded = case.clone().map(|_| ());
-            trials.push(Trial::test(format!("{stem}::case_loads"), move || {
-                loaded.map_err(Failed::from)
-            }));
+            trials.push(Job::new(format!("{stem}::case_loads"), move || loaded));
             let Ok(case) = case else { continue };
             if self.slots.is_empty() {
                 trials.push(
-                    Trial::test(format!("{stem}::gpu_checks [no adapter]"), || Ok(()))
-                        .with_ignored_flag(true),
+                    Job::new(format!("{stem}::gpu_checks [no adapter]"), || Ok(())).ignored(true),
                 );
             }
             for slot in &self.slots {
@@ -140,10 +186,10 @@ impl Suite {
         trials
     }
 
-    fn validation_trial(&self) -> Trial {
+    fn validation_trial(&self) -> Job {
         let shader = self.shader.clone();
         let report = self.report.clone();
-        Trial::test("shader::validates", move || {
+        Job::new("shader::validates", move || {
             let result = shader.and_then(|s| s.validate().map(|_| ()).map_err(|e| e.to_string()));
             let outcome = match &result {
                 Ok(()) => Outcome {
@@ -158,11 +204,11 @@ impl Suite {
                 },
             };
             lock(&report).validation = Some(outcome);
-            result.map_err(Failed::from)
+            result
         })
     }
 
-    fn adapter_trial(&self) -> Trial {
+    fn adapter_trial(&self) -> Job {
         let found: Vec<String> = self
             .slots
             .iter()
@@ -170,19 +216,19 @@ impl Suite {
             .collect();
         let require = self.config.require.clone();
         let reason = self.no_adapter.clone();
-        let trial = Trial::test("adapters::present", move || match require {
+        let trial = Job::new("adapters::present", move || match require {
             Require::Nothing | Require::Any if !found.is_empty() => Ok(()),
             Require::Backends(want) => {
                 let missing: Vec<&String> = want.iter().filter(|b| !found.contains(b)).collect();
                 if missing.is_empty() {
                     Ok(())
                 } else {
-                    Err(format!("SKINPROOF_REQUIRE_ADAPTER wants an adapter on {missing:?}; found only {found:?}. {}", reason.unwrap_or_default()).into())
+                    Err(format!("SKINPROOF_REQUIRE_ADAPTER wants an adapter on {missing:?}; found only {found:?}. {}", reason.unwrap_or_default()))
                 }
             }
-            _ => Err(reason.unwrap_or_else(|| "no adapter".into()).into()),
+            _ => Err(reason.unwrap_or_else(|| "no adapter".into())),
         });
-        trial.with_ignored_flag(self.slots.is_empty() && self.config.require == Require::Nothing)
+        trial.ignored(self.slots.is_empty() && self.config.require == Require::Nothing)
     }
 
     fn check_trial(
@@ -191,13 +237,14 @@ impl Suite {
         slot: Arc<Slot>,
         run: Arc<OnceLock<Run>>,
         check: Check,
-    ) -> Trial {
+    ) -> Job {
         let name = format!("{}::{} [{}]", case.name, check.name(), slot.found.info.tag);
         let report = self.report.clone();
         let shader = self.shader.clone();
         let root = self.config.root.clone();
+        let reports = self.config.reports.clone();
         let (timeout, bless) = (self.config.timeout, self.config.bless);
-        Trial::test(name, move || {
+        Job::new(name, move || {
             let tag = slot.found.info.tag.clone();
             let ctx = slot.ctx.get_or_init(|| {
                 let shader = shader.clone().map_err(GpuError::Pipeline)?;
@@ -218,6 +265,7 @@ impl Suite {
                     let run = run.get_or_init(|| Run::execute(ctx, &case));
                     let input = Input {
                         root: &root,
+                        reports: &reports,
                         case: &case,
                         ctx,
                         run,
@@ -252,7 +300,7 @@ impl Suite {
                 outcome,
             });
             if failed {
-                Err(message.into())
+                Err(message)
             } else {
                 Ok(())
             }

@@ -89,7 +89,9 @@ pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry
 /// Refuses work the device cannot take before anything is submitted.
 pub fn check_limits(ctx: &Context, joints: usize, vertices: usize) -> Result<(), GpuError> {
     let limits = ctx.device.limits();
-    let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    let binding = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
     let over = |what: &str, need: u64, limit: u64| {
         if need > limit {
             Err(GpuError::Limit {
