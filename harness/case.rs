@@ -125,7 +125,7 @@ pub struct View {
     pub half_width: f64,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GoldenSpec {
     /// File stem under `golden/`; defaults to the case name.
@@ -137,8 +137,25 @@ pub struct GoldenSpec {
     /// How many pixels may exceed the channel tolerance.
     #[serde(default)]
     pub max_differing_pixels: u64,
+    /// Compare against a golden at all (false: the golden check is SKIP).
+    #[serde(default = "yes")]
+    pub compare: bool,
 }
 
+impl Default for GoldenSpec {
+    fn default() -> Self {
+        Self {
+            name: None,
+            channel_tolerance: default_channel_tolerance(),
+            max_differing_pixels: 0,
+            compare: true,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
 fn one() -> f64 {
     1.0
 }
@@ -377,6 +394,30 @@ impl Case {
         Ok(())
     }
 
+    /// The `i`-th generated case (`generated_NNN`): varied joints, vertices, influences and pose,
+    /// no golden. Used to measure how the suite's cost grows with the number of cases.
+    pub fn generated(i: usize) -> Case {
+        let joints = 2 + i % 31;
+        let text = format!(
+            "description: generated case {i}\n\
+             skeleton: {{ joints: {joints}, segment_length: {seg} }}\n\
+             mesh: {{ vertices: {vertices}, width: 0.3, influences: {influences} }}\n\
+             pose:\n  - {{ joint: {j1}, degrees: {d1} }}\n  - {{ joint: {j2}, axis: [1, 0, 1], degrees: {d2} }}\n\
+             render: {{ width: 64, height: 64 }}\n\
+             golden: {{ compare: false }}\n",
+            seg = 2.0 / joints as f64,
+            vertices = 2 + (i * 37) % 1000,
+            influences = 1 + i % 4,
+            // Bend in the lower half of the chain, so the pose moves many pixels.
+            j1 = (i % joints) / 2,
+            d1 = 10 + (i * 7) % 60,
+            j2 = (i / 3) % joints.div_ceil(2),
+            d2 = -20 - ((i * 11) % 50) as i64,
+        );
+        let path = PathBuf::from(format!("generated_{i:03}.yaml"));
+        Case::parse(&path, &text).expect("generated cases are valid")
+    }
+
     /// The strip width actually used.
     pub fn width(&self) -> f64 {
         self.mesh
@@ -485,6 +526,14 @@ mod tests {
         let msg = parse(&text).unwrap_err().to_string();
         assert!(msg.contains("tolerance.max_abs_error"), "{msg}");
         assert!(msg.contains(":6:"), "{msg}");
+    }
+
+    #[test]
+    fn generated_cases_are_valid_and_varied() {
+        let cases: Vec<Case> = (0..50).map(Case::generated).collect();
+        assert_eq!(cases[7].name, "generated_007");
+        assert!(cases.iter().any(|c| c.mesh.influences == 4));
+        assert!(cases.iter().all(|c| !c.golden.compare));
     }
 
     #[test]

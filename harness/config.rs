@@ -25,16 +25,21 @@ pub struct Config {
     pub bless: bool,
     pub require: Require,
     pub timeout: Duration,
+    /// Generated cases added to the ones on disk, to measure how the suite's cost grows.
+    pub extra_cases: usize,
+    /// The benchmark mode, as `SKINPROOF_BENCH` gives it (off, quick, full).
+    pub bench: String,
 }
 
 /// Every variable the harness reads; any other `SKINPROOF_*` name is a typo.
-pub const KNOWN: [&str; 6] = [
+pub const KNOWN: [&str; 7] = [
     "SKINPROOF_SHADER",
     "SKINPROOF_CASES",
     "SKINPROOF_BLESS",
     "SKINPROOF_REQUIRE_ADAPTER",
     "SKINPROOF_TIMEOUT_S",
     "SKINPROOF_BENCH",
+    "SKINPROOF_EXTRA_CASES",
 ];
 
 impl Config {
@@ -101,7 +106,27 @@ impl Config {
                 }
             },
         };
+        let extra_cases = match get("SKINPROOF_EXTRA_CASES").filter(|v| !v.is_empty()) {
+            None => 0,
+            Some(v) => v
+                .parse::<usize>()
+                .map_err(|_| format!("SKINPROOF_EXTRA_CASES: `{v}` is not a case count"))?,
+        };
+        let bench = get("SKINPROOF_BENCH")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if !["", "off", "quick", "full"].contains(&bench.as_str()) {
+            return Err(format!(
+                "SKINPROOF_BENCH: unknown value `{bench}` (expected off, quick or full)"
+            ));
+        }
         Ok(Config {
+            extra_cases,
+            bench: if bench.is_empty() {
+                "quick".into()
+            } else {
+                bench
+            },
             root: root.to_path_buf(),
             shader: path("SKINPROOF_SHADER", "shaders/skinning.wgsl"),
             cases: path("SKINPROOF_CASES", "cases"),

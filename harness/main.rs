@@ -24,14 +24,22 @@ fn main() {
     if let Some(reason) = &suite.no_adapter {
         eprintln!("skinproof: {reason}");
     }
+    let cache_before = skinproof::gpu::timing::mesa_cache_bytes();
     let conclusion = libtest_mimic::run(&args, suite.trials());
     if !args.list {
+        // Benchmarks belong to a whole run, not to a filtered one.
+        if args.filter.is_none() && args.skip.is_empty() {
+            suite.benchmark();
+        }
         let mut report = suite
             .report
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         report.wall_s = start.elapsed().as_secs_f64();
+        if let Some(b) = report.benchmarks.as_mut() {
+            b.shader_cache = skinproof::gpu::timing::describe_cache(cache_before);
+        }
         match report.write(&reports) {
             Ok(()) => eprintln!(
                 "skinproof: report written to {}",

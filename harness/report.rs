@@ -25,6 +25,15 @@ pub struct CaseProblem {
     pub message: String,
 }
 
+/// How long one piece of the run took on one adapter.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Timing {
+    /// A case name, or a setup step.
+    pub what: String,
+    pub adapter: String,
+    pub ms: f64,
+}
+
 /// Everything one run found.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
@@ -38,6 +47,22 @@ pub struct Report {
     pub case_problems: Vec<CaseProblem>,
     /// Wall time of the whole run, seconds.
     pub wall_s: f64,
+    /// Device setup per adapter and the CPU + GPU work per case and adapter.
+    pub timings: Vec<Timing>,
+    /// The benchmark section; `None` when benchmarks were off or not run.
+    pub benchmarks: Option<Benchmarks>,
+}
+
+/// The benchmark figures of one run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Benchmarks {
+    /// quick or full.
+    pub mode: String,
+    pub gpu: Vec<crate::gpu::timing::GpuBench>,
+    /// Adapters whose GPU benchmark could not run, with why.
+    pub gpu_errors: Vec<String>,
+    /// Whether the Mesa shader cache was cold, as measured by its growth during the run.
+    pub shader_cache: String,
 }
 
 /// Short column headings for the checks, in `Check::ALL` order.
@@ -151,6 +176,10 @@ impl Report {
                 );
             }
         }
+        self.cost_markdown(&mut md);
+        if let Some(b) = &self.benchmarks {
+            b.markdown(&mut md);
+        }
         if !self.case_problems.is_empty() {
             let _ = writeln!(md, "\n## Case files with errors\n");
             for p in &self.case_problems {
@@ -160,12 +189,88 @@ impl Report {
         md
     }
 
+    /// The cost of the suite: device setup per adapter and the time per case per adapter.
+    fn cost_markdown(&self, md: &mut String) {
+        if self.timings.is_empty() {
+            return;
+        }
+        let _ = writeln!(md, "\n## Cost of the suite\n");
+        let _ = writeln!(
+            md,
+            "Whole run: {:.2} s wall, trials and benchmarks included.\n",
+            self.wall_s
+        );
+        let _ = writeln!(md, "| adapter | device + pipelines (ms) | cases | per case: median (ms) | max (ms) | all cases (ms) |\n| --- | --- | --- | --- | --- | --- |");
+        for a in &self.adapters {
+            let setup: f64 = self
+                .timings
+                .iter()
+                .filter(|t| t.adapter == a.tag && t.what == "device and pipelines")
+                .map(|t| t.ms)
+                .sum();
+            let mut cases: Vec<f64> = self
+                .timings
+                .iter()
+                .filter(|t| t.adapter == a.tag && t.what != "device and pipelines")
+                .map(|t| t.ms)
+                .collect();
+            let total: f64 = cases.iter().sum();
+            let n = cases.len();
+            let median = crate::gpu::timing::median(&mut cases);
+            let max = cases.last().copied().unwrap_or(0.0);
+            let _ = writeln!(
+                md,
+                "| {} | {setup:.1} | {n} | {median:.2} | {max:.2} | {total:.1} |",
+                a.tag
+            );
+        }
+    }
+
     /// Writes REPORT.md and report.json into `dir`, each through a temporary file and a rename.
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         write_atomic(&dir.join("report.json"), json.as_bytes())?;
         write_atomic(&dir.join("REPORT.md"), self.markdown().as_bytes())
+    }
+}
+
+impl Benchmarks {
+    fn markdown(&self, md: &mut String) {
+        let _ = writeln!(md, "\n## Benchmarks ({})\n", self.mode);
+        let _ = writeln!(md, "Shader cache: {}.\n", self.shader_cache);
+        for g in &self.gpu {
+            let _ = writeln!(
+                md,
+                "### GPU: {}\n\nTimestamp queries: {}. Warm-up (first use of each pipeline, not in the medians): {:.1} ms. An empty submission and wait: {:.3} ms. Per vertex uses the GPU time where credible, else the wall clock.\n",
+                g.adapter,
+                if g.timestamps { "yes" } else { "no (wall clock only)" },
+                g.warmup_ms,
+                g.empty_submit_ms
+            );
+            let _ = writeln!(md, "| tier | vertices | reps | wall median (ms) | wall min-max (ms) | GPU median (ms) | per vertex (ns) | note |\n| --- | --- | --- | --- | --- | --- | --- | --- |");
+            for r in &g.rows {
+                let gpu = r
+                    .gpu_median_ms
+                    .map_or("-".to_string(), |v| format!("{v:.3}"));
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {:.3} | {:.3}-{:.3} | {gpu} | {:.2} | {} |",
+                    r.tier,
+                    r.vertices,
+                    r.repetitions,
+                    r.wall_median_ms,
+                    r.wall_min_ms,
+                    r.wall_max_ms,
+                    r.ns_per_vertex,
+                    r.note
+                );
+            }
+            let _ = writeln!(md);
+        }
+        for e in &self.gpu_errors {
+            let _ = writeln!(md, "- GPU benchmark not run: {e}");
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use libtest_mimic::{Failed, Trial};
 
@@ -37,7 +38,7 @@ use crate::case::{Case, CaseError};
 use crate::check::{Check, Input, Outcome, Status};
 use crate::config::{Config, Require};
 use crate::gpu::{self, Context, Found, GpuError};
-use crate::report::{CaseProblem, Report, Row};
+use crate::report::{Benchmarks, CaseProblem, Report, Row, Timing};
 use crate::run::Run;
 use crate::shader::Shader;
 
@@ -45,6 +46,33 @@ use crate::shader::Shader;
 struct Slot {
     found: Found,
     ctx: OnceLock<Result<Context, GpuError>>,
+}
+
+impl Slot {
+    /// The adapter's device and pipelines, created by the first caller; the setup time is reported.
+    fn context(
+        &self,
+        shader: &Result<Shader, String>,
+        timeout: Duration,
+        report: &Mutex<Report>,
+    ) -> &Result<Context, GpuError> {
+        self.ctx.get_or_init(|| {
+            let shader = shader.clone().map_err(GpuError::Pipeline)?;
+            let start = Instant::now();
+            let ctx = Context::new(
+                &self.found.adapter,
+                self.found.info.clone(),
+                &shader,
+                timeout,
+            );
+            lock(report).timings.push(Timing {
+                what: "device and pipelines".into(),
+                adapter: self.found.info.tag.clone(),
+                ms: start.elapsed().as_secs_f64() * 1e3,
+            });
+            ctx
+        })
+    }
 }
 
 /// Everything discovered before the trials run, and the report they fill.
@@ -90,6 +118,14 @@ impl Suite {
                 .collect(),
             Err(e) => vec![(config.cases.clone(), Err(e))],
         };
+        let generated = (0..config.extra_cases).map(|i| {
+            let case = Case::generated(i);
+            (
+                PathBuf::from(format!("{}.yaml", case.name)),
+                Ok(Arc::new(case)),
+            )
+        });
+        let cases: Vec<_> = cases.into_iter().chain(generated).collect();
         let (instance, slots, no_adapter) = match gpu::Selection::from_env() {
             Ok(selection) => {
                 let instance = gpu::adapter::instance(&selection);
@@ -172,8 +208,14 @@ impl Suite {
             trials.push(Job::new(format!("{stem}::case_loads"), move || loaded));
             let Ok(case) = case else { continue };
             if self.slots.is_empty() {
+                // Required adapters make these fail; otherwise they are listed as ignored.
+                let reason = self.no_adapter.clone().unwrap_or_default();
+                let required = self.config.require != Require::Nothing;
                 trials.push(
-                    Job::new(format!("{stem}::gpu_checks [no adapter]"), || Ok(())).ignored(true),
+                    Job::new(format!("{stem}::gpu_checks [no adapter]"), move || {
+                        Err(reason)
+                    })
+                    .ignored(!required),
                 );
             }
             for slot in &self.slots {
@@ -246,15 +288,7 @@ impl Suite {
         let (timeout, bless) = (self.config.timeout, self.config.bless);
         Job::new(name, move || {
             let tag = slot.found.info.tag.clone();
-            let ctx = slot.ctx.get_or_init(|| {
-                let shader = shader.clone().map_err(GpuError::Pipeline)?;
-                Context::new(
-                    &slot.found.adapter,
-                    slot.found.info.clone(),
-                    &shader,
-                    timeout,
-                )
-            });
+            let ctx = slot.context(&shader, timeout, &report);
             let outcome = match ctx {
                 Err(e) => Outcome {
                     status: Status::Fail,
@@ -262,7 +296,16 @@ impl Suite {
                     message: format!("harness: {e}"),
                 },
                 Ok(ctx) => {
-                    let run = run.get_or_init(|| Run::execute(ctx, &case));
+                    let run = run.get_or_init(|| {
+                        let start = Instant::now();
+                        let run = Run::execute(ctx, &case);
+                        lock(&report).timings.push(Timing {
+                            what: case.name.clone(),
+                            adapter: tag.clone(),
+                            ms: start.elapsed().as_secs_f64() * 1e3,
+                        });
+                        run
+                    });
                     let input = Input {
                         root: &root,
                         reports: &reports,
@@ -305,6 +348,36 @@ impl Suite {
                 Ok(())
             }
         })
+    }
+}
+
+impl Suite {
+    /// Runs the benchmarks (never pass/fail) on the CPU and on every adapter, into the report.
+    pub fn benchmark(&self) {
+        let mode = self.config.bench.clone();
+        if mode == "off" {
+            return;
+        }
+        let (sizes, reps): (&[usize], usize) = if mode == "full" {
+            (&[10_000, 200_000, 2_000_000], 15)
+        } else {
+            (&[10_000, 200_000], 5)
+        };
+        let mut bench = Benchmarks {
+            mode,
+            ..Default::default()
+        };
+        for slot in &self.slots {
+            let tag = &slot.found.info.tag;
+            match slot.context(&self.shader, self.config.timeout, &self.report) {
+                Ok(ctx) => match crate::gpu::timing::run(ctx, sizes, reps) {
+                    Ok(g) => bench.gpu.push(g),
+                    Err(e) => bench.gpu_errors.push(format!("{tag}: {e}")),
+                },
+                Err(e) => bench.gpu_errors.push(format!("{tag}: {e}")),
+            }
+        }
+        lock(&self.report).benchmarks = Some(bench);
     }
 }
 

@@ -11,10 +11,33 @@ pub const WORKGROUP: u32 = 64;
 
 /// Skinned positions of every vertex of `mesh` under `palette`, computed on the GPU.
 pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]>, GpuError> {
-    let n = mesh.len();
-    check_limits(ctx, palette.len(), n)?;
+    check_limits(ctx, palette.len(), mesh.len())?;
     let pipelines = ctx.pipelines()?;
     ctx.scoped(|| {
+        let job = Dispatch::new(ctx, &pipelines.compute_layout, palette, mesh);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        job.encode(&mut encoder, &pipelines.compute, None);
+        ctx.queue.submit([encoder.finish()]);
+        job.read(ctx)
+    })
+}
+
+/// The buffers and bindings of one compute dispatch, reusable for repeated runs.
+pub struct Dispatch {
+    bind: wgpu::BindGroup,
+    out: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    vertices: u32,
+}
+
+impl Dispatch {
+    /// Uploads the palette and the vertex data, and allocates the output and readback buffers.
+    pub fn new(
+        ctx: &Context,
+        layout: &wgpu::BindGroupLayout,
+        palette: &[Mat4],
+        mesh: &Mesh,
+    ) -> Dispatch {
         let device = &ctx.device;
         let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -24,6 +47,7 @@ pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]
             })
         };
         let storage = wgpu::BufferUsages::STORAGE;
+        let n = mesh.len();
         let positions: Vec<[f32; 4]> = mesh
             .positions
             .iter()
@@ -40,13 +64,13 @@ pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]
             wgpu::BufferUsages::UNIFORM,
         );
         let size = (n * 16) as u64;
-        let out_buf = device.create_buffer(&wgpu::BufferDescriptor {
+        let out = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("skinned"),
             size,
             usage: storage | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let read_buf = device.create_buffer(&wgpu::BufferDescriptor {
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("skinned readback"),
             size,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
@@ -54,29 +78,49 @@ pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]
         });
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("compute bindings"),
-            layout: &pipelines.compute_layout,
+            layout,
             entries: &[
                 entry(0, &palette_buf),
                 entry(1, &positions_buf),
                 entry(2, &joints_buf),
                 entry(3, &weights_buf),
-                entry(4, &out_buf),
+                entry(4, &out),
                 entry(5, &count_buf),
             ],
         });
-        let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipelines.compute);
-            pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups((n as u32).div_ceil(WORKGROUP), 1, 1);
+        Dispatch {
+            bind,
+            out,
+            readback,
+            vertices: n as u32,
         }
-        encoder.copy_buffer_to_buffer(&out_buf, 0, &read_buf, 0, size);
-        ctx.queue.submit([encoder.finish()]);
-        let bytes = readback::read(ctx, &read_buf, size)?;
+    }
+
+    /// Records the dispatch (one invocation per vertex) and the copy into the readback buffer.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pipeline: &wgpu::ComputePipeline,
+        timestamps: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("skin"),
+                timestamp_writes: timestamps,
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &self.bind, &[]);
+            pass.dispatch_workgroups(self.vertices.div_ceil(WORKGROUP), 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&self.out, 0, &self.readback, 0, self.out.size());
+    }
+
+    /// Waits for the submitted work and returns the skinned positions.
+    pub fn read(&self, ctx: &Context) -> Result<Vec<[f32; 3]>, GpuError> {
+        let bytes = readback::read(ctx, &self.readback, self.out.size())?;
         let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
         Ok(out.iter().map(|v| [v[0], v[1], v[2]]).collect())
-    })
+    }
 }
 
 pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {

@@ -40,7 +40,8 @@ impl Context {
     ) -> Result<Context, GpuError> {
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("skinproof"),
-            required_features: wgpu::Features::empty(),
+            // Timestamps where the adapter has them, for the benchmarks; nothing else beyond WebGPU.
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             // The adapter's own limits, so large meshes are limited by the hardware, not by defaults.
             required_limits: adapter.limits(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),

@@ -5,6 +5,7 @@ pub mod compute;
 pub mod context;
 pub mod readback;
 pub mod render;
+pub mod timing;
 
 use std::time::Duration;
 

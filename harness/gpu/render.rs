@@ -34,6 +34,44 @@ pub fn render(
     }
     let pipelines = ctx.pipelines()?;
     ctx.scoped(|| {
+        let draw = Draw::new(
+            ctx,
+            &pipelines.render_layout,
+            palette,
+            mesh,
+            view,
+            width,
+            height,
+        );
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        draw.encode(&mut encoder, &pipelines.render, None);
+        ctx.queue.submit([encoder.finish()]);
+        draw.read(ctx)
+    })
+}
+
+/// The buffers, bindings and target of one draw, reusable for repeated frames.
+pub struct Draw {
+    bind: wgpu::BindGroup,
+    positions: wgpu::Buffer,
+    joints: wgpu::Buffer,
+    weights: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    index_count: u32,
+    target: wgpu::Texture,
+    readback: wgpu::Buffer,
+}
+
+impl Draw {
+    pub fn new(
+        ctx: &Context,
+        layout: &wgpu::BindGroupLayout,
+        palette: &[Mat4],
+        mesh: &Mesh,
+        view: View,
+        width: u32,
+        height: u32,
+    ) -> Draw {
         let device = &ctx.device;
         let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -59,33 +97,24 @@ pub fn render(
             bytemuck::cast_slice(&view_data),
             wgpu::BufferUsages::UNIFORM,
         );
-        let positions_buf = init("positions", bytemuck::cast_slice(&mesh.positions), vertex);
-        let joints_buf = init("joints", bytemuck::cast_slice(&mesh.joints), vertex);
-        let weights_buf = init("weights", bytemuck::cast_slice(&mesh.weights), vertex);
         // An index buffer may not be empty; a mesh without triangles draws nothing.
         let indices: &[u32] = if mesh.indices.is_empty() {
             &[0]
         } else {
             &mesh.indices
         };
-        let index_buf = init(
-            "indices",
-            bytemuck::cast_slice(indices),
-            wgpu::BufferUsages::INDEX,
-        );
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render bindings"),
-            layout: &pipelines.render_layout,
+            layout,
             entries: &[entry(0, &palette_buf), entry(6, &view_buf)],
         });
-        let extent = wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        };
         let target = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("target"),
-            size: extent,
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
@@ -93,21 +122,41 @@ pub fn render(
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         });
-        let target_view = target.create_view(&Default::default());
-        let row = padded_row(width);
-        let size = row as u64 * height as u64;
-        let read_buf = device.create_buffer(&wgpu::BufferDescriptor {
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("target readback"),
-            size,
+            size: padded_row(width) as u64 * height as u64,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut encoder = device.create_command_encoder(&Default::default());
+        Draw {
+            bind,
+            positions: init("positions", bytemuck::cast_slice(&mesh.positions), vertex),
+            joints: init("joints", bytemuck::cast_slice(&mesh.joints), vertex),
+            weights: init("weights", bytemuck::cast_slice(&mesh.weights), vertex),
+            indices: init(
+                "indices",
+                bytemuck::cast_slice(indices),
+                wgpu::BufferUsages::INDEX,
+            ),
+            index_count: mesh.indices.len() as u32,
+            target,
+            readback,
+        }
+    }
+
+    /// Records the pass (clear to transparent black, draw) and the copy into the readback buffer.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pipeline: &wgpu::RenderPipeline,
+        timestamps: Option<wgpu::RenderPassTimestampWrites>,
+    ) {
+        let view = self.target.create_view(&Default::default());
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("skin"),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &target_view,
+                    view: &view,
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations {
@@ -116,45 +165,50 @@ pub fn render(
                     },
                 })],
                 depth_stencil_attachment: None,
-                timestamp_writes: None,
+                timestamp_writes: timestamps,
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
-            if !mesh.indices.is_empty() {
-                pass.set_pipeline(&pipelines.render);
-                pass.set_bind_group(0, &bind, &[]);
-                pass.set_vertex_buffer(0, positions_buf.slice(..));
-                pass.set_vertex_buffer(1, joints_buf.slice(..));
-                pass.set_vertex_buffer(2, weights_buf.slice(..));
-                pass.set_index_buffer(index_buf.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..mesh.indices.len() as u32, 0, 0..1);
+            if self.index_count > 0 {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &self.bind, &[]);
+                pass.set_vertex_buffer(0, self.positions.slice(..));
+                pass.set_vertex_buffer(1, self.joints.slice(..));
+                pass.set_vertex_buffer(2, self.weights.slice(..));
+                pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..self.index_count, 0, 0..1);
             }
         }
+        let (width, height) = (self.target.width(), self.target.height());
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
-                texture: &target,
+                texture: &self.target,
                 mip_level: 0,
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
             },
             wgpu::TexelCopyBufferInfo {
-                buffer: &read_buf,
+                buffer: &self.readback,
                 layout: wgpu::TexelCopyBufferLayout {
                     offset: 0,
-                    bytes_per_row: Some(row),
+                    bytes_per_row: Some(padded_row(width)),
                     rows_per_image: Some(height),
                 },
             },
-            extent,
+            self.target.size(),
         );
-        ctx.queue.submit([encoder.finish()]);
-        let bytes = readback::read(ctx, &read_buf, size)?;
+    }
+
+    /// Waits for the submitted work and returns the unpadded image.
+    pub fn read(&self, ctx: &Context) -> Result<RgbaImage, GpuError> {
+        let (width, height) = (self.target.width(), self.target.height());
+        let bytes = readback::read(ctx, &self.readback, self.readback.size())?;
         let pixels = unpad(&bytes, width, height);
         Ok(
             RgbaImage::from_raw(width, height, pixels)
                 .expect("unpadded size is width * height * 4"),
         )
-    })
+    }
 }
 
 /// Bytes per row rounded up to wgpu's 256-byte copy alignment.

@@ -1,0 +1,419 @@
+//! GPU benchmarks on one adapter: the compute path (static and 4 influences) and the render path,
+//! timed by the wall clock and, where the adapter has them, by timestamp queries, cross-checked.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::compute::Dispatch;
+use super::render::Draw;
+use super::{Context, GpuError};
+use crate::case::View;
+use crate::scene::{strip, Mesh, Skeleton};
+
+/// One timed tier on one adapter.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GpuRow {
+    pub tier: String,
+    pub vertices: usize,
+    pub repetitions: usize,
+    /// Wall clock from submission to the end of the wait, median / min / max, milliseconds.
+    pub wall_median_ms: f64,
+    pub wall_min_ms: f64,
+    pub wall_max_ms: f64,
+    /// Median pass time from timestamp queries, when the adapter has them and they are credible.
+    pub gpu_median_ms: Option<f64>,
+    /// Nanoseconds per vertex from the GPU time when credible, else from the wall clock.
+    pub ns_per_vertex: f64,
+    /// Why a timestamp figure was not used, if it was not.
+    pub note: String,
+}
+
+/// All GPU tiers of one adapter.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GpuBench {
+    pub adapter: String,
+    pub timestamps: bool,
+    /// First use of each benchmark pipeline at the smallest size, summed, ms: Mesa compiles a
+    /// pipeline at its first use, so this is kept apart from the timed repetitions.
+    pub warmup_ms: f64,
+    /// Median wall time of an empty submission and wait, ms.
+    pub empty_submit_ms: f64,
+    pub rows: Vec<GpuRow>,
+}
+
+/// A static transform with the contract's bindings: the fast baseline of the compute tiers.
+const STATIC_WGSL: &str = r#"
+struct Count { count: u32, _p0: u32, _p1: u32, _p2: u32 }
+@group(0) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<f32>>;
+@group(0) @binding(5) var<uniform> params: Count;
+@compute @workgroup_size(64)
+fn static_compute(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= params.count) { return; }
+    skinned[id.x] = vec4<f32>((palette[0] * vec4<f32>(positions[id.x].xyz, 1.0)).xyz, 0.0);
+}
+"#;
+
+/// A pass time below this fraction of the wall clock's work (wall minus the cost of an empty
+/// submission) is not credible: lavapipe has been seen to report compute passes ~1000x too short
+/// once a render pass ran on the device.
+const CREDIBLE: f64 = 0.25;
+
+/// Runs the GPU tiers at the given vertex counts with `reps` timed repetitions each.
+pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuError> {
+    let pipelines = ctx.pipelines()?;
+    ctx.scoped(|| {
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("static transform"),
+            source: wgpu::ShaderSource::Wgsl(STATIC_WGSL.into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&pipelines.compute_layout)],
+            immediate_size: 0,
+        });
+        let static_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("static_compute"),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some("static_compute"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let timer = Timer::new(ctx);
+        // What a submission and wait cost with no work in them, for the timestamp cross-check.
+        let mut empty: Vec<f64> = (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                ctx.queue.submit([ctx
+                    .device
+                    .create_command_encoder(&Default::default())
+                    .finish()]);
+                wait(ctx).map(|_| start.elapsed().as_secs_f64() * 1e3)
+            })
+            .collect::<Result<_, _>>()?;
+        let overhead = median(&mut empty);
+        let row =
+            |tier: &str, n: usize, samples: &[(f64, Option<f64>)]| row(tier, n, samples, overhead);
+        let mut rows = Vec::new();
+        let mut warmup_ms = 0.0;
+        // Compute tiers first: timestamps of compute passes are least trustworthy after a render pass.
+        for &n in sizes {
+            let (palette, mesh) = model(n);
+            check_fits(ctx, palette.len(), n)?;
+            let job = Dispatch::new(ctx, &pipelines.compute_layout, &palette, &mesh);
+            for (tier, pipeline) in [
+                ("compute, static transform", &static_pipeline),
+                ("compute, 4 influences", &pipelines.compute),
+            ] {
+                let first = Instant::now();
+                submit_compute(ctx, &job, pipeline, None)?;
+                if n == sizes[0] {
+                    warmup_ms += first.elapsed().as_secs_f64() * 1e3;
+                }
+                let samples = (0..reps)
+                    .map(|_| {
+                        let start = Instant::now();
+                        let stamps = timer.as_ref().map(|t| t.compute_writes());
+                        submit_compute(ctx, &job, pipeline, stamps)?;
+                        let wall = start.elapsed().as_secs_f64() * 1e3;
+                        let gpu = timer.as_ref().map(|t| t.read_ms(ctx)).transpose()?;
+                        Ok((wall, gpu))
+                    })
+                    .collect::<Result<Vec<_>, GpuError>>()?;
+                rows.push(row(tier, n, &samples));
+            }
+        }
+        for &n in sizes {
+            let (palette, mesh) = model(n);
+            let view = View {
+                scale: 0.9,
+                offset_y: -0.45,
+                half_width: 1.0,
+            };
+            let draw = Draw::new(
+                ctx,
+                &pipelines.render_layout,
+                &palette,
+                &mesh,
+                view,
+                256,
+                256,
+            );
+            let first = Instant::now();
+            submit_render(ctx, &draw, &pipelines.render, None)?;
+            if n == sizes[0] {
+                warmup_ms += first.elapsed().as_secs_f64() * 1e3;
+            }
+            let samples = (0..reps)
+                .map(|_| {
+                    let start = Instant::now();
+                    let stamps = timer.as_ref().map(|t| t.render_writes());
+                    submit_render(ctx, &draw, &pipelines.render, stamps)?;
+                    let wall = start.elapsed().as_secs_f64() * 1e3;
+                    let gpu = timer.as_ref().map(|t| t.read_ms(ctx)).transpose()?;
+                    Ok((wall, gpu))
+                })
+                .collect::<Result<Vec<_>, GpuError>>()?;
+            rows.push(row("render, 4 influences, 256x256 frame", n, &samples));
+        }
+        Ok(GpuBench {
+            adapter: ctx.info.tag.clone(),
+            timestamps: timer.is_some(),
+            empty_submit_ms: overhead,
+            warmup_ms,
+            rows,
+        })
+    })
+}
+
+/// A chain of 64 joints bent along its length, skinned by a strip with 4 influences per vertex.
+fn model(vertices: usize) -> (Vec<glam::Mat4>, Mesh) {
+    let joints = 64;
+    let segment = 1.0 / joints as f64;
+    let skeleton = Skeleton::chain(joints, segment);
+    let mut pose = skeleton.bind_pose();
+    for (j, local) in pose.locals.iter_mut().enumerate().skip(1) {
+        local.rotation = glam::DQuat::from_rotation_z(if j % 2 == 0 { 0.02 } else { -0.015 });
+    }
+    (
+        skeleton.palette(&pose),
+        strip(joints, segment, vertices, 0.1, 4),
+    )
+}
+
+fn check_fits(ctx: &Context, joints: usize, vertices: usize) -> Result<(), GpuError> {
+    super::compute::check_limits(ctx, joints, vertices)
+}
+
+fn submit_compute(
+    ctx: &Context,
+    job: &Dispatch,
+    pipeline: &wgpu::ComputePipeline,
+    stamps: Option<wgpu::ComputePassTimestampWrites>,
+) -> Result<(), GpuError> {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    job.encode(&mut encoder, pipeline, stamps);
+    ctx.queue.submit([encoder.finish()]);
+    wait(ctx)
+}
+
+fn submit_render(
+    ctx: &Context,
+    draw: &Draw,
+    pipeline: &wgpu::RenderPipeline,
+    stamps: Option<wgpu::RenderPassTimestampWrites>,
+) -> Result<(), GpuError> {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    draw.encode(&mut encoder, pipeline, stamps);
+    ctx.queue.submit([encoder.finish()]);
+    wait(ctx)
+}
+
+fn wait(ctx: &Context) -> Result<(), GpuError> {
+    ctx.device
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(ctx.timeout),
+        })
+        .map(|_| ())
+        .map_err(|e| match e {
+            wgpu::PollError::Timeout => GpuError::Timeout(ctx.timeout),
+            other => GpuError::Readback(other.to_string()),
+        })
+}
+
+/// Median, min and max of the wall times; the GPU median when every sample had a credible one.
+fn row(tier: &str, vertices: usize, samples: &[(f64, Option<f64>)], overhead: f64) -> GpuRow {
+    let mut wall: Vec<f64> = samples.iter().map(|s| s.0).collect();
+    let wall_median = median(&mut wall);
+    let mut gpu: Vec<f64> = samples.iter().filter_map(|s| s.1).collect();
+    let (gpu_median_ms, note) = if gpu.is_empty() {
+        (
+            None,
+            "no timestamp queries on this adapter: wall clock".to_string(),
+        )
+    } else {
+        let g = median(&mut gpu);
+        let work = (wall_median - overhead).max(wall_median * 0.05);
+        if g < work * CREDIBLE || g > wall_median * 1.5 {
+            (
+                None,
+                format!("FLAGGED: timestamps say {g:.4} ms against {wall_median:.3} ms of wall clock ({overhead:.3} ms of it submission): not credible, not used"),
+            )
+        } else {
+            (Some(g), String::new())
+        }
+    };
+    let ms = gpu_median_ms.unwrap_or(wall_median);
+    GpuRow {
+        tier: tier.into(),
+        vertices,
+        repetitions: samples.len(),
+        wall_median_ms: wall_median,
+        wall_min_ms: wall.first().copied().unwrap_or(0.0),
+        wall_max_ms: wall.last().copied().unwrap_or(0.0),
+        gpu_median_ms,
+        ns_per_vertex: ms * 1e6 / vertices.max(1) as f64,
+        note,
+    }
+}
+
+/// Sorts `v` and returns its median.
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => 0.5 * (v[n / 2 - 1] + v[n / 2]),
+    }
+}
+
+/// A two-entry timestamp query set with its resolve and readback buffers.
+struct Timer {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    period_ns: f64,
+}
+
+impl Timer {
+    fn new(ctx: &Context) -> Option<Timer> {
+        if !ctx
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+        {
+            return None;
+        }
+        let device = &ctx.device;
+        Some(Timer {
+            set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("pass timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamp resolve"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            readback: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamp readback"),
+                size: 16,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            period_ns: ctx.queue.get_timestamp_period() as f64,
+        })
+    }
+
+    fn compute_writes(&self) -> wgpu::ComputePassTimestampWrites<'_> {
+        wgpu::ComputePassTimestampWrites {
+            query_set: &self.set,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        }
+    }
+
+    fn render_writes(&self) -> wgpu::RenderPassTimestampWrites<'_> {
+        wgpu::RenderPassTimestampWrites {
+            query_set: &self.set,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        }
+    }
+
+    /// Resolves the last pass's two timestamps and returns their difference in milliseconds.
+    fn read_ms(&self, ctx: &Context) -> Result<f64, GpuError> {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.resolve_query_set(&self.set, 0..2, &self.resolve, 0);
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 16);
+        ctx.queue.submit([encoder.finish()]);
+        let bytes = super::readback::read(ctx, &self.readback, 16)?;
+        let t: &[u64] = bytemuck::cast_slice(&bytes);
+        Ok(t[1].saturating_sub(t[0]) as f64 * self.period_ns / 1e6)
+    }
+}
+
+/// Says whether the Mesa shader cache was cold: it grew during the run (shaders were compiled
+/// afresh) or stayed the same (every pipeline came from the cache).
+pub fn describe_cache(before: Option<u64>) -> String {
+    match (before, mesa_cache_bytes()) {
+        (Some(b), Some(a)) if a > b => format!(
+            "cold (the Mesa shader cache grew by {} KiB during the run)",
+            (a - b).div_ceil(1024)
+        ),
+        (Some(_), Some(a)) if a > 0 => {
+            "warm (the Mesa shader cache did not grow: pipelines came from it)".into()
+        }
+        _ => "unknown (no Mesa shader cache found; a non-Mesa driver, or the cache is disabled)"
+            .into(),
+    }
+}
+
+/// Bytes in Mesa's on-disk shader cache, to tell whether a run compiled shaders afresh.
+pub fn mesa_cache_bytes() -> Option<u64> {
+    let dir = std::env::var_os("MESA_SHADER_CACHE_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME")
+                .map(|d| std::path::PathBuf::from(d).join("mesa_shader_cache"))
+        })
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|h| std::path::PathBuf::from(h).join(".cache/mesa_shader_cache"))
+        })?;
+    fn walk(p: &std::path::Path) -> u64 {
+        std::fs::read_dir(p)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| match e.file_type() {
+                        Ok(t) if t.is_dir() => walk(&e.path()),
+                        _ => e.metadata().map(|m| m.len()).unwrap_or(0),
+                    })
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+    let mut total = walk(&dir);
+    // Newer Mesa keeps a single-file database beside the per-shader folders.
+    if let Some(parent) = dir.parent() {
+        total += walk(&parent.join("mesa_shader_cache_db"));
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn incredible_timestamps_are_flagged() {
+        let r = row(
+            "t",
+            1000,
+            &[
+                (10.0, Some(0.001)),
+                (10.0, Some(0.001)),
+                (10.0, Some(0.001)),
+            ],
+            0.3,
+        );
+        assert!(r.gpu_median_ms.is_none());
+        assert!(r.note.contains("not credible"), "{}", r.note);
+        assert_eq!(r.ns_per_vertex, 10.0 * 1e6 / 1000.0);
+        let r = row("t", 1000, &[(10.0, Some(8.0))], 0.3);
+        assert_eq!(r.gpu_median_ms, Some(8.0));
+    }
+}
