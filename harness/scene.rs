@@ -27,14 +27,18 @@ impl Transform {
     }
 }
 
-/// Joints in parent-before-child order, with their bind pose and inverse bind matrices.
+/// Nodes in parent-before-child order with their bind (rest) locals, and the joints that the
+/// palette is made of. For the built-in chain every node is a joint; a glTF skin also carries the
+/// non-joint ancestors of its joints, whose transforms reach the joints' globals.
 #[derive(Clone, Debug)]
 pub struct Skeleton {
-    /// Parent index per joint; `None` for a root.
+    /// Parent index per node; `None` for a root.
     pub parents: Vec<Option<usize>>,
-    /// Local transform per joint at the bind pose.
+    /// Local transform per node at the bind (rest) pose.
     pub bind: Vec<Transform>,
-    /// Inverse of each joint's bind global matrix.
+    /// Palette entry j is made from node `joints[j]`.
+    pub joints: Vec<usize>,
+    /// Per palette entry, the inverse of that joint's bind global matrix.
     pub inverse_bind: Vec<DMat4>,
 }
 
@@ -61,6 +65,7 @@ impl Skeleton {
         let mut skeleton = Self {
             parents,
             bind,
+            joints: (0..joints).collect(),
             inverse_bind: Vec::new(),
         };
         // The chain's bind globals are pure translations, so the rigid inverse is exact.
@@ -101,12 +106,13 @@ impl Skeleton {
         globals
     }
 
-    /// skin[j] = global[j] * inverseBind[j], rounded once to the f32 matrices the GPU receives.
+    /// skin[j] = global[joints[j]] * inverseBind[j], rounded once to the f32 matrices the GPU receives.
     pub fn palette(&self, pose: &Pose) -> Vec<Mat4> {
-        self.globals(pose)
+        let globals = self.globals(pose);
+        self.joints
             .iter()
             .zip(&self.inverse_bind)
-            .map(|(g, ib)| (*g * *ib).as_mat4())
+            .map(|(&node, ib)| (globals[node] * *ib).as_mat4())
             .collect()
     }
 }
