@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::case::Case;
 use crate::compare;
-use crate::golden;
+use crate::golden::{self, Bless, Metric, Review};
+use crate::gpu::compute::Skinned;
 use crate::gpu::{Context, GpuError};
 use crate::run::Run;
 
@@ -18,6 +19,22 @@ pub enum Status {
     Skip,
     /// The GPU did not answer in time: a hang, not a wrong answer.
     Timeout,
+    /// Failed as the case expects on this adapter (an `expect` entry with its reason).
+    #[serde(rename = "XFAIL")]
+    ExpectedFail,
+    /// Passed although the case expects it to fail: the expectation is stale, and the run fails.
+    #[serde(rename = "XPASS")]
+    UnexpectedPass,
+}
+
+impl Status {
+    /// Whether this status fails the trial.
+    pub fn fails(self) -> bool {
+        matches!(
+            self,
+            Status::Fail | Status::Timeout | Status::UnexpectedPass
+        )
+    }
 }
 
 impl std::fmt::Display for Status {
@@ -27,6 +44,8 @@ impl std::fmt::Display for Status {
             Status::Fail => "FAIL",
             Status::Skip => "SKIP",
             Status::Timeout => "TIMEOUT",
+            Status::ExpectedFail => "XFAIL",
+            Status::UnexpectedPass => "XPASS",
         })
     }
 }
@@ -37,40 +56,57 @@ pub struct Outcome {
     pub status: Status,
     pub figure: String,
     pub message: String,
+    /// The golden comparison's figures and files, for the review section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
 }
 
 impl Outcome {
-    fn pass(figure: impl Into<String>) -> Self {
+    pub fn new(status: Status, figure: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
-            status: Status::Pass,
-            figure: figure.into(),
-            message: String::new(),
-        }
-    }
-    fn fail(figure: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            status: Status::Fail,
+            status,
             figure: figure.into(),
             message: message.into(),
+            review: None,
         }
     }
-    fn skip(message: impl Into<String>) -> Self {
-        Self {
-            status: Status::Skip,
-            figure: "-".into(),
-            message: message.into(),
-        }
+    pub fn pass(figure: impl Into<String>) -> Self {
+        Self::new(Status::Pass, figure, "")
     }
-    fn gpu(e: &GpuError) -> Self {
-        Self {
-            status: if e.is_timeout() {
-                Status::Timeout
-            } else {
-                Status::Fail
-            },
-            figure: "-".into(),
-            message: e.to_string(),
+    pub fn fail(figure: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Status::Fail, figure, message)
+    }
+    pub fn skip(message: impl Into<String>) -> Self {
+        Self::new(Status::Skip, "-", message)
+    }
+    pub fn gpu(e: &GpuError) -> Self {
+        let status = if e.is_timeout() {
+            Status::Timeout
+        } else {
+            Status::Fail
+        };
+        Self::new(status, "-", e.to_string())
+    }
+
+    /// Applies the case's expectation for this check and adapter: an expected failure becomes
+    /// XFAIL, an expected failure that passed becomes XPASS (which fails the run).
+    pub fn expecting(mut self, expect: Option<&crate::case::Expect>, file: &str) -> Self {
+        let Some(e) = expect else { return self };
+        match (e.status, self.status) {
+            (crate::case::Expected::Fail, Status::Fail | Status::Timeout) => {
+                self.message = format!("expected failure ({}): {}", e.reason, self.message);
+                self.status = Status::ExpectedFail;
+            }
+            (crate::case::Expected::Fail, Status::Pass) => {
+                self.message = format!(
+                    "unexpected pass: the case expects `{}` to fail here ({}), but it passed; remove that `expect` entry from {file}",
+                    e.check, e.reason
+                );
+                self.status = Status::UnexpectedPass;
+            }
+            _ => {}
         }
+        self
     }
     /// A pass if `ok`, else a failure with `message`.
     fn expect(ok: bool, figure: String, message: impl FnOnce() -> String) -> Self {
@@ -98,13 +134,17 @@ pub enum Check {
 /// What a check reads.
 pub struct Input<'a> {
     pub root: &'a Path,
+    /// The golden images folder.
+    pub goldens: &'a Path,
     /// The reports folder, for actual/diff images.
     pub reports: &'a Path,
     pub case: &'a Case,
     pub ctx: &'a Context,
     pub run: &'a Run,
-    /// Whether the user asked to bless goldens.
-    pub bless: bool,
+    /// What the user asked of goldens.
+    pub bless: Bless,
+    /// SHA-256 of the shader source, for golden provenance.
+    pub shader_sha256: &'a str,
 }
 
 impl Check {
@@ -162,22 +202,22 @@ impl Check {
             Check::ShaderBuilds => shader_builds(input),
             Check::ComputeMatchesCpu => positions_match(
                 &input.run.gpu_bind,
-                &input.run.cpu_bind,
-                input.case.tolerance.max_abs_error,
+                &input.run.scene.cpu_bind,
+                input.run.scene.tolerance,
                 "GPU (bind pose)",
                 "CPU LBS",
             ),
             Check::BindReproducesSource => positions_match(
                 &input.run.gpu_bind,
                 &input.run.scene.mesh.positions,
-                input.case.tolerance.max_abs_error,
+                input.run.scene.tolerance,
                 "GPU (bind pose)",
                 "source position",
             ),
             Check::PosedMatchesCpu => positions_match(
                 &input.run.gpu_posed,
-                &input.run.cpu_posed,
-                input.case.tolerance.max_abs_error,
+                &input.run.scene.cpu_posed,
+                input.run.scene.tolerance,
                 "GPU (posed)",
                 "CPU LBS",
             ),
@@ -200,14 +240,20 @@ fn shader_builds(input: &Input) -> Outcome {
 }
 
 fn positions_match(
-    gpu: &Result<Vec<[f32; 3]>, GpuError>,
+    gpu: &Result<Skinned, GpuError>,
     expected: &[[f32; 3]],
     tolerance: f64,
     gpu_label: &str,
     expected_label: &str,
 ) -> Outcome {
     let gpu = match gpu {
-        Ok(g) => g,
+        Ok(Skinned { wrote_past_count: Some(i), positions }) => {
+            return Outcome::fail(
+                "wrote past count",
+                format!("the shader wrote output element {i}, past `count` = {} (the count guard lets extra invocations through)", positions.len()),
+            )
+        }
+        Ok(g) => &g.positions,
         Err(e) => return Outcome::gpu(e),
     };
     let w = compare::max_abs_error(gpu, expected);
@@ -228,7 +274,7 @@ fn pose_moves_vertices(input: &Input) -> Outcome {
     if !run.scene.is_posed() {
         return Outcome::skip("the case's pose is the bind pose");
     }
-    let moved = compare::max_abs_error(&run.cpu_posed, &run.scene.mesh.positions);
+    let moved = compare::max_abs_error(&run.scene.cpu_posed, &run.scene.cpu_bind);
     let min = input.case.tolerance.min_displacement;
     Outcome::expect(moved.error >= min, format!("{:.3}", moved.error), || {
         format!(
@@ -258,7 +304,7 @@ fn render_covers_bind_pose(input: &Input) -> Outcome {
         Err(e) => return Outcome::gpu(e),
     };
     let covered = compare::coverage(img);
-    let [lo, hi] = input.case.bind_coverage();
+    let [lo, hi] = input.run.scene.coverage;
     Outcome::expect((lo..=hi).contains(&covered), covered.to_string(), || {
         format!("{covered} pixels covered at the bind pose, expected {lo} to {hi} (render.bind_coverage)")
     })
@@ -286,29 +332,37 @@ fn render_matches_golden(input: &Input) -> Outcome {
     if let Some(skip) = no_triangles(input) {
         return skip;
     }
-    if !input.case.golden.compare {
+    let case = input.case;
+    if !case.golden.compare {
         return Outcome::skip("the case turns the golden comparison off (golden.compare: false)");
     }
-    let actual = match &input.run.image_posed {
-        Ok(i) => i,
-        Err(e) => return Outcome::gpu(e),
+    let actual = match (&input.run.image_posed, &input.run.image_posed_again) {
+        (Ok(i), Ok(again)) => {
+            let differ = compare::changed_pixels(i, again);
+            if differ > 0 {
+                return Outcome::fail(
+                    format!("{differ} px nondeterministic"),
+                    format!("nondeterminism: two renders of the same posed frame differ in {differ} pixels, so no golden comparison can be trusted"),
+                );
+            }
+            i
+        }
+        (Err(e), _) | (_, Err(e)) => return Outcome::gpu(e),
     };
-    let case = input.case;
-    let tag = &input.ctx.info.tag;
-    let path = golden::path(input.root, case.golden_name());
+    let info = &input.ctx.info;
+    let path = golden::path(input.goldens, case.golden_for(info));
     let shown = path
         .strip_prefix(input.root)
         .unwrap_or(&path)
         .display()
         .to_string();
-    let bless = input.bless;
-    let threshold = case.golden.channel_tolerance;
-    let allowed = case.golden.max_differing_pixels;
+    let case_sha = golden::sha256(case.source.as_bytes());
     let expected = match golden::load(&path) {
         Ok(e) => e,
-        Err(e) if !bless => {
+        // A corrupt golden is only replaced when the user asked for every golden to be rewritten.
+        Err(e) if input.bless != Bless::All => {
             return Outcome::fail(
-                "-",
+                "corrupt",
                 format!(
                     "{e}\n  to replace it: {}",
                     golden::bless_command(&case.name)
@@ -317,53 +371,126 @@ fn render_matches_golden(input: &Input) -> Outcome {
         }
         Err(_) => None,
     };
-    let problem = match &expected {
+    let g = &case.golden;
+    let mut review = Review {
+        golden: shown.clone(),
+        actual: None,
+        diff: None,
+        metric: g.metric,
+        differing_pixels: 0,
+        max_channel: 0,
+        flip_mean: 0.0,
+        flip_percentile_value: 0.0,
+        flip_percentile: g.flip_percentile,
+        stale: golden::Provenance::load(&path)
+            .and_then(|p| p.staleness(input.shader_sha256, &case_sha)),
+    };
+    let mut diff_image = None;
+    let verdict = match &expected {
         Some(e) => {
-            let d = compare::diff_images(e, actual, threshold);
-            if d.differing <= allowed {
-                return Outcome::pass(format!("{} px", d.differing));
-            }
-            let (a_path, d_path) = golden::artifact_paths(input.reports, &case.name, tag);
-            let saved = golden::write_png(&a_path, actual)
-                .and_then(|_| golden::write_png(&d_path, &d.image));
-            let files = match saved {
-                Ok(()) => format!(
-                    "actual: {}\n  diff:   {}",
-                    a_path.display(),
-                    d_path.display()
-                ),
-                Err(e) => format!("(could not save the actual/diff images: {e})"),
+            let (d, mean, p) = golden::measure(e, actual, g.channel_tolerance, g.flip_percentile);
+            review.differing_pixels = d.differing;
+            review.max_channel = d.max_channel;
+            review.flip_mean = mean;
+            review.flip_percentile_value = p;
+            diff_image = Some(d.image);
+            let ok = match g.metric {
+                Metric::Channel => d.differing <= g.max_differing_pixels,
+                Metric::Flip => mean <= g.flip_max_mean && p <= g.flip_max_percentile,
             };
-            (
-                format!("{} px", d.differing),
-                format!(
-                    "{} pixels differ from {shown} by more than {threshold} per channel (allowed: {allowed}; largest channel difference {})\n  {files}",
-                    d.differing, d.max_channel
+            let figure = match g.metric {
+                Metric::Channel => format!("{} px", d.differing),
+                Metric::Flip => format!("FLIP {mean:.4}"),
+            };
+            if ok {
+                let mut outcome = Outcome::pass(figure);
+                outcome.message = review
+                    .stale
+                    .clone()
+                    .map(|s| format!("stale golden: {s}"))
+                    .unwrap_or_default();
+                outcome.review = Some(review);
+                return outcome;
+            }
+            let why = match g.metric {
+                Metric::Channel => format!(
+                    "{} pixels differ from {shown} by more than {} per channel (allowed: {}; largest channel difference {}; FLIP mean {mean:.4})",
+                    d.differing, g.channel_tolerance, g.max_differing_pixels, d.max_channel
                 ),
-            )
+                Metric::Flip => format!(
+                    "FLIP against {shown}: mean {mean:.4} (allowed {}), {:.0}th percentile {p:.4} (allowed {}); {} pixels differ",
+                    g.flip_max_mean,
+                    g.flip_percentile * 100.0,
+                    g.flip_max_percentile,
+                    d.differing
+                ),
+            };
+            (figure, why)
         }
         None => ("missing".to_string(), format!("no golden image {shown}")),
     };
-    if bless {
-        return match golden::bless(&path, actual, tag) {
+    let may_write = match input.bless {
+        Bless::Off => false,
+        Bless::New => expected.is_none(),
+        Bless::All => true,
+    };
+    if may_write {
+        let provenance = golden::Provenance {
+            adapter: info.tag.clone(),
+            adapter_name: info.name.clone(),
+            backend: info.backend.clone(),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+            wgpu: golden::locked_version(input.root, "wgpu"),
+            naga: golden::locked_version(input.root, "naga"),
+            shader_sha256: input.shader_sha256.to_string(),
+            case_sha256: case_sha,
+        };
+        return match golden::bless(&path, actual, &provenance) {
             Ok(None) => Outcome::pass(format!("blessed {shown}")),
             Ok(Some(by)) => Outcome::fail(
-                problem.0,
-                format!("{}\n  the golden was blessed in this run from {by}, and this adapter renders differently", problem.1),
+                verdict.0,
+                format!("{}\n  the golden was blessed in this run from {by}, and this adapter renders differently", verdict.1),
             ),
             Err(e) => Outcome::fail("-", e.to_string()),
         };
     }
-    if expected.is_none() {
-        let (a_path, _) = golden::artifact_paths(input.reports, &case.name, tag);
-        let _ = golden::write_png(&a_path, actual);
+    let (a_path, d_path) = golden::artifact_paths(input.reports, &case.name, &info.tag);
+    let mut saved = golden::write_png(&a_path, actual);
+    let in_reports = |p: &Path| {
+        p.strip_prefix(input.reports)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    review.actual = Some(in_reports(&a_path));
+    if let Some(d) = &diff_image {
+        saved = saved.and_then(|_| golden::write_png(&d_path, d));
+        review.diff = Some(in_reports(&d_path));
     }
-    Outcome::fail(
-        problem.0,
-        format!(
-            "{}\n  to accept the new image: {}",
-            problem.1,
-            golden::bless_command(&case.name)
+    let files = match saved {
+        Ok(()) => format!(
+            "actual: {}{}",
+            a_path.display(),
+            diff_image.as_ref().map_or(String::new(), |_| format!(
+                "\n  diff:   {}",
+                d_path.display()
+            ))
         ),
-    )
+        Err(e) => format!("(could not save the actual/diff images: {e})"),
+    };
+    let hint = if expected.is_some() {
+        golden::bless_command(&case.name)
+    } else {
+        golden::bless_command(&case.name).replace("=all", "=new")
+    };
+    let mut outcome = Outcome::fail(
+        verdict.0,
+        format!(
+            "{}\n  {files}\n  to accept the new image: {hint}",
+            verdict.1
+        ),
+    );
+    outcome.review = Some(review);
+    outcome
 }

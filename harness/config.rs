@@ -20,19 +20,23 @@ pub struct Config {
     pub root: PathBuf,
     pub shader: PathBuf,
     pub cases: PathBuf,
+    /// The golden images folder, `golden/`.
+    pub goldens: PathBuf,
     /// Where the report and the actual/diff images of mismatches go.
     pub reports: PathBuf,
-    pub bless: bool,
+    pub bless: crate::golden::Bless,
     pub require: Require,
     pub timeout: Duration,
     /// Generated cases added to the ones on disk, to measure how the suite's cost grows.
     pub extra_cases: usize,
     /// The benchmark mode, as `SKINPROOF_BENCH` gives it (off, quick, full).
     pub bench: String,
+    /// Run the mutation check after the suite (`SKINPROOF_MUTATE=1`).
+    pub mutate: bool,
 }
 
 /// Every variable the harness reads; any other `SKINPROOF_*` name is a typo.
-pub const KNOWN: [&str; 7] = [
+pub const KNOWN: [&str; 9] = [
     "SKINPROOF_SHADER",
     "SKINPROOF_CASES",
     "SKINPROOF_BLESS",
@@ -40,11 +44,65 @@ pub const KNOWN: [&str; 7] = [
     "SKINPROOF_TIMEOUT_S",
     "SKINPROOF_BENCH",
     "SKINPROOF_EXTRA_CASES",
+    "SKINPROOF_FUZZ_CASES",
+    "SKINPROOF_MUTATE",
 ];
+
+/// Longest GPU deadline `SKINPROOF_TIMEOUT_S` may set (a day): beyond it a hang is never reported.
+pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+/// Most generated cases `SKINPROOF_EXTRA_CASES` may add.
+pub const MAX_EXTRA_CASES: usize = 100_000;
+/// Inputs per fuzz property when `SKINPROOF_FUZZ_CASES` is unset: a few seconds in all.
+pub const DEFAULT_FUZZ_CASES: u32 = 5_000;
+/// Most inputs per fuzz property `SKINPROOF_FUZZ_CASES` may ask for.
+pub const MAX_FUZZ_CASES: u32 = 100_000_000;
+
+/// Parses `SKINPROOF_FUZZ_CASES` (the fuzz test's input count): unset or empty is the default, else
+/// a whole number from 1 to `MAX_FUZZ_CASES` (`_` separators allowed: `1_000_000`).
+pub fn fuzz_cases(value: Option<&str>) -> Result<u32, String> {
+    let v = value.unwrap_or("").trim();
+    if v.is_empty() {
+        return Ok(DEFAULT_FUZZ_CASES);
+    }
+    match v.replace('_', "").parse::<u32>() {
+        Ok(n) if (1..=MAX_FUZZ_CASES).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "SKINPROOF_FUZZ_CASES: `{v}` is not a count of fuzz inputs (1 to {MAX_FUZZ_CASES})"
+        )),
+    }
+}
+
+/// A backend name as the harness spells it (`vk` -> `vulkan`), or the parse error without the
+/// `WGPU_BACKEND` prefix.
+fn canonical_backend(word: &str) -> Result<&'static str, String> {
+    let b =
+        crate::gpu::adapter::parse_backends(word).map_err(|e| e.replace("WGPU_BACKEND: ", ""))?;
+    Ok(if b.contains(wgpu::Backends::VULKAN) {
+        "vulkan"
+    } else if b.contains(wgpu::Backends::GL) {
+        "gl"
+    } else if b.contains(wgpu::Backends::METAL) {
+        "metal"
+    } else {
+        "dx12"
+    })
+}
 
 impl Config {
     pub fn from_env(root: &Path) -> Result<Config, String> {
-        Self::from_vars(root, std::env::vars().collect())
+        // `std::env::vars` panics on a variable that is not UTF-8; only ours must be UTF-8.
+        let mut vars = Vec::new();
+        for (name, value) in std::env::vars_os() {
+            let name = name.to_string_lossy().into_owned();
+            match value.into_string() {
+                Ok(v) => vars.push((name, v)),
+                Err(v) if name.to_ascii_uppercase().starts_with("SKINPROOF_") || name == "CI" => {
+                    return Err(format!("{name}: value {v:?} is not UTF-8"))
+                }
+                Err(_) => {}
+            }
+        }
+        Self::from_vars(root, vars)
     }
 
     /// Reads the settings from `(name, value)` pairs.
@@ -55,7 +113,10 @@ impl Config {
                 .map(|(_, v)| v.trim().to_string())
         };
         for (name, _) in &vars {
-            if name.starts_with("SKINPROOF_") && !KNOWN.contains(&name.as_str()) {
+            // `skinproof_bless` is as much a typo as `SKINPROOF_BLES`.
+            if name.to_ascii_uppercase().starts_with("SKINPROOF_")
+                && !KNOWN.contains(&name.as_str())
+            {
                 return Err(format!(
                     "unknown variable {name} (known: {})",
                     KNOWN.join(", ")
@@ -68,69 +129,101 @@ impl Config {
                 .map(|v| root.join(v))
                 .unwrap_or_else(|| root.join(default))
         };
-        let ci = get("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
-        let bless = match get("SKINPROOF_BLESS").as_deref() {
-            None | Some("") | Some("0") => false,
-            Some("1") => true,
-            Some(other) => {
+        // A path that is given must be there: a typo must not test nothing, or the wrong thing.
+        if let Some(v) = get("SKINPROOF_SHADER").filter(|v| !v.is_empty()) {
+            let p = root.join(&v);
+            if !p.is_file() {
                 return Err(format!(
-                    "SKINPROOF_BLESS: unknown value `{other}` (expected 0 or 1)"
-                ))
+                    "SKINPROOF_SHADER: `{v}` is not a file ({} {})",
+                    p.display(),
+                    if p.exists() {
+                        "is a folder"
+                    } else {
+                        "does not exist"
+                    }
+                ));
             }
-        };
-        if bless && ci {
+        }
+        if let Some(v) = get("SKINPROOF_CASES").filter(|v| !v.is_empty()) {
+            let p = root.join(&v);
+            if !p.is_dir() {
+                return Err(format!(
+                    "SKINPROOF_CASES: `{v}` is not a folder ({} {})",
+                    p.display(),
+                    if p.exists() {
+                        "is a file"
+                    } else {
+                        "does not exist"
+                    }
+                ));
+            }
+        }
+        fuzz_cases(get("SKINPROOF_FUZZ_CASES").as_deref())?;
+        let ci = get("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+        let bless = crate::golden::Bless::parse(&get("SKINPROOF_BLESS").unwrap_or_default())?;
+        if bless != crate::golden::Bless::Off && ci {
             return Err("SKINPROOF_BLESS is refused when CI is set: goldens are blessed on a developer's machine and reviewed in the pull request".into());
         }
         let require = match get("SKINPROOF_REQUIRE_ADAPTER").as_deref() {
             None | Some("") | Some("0") => Require::Nothing,
             Some("1") => Require::Any,
             Some(list) => {
-                crate::gpu::adapter::parse_backends(list)
-                    .map_err(|e| format!("SKINPROOF_REQUIRE_ADAPTER: {e}"))?;
-                Require::Backends(
-                    list.split(',')
-                        .map(|s| s.trim().to_ascii_lowercase())
-                        .filter(|s| !s.is_empty())
-                        .collect(),
-                )
+                let mut want: Vec<String> = Vec::new();
+                for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+                    let b = canonical_backend(word).map_err(|e| {
+                        format!("SKINPROOF_REQUIRE_ADAPTER: {e}, or 1 for any adapter, or 0")
+                    })?;
+                    if !want.iter().any(|w| w == b) {
+                        want.push(b.to_string());
+                    }
+                }
+                if want.is_empty() {
+                    return Err(format!(
+                        "SKINPROOF_REQUIRE_ADAPTER: `{list}` names no backend (expected 0, 1, or a comma list of vulkan, gl, metal, dx12)"
+                    ));
+                }
+                Require::Backends(want)
             }
         };
         let timeout = match get("SKINPROOF_TIMEOUT_S") {
             None => Duration::from_secs(30),
             Some(v) => match v.parse::<f64>() {
-                Ok(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
+                Ok(s) if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_S => {
+                    Duration::from_secs_f64(s)
+                }
                 _ => {
                     return Err(format!(
-                        "SKINPROOF_TIMEOUT_S: `{v}` is not a positive number of seconds"
+                        "SKINPROOF_TIMEOUT_S: `{v}` is not a number of seconds above 0 and at most {MAX_TIMEOUT_S}"
                     ))
                 }
             },
         };
         let extra_cases = match get("SKINPROOF_EXTRA_CASES").filter(|v| !v.is_empty()) {
             None => 0,
-            Some(v) => v
-                .parse::<usize>()
-                .map_err(|_| format!("SKINPROOF_EXTRA_CASES: `{v}` is not a case count"))?,
-        };
-        let bench = get("SKINPROOF_BENCH")
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        if !["", "off", "quick", "full"].contains(&bench.as_str()) {
-            return Err(format!(
-                "SKINPROOF_BENCH: unknown value `{bench}` (expected off, quick or full)"
-            ));
-        }
-        Ok(Config {
-            extra_cases,
-            bench: if bench.is_empty() {
-                "quick".into()
-            } else {
-                bench
+            Some(v) => match v.parse::<usize>() {
+                Ok(n) if n <= MAX_EXTRA_CASES => n,
+                _ => {
+                    return Err(format!(
+                        "SKINPROOF_EXTRA_CASES: `{v}` is not a case count (0 to {MAX_EXTRA_CASES})"
+                    ))
+                }
             },
+        };
+        let bench = crate::bench::mode_from(get("SKINPROOF_BENCH").as_deref())?;
+        let mutate = match get("SKINPROOF_MUTATE").as_deref() {
+            None | Some("") | Some("0") => false,
+            Some("1") => true,
+            Some(other) => return Err(format!("SKINPROOF_MUTATE: unknown value `{other}` (expected 0 or 1)")),
+        };
+        Ok(Config {
+            mutate,
+            extra_cases,
+            bench: bench.name().into(),
             root: root.to_path_buf(),
             shader: path("SKINPROOF_SHADER", "shaders/skinning.wgsl"),
             cases: path("SKINPROOF_CASES", "cases"),
             reports: root.join("reports"),
+            goldens: root.join("golden"),
             bless,
             require,
             timeout,
@@ -152,7 +245,7 @@ mod tests {
     fn defaults() {
         let c = Config::from_vars(Path::new("/p"), vec![]).unwrap();
         assert_eq!(c.shader, Path::new("/p/shaders/skinning.wgsl"));
-        assert!(!c.bless);
+        assert_eq!(c.bless, crate::golden::Bless::Off);
         assert_eq!(c.require, Require::Nothing);
         assert_eq!(c.timeout, Duration::from_secs(30));
     }
@@ -191,5 +284,76 @@ mod tests {
             c.require,
             Require::Backends(vec!["vulkan".into(), "gl".into()])
         );
+    }
+    /// Every `SKINPROOF_*` variable with a bad value: the error names the variable and the value.
+    const BAD_VALUES: [(&str, &str); 17] = [
+        ("SKINPROOF_SHADER", "shaders/missing.wgsl"),
+        ("SKINPROOF_SHADER", "shaders"),
+        ("SKINPROOF_CASES", "no-such-cases"),
+        ("SKINPROOF_BLESS", "yes"),
+        ("SKINPROOF_REQUIRE_ADAPTER", "vulcan"),
+        ("SKINPROOF_REQUIRE_ADAPTER", ","),
+        ("SKINPROOF_TIMEOUT_S", "-1"),
+        ("SKINPROOF_TIMEOUT_S", "1e30"),
+        ("SKINPROOF_TIMEOUT_S", "NaN"),
+        ("SKINPROOF_BENCH", "fast"),
+        ("SKINPROOF_EXTRA_CASES", "many"),
+        ("SKINPROOF_EXTRA_CASES", "1000000000"),
+        ("SKINPROOF_FUZZ_CASES", "0"),
+        ("SKINPROOF_FUZZ_CASES", "lots"),
+        ("SKINPROOF_MUTATE", "yes"),
+        ("SKINPROOF_BLES", "1"),
+        ("skinproof_bless", "all"),
+    ];
+
+    #[test]
+    fn every_variable_rejects_a_bad_value_by_name() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for (name, value) in BAD_VALUES {
+            let e = Config::from_vars(root, vars(&[(name, value)])).unwrap_err();
+            assert!(
+                e.starts_with(name) || e.starts_with("unknown variable"),
+                "{e}"
+            );
+            let unknown = e.starts_with("unknown variable");
+            assert!(
+                e.contains(name) && (unknown || e.contains(value)),
+                "{name}={value}: {e}"
+            );
+        }
+        // Every known variable has a bad value in the table (the fuzz count is checked here too).
+        for k in KNOWN {
+            assert!(
+                BAD_VALUES.iter().any(|(n, _)| *n == k),
+                "{k} has no bad-value test"
+            );
+        }
+    }
+
+    #[test]
+    fn good_values_of_every_variable() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let c = Config::from_vars(
+            root,
+            vars(&[
+                ("SKINPROOF_SHADER", "shaders/skinning.wgsl"),
+                ("SKINPROOF_CASES", "cases"),
+                ("SKINPROOF_BLESS", "new"),
+                ("SKINPROOF_REQUIRE_ADAPTER", "vk, GLES,vulkan"),
+                ("SKINPROOF_TIMEOUT_S", "2.5"),
+                ("SKINPROOF_BENCH", "Full"),
+                ("SKINPROOF_EXTRA_CASES", "3"),
+                ("SKINPROOF_FUZZ_CASES", "1_000_000"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            c.require,
+            Require::Backends(vec!["vulkan".into(), "gl".into()])
+        );
+        assert_eq!(c.timeout, Duration::from_millis(2500));
+        assert_eq!((c.bench.as_str(), c.extra_cases), ("full", 3));
+        assert_eq!(fuzz_cases(Some("1_000_000")), Ok(1_000_000));
+        assert_eq!(fuzz_cases(None), Ok(DEFAULT_FUZZ_CASES));
     }
 }

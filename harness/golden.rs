@@ -1,10 +1,13 @@
-//! Golden image paths, loading, blessing (atomic writes) and the actual/diff files of a mismatch.
+//! Golden images: paths, atomic writes, bless modes, provenance sidecars, and the comparison verdict.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use image::RgbaImage;
+use serde::{Deserialize, Serialize};
+
+use crate::compare;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GoldenError {
@@ -14,9 +17,38 @@ pub enum GoldenError {
     Write { path: String, message: String },
 }
 
-/// `golden/<name>.png`.
-pub fn path(root: &Path, name: &str) -> PathBuf {
-    root.join("golden").join(format!("{name}.png"))
+/// What `SKINPROOF_BLESS` asks for, like insta's modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bless {
+    /// Compare only; a missing or differing golden fails.
+    Off,
+    /// Write goldens that do not exist yet; existing ones are compared, never touched.
+    New,
+    /// Also rewrite goldens that differ; matching ones stay byte-identical.
+    All,
+}
+
+impl Bless {
+    pub fn parse(value: &str) -> Result<Bless, String> {
+        match value {
+            "" | "0" => Ok(Bless::Off),
+            "new" => Ok(Bless::New),
+            "all" | "1" => Ok(Bless::All),
+            other => Err(format!(
+                "SKINPROOF_BLESS: unknown value `{other}` (expected new, all, or 1 for all)"
+            )),
+        }
+    }
+}
+
+/// `<goldens>/<name>.png`.
+pub fn path(goldens: &Path, name: &str) -> PathBuf {
+    goldens.join(format!("{name}.png"))
+}
+
+/// The provenance sidecar of a golden: `golden/<name>.json`.
+pub fn sidecar_path(png: &Path) -> PathBuf {
+    png.with_extension("json")
 }
 
 /// The golden image, `None` when there is none yet; a corrupt file is an error.
@@ -32,40 +64,125 @@ pub fn load(path: &Path) -> Result<Option<RgbaImage>, GoldenError> {
         })
 }
 
-/// Writes a PNG through a temporary file and a rename, so no reader ever sees half a file.
-pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), GoldenError> {
-    let err = |e: &dyn std::fmt::Display| GoldenError::Write {
+/// Writes through a temporary file and a rename, so no reader ever sees half a file.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), GoldenError> {
+    let err = |message: String| GoldenError::Write {
         path: path.display().to_string(),
-        message: e.to_string(),
+        message,
     };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| err(&e))?;
+        std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
     }
-    let tmp = path.with_extension(format!("png.tmp{}", std::process::id()));
-    img.save_with_format(&tmp, image::ImageFormat::Png)
-        .map_err(|e| err(&e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    write(&tmp).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        err(e)
+    })?;
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        err(&e)
+        err(e.to_string())
     })
+}
+
+pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), GoldenError> {
+    write_atomic(path, |tmp| {
+        img.save_with_format(tmp, image::ImageFormat::Png)
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// Where a golden came from: written beside it at bless, read back to flag stale goldens.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub adapter: String,
+    pub adapter_name: String,
+    pub backend: String,
+    pub driver: String,
+    pub driver_info: String,
+    pub wgpu: String,
+    pub naga: String,
+    /// SHA-256 of the shader source and of the case file text at bless.
+    pub shader_sha256: String,
+    pub case_sha256: String,
+}
+
+impl Provenance {
+    pub fn load(png: &Path) -> Option<Provenance> {
+        let text = std::fs::read_to_string(sidecar_path(png)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Why the golden may be stale: the shader or the case changed since it was blessed.
+    pub fn staleness(&self, shader_sha256: &str, case_sha256: &str) -> Option<String> {
+        let mut why = Vec::new();
+        if self.shader_sha256 != shader_sha256 {
+            why.push("the shader");
+        }
+        if self.case_sha256 != case_sha256 {
+            why.push("the case file");
+        }
+        (!why.is_empty()).then(|| {
+            format!(
+                "{} changed since the golden was blessed on {}",
+                why.join(" and "),
+                self.adapter
+            )
+        })
+    }
+}
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The version of a dependency as Cargo.lock pins it (for provenance), or "unknown".
+pub fn locked_version(root: &Path, package: &str) -> String {
+    let Ok(lock) = std::fs::read_to_string(root.join("Cargo.lock")) else {
+        return "unknown".into();
+    };
+    let needle = format!("name = \"{package}\"\nversion = \"");
+    lock.find(&needle)
+        .and_then(|i| lock[i + needle.len()..].split('"').next())
+        .unwrap_or("unknown")
+        .to_string()
 }
 
 /// Which adapter wrote each golden in this run: a golden is blessed at most once per run, so two
 /// adapters that disagree fail instead of overwriting each other.
-fn blessed() -> &'static Mutex<HashMap<String, String>> {
-    static BLESSED: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+fn blessed() -> &'static Mutex<HashMap<PathBuf, String>> {
+    static BLESSED: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
     BLESSED.get_or_init(Default::default)
 }
 
-/// Writes the golden unless another adapter already blessed it in this run; returns that adapter.
-pub fn bless(path: &Path, img: &RgbaImage, adapter: &str) -> Result<Option<String>, GoldenError> {
+/// Writes the golden and its sidecar unless another adapter already blessed it in this run;
+/// returns that adapter when it did.
+pub fn bless(
+    png: &Path,
+    img: &RgbaImage,
+    provenance: &Provenance,
+) -> Result<Option<String>, GoldenError> {
     let mut map = blessed().lock().unwrap_or_else(|p| p.into_inner());
-    let key = path.display().to_string();
-    if let Some(by) = map.get(&key) {
+    if let Some(by) = map.get(png) {
         return Ok(Some(by.clone()));
     }
-    write_png(path, img)?;
-    map.insert(key, adapter.to_string());
+    write_png(png, img)?;
+    let json = serde_json::to_string_pretty(provenance).unwrap_or_default() + "\n";
+    write_atomic(&sidecar_path(png), |tmp| {
+        std::fs::write(tmp, &json).map_err(|e| e.to_string())
+    })?;
+    map.insert(png.to_path_buf(), provenance.adapter.clone());
     Ok(None)
 }
 
@@ -81,7 +198,68 @@ pub fn artifact_paths(reports: &Path, case: &str, adapter_tag: &str) -> (PathBuf
 
 /// The exact command that blesses the golden of one case.
 pub fn bless_command(case: &str) -> String {
-    format!("SKINPROOF_BLESS=1 cargo test --release -- '{case}::render_matches_golden'")
+    format!("SKINPROOF_BLESS=all cargo test --release -- '{case}::render_matches_golden'")
+}
+
+/// How the golden comparison decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// Count pixels whose largest channel difference exceeds a threshold.
+    Channel,
+    /// NVIDIA's FLIP perceptual difference: mean and a percentile of the error map.
+    Flip,
+}
+
+/// The figures of one comparison, for the report's review section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Review {
+    pub golden: String,
+    pub actual: Option<String>,
+    pub diff: Option<String>,
+    pub metric: Metric,
+    pub differing_pixels: u64,
+    pub max_channel: u8,
+    pub flip_mean: f64,
+    /// The FLIP value at `flip_percentile`.
+    pub flip_percentile_value: f64,
+    pub flip_percentile: f64,
+    /// Why the golden may be stale, if it may.
+    pub stale: Option<String>,
+}
+
+/// FLIP mean and the value at `percentile` (0-1) of the error map between two same-size images.
+pub fn flip(expected: &RgbaImage, actual: &RgbaImage, percentile: f64) -> (f64, f64) {
+    if expected.dimensions() != actual.dimensions() {
+        return (1.0, 1.0);
+    }
+    let rgb =
+        |img: &RgbaImage| -> Vec<u8> { img.pixels().flat_map(|p| [p[0], p[1], p[2]]).collect() };
+    let (w, h) = expected.dimensions();
+    let reference = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(expected));
+    let test = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(actual));
+    let error = nv_flip::flip(reference, test, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
+    let mut pool = nv_flip::FlipPool::from_image(&error);
+    (
+        pool.mean() as f64,
+        pool.get_percentile(percentile as f32, false) as f64,
+    )
+}
+
+/// Compares an image with its golden by every metric; `diff` is the per-channel diff image.
+pub fn measure(
+    expected: &RgbaImage,
+    actual: &RgbaImage,
+    threshold: u8,
+    percentile: f64,
+) -> (compare::ImageDiff, f64, f64) {
+    let d = compare::diff_images(expected, actual, threshold);
+    let (mean, p) = if d.max_channel == 0 {
+        (0.0, 0.0)
+    } else {
+        flip(expected, actual, percentile)
+    };
+    (d, mean, p)
 }
 
 #[cfg(test)]
@@ -89,9 +267,16 @@ mod tests {
     use super::*;
     use image::Rgba;
 
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("skinproof-golden-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
     #[test]
     fn png_round_trip_and_missing_is_none() {
-        let dir = std::env::temp_dir().join(format!("skinproof-golden-{}", std::process::id()));
+        let dir = scratch("png");
         let p = dir.join("g.png");
         assert!(load(&p).unwrap().is_none());
         let img = RgbaImage::from_pixel(3, 2, Rgba([1, 2, 3, 255]));
@@ -99,6 +284,58 @@ mod tests {
         assert_eq!(load(&p).unwrap().unwrap(), img);
         std::fs::write(&p, b"not a png").unwrap();
         assert!(load(&p).unwrap_err().to_string().contains("g.png"));
+        // No temporary file is left behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bless_modes_parse_strictly() {
+        assert_eq!(Bless::parse("new").unwrap(), Bless::New);
+        assert_eq!(Bless::parse("1").unwrap(), Bless::All);
+        assert!(Bless::parse("yes").unwrap_err().contains("`yes`"));
+    }
+
+    #[test]
+    fn staleness_names_what_changed() {
+        let p = Provenance {
+            adapter: "vulkan/llvmpipe".into(),
+            adapter_name: String::new(),
+            backend: String::new(),
+            driver: String::new(),
+            driver_info: String::new(),
+            wgpu: String::new(),
+            naga: String::new(),
+            shader_sha256: "a".into(),
+            case_sha256: "b".into(),
+        };
+        assert_eq!(p.staleness("a", "b"), None);
+        assert!(p
+            .staleness("x", "b")
+            .unwrap()
+            .starts_with("the shader changed"));
+        assert!(p
+            .staleness("x", "y")
+            .unwrap()
+            .starts_with("the shader and the case file"));
+    }
+
+    #[test]
+    fn flip_sees_a_changed_image_and_not_an_equal_one() {
+        let a = RgbaImage::from_pixel(32, 32, Rgba([40, 200, 128, 255]));
+        let mut b = a.clone();
+        for x in 0..32 {
+            b.put_pixel(x, 16, Rgba([255, 0, 128, 255]));
+        }
+        assert_eq!(measure(&a, &a, 0, 0.99).1, 0.0);
+        let (d, mean, p) = measure(&a, &b, 0, 0.99);
+        assert_eq!(d.differing, 32);
+        assert!(mean > 0.0 && p > mean, "{mean} {p}");
+    }
+
+    #[test]
+    fn versions_come_from_the_lockfile() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        assert!(locked_version(root, "wgpu").starts_with("30."));
     }
 }

@@ -1,12 +1,17 @@
 //! skinproof: a headless GPU conformance and regression harness for a linear-blend skinning WGSL shader.
 
+pub mod bench;
 pub mod case;
 pub mod check;
 pub mod compare;
 pub mod config;
+pub mod fast;
 pub mod golden;
 pub mod gpu;
 pub mod locate;
+pub mod model;
+pub mod mutate;
+pub mod property;
 pub mod reference;
 pub mod report;
 pub mod run;

@@ -1,6 +1,13 @@
-//! Finds the line of a field path (`pose[1].joint`) in block-style YAML text, for located errors.
+//! Finds the line of a field path (`pose[1].joint`) in YAML text, for located errors.
+//!
+//! Block-style YAML is followed key by key and item by item (sequences may be indented under their
+//! key or written at the key's own indent). Flow-style parts (`mesh: { vertices: 0 }`) are not
+//! parsed: `line_near` then gives the line of the deepest part of the path that is written in block
+//! style, which is the line the flow mapping starts on. Every line number returned is 1-based and
+//! exists in the text (as `str::lines` counts lines). Nothing here panics, whatever the text.
 
 /// One step of a field path.
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Step<'a> {
     Key(&'a str),
     Index(usize),
@@ -22,78 +29,203 @@ fn steps(path: &str) -> Vec<Step<'_>> {
     out
 }
 
-/// The 1-based line where the last step of `path` is written, if the text is plain block YAML.
+/// A line with content (not blank, not only a comment, not a document marker), or the part of a
+/// list item's line after its dash (`- joint: 1` also holds `joint: 1`, two columns deeper).
+#[derive(Clone, Copy, Debug)]
+struct Node<'a> {
+    /// 0-based line number.
+    line: usize,
+    indent: usize,
+    body: &'a str,
+}
+
+impl<'a> Node<'a> {
+    /// The content after a list dash, as a node of its own.
+    fn item_body(&self) -> Option<Node<'a>> {
+        let rest = self.body.strip_prefix('-')?;
+        if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+            return None;
+        }
+        let trimmed = rest.trim_start_matches([' ', '\t']);
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            return None;
+        }
+        Some(Node {
+            line: self.line,
+            indent: self.indent + 1 + (rest.len() - trimmed.len()),
+            body: trimmed,
+        })
+    }
+
+    fn is_item(&self) -> bool {
+        self.body == "-" || self.body.starts_with("- ") || self.body.starts_with("-\t")
+    }
+
+    /// Whether this node writes `key:` (plain, or in single or double quotes).
+    fn has_key(&self, key: &str) -> bool {
+        let colon_after = |r: &str| {
+            let r = r.trim_start_matches([' ', '\t']);
+            r.strip_prefix(':')
+                .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+        };
+        if let Some(r) = self.body.strip_prefix(key) {
+            if colon_after(r) {
+                return true;
+            }
+        }
+        ['"', '\''].iter().any(|q| {
+            self.body
+                .strip_prefix(*q)
+                .and_then(|r| r.strip_prefix(key))
+                .and_then(|r| r.strip_prefix(*q))
+                .is_some_and(colon_after)
+        })
+    }
+}
+
+fn nodes(text: &str) -> Vec<Node<'_>> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(n, line)| {
+            let body = line.trim_start_matches([' ', '\t']).trim_end();
+            let marker = line.starts_with("---") || line.starts_with("...");
+            if body.is_empty() || body.starts_with('#') || marker {
+                return None;
+            }
+            Some(Node {
+                line: n,
+                indent: line.len() - line.trim_start_matches([' ', '\t']).len(),
+                body,
+            })
+        })
+        .collect()
+}
+
+/// The children of `nodes[at]` (with `own`: the part of its line after a dash, if any): the nodes
+/// after it indented deeper, or for a key whose value is a sequence written at the key's own indent,
+/// that sequence.
+fn children<'a>(nodes: &[Node<'a>], at: usize, own: Option<Node<'a>>) -> Vec<Node<'a>> {
+    let parent = nodes[at];
+    let mut out: Vec<Node<'a>> = own.into_iter().collect();
+    let mut rest = nodes[at + 1..].iter().peekable();
+    let same_level_items = own.is_none()
+        && rest
+            .peek()
+            .is_some_and(|n| n.indent == parent.indent && n.is_item());
+    for n in rest {
+        let inside = n.indent > parent.indent
+            || (same_level_items && n.indent == parent.indent && n.is_item());
+        if !inside {
+            break;
+        }
+        out.push(*n);
+    }
+    out
+}
+
+/// Follows `path` through the text: the 0-based line of every step that was found, in order.
+fn follow(text: &str, path: &str) -> (Vec<usize>, bool) {
+    let mut scope: Vec<Node<'_>> = nodes(text);
+    let mut found = Vec::new();
+    let steps = steps(path);
+    for step in &steps {
+        // The shallowest nodes of the scope are its entries; deeper ones belong to them.
+        let Some(level) = scope.iter().map(|n| n.indent).min() else {
+            return (found, false);
+        };
+        let hit = match *step {
+            Step::Key(key) => scope
+                .iter()
+                .position(|n| n.indent == level && !n.is_item() && n.has_key(key)),
+            Step::Index(i) => scope
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.indent == level && n.is_item())
+                .nth(i)
+                .map(|(p, _)| p),
+        };
+        let Some(p) = hit else {
+            return (found, false);
+        };
+        let node = scope[p];
+        found.push(node.line);
+        // The node's children, taken from the scope (an item's own body counts as a child).
+        let own = match step {
+            Step::Index(_) => node.item_body(),
+            Step::Key(_) => None,
+        };
+        scope = children(&scope, p, own);
+        if let (Step::Index(_), Some(first)) = (step, own) {
+            // Deeper keys of the item line up with the first key after its dash.
+            scope.retain(|n| n.line == first.line || n.indent >= first.indent);
+        }
+    }
+    (found, !steps.is_empty())
+}
+
+/// The 1-based line where the last step of `path` is written, if the text writes it in block style.
 pub fn line_of(text: &str, path: &str) -> Option<usize> {
-    let lines: Vec<&str> = text.lines().collect();
-    // Search window: lines [from, to) whose content is deeper than `parent_indent`.
-    let (mut from, mut to) = (0usize, lines.len());
-    let mut parent_indent: isize = -1;
-    let mut found = None;
-    for step in steps(path) {
-        let mut hit = None;
-        let mut index = 0usize;
-        let mut level: Option<usize> = None;
-        for (n, line) in lines.iter().enumerate().take(to).skip(from) {
-            let content = line.trim_start();
-            if content.is_empty() || content.starts_with('#') {
+    let (found, complete) = follow(text, path);
+    if complete {
+        found.last().map(|n| n + 1)
+    } else {
+        None
+    }
+}
+
+/// The 1-based line of `path`, or else of its deepest ancestor written in the text (e.g. the line of
+/// a flow mapping `mesh: { vertices: 0 }` for `mesh.vertices`); `None` when not even the first step
+/// is found.
+pub fn line_near(text: &str, path: &str) -> Option<usize> {
+    follow(text, path).0.last().map(|n| n + 1)
+}
+
+/// The 1-based line where `key` is written a second time in the same mapping (block style), for a
+/// `duplicate field` error that comes without a location.
+pub fn duplicate_key_line(text: &str, key: &str) -> Option<usize> {
+    let all = nodes(text);
+    // A key node's mapping: its indent and the line of the nearest shallower node above it.
+    let mut seen: Vec<(usize, Option<usize>)> = Vec::new();
+    for (i, n) in all.iter().enumerate() {
+        let mut cands: Vec<Node<'_>> = vec![*n];
+        let mut cur = *n;
+        while let Some(b) = cur.item_body() {
+            cands.push(b);
+            cur = b;
+        }
+        for c in cands {
+            if c.is_item() || !c.has_key(key) {
                 continue;
             }
-            let indent = line.len() - content.len();
-            if (indent as isize) <= parent_indent && n > from {
-                break;
+            let parent = all[..i]
+                .iter()
+                .rev()
+                .find(|p| p.indent < c.indent)
+                .map(|p| p.line);
+            // An item's key belongs to that item, so its mapping starts on the item's line.
+            let parent = if c.line == n.line && c.indent > n.indent {
+                Some(n.line)
+            } else {
+                parent
+            };
+            let scope = (c.indent, parent);
+            if seen.contains(&scope) {
+                return Some(c.line + 1);
             }
-            match step {
-                Step::Key(key) => {
-                    // A key may follow a list dash on the same line: `- joint: 1`.
-                    let (ind, body) = match content.strip_prefix("- ") {
-                        Some(b) => (indent + 2, b.trim_start()),
-                        None => (indent, content),
-                    };
-                    if level.is_none_or(|l| ind <= l)
-                        && body
-                            .strip_prefix(key)
-                            .is_some_and(|r| r.trim_start().starts_with(':'))
-                    {
-                        hit = Some((n, ind));
-                        break;
-                    }
-                    level.get_or_insert(ind);
-                }
-                Step::Index(i) => {
-                    if content.starts_with('-') {
-                        let l = *level.get_or_insert(indent);
-                        if indent == l {
-                            if index == i {
-                                hit = Some((n, indent));
-                                break;
-                            }
-                            index += 1;
-                        }
-                    }
-                }
-            }
+            seen.push(scope);
         }
-        let (n, ind) = hit?;
-        found = Some(n + 1);
-        // Children of a key or item are the following lines indented deeper than it; a list item's
-        // own keys start on its dash line.
-        from = if matches!(step, Step::Index(_)) {
-            n
-        } else {
-            n + 1
-        };
-        parent_indent = ind as isize;
-        if matches!(step, Step::Index(_)) {
-            parent_indent = ind as isize;
-        }
-        to = lines.len();
     }
-    found
+    None
+}
+
+/// Line count as `str::lines` counts it, but at least 1 (an empty file has one empty line).
+pub fn line_count(text: &str) -> usize {
+    text.lines().count().max(1)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::line_of;
+    use super::*;
 
     const TEXT: &str = "\
 skeleton:
@@ -117,6 +249,7 @@ render:
         assert_eq!(line_of(TEXT, "pose[0].joint"), Some(6));
         assert_eq!(line_of(TEXT, "pose[1].joint"), Some(8));
         assert_eq!(line_of(TEXT, "pose[1].axis"), Some(9));
+        assert_eq!(line_of(TEXT, "pose[1]"), Some(8));
         assert_eq!(line_of(TEXT, "render.view.scale"), Some(12));
     }
 
@@ -124,5 +257,75 @@ render:
     fn missing_field_is_none() {
         assert_eq!(line_of(TEXT, "golden.name"), None);
         assert_eq!(line_of(TEXT, "pose[1].scale"), None);
+        assert_eq!(line_of(TEXT, "pose[2].joint"), None);
+        // A key of another mapping is not this one's.
+        assert_eq!(line_of(TEXT, "skeleton.vertices"), None);
+        assert_eq!(line_of(TEXT, "pose[0].axis"), None);
+    }
+
+    #[test]
+    fn sequences_at_the_key_indent_and_comments() {
+        let text = "# a case\n---\npose:\n- joint: 1\n  # why\n  degrees: 10\n-   joint: 2\n    scale: [1, 1, 1]\nmesh:\n  vertices: 3\n";
+        assert_eq!(line_of(text, "pose[0].degrees"), Some(6));
+        assert_eq!(line_of(text, "pose[1].joint"), Some(7));
+        assert_eq!(line_of(text, "pose[1].scale"), Some(8));
+        assert_eq!(line_of(text, "mesh.vertices"), Some(10));
+    }
+
+    #[test]
+    fn flow_style_gives_the_nearest_written_ancestor() {
+        let text = "skeleton: { joints: 3 }\nmesh: {vertices: 0}\npose: [{joint: 9}]\n";
+        assert_eq!(line_of(text, "mesh.vertices"), None);
+        assert_eq!(line_near(text, "mesh.vertices"), Some(2));
+        assert_eq!(line_near(text, "pose[0].joint"), Some(3));
+        assert_eq!(line_near(text, "golden.name"), None);
+    }
+
+    #[test]
+    fn prefixes_and_quoted_keys() {
+        let text = "mesh:\n  vertices_x: 1\n  \"vertices\" : 2\n";
+        assert_eq!(line_of(text, "mesh.vertices"), Some(3));
+        assert_eq!(line_of("a:b: 1\n", "a"), None);
+    }
+
+    #[test]
+    fn duplicate_keys() {
+        let text = "skeleton:\n  joints: 3\nmesh:\n  joints: 4\nskeleton:\n  joints: 5\n";
+        assert_eq!(duplicate_key_line(text, "skeleton"), Some(5));
+        assert_eq!(duplicate_key_line(text, "joints"), None);
+        let text = "pose:\n  - joint: 1\n    joint: 2\n  - joint: 3\n";
+        assert_eq!(duplicate_key_line(text, "joint"), Some(3));
+    }
+
+    #[test]
+    fn odd_text_does_not_panic() {
+        for text in [
+            "",
+            "\n",
+            "-",
+            "- - -",
+            "\t- x:",
+            ":",
+            "a:\n\t- b",
+            "é: 1\n  ü: 2",
+            "\r\n\r",
+        ] {
+            for path in [
+                "",
+                "a",
+                "a.b",
+                "[0]",
+                "a[0][1].b",
+                "[",
+                "]",
+                "a[x]",
+                "..",
+                "é.ü",
+            ] {
+                let _ = line_of(text, path);
+                let _ = line_near(text, path);
+                let _ = duplicate_key_line(text, path);
+            }
+        }
     }
 }

@@ -51,6 +51,9 @@ pub struct Report {
     pub timings: Vec<Timing>,
     /// The benchmark section; `None` when benchmarks were off or not run.
     pub benchmarks: Option<Benchmarks>,
+    /// The mutation check (`SKINPROOF_MUTATE=1`), when it ran.
+    #[serde(default)]
+    pub mutation: Option<crate::mutate::MutationReport>,
 }
 
 /// The benchmark figures of one run.
@@ -58,6 +61,9 @@ pub struct Report {
 pub struct Benchmarks {
     /// quick or full.
     pub mode: String,
+    /// The CPU tiers (reference and fast path) and palette builds.
+    pub cpu: Option<crate::bench::CpuBench>,
+    pub palette: Vec<crate::bench::PaletteRow>,
     pub gpu: Vec<crate::gpu::timing::GpuBench>,
     /// Adapters whose GPU benchmark could not run, with why.
     pub gpu_errors: Vec<String>,
@@ -120,7 +126,11 @@ impl Report {
             let _ = writeln!(md, "- **{}** (`{}`): {}", heading(c), c.name(), c.title());
         }
         for a in &self.adapters {
-            let rows: Vec<&Row> = self.rows.iter().filter(|r| r.adapter == a.tag).collect();
+            let rows: Vec<&Row> = self
+                .rows
+                .iter()
+                .filter(|r| r.adapter == a.tag && r.case != crate::suite::PROPERTIES)
+                .collect();
             if rows.is_empty() {
                 continue;
             }
@@ -134,7 +144,9 @@ impl Report {
                 let _ = write!(md, " --- |");
             }
             let _ = writeln!(md);
+            // Trials finish in any order: list each case once, by name.
             let mut cases: Vec<&str> = rows.iter().map(|r| r.case.as_str()).collect();
+            cases.sort_unstable();
             cases.dedup();
             for case in cases {
                 let _ = write!(md, "| {case} |");
@@ -151,6 +163,7 @@ impl Report {
                 let _ = writeln!(md);
             }
         }
+        self.properties_markdown(&mut md);
         let bad: Vec<&Row> = self
             .rows
             .iter()
@@ -176,6 +189,10 @@ impl Report {
                 );
             }
         }
+        md.push_str(&self.review_markdown());
+        if let Some(m) = &self.mutation {
+            let _ = writeln!(md, "\n{}", m.markdown());
+        }
         self.cost_markdown(&mut md);
         if let Some(b) = &self.benchmarks {
             b.markdown(&mut md);
@@ -187,6 +204,105 @@ impl Report {
             }
         }
         md
+    }
+
+    /// Golden mismatches with expected / actual / diff side by side (links relative to the
+    /// reports folder, so GitHub renders them), and goldens that may be stale.
+    pub fn review_markdown(&self) -> String {
+        let mut md = String::new();
+        let reviews: Vec<(&Row, &crate::golden::Review)> = self
+            .rows
+            .iter()
+            .filter_map(|r| r.outcome.review.as_ref().map(|v| (r, v)))
+            .collect();
+        let mismatches: Vec<_> = reviews
+            .iter()
+            .filter(|(r, _)| r.outcome.status != Status::Pass)
+            .collect();
+        if !mismatches.is_empty() {
+            let _ = writeln!(md, "\n## Golden images to review\n");
+            for (r, v) in mismatches {
+                let _ = writeln!(
+                    md,
+                    "### `{}` on {} ({})\n",
+                    r.case, r.adapter, r.outcome.status
+                );
+                let _ = writeln!(
+                    md,
+                    "{} pixels beyond the channel tolerance, largest channel difference {}; FLIP mean {:.4}, {:.0}th percentile {:.4}; decided by {:?}.\n",
+                    v.differing_pixels,
+                    v.max_channel,
+                    v.flip_mean,
+                    v.flip_percentile * 100.0,
+                    v.flip_percentile_value,
+                    v.metric
+                );
+                let img = |p: &Option<String>, alt: &str| {
+                    p.as_ref()
+                        .map_or("-".to_string(), |p| format!("![{alt}]({p})"))
+                };
+                let _ = writeln!(md, "| expected | actual | diff |\n| --- | --- | --- |");
+                let _ = writeln!(
+                    md,
+                    "| ![expected](../{}) | {} | {} |\n",
+                    v.golden,
+                    img(&v.actual, "actual"),
+                    img(&v.diff, "diff")
+                );
+            }
+        }
+        let stale: Vec<_> = reviews.iter().filter(|(_, v)| v.stale.is_some()).collect();
+        if !stale.is_empty() {
+            let _ = writeln!(md, "\n## Stale goldens\n");
+            for (r, v) in stale {
+                let _ = writeln!(
+                    md,
+                    "- `{}` for `{}` on {}: {}",
+                    v.golden,
+                    r.case,
+                    r.adapter,
+                    v.stale.as_deref().unwrap_or("")
+                );
+            }
+        }
+        md
+    }
+
+    /// The property checks: one row per property, one column per adapter.
+    fn properties_markdown(&self, md: &mut String) {
+        let rows: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.case == crate::suite::PROPERTIES)
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        let _ = writeln!(md, "\n### Properties\n");
+        let _ = write!(md, "| property |");
+        for a in &self.adapters {
+            let _ = write!(md, " {} |", a.tag);
+        }
+        let _ = write!(md, "\n| --- |");
+        for _ in &self.adapters {
+            md.push_str(" --- |");
+        }
+        md.push('\n');
+        let mut names: Vec<&str> = rows.iter().map(|r| r.check.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            let _ = write!(md, "| {name} |");
+            for a in &self.adapters {
+                match rows.iter().find(|r| r.check == name && r.adapter == a.tag) {
+                    Some(r) => {
+                        let _ = write!(md, " {} {} |", r.outcome.status, r.outcome.figure);
+                    }
+                    None => md.push_str(" not run |"),
+                }
+            }
+            md.push('\n');
+        }
     }
 
     /// The cost of the suite: device setup per adapter and the time per case per adapter.
@@ -226,6 +342,15 @@ impl Report {
         }
     }
 
+    /// Writes the JSON form alone to `path` (creating its folder).
+    pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        write_atomic(path, json.as_bytes())
+    }
+
     /// Writes REPORT.md and report.json into `dir`, each through a temporary file and a rename.
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
@@ -238,6 +363,9 @@ impl Report {
 impl Benchmarks {
     fn markdown(&self, md: &mut String) {
         let _ = writeln!(md, "\n## Benchmarks ({})\n", self.mode);
+        if let Some(cpu) = &self.cpu {
+            let _ = writeln!(md, "{}", crate::bench::markdown(cpu, &self.palette));
+        }
         let _ = writeln!(md, "Shader cache: {}.\n", self.shader_cache);
         for g in &self.gpu {
             let _ = writeln!(
@@ -274,6 +402,124 @@ impl Benchmarks {
     }
 }
 
+impl Report {
+    /// One report from several (CI jobs on different GPUs, backends, or nextest shards and
+    /// processes): adapters, cases and rows are united; a row seen twice keeps its last copy.
+    pub fn merge(parts: Vec<Report>) -> Report {
+        let mut out = Report::default();
+        for p in parts {
+            if out.shader.is_empty() {
+                out.shader = p.shader.clone();
+            }
+            if out.validation.is_none() {
+                out.validation = p.validation.clone();
+            }
+            for a in p.adapters {
+                if !out.adapters.iter().any(|b| b.tag == a.tag) {
+                    out.adapters.push(a);
+                }
+            }
+            for c in p.cases {
+                if !out.cases.iter().any(|d| d.0 == c.0) {
+                    out.cases.push(c);
+                }
+            }
+            for r in p.rows {
+                out.rows
+                    .retain(|s| (&s.case, &s.adapter, &s.check) != (&r.case, &r.adapter, &r.check));
+                out.rows.push(r);
+            }
+            for c in p.case_problems {
+                if !out.case_problems.iter().any(|d| d.file == c.file) {
+                    out.case_problems.push(c);
+                }
+            }
+            out.timings.extend(p.timings);
+            out.wall_s = out.wall_s.max(p.wall_s);
+            if out.benchmarks.is_none() {
+                out.benchmarks = p.benchmarks;
+            }
+        }
+        let order = |c: &str| {
+            Check::ALL
+                .iter()
+                .position(|k| k.name() == c)
+                .unwrap_or(usize::MAX)
+        };
+        out.rows.sort_by(|a, b| {
+            (&a.case, order(&a.check), &a.adapter).cmp(&(&b.case, order(&b.check), &b.adapter))
+        });
+        out
+    }
+
+    /// The cross-vendor matrix: one row per case and check, one column per adapter.
+    pub fn matrix_markdown(&self) -> String {
+        let mut md = String::from("# skinproof matrix\n\n| case | check |");
+        for a in &self.adapters {
+            let _ = write!(md, " {} |", a.tag);
+        }
+        md.push_str("\n| --- | --- |");
+        for _ in &self.adapters {
+            md.push_str(" --- |");
+        }
+        md.push('\n');
+        let mut keys: Vec<(&str, &str)> = self
+            .rows
+            .iter()
+            .map(|r| (r.case.as_str(), r.check.as_str()))
+            .collect();
+        let order = |c: &str| {
+            Check::ALL
+                .iter()
+                .position(|k| k.name() == c)
+                .unwrap_or(usize::MAX)
+        };
+        keys.sort_by(|a, b| (a.0, order(a.1)).cmp(&(b.0, order(b.1))));
+        keys.dedup();
+        for (case, check) in keys {
+            let _ = write!(md, "| {case} | {check} |");
+            for a in &self.adapters {
+                match self
+                    .rows
+                    .iter()
+                    .find(|r| r.case == case && r.check == check && r.adapter == a.tag)
+                {
+                    Some(r) => {
+                        let _ = write!(md, " {} {} |", r.outcome.status, r.outcome.figure);
+                    }
+                    None => md.push_str(" - |"),
+                }
+            }
+            md.push('\n');
+        }
+        md
+    }
+
+    /// Reads a `report.json`.
+    pub fn load(path: &Path) -> Result<Report, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_json::from_str(&text)
+            .map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
+    }
+
+    /// Appends the headline and the golden review to `$GITHUB_STEP_SUMMARY`, when it is set.
+    pub fn append_step_summary(&self) -> std::io::Result<()> {
+        let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
+            return Ok(());
+        };
+        let md = self.markdown();
+        // The headline is everything up to the adapters table.
+        let head = md.split("## Adapters").next().unwrap_or_default();
+        let text = format!("{head}{}", self.review_markdown());
+        use std::io::Write as _;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?
+            .write_all(text.as_bytes())
+    }
+}
+
 /// Write to a temporary sibling, then rename over the target.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
@@ -289,11 +535,7 @@ mod tests {
 
     #[test]
     fn markdown_has_a_row_per_case_and_the_failures() {
-        let outcome = |status, figure: &str, message: &str| Outcome {
-            status,
-            figure: figure.into(),
-            message: message.into(),
-        };
+        let outcome = |status, figure: &str, message: &str| Outcome::new(status, figure, message);
         let report = Report {
             shader: "shaders/skinning.wgsl".into(),
             adapters: vec![AdapterInfo {

@@ -2,6 +2,8 @@
 
 use glam::{DMat4, DQuat, DVec3, Mat4};
 
+use crate::case::{Case, IfMissing, View};
+
 /// A local transform: translation, unit rotation, scale (applied scale, then rotation, then translation).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Transform {
@@ -224,6 +226,189 @@ fn influence(t: f64, joints: usize, k: usize) -> ([u32; 4], [f32; 4]) {
     (ji, wi)
 }
 
+/// What one case describes: skeleton, mesh, palettes at the bind pose and the pose, the CPU
+/// reference's results for both, and how the case is drawn and judged. Built once per case.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub skeleton: Skeleton,
+    pub mesh: Mesh,
+    pub pose: Pose,
+    pub bind_palette: Vec<Mat4>,
+    pub posed_palette: Vec<Mat4>,
+    /// The CPU oracle at the bind pose and at the pose.
+    pub cpu_bind: Vec<[f32; 3]>,
+    pub cpu_posed: Vec<[f32; 3]>,
+    /// The 2D view both images are drawn through.
+    pub view: View,
+    /// Allowed covered pixels at the bind pose.
+    pub coverage: [u64; 2],
+    /// Largest allowed |GPU - CPU| per coordinate, absolute.
+    pub tolerance: f64,
+}
+
+/// Why a case has no scene: a skip (an optional asset is absent) or a failure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SceneError {
+    Skip(String),
+    Fail(String),
+}
+
+impl Scene {
+    /// The case's chain and strip, or its glTF model, posed as the case says.
+    pub fn from_case(case: &Case) -> Result<Scene, SceneError> {
+        let (skeleton, mesh, mut pose, bind_palette) =
+            match (&case.model, &case.skeleton, &case.mesh) {
+                (Some(spec), _, _) => {
+                    let path = case.model_path().unwrap_or_default();
+                    if !path.exists() {
+                        let why = format!(
+                            "{}: model file {} is not there",
+                            case.path.display(),
+                            path.display()
+                        );
+                        return Err(match spec.if_missing {
+                            IfMissing::Skip => SceneError::Skip(why),
+                            IfMissing::Fail => SceneError::Fail(why),
+                        });
+                    }
+                    let model = crate::model::load(&path, spec.mesh.as_deref())
+                        .map_err(|e| SceneError::Fail(e.to_string()))?;
+                    let pose = match spec.time {
+                        None => model.rest_pose(),
+                        Some(t) => {
+                            let wanted = spec.animation.as_deref().unwrap_or("0");
+                            let clip = model.clip_index(wanted).ok_or_else(|| {
+                                SceneError::Fail(format!(
+                                    "{}: field `model.animation`: no clip `{wanted}` in {}",
+                                    case.path.display(),
+                                    path.display()
+                                ))
+                            })?;
+                            model.pose_at(clip, t)
+                        }
+                    };
+                    // The bind pose is where every joint's global is the inverse of its inverse bind
+                    // matrix: the identity palette, by definition.
+                    let bind = vec![Mat4::IDENTITY; model.skeleton.joints.len()];
+                    (model.skeleton, model.mesh, pose, bind)
+                }
+                (None, Some(s), Some(m)) => {
+                    let skeleton = Skeleton::chain(s.joints, s.segment_length);
+                    let width = m.width.unwrap_or(0.2 * s.segment_length);
+                    let mesh = strip(s.joints, s.segment_length, m.vertices, width, m.influences);
+                    let pose = skeleton.bind_pose();
+                    let bind = skeleton.palette(&pose);
+                    (skeleton, mesh, pose, bind)
+                }
+                _ => {
+                    return Err(SceneError::Fail(format!(
+                        "{}: neither a model nor a skeleton and mesh",
+                        case.path.display()
+                    )))
+                }
+            };
+        for jp in &case.pose {
+            let Some(&node) = skeleton.joints.get(jp.joint) else {
+                return Err(SceneError::Fail(format!(
+                    "{}: field `pose.joint`: joint {} is out of range: the skeleton has {} joints",
+                    case.path.display(),
+                    jp.joint,
+                    skeleton.joints.len()
+                )));
+            };
+            let local = &mut pose.locals[node];
+            let axis = DVec3::from(jp.axis).normalize();
+            local.rotation = DQuat::from_axis_angle(axis, jp.degrees.to_radians()) * local.rotation;
+            local.translation += DVec3::from(jp.translation);
+            local.scale *= DVec3::from(jp.scale);
+        }
+        let posed_palette = skeleton.palette(&pose);
+        let cpu_bind = crate::reference::skin(&bind_palette, &mesh);
+        let cpu_posed = crate::reference::skin(&posed_palette, &mesh);
+        let extent = cpu_bind
+            .iter()
+            .chain(&cpu_posed)
+            .flatten()
+            .fold(0.0f64, |m, v| m.max(v.abs() as f64));
+        let tolerance = match case.tolerance.max_relative_error {
+            Some(r) => r * extent.max(f64::MIN_POSITIVE),
+            None => case.tolerance.max_abs_error,
+        };
+        let view = case
+            .render
+            .view
+            .unwrap_or_else(|| fit_view(&cpu_bind, &cpu_posed, case));
+        let coverage = case
+            .render
+            .bind_coverage
+            .unwrap_or_else(|| default_coverage(case, view));
+        Ok(Scene {
+            skeleton,
+            mesh,
+            pose,
+            bind_palette,
+            posed_palette,
+            cpu_bind,
+            cpu_posed,
+            view,
+            coverage,
+            tolerance,
+        })
+    }
+
+    /// Whether the pose differs from the bind pose at all.
+    pub fn is_posed(&self) -> bool {
+        self.posed_palette != self.bind_palette
+    }
+}
+
+/// A view that keeps the chain's whole reach (built-in cases) or both the bind and the posed
+/// positions (models) inside the target.
+fn fit_view(bind: &[[f32; 3]], posed: &[[f32; 3]], case: &Case) -> View {
+    if let (Some(s), Some(m)) = (&case.skeleton, &case.mesh) {
+        let reach = s.joints as f64 * s.segment_length + m.width.unwrap_or(0.2 * s.segment_length);
+        return View {
+            scale: 0.9 / reach,
+            offset_y: 0.0,
+            half_width: reach / 0.9,
+        };
+    }
+    let (mut lo, mut hi, mut x) = (f64::MAX, f64::MIN, 0.0f64);
+    for p in bind.iter().chain(posed) {
+        lo = lo.min(p[1] as f64);
+        hi = hi.max(p[1] as f64);
+        x = x.max((p[0] as f64).abs());
+    }
+    let height = (hi - lo).max(1e-9);
+    let scale = 1.8 / height;
+    View {
+        scale,
+        offset_y: -0.9 - lo * scale,
+        half_width: x.max(1e-9) / 0.9,
+    }
+}
+
+/// The built-in strip's pixel area at the bind pose, give or take its perimeter in pixels (edge
+/// pixels are where rasterisers may round either way); for a model, anything drawn that does not
+/// fill the whole target.
+fn default_coverage(case: &Case, v: View) -> [u64; 2] {
+    let (w, h) = (case.render.width as f64, case.render.height as f64);
+    let (Some(s), Some(m)) = (&case.skeleton, &case.mesh) else {
+        return [1, (w * h) as u64 - 1];
+    };
+    let length = s.joints as f64 * s.segment_length;
+    let width = m.width.unwrap_or(0.2 * s.segment_length);
+    // Clip x spans half_width per unit of NDC; NDC spans 2 per target side.
+    let px_w = (width / v.half_width * w / 2.0).min(w);
+    let px_h = (length * v.scale.abs() * h / 2.0).min(h);
+    let area = px_w * px_h;
+    let slack = 2.0 * (px_w + px_h) + 2.0;
+    [
+        (area - slack).max(0.0).floor() as u64,
+        (area + slack).ceil() as u64,
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,50 +475,5 @@ mod tests {
         assert_eq!(strip(1, 1.0, 4, 1.0, 1).indices, vec![0, 1, 2, 1, 3, 2]);
         assert_eq!(strip(1, 1.0, 5, 1.0, 1).indices.len(), 9);
         assert!(strip(1, 1.0, 1, 1.0, 1).indices.is_empty());
-    }
-}
-
-/// What one case describes: the skeleton, its mesh, and the palettes at the bind pose and the pose.
-#[derive(Clone, Debug)]
-pub struct Scene {
-    pub skeleton: Skeleton,
-    pub mesh: Mesh,
-    pub pose: Pose,
-    pub bind_palette: Vec<Mat4>,
-    pub posed_palette: Vec<Mat4>,
-}
-
-impl Scene {
-    /// The built-in chain and strip of a case, posed as the case says.
-    pub fn from_case(case: &crate::case::Case) -> Scene {
-        let s = &case.skeleton;
-        let skeleton = Skeleton::chain(s.joints, s.segment_length);
-        let mesh = strip(
-            s.joints,
-            s.segment_length,
-            case.mesh.vertices,
-            case.width(),
-            case.mesh.influences,
-        );
-        let mut pose = skeleton.bind_pose();
-        for jp in &case.pose {
-            let local = &mut pose.locals[jp.joint];
-            let axis = DVec3::from(jp.axis).normalize();
-            local.rotation = DQuat::from_axis_angle(axis, jp.degrees.to_radians()) * local.rotation;
-            local.translation += DVec3::from(jp.translation);
-            local.scale *= DVec3::from(jp.scale);
-        }
-        Scene {
-            bind_palette: skeleton.palette(&skeleton.bind_pose()),
-            posed_palette: skeleton.palette(&pose),
-            skeleton,
-            mesh,
-            pose,
-        }
-    }
-
-    /// Whether the pose differs from the bind pose at all.
-    pub fn is_posed(&self) -> bool {
-        self.pose != self.skeleton.bind_pose()
     }
 }

@@ -34,6 +34,15 @@ fn mutant(dir: &Path, from: &str, to: &str) -> PathBuf {
 
 /// Runs the whole suite with these settings and returns what it reported.
 fn run_suite(dir: &Path, vars: &[(&str, &str)]) -> Option<Report> {
+    run_suite_with(dir, vars, |_| {})
+}
+
+/// Like `run_suite`, with a last word on the settings (e.g. a scratch golden folder).
+fn run_suite_with(
+    dir: &Path,
+    vars: &[(&str, &str)],
+    adjust: impl FnOnce(&mut Config),
+) -> Option<Report> {
     let mut all: Vec<(String, String)> = vars
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -41,6 +50,7 @@ fn run_suite(dir: &Path, vars: &[(&str, &str)]) -> Option<Report> {
     all.retain(|(k, _)| k != "CI");
     let mut config = Config::from_vars(root(), all).unwrap();
     config.reports = dir.join("reports");
+    adjust(&mut config);
     let suite = Suite::discover(config);
     if let Some(reason) = &suite.no_adapter {
         assert!(
@@ -177,11 +187,246 @@ fn a_malformed_case_fails_only_its_own_trials() {
     let msg = &report.case_problems[0].message;
     assert!(msg.contains("broken.yaml:5:"), "{msg}");
     assert!(msg.contains("unknown field `colour`"), "{msg}");
-    assert!(report.rows.iter().all(|r| r.case == "bend_two_joints"));
+    assert!(report
+        .rows
+        .iter()
+        .all(|r| r.case == "bend_two_joints" || r.case == skinproof::suite::PROPERTIES));
     assert!(!report.rows.is_empty());
     assert!(
         report.rows.iter().all(|r| r.outcome.status == Status::Pass),
         "{:#?}",
         report.rows
+    );
+}
+
+/// A scratch copy of the project's goldens.
+fn copy_goldens(dir: &Path) -> PathBuf {
+    let goldens = dir.join("golden");
+    std::fs::create_dir_all(&goldens).unwrap();
+    for e in std::fs::read_dir(root().join("golden")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, goldens.join(p.file_name().unwrap())).unwrap();
+    }
+    goldens
+}
+
+/// Draws a bar across a golden, so it no longer matches what the shader renders.
+fn deface(png: &Path) {
+    let mut img = image::open(png).unwrap().to_rgba8();
+    let y = img.height() / 2;
+    for x in 0..img.width() {
+        img.put_pixel(x, y, image::Rgba([255, 255, 255, 255]));
+    }
+    img.save(png).unwrap();
+}
+
+#[test]
+fn bless_new_writes_only_missing_goldens() {
+    let dir = scratch("bless_new");
+    let goldens = copy_goldens(&dir);
+    deface(&goldens.join("bend_two_joints.png"));
+    std::fs::remove_file(goldens.join("padded_rows.png")).unwrap();
+    std::fs::remove_file(goldens.join("padded_rows.json")).unwrap();
+    let before: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&goldens)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    let Some(report) = run_suite_with(&dir, &[("SKINPROOF_BLESS", "new")], |c| {
+        c.goldens = goldens.clone()
+    }) else {
+        return;
+    };
+    for (p, bytes) in &before {
+        assert_eq!(
+            &std::fs::read(p).unwrap(),
+            bytes,
+            "{} changed under SKINPROOF_BLESS=new",
+            p.display()
+        );
+    }
+    assert!(goldens.join("padded_rows.png").exists() && goldens.join("padded_rows.json").exists());
+    // The defaced golden was left alone, so it still fails.
+    assert!(failing(&report, "render_matches_golden")
+        .iter()
+        .all(|r| r.case == "bend_two_joints"));
+    assert_eq!(
+        failing(&report, "render_matches_golden").len(),
+        report.adapters.len()
+    );
+}
+
+#[test]
+fn a_changed_golden_gets_a_side_by_side_review() {
+    let dir = scratch("review");
+    let goldens = copy_goldens(&dir);
+    deface(&goldens.join("wide_view.png"));
+    let Some(report) = run_suite_with(&dir, &[], |c| c.goldens = goldens.clone()) else {
+        return;
+    };
+    let bad = failing(&report, "render_matches_golden");
+    assert_eq!(bad.len(), report.adapters.len(), "{bad:#?}");
+    let md = report.review_markdown();
+    assert!(md.contains("## Golden images to review"), "{md}");
+    assert!(md.contains("### `wide_view` on"), "{md}");
+    assert!(
+        md.contains("| ![expected](../")
+            && md.contains("![actual](diff/wide_view--")
+            && md.contains("![diff](diff/wide_view--"),
+        "{md}"
+    );
+    for r in bad {
+        let v = r.outcome.review.as_ref().unwrap();
+        assert!(v.differing_pixels > 0 && v.flip_mean > 0.0);
+        assert!(dir
+            .join("reports")
+            .join(v.actual.as_ref().unwrap())
+            .exists());
+        assert!(dir.join("reports").join(v.diff.as_ref().unwrap()).exists());
+        assert!(r.outcome.message.contains(
+            "SKINPROOF_BLESS=all cargo test --release -- 'wide_view::render_matches_golden'"
+        ));
+    }
+}
+
+#[test]
+fn an_expected_failure_that_passes_fails_the_run() {
+    let dir = scratch("unexpected_pass");
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    let text = std::fs::read_to_string(root().join("cases/bend_two_joints.yaml")).unwrap()
+        + "expect:\n  - check: compute_matches_cpu\n    status: fail\n    reason: a driver bug that has since been fixed\n  - backend: gl\n    check: render_covers_bind_pose\n    status: skip\n    reason: skipped on GL for the test\n";
+    std::fs::write(cases.join("bend_two_joints.yaml"), text).unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_CASES", cases.to_str().unwrap())]) else {
+        return;
+    };
+    let xpass: Vec<_> = report
+        .rows
+        .iter()
+        .filter(|r| r.outcome.status == Status::UnexpectedPass)
+        .collect();
+    assert_eq!(xpass.len(), report.adapters.len());
+    assert!(xpass
+        .iter()
+        .all(|r| r.check == "compute_matches_cpu"
+            && r.outcome.message.starts_with("unexpected pass")));
+    assert!(Status::UnexpectedPass.fails());
+    let skipped: Vec<_> = report
+        .rows
+        .iter()
+        .filter(|r| r.check == "render_covers_bind_pose" && r.outcome.status == Status::Skip)
+        .collect();
+    assert!(skipped.iter().all(|r| r.adapter.starts_with("gl/")));
+}
+
+#[test]
+fn an_expected_failure_that_fails_is_xfail() {
+    let dir = scratch("expected_fail");
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    let text = std::fs::read_to_string(root().join("cases/bend_two_joints.yaml")).unwrap()
+        + "expect:\n  - check: posed_matches_cpu\n    status: fail\n    reason: this shader swaps joints\n";
+    std::fs::write(cases.join("bend_two_joints.yaml"), text).unwrap();
+    let shader = mutant(&dir, "palette[j[k]]", "palette[j[(k + 1u) % 4u]]");
+    let vars = [
+        ("SKINPROOF_CASES", cases.to_str().unwrap()),
+        ("SKINPROOF_SHADER", shader.to_str().unwrap()),
+    ];
+    let Some(report) = run_suite(&dir, &vars) else {
+        return;
+    };
+    let posed: Vec<_> = report
+        .rows
+        .iter()
+        .filter(|r| r.check == "posed_matches_cpu")
+        .collect();
+    assert!(
+        !posed.is_empty()
+            && posed
+                .iter()
+                .all(|r| r.outcome.status == Status::ExpectedFail),
+        "{posed:#?}"
+    );
+    assert!(!Status::ExpectedFail.fails());
+}
+
+/// The bytes of every file in the project's golden folder.
+fn golden_snapshot() -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(root().join("golden"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_readback_timeout_is_reported_as_timeout_and_the_run_goes_on() {
+    let dir = scratch("timeout");
+    let before = golden_snapshot();
+    // A deadline no GPU meets: waits that do not finish at once become TIMEOUT rows.
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_TIMEOUT_S", "0.000001")]) else {
+        return;
+    };
+    let timeouts = report
+        .rows
+        .iter()
+        .filter(|r| r.outcome.status == Status::Timeout)
+        .count();
+    assert!(timeouts > 0, "no wait timed out");
+    assert!(report
+        .rows
+        .iter()
+        .filter(|r| r.outcome.status == Status::Timeout)
+        .all(|r| r.outcome.message.contains("did not finish within")));
+    // Every trial still reported: nothing aborted the run.
+    let cases = report.cases.len();
+    let checks = report
+        .rows
+        .iter()
+        .filter(|r| r.case != skinproof::suite::PROPERTIES)
+        .count();
+    assert_eq!(checks, cases * report.adapters.len() * 8);
+    assert_eq!(
+        golden_snapshot(),
+        before,
+        "a failing run touched the goldens"
+    );
+}
+
+#[test]
+fn a_wgpu_validation_error_fails_its_trials_and_the_run_goes_on() {
+    let dir = scratch("validation_error");
+    let before = golden_snapshot();
+    // naga accepts this module, but it no longer fits the contract's bind group layout, so wgpu
+    // rejects the pipelines with a validation error on every adapter.
+    let shader = mutant(
+        &dir,
+        "@group(0) @binding(0) var<storage, read> palette",
+        "@group(0) @binding(0) var<storage, read_write> palette",
+    );
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+        return;
+    };
+    let builds = failing(&report, "shader_builds");
+    assert_eq!(builds.len(), report.cases.len() * report.adapters.len());
+    assert!(
+        builds
+            .iter()
+            .all(|r| r.outcome.message.to_lowercase().contains("valid")),
+        "{builds:#?}"
+    );
+    let cases = report.cases.len();
+    let checks = report
+        .rows
+        .iter()
+        .filter(|r| r.case != skinproof::suite::PROPERTIES)
+        .count();
+    assert_eq!(checks, cases * report.adapters.len() * 8);
+    assert_eq!(
+        golden_snapshot(),
+        before,
+        "a failing run touched the goldens"
     );
 }

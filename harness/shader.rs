@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use naga::{AddressSpace, ShaderStage, StorageAccess};
+use naga::common::wgsl::TypeContext;
+use naga::{AddressSpace, ArraySize, Binding, Handle, ShaderStage, StorageAccess, TypeInner};
 
 /// The WGSL source under test and where it came from.
 #[derive(Clone, Debug)]
@@ -46,66 +47,317 @@ impl Shader {
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::default(),
         );
-        validator
+        let valid = validator
             .validate(&module)
-            .map_err(|e| ShaderError::Invalid(e.emit_to_string_with_path(&self.source, &path)))?;
-        check_contract(&module).map_err(|message| ShaderError::Contract { path, message })?;
+            .map_err(|e| e.emit_to_string_with_path(&self.source, &path));
+        // The contract first: a binding of the wrong type usually also makes naga reject the code
+        // that uses it, and the contract says which binding and what it should be.
+        let broken = contract_violations(&module);
+        if !broken.is_empty() {
+            let mut message = broken.join("; ");
+            if let Err(diagnostic) = valid {
+                message.push_str("\nnaga also rejects the shader:\n");
+                message.push_str(diagnostic.trim_end());
+            }
+            return Err(ShaderError::Contract { path, message });
+        }
+        valid.map_err(ShaderError::Invalid)?;
         Ok(module)
     }
 }
 
-/// What each group-0 binding must be: address space and, for storage, whether it is writable.
-const BINDINGS: [(u32, &str, bool); 7] = [
-    (0, "storage", false),
-    (1, "storage", false),
-    (2, "storage", false),
-    (3, "storage", false),
-    (4, "storage", true),
-    (5, "uniform", false),
-    (6, "uniform", false),
+/// What each group-0 binding must be: address space, whether it is writable, its type and what it
+/// holds.
+const BINDINGS: [(u32, &str, bool, Want, &str); 7] = [
+    (
+        0,
+        "storage",
+        false,
+        Want::Array(Elem::Mat4F32),
+        "the palette",
+    ),
+    (
+        1,
+        "storage",
+        false,
+        Want::Array(Elem::Vec4F32),
+        "source positions",
+    ),
+    (
+        2,
+        "storage",
+        false,
+        Want::Array(Elem::Vec4U32),
+        "joint indices",
+    ),
+    (3, "storage", false, Want::Array(Elem::Vec4F32), "weights"),
+    (
+        4,
+        "storage",
+        true,
+        Want::Array(Elem::Vec4F32),
+        "skinned positions",
+    ),
+    (5, "uniform", false, Want::Count, "the vertex count"),
+    (6, "uniform", false, Want::View, "the 2D view"),
 ];
 
-fn check_contract(module: &naga::Module) -> Result<(), String> {
+/// The element types the contract uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Elem {
+    Mat4F32,
+    Vec4F32,
+    Vec4U32,
+    Vec3F32,
+}
+
+impl Elem {
+    fn wgsl(self) -> &'static str {
+        match self {
+            Elem::Mat4F32 => "mat4x4<f32>",
+            Elem::Vec4F32 => "vec4<f32>",
+            Elem::Vec4U32 => "vec4<u32>",
+            Elem::Vec3F32 => "vec3<f32>",
+        }
+    }
+
+    fn matches(self, inner: &TypeInner) -> bool {
+        use naga::{Scalar, VectorSize::*};
+        match (self, inner) {
+            (
+                Elem::Mat4F32,
+                TypeInner::Matrix {
+                    columns: Quad,
+                    rows: Quad,
+                    scalar,
+                },
+            ) => *scalar == Scalar::F32,
+            (Elem::Vec4F32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::F32,
+            (Elem::Vec4U32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::U32,
+            (Elem::Vec3F32, TypeInner::Vector { size: Tri, scalar }) => *scalar == Scalar::F32,
+            _ => false,
+        }
+    }
+}
+
+/// The type a binding must have.
+#[derive(Clone, Copy, Debug)]
+enum Want {
+    /// A runtime-sized array of this element.
+    Array(Elem),
+    /// struct { count: u32, 3 x u32 padding }: a u32 first, 16 bytes in all.
+    Count,
+    /// struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }.
+    View,
+}
+
+impl Want {
+    fn wgsl(self) -> String {
+        match self {
+            Want::Array(e) => format!("array<{}>", e.wgsl()),
+            Want::Count => "a 16-byte struct whose first member is count: u32".into(),
+            Want::View => "struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }".into(),
+        }
+    }
+
+    fn matches(self, types: &naga::UniqueArena<naga::Type>, ty: Handle<naga::Type>) -> bool {
+        let is = |h: Handle<naga::Type>, s: naga::Scalar| matches!(types[h].inner, TypeInner::Scalar(x) if x == s);
+        match (self, &types[ty].inner) {
+            (
+                Want::Array(e),
+                TypeInner::Array {
+                    base,
+                    size: ArraySize::Dynamic,
+                    ..
+                },
+            ) => e.matches(&types[*base].inner),
+            (Want::Count, TypeInner::Struct { members, span }) => {
+                *span == 16
+                    && members
+                        .first()
+                        .is_some_and(|m| m.offset == 0 && is(m.ty, naga::Scalar::U32))
+            }
+            (Want::View, TypeInner::Struct { members, span }) => {
+                *span == 16
+                    && members.len() == 4
+                    && members
+                        .iter()
+                        .enumerate()
+                        .all(|(i, m)| m.offset == 4 * i as u32 && is(m.ty, naga::Scalar::F32))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A type as WGSL writes it, structs with their members, for messages.
+fn describe(module: &naga::Module, ty: Handle<naga::Type>) -> String {
+    let types = &module.types;
+    match &types[ty].inner {
+        TypeInner::Struct { members, span } => {
+            let fields: Vec<String> = members
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{}: {}",
+                        m.name.as_deref().unwrap_or("_"),
+                        types.type_to_string(m.ty)
+                    )
+                })
+                .collect();
+            format!(
+                "struct {} {{ {} }} ({span} bytes)",
+                types[ty].name.as_deref().unwrap_or("_"),
+                fields.join(", ")
+            )
+        }
+        _ => types.type_to_string(ty),
+    }
+}
+
+/// The `@location` values an entry point takes (arguments, and members of struct arguments).
+fn located_inputs(module: &naga::Module, ep: &naga::EntryPoint) -> Vec<(u32, Handle<naga::Type>)> {
+    let mut out = Vec::new();
+    for arg in &ep.function.arguments {
+        match &arg.binding {
+            Some(Binding::Location { location, .. }) => out.push((*location, arg.ty)),
+            Some(_) => {}
+            None => {
+                if let TypeInner::Struct { members, .. } = &module.types[arg.ty].inner {
+                    for m in members {
+                        if let Some(Binding::Location { location, .. }) = m.binding {
+                            out.push((location, m.ty));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The `@location` values an entry point returns (its result, or members of a struct result).
+fn located_outputs(module: &naga::Module, ep: &naga::EntryPoint) -> Vec<(u32, Handle<naga::Type>)> {
+    let Some(result) = &ep.function.result else {
+        return Vec::new();
+    };
+    match &result.binding {
+        Some(Binding::Location { location, .. }) => vec![(*location, result.ty)],
+        Some(_) => Vec::new(),
+        None => match &module.types[result.ty].inner {
+            TypeInner::Struct { members, .. } => members
+                .iter()
+                .filter_map(|m| match m.binding {
+                    Some(Binding::Location { location, .. }) => Some((location, m.ty)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
+    }
+}
+
+/// Every way `module` breaks the contract of SPEC.md (entry points, stages, workgroup size, the
+/// vertex inputs and fragment output, and each binding's address space and type), one message each;
+/// empty when it keeps it.
+pub fn contract_violations(module: &naga::Module) -> Vec<String> {
+    let mut bad = Vec::new();
     for (name, stage) in [
         ("skin_compute", ShaderStage::Compute),
         ("vs_skin", ShaderStage::Vertex),
         ("fs_skin", ShaderStage::Fragment),
     ] {
-        let ep = module
-            .entry_points
-            .iter()
-            .find(|ep| ep.name == name)
-            .ok_or_else(|| format!("entry point `{name}` is missing"))?;
+        let Some(ep) = module.entry_points.iter().find(|ep| ep.name == name) else {
+            bad.push(format!("entry point `{name}` is missing"));
+            continue;
+        };
         if ep.stage != stage {
-            return Err(format!(
+            bad.push(format!(
                 "entry point `{name}` must be a {stage:?} stage, is {:?}",
                 ep.stage
             ));
+            continue;
         }
-        if stage == ShaderStage::Compute && ep.workgroup_size != [64, 1, 1] {
-            return Err(format!(
-                "`{name}` must have @workgroup_size(64), has {:?}",
+        match stage {
+            ShaderStage::Compute if ep.workgroup_size != [64, 1, 1] => bad.push(format!(
+                "entry point `{name}` must have @workgroup_size(64), has {:?}",
                 ep.workgroup_size
-            ));
+            )),
+            ShaderStage::Vertex => {
+                let inputs = located_inputs(module, ep);
+                for (loc, want) in [(0, Elem::Vec3F32), (1, Elem::Vec4U32), (2, Elem::Vec4F32)] {
+                    match inputs.iter().find(|(l, _)| *l == loc) {
+                        None => bad.push(format!(
+                            "entry point `{name}`: input @location({loc}) is missing (expected {})",
+                            want.wgsl()
+                        )),
+                        Some((_, ty)) if !want.matches(&module.types[*ty].inner) => {
+                            bad.push(format!(
+                                "entry point `{name}`: input @location({loc}) must be {}, is {}",
+                                want.wgsl(),
+                                describe(module, *ty)
+                            ))
+                        }
+                        Some(_) => {}
+                    }
+                }
+                for (loc, ty) in inputs.iter().filter(|(l, _)| *l > 2) {
+                    bad.push(format!(
+                        "entry point `{name}`: input @location({loc}) ({}) is not a vertex attribute of the contract (0 to 2)",
+                        describe(module, *ty)
+                    ));
+                }
+            }
+            ShaderStage::Fragment => {
+                let outputs = located_outputs(module, ep);
+                match outputs.iter().find(|(l, _)| *l == 0) {
+                    None => bad.push(format!(
+                        "entry point `{name}` must return vec4<f32> at @location(0), returns {}",
+                        ep.function
+                            .result
+                            .as_ref()
+                            .map_or("nothing".into(), |r| describe(module, r.ty))
+                    )),
+                    Some((_, ty)) if !Elem::Vec4F32.matches(&module.types[*ty].inner) => bad
+                        .push(format!(
+                            "entry point `{name}` must return vec4<f32> at @location(0), returns {}",
+                            describe(module, *ty)
+                        )),
+                    Some(_) => {}
+                }
+            }
+            _ => {}
         }
     }
+    let mut seen: Vec<u32> = Vec::new();
     for (_, var) in module.global_variables.iter() {
         let Some(binding) = &var.binding else {
             continue;
         };
         let name = var.name.as_deref().unwrap_or("?");
         if binding.group != 0 {
-            return Err(format!(
+            bad.push(format!(
                 "`{name}` is in group {}; the contract uses group 0 only",
                 binding.group
             ));
+            continue;
         }
-        let Some(&(_, space, writable)) = BINDINGS.iter().find(|b| b.0 == binding.binding) else {
-            return Err(format!(
+        let Some(&(_, space, writable, want, _)) = BINDINGS.iter().find(|b| b.0 == binding.binding)
+        else {
+            bad.push(format!(
                 "`{name}` uses binding {}; the contract has bindings 0 to 6",
                 binding.binding
             ));
+            continue;
         };
+        if seen.contains(&binding.binding) {
+            bad.push(format!(
+                "binding {} (`{name}`) is declared twice",
+                binding.binding
+            ));
+            continue;
+        }
+        seen.push(binding.binding);
         let ok = match var.space {
             AddressSpace::Storage { access } => {
                 space == "storage" && access.contains(StorageAccess::STORE) == writable
@@ -121,13 +373,48 @@ fn check_contract(module: &naga::Module) -> Result<(), String> {
             } else {
                 "uniform"
             };
-            return Err(format!(
-                "binding {} (`{name}`) must be var<{want}>, is {:?}",
-                binding.binding, var.space
+            bad.push(format!(
+                "binding {} (`{name}`) must be var<{want}>, is {}",
+                binding.binding,
+                space_wgsl(var.space)
+            ));
+        }
+        if !want.matches(&module.types, var.ty) {
+            bad.push(format!(
+                "binding {} (`{name}`) must be {}, is {}",
+                binding.binding,
+                want.wgsl(),
+                describe(module, var.ty)
             ));
         }
     }
-    Ok(())
+    for (b, space, writable, want, holds) in BINDINGS {
+        if !seen.contains(&b) {
+            let access = match (space, writable) {
+                ("storage", true) => "storage, read_write",
+                ("storage", false) => "storage, read",
+                _ => "uniform",
+            };
+            bad.push(format!(
+                "binding {b} ({holds}) is missing: expected @group(0) @binding({b}) var<{access}> of {}",
+                want.wgsl()
+            ));
+        }
+    }
+    bad
+}
+
+/// An address space as WGSL writes it.
+fn space_wgsl(space: AddressSpace) -> String {
+    match space {
+        AddressSpace::Storage { access } if access.contains(StorageAccess::STORE) => {
+            "var<storage, read_write>".into()
+        }
+        AddressSpace::Storage { .. } => "var<storage, read>".into(),
+        AddressSpace::Uniform => "var<uniform>".into(),
+        AddressSpace::Handle => "a texture or sampler".into(),
+        other => format!("{other:?}"),
+    }
 }
 
 #[cfg(test)]
@@ -176,5 +463,162 @@ mod tests {
         );
         let msg = shader(&src).validate().unwrap_err().to_string();
         assert!(msg.contains("binding 3"), "{msg}");
+    }
+    /// The default shader with one edit, which must apply; its contract message.
+    fn broken(from: &str, to: &str) -> String {
+        let src = default_source();
+        assert!(
+            src.contains(from),
+            "the default shader no longer contains `{from}`"
+        );
+        let err = shader(&src.replacen(from, to, 1)).validate().unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("test.wgsl: breaks the shader contract"),
+            "{msg}"
+        );
+        msg
+    }
+
+    #[test]
+    fn binding_types_are_checked() {
+        for (from, to, want) in [
+            (
+                "array<mat4x4<f32>>",
+                "array<mat3x3<f32>>",
+                "binding 0 (`palette`) must be array<mat4x4<f32>>, is array<mat3x3<f32>>",
+            ),
+            (
+                "positions: array<vec4<f32>>",
+                "positions: array<vec3<f32>>",
+                "binding 1 (`positions`) must be array<vec4<f32>>, is array<vec3<f32>>",
+            ),
+            (
+                "joints: array<vec4<u32>>",
+                "joints: array<vec4<i32>>",
+                "binding 2 (`joints`) must be array<vec4<u32>>, is array<vec4<i32>>",
+            ),
+            (
+                "weights: array<vec4<f32>>",
+                "weights: array<vec4<f32>, 4>",
+                "binding 3 (`weights`) must be array<vec4<f32>>, is array<vec4<f32>, 4>",
+            ),
+            (
+                "skinned: array<vec4<f32>>",
+                "skinned: array<vec4<f32>, 64>",
+                "binding 4 (`skinned`) must be array<vec4<f32>>, is array<vec4<f32>, 64>",
+            ),
+            (
+                "    count: u32,\n",
+                "    count: f32,\n",
+                "binding 5 (`params`) must be a 16-byte struct whose first member is count: u32, is struct Count { count: f32, _pad0: u32, _pad1: u32, _pad2: u32 } (16 bytes)",
+            ),
+            (
+                "    _pad: f32,\n",
+                "",
+                "binding 6 (`view`) must be struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }, is struct View { scale: f32, offset_y: f32, half_width: f32 } (12 bytes)",
+            ),
+        ] {
+            let msg = broken(from, to);
+            assert!(msg.contains(want), "{msg}\nwanted: {want}");
+        }
+    }
+
+    #[test]
+    fn address_spaces_and_missing_bindings() {
+        let msg = broken("var<uniform> view", "var<storage, read> view");
+        assert!(
+            msg.contains("binding 6 (`view`) must be var<uniform>, is var<storage, read>"),
+            "{msg}"
+        );
+        let msg = broken("@group(0) @binding(5)", "@group(0) @binding(7)");
+        assert!(
+            msg.contains("`params` uses binding 7; the contract has bindings 0 to 6"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("binding 5 (the vertex count) is missing"),
+            "{msg}"
+        );
+        let msg = broken("@group(0) @binding(6)", "@group(1) @binding(6)");
+        assert!(msg.contains("`view` is in group 1"), "{msg}");
+    }
+
+    #[test]
+    fn vertex_inputs_are_checked() {
+        let msg = broken(
+            "@location(0) position: vec3<f32>",
+            "@location(0) position: vec4<f32>",
+        );
+        assert!(
+            msg.contains(
+                "entry point `vs_skin`: input @location(0) must be vec3<f32>, is vec4<f32>"
+            ),
+            "{msg}"
+        );
+        let msg = broken(
+            "@location(1) joint: vec4<u32>",
+            "@location(1) joint: vec4<f32>",
+        );
+        assert!(
+            msg.contains(
+                "entry point `vs_skin`: input @location(1) must be vec4<u32>, is vec4<f32>"
+            ),
+            "{msg}"
+        );
+        let msg = broken(
+            "@location(2) weight: vec4<f32>",
+            "@location(3) weight: vec4<f32>",
+        );
+        assert!(
+            msg.contains(
+                "entry point `vs_skin`: input @location(2) is missing (expected vec4<f32>)"
+            ),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn fragment_output_and_stages_are_checked() {
+        let msg = broken(
+            "fn fs_skin(@location(0) tint: f32) -> @location(0) vec4<f32> {\n    return vec4<f32>(tint, 1.0 - tint, 0.5, 1.0);",
+            "fn fs_skin(@location(0) tint: f32) -> @location(0) vec4<u32> {\n    return vec4<u32>(1u);",
+        );
+        assert!(
+            msg.contains(
+                "entry point `fs_skin` must return vec4<f32> at @location(0), returns vec4<u32>"
+            ),
+            "{msg}"
+        );
+        let msg = broken(
+            "@compute @workgroup_size(64)",
+            "@compute @workgroup_size(32)",
+        );
+        assert!(
+            msg.contains("entry point `skin_compute` must have @workgroup_size(64)"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn unreadable_and_empty_shaders_name_the_file() {
+        let msg = Shader::load(Path::new("no/such/shader.wgsl"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("no/such/shader.wgsl: cannot read shader"),
+            "{msg}"
+        );
+        let msg = shader("").validate().unwrap_err().to_string();
+        assert!(
+            msg.starts_with("test.wgsl: breaks the shader contract"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("entry point `skin_compute` is missing"),
+            "{msg}"
+        );
+        let msg = shader("fn f( {").validate().unwrap_err().to_string();
+        assert!(msg.contains("test.wgsl:1:"), "{msg}");
     }
 }

@@ -34,29 +34,53 @@ impl Job {
     }
 }
 
-use crate::case::{Case, CaseError};
-use crate::check::{Check, Input, Outcome, Status};
+use crate::case::{Case, CaseError, Expected};
+use crate::check::{Check, Input, Outcome};
 use crate::config::{Config, Require};
 use crate::gpu::{self, Context, Found, GpuError};
 use crate::report::{Benchmarks, CaseProblem, Report, Row, Timing};
 use crate::run::Run;
+use crate::scene::{Scene, SceneError};
 use crate::shader::Shader;
+
+/// A case's scene, built by the first trial that needs it.
+type SceneSlot = OnceLock<Result<Arc<Scene>, SceneError>>;
+
+/// What the trials of one (case, adapter) share.
+struct Shared {
+    case: Arc<Case>,
+    scene: Arc<SceneSlot>,
+    slot: Arc<Slot>,
+    run: Arc<OnceLock<Run>>,
+}
 
 /// An adapter and its context, created on first use and then shared by every trial on it.
 struct Slot {
     found: Found,
-    ctx: OnceLock<Result<Context, GpuError>>,
+    /// The adapter's context; replaced when its device is lost, so later trials get a fresh one.
+    ctx: Mutex<Option<Result<Arc<Context>, GpuError>>>,
 }
 
 impl Slot {
-    /// The adapter's device and pipelines, created by the first caller; the setup time is reported.
+    /// The adapter's device and pipelines, created by the first caller (and again after a device
+    /// loss); the setup time is reported.
     fn context(
         &self,
         shader: &Result<Shader, String>,
         timeout: Duration,
         report: &Mutex<Report>,
-    ) -> &Result<Context, GpuError> {
-        self.ctx.get_or_init(|| {
+    ) -> Result<Arc<Context>, GpuError> {
+        let mut slot = lock(&self.ctx);
+        if let Some(Ok(ctx)) = slot.as_ref() {
+            if ctx.is_lost() {
+                eprintln!(
+                    "skinproof: the device of {} was lost; creating a new one",
+                    self.found.info.tag
+                );
+                *slot = None;
+            }
+        }
+        slot.get_or_insert_with(|| {
             let shader = shader.clone().map_err(GpuError::Pipeline)?;
             let start = Instant::now();
             let ctx = Context::new(
@@ -70,10 +94,14 @@ impl Slot {
                 adapter: self.found.info.tag.clone(),
                 ms: start.elapsed().as_secs_f64() * 1e3,
             });
-            ctx
+            ctx.map(Arc::new)
         })
+        .clone()
     }
 }
+
+/// The pseudo-case under which property rows are reported.
+pub const PROPERTIES: &str = "properties";
 
 /// Everything discovered before the trials run, and the report they fill.
 pub struct Suite {
@@ -82,6 +110,7 @@ pub struct Suite {
     cases: Vec<(PathBuf, Result<Arc<Case>, String>)>,
     slots: Vec<Arc<Slot>>,
     pub report: Arc<Mutex<Report>>,
+    shader_sha256: String,
     // Keeps the adapters' instance alive for the whole run.
     _instance: Option<wgpu::Instance>,
     /// Why there is no adapter, when there is none.
@@ -134,7 +163,7 @@ impl Suite {
                     .map(|found| {
                         Arc::new(Slot {
                             found,
-                            ctx: OnceLock::new(),
+                            ctx: Mutex::new(None),
                         })
                     })
                     .collect();
@@ -167,6 +196,10 @@ impl Suite {
         };
         Suite {
             config,
+            shader_sha256: shader
+                .as_ref()
+                .map(|s| crate::golden::sha256(s.source.as_bytes()))
+                .unwrap_or_default(),
             shader,
             cases,
             slots,
@@ -218,14 +251,69 @@ impl Suite {
                     .ignored(!required),
                 );
             }
+            // The scene (CPU side) is built once per case and shared by every adapter.
+            let scene: Arc<SceneSlot> = Arc::new(OnceLock::new());
             for slot in &self.slots {
                 let run: Arc<OnceLock<Run>> = Arc::new(OnceLock::new());
                 for check in Check::ALL {
-                    trials.push(self.check_trial(case.clone(), slot.clone(), run.clone(), check));
+                    let shared = Shared {
+                        case: case.clone(),
+                        scene: scene.clone(),
+                        slot: slot.clone(),
+                        run: run.clone(),
+                    };
+                    trials.push(self.check_trial(shared, check));
                 }
             }
         }
+        for slot in &self.slots {
+            for (name, property) in crate::property::ALL {
+                trials.push(self.property_trial(slot.clone(), name, property));
+            }
+        }
         trials
+    }
+
+    /// A property of the shader on one adapter (see `property.rs`), reported as case `properties`.
+    fn property_trial(
+        &self,
+        slot: Arc<Slot>,
+        name: &'static str,
+        property: crate::property::Property,
+    ) -> Job {
+        let report = self.report.clone();
+        let shader = self.shader.clone();
+        let timeout = self.config.timeout;
+        Job::new(
+            format!("properties::{name} [{}]", slot.found.info.tag),
+            move || {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match slot
+                    .context(&shader, timeout, &report)
+                {
+                    Ok(ctx) => property(&ctx),
+                    Err(e) => Outcome::fail("-", format!("harness: {e}")),
+                }))
+                .unwrap_or_else(|p| {
+                    Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
+                });
+                let failed = outcome.status.fails();
+                let message = format!(
+                    "property `{name}`: {} on {}\n  {}",
+                    outcome.status, slot.found.info.tag, outcome.message
+                );
+                lock(&report).rows.push(Row {
+                    case: PROPERTIES.into(),
+                    adapter: slot.found.info.tag.clone(),
+                    check: name.into(),
+                    outcome,
+                });
+                if failed {
+                    Err(message)
+                } else {
+                    Ok(())
+                }
+            },
+        )
     }
 
     fn validation_trial(&self) -> Job {
@@ -234,16 +322,8 @@ impl Suite {
         Job::new("shader::validates", move || {
             let result = shader.and_then(|s| s.validate().map(|_| ()).map_err(|e| e.to_string()));
             let outcome = match &result {
-                Ok(()) => Outcome {
-                    status: Status::Pass,
-                    figure: "0 errors".into(),
-                    message: String::new(),
-                },
-                Err(m) => Outcome {
-                    status: Status::Fail,
-                    figure: "1 error".into(),
-                    message: m.clone(),
-                },
+                Ok(()) => Outcome::pass("0 errors"),
+                Err(m) => Outcome::fail("1 error", m.clone()),
             };
             lock(&report).validation = Some(outcome);
             result
@@ -273,57 +353,69 @@ impl Suite {
         trial.ignored(self.slots.is_empty() && self.config.require == Require::Nothing)
     }
 
-    fn check_trial(
-        &self,
-        case: Arc<Case>,
-        slot: Arc<Slot>,
-        run: Arc<OnceLock<Run>>,
-        check: Check,
-    ) -> Job {
+    fn check_trial(&self, shared: Shared, check: Check) -> Job {
+        let Shared {
+            case,
+            scene,
+            slot,
+            run,
+        } = shared;
         let name = format!("{}::{} [{}]", case.name, check.name(), slot.found.info.tag);
         let report = self.report.clone();
         let shader = self.shader.clone();
         let root = self.config.root.clone();
         let reports = self.config.reports.clone();
+        let goldens = self.config.goldens.clone();
         let (timeout, bless) = (self.config.timeout, self.config.bless);
+        let shader_sha256 = self.shader_sha256.clone();
         Job::new(name, move || {
             let tag = slot.found.info.tag.clone();
-            let ctx = slot.context(&shader, timeout, &report);
-            let outcome = match ctx {
-                Err(e) => Outcome {
-                    status: Status::Fail,
-                    figure: "-".into(),
-                    message: format!("harness: {e}"),
-                },
-                Ok(ctx) => {
-                    let run = run.get_or_init(|| {
-                        let start = Instant::now();
-                        let run = Run::execute(ctx, &case);
-                        lock(&report).timings.push(Timing {
-                            what: case.name.clone(),
-                            adapter: tag.clone(),
-                            ms: start.elapsed().as_secs_f64() * 1e3,
-                        });
-                        run
-                    });
-                    let input = Input {
-                        root: &root,
-                        reports: &reports,
-                        case: &case,
-                        ctx,
-                        run,
-                        bless,
-                    };
-                    // A panic in a check is a harness bug; it must still become a row.
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check.run(&input)))
-                        .unwrap_or_else(|p| Outcome {
-                            status: Status::Fail,
-                            figure: "-".into(),
-                            message: format!("harness panicked: {}", panic_text(&p)),
-                        })
+            let expect = case.expectation(check.name(), &slot.found.info);
+            let file = case.path.display().to_string();
+            // Any panic on the way (device setup, GPU paths, the check) is a harness bug: it must
+            // still become a row, and must not take other trials down.
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                match slot.context(&shader, timeout, &report) {
+                    _ if expect.is_some_and(|e| e.status == Expected::Skip) => {
+                        Outcome::skip(format!(
+                            "expected skip on this adapter: {}",
+                            expect.map_or("", |e| e.reason.as_str())
+                        ))
+                    }
+                    Err(e) => Outcome::fail("-", format!("harness: {e}")),
+                    Ok(ctx) => match scene.get_or_init(|| Scene::from_case(&case).map(Arc::new)) {
+                        Err(SceneError::Skip(why)) => Outcome::skip(why.clone()),
+                        Err(SceneError::Fail(why)) => Outcome::fail("-", why.clone()),
+                        Ok(scene) => {
+                            let run = run.get_or_init(|| {
+                                let start = Instant::now();
+                                let run = Run::execute(&ctx, &case, scene.clone());
+                                lock(&report).timings.push(Timing {
+                                    what: case.name.clone(),
+                                    adapter: tag.clone(),
+                                    ms: start.elapsed().as_secs_f64() * 1e3,
+                                });
+                                run
+                            });
+                            let input = Input {
+                                root: &root,
+                                reports: &reports,
+                                goldens: &goldens,
+                                case: &case,
+                                ctx: &ctx,
+                                run,
+                                bless,
+                                shader_sha256: &shader_sha256,
+                            };
+                            check.run(&input).expecting(expect, &file)
+                        }
+                    },
                 }
-            };
-            let failed = matches!(outcome.status, Status::Fail | Status::Timeout);
+            }))
+            .unwrap_or_else(|p| {
+                Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
+            });
+            let failed = outcome.status.fails();
             let message = format!(
                 "case `{}` ({}): {} on {tag}\n  check: {}\n  {}",
                 case.name,
@@ -354,23 +446,29 @@ impl Suite {
 impl Suite {
     /// Runs the benchmarks (never pass/fail) on the CPU and on every adapter, into the report.
     pub fn benchmark(&self) {
-        let mode = self.config.bench.clone();
-        if mode == "off" {
-            return;
-        }
-        let (sizes, reps): (&[usize], usize) = if mode == "full" {
+        let mode = match crate::bench::mode_from(Some(&self.config.bench)) {
+            Ok(crate::bench::Mode::Off) => return,
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("skinproof: {e}");
+                return;
+            }
+        };
+        let (sizes, reps): (&[usize], usize) = if mode == crate::bench::Mode::Full {
             (&[10_000, 200_000, 2_000_000], 15)
         } else {
             (&[10_000, 200_000], 5)
         };
         let mut bench = Benchmarks {
-            mode,
+            mode: mode.name().into(),
+            cpu: Some(crate::bench::cpu_tiers(mode)),
+            palette: crate::bench::palette_build(mode),
             ..Default::default()
         };
         for slot in &self.slots {
             let tag = &slot.found.info.tag;
             match slot.context(&self.shader, self.config.timeout, &self.report) {
-                Ok(ctx) => match crate::gpu::timing::run(ctx, sizes, reps) {
+                Ok(ctx) => match crate::gpu::timing::run(&ctx, sizes, reps) {
                     Ok(g) => bench.gpu.push(g),
                     Err(e) => bench.gpu_errors.push(format!("{tag}: {e}")),
                 },

@@ -11,6 +11,26 @@ pub const WORKGROUP: u32 = 64;
 
 /// Skinned positions of every vertex of `mesh` under `palette`, computed on the GPU.
 pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]>, GpuError> {
+    skin_guarded(ctx, palette, mesh).map(|s| s.positions)
+}
+
+/// The GPU's skinned positions, and whether the shader wrote past `count`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skinned {
+    pub positions: Vec<[f32; 3]>,
+    /// The first output element at or past `count` that the shader overwrote, if any.
+    pub wrote_past_count: Option<usize>,
+}
+
+/// Output elements past `count`, filled with a sentinel: a shader whose count guard is off writes
+/// into them instead of being silently clipped by the buffer's end.
+pub const GUARD: usize = 64;
+
+/// A bit pattern no skinning writes: a NaN with a payload.
+const SENTINEL: u32 = 0x7fc0_5eed;
+
+/// Like [`skin`], also reporting writes past `count`.
+pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skinned, GpuError> {
     check_limits(ctx, palette.len(), mesh.len())?;
     let pipelines = ctx.pipelines()?;
     ctx.scoped(|| {
@@ -18,7 +38,7 @@ pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         job.encode(&mut encoder, &pipelines.compute, None);
         ctx.queue.submit([encoder.finish()]);
-        job.read(ctx)
+        job.read_guarded(ctx)
     })
 }
 
@@ -63,13 +83,14 @@ impl Dispatch {
             bytemuck::cast_slice(&count),
             wgpu::BufferUsages::UNIFORM,
         );
-        let size = (n * 16) as u64;
-        let out = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("skinned"),
-            size,
-            usage: storage | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let mut initial = vec![0u32; (n + GUARD) * 4];
+        initial[n * 4..].fill(SENTINEL);
+        let out = init(
+            "skinned",
+            bytemuck::cast_slice(&initial),
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        let size = out.size();
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("skinned readback"),
             size,
@@ -117,9 +138,23 @@ impl Dispatch {
 
     /// Waits for the submitted work and returns the skinned positions.
     pub fn read(&self, ctx: &Context) -> Result<Vec<[f32; 3]>, GpuError> {
+        self.read_guarded(ctx).map(|s| s.positions)
+    }
+
+    /// Waits, returns the positions, and looks for writes into the guard past `count`.
+    pub fn read_guarded(&self, ctx: &Context) -> Result<Skinned, GpuError> {
         let bytes = readback::read(ctx, &self.readback, self.out.size())?;
-        let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
-        Ok(out.iter().map(|v| [v[0], v[1], v[2]]).collect())
+        let words: &[u32] = bytemuck::cast_slice(&bytes);
+        let n = self.vertices as usize;
+        let wrote_past_count = words[n * 4..]
+            .chunks(4)
+            .position(|v| v.iter().any(|&w| w != SENTINEL))
+            .map(|i| n + i);
+        let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes[..n * 16]);
+        Ok(Skinned {
+            positions: out.iter().map(|v| [v[0], v[1], v[2]]).collect(),
+            wrote_past_count,
+        })
     }
 }
 

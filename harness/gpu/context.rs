@@ -115,6 +115,11 @@ impl Context {
         result
     }
 
+    /// Whether the device was lost: its trials failed, and the adapter needs a new device.
+    pub fn is_lost(&self) -> bool {
+        self.lost().is_some()
+    }
+
     fn lost(&self) -> Option<String> {
         self.lost.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }

@@ -1,0 +1,619 @@
+//! The CPU benchmark suite: copy floors, static transform, fast and reference skinning, palette builds (plain functions, not tests).
+//!
+//! "Copy floor N B" is a memcpy of N bytes per vertex (N bytes read, N bytes written): 24 B is the
+//! floor of the static transform (12 B read, 12 B written per vertex), 48 B the floor of skinning
+//! (44 B read: position, 4 joints, 4 weights; 12 B written). Every row is warmed up first, then timed
+//! in samples of enough calls to last a minimum time; median, min and max are per call.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use glam::{DQuat, DVec3, Mat4, Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+use crate::fast::{self, AlignedPalette, Isa, PaletteBuilder};
+use crate::reference;
+use crate::scene::{strip, Pose, Skeleton};
+
+/// The environment variable that selects the benchmark mode.
+pub const ENV: &str = "SKINPROOF_BENCH";
+
+/// How much benchmarking to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Off,
+    /// The default: a couple of seconds of CPU benchmarks, few repetitions.
+    Quick,
+    /// More repetitions, tighter medians, the reference oracle at every size.
+    Full,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::Quick => "quick",
+            Mode::Full => "full",
+        }
+    }
+
+    /// The mode `SKINPROOF_BENCH` asks for.
+    pub fn from_env() -> Result<Mode, String> {
+        match std::env::var_os(ENV) {
+            None => mode_from(None),
+            Some(v) => match v.to_str() {
+                Some(s) => mode_from(Some(s)),
+                None => Err(format!(
+                    "{ENV}: value {v:?} is not UTF-8 (expected off, quick or full)"
+                )),
+            },
+        }
+    }
+}
+
+/// Parses a value of `SKINPROOF_BENCH`: `off`, `quick` (also when unset or empty) or `full`, in any case.
+pub fn mode_from(value: Option<&str>) -> Result<Mode, String> {
+    let v = value.unwrap_or("").trim();
+    match v.to_ascii_lowercase().as_str() {
+        "" | "quick" => Ok(Mode::Quick),
+        "off" => Ok(Mode::Off),
+        "full" => Ok(Mode::Full),
+        _ => Err(format!(
+            "{ENV}: unknown value `{v}` (expected off, quick or full)"
+        )),
+    }
+}
+
+/// One timed row of the CPU tiers.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct CpuRow {
+    pub tier: String,
+    pub vertices: usize,
+    pub threads: usize,
+    /// Timed samples behind the median.
+    pub samples: usize,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub ns_per_vertex: f64,
+    /// Median over the static transform's median at the same vertex count.
+    pub vs_static: Option<f64>,
+    /// Median over the row's copy floor at the same vertex count (static: 24 B, skinning: 48 B).
+    pub vs_floor: Option<f64>,
+}
+
+/// The CPU tiers of one run.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct CpuBench {
+    pub mode: Mode,
+    /// /proc/cpuinfo's model name, or "unknown CPU".
+    pub cpu: String,
+    /// The SIMD kernel the fast rows ran (`fast::Isa::best`).
+    pub isa: String,
+    /// Hardware threads available to this process.
+    pub available_threads: usize,
+    /// The thread counts the rows use.
+    pub thread_counts: Vec<usize>,
+    pub rows: Vec<CpuRow>,
+    /// Wall time of the whole CPU tier benchmark (data building included), ms.
+    pub wall_ms: f64,
+}
+
+impl CpuBench {
+    /// Single-thread over two-thread median of 4-influence skinning at `vertices`, if both were run.
+    pub fn two_thread_speedup(&self, vertices: usize) -> Option<f64> {
+        let median = |threads: usize| {
+            self.rows
+                .iter()
+                .find(|r| r.tier == SKIN4 && r.vertices == vertices && r.threads == threads)
+                .map(|r| r.median_ms)
+        };
+        Some(median(1)? / median(2)?)
+    }
+}
+
+/// One timed palette build.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct PaletteRow {
+    /// Which builder: the fast f32 one or the f64 reference (`Skeleton::palette`).
+    pub builder: String,
+    pub joints: usize,
+    pub samples: usize,
+    pub median_us: f64,
+    pub min_us: f64,
+    pub max_us: f64,
+    /// 64 per joint.
+    pub palette_bytes: usize,
+}
+
+/// The vertex counts of the CPU tiers.
+pub const TIERS: [usize; 3] = [10_000, 200_000, 2_000_000];
+/// The joint counts of the palette build.
+pub const PALETTE_JOINTS: [usize; 4] = [16, 64, 256, 1024];
+
+const FLOOR24: &str = "copy floor 24 B";
+const FLOOR48: &str = "copy floor 48 B";
+const STATIC: &str = "static transform";
+const SKIN1: &str = "skinning, 1 influence";
+const SKIN4: &str = "skinning, 4 influences";
+const ORACLE: &str = "reference oracle, 4 influences";
+
+/// Sampling effort per mode.
+struct Plan {
+    samples: usize,
+    /// Each sample repeats the call until it lasts at least this long.
+    min_sample: Duration,
+    /// Whether the (slow, allocating) reference oracle runs at the largest tier.
+    oracle_at_largest: bool,
+    /// Whether each supported SIMD kernel gets its own 4-influence row at 200k.
+    per_kernel: bool,
+}
+
+impl Plan {
+    fn of(mode: Mode) -> Plan {
+        match mode {
+            Mode::Off | Mode::Quick => Plan {
+                samples: 5,
+                min_sample: Duration::from_micros(500),
+                oracle_at_largest: false,
+                per_kernel: true,
+            },
+            Mode::Full => Plan {
+                samples: 25,
+                min_sample: Duration::from_millis(3),
+                oracle_at_largest: true,
+                per_kernel: true,
+            },
+        }
+    }
+}
+
+/// Per-call seconds: median, min, max, samples.
+#[derive(Clone, Copy, Debug)]
+struct Stats {
+    median: f64,
+    min: f64,
+    max: f64,
+    samples: usize,
+}
+
+/// Warms `f` up, then times `plan.samples` samples of enough calls to last `plan.min_sample` each.
+fn measure(plan: &Plan, mut f: impl FnMut()) -> Stats {
+    let t = Instant::now();
+    f();
+    let once = t.elapsed().as_secs_f64().max(1e-9);
+    let calls = (plan.min_sample.as_secs_f64() / once)
+        .ceil()
+        .clamp(1.0, 1e6) as usize;
+    // A second warm-up at the sampling rate settles caches, page mappings and clocks.
+    for _ in 0..calls {
+        f();
+    }
+    let mut per_call: Vec<f64> = (0..plan.samples.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..calls {
+                f();
+            }
+            t.elapsed().as_secs_f64() / calls as f64
+        })
+        .collect();
+    per_call.sort_by(f64::total_cmp);
+    let n = per_call.len();
+    let median = if n % 2 == 1 {
+        per_call[n / 2]
+    } else {
+        0.5 * (per_call[n / 2 - 1] + per_call[n / 2])
+    };
+    Stats {
+        median,
+        min: per_call[0],
+        max: per_call[n - 1],
+        samples: n,
+    }
+}
+
+/// The chain the tiers skin: 64 joints, 1 apart, each bent a little about Z and X.
+fn bent_chain(joints: usize, segment: f64) -> (Skeleton, Pose) {
+    let skeleton = Skeleton::chain(joints, segment);
+    let mut pose = skeleton.bind_pose();
+    for (j, local) in pose.locals.iter_mut().enumerate() {
+        let axis = DVec3::new(0.2, 0.0, 1.0).normalize();
+        local.rotation = DQuat::from_axis_angle(axis, (3.0 + (j % 5) as f64).to_radians());
+    }
+    (skeleton, pose)
+}
+
+const CHAIN_JOINTS: usize = 64;
+
+/// The CPU tiers at 10k, 200k and 2M vertices: copy floors, static transform, 1- and 4-influence
+/// skinning (fast path, 1 and 2 threads) and the reference oracle. `Mode::Off` returns no rows.
+pub fn cpu_tiers(mode: Mode) -> CpuBench {
+    let start = Instant::now();
+    let plan = Plan::of(mode);
+    let isa = Isa::best();
+    let mut bench = CpuBench {
+        mode,
+        cpu: cpu_model(),
+        isa: isa.name().to_string(),
+        available_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        thread_counts: vec![1, 2],
+        rows: Vec::new(),
+        wall_ms: 0.0,
+    };
+    if mode == Mode::Off {
+        return bench;
+    }
+    let (skeleton, pose) = bent_chain(CHAIN_JOINTS, 1.0);
+    let palette = skeleton.palette(&pose);
+    let aligned = AlignedPalette::from(palette.as_slice());
+    let m = Mat4::from_scale_rotation_translation(
+        Vec3::splat(1.5),
+        Quat::from_rotation_y(0.6),
+        Vec3::new(1.0, -2.0, 3.0),
+    );
+    for (t, &n) in TIERS.iter().enumerate() {
+        let largest = t == TIERS.len() - 1;
+        // 4 influences: a tent of radius 2 over the nearest joints, so nearly every vertex has 4 nonzero weights.
+        let mesh = strip(CHAIN_JOINTS, 1.0, n, 0.5, 4);
+        let mut out = vec![[0f32; 3]; n];
+        let mut rows: Vec<(&str, usize, Stats)> = Vec::new();
+        for (name, bytes) in [(FLOOR24, 24usize), (FLOOR48, 48)] {
+            let src = vec![1u8; bytes * n];
+            let mut dst = vec![0u8; bytes * n];
+            let s = measure(&plan, || {
+                dst.copy_from_slice(black_box(&src));
+                black_box(&mut dst);
+            });
+            rows.push((name, 1, s));
+        }
+        let s = measure(&plan, || {
+            fast::transform(&m, black_box(&mesh.positions), &mut out, 1);
+            black_box(&mut out);
+        });
+        rows.push((STATIC, 1, s));
+        // The 1-influence kernel reads joints[i][0] only: the strip's first joint serves.
+        let s = measure(&plan, || {
+            fast::skin1(
+                &aligned,
+                black_box(&mesh.positions),
+                &mesh.joints,
+                &mut out,
+                1,
+            );
+            black_box(&mut out);
+        });
+        rows.push((SKIN1, 1, s));
+        // fast::skin runs small meshes on one thread whatever it is asked: no 2-thread row there.
+        let threads: &[usize] = if n >= 2 * fast::MIN_VERTICES_PER_THREAD {
+            &[1, 2]
+        } else {
+            &[1]
+        };
+        for &threads in threads {
+            let s = measure(&plan, || {
+                fast::skin_mesh(&aligned, black_box(&mesh), &mut out, threads);
+                black_box(&mut out);
+            });
+            rows.push((SKIN4, threads, s));
+        }
+        if plan.per_kernel && n == TIERS[1] {
+            for k in Isa::supported() {
+                let s = measure(&plan, || {
+                    fast::skin_with(
+                        k,
+                        &aligned,
+                        black_box(&mesh.positions),
+                        &mesh.joints,
+                        &mesh.weights,
+                        &mut out,
+                        1,
+                    );
+                    black_box(&mut out);
+                });
+                rows.push((kernel_tier(k), 1, s));
+            }
+        }
+        if !largest || plan.oracle_at_largest {
+            let s = measure(&plan, || {
+                black_box(reference::skin(&palette, black_box(&mesh)));
+            });
+            rows.push((ORACLE, 1, s));
+        }
+        let median_of = |name: &str| rows.iter().find(|r| r.0 == name).map(|r| r.2.median);
+        let (floor24, floor48, stat) = (median_of(FLOOR24), median_of(FLOOR48), median_of(STATIC));
+        for (name, threads, s) in &rows {
+            let floor = match *name {
+                FLOOR24 | FLOOR48 => None,
+                STATIC => floor24,
+                _ => floor48,
+            };
+            bench.rows.push(CpuRow {
+                tier: name.to_string(),
+                vertices: n,
+                threads: *threads,
+                samples: s.samples,
+                median_ms: s.median * 1e3,
+                min_ms: s.min * 1e3,
+                max_ms: s.max * 1e3,
+                ns_per_vertex: s.median * 1e9 / n as f64,
+                vs_static: stat.map(|st| s.median / st),
+                vs_floor: floor.map(|f| s.median / f),
+            });
+        }
+    }
+    bench.wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    bench
+}
+
+/// The tier name of a per-kernel 4-influence row.
+fn kernel_tier(isa: Isa) -> &'static str {
+    match isa {
+        Isa::Portable => "skinning, 4 influences, portable kernel",
+        Isa::Avx2Fma => "skinning, 4 influences, avx2+fma kernel",
+        Isa::Avx512F => "skinning, 4 influences, avx512f kernel",
+    }
+}
+
+/// Palette builds for 16, 64, 256 and 1024 joints of a bent chain: the fast f32 builder (into a
+/// preallocated aligned palette, from f32 locals) and the f64 reference `Skeleton::palette`.
+/// `Mode::Off` returns no rows.
+pub fn palette_build(mode: Mode) -> Vec<PaletteRow> {
+    if mode == Mode::Off {
+        return Vec::new();
+    }
+    let plan = Plan::of(mode);
+    let mut rows = Vec::new();
+    for &joints in &PALETTE_JOINTS {
+        let (skeleton, pose) = bent_chain(joints, 0.1);
+        let locals = fast::locals_f32(&pose);
+        let mut builder = PaletteBuilder::new(&skeleton);
+        let mut out = builder.palette();
+        let fast = measure(&plan, || {
+            builder.build(black_box(&locals), &mut out);
+            black_box(&mut out);
+        });
+        let oracle = measure(&plan, || {
+            black_box(skeleton.palette(black_box(&pose)));
+        });
+        for (name, s) in [("fast f32", fast), ("reference f64", oracle)] {
+            rows.push(PaletteRow {
+                builder: name.to_string(),
+                joints,
+                samples: s.samples,
+                median_us: s.median * 1e6,
+                min_us: s.min * 1e6,
+                max_us: s.max * 1e6,
+                palette_bytes: joints * std::mem::size_of::<Mat4>(),
+            });
+        }
+    }
+    rows
+}
+
+/// The CPU's model name from /proc/cpuinfo, or "unknown CPU".
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown CPU".to_string())
+}
+
+/// Three significant digits, without exponent notation.
+fn sig(v: f64) -> String {
+    let a = v.abs();
+    let decimals = if a >= 100.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else if a >= 0.1 {
+        3
+    } else if a >= 0.01 {
+        4
+    } else {
+        5
+    };
+    format!("{v:.decimals$}")
+}
+
+fn ratio(r: Option<f64>) -> String {
+    r.map_or("-".to_string(), |r| format!("{r:.2}x"))
+}
+
+fn count(n: usize) -> String {
+    match n {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    }
+}
+
+/// The two benchmark tables (CPU tiers, palette build) in Markdown, with the thread counts and the CPU.
+pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "### CPU ({} mode)\n", cpu.mode.name());
+    let threads: Vec<String> = cpu.thread_counts.iter().map(|t| t.to_string()).collect();
+    let _ = writeln!(
+        md,
+        "CPU: {}; {} hardware threads available; rows run on {} thread(s) as the threads column says \
+         (2 threads only from {} vertices: below that the fast path keeps one thread); fast kernel: {}. \
+         Copy floor N B = memcpy of N bytes per vertex; vs floor: static against 24 B, skinning against 48 B.\n",
+        cpu.cpu,
+        cpu.available_threads,
+        threads.join(" or "),
+        2 * fast::MIN_VERTICES_PER_THREAD,
+        cpu.isa
+    );
+    let _ = writeln!(
+        md,
+        "| tier | vertices | threads | median (ms) | min-max | per vertex (ns) | vs static | vs floor |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for r in &cpu.rows {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {}-{} | {:.2} | {} | {} |",
+            r.tier,
+            count(r.vertices),
+            r.threads,
+            sig(r.median_ms),
+            sig(r.min_ms),
+            sig(r.max_ms),
+            r.ns_per_vertex,
+            ratio(r.vs_static),
+            ratio(r.vs_floor)
+        );
+    }
+    let speedups: Vec<String> = TIERS
+        .iter()
+        .filter_map(|&n| {
+            cpu.two_thread_speedup(n)
+                .map(|s| format!("{} {s:.2}x", count(n)))
+        })
+        .collect();
+    if !speedups.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n2 threads vs 1, 4 influences: {}.",
+            speedups.join(", ")
+        );
+    }
+    let _ = writeln!(md, "\nCPU tiers wall time: {:.0} ms.\n", cpu.wall_ms);
+    let _ = writeln!(md, "### Palette build ({} mode)\n", cpu.mode.name());
+    let _ = writeln!(
+        md,
+        "Globals from the local pose, then skin = global * inverseBind; one thread. fast f32: into a preallocated 64-byte aligned palette; reference f64: `Skeleton::palette`.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| builder | joints | median (us) | min-max (us) | palette bytes |\n| --- | --- | --- | --- | --- |"
+    );
+    for r in palette {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {}-{} | {} |",
+            r.builder,
+            r.joints,
+            sig(r.median_us),
+            sig(r.min_us),
+            sig(r.max_us),
+            r.palette_bytes
+        );
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_parses_the_allowed_values_and_defaults_to_quick() {
+        assert_eq!(mode_from(None), Ok(Mode::Quick));
+        assert_eq!(mode_from(Some("")), Ok(Mode::Quick));
+        assert_eq!(mode_from(Some("quick")), Ok(Mode::Quick));
+        assert_eq!(mode_from(Some("off")), Ok(Mode::Off));
+        assert_eq!(mode_from(Some("FULL")), Ok(Mode::Full));
+        let e = mode_from(Some("fast")).unwrap_err();
+        assert!(e.contains(ENV) && e.contains("fast"), "{e}");
+        assert!(
+            e.contains("off") && e.contains("quick") && e.contains("full"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn off_runs_nothing() {
+        assert!(cpu_tiers(Mode::Off).rows.is_empty());
+        assert!(palette_build(Mode::Off).is_empty());
+    }
+
+    fn row(tier: &str, vertices: usize, threads: usize, median_ms: f64) -> CpuRow {
+        CpuRow {
+            tier: tier.to_string(),
+            vertices,
+            threads,
+            samples: 5,
+            median_ms,
+            min_ms: median_ms * 0.9,
+            max_ms: median_ms * 1.2,
+            ns_per_vertex: median_ms * 1e6 / vertices as f64,
+            vs_static: Some(2.0),
+            vs_floor: None,
+        }
+    }
+
+    #[test]
+    fn markdown_renders_both_tables_with_cpu_and_threads() {
+        let cpu = CpuBench {
+            mode: Mode::Quick,
+            cpu: "Test CPU 9000".into(),
+            isa: "portable".into(),
+            available_threads: 2,
+            thread_counts: vec![1, 2],
+            rows: vec![row(SKIN4, 2_000_000, 1, 4.0), row(SKIN4, 2_000_000, 2, 2.5)],
+            wall_ms: 1234.0,
+        };
+        let pal = vec![PaletteRow {
+            builder: "fast f32".into(),
+            joints: 256,
+            samples: 5,
+            median_us: 2.5,
+            min_us: 2.4,
+            max_us: 3.1,
+            palette_bytes: 16384,
+        }];
+        let md = markdown(&cpu, &pal);
+        assert!(md.contains("| tier | vertices | threads | median (ms) | min-max | per vertex (ns) | vs static | vs floor |"));
+        assert!(
+            md.contains(
+                "| skinning, 4 influences | 2M | 2 | 2.50 | 2.25-3.00 | 1.25 | 2.00x | - |"
+            ),
+            "{md}"
+        );
+        assert!(md.contains("Test CPU 9000") && md.contains("1 or 2 thread"));
+        assert!(md.contains("2M 1.60x"), "{md}");
+        assert!(
+            md.contains("| fast f32 | 256 | 2.50 | 2.40-3.10 | 16384 |"),
+            "{md}"
+        );
+        let json = serde_json::to_string(&cpu).unwrap();
+        let back: CpuBench = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, cpu);
+        assert!(json.contains("\"mode\":\"quick\""));
+    }
+
+    #[test]
+    fn measure_reports_ordered_statistics() {
+        let plan = Plan {
+            samples: 3,
+            min_sample: Duration::from_micros(10),
+            oracle_at_largest: false,
+            per_kernel: false,
+        };
+        let mut calls = 0u64;
+        let s = measure(&plan, || calls += 1);
+        assert!(s.min <= s.median && s.median <= s.max && s.samples == 3);
+        assert!(calls >= 5);
+    }
+
+    /// Prints the benchmark tables; run with `cargo test --release --lib -- --ignored --nocapture bench`.
+    /// Never a pass/fail test on timings.
+    #[test]
+    #[ignore]
+    fn bench_print_markdown() {
+        let mode = Mode::from_env().unwrap();
+        let t = Instant::now();
+        let cpu = cpu_tiers(mode);
+        let pal = palette_build(mode);
+        println!("{}", markdown(&cpu, &pal));
+        println!("total {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+    }
+}

@@ -1,0 +1,189 @@
+//! The `skinproof` command: merge reports into one cross-vendor matrix; write skinned positions.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use skinproof::case::Case;
+use skinproof::gpu::Context;
+use skinproof::report::Report;
+use skinproof::scene::{Scene, SceneError};
+use skinproof::shader::Shader;
+
+const USAGE: &str = "usage:
+  skinproof merge [--out DIR] REPORT.json...   merge report.json files (CI jobs, backends, nextest
+                                               shards or rows) into one case x check x adapter matrix;
+                                               prints the matrix, or with --out writes DIR/REPORT.md,
+                                               DIR/report.json and DIR/MATRIX.md
+  skinproof skin (--model FILE [--mesh NAME] [--clip NAME|INDEX] (--time SECONDS | --rest)
+                  | --case CASE.yaml) [--path cpu|gpu] --out FILE.bin|FILE.obj
+                                               write the skinned positions (glTF skinned space, POSITION
+                                               order) as little-endian f32 xyz, or as .obj with faces;
+                                               --path gpu uses the first adapter (WGPU_BACKEND and
+                                               WGPU_ADAPTER_NAME narrow it) and SKINPROOF_SHADER";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("merge") => merge(&args[1..]),
+        Some("skin") => skin(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("skinproof: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn merge(args: &[String]) -> Result<(), String> {
+    let mut out: Option<PathBuf> = None;
+    let mut files = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => out = Some(it.next().ok_or("--out needs a folder")?.into()),
+            f => files.push(PathBuf::from(f)),
+        }
+    }
+    if files.is_empty() {
+        return Err(format!("merge: no report files given\n{USAGE}"));
+    }
+    let parts = files
+        .iter()
+        .map(|f| Report::load(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged = Report::merge(parts);
+    let matrix = merged.matrix_markdown();
+    match out {
+        None => print!("{matrix}"),
+        Some(dir) => {
+            merged
+                .write(&dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            skinproof::report::write_atomic(&dir.join("MATRIX.md"), matrix.as_bytes())
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            eprintln!(
+                "skinproof: merged {} reports ({} rows, {} adapters) into {}",
+                files.len(),
+                merged.rows.len(),
+                merged.adapters.len(),
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn skin(args: &[String]) -> Result<(), String> {
+    let mut opts = std::collections::HashMap::new();
+    let mut rest = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--rest" => rest = true,
+            "--model" | "--mesh" | "--clip" | "--time" | "--case" | "--path" | "--out" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
+                opts.insert(a.trim_start_matches('-').to_string(), v.clone());
+            }
+            other => return Err(format!("skin: unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    let out = PathBuf::from(opts.get("out").ok_or("skin: --out FILE is required")?);
+    let case = match (opts.get("case"), opts.get("model")) {
+        (Some(c), None) => Case::load(Path::new(c)).map_err(|e| e.to_string())?,
+        (None, Some(m)) => {
+            if rest == opts.contains_key("time") {
+                return Err("skin: give exactly one of --time SECONDS and --rest".into());
+            }
+            // A one-off case over the model, so the same loader and pose code serve the command.
+            let model = std::fs::canonicalize(m).map_err(|e| format!("{m}: {e}"))?;
+            let mut yaml = format!(
+                "model:\n  path: {}\n",
+                serde_json::to_string(&model).unwrap_or_default()
+            );
+            for (key, field) in [("mesh", "mesh"), ("clip", "animation")] {
+                if let Some(v) = opts.get(key) {
+                    yaml += &format!(
+                        "  {field}: {}\n",
+                        serde_json::to_string(v).unwrap_or_default()
+                    );
+                }
+            }
+            if let Some(t) = opts.get("time") {
+                let t: f64 = t
+                    .parse()
+                    .map_err(|_| format!("--time: `{t}` is not a number of seconds"))?;
+                yaml += &format!("  time: {t}\n");
+            }
+            Case::parse(Path::new("command-line.yaml"), &yaml).map_err(|e| e.to_string())?
+        }
+        _ => {
+            return Err(format!(
+                "skin: give exactly one of --model FILE and --case FILE\n{USAGE}"
+            ))
+        }
+    };
+    let scene = Scene::from_case(&case).map_err(|e| match e {
+        SceneError::Skip(m) | SceneError::Fail(m) => m,
+    })?;
+    let positions = match opts.get("path").map(String::as_str).unwrap_or("cpu") {
+        "cpu" => scene.cpu_posed.clone(),
+        "gpu" => gpu_skin(&scene)?,
+        other => return Err(format!("--path: `{other}` is not cpu or gpu")),
+    };
+    let bytes = match out.extension().and_then(|e| e.to_str()) {
+        Some("obj") => obj(&positions, &scene.mesh.indices).into_bytes(),
+        Some("bin") => positions
+            .iter()
+            .flatten()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+        _ => return Err(format!("--out: {} must end in .bin or .obj", out.display())),
+    };
+    skinproof::report::write_atomic(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!(
+        "skinproof: wrote {} skinned positions to {}",
+        positions.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// The scene's posed positions from the GPU compute path on the first selected adapter.
+fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
+    let selection = skinproof::gpu::Selection::from_env()?;
+    let instance = skinproof::gpu::adapter::instance(&selection);
+    let found = skinproof::gpu::discover(&instance, &selection)
+        .into_iter()
+        .next()
+        .ok_or(
+            "no GPU adapter found (see README: scripts/setup-adapters installs the software ones)",
+        )?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = skinproof::config::Config::from_env(root)?;
+    let shader = Shader::load(&config.shader).map_err(|e| e.to_string())?;
+    shader.validate().map_err(|e| e.to_string())?;
+    let ctx = Context::new(&found.adapter, found.info.clone(), &shader, config.timeout)
+        .map_err(|e| e.to_string())?;
+    eprintln!("skinproof: skinning on {}", found.info.tag);
+    skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh)
+        .map_err(|e| e.to_string())
+}
+
+/// Wavefront OBJ: one `v` per vertex, one `f` per triangle (1-based).
+fn obj(positions: &[[f32; 3]], indices: &[u32]) -> String {
+    let mut s = String::from("# skinned positions written by skinproof\n");
+    for p in positions {
+        s += &format!("v {} {} {}\n", p[0], p[1], p[2]);
+    }
+    for t in indices.chunks_exact(3) {
+        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    s
+}

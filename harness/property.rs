@@ -1,0 +1,665 @@
+//! Property checks on one adapter: GPU results compared with other GPU results that must agree by construction (identity pose, influence order, rigid motion, compute vs render, pose locality).
+//!
+//! Unlike the case checks, which compare the GPU against the CPU oracle, each property compares
+//! the shader under test against itself under a transformation that must not change (or must
+//! change in a known way) its answer, so it also catches bugs the oracle shares with the shader.
+
+use glam::{DQuat, DVec3, Mat4};
+use image::RgbaImage;
+use wgpu::util::DeviceExt;
+
+use crate::case::View;
+use crate::check::Outcome;
+use crate::compare;
+use crate::gpu::{self, Context, GpuError};
+use crate::scene::{strip, Mesh, Pose, Skeleton};
+
+/// A property: one function from an adapter's context to an outcome.
+pub type Property = fn(&Context) -> Outcome;
+
+/// Every property, by name, in report order.
+pub const ALL: [(&str, Property); 5] = [
+    ("identity_pose", identity_pose),
+    ("influence_order", influence_order),
+    ("rigid_invariance", rigid_invariance),
+    ("compute_render_agree", compute_render_agree),
+    ("pose_locality", pose_locality),
+];
+
+/// The property called `name`, if there is one.
+pub fn by_name(name: &str) -> Option<Property> {
+    ALL.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+}
+
+/// The value of a GPU step, or the outcome that reports its error.
+macro_rules! gpu_try {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Outcome::gpu(&e),
+        }
+    };
+}
+
+/// `skeleton`'s bind pose with each (joint, axis, degrees, translation) applied to the locals.
+fn posed(skeleton: &Skeleton, bends: &[(usize, [f64; 3], f64, [f64; 3])]) -> Pose {
+    let mut pose = skeleton.bind_pose();
+    for &(joint, axis, degrees, translation) in bends {
+        let local = &mut pose.locals[joint];
+        local.rotation =
+            DQuat::from_axis_angle(DVec3::from(axis).normalize(), degrees.to_radians())
+                * local.rotation;
+        local.translation += DVec3::from(translation);
+    }
+    pose
+}
+
+/// Largest absolute coordinate, at least 1: the scale that tolerances are relative to.
+fn extent(points: &[[f32; 3]]) -> f64 {
+    points
+        .iter()
+        .flatten()
+        .fold(1.0f64, |m, v| m.max(v.abs() as f64))
+}
+
+/// The bind pose palette (the identity) reproduces the bind positions, on a strip whose vertices
+/// blend 4 joints: within 1e-6 x extent.
+pub fn identity_pose(ctx: &Context) -> Outcome {
+    let skeleton = Skeleton::chain(6, 0.5);
+    let mesh = strip(6, 0.5, 202, 0.3, 4);
+    let four = mesh
+        .weights
+        .iter()
+        .filter(|w| w.iter().all(|&x| x > 0.0))
+        .count();
+    if four == 0 {
+        return Outcome::fail(
+            "-",
+            "vacuous: no vertex of the strip has 4 nonzero influences",
+        );
+    }
+    let palette = skeleton.palette(&skeleton.bind_pose());
+    let got = gpu_try!(gpu::compute::skin(ctx, &palette, &mesh));
+    let worst = compare::max_abs_error(&got, &mesh.positions);
+    let tolerance = 1e-6 * mesh.extent() as f64;
+    let figure = format!("{:.2e}", worst.error);
+    if worst.error <= tolerance {
+        Outcome::pass(figure)
+    } else {
+        Outcome::fail(
+            figure,
+            format!(
+                "the bind pose palette (identity) moved vertex {} of {} ({four} with 4 influences): source {:?}, GPU {:?}; max abs error {:.3e} > {tolerance:.1e} (1e-6 x extent)",
+                worst.vertex,
+                mesh.len(),
+                mesh.positions.get(worst.vertex),
+                got.get(worst.vertex),
+                worst.error
+            ),
+        )
+    }
+}
+
+/// The 24 orders of 4 slots.
+fn permutations() -> Vec<[usize; 4]> {
+    let mut out = Vec::with_capacity(24);
+    for a in 0..4 {
+        for b in 0..4 {
+            for c in 0..4 {
+                // The fourth slot is the one left: 0 + 1 + 2 + 3 = 6.
+                let Some(d) = 6usize.checked_sub(a + b + c) else {
+                    continue;
+                };
+                if a != b && a != c && b != c && d < 4 && d != a && d != b && d != c {
+                    out.push([a, b, c, d]);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A 4-influence strip on a posed 8-joint chain, and that pose's palette.
+fn four_influence_scene() -> (Skeleton, Mesh, Vec<Mat4>) {
+    let skeleton = Skeleton::chain(8, 0.5);
+    let mesh = strip(8, 0.5, 256, 0.3, 4);
+    let pose = posed(
+        &skeleton,
+        &[
+            (2, [0.0, 0.0, 1.0], 25.0, [0.0; 3]),
+            (4, [1.0, 0.0, 1.0], -40.0, [0.05, 0.0, 0.0]),
+            (6, [0.0, 0.0, 1.0], 35.0, [0.0, 0.02, 0.0]),
+        ],
+    );
+    let palette = skeleton.palette(&pose);
+    (skeleton, mesh, palette)
+}
+
+/// Permuting the order of each vertex's 4 (joint, weight) slots changes nothing: per vertex
+/// within 4 ulps x extent (the sum's order may round differently).
+pub fn influence_order(ctx: &Context) -> Outcome {
+    let (_, mesh, palette) = four_influence_scene();
+    let perms = permutations();
+    let mut shuffled = mesh.clone();
+    let mut reordered = 0;
+    for v in 0..mesh.len() {
+        let p = perms[(v * 7 + 3) % perms.len()];
+        let (j, w) = (mesh.joints[v], mesh.weights[v]);
+        shuffled.joints[v] = [j[p[0]], j[p[1]], j[p[2]], j[p[3]]];
+        shuffled.weights[v] = [w[p[0]], w[p[1]], w[p[2]], w[p[3]]];
+        if shuffled.weights[v] != w {
+            reordered += 1;
+        }
+    }
+    let a = gpu_try!(gpu::compute::skin(ctx, &palette, &mesh));
+    let b = gpu_try!(gpu::compute::skin(ctx, &palette, &shuffled));
+    let moved = compare::max_abs_error(&a, &mesh.positions).error;
+    if reordered == 0 || moved < 0.05 {
+        return Outcome::fail(
+            "-",
+            format!(
+                "vacuous: {reordered} vertices reordered, the pose moved vertices by {moved:.3}"
+            ),
+        );
+    }
+    let scale = extent(&a);
+    let ulp = f32::EPSILON as f64 * scale;
+    let worst = compare::max_abs_error(&a, &b);
+    let figure = format!("{:.1} ulp", worst.error / ulp);
+    if worst.error <= 4.0 * ulp {
+        Outcome::pass(figure)
+    } else {
+        let v = worst.vertex.min(mesh.len().saturating_sub(1));
+        Outcome::fail(
+            figure,
+            format!(
+                "reordering the influence slots changed vertex {v} of {} by {:.3e} (> 4 ulps x extent {scale:.2} = {:.1e}): slots {:?} / {:?} give {:?}, reordered {:?} / {:?} give {:?}",
+                mesh.len(),
+                worst.error,
+                4.0 * ulp,
+                mesh.joints[v],
+                mesh.weights[v],
+                a.get(v),
+                shuffled.joints[v],
+                shuffled.weights[v],
+                b.get(v)
+            ),
+        )
+    }
+}
+
+/// A rigid transform (rotation + translation) applied to the root of a posed skeleton preserves
+/// the distances between skinned vertices, and moves every vertex by exactly that transform.
+pub fn rigid_invariance(ctx: &Context) -> Outcome {
+    let skeleton = Skeleton::chain(5, 0.6);
+    let mesh = strip(5, 0.6, 160, 0.35, 2);
+    let pose = posed(
+        &skeleton,
+        &[
+            (1, [0.0, 0.0, 1.0], 35.0, [0.0; 3]),
+            (3, [0.3, 0.0, 1.0], -50.0, [0.0; 3]),
+        ],
+    );
+    let rotation = DQuat::from_axis_angle(DVec3::new(0.4, -1.0, 0.7).normalize(), 1.1);
+    let translation = DVec3::new(1.5, -0.7, 2.0);
+    let mut moved_pose = pose.clone();
+    let root = &mut moved_pose.locals[0];
+    root.translation = rotation * root.translation + translation;
+    root.rotation = rotation * root.rotation;
+    let a = gpu_try!(gpu::compute::skin(ctx, &skeleton.palette(&pose), &mesh));
+    let b = gpu_try!(gpu::compute::skin(
+        ctx,
+        &skeleton.palette(&moved_pose),
+        &mesh
+    ));
+    let moved = compare::max_abs_error(&a, &b).error;
+    if moved < 0.5 {
+        return Outcome::fail(
+            "-",
+            format!("vacuous: the rigid transform moved no vertex by more than {moved:.3}"),
+        );
+    }
+    let scale = extent(&a).max(extent(&b));
+    let tolerance = 32.0 * f32::EPSILON as f64 * scale;
+    let d = |p: &[[f32; 3]], i: usize, j: usize| {
+        let (p, q) = (p[i], p[j]);
+        (0..3)
+            .map(|k| (p[k] as f64 - q[k] as f64).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let mut worst = (0.0f64, 0, 0);
+    for i in 0..a.len() {
+        for j in i + 1..a.len() {
+            let e = (d(&a, i, j) - d(&b, i, j)).abs();
+            if e > worst.0 || e.is_nan() {
+                worst = (if e.is_nan() { f64::INFINITY } else { e }, i, j);
+            }
+        }
+    }
+    // Every vertex moves by the same rigid transform (an affine blend with weights summing to 1).
+    let expected: Vec<[f32; 3]> = a
+        .iter()
+        .map(|p| {
+            let q = rotation * DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64) + translation;
+            [q.x as f32, q.y as f32, q.z as f32]
+        })
+        .collect();
+    let off = compare::max_abs_error(&b, &expected);
+    let figure = format!("{:.2e}", worst.0);
+    if worst.0 > tolerance {
+        return Outcome::fail(
+            figure,
+            format!(
+                "moving the root rigidly changed the distance between vertices {} and {} by {:.3e} (> {tolerance:.1e} = 32 ulps x extent {scale:.2}): {:.6} before, {:.6} after",
+                worst.1,
+                worst.2,
+                worst.0,
+                d(&a, worst.1, worst.2),
+                d(&b, worst.1, worst.2)
+            ),
+        );
+    }
+    if off.error > tolerance {
+        return Outcome::fail(
+            format!("{:.2e}", off.error),
+            format!(
+                "moving the root rigidly moved vertex {} to {:?}, but the transform takes it to {:?} (off by {:.3e} > {tolerance:.1e})",
+                off.vertex,
+                b.get(off.vertex),
+                expected.get(off.vertex),
+                off.error
+            ),
+        );
+    }
+    Outcome::pass(figure)
+}
+
+/// The contract's view transform and tint, in a vertex stage that takes already skinned positions.
+const PASS_THROUGH: &str = r#"
+struct View {
+    scale: f32,
+    offset_y: f32,
+    half_width: f32,
+    _pad: f32,
+}
+
+@group(0) @binding(0) var<uniform> view: View;
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) tint: f32,
+}
+
+@vertex
+fn vs_pass(@location(0) p: vec3<f32>, @location(1) joint: vec4<u32>) -> VertexOut {
+    var out: VertexOut;
+    out.clip = vec4<f32>(p.x / view.half_width, p.y * view.scale + view.offset_y, 0.0, 1.0);
+    out.tint = f32(joint.x) / 8.0;
+    return out;
+}
+
+@fragment
+fn fs_pass(@location(0) tint: f32) -> @location(0) vec4<f32> {
+    return vec4<f32>(tint, 1.0 - tint, 0.5, 1.0);
+}
+"#;
+
+/// Draws `positions` (already skinned) with the pass-through pipeline, tinted by `mesh.joints`.
+fn draw_skinned(
+    ctx: &Context,
+    positions: &[[f32; 3]],
+    mesh: &Mesh,
+    view: View,
+    width: u32,
+    height: u32,
+) -> Result<RgbaImage, GpuError> {
+    ctx.scoped(|| {
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("pass-through"),
+            source: wgpu::ShaderSource::Wgsl(PASS_THROUGH.into()),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("pass-through view"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let buffers = [
+            Some(wgpu::VertexBufferLayout {
+                array_stride: 12,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &[wgpu::VertexAttribute {
+                    format: wgpu::VertexFormat::Float32x3,
+                    offset: 0,
+                    shader_location: 0,
+                }],
+            }),
+            Some(wgpu::VertexBufferLayout {
+                array_stride: 16,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &[wgpu::VertexAttribute {
+                    format: wgpu::VertexFormat::Uint32x4,
+                    offset: 0,
+                    shader_location: 1,
+                }],
+            }),
+        ];
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("pass-through"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_pass"),
+                compilation_options: Default::default(),
+                buffers: &buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                cull_mode: None,
+                ..Default::default()
+            },
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_pass"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: gpu::context::TARGET_FORMAT,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let view_data = [
+            view.scale as f32,
+            view.offset_y as f32,
+            view.half_width as f32,
+            0.0,
+        ];
+        let view_buf = init(
+            "view",
+            bytemuck::cast_slice(&view_data),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("pass-through view"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: view_buf.as_entire_binding(),
+            }],
+        });
+        let vertex = wgpu::BufferUsages::VERTEX;
+        let positions_buf = init("skinned positions", bytemuck::cast_slice(positions), vertex);
+        let joints_buf = init("joints", bytemuck::cast_slice(&mesh.joints), vertex);
+        let indices_buf = init(
+            "indices",
+            bytemuck::cast_slice(&mesh.indices),
+            wgpu::BufferUsages::INDEX,
+        );
+        let target = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("pass-through target"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: gpu::context::TARGET_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let row = gpu::render::padded_row(width);
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pass-through readback"),
+            size: row as u64 * height as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let target_view = target.create_view(&Default::default());
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("pass-through"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &target_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.set_vertex_buffer(0, positions_buf.slice(..));
+            pass.set_vertex_buffer(1, joints_buf.slice(..));
+            pass.set_index_buffer(indices_buf.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..mesh.indices.len() as u32, 0, 0..1);
+        }
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &target,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &readback,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(height),
+                },
+            },
+            target.size(),
+        );
+        ctx.queue.submit([encoder.finish()]);
+        let bytes = gpu::readback::read(ctx, &readback, readback.size())?;
+        let pixels = gpu::render::unpad(&bytes, width, height);
+        RgbaImage::from_raw(width, height, pixels)
+            .ok_or_else(|| GpuError::Readback("the readback has the wrong size".into()))
+    })
+}
+
+/// Pixels allowed to differ (beyond 1 per channel) between the two paths: edge pixels where the
+/// compute and vertex stages round a position differently.
+const EDGE_PIXELS: u64 = 8;
+
+/// The compute result drawn by a pass-through vertex stage (the contract's view transform and
+/// tint) matches the `vs_skin` render of the same pose, on a target taller than wide.
+pub fn compute_render_agree(ctx: &Context) -> Outcome {
+    let skeleton = Skeleton::chain(5, 0.5);
+    let mesh = strip(5, 0.5, 120, 0.4, 2);
+    let pose = posed(
+        &skeleton,
+        &[
+            (1, [0.0, 0.0, 1.0], 30.0, [0.0; 3]),
+            (3, [0.0, 0.0, 1.0], -55.0, [0.0; 3]),
+        ],
+    );
+    let palette = skeleton.palette(&pose);
+    let view = View {
+        scale: 0.33,
+        offset_y: -0.75,
+        half_width: 1.7,
+    };
+    let (width, height) = (72, 120);
+    let skinned = gpu_try!(gpu::compute::skin(ctx, &palette, &mesh));
+    let rendered = gpu_try!(gpu::render::render(
+        ctx, &palette, &mesh, view, width, height
+    ));
+    let drawn = gpu_try!(draw_skinned(ctx, &skinned, &mesh, view, width, height));
+    let covered = compare::coverage(&drawn);
+    if covered < 200 {
+        return Outcome::fail(
+            "-",
+            format!("vacuous: the pass-through draw covers only {covered} pixels"),
+        );
+    }
+    let diff = compare::diff_images(&drawn, &rendered, 1);
+    let figure = format!("{} px", diff.differing);
+    if diff.differing <= EDGE_PIXELS {
+        Outcome::pass(figure)
+    } else {
+        Outcome::fail(
+            figure,
+            format!(
+                "the vs_skin render differs from the compute result drawn through the contract's view and tint in {} of {covered} covered pixels (allowed {EDGE_PIXELS} edge pixels; largest channel difference {}; coverage {} vs {})",
+                diff.differing,
+                diff.max_channel,
+                compare::coverage(&rendered),
+                covered
+            ),
+        )
+    }
+}
+
+/// Bending joint k moves no vertex whose weights are all on joints below k, and moves some vertex
+/// weighted on joint k or above; for k = 1, 3 and 5 of a 6-joint chain.
+pub fn pose_locality(ctx: &Context) -> Outcome {
+    let skeleton = Skeleton::chain(6, 0.5);
+    let mesh = strip(6, 0.5, 240, 0.3, 2);
+    let bind = gpu_try!(gpu::compute::skin(
+        ctx,
+        &skeleton.palette(&skeleton.bind_pose()),
+        &mesh
+    ));
+    let tolerance = f32::EPSILON as f64 * extent(&bind);
+    let mut figures = Vec::new();
+    for k in [1usize, 3, 5] {
+        let pose = posed(&skeleton, &[(k, [0.0, 0.0, 1.0], 40.0, [0.0; 3])]);
+        let bent = gpu_try!(gpu::compute::skin(ctx, &skeleton.palette(&pose), &mesh));
+        let (mut fixed, mut fixed_max, mut fixed_at) = (0usize, 0.0f64, 0usize);
+        let (mut loose, mut loose_max) = (0usize, 0.0f64);
+        for v in 0..mesh.len() {
+            let d = (0..3)
+                .map(|c| (bent[v][c] as f64 - bind[v][c] as f64).abs())
+                .fold(
+                    0.0f64,
+                    |m, x| if x.is_nan() { f64::INFINITY } else { m.max(x) },
+                );
+            let below = (0..4)
+                .filter(|&s| mesh.weights[v][s] != 0.0)
+                .all(|s| (mesh.joints[v][s] as usize) < k);
+            if below {
+                fixed += 1;
+                if d > fixed_max {
+                    (fixed_max, fixed_at) = (d, v);
+                }
+            } else {
+                loose += 1;
+                loose_max = loose_max.max(d);
+            }
+        }
+        if fixed == 0 || loose == 0 {
+            return Outcome::fail(
+                "-",
+                format!("vacuous at joint {k}: {fixed} vertices below it, {loose} on or above it"),
+            );
+        }
+        if fixed_max > tolerance {
+            return Outcome::fail(
+                format!("{fixed_max:.2e}"),
+                format!(
+                    "bending joint {k} moved vertex {fixed_at} by {fixed_max:.3e} (> {tolerance:.1e}), though its weights {:?} are all on joints {:?} below {k}",
+                    mesh.weights[fixed_at], mesh.joints[fixed_at]
+                ),
+            );
+        }
+        if loose_max < 0.05 {
+            return Outcome::fail(
+                format!("{loose_max:.2e}"),
+                format!(
+                    "bending joint {k} by 40 degrees moved none of the {loose} vertices weighted on joints {k} and above by more than {loose_max:.3e}"
+                ),
+            );
+        }
+        figures.push(format!("{fixed_max:.0e}/{loose_max:.2}"));
+    }
+    Outcome::pass(figures.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        let names: std::collections::BTreeSet<&str> = ALL.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names.len(), ALL.len());
+        for n in [
+            "identity_pose",
+            "influence_order",
+            "rigid_invariance",
+            "compute_render_agree",
+            "pose_locality",
+        ] {
+            assert!(by_name(n).is_some(), "{n}");
+        }
+        assert!(by_name("nope").is_none());
+    }
+
+    #[test]
+    fn permutations_are_all_24_orders() {
+        let p = permutations();
+        assert_eq!(p.len(), 24);
+        let unique: std::collections::BTreeSet<[usize; 4]> = p.iter().copied().collect();
+        assert_eq!(unique.len(), 24);
+        assert!(p.iter().all(|q| {
+            let mut s = *q;
+            s.sort();
+            s == [0, 1, 2, 3]
+        }));
+    }
+
+    #[test]
+    fn the_scenes_are_not_vacuous_on_the_cpu() {
+        // The CPU oracle satisfies the properties the GPU is held to, on the same scenes.
+        let (_, mesh, palette) = four_influence_scene();
+        let a = crate::reference::skin(&palette, &mesh);
+        assert!(compare::max_abs_error(&a, &mesh.positions).error > 0.05);
+        assert!(mesh
+            .weights
+            .iter()
+            .any(|w| w.iter().filter(|&&x| x > 0.0).count() == 4));
+        let naga = naga::front::wgsl::parse_str(PASS_THROUGH).unwrap();
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default(),
+        )
+        .validate(&naga)
+        .unwrap();
+    }
+}
