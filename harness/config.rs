@@ -213,7 +213,11 @@ impl Config {
         let mutate = match get("SKINPROOF_MUTATE").as_deref() {
             None | Some("") | Some("0") => false,
             Some("1") => true,
-            Some(other) => return Err(format!("SKINPROOF_MUTATE: unknown value `{other}` (expected 0 or 1)")),
+            Some(other) => {
+                return Err(format!(
+                    "SKINPROOF_MUTATE: unknown value `{other}` (expected 0 or 1)"
+                ))
+            }
         };
         Ok(Config {
             mutate,
