@@ -84,6 +84,7 @@ fn main() {
             if let Err(e) = report.write_json(&path) {
                 eprintln!("skinproof: cannot write {}: {e}", path.display());
             }
+            shut_down(suite);
             conclusion.exit();
         }
         if let Err(e) = report.append_step_summary() {
@@ -100,8 +101,15 @@ fn main() {
             ),
         }
     }
+    shut_down(suite);
     if mutation_failed {
         std::process::exit(101);
     }
     conclusion.exit();
+}
+
+/// Releases every device, adapter and the instance before the process exits: leaving them to the
+/// drivers' exit handlers has crashed Mesa's EGL teardown (a double free after all trials passed).
+fn shut_down(suite: Suite) {
+    drop(suite);
 }

@@ -6,7 +6,6 @@
 
 use glam::{DQuat, DVec3, Mat4};
 use image::RgbaImage;
-use wgpu::util::DeviceExt;
 
 use crate::case::View;
 use crate::check::Outcome;
@@ -275,7 +274,8 @@ pub fn rigid_invariance(ctx: &Context) -> Outcome {
     Outcome::pass(figure)
 }
 
-/// The contract's view transform and tint, in a vertex stage that takes already skinned positions.
+/// The contract's view transform and tint, in a vertex stage that takes already skinned positions
+/// (bindings and vertex layout as the contract's render path; the palette is not read).
 const PASS_THROUGH: &str = r#"
 struct View {
     scale: f32,
@@ -284,7 +284,7 @@ struct View {
     _pad: f32,
 }
 
-@group(0) @binding(0) var<uniform> view: View;
+@group(0) @binding(6) var<uniform> view: View;
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
@@ -314,182 +314,40 @@ fn draw_skinned(
     width: u32,
     height: u32,
 ) -> Result<RgbaImage, GpuError> {
+    let pipelines = ctx.pipelines()?;
     ctx.scoped(|| {
-        let device = &ctx.device;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("pass-through"),
-            source: wgpu::ShaderSource::Wgsl(PASS_THROUGH.into()),
-        });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("pass-through view"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let buffers = [
-            Some(wgpu::VertexBufferLayout {
-                array_stride: 12,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &[wgpu::VertexAttribute {
-                    format: wgpu::VertexFormat::Float32x3,
-                    offset: 0,
-                    shader_location: 0,
-                }],
-            }),
-            Some(wgpu::VertexBufferLayout {
-                array_stride: 16,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &[wgpu::VertexAttribute {
-                    format: wgpu::VertexFormat::Uint32x4,
-                    offset: 0,
-                    shader_location: 1,
-                }],
-            }),
-        ];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("pass-through"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_pass"),
-                compilation_options: Default::default(),
-                buffers: &buffers,
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_pass"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: gpu::context::TARGET_FORMAT,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
-        let view_data = [
-            view.scale as f32,
-            view.offset_y as f32,
-            view.half_width as f32,
-            0.0,
-        ];
-        let view_buf = init(
-            "view",
-            bytemuck::cast_slice(&view_data),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("pass-through view"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: view_buf.as_entire_binding(),
-            }],
-        });
-        let vertex = wgpu::BufferUsages::VERTEX;
-        let positions_buf = init("skinned positions", bytemuck::cast_slice(positions), vertex);
-        let joints_buf = init("joints", bytemuck::cast_slice(&mesh.joints), vertex);
-        let indices_buf = init(
-            "indices",
-            bytemuck::cast_slice(&mesh.indices),
-            wgpu::BufferUsages::INDEX,
-        );
-        let target = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("pass-through target"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: gpu::context::TARGET_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let row = gpu::render::padded_row(width);
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pass-through readback"),
-            size: row as u64 * height as u64,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let target_view = target.create_view(&Default::default());
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        let module = ctx
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("pass-through"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &target_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
+                source: wgpu::ShaderSource::Wgsl(PASS_THROUGH.into()),
             });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            pass.set_vertex_buffer(0, positions_buf.slice(..));
-            pass.set_vertex_buffer(1, joints_buf.slice(..));
-            pass.set_index_buffer(indices_buf.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..mesh.indices.len() as u32, 0, 0..1);
-        }
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &target,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &readback,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: Some(height),
-                },
-            },
-            target.size(),
+        let pipeline = gpu::context::render_pipeline(
+            &ctx.device,
+            &pipelines.render_layout,
+            &module,
+            "vs_pass",
+            "fs_pass",
         );
+        // The render path's own draw, with the compute result as the source positions.
+        let skinned = Mesh {
+            positions: positions.to_vec(),
+            ..mesh.clone()
+        };
+        let identity = [glam::Mat4::IDENTITY];
+        let draw = gpu::render::Draw::new(
+            ctx,
+            &pipelines.render_layout,
+            &identity,
+            &skinned,
+            view,
+            width,
+            height,
+        );
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        draw.encode(&mut encoder, &pipeline, None);
         ctx.queue.submit([encoder.finish()]);
-        let bytes = gpu::readback::read(ctx, &readback, readback.size())?;
-        let pixels = gpu::render::unpad(&bytes, width, height);
-        RgbaImage::from_raw(width, height, pixels)
-            .ok_or_else(|| GpuError::Readback("the readback has the wrong size".into()))
+        draw.read(ctx)
     })
 }
 

@@ -447,7 +447,12 @@ impl Report {
                 .unwrap_or(usize::MAX)
         };
         out.rows.sort_by(|a, b| {
-            (&a.case, order(&a.check), &a.adapter).cmp(&(&b.case, order(&b.check), &b.adapter))
+            (&a.case, order(&a.check), &a.check, &a.adapter).cmp(&(
+                &b.case,
+                order(&b.check),
+                &b.check,
+                &b.adapter,
+            ))
         });
         out
     }
@@ -474,7 +479,8 @@ impl Report {
                 .position(|k| k.name() == c)
                 .unwrap_or(usize::MAX)
         };
-        keys.sort_by(|a, b| (a.0, order(a.1)).cmp(&(b.0, order(b.1))));
+        // Checks in report order; properties (not in that order) by name.
+        keys.sort_by(|a, b| (a.0, order(a.1), a.1).cmp(&(b.0, order(b.1), b.1)));
         keys.dedup();
         for (case, check) in keys {
             let _ = write!(md, "| {case} | {check} |");

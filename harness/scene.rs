@@ -307,10 +307,13 @@ impl Scene {
                     )))
                 }
             };
-        for jp in &case.pose {
+        for (i, jp) in case.pose.iter().enumerate() {
             let Some(&node) = skeleton.joints.get(jp.joint) else {
+                // Only now is a model's joint count known, so this is checked here, not at load.
+                let field = format!("pose[{i}].joint");
+                let line = crate::locate::line_of(&case.source, &field).unwrap_or(1);
                 return Err(SceneError::Fail(format!(
-                    "{}: field `pose.joint`: joint {} is out of range: the skeleton has {} joints",
+                    "{}:{line}: field `{field}`: joint {} is out of range: the model has {} joints",
                     case.path.display(),
                     jp.joint,
                     skeleton.joints.len()

@@ -238,14 +238,37 @@ fn build_pipelines(device: &wgpu::Device, shader: &Shader) -> Pipelines {
         compilation_options: Default::default(),
         cache: None,
     });
+    let render = render_pipeline(device, &render_layout, &module, "vs_skin", "fs_skin");
+    Pipelines {
+        compute_layout,
+        compute,
+        render_layout,
+        render,
+    }
+}
+
+/// A render pipeline over the contract's render bindings and vertex layout, drawing triangles
+/// into the RGBA8 target; `vs` and `fs` name the entry points in `module`.
+pub fn render_pipeline(
+    device: &wgpu::Device,
+    bindings: &wgpu::BindGroupLayout,
+    module: &wgpu::ShaderModule,
+    vs: &str,
+    fs: &str,
+) -> wgpu::RenderPipeline {
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[Some(bindings)],
+        immediate_size: 0,
+    });
     let buffers: Vec<Option<wgpu::VertexBufferLayout>> =
         VERTEX_BUFFERS.iter().cloned().map(Some).collect();
-    let render = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("vs_skin + fs_skin"),
-        layout: Some(&layout(&render_layout)),
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(vs),
+        layout: Some(&layout),
         vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs_skin"),
+            module,
+            entry_point: Some(vs),
             compilation_options: Default::default(),
             buffers: &buffers,
         },
@@ -257,8 +280,8 @@ fn build_pipelines(device: &wgpu::Device, shader: &Shader) -> Pipelines {
         depth_stencil: None,
         multisample: wgpu::MultisampleState::default(),
         fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs_skin"),
+            module,
+            entry_point: Some(fs),
             compilation_options: Default::default(),
             targets: &[Some(wgpu::ColorTargetState {
                 format: TARGET_FORMAT,
@@ -268,11 +291,5 @@ fn build_pipelines(device: &wgpu::Device, shader: &Shader) -> Pipelines {
         }),
         multiview_mask: None,
         cache: None,
-    });
-    Pipelines {
-        compute_layout,
-        compute,
-        render_layout,
-        render,
-    }
+    })
 }
