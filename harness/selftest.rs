@@ -430,3 +430,54 @@ fn a_wgpu_validation_error_fails_its_trials_and_the_run_goes_on() {
         "a failing run touched the goldens"
     );
 }
+
+#[test]
+fn a_missing_optional_model_is_skip_with_the_reason() {
+    let dir = scratch("missing_model");
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("gone.yaml"),
+        "description: a model that is not there\nmodel:\n  path: nowhere/Gone.glb\n  time: 0.5\n  if_missing: skip\n",
+    )
+    .unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_CASES", cases.to_str().unwrap())]) else {
+        return;
+    };
+    let rows: Vec<_> = report.rows.iter().filter(|r| r.case == "gone").collect();
+    assert_eq!(rows.len(), 8 * report.adapters.len());
+    assert!(
+        rows.iter()
+            .all(|r| r.outcome.status == Status::Skip && r.outcome.message.contains("Gone.glb")),
+        "{rows:#?}"
+    );
+}
+
+#[test]
+fn a_lost_device_fails_its_work_without_a_panic() {
+    let selection = skinproof::gpu::Selection::from_env().unwrap();
+    let instance = skinproof::gpu::adapter::instance(&selection);
+    let Some(found) = skinproof::gpu::discover(&instance, &selection)
+        .into_iter()
+        .next()
+    else {
+        eprintln!("self-test skipped: no adapter");
+        return;
+    };
+    let shader = skinproof::shader::Shader::load(&root().join("shaders/skinning.wgsl")).unwrap();
+    let ctx = skinproof::gpu::Context::new(
+        &found.adapter,
+        found.info.clone(),
+        &shader,
+        std::time::Duration::from_secs(30),
+    )
+    .unwrap();
+    let case = skinproof::case::Case::load(&root().join("cases/bend_two_joints.yaml")).unwrap();
+    let scene = skinproof::scene::Scene::from_case(&case).unwrap();
+    assert!(skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh).is_ok());
+    ctx.device.destroy();
+    let _ = ctx.device.poll(wgpu::PollType::Poll);
+    let lost = skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh);
+    assert!(lost.is_err(), "work on a destroyed device succeeded");
+    assert!(ctx.is_lost(), "the device-lost callback did not fire");
+}
