@@ -191,7 +191,19 @@ impl Report {
         }
         md.push_str(&self.review_markdown());
         if let Some(m) = &self.mutation {
-            let _ = writeln!(md, "\n{}", m.markdown());
+            // One heading level down, to sit under this report's title.
+            let section: Vec<String> = m
+                .markdown()
+                .lines()
+                .map(|l| {
+                    if l.starts_with('#') {
+                        format!("#{l}")
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect();
+            let _ = writeln!(md, "\n{}", section.join("\n"));
         }
         self.cost_markdown(&mut md);
         if let Some(b) = &self.benchmarks {
