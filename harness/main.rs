@@ -33,11 +33,7 @@ fn main() {
         if args.filter.is_none() && args.skip.is_empty() {
             suite.benchmark();
         }
-        let mut report = suite
-            .report
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let mut report = suite.report();
         report.wall_s = start.elapsed().as_secs_f64();
         if let Some(b) = report.benchmarks.as_mut() {
             b.shader_cache = skinproof::gpu::timing::describe_cache(cache_before);

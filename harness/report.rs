@@ -34,6 +34,14 @@ pub struct Timing {
     pub ms: f64,
 }
 
+/// How an adapter's buffer pool served the run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PoolUse {
+    pub adapter: String,
+    pub created: u64,
+    pub reused: u64,
+}
+
 /// Everything one run found.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
@@ -49,6 +57,9 @@ pub struct Report {
     pub wall_s: f64,
     /// Device setup per adapter and the CPU + GPU work per case and adapter.
     pub timings: Vec<Timing>,
+    /// Per adapter: GPU buffers and targets created, and handed out again from its pool.
+    #[serde(default)]
+    pub pools: Vec<PoolUse>,
     /// The benchmark section; `None` when benchmarks were off or not run.
     pub benchmarks: Option<Benchmarks>,
     /// The mutation check (`SKINPROOF_MUTATE=1`), when it ran.
@@ -328,7 +339,7 @@ impl Report {
             "Whole run: {:.2} s wall, trials and benchmarks included.\n",
             self.wall_s
         );
-        let _ = writeln!(md, "| adapter | device + pipelines (ms) | cases | per case: median (ms) | max (ms) | all cases (ms) |\n| --- | --- | --- | --- | --- | --- |");
+        let _ = writeln!(md, "| adapter | device + pipelines (ms) | cases | per case: median (ms) | max (ms) | all cases (ms) | GPU buffers created / reused |\n| --- | --- | --- | --- | --- | --- | --- |");
         for a in &self.adapters {
             let setup: f64 = self
                 .timings
@@ -346,9 +357,14 @@ impl Report {
             let n = cases.len();
             let median = crate::gpu::timing::median(&mut cases);
             let max = cases.last().copied().unwrap_or(0.0);
+            let pool = self
+                .pools
+                .iter()
+                .find(|p| p.adapter == a.tag)
+                .map_or("-".to_string(), |p| format!("{} / {}", p.created, p.reused));
             let _ = writeln!(
                 md,
-                "| {} | {setup:.1} | {n} | {median:.2} | {max:.2} | {total:.1} |",
+                "| {} | {setup:.1} | {n} | {median:.2} | {max:.2} | {total:.1} | {pool} |",
                 a.tag
             );
         }
@@ -447,6 +463,7 @@ impl Report {
                 }
             }
             out.timings.extend(p.timings);
+            out.pools.extend(p.pools);
             out.wall_s = out.wall_s.max(p.wall_s);
             if out.benchmarks.is_none() {
                 out.benchmarks = p.benchmarks;

@@ -444,6 +444,22 @@ impl Suite {
 }
 
 impl Suite {
+    /// The report so far, with each adapter's pool use.
+    pub fn report(&self) -> Report {
+        let mut report = lock(&self.report).clone();
+        for slot in &self.slots {
+            if let Some(Ok(ctx)) = lock(&slot.ctx).as_ref() {
+                let (created, reused) = ctx.pool.counts();
+                report.pools.push(crate::report::PoolUse {
+                    adapter: slot.found.info.tag.clone(),
+                    created,
+                    reused,
+                });
+            }
+        }
+        report
+    }
+
     /// Runs the benchmarks (never pass/fail) on the CPU and on every adapter, into the report.
     pub fn benchmark(&self) {
         let mode = match crate::bench::mode_from(Some(&self.config.bench)) {

@@ -1,7 +1,6 @@
 //! The compute readback path: upload, dispatch `skin_compute`, copy to a mappable buffer, read back.
 
 use glam::Mat4;
-use wgpu::util::DeviceExt;
 
 use super::{readback, Context, GpuError};
 use crate::scene::Mesh;
@@ -38,14 +37,19 @@ pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skin
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         job.encode(&mut encoder, &pipelines.compute, None);
         ctx.queue.submit([encoder.finish()]);
-        job.read_guarded(ctx)
+        let skinned = job.read_guarded(ctx)?;
+        job.recycle(ctx);
+        Ok(skinned)
     })
 }
 
 /// The buffers and bindings of one compute dispatch, reusable for repeated runs.
 pub struct Dispatch {
     bind: wgpu::BindGroup,
+    inputs: [wgpu::Buffer; 5],
     out: wgpu::Buffer,
+    /// Bytes of output read back: the vertices and the guard.
+    size: u64,
     readback: wgpu::Buffer,
     vertices: u32,
 }
@@ -58,13 +62,9 @@ impl Dispatch {
         palette: &[Mat4],
         mesh: &Mesh,
     ) -> Dispatch {
-        let device = &ctx.device;
-        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+        let (device, pool) = (&ctx.device, &ctx.pool);
+        let init = |label: &str, contents: &[u8], usage| {
+            pool.upload(device, &ctx.queue, label, contents, usage)
         };
         let storage = wgpu::BufferUsages::STORAGE;
         let n = mesh.len();
@@ -83,6 +83,7 @@ impl Dispatch {
             bytemuck::cast_slice(&count),
             wgpu::BufferUsages::UNIFORM,
         );
+        // Zeros for the vertices, the sentinel for the guard past them.
         let mut initial = vec![0u32; (n + GUARD) * 4];
         initial[n * 4..].fill(SENTINEL);
         let out = init(
@@ -90,13 +91,13 @@ impl Dispatch {
             bytemuck::cast_slice(&initial),
             storage | wgpu::BufferUsages::COPY_SRC,
         );
-        let size = out.size();
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("skinned readback"),
+        let size = ((n + GUARD) * 16) as u64;
+        let readback = pool.buffer(
+            device,
+            "skinned readback",
             size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("compute bindings"),
             layout,
@@ -111,8 +112,16 @@ impl Dispatch {
         });
         Dispatch {
             bind,
+            inputs: [
+                palette_buf,
+                positions_buf,
+                joints_buf,
+                weights_buf,
+                count_buf,
+            ],
             out,
             readback,
+            size,
             vertices: n as u32,
         }
     }
@@ -133,7 +142,13 @@ impl Dispatch {
             pass.set_bind_group(0, &self.bind, &[]);
             pass.dispatch_workgroups(self.vertices.div_ceil(WORKGROUP), 1, 1);
         }
-        encoder.copy_buffer_to_buffer(&self.out, 0, &self.readback, 0, self.out.size());
+        encoder.copy_buffer_to_buffer(&self.out, 0, &self.readback, 0, self.size);
+    }
+
+    /// Hands the buffers back to the adapter's pool; only after a successful readback.
+    pub fn recycle(self, ctx: &Context) {
+        let [a, b, c, d, e] = self.inputs;
+        ctx.pool.give([a, b, c, d, e, self.out, self.readback]);
     }
 
     /// Waits for the submitted work and returns the skinned positions.
@@ -143,7 +158,7 @@ impl Dispatch {
 
     /// Waits, returns the positions, and looks for writes into the guard past `count`.
     pub fn read_guarded(&self, ctx: &Context) -> Result<Skinned, GpuError> {
-        let bytes = readback::read(ctx, &self.readback, self.out.size())?;
+        let bytes = readback::read(ctx, &self.readback, self.size)?;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
         let n = self.vertices as usize;
         let wrote_past_count = words[n * 4..]

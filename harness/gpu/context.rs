@@ -23,6 +23,8 @@ pub struct Context {
     pub pipelines: Result<Pipelines, String>,
     /// Deadline for any one wait on the GPU.
     pub timeout: Duration,
+    /// Buffers and targets reused across cases on this adapter.
+    pub pool: super::pool::Pool,
     /// Errors raised outside any error scope (wgpu would otherwise panic on them).
     uncaptured: Arc<Mutex<Vec<String>>>,
     lost: Arc<Mutex<Option<String>>>,
@@ -68,6 +70,7 @@ impl Context {
             queue,
             pipelines: Err("not built yet".into()),
             timeout,
+            pool: Default::default(),
             uncaptured,
             lost,
         };

@@ -3,6 +3,7 @@
 pub mod adapter;
 pub mod compute;
 pub mod context;
+pub mod pool;
 pub mod readback;
 pub mod render;
 pub mod timing;

@@ -2,7 +2,6 @@
 
 use glam::Mat4;
 use image::RgbaImage;
-use wgpu::util::DeviceExt;
 
 use super::compute::{check_limits, entry};
 use super::context::TARGET_FORMAT;
@@ -46,13 +45,16 @@ pub fn render(
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         draw.encode(&mut encoder, &pipelines.render, None);
         ctx.queue.submit([encoder.finish()]);
-        draw.read(ctx)
+        let image = draw.read(ctx)?;
+        draw.recycle(ctx);
+        Ok(image)
     })
 }
 
 /// The buffers, bindings and target of one draw, reusable for repeated frames.
 pub struct Draw {
     bind: wgpu::BindGroup,
+    uniforms: [wgpu::Buffer; 2],
     positions: wgpu::Buffer,
     joints: wgpu::Buffer,
     weights: wgpu::Buffer,
@@ -72,13 +74,9 @@ impl Draw {
         width: u32,
         height: u32,
     ) -> Draw {
-        let device = &ctx.device;
-        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+        let (device, pool) = (&ctx.device, &ctx.pool);
+        let init = |label: &str, contents: &[u8], usage| {
+            pool.upload(device, &ctx.queue, label, contents, usage)
         };
         let vertex = wgpu::BufferUsages::VERTEX;
         let palette_buf = init(
@@ -108,28 +106,15 @@ impl Draw {
             layout,
             entries: &[entry(0, &palette_buf), entry(6, &view_buf)],
         });
-        let target = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("target"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: TARGET_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("target readback"),
-            size: padded_row(width) as u64 * height as u64,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let readback = pool.buffer(
+            device,
+            "target readback",
+            padded_row(width) as u64 * height as u64,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
         Draw {
             bind,
+            uniforms: [palette_buf, view_buf],
             positions: init("positions", bytemuck::cast_slice(&mesh.positions), vertex),
             joints: init("joints", bytemuck::cast_slice(&mesh.joints), vertex),
             weights: init("weights", bytemuck::cast_slice(&mesh.weights), vertex),
@@ -139,9 +124,24 @@ impl Draw {
                 wgpu::BufferUsages::INDEX,
             ),
             index_count: mesh.indices.len() as u32,
-            target,
+            target: pool.target(device, width, height, TARGET_FORMAT),
             readback,
         }
+    }
+
+    /// Hands the buffers and the target back to the adapter's pool; only after a successful readback.
+    pub fn recycle(self, ctx: &Context) {
+        let [palette, view] = self.uniforms;
+        ctx.pool.give([
+            palette,
+            view,
+            self.positions,
+            self.joints,
+            self.weights,
+            self.indices,
+            self.readback,
+        ]);
+        ctx.pool.give_target(self.target);
     }
 
     /// Records the pass (clear to transparent black, draw) and the copy into the readback buffer.
@@ -202,7 +202,8 @@ impl Draw {
     /// Waits for the submitted work and returns the unpadded image.
     pub fn read(&self, ctx: &Context) -> Result<RgbaImage, GpuError> {
         let (width, height) = (self.target.width(), self.target.height());
-        let bytes = readback::read(ctx, &self.readback, self.readback.size())?;
+        let size = padded_row(width) as u64 * height as u64;
+        let bytes = readback::read(ctx, &self.readback, size)?;
         let pixels = unpad(&bytes, width, height);
         Ok(
             RgbaImage::from_raw(width, height, pixels)
