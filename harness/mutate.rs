@@ -21,6 +21,8 @@ use naga::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::suite::Suite;
+
 /// The kinds of bug a mutant stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -1372,7 +1374,14 @@ struct SuiteRun {
 /// Only settings that change what a mutant is judged on pass through; bless is always off.
 const PASSED_THROUGH: [&str; 2] = ["SKINPROOF_CASES", "SKINPROOF_TIMEOUT_S"];
 
-fn run_suite(root: &Path, shader: &Path, reports: &Path) -> SuiteRun {
+/// Runs every case against `shader`: on fresh devices, or on `base`'s devices when given.
+/// Returns what it found and the suite, whose devices later runs may share.
+fn run_suite(
+    root: &Path,
+    shader: &Path,
+    reports: &Path,
+    base: Option<&Suite>,
+) -> (SuiteRun, Option<Suite>) {
     use crate::config::{Config, Require};
     let start = Instant::now();
     let vars: Vec<(String, String)> = std::env::vars()
@@ -1381,7 +1390,7 @@ fn run_suite(root: &Path, shader: &Path, reports: &Path) -> SuiteRun {
     let mut config = match Config::from_vars(root, vars) {
         Ok(c) => c,
         Err(e) => {
-            return SuiteRun {
+            let run = SuiteRun {
                 adapters: Vec::new(),
                 no_adapter: Some(e.clone()),
                 failures: vec![Kill {
@@ -1391,7 +1400,8 @@ fn run_suite(root: &Path, shader: &Path, reports: &Path) -> SuiteRun {
                 }],
                 invalid: true,
                 seconds: 0.0,
-            }
+            };
+            return (run, None);
         }
     };
     config.shader = shader.to_path_buf();
@@ -1401,7 +1411,10 @@ fn run_suite(root: &Path, shader: &Path, reports: &Path) -> SuiteRun {
     config.require = Require::Nothing;
     config.extra_cases = 0;
     config.bench = "off".into();
-    let suite = crate::suite::Suite::discover(config);
+    let suite = match base {
+        Some(base) => Suite::sharing(config, base),
+        None => Suite::discover(config),
+    };
     suite.run_all();
     let report = suite
         .report
@@ -1428,20 +1441,21 @@ fn run_suite(root: &Path, shader: &Path, reports: &Path) -> SuiteRun {
                 adapter: r.adapter.clone(),
             }),
     );
-    SuiteRun {
+    let run = SuiteRun {
         adapters: report.adapters.iter().map(|a| a.tag.clone()).collect(),
         no_adapter: suite.no_adapter.clone(),
         failures,
         invalid,
         seconds: start.elapsed().as_secs_f64(),
-    }
+    };
+    (run, Some(suite))
 }
 
 /// How many killing rows to keep per adapter.
 const KILLS_KEPT: usize = 3;
 
 /// Generates the mutants of `shader`, runs the original and every valid mutant through the whole
-/// suite (`parallel` suites at a time, each with its own devices), and scores them.
+/// suite (`parallel` suites at a time, sharing the original's devices), and scores them.
 pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
     let start = Instant::now();
     let shown = shader
@@ -1483,7 +1497,15 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
         }
     }
     let results: Mutex<Vec<Option<SuiteRun>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    let next = AtomicUsize::new(0);
+    // The original first, on fresh devices; the mutants then share those devices.
+    let (original, base) = run_suite(
+        root,
+        &jobs[0].1,
+        &scratch.join("original").join("reports"),
+        None,
+    );
+    results.lock().unwrap_or_else(|p| p.into_inner())[0] = Some(original);
+    let next = AtomicUsize::new(1);
     std::thread::scope(|s| {
         for _ in 0..parallel.clamp(1, jobs.len().max(1)) {
             s.spawn(|| loop {
@@ -1491,7 +1513,8 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
                 let Some((id, path)) = jobs.get(i) else {
                     break;
                 };
-                let run = run_suite(root, path, &scratch.join(id).join("reports"));
+                let (run, _) =
+                    run_suite(root, path, &scratch.join(id).join("reports"), base.as_ref());
                 results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(run);
             });
         }

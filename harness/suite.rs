@@ -112,7 +112,7 @@ pub struct Suite {
     pub report: Arc<Mutex<Report>>,
     shader_sha256: String,
     // Keeps the adapters' instance alive for the whole run.
-    _instance: Option<wgpu::Instance>,
+    instance: Option<wgpu::Instance>,
     /// Why there is no adapter, when there is none.
     pub no_adapter: Option<String>,
 }
@@ -134,7 +134,66 @@ const INSTALL_HINT: &str = "no GPU adapter found: GPU trials are ignored. On Deb
 impl Suite {
     /// Reads the shader, the case files and the adapters. Nothing touches a device yet.
     pub fn discover(config: Config) -> Suite {
+        let (instance, slots, no_adapter) = match gpu::Selection::from_env() {
+            Ok(selection) => {
+                let instance = gpu::adapter::instance(&selection);
+                let slots: Vec<Arc<Slot>> = gpu::discover(&instance, &selection)
+                    .into_iter()
+                    .map(|found| {
+                        Arc::new(Slot {
+                            found,
+                            ctx: Mutex::new(None),
+                        })
+                    })
+                    .collect();
+                let none = slots.is_empty().then(|| INSTALL_HINT.to_string());
+                (Some(instance), slots, none)
+            }
+            Err(e) => (None, Vec::new(), Some(e)),
+        };
         let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
+        Self::assemble(config, shader, instance, slots, no_adapter)
+    }
+
+    /// A suite for another shader (`config.shader`) on the devices of `base`: new pipelines, the
+    /// same adapters, devices and buffer pools. How the mutation check runs many shaders cheaply.
+    pub fn sharing(config: Config, base: &Suite) -> Suite {
+        let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
+        let slots = base
+            .slots
+            .iter()
+            .map(|slot| {
+                let ctx = slot
+                    .context(&base.shader, base.config.timeout, &base.report)
+                    .and_then(|ctx| match &shader {
+                        Ok(s) => Ok(Arc::new(ctx.with_shader(s))),
+                        Err(e) => Err(GpuError::Pipeline(e.clone())),
+                    });
+                Arc::new(Slot {
+                    found: Found {
+                        info: slot.found.info.clone(),
+                        adapter: slot.found.adapter.clone(),
+                    },
+                    ctx: Mutex::new(Some(ctx)),
+                })
+            })
+            .collect();
+        Self::assemble(
+            config,
+            shader,
+            base.instance.clone(),
+            slots,
+            base.no_adapter.clone(),
+        )
+    }
+
+    fn assemble(
+        config: Config,
+        shader: Result<Shader, String>,
+        instance: Option<wgpu::Instance>,
+        slots: Vec<Arc<Slot>>,
+        no_adapter: Option<String>,
+    ) -> Suite {
         let cases = match case_files(&config.cases) {
             Ok(files) => files
                 .into_iter()
@@ -155,23 +214,6 @@ impl Suite {
             )
         });
         let cases: Vec<_> = cases.into_iter().chain(generated).collect();
-        let (instance, slots, no_adapter) = match gpu::Selection::from_env() {
-            Ok(selection) => {
-                let instance = gpu::adapter::instance(&selection);
-                let slots: Vec<Arc<Slot>> = gpu::discover(&instance, &selection)
-                    .into_iter()
-                    .map(|found| {
-                        Arc::new(Slot {
-                            found,
-                            ctx: Mutex::new(None),
-                        })
-                    })
-                    .collect();
-                let none = slots.is_empty().then(|| INSTALL_HINT.to_string());
-                (Some(instance), slots, none)
-            }
-            Err(e) => (None, Vec::new(), Some(e)),
-        };
         let report = Report {
             shader: relative(&config.root, &config.shader).display().to_string(),
             adapters: slots.iter().map(|s| s.found.info.clone()).collect(),
@@ -204,7 +246,7 @@ impl Suite {
             cases,
             slots,
             report: Arc::new(Mutex::new(report)),
-            _instance: instance,
+            instance,
             no_adapter,
         }
     }

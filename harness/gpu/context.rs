@@ -24,7 +24,7 @@ pub struct Context {
     /// Deadline for any one wait on the GPU.
     pub timeout: Duration,
     /// Buffers and targets reused across cases on this adapter.
-    pub pool: super::pool::Pool,
+    pub pool: Arc<super::pool::Pool>,
     /// Errors raised outside any error scope (wgpu would otherwise panic on them).
     uncaptured: Arc<Mutex<Vec<String>>>,
     lost: Arc<Mutex<Option<String>>>,
@@ -81,6 +81,28 @@ impl Context {
                 other => other.to_string(),
             });
         Ok(ctx)
+    }
+
+    /// The same device, queue, error sinks and buffer pool, with pipelines built from another
+    /// shader: many shaders can be tested on one device.
+    pub fn with_shader(&self, shader: &Shader) -> Context {
+        let mut ctx = Context {
+            info: self.info.clone(),
+            device: self.device.clone(),
+            queue: self.queue.clone(),
+            pipelines: Err("not built yet".into()),
+            timeout: self.timeout,
+            pool: self.pool.clone(),
+            uncaptured: self.uncaptured.clone(),
+            lost: self.lost.clone(),
+        };
+        ctx.pipelines = ctx
+            .scoped(|| Ok(build_pipelines(&ctx.device, shader)))
+            .map_err(|e| match e {
+                GpuError::Validation(m) | GpuError::OutOfMemory(m) => m,
+                other => other.to_string(),
+            });
+        ctx
     }
 
     /// The pipelines, or a Pipeline error saying why there are none.
