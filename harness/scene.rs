@@ -401,10 +401,15 @@ fn default_coverage(case: &Case, v: View) -> [u64; 2] {
     };
     let length = s.joints as f64 * s.segment_length;
     let width = m.width.unwrap_or(0.2 * s.segment_length);
-    // Clip x spans half_width per unit of NDC; NDC spans 2 per target side.
-    let px_w = (width / v.half_width * w / 2.0).min(w);
-    let px_h = (length * v.scale.abs() * h / 2.0).min(h);
+    // The bind-pose strip is the rectangle x in [-width/2, width/2], y in [0, length]; in clip
+    // space, cut to the visible [-1, 1] square, then measured in pixels.
+    let span = |a: f64, b: f64| (a.min(b).max(-1.0), a.max(b).min(1.0));
+    let (x0, x1) = span(-0.5 * width / v.half_width, 0.5 * width / v.half_width);
+    let (y0, y1) = span(v.offset_y, length * v.scale + v.offset_y);
+    let px_w = (x1 - x0).max(0.0) * w / 2.0;
+    let px_h = (y1 - y0).max(0.0) * h / 2.0;
     let area = px_w * px_h;
+    // Edge pixels are where rasterisers may round either way.
     let slack = 2.0 * (px_w + px_h) + 2.0;
     [
         (area - slack).max(0.0).floor() as u64,

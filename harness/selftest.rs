@@ -481,3 +481,40 @@ fn a_lost_device_fails_its_work_without_a_panic() {
     assert!(lost.is_err(), "work on a destroyed device succeeded");
     assert!(ctx.is_lost(), "the device-lost callback did not fire");
 }
+
+#[test]
+fn trials_after_a_device_loss_run_on_a_new_device() {
+    let dir = scratch("device_loss");
+    let mut config = Config::from_vars(root(), Vec::new()).unwrap();
+    config.reports = dir.join("reports");
+    config.cases = dir.join("cases");
+    std::fs::create_dir_all(&config.cases).unwrap();
+    std::fs::copy(
+        root().join("cases/bend_two_joints.yaml"),
+        config.cases.join("bend_two_joints.yaml"),
+    )
+    .unwrap();
+    let suite = Suite::discover(config);
+    if suite.no_adapter.is_some() {
+        return;
+    }
+    // Trials on the first devices, then every device lost, then the same trials again.
+    suite.run_all();
+    let first = suite.report.lock().unwrap().rows.len();
+    suite.lose_devices();
+    suite.run_all();
+    let report = suite.report();
+    let after: Vec<_> = report.rows[first..].iter().collect();
+    assert_eq!(after.len(), first);
+    assert!(
+        after.iter().all(|r| !r.outcome.status.fails()),
+        "{after:#?}"
+    );
+    // Two device setups per adapter: the first, and the one after the loss.
+    let setups = report
+        .timings
+        .iter()
+        .filter(|t| t.what == "device and pipelines")
+        .count();
+    assert_eq!(setups, 2 * report.adapters.len());
+}

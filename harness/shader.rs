@@ -145,9 +145,11 @@ impl Elem {
 enum Want {
     /// A runtime-sized array of this element.
     Array(Elem),
-    /// struct { count: u32, 3 x u32 padding }: a u32 first, 16 bytes in all.
+    /// struct { count: u32, 3 x u32 padding }: the count, a u32, in the first 4 bytes (padding
+    /// written another way, e.g. `vec3<u32>`, or a bare `vec4<u32>`, reads the same buffer).
     Count,
-    /// struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }.
+    /// struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }: three f32 in the first 12
+    /// bytes (or a `vec4<f32>`).
     View,
 }
 
@@ -155,7 +157,9 @@ impl Want {
     fn wgsl(self) -> String {
         match self {
             Want::Array(e) => format!("array<{}>", e.wgsl()),
-            Want::Count => "a 16-byte struct whose first member is count: u32".into(),
+            Want::Count => {
+                "a struct whose first member is count: u32 (then 3 x u32 padding)".into()
+            }
             Want::View => "struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }".into(),
         }
     }
@@ -171,20 +175,19 @@ impl Want {
                     ..
                 },
             ) => e.matches(&types[*base].inner),
-            (Want::Count, TypeInner::Struct { members, span }) => {
-                *span == 16
-                    && members
-                        .first()
-                        .is_some_and(|m| m.offset == 0 && is(m.ty, naga::Scalar::U32))
-            }
-            (Want::View, TypeInner::Struct { members, span }) => {
-                *span == 16
-                    && members.len() == 4
+            (Want::Count, TypeInner::Struct { members, .. }) => members
+                .first()
+                .is_some_and(|m| m.offset == 0 && is(m.ty, naga::Scalar::U32)),
+            (Want::Count, inner) => Elem::Vec4U32.matches(inner),
+            (Want::View, TypeInner::Struct { members, .. }) => {
+                members.len() >= 3
                     && members
                         .iter()
+                        .take(3)
                         .enumerate()
                         .all(|(i, m)| m.offset == 4 * i as u32 && is(m.ty, naga::Scalar::F32))
             }
+            (Want::View, inner) => Elem::Vec4F32.matches(inner),
             _ => false,
         }
     }
@@ -286,18 +289,21 @@ pub fn contract_violations(module: &naga::Module) -> Vec<String> {
             ShaderStage::Vertex => {
                 let inputs = located_inputs(module, ep);
                 for (loc, want) in [(0, Elem::Vec3F32), (1, Elem::Vec4U32), (2, Elem::Vec4F32)] {
+                    // A vec4 position reads the vec3 attribute with w = 1, as WebGPU fills it.
+                    let want_ok = |inner: &TypeInner| {
+                        want.matches(inner) || (loc == 0 && Elem::Vec4F32.matches(inner))
+                    };
                     match inputs.iter().find(|(l, _)| *l == loc) {
                         None => bad.push(format!(
                             "entry point `{name}`: input @location({loc}) is missing (expected {})",
                             want.wgsl()
                         )),
-                        Some((_, ty)) if !want.matches(&module.types[*ty].inner) => {
-                            bad.push(format!(
-                                "entry point `{name}`: input @location({loc}) must be {}, is {}",
-                                want.wgsl(),
-                                describe(module, *ty)
-                            ))
-                        }
+                        Some((_, ty)) if !want_ok(&module.types[*ty].inner) => bad.push(format!(
+                            "entry point `{name}`: input @location({loc}) must be {}{}, is {}",
+                            want.wgsl(),
+                            if loc == 0 { " (or vec4<f32>)" } else { "" },
+                            describe(module, *ty)
+                        )),
                         Some(_) => {}
                     }
                 }
@@ -481,6 +487,35 @@ mod tests {
     }
 
     #[test]
+    fn equivalent_layouts_are_accepted() {
+        // Padding written as a vector, no trailing pad in the view, a vec4 position attribute:
+        // the same bytes and the same attributes, so the contract holds.
+        let src = default_source()
+            .replacen(
+                "    _pad0: u32,\n    _pad1: u32,\n    _pad2: u32,\n",
+                "    _pad: vec3<u32>,\n",
+                1,
+            )
+            .replacen(
+                "    half_width: f32,\n    _pad: f32,\n",
+                "    half_width: f32,\n",
+                1,
+            )
+            .replacen(
+                "@location(0) position: vec3<f32>",
+                "@location(0) position: vec4<f32>",
+                1,
+            )
+            .replacen(
+                "let p = skin(position, joint, weight);",
+                "let p = skin(position.xyz, joint, weight);",
+                1,
+            );
+        assert!(src.contains("_pad: vec3<u32>") && src.contains("position: vec4<f32>"));
+        shader(&src).validate().unwrap();
+    }
+
+    #[test]
     fn binding_types_are_checked() {
         for (from, to, want) in [
             (
@@ -511,12 +546,12 @@ mod tests {
             (
                 "    count: u32,\n",
                 "    count: f32,\n",
-                "binding 5 (`params`) must be a 16-byte struct whose first member is count: u32, is struct Count { count: f32, _pad0: u32, _pad1: u32, _pad2: u32 } (16 bytes)",
+                "binding 5 (`params`) must be a struct whose first member is count: u32 (then 3 x u32 padding), is struct Count { count: f32, _pad0: u32, _pad1: u32, _pad2: u32 } (16 bytes)",
             ),
             (
-                "    _pad: f32,\n",
-                "",
-                "binding 6 (`view`) must be struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }, is struct View { scale: f32, offset_y: f32, half_width: f32 } (12 bytes)",
+                "    offset_y: f32,\n",
+                "    offset_y: u32,\n",
+                "binding 6 (`view`) must be struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }, is struct View { scale: f32, offset_y: u32, half_width: f32, _pad: f32 } (16 bytes)",
             ),
         ] {
             let msg = broken(from, to);
@@ -548,11 +583,11 @@ mod tests {
     fn vertex_inputs_are_checked() {
         let msg = broken(
             "@location(0) position: vec3<f32>",
-            "@location(0) position: vec4<f32>",
+            "@location(0) position: vec2<f32>",
         );
         assert!(
             msg.contains(
-                "entry point `vs_skin`: input @location(0) must be vec3<f32>, is vec4<f32>"
+                "entry point `vs_skin`: input @location(0) must be vec3<f32> (or vec4<f32>), is vec2<f32>"
             ),
             "{msg}"
         );

@@ -486,6 +486,18 @@ impl Suite {
 }
 
 impl Suite {
+    /// Destroys every adapter's device, as a driver reset or a GPU fault does, so self-tests can
+    /// show that the trials after it get a new device.
+    pub fn lose_devices(&self) {
+        for slot in &self.slots {
+            if let Some(Ok(ctx)) = lock(&slot.ctx).as_ref() {
+                ctx.device.destroy();
+                // The lost callback runs from the device's poll.
+                let _ = ctx.device.poll(wgpu::PollType::Poll);
+            }
+        }
+    }
+
     /// The report so far, with each adapter's pool use.
     pub fn report(&self) -> Report {
         let mut report = lock(&self.report).clone();
