@@ -1327,9 +1327,9 @@ const SHADER_EDITS: &[(&str, &str, &str, &str)] = &[
         "binding 5",
     ),
     (
-        "binding 6: three floats",
-        "    _pad: f32,\n",
-        "",
+        "binding 6: a field of the wrong type",
+        "    offset_y: f32,\n",
+        "    offset_y: u32,\n",
         "binding 6",
     ),
     (
