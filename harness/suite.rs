@@ -115,6 +115,8 @@ pub struct Suite {
     instance: Option<wgpu::Instance>,
     /// Why there is no adapter, when there is none.
     pub no_adapter: Option<String>,
+    /// Bytes in Mesa's shader cache before any pipeline was built, to tell a cold cache.
+    cache_before: Option<u64>,
 }
 
 /// Every `*.yaml` in `dir`, sorted by name.
@@ -248,6 +250,7 @@ impl Suite {
             report: Arc::new(Mutex::new(report)),
             instance,
             no_adapter,
+            cache_before: crate::gpu::timing::mesa_cache_bytes(),
         }
     }
 
@@ -512,6 +515,38 @@ impl Suite {
             }
         }
         report
+    }
+
+    /// What follows the trials of a whole (unfiltered) run: the benchmarks and, when asked for,
+    /// the mutation check; returns the report and why the run fails after all, if it does.
+    pub fn finish(&self, whole_run: bool, start: Instant) -> (Report, Option<String>) {
+        if whole_run {
+            self.benchmark();
+        }
+        let mut report = self.report();
+        report.wall_s = start.elapsed().as_secs_f64();
+        if let Some(b) = report.benchmarks.as_mut() {
+            b.shader_cache = crate::gpu::timing::describe_cache(self.cache_before);
+        }
+        let mut failure = None;
+        if self.config.mutate && whole_run {
+            let m = crate::mutate::run(&self.config.root, &self.config.shader, 2);
+            failure = match crate::mutate::min_kill_rate(&self.config.root) {
+                Ok(min) if m.passes(min) => None,
+                Ok(min) => Some(format!(
+                    "mutation kill rate {:.1}% is below the threshold {:.1}% in mutation.toml; see the report",
+                    m.kill_rate() * 100.0,
+                    min * 100.0
+                )),
+                Err(e) => Some(e),
+            };
+            eprintln!(
+                "skinproof: mutation kill rate {:.1}%",
+                m.kill_rate() * 100.0
+            );
+            report.mutation = Some(m);
+        }
+        (report, failure)
     }
 
     /// Runs the benchmarks (never pass/fail) on the CPU and on every adapter, into the report.
