@@ -1,10 +1,19 @@
-//! Discovery -> trials: one naga trial, one load trial per case file, the checks per (case, adapter).
+//! Discovery -> trials (naga, case loads, checks per case and adapter, properties) -> benchmarks and the mutation check.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use libtest_mimic::{Failed, Trial};
+
+use crate::case::{Case, CaseError, Expected};
+use crate::check::{Check, Input, Outcome};
+use crate::config::{Config, Require};
+use crate::gpu::{self, Context, Found, GpuError};
+use crate::report::{Benchmarks, CaseProblem, Report, Row, Timing};
+use crate::run::Run;
+use crate::scene::{Scene, SceneError};
+use crate::shader::Shader;
 
 /// A trial's body: Ok, or the message that explains the failure.
 pub type Body = Box<dyn FnOnce() -> Result<(), String> + Send>;
@@ -33,15 +42,6 @@ impl Job {
         self
     }
 }
-
-use crate::case::{Case, CaseError, Expected};
-use crate::check::{Check, Input, Outcome};
-use crate::config::{Config, Require};
-use crate::gpu::{self, Context, Found, GpuError};
-use crate::report::{Benchmarks, CaseProblem, Report, Row, Timing};
-use crate::run::Run;
-use crate::scene::{Scene, SceneError};
-use crate::shader::Shader;
 
 /// A case's scene, built by the first trial that needs it.
 type SceneSlot = OnceLock<Result<Arc<Scene>, SceneError>>;
