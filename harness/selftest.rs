@@ -518,3 +518,35 @@ fn trials_after_a_device_loss_run_on_a_new_device() {
         .count();
     assert_eq!(setups, 2 * report.adapters.len());
 }
+
+#[test]
+fn work_beyond_the_device_limits_is_refused_before_submission() {
+    let selection = skinproof::gpu::Selection::from_env().unwrap();
+    let instance = skinproof::gpu::adapter::instance(&selection);
+    let Some(found) = skinproof::gpu::discover(&instance, &selection)
+        .into_iter()
+        .next()
+    else {
+        eprintln!("self-test skipped: no adapter");
+        return;
+    };
+    let shader = skinproof::shader::Shader::load(&root().join("shaders/skinning.wgsl")).unwrap();
+    let ctx = skinproof::gpu::Context::new(
+        &found.adapter,
+        found.info.clone(),
+        &shader,
+        std::time::Duration::from_secs(30),
+    )
+    .unwrap();
+    let limits = ctx.device.limits();
+    // One vertex more than the storage binding holds, and far more workgroups than a dispatch may have.
+    let vertices = (limits.max_storage_buffer_binding_size / 16 + 1) as usize;
+    let err = skinproof::gpu::compute::check_limits(&ctx, 4, vertices)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the vertex buffers (bytes) needs") && err.contains("which allows"),
+        "{err}"
+    );
+    assert!(skinproof::gpu::compute::check_limits(&ctx, 4, 1000).is_ok());
+}
