@@ -453,25 +453,26 @@ fn a_missing_optional_model_is_skip_with_the_reason() {
     );
 }
 
-#[test]
-fn a_lost_device_fails_its_work_without_a_panic() {
+/// A context on the first adapter found, with the default shader.
+fn first_context() -> Option<skinproof::gpu::Context> {
     let selection = skinproof::gpu::Selection::from_env().unwrap();
     let instance = skinproof::gpu::adapter::instance(&selection);
-    let Some(found) = skinproof::gpu::discover(&instance, &selection)
+    let found = skinproof::gpu::discover(&instance, &selection)
         .into_iter()
-        .next()
-    else {
+        .next()?;
+    let shader = skinproof::shader::Shader::load(&root().join("shaders/skinning.wgsl")).unwrap();
+    let timeout = std::time::Duration::from_secs(30);
+    Some(
+        skinproof::gpu::Context::new(&found.adapter, found.info.clone(), &shader, timeout).unwrap(),
+    )
+}
+
+#[test]
+fn a_lost_device_fails_its_work_without_a_panic() {
+    let Some(ctx) = first_context() else {
         eprintln!("self-test skipped: no adapter");
         return;
     };
-    let shader = skinproof::shader::Shader::load(&root().join("shaders/skinning.wgsl")).unwrap();
-    let ctx = skinproof::gpu::Context::new(
-        &found.adapter,
-        found.info.clone(),
-        &shader,
-        std::time::Duration::from_secs(30),
-    )
-    .unwrap();
     let case = skinproof::case::Case::load(&root().join("cases/bend_two_joints.yaml")).unwrap();
     let scene = skinproof::scene::Scene::from_case(&case).unwrap();
     assert!(skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh).is_ok());
@@ -521,23 +522,10 @@ fn trials_after_a_device_loss_run_on_a_new_device() {
 
 #[test]
 fn work_beyond_the_device_limits_is_refused_before_submission() {
-    let selection = skinproof::gpu::Selection::from_env().unwrap();
-    let instance = skinproof::gpu::adapter::instance(&selection);
-    let Some(found) = skinproof::gpu::discover(&instance, &selection)
-        .into_iter()
-        .next()
-    else {
+    let Some(ctx) = first_context() else {
         eprintln!("self-test skipped: no adapter");
         return;
     };
-    let shader = skinproof::shader::Shader::load(&root().join("shaders/skinning.wgsl")).unwrap();
-    let ctx = skinproof::gpu::Context::new(
-        &found.adapter,
-        found.info.clone(),
-        &shader,
-        std::time::Duration::from_secs(30),
-    )
-    .unwrap();
     let limits = ctx.device.limits();
     // One vertex more than the storage binding holds, and far more workgroups than a dispatch may have.
     let vertices = (limits.max_storage_buffer_binding_size / 16 + 1) as usize;
