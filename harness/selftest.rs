@@ -361,6 +361,22 @@ fn golden_snapshot() -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
+/// Every case reported all its checks on every adapter (nothing aborted the run), and the
+/// project's goldens are byte for byte what they were before it.
+fn assert_run_completed_and_goldens_untouched(report: &Report, before: &[(PathBuf, Vec<u8>)]) {
+    let checks = report
+        .rows
+        .iter()
+        .filter(|r| r.case != skinproof::suite::PROPERTIES)
+        .count();
+    assert_eq!(checks, report.cases.len() * report.adapters.len() * 8);
+    assert_eq!(
+        golden_snapshot(),
+        before,
+        "a failing run touched the goldens"
+    );
+}
+
 #[test]
 fn a_readback_timeout_is_reported_as_timeout_and_the_run_goes_on() {
     let dir = scratch("timeout");
@@ -380,19 +396,7 @@ fn a_readback_timeout_is_reported_as_timeout_and_the_run_goes_on() {
         .iter()
         .filter(|r| r.outcome.status == Status::Timeout)
         .all(|r| r.outcome.message.contains("did not finish within")));
-    // Every trial still reported: nothing aborted the run.
-    let cases = report.cases.len();
-    let checks = report
-        .rows
-        .iter()
-        .filter(|r| r.case != skinproof::suite::PROPERTIES)
-        .count();
-    assert_eq!(checks, cases * report.adapters.len() * 8);
-    assert_eq!(
-        golden_snapshot(),
-        before,
-        "a failing run touched the goldens"
-    );
+    assert_run_completed_and_goldens_untouched(&report, &before);
 }
 
 #[test]
@@ -424,18 +428,7 @@ fn a_wgpu_validation_error_fails_its_trials_and_the_run_goes_on() {
             .all(|r| r.outcome.message.to_lowercase().contains("valid")),
         "{builds:#?}"
     );
-    let cases = report.cases.len();
-    let checks = report
-        .rows
-        .iter()
-        .filter(|r| r.case != skinproof::suite::PROPERTIES)
-        .count();
-    assert_eq!(checks, cases * report.adapters.len() * 8);
-    assert_eq!(
-        golden_snapshot(),
-        before,
-        "a failing run touched the goldens"
-    );
+    assert_run_completed_and_goldens_untouched(&report, &before);
 }
 
 #[test]
