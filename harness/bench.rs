@@ -104,10 +104,20 @@ pub struct CpuBench {
 impl CpuBench {
     /// Single-thread over two-thread median of 4-influence skinning at `vertices`, if both were run.
     pub fn two_thread_speedup(&self, vertices: usize) -> Option<f64> {
+        self.speedup(SKIN4, vertices)
+    }
+
+    /// Single-thread over two-thread median of the 48 B copy at `vertices`: how much a second
+    /// thread can gain on this machine's memory at all, measured in the same run.
+    pub fn two_thread_copy_speedup(&self, vertices: usize) -> Option<f64> {
+        self.speedup(FLOOR48, vertices)
+    }
+
+    fn speedup(&self, tier: &str, vertices: usize) -> Option<f64> {
         let median = |threads: usize| {
             self.rows
                 .iter()
-                .find(|r| r.tier == SKIN4 && r.vertices == vertices && r.threads == threads)
+                .find(|r| r.tier == tier && r.vertices == vertices && r.threads == threads)
                 .map(|r| r.median_ms)
         };
         Some(median(1)? / median(2)?)
@@ -268,6 +278,20 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
                 black_box(&mut dst);
             });
             rows.push((name, 1, s));
+            // The same copy on two threads, halves each: the machine's own two-thread memory scaling.
+            if name == FLOOR48 && n >= 2 * fast::MIN_VERTICES_PER_THREAD {
+                let half = bytes * n / 2;
+                let s = measure(&plan, || {
+                    let (d1, d2) = dst.split_at_mut(half);
+                    let (s1, s2) = src.split_at(half);
+                    std::thread::scope(|scope| {
+                        scope.spawn(|| d1.copy_from_slice(black_box(s1)));
+                        d2.copy_from_slice(black_box(s2));
+                    });
+                    black_box(&mut dst);
+                });
+                rows.push((name, 2, s));
+            }
         }
         let s = measure(&plan, || {
             fast::transform(&m, black_box(&mesh.positions), &mut out, 1);
@@ -483,6 +507,20 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
             md,
             "\n2 threads vs 1, 4 influences: {}.",
             speedups.join(", ")
+        );
+    }
+    let copies: Vec<String> = TIERS
+        .iter()
+        .filter_map(|&n| {
+            cpu.two_thread_copy_speedup(n)
+                .map(|s| format!("{} {s:.2}x", count(n)))
+        })
+        .collect();
+    if !copies.is_empty() {
+        let _ = writeln!(
+            md,
+            "2 threads vs 1, the 48 B copy in the same run (what this machine's memory allows): {}.",
+            copies.join(", ")
         );
     }
     let _ = writeln!(md, "\nCPU tiers wall time: {:.0} ms.\n", cpu.wall_ms);
