@@ -8,6 +8,7 @@ use image::RgbaImage;
 use serde::{Deserialize, Serialize};
 
 use crate::compare;
+use crate::file::write_atomic;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GoldenError {
@@ -64,38 +65,19 @@ pub fn load(path: &Path) -> Result<Option<RgbaImage>, GoldenError> {
         })
 }
 
-/// Writes through a temporary file and a rename, so no reader ever sees half a file.
-pub fn write_atomic(
-    path: &Path,
-    write: impl FnOnce(&Path) -> Result<(), String>,
-) -> Result<(), GoldenError> {
-    let err = |message: String| GoldenError::Write {
-        path: path.display().to_string(),
-        message,
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    write(&tmp).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        err(e)
-    })?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        err(e.to_string())
-    })
+/// Encodes `img` as PNG and writes it atomically.
+pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), GoldenError> {
+    let mut png = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(|e| write_error(path, e))?;
+    write_atomic(path, &png).map_err(|e| write_error(path, e))
 }
 
-pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), GoldenError> {
-    write_atomic(path, |tmp| {
-        img.save_with_format(tmp, image::ImageFormat::Png)
-            .map_err(|e| e.to_string())
-    })
+fn write_error(path: &Path, e: impl std::fmt::Display) -> GoldenError {
+    GoldenError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
 }
 
 /// Where a golden came from: written beside it at bless, read back to flag stale goldens.
@@ -179,9 +161,8 @@ pub fn bless(
     }
     write_png(png, img)?;
     let json = serde_json::to_string_pretty(provenance).unwrap_or_default() + "\n";
-    write_atomic(&sidecar_path(png), |tmp| {
-        std::fs::write(tmp, &json).map_err(|e| e.to_string())
-    })?;
+    let sidecar = sidecar_path(png);
+    write_atomic(&sidecar, json.as_bytes()).map_err(|e| write_error(&sidecar, e))?;
     map.insert(png.to_path_buf(), provenance.adapter.clone());
     Ok(None)
 }

@@ -6,6 +6,7 @@ pub mod check;
 pub mod compare;
 pub mod config;
 pub mod fast;
+pub mod file;
 pub mod golden;
 pub mod gpu;
 pub mod locate;

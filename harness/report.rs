@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Check, Outcome, Status};
+use crate::file::write_atomic;
 use crate::gpu::AdapterInfo;
 
 /// One check of one case on one adapter.
@@ -372,16 +373,12 @@ impl Report {
 
     /// Writes the JSON form alone to `path` (creating its folder).
     pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
         let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         write_atomic(path, json.as_bytes())
     }
 
     /// Writes REPORT.md and report.json into `dir`, each through a temporary file and a rename.
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(dir)?;
         let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         write_atomic(&dir.join("report.json"), json.as_bytes())?;
         write_atomic(&dir.join("REPORT.md"), self.markdown().as_bytes())
@@ -553,15 +550,6 @@ impl Report {
             .open(path)?
             .write_all(text.as_bytes())
     }
-}
-
-/// Write to a temporary sibling, then rename over the target.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 #[cfg(test)]

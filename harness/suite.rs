@@ -154,7 +154,11 @@ impl Suite {
             Err(e) => (None, Vec::new(), Some(e)),
         };
         let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
-        Self::assemble(config, shader, instance, slots, no_adapter)
+        Suite {
+            // Read before any pipeline exists, so a cold cache shows as growth.
+            cache_before: crate::gpu::timing::mesa_cache_bytes(),
+            ..Self::assemble(config, shader, instance, slots, no_adapter)
+        }
     }
 
     /// A suite for another shader (`config.shader`) on the devices of `base`: new pipelines, the
@@ -250,7 +254,7 @@ impl Suite {
             report: Arc::new(Mutex::new(report)),
             instance,
             no_adapter,
-            cache_before: crate::gpu::timing::mesa_cache_bytes(),
+            cache_before: None,
         }
     }
 

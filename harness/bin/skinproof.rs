@@ -66,7 +66,7 @@ fn merge(args: &[String]) -> Result<(), String> {
             merged
                 .write(&dir)
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
-            skinproof::report::write_atomic(&dir.join("MATRIX.md"), matrix.as_bytes())
+            skinproof::file::write_atomic(&dir.join("MATRIX.md"), matrix.as_bytes())
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
             eprintln!(
                 "skinproof: merged {} reports ({} rows, {} adapters) into {}",
@@ -146,7 +146,7 @@ fn skin(args: &[String]) -> Result<(), String> {
             .collect(),
         _ => return Err(format!("--out: {} must end in .bin or .obj", out.display())),
     };
-    skinproof::report::write_atomic(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+    skinproof::file::write_atomic(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!(
         "skinproof: wrote {} skinned positions to {}",
         positions.len(),
