@@ -186,25 +186,45 @@ struct Stats {
 
 /// Warms `f` up, then times `plan.samples` samples of enough calls to last `plan.min_sample` each.
 fn measure(plan: &Plan, mut f: impl FnMut()) -> Stats {
-    let t = Instant::now();
-    f();
-    let once = t.elapsed().as_secs_f64().max(1e-9);
-    let calls = (plan.min_sample.as_secs_f64() / once)
-        .ceil()
-        .clamp(1.0, 1e6) as usize;
-    // A second warm-up at the sampling rate settles caches, page mappings and clocks.
-    for _ in 0..calls {
-        f();
-    }
-    let mut per_call: Vec<f64> = (0..plan.samples.max(1))
-        .map(|_| {
+    measure_interleaved(plan, 1, |_| f()).remove(0)
+}
+
+/// [`measure`] for `jobs` jobs run by `f(job)`, sampled round-robin (sample 1 of every job, then
+/// sample 2, ...): a change in the machine's load during the run then reaches every job alike,
+/// and the ratios between them (threads, floors) stay meaningful on a shared machine.
+fn measure_interleaved(plan: &Plan, jobs: usize, mut f: impl FnMut(usize)) -> Vec<Stats> {
+    let calls: Vec<usize> = (0..jobs)
+        .map(|job| {
             let t = Instant::now();
+            f(job);
+            let once = t.elapsed().as_secs_f64().max(1e-9);
+            let calls = (plan.min_sample.as_secs_f64() / once)
+                .ceil()
+                .clamp(1.0, 1e6) as usize;
+            // A second warm-up at the sampling rate settles caches, page mappings and clocks.
             for _ in 0..calls {
-                f();
+                f(job);
             }
-            t.elapsed().as_secs_f64() / calls as f64
+            calls
         })
         .collect();
+    let mut per_call = vec![Vec::with_capacity(plan.samples); jobs];
+    for _ in 0..plan.samples.max(1) {
+        for (job, &calls) in calls.iter().enumerate() {
+            // One untimed call first: each job's data is back in cache, as when it ran alone.
+            f(job);
+            let t = Instant::now();
+            for _ in 0..calls {
+                f(job);
+            }
+            per_call[job].push(t.elapsed().as_secs_f64() / calls as f64);
+        }
+    }
+    per_call.into_iter().map(stats).collect()
+}
+
+/// Median, min and max of per-call seconds.
+fn stats(mut per_call: Vec<f64>) -> Stats {
     per_call.sort_by(f64::total_cmp);
     let n = per_call.len();
     let median = if n % 2 == 1 {
@@ -264,83 +284,92 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         // 4 influences: a tent of radius 2 over the nearest joints, so nearly every vertex has 4 nonzero weights.
         let mesh = strip(CHAIN_JOINTS, 1.0, n, 0.5, 4);
         let mut out = vec![[0f32; 3]; n];
-        let mut rows: Vec<(&str, usize, Stats)> = Vec::new();
-        for (name, bytes) in [(FLOOR24, 24usize), (FLOOR48, 48)] {
-            let src = vec![1u8; bytes * n];
-            let mut dst = vec![0u8; bytes * n];
-            let s = measure(&plan, || {
-                dst.copy_from_slice(black_box(&src));
-                black_box(&mut dst);
-            });
-            rows.push((name, 1, s));
+        // Every row of a tier is one job of one interleaved measurement.
+        let two = n >= 2 * fast::MIN_VERTICES_PER_THREAD;
+        let mut jobs: Vec<(&str, usize)> = vec![(FLOOR24, 1), (FLOOR48, 1)];
+        if two {
             // The same copy on two threads, halves each: the machine's own two-thread memory scaling.
-            if name == FLOOR48 && n >= 2 * fast::MIN_VERTICES_PER_THREAD {
-                let half = bytes * n / 2;
-                let s = measure(&plan, || {
-                    let (d1, d2) = dst.split_at_mut(half);
-                    let (s1, s2) = src.split_at(half);
-                    std::thread::scope(|scope| {
-                        scope.spawn(|| d1.copy_from_slice(black_box(s1)));
-                        d2.copy_from_slice(black_box(s2));
-                    });
-                    black_box(&mut dst);
-                });
-                rows.push((name, 2, s));
-            }
+            jobs.push((FLOOR48, 2));
         }
-        let s = measure(&plan, || {
-            fast::transform(&m, black_box(&mesh.positions), &mut out, 1);
-            black_box(&mut out);
-        });
-        rows.push((STATIC, 1, s));
-        // The 1-influence kernel reads joints[i][0] only: the strip's first joint serves.
-        let s = measure(&plan, || {
-            fast::skin1(
-                &aligned,
-                black_box(&mesh.positions),
-                &mesh.joints,
-                &mut out,
-                1,
-            );
-            black_box(&mut out);
-        });
-        rows.push((SKIN1, 1, s));
+        jobs.extend([(STATIC, 1), (SKIN1, 1), (SKIN4, 1)]);
         // fast::skin runs small meshes on one thread whatever it is asked: no 2-thread row there.
-        let threads: &[usize] = if n >= 2 * fast::MIN_VERTICES_PER_THREAD {
-            &[1, 2]
-        } else {
-            &[1]
-        };
-        for &threads in threads {
-            let s = measure(&plan, || {
-                fast::skin_mesh(&aligned, black_box(&mesh), &mut out, threads);
-                black_box(&mut out);
-            });
-            rows.push((SKIN4, threads, s));
+        if two {
+            jobs.push((SKIN4, 2));
         }
         if plan.per_kernel && n == TIERS[1] {
-            for k in Isa::supported() {
-                let s = measure(&plan, || {
-                    fast::skin_with(
-                        k,
-                        &aligned,
-                        black_box(&mesh.positions),
-                        &mesh.joints,
-                        &mesh.weights,
-                        &mut out,
-                        1,
-                    );
-                    black_box(&mut out);
-                });
-                rows.push((kernel_tier(k), 1, s));
-            }
+            jobs.extend(Isa::supported().into_iter().map(|k| (kernel_tier(k), 1)));
         }
         if !largest || plan.oracle_at_largest {
-            let s = measure(&plan, || {
-                black_box(reference::skin(&palette, black_box(&mesh)));
-            });
-            rows.push((ORACLE, 1, s));
+            jobs.push((ORACLE, 1));
         }
+        let src24 = vec![1u8; 24 * n];
+        let mut dst24 = vec![0u8; 24 * n];
+        let src48 = vec![1u8; 48 * n];
+        let mut dst48 = vec![0u8; 48 * n];
+        let stats = measure_interleaved(&plan, jobs.len(), |job| match jobs[job] {
+            (FLOOR24, _) => {
+                dst24.copy_from_slice(black_box(&src24));
+                black_box(&mut dst24);
+            }
+            (FLOOR48, 1) => {
+                dst48.copy_from_slice(black_box(&src48));
+                black_box(&mut dst48);
+            }
+            (FLOOR48, _) => {
+                let half = 48 * n / 2;
+                let (d1, d2) = dst48.split_at_mut(half);
+                let (s1, s2) = src48.split_at(half);
+                std::thread::scope(|scope| {
+                    scope.spawn(|| d1.copy_from_slice(black_box(s1)));
+                    d2.copy_from_slice(black_box(s2));
+                });
+                black_box(&mut dst48);
+            }
+            (STATIC, _) => {
+                fast::transform(&m, black_box(&mesh.positions), &mut out, 1);
+                black_box(&mut out);
+            }
+            // The 1-influence kernel reads joints[i][0] only: the strip's first joint serves.
+            (SKIN1, _) => {
+                fast::skin1(
+                    &aligned,
+                    black_box(&mesh.positions),
+                    &mesh.joints,
+                    &mut out,
+                    1,
+                );
+                black_box(&mut out);
+            }
+            (SKIN4, threads) => {
+                fast::skin_mesh(&aligned, black_box(&mesh), &mut out, threads);
+                black_box(&mut out);
+            }
+            (ORACLE, _) => {
+                black_box(reference::skin(&palette, black_box(&mesh)));
+            }
+            (tier, _) => {
+                let k = Isa::supported()
+                    .into_iter()
+                    .find(|&k| kernel_tier(k) == tier)
+                    .expect("a per-kernel tier names a supported kernel");
+                fast::skin_with(
+                    k,
+                    &aligned,
+                    black_box(&mesh.positions),
+                    &mesh.joints,
+                    &mesh.weights,
+                    &mut out,
+                    1,
+                );
+                black_box(&mut out);
+            }
+        });
+        drop((src24, dst24, src48, dst48));
+        let rows: Vec<(&str, usize, Stats)> = jobs
+            .iter()
+            .zip(stats)
+            .map(|(&(name, threads), s)| (name, threads, s))
+            .collect();
         let median_of = |name: &str| rows.iter().find(|r| r.0 == name).map(|r| r.2.median);
         let (floor24, floor48, stat) = (median_of(FLOOR24), median_of(FLOOR48), median_of(STATIC));
         for (name, threads, s) in &rows {
@@ -464,7 +493,8 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
         md,
         "CPU: {}; {} hardware threads available; rows run on {} thread(s) as the threads column says \
          (2 threads only from {} vertices: below that the fast path keeps one thread); fast kernel: {}. \
-         Copy floor N B = memcpy of N bytes per vertex; vs floor: static against 24 B, skinning against 48 B.\n",
+         Copy floor N B = memcpy of N bytes per vertex; vs floor: static against 24 B, skinning against 48 B. \
+         The rows of a tier are sampled in turn (one sample of each row, then the next), so the ratios compare like with like.\n",
         cpu.cpu,
         cpu.available_threads,
         threads.join(" or "),
