@@ -586,6 +586,27 @@ mod tests {
     }
 
     #[test]
+    fn interleaved_samples_take_turns_and_time_each_job() {
+        let plan = Plan {
+            samples: 3,
+            min_sample: Duration::ZERO,
+            oracle_at_largest: false,
+            per_kernel: false,
+        };
+        let mut order = Vec::new();
+        let stats = measure_interleaved(&plan, 2, |job| {
+            order.push(job);
+            // Job 1 takes measurably longer than job 0.
+            std::thread::sleep(Duration::from_millis(1 + 19 * job as u64));
+        });
+        // Per job: a first call, one warm-up call; then per sample: an untimed and a timed call.
+        assert_eq!(order, [0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1]);
+        assert_eq!(stats.len(), 2);
+        assert!(stats.iter().all(|s| s.samples == 3));
+        assert!(stats[1].median > stats[0].median + 10e-3, "{stats:?}");
+    }
+
+    #[test]
     fn off_runs_nothing() {
         assert!(cpu_tiers(Mode::Off).rows.is_empty());
         assert!(palette_build(Mode::Off).is_empty());
