@@ -286,51 +286,52 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         let mut out = vec![[0f32; 3]; n];
         // Every row of a tier is one job of one interleaved measurement.
         let two = n >= 2 * fast::MIN_VERTICES_PER_THREAD;
-        let mut jobs: Vec<(&str, usize)> = vec![(FLOOR24, 1), (FLOOR48, 1)];
+        let mut jobs = vec![Job::Copy(24, 1), Job::Copy(48, 1)];
         if two {
             // The same copy on two threads, halves each: the machine's own two-thread memory scaling.
-            jobs.push((FLOOR48, 2));
+            jobs.push(Job::Copy(48, 2));
         }
-        jobs.extend([(STATIC, 1), (SKIN1, 1), (SKIN4, 1)]);
+        jobs.extend([Job::Static, Job::Skin1, Job::Skin4(1)]);
         // fast::skin runs small meshes on one thread whatever it is asked: no 2-thread row there.
         if two {
-            jobs.push((SKIN4, 2));
+            jobs.push(Job::Skin4(2));
         }
         if plan.per_kernel && n == TIERS[1] {
-            jobs.extend(Isa::supported().into_iter().map(|k| (kernel_tier(k), 1)));
+            jobs.extend(Isa::supported().into_iter().map(Job::Kernel));
         }
         if !largest || plan.oracle_at_largest {
-            jobs.push((ORACLE, 1));
+            jobs.push(Job::Oracle);
         }
         let src24 = vec![1u8; 24 * n];
         let mut dst24 = vec![0u8; 24 * n];
         let src48 = vec![1u8; 48 * n];
         let mut dst48 = vec![0u8; 48 * n];
         let stats = measure_interleaved(&plan, jobs.len(), |job| match jobs[job] {
-            (FLOOR24, _) => {
-                dst24.copy_from_slice(black_box(&src24));
-                black_box(&mut dst24);
+            Job::Copy(bytes, threads) => {
+                let (src, dst) = if bytes == 24 {
+                    (&src24, &mut dst24)
+                } else {
+                    (&src48, &mut dst48)
+                };
+                if threads == 1 {
+                    dst.copy_from_slice(black_box(src));
+                } else {
+                    let half = dst.len() / 2;
+                    let (d1, d2) = dst.split_at_mut(half);
+                    let (s1, s2) = src.split_at(half);
+                    std::thread::scope(|scope| {
+                        scope.spawn(|| d1.copy_from_slice(black_box(s1)));
+                        d2.copy_from_slice(black_box(s2));
+                    });
+                }
+                black_box(dst);
             }
-            (FLOOR48, 1) => {
-                dst48.copy_from_slice(black_box(&src48));
-                black_box(&mut dst48);
-            }
-            (FLOOR48, _) => {
-                let half = 48 * n / 2;
-                let (d1, d2) = dst48.split_at_mut(half);
-                let (s1, s2) = src48.split_at(half);
-                std::thread::scope(|scope| {
-                    scope.spawn(|| d1.copy_from_slice(black_box(s1)));
-                    d2.copy_from_slice(black_box(s2));
-                });
-                black_box(&mut dst48);
-            }
-            (STATIC, _) => {
+            Job::Static => {
                 fast::transform(&m, black_box(&mesh.positions), &mut out, 1);
                 black_box(&mut out);
             }
             // The 1-influence kernel reads joints[i][0] only: the strip's first joint serves.
-            (SKIN1, _) => {
+            Job::Skin1 => {
                 fast::skin1(
                     &aligned,
                     black_box(&mesh.positions),
@@ -340,18 +341,11 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
                 );
                 black_box(&mut out);
             }
-            (SKIN4, threads) => {
+            Job::Skin4(threads) => {
                 fast::skin_mesh(&aligned, black_box(&mesh), &mut out, threads);
                 black_box(&mut out);
             }
-            (ORACLE, _) => {
-                black_box(reference::skin(&palette, black_box(&mesh)));
-            }
-            (tier, _) => {
-                let k = Isa::supported()
-                    .into_iter()
-                    .find(|&k| kernel_tier(k) == tier)
-                    .expect("a per-kernel tier names a supported kernel");
+            Job::Kernel(k) => {
                 fast::skin_with(
                     k,
                     &aligned,
@@ -363,12 +357,14 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
                 );
                 black_box(&mut out);
             }
+            Job::Oracle => {
+                black_box(reference::skin(&palette, black_box(&mesh)));
+            }
         });
-        drop((src24, dst24, src48, dst48));
         let rows: Vec<(&str, usize, Stats)> = jobs
             .iter()
             .zip(stats)
-            .map(|(&(name, threads), s)| (name, threads, s))
+            .map(|(job, s)| (job.tier(), job.threads(), s))
             .collect();
         let median_of = |name: &str| rows.iter().find(|r| r.0 == name).map(|r| r.2.median);
         let (floor24, floor48, stat) = (median_of(FLOOR24), median_of(FLOOR48), median_of(STATIC));
@@ -394,6 +390,41 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
     }
     bench.wall_ms = start.elapsed().as_secs_f64() * 1e3;
     bench
+}
+
+/// One row of a CPU tier, as timed.
+#[derive(Clone, Copy)]
+enum Job {
+    /// A memcpy of this many bytes per vertex, on 1 or 2 threads.
+    Copy(usize, usize),
+    Static,
+    Skin1,
+    /// 4-influence skinning with the best kernel, on this many threads.
+    Skin4(usize),
+    /// 4-influence skinning with this kernel, one thread.
+    Kernel(Isa),
+    Oracle,
+}
+
+impl Job {
+    fn tier(self) -> &'static str {
+        match self {
+            Job::Copy(24, _) => FLOOR24,
+            Job::Copy(_, _) => FLOOR48,
+            Job::Static => STATIC,
+            Job::Skin1 => SKIN1,
+            Job::Skin4(_) => SKIN4,
+            Job::Kernel(k) => kernel_tier(k),
+            Job::Oracle => ORACLE,
+        }
+    }
+
+    fn threads(self) -> usize {
+        match self {
+            Job::Copy(_, t) | Job::Skin4(t) => t,
+            _ => 1,
+        }
+    }
 }
 
 /// The tier name of a per-kernel 4-influence row.

@@ -1589,14 +1589,7 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn default_source() -> String {
-        std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/shaders/skinning.wgsl"
-        ))
-        .unwrap()
-    }
+    use crate::shader::tests::default_source;
 
     #[test]
     fn every_kind_is_generated_for_the_default_shader() {

@@ -424,7 +424,7 @@ fn space_wgsl(space: AddressSpace) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn shader(source: &str) -> Shader {
@@ -434,7 +434,7 @@ mod tests {
         }
     }
 
-    fn default_source() -> String {
+    pub(crate) fn default_source() -> String {
         std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/shaders/skinning.wgsl"
