@@ -48,6 +48,28 @@ pub const KNOWN: [&str; 9] = [
     "SKINPROOF_MUTATE",
 ];
 
+/// A bad value of every `SKINPROOF_*` variable, and misspelt names: each is rejected with an error
+/// that names the variable and the value. The unit tests and `docs/bad-inputs.md` both use it.
+pub const BAD_VALUES: [(&str, &str); 17] = [
+    ("SKINPROOF_SHADER", "shaders/missing.wgsl"),
+    ("SKINPROOF_SHADER", "shaders"),
+    ("SKINPROOF_CASES", "no-such-cases"),
+    ("SKINPROOF_BLESS", "yes"),
+    ("SKINPROOF_REQUIRE_ADAPTER", "vulcan"),
+    ("SKINPROOF_REQUIRE_ADAPTER", ","),
+    ("SKINPROOF_TIMEOUT_S", "-1"),
+    ("SKINPROOF_TIMEOUT_S", "1e30"),
+    ("SKINPROOF_TIMEOUT_S", "NaN"),
+    ("SKINPROOF_BENCH", "fast"),
+    ("SKINPROOF_EXTRA_CASES", "many"),
+    ("SKINPROOF_EXTRA_CASES", "1000000000"),
+    ("SKINPROOF_FUZZ_CASES", "0"),
+    ("SKINPROOF_FUZZ_CASES", "lots"),
+    ("SKINPROOF_MUTATE", "yes"),
+    ("SKINPROOF_BLES", "1"),
+    ("skinproof_bless", "all"),
+];
+
 /// Longest GPU deadline `SKINPROOF_TIMEOUT_S` may set (a day): beyond it a hang is never reported.
 pub const MAX_TIMEOUT_S: f64 = 86_400.0;
 /// Most generated cases `SKINPROOF_EXTRA_CASES` may add.
@@ -289,26 +311,6 @@ mod tests {
             Require::Backends(vec!["vulkan".into(), "gl".into()])
         );
     }
-    /// Every `SKINPROOF_*` variable with a bad value: the error names the variable and the value.
-    const BAD_VALUES: [(&str, &str); 17] = [
-        ("SKINPROOF_SHADER", "shaders/missing.wgsl"),
-        ("SKINPROOF_SHADER", "shaders"),
-        ("SKINPROOF_CASES", "no-such-cases"),
-        ("SKINPROOF_BLESS", "yes"),
-        ("SKINPROOF_REQUIRE_ADAPTER", "vulcan"),
-        ("SKINPROOF_REQUIRE_ADAPTER", ","),
-        ("SKINPROOF_TIMEOUT_S", "-1"),
-        ("SKINPROOF_TIMEOUT_S", "1e30"),
-        ("SKINPROOF_TIMEOUT_S", "NaN"),
-        ("SKINPROOF_BENCH", "fast"),
-        ("SKINPROOF_EXTRA_CASES", "many"),
-        ("SKINPROOF_EXTRA_CASES", "1000000000"),
-        ("SKINPROOF_FUZZ_CASES", "0"),
-        ("SKINPROOF_FUZZ_CASES", "lots"),
-        ("SKINPROOF_MUTATE", "yes"),
-        ("SKINPROOF_BLES", "1"),
-        ("skinproof_bless", "all"),
-    ];
 
     #[test]
     fn every_variable_rejects_a_bad_value_by_name() {
