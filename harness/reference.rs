@@ -4,7 +4,7 @@ use glam::{DVec4, Mat4};
 
 use crate::scene::Mesh;
 
-/// p' = sum over the 4 influences of w_k * (skin[j_k] * (p, 1)).xyz; a zero weight contributes nothing.
+/// p' = sum over the 4 influences of `w_k * (skin[j_k] * (p, 1)).xyz`; a zero weight contributes nothing.
 pub fn skin(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
     let palette: Vec<glam::DMat4> = palette.iter().map(|m| m.as_dmat4()).collect();
     mesh.positions

@@ -94,7 +94,7 @@ impl Skeleton {
         }
     }
 
-    /// global[j] = global[parent(j)] * TRS(local[j]).
+    /// `global[j] = global[parent(j)] * TRS(local[j])`.
     pub fn globals(&self, pose: &Pose) -> Vec<DMat4> {
         let mut globals: Vec<DMat4> = Vec::with_capacity(self.len());
         for (j, local) in pose.locals.iter().enumerate() {
@@ -108,7 +108,7 @@ impl Skeleton {
         globals
     }
 
-    /// skin[j] = global[joints[j]] * inverseBind[j], rounded once to the f32 matrices the GPU receives.
+    /// `skin[j] = global[joints[j]] * inverseBind[j]`, rounded once to the f32 matrices the GPU receives.
     pub fn palette(&self, pose: &Pose) -> Vec<Mat4> {
         let globals = self.globals(pose);
         self.joints

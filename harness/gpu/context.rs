@@ -195,7 +195,7 @@ fn uniform(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayou
     }
 }
 
-/// The vertex layout of the render path: position vec3, joints vec4<u32>, weights vec4<f32>.
+/// The vertex layout of the render path: position vec3, joints `vec4<u32>`, weights `vec4<f32>`.
 pub const VERTEX_BUFFERS: [wgpu::VertexBufferLayout<'static>; 3] = [
     wgpu::VertexBufferLayout {
         array_stride: 12,

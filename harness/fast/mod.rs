@@ -1,0 +1,373 @@
+//! The fast CPU skinning path beside the `reference` oracle: aligned palette, SIMD (AVX-512F, AVX2+FMA, portable), threads.
+//!
+//! Same math as `reference` (SPEC "The math"), in f32: per vertex the 4 palette matrices are blended
+//! first (`B = sum w_k * skin[j_k]`) and B then transforms (p, 1) once. The palette is copied into
+//! 64-byte aligned matrices ([`AlignedPalette`]) so one matrix is one cache line and one aligned
+//! AVX-512 load (stored by rows, see [`AlignedMat4`]). The kernel is chosen at run time
+//! ([`Isa::best`]); large meshes can be split over `threads` scoped threads, each writing its own
+//! chunks of the caller's output slice; outputs over 8 MB are written with streaming stores.
+//!
+//! Semantics kept from the oracle: a zero weight contributes nothing, even for a non-finite matrix
+//! (a palette with a non-finite entry takes the portable path, which skips zero weights), and a
+//! joint index outside the palette panics only when its weight is nonzero (a block with such an
+//! index takes the scalar path).
+//!
+//! The skinning kernels share one plan. The palette holds rows, so a blended matrix B (one 512-bit
+//! register, or a 256-bit one for rows 0-1 and a 128-bit one for row 2) times the position
+//! broadcast into every row, (x, y, z, 1), leaves each output coordinate as the horizontal sum of
+//! one 128-bit lane. Four vertices' lanes are summed together with in-lane shuffles
+//! (a 4x4 transpose), giving x, y, z of 4 vertices per lane, which are then interleaved back into
+//! the xyz output.
+
+use glam::Mat4;
+
+use crate::scene::Mesh;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod chunk;
+mod palette;
+mod portable;
+#[cfg(test)]
+mod tests;
+
+use chunk::par_chunks;
+pub use chunk::MIN_VERTICES_PER_THREAD;
+pub use palette::{locals_f32, LocalTrs, PaletteBuilder};
+
+/// One palette matrix alone on a 64-byte cache line, stored by rows (row 0, 1, 2, 3: the columns
+/// of its transpose), so that each output coordinate is one 4-wide dot product.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(64))]
+pub struct AlignedMat4(pub [f32; 16]);
+
+impl From<Mat4> for AlignedMat4 {
+    fn from(m: Mat4) -> Self {
+        AlignedMat4(m.transpose().to_cols_array())
+    }
+}
+
+impl AlignedMat4 {
+    /// The matrix back in glam's column-major form.
+    pub fn to_mat4(&self) -> Mat4 {
+        Mat4::from_cols_array(&self.0).transpose()
+    }
+}
+
+/// A skinning palette copied into 64-byte aligned matrices, with a flag telling whether every entry is finite.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlignedPalette {
+    mats: Vec<AlignedMat4>,
+    finite: bool,
+}
+
+impl Default for AlignedPalette {
+    fn default() -> Self {
+        AlignedPalette {
+            mats: Vec::new(),
+            finite: true,
+        }
+    }
+}
+
+impl From<&[Mat4]> for AlignedPalette {
+    fn from(palette: &[Mat4]) -> Self {
+        let mut p = AlignedPalette::default();
+        p.copy_from(palette);
+        p
+    }
+}
+
+impl AlignedPalette {
+    /// `joints` identity matrices.
+    pub fn identity(joints: usize) -> Self {
+        AlignedPalette {
+            mats: vec![AlignedMat4::from(Mat4::IDENTITY); joints],
+            finite: true,
+        }
+    }
+
+    /// Replaces the contents with `palette` (allocates only when it grows).
+    pub fn copy_from(&mut self, palette: &[Mat4]) {
+        self.mats.clear();
+        self.mats
+            .extend(palette.iter().map(|m| AlignedMat4::from(*m)));
+        self.finite = palette.iter().all(|m| m.is_finite());
+    }
+
+    /// Sets joint `j`'s matrix.
+    pub fn set(&mut self, j: usize, m: &Mat4) {
+        self.mats[j] = AlignedMat4::from(*m);
+        self.finite = if m.is_finite() {
+            self.finite || self.mats.iter().all(|a| a.0.iter().all(|v| v.is_finite()))
+        } else {
+            false
+        };
+    }
+
+    pub fn len(&self) -> usize {
+        self.mats.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.mats.is_empty()
+    }
+
+    pub fn as_slice(&self) -> &[AlignedMat4] {
+        &self.mats
+    }
+
+    /// Joint `j`'s matrix, if there is one.
+    pub fn get(&self, j: usize) -> Option<Mat4> {
+        self.mats.get(j).map(AlignedMat4::to_mat4)
+    }
+
+    /// Whether every entry is finite (then the SIMD kernels, which do not skip zero weights, are exact in meaning).
+    pub fn is_finite(&self) -> bool {
+        self.finite
+    }
+
+    /// Size in bytes: 64 per joint.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of_val(self.mats.as_slice())
+    }
+
+    pub fn to_mat4s(&self) -> Vec<Mat4> {
+        self.mats.iter().map(AlignedMat4::to_mat4).collect()
+    }
+}
+
+/// The kernel families; [`Isa::best`] is the fastest one this CPU runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// glam vectors only: compiles and runs everywhere.
+    Portable,
+    /// x86_64 AVX2 + FMA, 256-bit.
+    Avx2Fma,
+    /// x86_64 AVX-512F, 512-bit: one whole matrix per register.
+    Avx512F,
+}
+
+impl Isa {
+    pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2Fma, Isa::Avx512F];
+
+    /// Whether this CPU runs the kernel (run-time feature detection).
+    pub fn is_supported(self) -> bool {
+        match self {
+            Isa::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2Fma => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512F => is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The fastest supported kernel.
+    pub fn best() -> Isa {
+        Isa::ALL
+            .into_iter()
+            .rev()
+            .find(|i| i.is_supported())
+            .unwrap_or(Isa::Portable)
+    }
+
+    /// Every kernel this CPU runs, slowest first.
+    pub fn supported() -> Vec<Isa> {
+        Isa::ALL.into_iter().filter(|i| i.is_supported()).collect()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            Isa::Avx2Fma => "avx2+fma",
+            Isa::Avx512F => "avx512f",
+        }
+    }
+}
+
+/// Outputs larger than this (in bytes, the whole call's) are written with non-temporal (streaming)
+/// stores where a kernel has them: they would not stay in cache anyway, and streaming saves reading
+/// each output line before writing it.
+const STREAM_BYTES: usize = 8 << 20;
+
+fn check_isa(isa: Isa) {
+    assert!(
+        isa.is_supported(),
+        "fast: the {} kernel is not supported on this CPU",
+        isa.name()
+    );
+}
+
+/// 4-influence LBS with the best kernel: `out[i] = sum_k w_k * (skin[j_k] * (p_i, 1)).xyz`, on up to
+/// `threads` threads (1: the calling thread only; at most one per [`MIN_VERTICES_PER_THREAD`]).
+///
+/// Panics when the slices differ in length, or when a nonzero weight names a joint outside the palette.
+pub fn skin(
+    palette: &AlignedPalette,
+    positions: &[[f32; 3]],
+    joints: &[[u32; 4]],
+    weights: &[[f32; 4]],
+    out: &mut [[f32; 3]],
+    threads: usize,
+) {
+    skin_with(
+        Isa::best(),
+        palette,
+        positions,
+        joints,
+        weights,
+        out,
+        threads,
+    );
+}
+
+/// [`skin`] on a [`Mesh`].
+pub fn skin_mesh(palette: &AlignedPalette, mesh: &Mesh, out: &mut [[f32; 3]], threads: usize) {
+    skin(
+        palette,
+        &mesh.positions,
+        &mesh.joints,
+        &mesh.weights,
+        out,
+        threads,
+    );
+}
+
+/// [`skin`] with a chosen kernel; panics if this CPU does not support it.
+pub fn skin_with(
+    isa: Isa,
+    palette: &AlignedPalette,
+    positions: &[[f32; 3]],
+    joints: &[[u32; 4]],
+    weights: &[[f32; 4]],
+    out: &mut [[f32; 3]],
+    threads: usize,
+) {
+    check_isa(isa);
+    let n = out.len();
+    assert!(
+        positions.len() == n && joints.len() == n && weights.len() == n,
+        "fast::skin: {n} outputs but {} positions, {} joints, {} weights",
+        positions.len(),
+        joints.len(),
+        weights.len()
+    );
+    // The SIMD kernels blend every influence; only a finite palette makes 0 * M vanish.
+    let isa = if palette.is_finite() {
+        isa
+    } else {
+        Isa::Portable
+    };
+    let pal = palette.as_slice();
+    let stream = n * 12 > STREAM_BYTES;
+    par_chunks(out, threads, |r, out| {
+        let (p, j, w) = (&positions[r.clone()], &joints[r.clone()], &weights[r]);
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX-512F.
+            Isa::Avx512F => unsafe { avx512::skin_avx512(pal, p, j, w, out, stream) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+            Isa::Avx2Fma => unsafe { avx2::skin_avx2(pal, p, j, w, out) },
+            _ => {
+                let _ = stream; // only the AVX-512 kernels stream
+                portable::skin(pal, p, j, w, out)
+            }
+        }
+    });
+}
+
+/// 1-influence skinning with the best kernel: `out[i] = (skin[joints[i][0]] * (p_i, 1)).xyz`
+/// (the other joints and the weights are not read). Panics on an index outside the palette.
+pub fn skin1(
+    palette: &AlignedPalette,
+    positions: &[[f32; 3]],
+    joints: &[[u32; 4]],
+    out: &mut [[f32; 3]],
+    threads: usize,
+) {
+    skin1_with(Isa::best(), palette, positions, joints, out, threads);
+}
+
+/// [`skin1`] with a chosen kernel; panics if this CPU does not support it.
+pub fn skin1_with(
+    isa: Isa,
+    palette: &AlignedPalette,
+    positions: &[[f32; 3]],
+    joints: &[[u32; 4]],
+    out: &mut [[f32; 3]],
+    threads: usize,
+) {
+    check_isa(isa);
+    let n = out.len();
+    assert!(
+        positions.len() == n && joints.len() == n,
+        "fast::skin1: {n} outputs but {} positions, {} joints",
+        positions.len(),
+        joints.len()
+    );
+    let pal = palette.as_slice();
+    let stream = n * 12 > STREAM_BYTES;
+    par_chunks(out, threads, |r, out| {
+        let (p, j) = (&positions[r.clone()], &joints[r]);
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX-512F.
+            Isa::Avx512F => unsafe { avx512::skin1_avx512(pal, p, j, out, stream) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+            Isa::Avx2Fma => unsafe { avx2::skin1_avx2(pal, p, j, out) },
+            _ => {
+                let _ = stream; // only the AVX-512 kernels stream
+                portable::skin1(pal, p, j, out)
+            }
+        }
+    });
+}
+
+/// The static baseline with the best kernel: `out[i] = (m * (p_i, 1)).xyz`.
+pub fn transform(m: &Mat4, positions: &[[f32; 3]], out: &mut [[f32; 3]], threads: usize) {
+    transform_with(Isa::best(), m, positions, out, threads);
+}
+
+/// [`transform`] with a chosen kernel; panics if this CPU does not support it.
+pub fn transform_with(
+    isa: Isa,
+    m: &Mat4,
+    positions: &[[f32; 3]],
+    out: &mut [[f32; 3]],
+    threads: usize,
+) {
+    check_isa(isa);
+    assert_eq!(
+        positions.len(),
+        out.len(),
+        "fast::transform: positions and output differ in length"
+    );
+    let stream = out.len() * 12 > STREAM_BYTES;
+    par_chunks(out, threads, |r, out| {
+        let p = &positions[r];
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX-512F.
+            Isa::Avx512F => unsafe { avx512::transform_avx512(m, p, out, stream) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+            Isa::Avx2Fma => unsafe { avx2::transform_avx2(m, p, out) },
+            _ => {
+                let _ = stream; // only the AVX-512 kernels stream
+                portable::transform(m, p, out)
+            }
+        }
+    });
+}
+
+/// The palette length for unsigned index comparisons (an index is valid iff index < len).
+#[cfg(target_arch = "x86_64")]
+fn len_u32(pal: &[AlignedMat4]) -> u32 {
+    u32::try_from(pal.len()).unwrap_or(u32::MAX)
+}

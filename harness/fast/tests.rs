@@ -1,0 +1,600 @@
+//! Unit tests of the fast path: every kernel against the oracle, threads, bounds, the palette build.
+
+use super::*;
+use crate::reference;
+use crate::scene::{strip, Pose, Skeleton, Transform};
+use glam::{DQuat, DVec3, Quat, Vec3, Vec4};
+
+/// xorshift64*: tiny and deterministic.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn quat(&mut self) -> Quat {
+        let q = Vec4::new(
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+        );
+        Quat::from_vec4(q.normalize_or(Vec4::W))
+    }
+    fn vec3(&mut self, r: f32) -> Vec3 {
+        Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
+    }
+}
+
+/// A pose-like palette: rotations, mild non-uniform scale, translations within the mesh extent.
+fn random_palette(rng: &mut Rng, joints: usize, extent: f32) -> Vec<Mat4> {
+    (0..joints)
+        .map(|_| {
+            let s = Vec3::new(
+                rng.range(0.8, 1.2),
+                rng.range(0.8, 1.2),
+                rng.range(0.8, 1.2),
+            );
+            Mat4::from_scale_rotation_translation(s, rng.quat(), rng.vec3(0.5 * extent))
+        })
+        .collect()
+}
+
+/// `n` vertices in [-extent, extent]^3 with exactly `influences` nonzero weights in random slots.
+fn random_mesh(rng: &mut Rng, n: usize, joints: usize, influences: usize, extent: f32) -> Mesh {
+    let mut mesh = Mesh::default();
+    for _ in 0..n {
+        mesh.positions.push(rng.vec3(extent).into());
+        let j = [0; 4].map(|_| rng.below(joints) as u32);
+        let mut w = [0f32; 4];
+        let mut slots = [0usize, 1, 2, 3];
+        for i in 0..4 {
+            slots.swap(i, i + rng.below(4 - i));
+        }
+        for &s in &slots[..influences] {
+            w[s] = rng.range(0.05, 1.0);
+        }
+        let total: f32 = w.iter().sum();
+        mesh.joints.push(j);
+        mesh.weights.push(w.map(|x| x / total));
+    }
+    mesh
+}
+
+fn max_abs_diff(a: &[[f32; 3]], b: &[[f32; 3]]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(a, b)| (0..3).map(move |i| (a[i] - b[i]).abs()))
+        .fold(0.0, f32::max)
+}
+
+const COUNTS: [usize; 7] = [0, 1, 5, 63, 64, 65, 1001];
+
+#[test]
+fn every_supported_kernel_matches_the_oracle() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut worst = 0f32;
+    for isa in Isa::supported() {
+        for &n in &COUNTS {
+            for influences in 1..=4 {
+                for extent in [1.0f32, 10.0, 300.0] {
+                    let joints = 1 + rng.below(40);
+                    let palette = random_palette(&mut rng, joints, extent);
+                    let mesh = random_mesh(&mut rng, n, joints, influences, extent);
+                    let want = reference::skin(&palette, &mesh);
+                    let aligned = AlignedPalette::from(palette.as_slice());
+                    for threads in [1, 2, 3] {
+                        let mut out = vec![[f32::NAN; 3]; n];
+                        skin_with(
+                            isa,
+                            &aligned,
+                            &mesh.positions,
+                            &mesh.joints,
+                            &mesh.weights,
+                            &mut out,
+                            threads,
+                        );
+                        let tol = 1e-6 * mesh.extent();
+                        let d = max_abs_diff(&out, &want);
+                        worst = worst.max(d / tol);
+                        assert!(
+                            d <= tol,
+                            "{} n={n} k={influences} extent={extent} threads={threads}: {d} > {tol}",
+                            isa.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("worst error / tolerance: {worst:.3}");
+}
+
+#[test]
+fn strip_meshes_match_the_oracle_on_every_kernel() {
+    let s = Skeleton::chain(12, 0.5);
+    let mut pose = s.bind_pose();
+    for (j, l) in pose.locals.iter_mut().enumerate() {
+        l.rotation = DQuat::from_rotation_z(0.2 + 0.01 * j as f64);
+    }
+    let palette = s.palette(&pose);
+    let aligned = AlignedPalette::from(palette.as_slice());
+    for isa in Isa::supported() {
+        for influences in 1..=4 {
+            let mesh = strip(12, 0.5, 1001, 0.3, influences);
+            let want = reference::skin(&palette, &mesh);
+            let mut out = vec![[0.0; 3]; mesh.len()];
+            skin_with(
+                isa,
+                &aligned,
+                &mesh.positions,
+                &mesh.joints,
+                &mesh.weights,
+                &mut out,
+                2,
+            );
+            assert!(
+                max_abs_diff(&out, &want) <= 1e-6 * mesh.extent(),
+                "{}",
+                isa.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn one_influence_matches_glam_on_every_kernel() {
+    let mut rng = Rng(7);
+    for isa in Isa::supported() {
+        for &n in &COUNTS {
+            let joints = 1 + rng.below(30);
+            let palette = random_palette(&mut rng, joints, 20.0);
+            let mut mesh = random_mesh(&mut rng, n, joints, 4, 20.0);
+            // Garbage in the unread slots must not matter.
+            for j in &mut mesh.joints {
+                j[1] = u32::MAX;
+            }
+            let want: Vec<[f32; 3]> = mesh
+                .positions
+                .iter()
+                .zip(&mesh.joints)
+                .map(|(p, j)| {
+                    palette[j[0] as usize]
+                        .transform_point3(Vec3::from(*p))
+                        .into()
+                })
+                .collect();
+            let aligned = AlignedPalette::from(palette.as_slice());
+            for threads in [1, 2, 3] {
+                let mut out = vec![[f32::NAN; 3]; n];
+                skin1_with(
+                    isa,
+                    &aligned,
+                    &mesh.positions,
+                    &mesh.joints,
+                    &mut out,
+                    threads,
+                );
+                let d = max_abs_diff(&out, &want);
+                assert!(
+                    d <= 1e-6 * mesh.extent(),
+                    "{} n={n} threads={threads}: {d}",
+                    isa.name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn static_transform_matches_glam_on_every_kernel() {
+    let mut rng = Rng(11);
+    for isa in Isa::supported() {
+        for &n in &[0usize, 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 1001] {
+            let m = random_palette(&mut rng, 1, 50.0)[0];
+            let mesh = random_mesh(&mut rng, n, 1, 1, 50.0);
+            let want = reference::transform(&m, &mesh.positions);
+            for threads in [1, 2, 3] {
+                let mut out = vec![[f32::NAN; 3]; n];
+                transform_with(isa, &m, &mesh.positions, &mut out, threads);
+                let d = max_abs_diff(&out, &want);
+                assert!(
+                    d <= 1e-6 * mesh.extent(),
+                    "{} n={n} threads={threads}: {d}",
+                    isa.name()
+                );
+            }
+        }
+    }
+}
+
+/// Runs `f` on `buf[off..off + n]` for every start phase within a cache line, and checks that
+/// nothing outside the slice changed and every output is `want`.
+fn check_slice_bounds(name: &str, want: impl Fn(usize) -> [f32; 3], f: impl Fn(&mut [[f32; 3]])) {
+    for n in [
+        0usize, 1, 2, 3, 4, 5, 15, 16, 17, 18, 31, 32, 33, 47, 48, 49, 70,
+    ] {
+        for off in 0..16 {
+            let mut buf = vec![[-7.0f32; 3]; n + 32];
+            f(&mut buf[off..off + n]);
+            for (i, o) in buf.iter().enumerate() {
+                if i < off || i >= off + n {
+                    assert_eq!(
+                        *o, [-7.0; 3],
+                        "{name} n={n} off={off}: wrote outside at {i}"
+                    );
+                } else {
+                    assert_eq!(
+                        *o,
+                        want(i - off),
+                        "{name} n={n} off={off}: vertex {}",
+                        i - off
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn kernels_write_exactly_their_slice_at_every_alignment() {
+    let palette = AlignedPalette::from(&[Mat4::from_translation(Vec3::X), Mat4::IDENTITY][..]);
+    let m = Mat4::from_translation(Vec3::new(1.0, 2.0, 3.0));
+    let pos: Vec<[f32; 3]> = (0..70).map(|i| [i as f32, 2.0, 3.0]).collect();
+    let jnt = vec![[0u32, 1, 0, 1]; 70];
+    let wts = vec![[0.25f32; 4]; 70];
+    for isa in Isa::supported() {
+        check_slice_bounds(
+            isa.name(),
+            |i| [i as f32 + 0.5, 2.0, 3.0],
+            |out| {
+                let n = out.len();
+                skin_with(isa, &palette, &pos[..n], &jnt[..n], &wts[..n], out, 1)
+            },
+        );
+        check_slice_bounds(
+            isa.name(),
+            |i| [i as f32 + 1.0, 2.0, 3.0],
+            |out| {
+                let n = out.len();
+                skin1_with(isa, &palette, &pos[..n], &jnt[..n], out, 1)
+            },
+        );
+        check_slice_bounds(
+            isa.name(),
+            |i| [i as f32 + 1.0, 4.0, 6.0],
+            |out| {
+                let n = out.len();
+                transform_with(isa, &m, &pos[..n], out, 1)
+            },
+        );
+    }
+}
+
+#[test]
+fn streaming_sizes_match_the_oracle_on_every_kernel() {
+    // Above STREAM_BYTES of output the AVX-512 kernels switch to non-temporal stores.
+    let n = STREAM_BYTES / 12 + 101;
+    let mut rng = Rng(5);
+    let palette = random_palette(&mut rng, 9, 4.0);
+    let mesh = random_mesh(&mut rng, n, 9, 4, 4.0);
+    let aligned = AlignedPalette::from(palette.as_slice());
+    let want = reference::skin(&palette, &mesh);
+    let want1: Vec<[f32; 3]> = mesh
+        .positions
+        .iter()
+        .zip(&mesh.joints)
+        .map(|(p, j)| {
+            palette[j[0] as usize]
+                .transform_point3(Vec3::from(*p))
+                .into()
+        })
+        .collect();
+    let want_static = reference::transform(&palette[3], &mesh.positions);
+    let tol = 1e-6 * mesh.extent();
+    for isa in Isa::supported() {
+        for threads in [1, 2] {
+            let mut out = vec![[f32::NAN; 3]; n];
+            skin_with(
+                isa,
+                &aligned,
+                &mesh.positions,
+                &mesh.joints,
+                &mesh.weights,
+                &mut out,
+                threads,
+            );
+            assert!(max_abs_diff(&out, &want) <= tol, "{}", isa.name());
+            skin1_with(
+                isa,
+                &aligned,
+                &mesh.positions,
+                &mesh.joints,
+                &mut out,
+                threads,
+            );
+            assert!(max_abs_diff(&out, &want1) <= tol, "{}", isa.name());
+            transform_with(isa, &palette[3], &mesh.positions, &mut out, threads);
+            assert!(max_abs_diff(&out, &want_static) <= tol, "{}", isa.name());
+        }
+    }
+}
+
+#[test]
+fn zero_weights_ignore_bad_joints_and_non_finite_matrices_like_the_oracle() {
+    let palette = vec![
+        Mat4::from_translation(Vec3::new(1.0, 0.0, 0.0)),
+        Mat4::from_cols_array(&[f32::NAN; 16]),
+    ];
+    let n = 37;
+    let mesh = Mesh {
+        positions: (0..n).map(|i| [i as f32, 2.0, 3.0]).collect(),
+        // Index 1 is NaN, index 9 is outside the palette: both with zero weight.
+        joints: (0..n)
+            .map(|i| [0, 1, if i % 5 == 0 { 9 } else { 0 }, 1])
+            .collect(),
+        weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
+        indices: vec![],
+    };
+    let want = reference::skin(&palette, &mesh);
+    let aligned = AlignedPalette::from(palette.as_slice());
+    assert!(!aligned.is_finite());
+    let finite = AlignedPalette::from(&palette[..1]);
+    for isa in Isa::supported() {
+        for pal in [&aligned, &finite] {
+            let mut out = vec![[0.0; 3]; n];
+            skin_with(
+                isa,
+                pal,
+                &mesh.positions,
+                &mesh.joints,
+                &mesh.weights,
+                &mut out,
+                2,
+            );
+            assert_eq!(out, want, "{}", isa.name());
+        }
+    }
+}
+
+#[test]
+fn a_weighted_joint_outside_the_palette_panics_on_every_kernel() {
+    let palette = AlignedPalette::identity(2);
+    for isa in Isa::supported() {
+        for n in [1usize, 4, 9, 40, 100] {
+            for bad in [0, n / 2, n - 1] {
+                let pos = vec![[0.0f32; 3]; n];
+                let wts = vec![[0.5f32, 0.5, 0.0, 0.0]; n];
+                let mut jnt = vec![[0u32, 1, 0, 0]; n];
+                jnt[bad][1] = 2;
+                let r = std::panic::catch_unwind(|| {
+                    let mut out = vec![[0.0; 3]; n];
+                    skin_with(isa, &palette, &pos, &jnt, &wts, &mut out, 1);
+                });
+                assert!(r.is_err(), "{} n={n} bad={bad}", isa.name());
+                let mut jnt = vec![[0u32, 1, 0, 0]; n];
+                jnt[bad][0] = 5;
+                let r = std::panic::catch_unwind(|| {
+                    let mut out = vec![[0.0; 3]; n];
+                    skin1_with(isa, &palette, &pos, &jnt, &mut out, 1);
+                });
+                assert!(r.is_err(), "{} n={n} bad={bad}", isa.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn threaded_calls_match_the_oracle_on_every_kernel() {
+    // Large enough for 3 threads of MIN_VERTICES_PER_THREAD, and not a multiple of 16.
+    let n = 3 * MIN_VERTICES_PER_THREAD + 13;
+    let mut rng = Rng(17);
+    let palette = random_palette(&mut rng, 20, 8.0);
+    let mesh = random_mesh(&mut rng, n, 20, 4, 8.0);
+    let aligned = AlignedPalette::from(palette.as_slice());
+    let want = reference::skin(&palette, &mesh);
+    let want_static = reference::transform(&palette[0], &mesh.positions);
+    let want1: Vec<[f32; 3]> = mesh
+        .positions
+        .iter()
+        .zip(&mesh.joints)
+        .map(|(p, j)| {
+            palette[j[0] as usize]
+                .transform_point3(Vec3::from(*p))
+                .into()
+        })
+        .collect();
+    let tol = 1e-6 * mesh.extent();
+    for isa in Isa::supported() {
+        for threads in [2, 3, 7] {
+            let mut out = vec![[f32::NAN; 3]; n];
+            skin_with(
+                isa,
+                &aligned,
+                &mesh.positions,
+                &mesh.joints,
+                &mesh.weights,
+                &mut out,
+                threads,
+            );
+            assert!(
+                max_abs_diff(&out, &want) <= tol,
+                "{} threads={threads}",
+                isa.name()
+            );
+            skin1_with(
+                isa,
+                &aligned,
+                &mesh.positions,
+                &mesh.joints,
+                &mut out,
+                threads,
+            );
+            assert!(
+                max_abs_diff(&out, &want1) <= tol,
+                "{} threads={threads}",
+                isa.name()
+            );
+            transform_with(isa, &palette[0], &mesh.positions, &mut out, threads);
+            assert!(
+                max_abs_diff(&out, &want_static) <= tol,
+                "{} threads={threads}",
+                isa.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_best_kernel_is_supported() {
+    assert!(Isa::best().is_supported());
+    assert!(Isa::supported().contains(&Isa::Portable));
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx512f") {
+        assert_eq!(Isa::best(), Isa::Avx512F);
+    }
+}
+
+#[test]
+fn aligned_palette_is_aligned_and_tracks_finiteness() {
+    assert_eq!(std::mem::size_of::<AlignedMat4>(), 64);
+    assert_eq!(std::mem::align_of::<AlignedMat4>(), 64);
+    let m = Mat4::from_translation(Vec3::new(1.0, 2.0, 3.0));
+    let mut p = AlignedPalette::from(&[m, Mat4::IDENTITY][..]);
+    assert_eq!(p.as_slice().as_ptr() as usize % 64, 0);
+    assert_eq!(p.bytes(), 128);
+    assert_eq!(p.get(0), Some(m));
+    assert_eq!(p.to_mat4s(), vec![m, Mat4::IDENTITY]);
+    p.set(1, &Mat4::from_cols_array(&[f32::INFINITY; 16]));
+    assert!(!p.is_finite());
+    p.set(1, &Mat4::IDENTITY);
+    assert!(p.is_finite());
+}
+
+fn max_rel_diff(a: &AlignedPalette, b: &[Mat4]) -> f32 {
+    let scale = b
+        .iter()
+        .flat_map(|m| m.to_cols_array())
+        .fold(1.0f32, |s, v| s.max(v.abs()));
+    a.to_mat4s()
+        .iter()
+        .zip(b)
+        .flat_map(|(x, y)| {
+            let (x, y) = (x.to_cols_array(), y.to_cols_array());
+            (0..16).map(move |i| (x[i] - y[i]).abs())
+        })
+        .fold(0.0, f32::max)
+        / scale
+}
+
+#[test]
+fn fast_palette_matches_the_f64_palette_on_bent_chains() {
+    for joints in [1usize, 16, 64, 256, 1024] {
+        let s = Skeleton::chain(joints, 0.25);
+        let mut pose = s.bind_pose();
+        for (j, l) in pose.locals.iter_mut().enumerate() {
+            l.rotation = DQuat::from_axis_angle(
+                DVec3::new(0.3, 0.2, 1.0).normalize(),
+                0.05 + 0.001 * j as f64,
+            );
+        }
+        let mut b = PaletteBuilder::new(&s);
+        let mut out = b.palette();
+        for isa in Isa::supported() {
+            for p in [s.bind_pose(), pose.clone()] {
+                b.build_with(isa, &locals_f32(&p), &mut out);
+                let d = max_rel_diff(&out, &s.palette(&p));
+                assert!(d <= 1e-5, "{} {joints} joints: {d}", isa.name());
+                assert!(out.is_finite());
+            }
+        }
+    }
+}
+
+#[test]
+fn fast_palette_matches_the_f64_palette_on_random_trees() {
+    let mut rng = Rng(99);
+    for joints in [2usize, 17, 100, 300] {
+        let parents: Vec<Option<usize>> = (0..joints)
+            .map(|j| {
+                if j == 0 || rng.below(10) == 0 {
+                    None
+                } else {
+                    Some(j - 1 - rng.below(j.min(4)))
+                }
+            })
+            .collect();
+        let trs = |rng: &mut Rng| Transform {
+            translation: rng.vec3(2.0).as_dvec3(),
+            rotation: rng.quat().as_dquat().normalize(),
+            scale: DVec3::new(
+                rng.range(0.7, 1.3) as f64,
+                rng.range(0.7, 1.3) as f64,
+                rng.range(0.7, 1.3) as f64,
+            ),
+        };
+        let bind: Vec<Transform> = (0..joints).map(|_| trs(&mut rng)).collect();
+        // Every third node is not a joint; the joints come in a shuffled order.
+        let mut nodes: Vec<usize> = (0..joints).filter(|n| n % 3 != 1 || joints < 3).collect();
+        for i in 0..nodes.len() {
+            let k = i + rng.below(nodes.len() - i);
+            nodes.swap(i, k);
+        }
+        let mut s = Skeleton {
+            parents,
+            bind,
+            joints: nodes,
+            inverse_bind: Vec::new(),
+        };
+        let g = s.globals(&s.bind_pose());
+        s.inverse_bind = s.joints.iter().map(|&n| g[n].inverse()).collect();
+        let pose = Pose {
+            locals: (0..joints).map(|_| trs(&mut rng)).collect(),
+        };
+        let mut b = PaletteBuilder::new(&s);
+        let want = s.palette(&pose);
+        for isa in Isa::supported() {
+            let mut out = AlignedPalette::default();
+            b.build_with(isa, &locals_f32(&pose), &mut out);
+            let d = max_rel_diff(&out, &want);
+            assert!(d <= 1e-5, "{} {joints} joints: {d}", isa.name());
+            assert_eq!(out.len(), want.len());
+        }
+    }
+}
+
+#[test]
+fn palette_builder_rejects_a_child_before_its_parent() {
+    let mut s = Skeleton::chain(3, 1.0);
+    s.parents[1] = Some(2);
+    assert!(std::panic::catch_unwind(|| PaletteBuilder::new(&s)).is_err());
+}
+
+#[test]
+fn palette_builder_flags_non_finite_output() {
+    let s = Skeleton::chain(2, 1.0);
+    let mut b = PaletteBuilder::new(&s);
+    let mut out = b.palette();
+    let mut locals = locals_f32(&s.bind_pose());
+    locals[1].translation.x = f32::INFINITY;
+    for isa in Isa::supported() {
+        b.build_with(isa, &locals, &mut out);
+        assert!(!out.is_finite(), "{}", isa.name());
+        b.build_with(isa, &locals_f32(&s.bind_pose()), &mut out);
+        assert!(out.is_finite(), "{}", isa.name());
+    }
+}
