@@ -97,8 +97,25 @@ pub struct CpuBench {
     /// The thread counts the rows use.
     pub thread_counts: Vec<usize>,
     pub rows: Vec<CpuRow>,
+    /// Per tier, how steady the machine was while its rows were sampled.
+    #[serde(default)]
+    pub steadiness: Vec<Steadiness>,
     /// Wall time of the whole CPU tier benchmark (data building included), ms.
     pub wall_ms: f64,
+}
+
+/// How steady the machine was during one tier: a fixed in-cache job, sampled in turn with the
+/// tier's rows, against the fastest sample it had in the whole run. A quiet machine stays near 1.0;
+/// time taken by other load on the host (a shared or virtual machine) raises it, and the tier's
+/// medians with it. (A machine slow for the whole run is not seen: there is nothing to compare.)
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Steadiness {
+    /// The tier's vertex count.
+    pub vertices: usize,
+    /// The in-cache job's median during this tier, ns per vertex.
+    pub median_ns_per_vertex: f64,
+    /// That median over the job's fastest sample in the whole run.
+    pub vs_fastest: f64,
 }
 
 impl CpuBench {
@@ -144,6 +161,7 @@ const STATIC: &str = "static transform";
 const SKIN1: &str = "skinning, 1 influence";
 const SKIN4: &str = "skinning, 4 influences";
 const ORACLE: &str = "reference oracle, 4 influences";
+const STEADY: &str = "steadiness: 4 influences, in cache";
 
 /// Sampling effort per mode.
 struct Plan {
@@ -253,6 +271,10 @@ fn bent_chain(joints: usize, segment: f64) -> (Skeleton, Pose) {
 
 const CHAIN_JOINTS: usize = 64;
 
+/// Vertices of the steadiness job: 4-influence skinning small enough to stay in the L1/L2 caches,
+/// so that its time depends on the core alone, not on memory.
+const STEADY_VERTICES: usize = 4096;
+
 /// The CPU tiers at 10k, 200k and 2M vertices: copy floors, static transform, 1- and 4-influence
 /// skinning (fast path, 1 and 2 threads) and the reference oracle. `Mode::Off` returns no rows.
 pub fn cpu_tiers(mode: Mode) -> CpuBench {
@@ -266,6 +288,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         available_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         thread_counts: vec![1, 2],
         rows: Vec::new(),
+        steadiness: Vec::new(),
         wall_ms: 0.0,
     };
     if mode == Mode::Off {
@@ -279,6 +302,9 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         Quat::from_rotation_y(0.6),
         Vec3::new(1.0, -2.0, 3.0),
     );
+    let steady_mesh = strip(CHAIN_JOINTS, 1.0, STEADY_VERTICES, 0.5, 4);
+    let mut steady_out = vec![[0f32; 3]; STEADY_VERTICES];
+    let mut steady: Vec<(usize, Stats)> = Vec::new();
     for (t, &n) in TIERS.iter().enumerate() {
         let largest = t == TIERS.len() - 1;
         // 4 influences: a tent of radius 2 over the nearest joints, so nearly every vertex has 4 nonzero weights.
@@ -302,6 +328,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         if !largest || plan.oracle_at_largest {
             jobs.push(Job::Oracle);
         }
+        jobs.push(Job::Steady);
         let src24 = vec![1u8; 24 * n];
         let mut dst24 = vec![0u8; 24 * n];
         let src48 = vec![1u8; 48 * n];
@@ -360,12 +387,18 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
             Job::Oracle => {
                 black_box(reference::skin(&palette, black_box(&mesh)));
             }
+            Job::Steady => {
+                fast::skin_mesh(&aligned, black_box(&steady_mesh), &mut steady_out, 1);
+                black_box(&mut steady_out);
+            }
         });
-        let rows: Vec<(&str, usize, Stats)> = jobs
-            .iter()
-            .zip(stats)
-            .map(|(job, s)| (job.tier(), job.threads(), s))
-            .collect();
+        let mut rows: Vec<(&str, usize, Stats)> = Vec::new();
+        for (job, s) in jobs.iter().zip(stats) {
+            match job {
+                Job::Steady => steady.push((n, s)),
+                _ => rows.push((job.tier(), job.threads(), s)),
+            }
+        }
         let median_of = |name: &str| rows.iter().find(|r| r.0 == name).map(|r| r.2.median);
         let (floor24, floor48, stat) = (median_of(FLOOR24), median_of(FLOOR48), median_of(STATIC));
         for (name, threads, s) in &rows {
@@ -388,8 +421,25 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
             });
         }
     }
+    bench.steadiness = steadiness(&steady);
     bench.wall_ms = start.elapsed().as_secs_f64() * 1e3;
     bench
+}
+
+/// Each tier's steadiness from the in-cache job's statistics per tier (vertex count, per call).
+fn steadiness(per_tier: &[(usize, Stats)]) -> Vec<Steadiness> {
+    let fastest = per_tier
+        .iter()
+        .map(|(_, s)| s.min)
+        .fold(f64::INFINITY, f64::min);
+    per_tier
+        .iter()
+        .map(|&(vertices, s)| Steadiness {
+            vertices,
+            median_ns_per_vertex: s.median * 1e9 / STEADY_VERTICES as f64,
+            vs_fastest: s.median / fastest,
+        })
+        .collect()
 }
 
 /// One row of a CPU tier, as timed.
@@ -404,6 +454,8 @@ enum Job {
     /// 4-influence skinning with this kernel, one thread.
     Kernel(Isa),
     Oracle,
+    /// The in-cache job behind [`Steadiness`]: not a row of the table.
+    Steady,
 }
 
 impl Job {
@@ -416,6 +468,7 @@ impl Job {
             Job::Skin4(_) => SKIN4,
             Job::Kernel(k) => kernel_tier(k),
             Job::Oracle => ORACLE,
+            Job::Steady => STEADY,
         }
     }
 
@@ -572,6 +625,28 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
             let _ = writeln!(md, "{label}: {}.", speedups.join(", "));
         }
     }
+    if !cpu.steadiness.is_empty() {
+        let tiers: Vec<String> = cpu
+            .steadiness
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {:.2}x ({:.2} ns)",
+                    count(s.vertices),
+                    s.vs_fastest,
+                    s.median_ns_per_vertex
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            md,
+            "Steadiness: a fixed in-cache job (4-influence skinning of {STEADY_VERTICES} vertices, one \
+             thread) is sampled in turn with each tier's rows; its median per tier against its fastest \
+             sample of the run: {}. A quiet machine stays near 1.0x; above that, other load on the host \
+             (a shared or virtual machine) took time from this run, and the tier's medians include it.",
+            tiers.join(", ")
+        );
+    }
     let _ = writeln!(md, "\nCPU tiers wall time: {:.0} ms.\n", cpu.wall_ms);
     let _ = writeln!(md, "### Palette build ({} mode)\n", cpu.mode.name());
     let _ = writeln!(
@@ -667,6 +742,11 @@ mod tests {
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row(SKIN4, 2_000_000, 1, 4.0), row(SKIN4, 2_000_000, 2, 2.5)],
+            steadiness: vec![Steadiness {
+                vertices: 2_000_000,
+                median_ns_per_vertex: 3.21,
+                vs_fastest: 1.36,
+            }],
             wall_ms: 1234.0,
         };
         let pal = vec![PaletteRow {
@@ -689,6 +769,10 @@ mod tests {
         assert!(md.contains("Test CPU 9000") && md.contains("1 or 2 thread"));
         assert!(md.contains("2M 1.60x"), "{md}");
         assert!(
+            md.contains("Steadiness") && md.contains("2M 1.36x (3.21 ns)"),
+            "{md}"
+        );
+        assert!(
             md.contains("| fast f32 | 256 | 2.50 | 2.40-3.10 | 16384 |"),
             "{md}"
         );
@@ -696,6 +780,28 @@ mod tests {
         let back: CpuBench = serde_json::from_str(&json).unwrap();
         assert_eq!(back, cpu);
         assert!(json.contains("\"mode\":\"quick\""));
+    }
+
+    #[test]
+    fn steadiness_compares_each_tier_with_the_fastest_sample_of_the_run() {
+        let st = |median: f64, min: f64| Stats {
+            median,
+            min,
+            max: median * 2.0,
+            samples: 5,
+        };
+        // The 2M tier was slow throughout: its own min says nothing, the run's fastest sample does.
+        let per_tier = [
+            (10_000, st(2.0e-5, 1.9e-5)),
+            (2_000_000, st(3.0e-5, 2.9e-5)),
+        ];
+        let s = steadiness(&per_tier);
+        assert_eq!(s.len(), 2);
+        assert_eq!((s[0].vertices, s[1].vertices), (10_000, 2_000_000));
+        assert!((s[0].vs_fastest - 2.0 / 1.9).abs() < 1e-9, "{s:?}");
+        assert!((s[1].vs_fastest - 3.0 / 1.9).abs() < 1e-9, "{s:?}");
+        let ns = 2.0e-5 * 1e9 / STEADY_VERTICES as f64;
+        assert!((s[0].median_ns_per_vertex - ns).abs() < 1e-9, "{s:?}");
     }
 
     #[test]
