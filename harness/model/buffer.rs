@@ -1,0 +1,126 @@
+//! glTF buffer bytes: the GLB binary chunk, `data:` URIs (base64, percent-encoded) or files beside the model.
+
+use std::path::Path;
+
+use super::{Cx, ModelError};
+
+/// Every buffer's bytes: the GLB binary chunk, a `data:` URI, or a file beside the model.
+pub(super) fn resolve_buffers(cx: &Cx, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, ModelError> {
+    let mut out = Vec::new();
+    for buffer in gltf.document.buffers() {
+        let field = format!("buffers[{}]", buffer.index());
+        let mut data = match buffer.source() {
+            gltf::buffer::Source::Bin => gltf
+                .blob
+                .clone()
+                .ok_or_else(|| cx.bad(&field, "refers to a GLB binary chunk, but there is none"))?,
+            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                let (head, payload) = uri
+                    .split_once(',')
+                    .ok_or_else(|| cx.bad(format!("{field}.uri"), "malformed data: URI"))?;
+                if !head.ends_with(";base64") {
+                    return Err(cx.bad(format!("{field}.uri"), "data: URI is not base64"));
+                }
+                base64_decode(payload)
+                    .ok_or_else(|| cx.bad(format!("{field}.uri"), "invalid base64 in data: URI"))?
+            }
+            gltf::buffer::Source::Uri(uri) => {
+                if uri.contains("://") {
+                    return Err(cx.bad(
+                        format!("{field}.uri"),
+                        format!("{uri:?}: only data: URIs and relative file paths are supported"),
+                    ));
+                }
+                let rel = percent_decode(uri).ok_or_else(|| {
+                    cx.bad(format!("{field}.uri"), format!("{uri:?}: bad % escape"))
+                })?;
+                let file = cx.path.parent().unwrap_or(Path::new("")).join(rel);
+                std::fs::read(&file).map_err(|e| {
+                    cx.bad(
+                        format!("{field}.uri"),
+                        format!("cannot read {}: {e}", file.display()),
+                    )
+                })?
+            }
+        };
+        if data.len() < buffer.length() {
+            return Err(cx.bad(
+                field,
+                format!(
+                    "byteLength is {} but only {} bytes are there",
+                    buffer.length(),
+                    data.len()
+                ),
+            ));
+        }
+        data.truncate(buffer.length());
+        out.push(data);
+    }
+    Ok(out)
+}
+
+/// Decodes `%XX` escapes of a relative URI into a path string.
+pub(super) fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with `=` padding.
+pub(super) fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(BASE64[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Base64 (standard or URL-safe alphabet, padding optional); `None` on any other character.
+pub(super) fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim_end_matches('=');
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}

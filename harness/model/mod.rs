@@ -1,0 +1,809 @@
+//! glTF 2.0 skinned models as harness scenes: skeleton (joints plus their ancestors), mesh, animation clips.
+//!
+//! [`load`] reads `.gltf` (buffers as `data:` URIs or side files) and `.glb` files with the `gltf`
+//! crate, without its image decoding: textures are irrelevant to skinning.
+//!
+//! What the loader builds, and why:
+//! * The skeleton's nodes are the skin's joint nodes plus all their ancestors up to the scene root
+//!   (`Z_UP`, `Armature`, ... above the skeleton root), re-indexed parent-before-child, so that
+//!   [`Skeleton::palette`] computes `skin[j] = global[joint j] * inverseBind[j]` with the global from
+//!   the scene root, as the glTF spec says. The transform of the node carrying the skinned mesh is
+//!   not part of skinning (glTF spec); it is reported as [`Model::mesh_global`] for tests.
+//! * Node transforms given as a matrix are decomposed into translation, rotation and scale; a matrix
+//!   with shear is an error (a [`Transform`] cannot hold it).
+//! * `JOINTS_0` (u8 or u16) index the skin's joints, i.e. palette entries; every index must be below
+//!   the joint count, zero-weighted slots included (a GPU reads them all).
+//! * `WEIGHTS_0` (f32, or normalized u8/u16) must be finite and non-negative, and each vertex's sum
+//!   must be within [`WEIGHT_SUM_TOLERANCE`] (1e-2) of 1, or loading fails naming the vertex. Sums
+//!   within 1e-6 of 1 are kept exactly as stored; sums between 1e-6 and 1e-2 away from 1 (exporter
+//!   rounding, 8-bit weights) are rescaled to sum to 1, so that the affine LBS identities hold.
+//! * Animations: channels on skeleton nodes are kept, channels on other nodes (and morph-target
+//!   weights) are ignored. Samplers: LINEAR (slerp for rotations), STEP, CUBICSPLINE (Hermite, with
+//!   tangents scaled by the keyframe interval, rotation results normalized). Times outside a
+//!   channel's keyframes hold its first or last value.
+
+use std::path::{Path, PathBuf};
+
+use glam::{DMat4, DQuat, DVec3, DVec4};
+use gltf::accessor::{DataType, Dimensions};
+use gltf::mesh::{Mode, Semantic};
+
+use crate::reference;
+use crate::scene::{Mesh, Pose, Skeleton, Transform};
+
+mod buffer;
+#[cfg(test)]
+mod tests;
+mod write;
+
+use buffer::resolve_buffers;
+pub use write::{write_chain_gltf, CHAIN_LINEAR_DEGREES};
+
+/// A vertex whose weights sum further than this from 1 is an error.
+pub const WEIGHT_SUM_TOLERANCE: f64 = 1e-2;
+
+/// Weight sums within this of 1 are kept exactly as stored; others (up to the tolerance) are rescaled.
+const WEIGHT_SUM_EXACT: f64 = 1e-6;
+
+/// Why a model could not be loaded; every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("{}: cannot read the file: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a valid glTF 2.0 file: {source}", path.display())]
+    Gltf { path: PathBuf, source: gltf::Error },
+    /// `field` names the glTF object or accessor, e.g. `meshes[0].primitives[0].attributes.JOINTS_0`.
+    #[error("{}: {field}: {message}", path.display())]
+    Invalid {
+        path: PathBuf,
+        field: String,
+        message: String,
+    },
+}
+
+impl ModelError {
+    /// The model file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            ModelError::Io { path, .. }
+            | ModelError::Gltf { path, .. }
+            | ModelError::Invalid { path, .. } => path,
+        }
+    }
+}
+
+/// A skinned mesh primitive, its skeleton and its animations.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The skin's joints plus their ancestors, parent-before-child; palette entry j = skin joint j.
+    pub skeleton: Skeleton,
+    /// The skinned primitive: POSITION, JOINTS_0, WEIGHTS_0 and triangle indices.
+    pub mesh: Mesh,
+    /// Global matrix of the node carrying the skinned mesh (not used for skinning; for tests).
+    pub mesh_global: DMat4,
+    /// Animations, in file order.
+    pub clips: Vec<Clip>,
+    /// The file it was loaded from.
+    pub path: PathBuf,
+    /// Per skeleton node, the index of the glTF node it came from.
+    pub gltf_nodes: Vec<usize>,
+    /// Per skeleton node, the glTF node's name (if any).
+    pub node_names: Vec<Option<String>>,
+}
+
+/// One glTF animation, reduced to the channels that target skeleton nodes.
+#[derive(Clone, Debug)]
+pub struct Clip {
+    /// The animation's name, or `animation<i>` when it has none.
+    pub name: String,
+    /// The clip runs from time 0 to its latest keyframe (over the kept channels), in seconds.
+    pub duration: f64,
+    pub channels: Vec<Channel>,
+}
+
+/// Which local property a channel drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    Translation,
+    Rotation,
+    Scale,
+}
+
+/// How a channel interpolates between keyframes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interpolation {
+    Linear,
+    Step,
+    CubicSpline,
+}
+
+/// One animation channel on a skeleton node.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    /// Skeleton node index (not the glTF node index).
+    pub node: usize,
+    pub property: Property,
+    pub interpolation: Interpolation,
+    /// Keyframe times, non-decreasing, at least one.
+    pub times: Vec<f64>,
+    /// Per keyframe one value (LINEAR, STEP) or three (CUBICSPLINE: in-tangent, value, out-tangent).
+    /// Translations and scales use xyz (w = 0); rotations are quaternions (x, y, z, w).
+    pub values: Vec<DVec4>,
+}
+
+impl Channel {
+    /// The keyframe value k (the middle element of a CUBICSPLINE triple).
+    fn value(&self, k: usize) -> DVec4 {
+        match self.interpolation {
+            Interpolation::CubicSpline => self.values[3 * k + 1],
+            _ => self.values[k],
+        }
+    }
+
+    /// The channel's value at time `t`; before the first keyframe it holds the first value, after the
+    /// last one the last value. Rotations come out as unit quaternions.
+    pub fn sample(&self, t: f64) -> DVec4 {
+        let n = self.times.len();
+        let v = if n == 1 || t.is_nan() || t <= self.times[0] {
+            self.value(0)
+        } else if t >= self.times[n - 1] {
+            self.value(n - 1)
+        } else {
+            // k is the last keyframe at or before t; times[k + 1] > t, so the interval is not empty.
+            let k = self.times.partition_point(|&x| x <= t) - 1;
+            let (t0, t1) = (self.times[k], self.times[k + 1]);
+            let dt = t1 - t0;
+            let s = (t - t0) / dt;
+            match self.interpolation {
+                Interpolation::Step => self.value(k),
+                Interpolation::Linear => match self.property {
+                    Property::Rotation => slerp(self.value(k), self.value(k + 1), s),
+                    _ => self.value(k).lerp(self.value(k + 1), s),
+                },
+                Interpolation::CubicSpline => {
+                    let p0 = self.values[3 * k + 1];
+                    let m0 = self.values[3 * k + 2] * dt;
+                    let p1 = self.values[3 * (k + 1) + 1];
+                    let m1 = self.values[3 * (k + 1)] * dt;
+                    let (s2, s3) = (s * s, s * s * s);
+                    p0 * (2.0 * s3 - 3.0 * s2 + 1.0)
+                        + m0 * (s3 - 2.0 * s2 + s)
+                        + p1 * (-2.0 * s3 + 3.0 * s2)
+                        + m1 * (s3 - s2)
+                }
+            }
+        };
+        match self.property {
+            Property::Rotation => v.normalize_or(DVec4::W),
+            _ => v,
+        }
+    }
+}
+
+/// Spherical linear interpolation of two quaternions along the shorter arc, normalized.
+/// The angle comes from atan2 of the chord lengths, which stays accurate for tiny angles.
+fn slerp(a: DVec4, b: DVec4, s: f64) -> DVec4 {
+    let a = a.normalize_or(DVec4::W);
+    let mut b = b.normalize_or(DVec4::W);
+    if a.dot(b) < 0.0 {
+        b = -b;
+    }
+    let half_angle = 2.0 * (a - b).length().atan2((a + b).length());
+    let sin = half_angle.sin();
+    let r = if sin < 1e-12 {
+        a.lerp(b, s)
+    } else {
+        a * (((1.0 - s) * half_angle).sin() / sin) + b * ((s * half_angle).sin() / sin)
+    };
+    r.normalize_or(DVec4::W)
+}
+
+impl Model {
+    /// The rest pose: every skeleton node at its node transform.
+    pub fn rest_pose(&self) -> Pose {
+        self.skeleton.bind_pose()
+    }
+
+    /// The locals of every skeleton node at `time` seconds into clip `clip` (clamped to each
+    /// channel's keyframes). Panics if `clip >= self.clips.len()`.
+    pub fn pose_at(&self, clip: usize, time: f64) -> Pose {
+        assert!(
+            clip < self.clips.len(),
+            "{}: clip {clip} out of range ({} clips)",
+            self.path.display(),
+            self.clips.len()
+        );
+        let mut pose = self.rest_pose();
+        for ch in &self.clips[clip].channels {
+            let v = ch.sample(time);
+            let local = &mut pose.locals[ch.node];
+            match ch.property {
+                Property::Translation => local.translation = v.truncate(),
+                Property::Rotation => local.rotation = DQuat::from_vec4(v),
+                Property::Scale => local.scale = v.truncate(),
+            }
+        }
+        pose
+    }
+
+    /// A clip by exact name, or else by its index written as a number.
+    pub fn clip_index(&self, name_or_index: &str) -> Option<usize> {
+        self.clips
+            .iter()
+            .position(|c| c.name == name_or_index)
+            .or_else(|| {
+                name_or_index
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&i| i < self.clips.len())
+            })
+    }
+
+    /// The largest absolute coordinate of the rest-pose skinned positions (of POSITION if those are
+    /// not finite), at least 1e-9: a scale for relative tolerances.
+    pub fn extent(&self) -> f64 {
+        let max_abs = |points: &[[f32; 3]]| {
+            points
+                .iter()
+                .flatten()
+                .map(|v| v.abs() as f64)
+                .fold(0.0f64, f64::max)
+        };
+        let skinned = reference::skin(&self.skeleton.palette(&self.rest_pose()), &self.mesh);
+        let e = max_abs(&skinned);
+        let e = if e.is_finite() && e > 0.0 {
+            e
+        } else {
+            max_abs(&self.mesh.positions)
+        };
+        if e.is_finite() {
+            e.max(1e-9)
+        } else {
+            1e-9
+        }
+    }
+}
+
+/// The file being loaded, to make errors that name it.
+struct Cx<'p> {
+    path: &'p Path,
+}
+
+impl Cx<'_> {
+    fn bad(&self, field: impl Into<String>, message: impl Into<String>) -> ModelError {
+        ModelError::Invalid {
+            path: self.path.to_path_buf(),
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// Checks an accessor's shape before a reader touches it (the readers assume it).
+    fn check_accessor(
+        &self,
+        field: &str,
+        acc: &gltf::Accessor,
+        dims: Dimensions,
+        types: &[DataType],
+        need_normalized: Option<bool>,
+    ) -> Result<(), ModelError> {
+        let field = format!("{field} (accessor {})", acc.index());
+        if acc.dimensions() != dims || !types.contains(&acc.data_type()) {
+            return Err(self.bad(
+                field,
+                format!(
+                    "is {:?} {:?}, expected {dims:?} of {types:?}",
+                    acc.dimensions(),
+                    acc.data_type()
+                ),
+            ));
+        }
+        if let Some(n) = need_normalized {
+            // Floats are never normalized; integer weights and rotations must be.
+            if acc.data_type() != DataType::F32 && acc.normalized() != n {
+                return Err(self.bad(
+                    field,
+                    format!("{:?} must have normalized = {n}", acc.data_type()),
+                ));
+            }
+        }
+        if acc.count() == 0 {
+            return Err(self.bad(field, "has count 0"));
+        }
+        if acc.view().is_none() && acc.sparse().is_none() {
+            return Err(self.bad(
+                field,
+                "has no bufferView (all-zero accessors are not supported)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Loads the first skinned mesh primitive of a glTF 2.0 file (`.gltf` or `.glb`): that of the first
+/// node (in node order) that has both a mesh and a skin, or, with `mesh`, of the first such node
+/// whose mesh (or, failing that, node) has that name. The primitive is the mesh's first one with
+/// JOINTS_0 and WEIGHTS_0.
+pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
+    let cx = Cx { path };
+    let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|source| ModelError::Gltf {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let buffers = resolve_buffers(&cx, &gltf)?;
+    let doc = &gltf.document;
+    let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
+
+    // The node forest: one parent per node, no cycles.
+    let nodes: Vec<gltf::Node> = doc.nodes().collect();
+    let node_count = nodes.len();
+    let mut parent: Vec<Option<usize>> = vec![None; node_count];
+    for node in doc.nodes() {
+        for child in node.children() {
+            if let Some(other) = parent[child.index()].replace(node.index()) {
+                return Err(cx.bad(
+                    format!("nodes[{}]", child.index()),
+                    format!(
+                        "is a child of both nodes[{other}] and nodes[{}]",
+                        node.index()
+                    ),
+                ));
+            }
+        }
+    }
+    for start in 0..node_count {
+        let (mut n, mut steps) = (start, 0);
+        while let Some(p) = parent[n] {
+            n = p;
+            steps += 1;
+            if steps > node_count {
+                return Err(cx.bad(format!("nodes[{start}]"), "the node hierarchy has a cycle"));
+            }
+        }
+    }
+    let locals: Vec<Transform> = doc
+        .nodes()
+        .map(|n| node_local(&cx, &n))
+        .collect::<Result<_, _>>()?;
+    let global_of = |mut n: usize| {
+        let mut g = locals[n].matrix();
+        while let Some(p) = parent[n] {
+            g = locals[p].matrix() * g;
+            n = p;
+        }
+        g
+    };
+
+    // The skinned mesh node.
+    let wanted = |node: &gltf::Node| match mesh {
+        None => true,
+        Some(name) => node.mesh().and_then(|m| m.name().map(|n| n == name)) == Some(true),
+    };
+    let by_node_name = |node: &gltf::Node| mesh.is_some() && node.name() == mesh;
+    let skinned = |node: &gltf::Node| node.mesh().is_some() && node.skin().is_some();
+    let node = doc
+        .nodes()
+        .find(|n| skinned(n) && wanted(n))
+        .or_else(|| doc.nodes().find(|n| skinned(n) && by_node_name(n)))
+        .ok_or_else(|| match mesh {
+            None => cx.bad("nodes", "no node has both a mesh and a skin"),
+            Some(name) => cx.bad(
+                "nodes",
+                format!("no node with a skin carries a mesh (or is a node) named {name:?}"),
+            ),
+        })?;
+    let (gmesh, skin) = (node.mesh().unwrap(), node.skin().unwrap());
+    let mesh_field = format!("meshes[{}]", gmesh.index());
+    let skin_field = format!("skins[{}]", skin.index());
+
+    // Skeleton nodes: the joints and all their ancestors, in depth-first order from the roots.
+    let joint_nodes: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    if joint_nodes.is_empty() {
+        return Err(cx.bad(format!("{skin_field}.joints"), "is empty"));
+    }
+    let mut in_skeleton = vec![false; node_count];
+    for &j in &joint_nodes {
+        let mut n = Some(j);
+        while let Some(i) = n {
+            if in_skeleton[i] {
+                break;
+            }
+            in_skeleton[i] = true;
+            n = parent[i];
+        }
+    }
+    let mut order: Vec<usize> = Vec::new();
+    let mut stack: Vec<usize> = (0..node_count)
+        .rev()
+        .filter(|&i| in_skeleton[i] && parent[i].is_none())
+        .collect();
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        let children: Vec<usize> = nodes[i]
+            .children()
+            .map(|c| c.index())
+            .filter(|&c| in_skeleton[c])
+            .collect();
+        stack.extend(children.into_iter().rev());
+    }
+    let mut skeleton_index: Vec<Option<usize>> = vec![None; node_count];
+    for (k, &i) in order.iter().enumerate() {
+        skeleton_index[i] = Some(k);
+    }
+
+    let joint_count = joint_nodes.len();
+    let inverse_bind: Vec<DMat4> = match skin.inverse_bind_matrices() {
+        None => vec![DMat4::IDENTITY; joint_count],
+        Some(acc) => {
+            let field = format!("{skin_field}.inverseBindMatrices");
+            cx.check_accessor(&field, &acc, Dimensions::Mat4, &[DataType::F32], None)?;
+            if acc.count() < joint_count {
+                return Err(cx.bad(
+                    field,
+                    format!("has {} matrices for {joint_count} joints", acc.count()),
+                ));
+            }
+            let mats: Vec<DMat4> = skin
+                .reader(get)
+                .read_inverse_bind_matrices()
+                .ok_or_else(|| cx.bad(&field, "data lies outside its buffer"))?
+                .take(joint_count)
+                .map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from))))
+                .collect();
+            if let Some(j) = mats.iter().position(|m| !m.is_finite()) {
+                return Err(cx.bad(field, format!("matrix {j} is not finite")));
+            }
+            mats
+        }
+    };
+    let skeleton = Skeleton {
+        parents: order
+            .iter()
+            .map(|&i| parent[i].map(|p| skeleton_index[p].unwrap()))
+            .collect(),
+        bind: order.iter().map(|&i| locals[i]).collect(),
+        joints: joint_nodes
+            .iter()
+            .map(|&j| skeleton_index[j].unwrap())
+            .collect(),
+        inverse_bind,
+    };
+
+    let mesh = read_primitive(&cx, &gmesh, &mesh_field, joint_count, get)?;
+
+    // Animations.
+    let mut clips = Vec::new();
+    for anim in doc.animations() {
+        let mut channels = Vec::new();
+        for ch in anim.channels() {
+            let field = format!("animations[{}].channels[{}]", anim.index(), ch.index());
+            let Some(node) = skeleton_index[ch.target().node().index()] else {
+                continue;
+            };
+            let property = match ch.target().property() {
+                gltf::animation::Property::Translation => Property::Translation,
+                gltf::animation::Property::Rotation => Property::Rotation,
+                gltf::animation::Property::Scale => Property::Scale,
+                gltf::animation::Property::MorphTargetWeights => continue,
+            };
+            let sampler = ch.sampler();
+            let interpolation = match sampler.interpolation() {
+                gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                gltf::animation::Interpolation::Step => Interpolation::Step,
+                gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+            };
+            let input = sampler.input();
+            cx.check_accessor(
+                &format!("{field} sampler input"),
+                &input,
+                Dimensions::Scalar,
+                &[DataType::F32],
+                None,
+            )?;
+            let output = sampler.output();
+            let out_field = format!("{field} sampler output");
+            match property {
+                Property::Rotation => cx.check_accessor(
+                    &out_field,
+                    &output,
+                    Dimensions::Vec4,
+                    &[
+                        DataType::F32,
+                        DataType::I8,
+                        DataType::U8,
+                        DataType::I16,
+                        DataType::U16,
+                    ],
+                    Some(true),
+                )?,
+                _ => cx.check_accessor(
+                    &out_field,
+                    &output,
+                    Dimensions::Vec3,
+                    &[DataType::F32],
+                    None,
+                )?,
+            }
+            let reader = ch.reader(get);
+            let times: Vec<f64> = reader
+                .read_inputs()
+                .ok_or_else(|| {
+                    cx.bad(
+                        format!("{field} sampler input"),
+                        "data lies outside its buffer",
+                    )
+                })?
+                .map(f64::from)
+                .collect();
+            if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+                return Err(cx.bad(
+                    format!("{field} sampler input"),
+                    "keyframe times must be finite and non-decreasing",
+                ));
+            }
+            let outside = || cx.bad(&out_field, "data lies outside its buffer");
+            let values: Vec<DVec4> = match reader.read_outputs().ok_or_else(outside)? {
+                gltf::animation::util::ReadOutputs::Translations(it)
+                | gltf::animation::util::ReadOutputs::Scales(it) => it
+                    .map(|v| DVec4::new(v[0].into(), v[1].into(), v[2].into(), 0.0))
+                    .collect(),
+                gltf::animation::util::ReadOutputs::Rotations(r) => r
+                    .into_f32()
+                    .map(|q| DVec4::new(q[0].into(), q[1].into(), q[2].into(), q[3].into()))
+                    .collect(),
+                gltf::animation::util::ReadOutputs::MorphTargetWeights(_) => continue,
+            };
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
+            if values.len() != times.len() * per_key {
+                return Err(cx.bad(
+                    out_field,
+                    format!(
+                        "has {} values for {} keyframes ({interpolation:?})",
+                        values.len(),
+                        times.len()
+                    ),
+                ));
+            }
+            if values.iter().any(|v| !v.is_finite()) {
+                return Err(cx.bad(out_field, "has non-finite values"));
+            }
+            channels.push(Channel {
+                node,
+                property,
+                interpolation,
+                times,
+                values,
+            });
+        }
+        let duration = channels
+            .iter()
+            .filter_map(|c| c.times.last().copied())
+            .fold(0.0f64, f64::max);
+        clips.push(Clip {
+            name: anim
+                .name()
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("animation{}", anim.index())),
+            duration,
+            channels,
+        });
+    }
+
+    let names: Vec<Option<String>> = doc.nodes().map(|n| n.name().map(str::to_owned)).collect();
+    Ok(Model {
+        skeleton,
+        mesh,
+        mesh_global: global_of(node.index()),
+        clips,
+        path: path.to_path_buf(),
+        node_names: order.iter().map(|&i| names[i].clone()).collect(),
+        gltf_nodes: order,
+    })
+}
+
+/// The node's local transform; a matrix is decomposed (and must have no shear).
+fn node_local(cx: &Cx, node: &gltf::Node) -> Result<Transform, ModelError> {
+    let field = || format!("nodes[{}]", node.index());
+    let t = match node.transform() {
+        gltf::scene::Transform::Matrix { matrix } => {
+            let m = DMat4::from_cols_array_2d(&matrix.map(|c| c.map(f64::from)));
+            if !m.is_finite() || m.determinant() == 0.0 {
+                return Err(cx.bad(
+                    format!("{}.matrix", field()),
+                    "is not finite or not invertible",
+                ));
+            }
+            let (scale, rotation, translation) = m.to_scale_rotation_translation();
+            let t = Transform {
+                translation,
+                rotation: rotation.normalize(),
+                scale,
+            };
+            let back = t.matrix();
+            let size = m.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
+            if !back.abs_diff_eq(m, 1e-5 * size) {
+                return Err(cx.bad(
+                    format!("{}.matrix", field()),
+                    "is not a translation * rotation * scale matrix (it has shear)",
+                ));
+            }
+            t
+        }
+        gltf::scene::Transform::Decomposed {
+            translation,
+            rotation,
+            scale,
+        } => {
+            let q = DVec4::from(rotation.map(f64::from));
+            if !q.is_finite() || q.length() < 1e-6 {
+                return Err(cx.bad(format!("{}.rotation", field()), "is not a unit quaternion"));
+            }
+            Transform {
+                translation: DVec3::from(translation.map(f64::from)),
+                rotation: DQuat::from_vec4(q.normalize()),
+                scale: DVec3::from(scale.map(f64::from)),
+            }
+        }
+    };
+    if !(t.translation.is_finite() && t.scale.is_finite()) {
+        return Err(cx.bad(field(), "transform is not finite"));
+    }
+    Ok(t)
+}
+
+/// POSITION, JOINTS_0, WEIGHTS_0 and indices of the mesh's first primitive with a skin's attributes.
+fn read_primitive<'s, F>(
+    cx: &Cx,
+    gmesh: &gltf::Mesh,
+    mesh_field: &str,
+    joint_count: usize,
+    get: F,
+) -> Result<Mesh, ModelError>
+where
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
+{
+    let (pi, prim) = gmesh
+        .primitives()
+        .enumerate()
+        .find(|(_, p)| {
+            p.get(&Semantic::Joints(0)).is_some() && p.get(&Semantic::Weights(0)).is_some()
+        })
+        .ok_or_else(|| cx.bad(mesh_field, "no primitive has JOINTS_0 and WEIGHTS_0"))?;
+    let pf = format!("{mesh_field}.primitives[{pi}]");
+    if prim.mode() != Mode::Triangles {
+        return Err(cx.bad(
+            format!("{pf}.mode"),
+            format!("is {:?}; only triangles are supported", prim.mode()),
+        ));
+    }
+    let attr = |name: &str| format!("{pf}.attributes.{name}");
+    let pos_acc = prim
+        .get(&Semantic::Positions)
+        .ok_or_else(|| cx.bad(attr("POSITION"), "is missing"))?;
+    cx.check_accessor(
+        &attr("POSITION"),
+        &pos_acc,
+        Dimensions::Vec3,
+        &[DataType::F32],
+        None,
+    )?;
+    let joints_acc = prim.get(&Semantic::Joints(0)).unwrap();
+    cx.check_accessor(
+        &attr("JOINTS_0"),
+        &joints_acc,
+        Dimensions::Vec4,
+        &[DataType::U8, DataType::U16],
+        Some(false),
+    )?;
+    let weights_acc = prim.get(&Semantic::Weights(0)).unwrap();
+    cx.check_accessor(
+        &attr("WEIGHTS_0"),
+        &weights_acc,
+        Dimensions::Vec4,
+        &[DataType::F32, DataType::U8, DataType::U16],
+        Some(true),
+    )?;
+
+    let reader = prim.reader(get);
+    let outside = |name: &str| cx.bad(attr(name), "data lies outside its buffer");
+    let positions: Vec<[f32; 3]> = reader
+        .read_positions()
+        .ok_or_else(|| outside("POSITION"))?
+        .collect();
+    let n = positions.len();
+    if n == 0 {
+        return Err(cx.bad(attr("POSITION"), "has no vertices"));
+    }
+    if let Some(v) = positions
+        .iter()
+        .position(|p| p.iter().any(|c| !c.is_finite()))
+    {
+        return Err(cx.bad(attr("POSITION"), format!("vertex {v} is not finite")));
+    }
+    let joints: Vec<[u32; 4]> = reader
+        .read_joints(0)
+        .ok_or_else(|| outside("JOINTS_0"))?
+        .into_u16()
+        .map(|j| j.map(u32::from))
+        .collect();
+    let mut weights: Vec<[f32; 4]> = reader
+        .read_weights(0)
+        .ok_or_else(|| outside("WEIGHTS_0"))?
+        .into_f32()
+        .collect();
+    for (name, len) in [("JOINTS_0", joints.len()), ("WEIGHTS_0", weights.len())] {
+        if len != n {
+            return Err(cx.bad(attr(name), format!("has {len} elements for {n} vertices")));
+        }
+    }
+    for (v, j) in joints.iter().enumerate() {
+        if let Some(k) = j.iter().position(|&x| x as usize >= joint_count) {
+            return Err(cx.bad(
+                attr("JOINTS_0"),
+                format!(
+                    "vertex {v} influence {k} is joint {} but the skin has {joint_count} joints",
+                    j[k]
+                ),
+            ));
+        }
+    }
+    for (v, w) in weights.iter_mut().enumerate() {
+        if w.iter().any(|x| !x.is_finite() || *x < 0.0) {
+            return Err(cx.bad(
+                attr("WEIGHTS_0"),
+                format!("vertex {v} has a negative or non-finite weight {w:?}"),
+            ));
+        }
+        let sum: f64 = w.iter().map(|&x| f64::from(x)).sum();
+        if (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
+            return Err(cx.bad(
+                attr("WEIGHTS_0"),
+                format!("vertex {v} weights {w:?} sum to {sum}, not 1 (tolerance {WEIGHT_SUM_TOLERANCE})"),
+            ));
+        }
+        if (sum - 1.0).abs() > WEIGHT_SUM_EXACT {
+            *w = w.map(|x| (f64::from(x) / sum) as f32);
+        }
+    }
+
+    let indices: Vec<u32> = match prim.indices() {
+        None => (0..n as u32).collect(),
+        Some(acc) => {
+            let field = format!("{pf}.indices");
+            cx.check_accessor(
+                &field,
+                &acc,
+                Dimensions::Scalar,
+                &[DataType::U8, DataType::U16, DataType::U32],
+                Some(false),
+            )?;
+            let idx: Vec<u32> = reader
+                .read_indices()
+                .ok_or_else(|| cx.bad(&field, "data lies outside its buffer"))?
+                .into_u32()
+                .collect();
+            if let Some(i) = idx.iter().find(|&&i| i as usize >= n) {
+                return Err(cx.bad(field, format!("index {i} is out of range ({n} vertices)")));
+            }
+            idx
+        }
+    };
+    Ok(Mesh {
+        positions,
+        joints,
+        weights,
+        indices,
+    })
+}

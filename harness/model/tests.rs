@@ -1,0 +1,472 @@
+//! Unit tests of the glTF loader, on chains written by `write` and on the shared sample models.
+
+use super::buffer::{base64_decode, base64_encode, percent_decode};
+use super::write::{chain_armature, write_chain, ChainOptions, Container};
+use super::*;
+use crate::scene::strip;
+use glam::Mat4;
+
+/// A fresh scratch folder for one test, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("skinproof-model-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const J: usize = 4;
+const SEG: f32 = 0.75;
+const V: usize = 18;
+const W: f32 = 0.4;
+
+fn chain_model(name: &str, o: ChainOptions) -> (Scratch, Model) {
+    let dir = Scratch::new(name);
+    let ext = if o.container == Container::Glb {
+        "glb"
+    } else {
+        "gltf"
+    };
+    let path = dir.file(&format!("chain.{ext}"));
+    write_chain(&path, J, SEG, V, W, o).unwrap();
+    let model = load(&path, None).unwrap_or_else(|e| panic!("{e}"));
+    (dir, model)
+}
+
+fn max_diff(a: &[[f32; 3]], b: &[[f32; 3]]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(p, q)| (0..3).map(move |k| (f64::from(p[k]) - f64::from(q[k])).abs()))
+        .fold(0.0, f64::max)
+}
+
+fn max_palette_diff(a: &[Mat4], b: &[Mat4]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(m, n)| {
+            let (m, n) = (m.to_cols_array(), n.to_cols_array());
+            (0..16).map(move |k| (m[k] - n[k]).abs())
+        })
+        .fold(0.0, f32::max)
+}
+
+/// A pose of the built-in chain that bends every joint a little.
+fn bend(skeleton: &Skeleton) -> Pose {
+    let mut pose = skeleton.bind_pose();
+    for (j, local) in pose.locals.iter_mut().enumerate() {
+        local.rotation = DQuat::from_rotation_z((15.0 + 10.0 * j as f64).to_radians());
+    }
+    pose
+}
+
+fn quat_close(a: DQuat, b: DQuat, tol: f64) -> bool {
+    // q and -q are the same rotation.
+    (a.dot(b).abs() - 1.0).abs() < tol
+}
+
+#[test]
+fn base64_round_trips() {
+    assert_eq!(base64_encode(b"Man"), "TWFu");
+    assert_eq!(base64_encode(b"Ma"), "TWE=");
+    assert_eq!(base64_encode(b"M"), "TQ==");
+    assert_eq!(base64_encode(b""), "");
+    for n in 0..70 {
+        let data: Vec<u8> = (0..n).map(|i| (i * 37 + 11) as u8).collect();
+        assert_eq!(base64_decode(&base64_encode(&data)).unwrap(), data, "{n}");
+    }
+    assert!(base64_decode("TW!u").is_none());
+    assert_eq!(percent_decode("a%20b.bin").unwrap(), "a b.bin");
+    assert!(percent_decode("a%2").is_none());
+}
+
+#[test]
+fn chain_gltf_matches_the_builtin_chain_and_strip() {
+    let (_dir, model) = chain_model("builtin", ChainOptions::default());
+    let chain = Skeleton::chain(J, f64::from(SEG));
+    let strip = strip(J, f64::from(SEG), V, f64::from(W), 2);
+    assert_eq!(model.skeleton.parents, chain.parents);
+    assert_eq!(model.skeleton.joints, chain.joints);
+    assert_eq!(model.mesh, strip);
+    let d = max_palette_diff(
+        &model.skeleton.palette(&model.rest_pose()),
+        &chain.palette(&chain.bind_pose()),
+    );
+    assert!(d < 1e-6, "rest palette differs by {d}");
+    // The same pose applied to both gives the same palette and the same skinned strip.
+    let pose = bend(&chain);
+    let (pa, pb) = (model.skeleton.palette(&pose), chain.palette(&pose));
+    assert!(max_palette_diff(&pa, &pb) < 1e-6);
+    for (a, b) in [
+        (
+            model.skeleton.palette(&model.rest_pose()),
+            chain.palette(&chain.bind_pose()),
+        ),
+        (pa, pb),
+    ] {
+        let e = max_diff(
+            &reference::skin(&a, &model.mesh),
+            &reference::skin(&b, &strip),
+        );
+        assert!(e < 1e-6, "LBS differs by {e}");
+    }
+    assert_eq!(model.mesh_global, DMat4::IDENTITY);
+    assert!((model.extent() - f64::from(SEG) * J as f64).abs() < 1e-6);
+    assert_eq!(model.node_names[0].as_deref(), Some("joint0"));
+}
+
+#[test]
+fn glb_side_bin_and_pub_writer_load_the_same_model() {
+    let (_d0, reference_model) = chain_model("ref", ChainOptions::default());
+    for container in [Container::Glb, Container::SideBin] {
+        let o = ChainOptions {
+            container,
+            ..ChainOptions::default()
+        };
+        let (_d, m) = chain_model(&format!("{container:?}"), o);
+        assert_eq!(m.mesh, reference_model.mesh, "{container:?}");
+        assert_eq!(
+            m.skeleton.inverse_bind,
+            reference_model.skeleton.inverse_bind
+        );
+        assert_eq!(m.clips.len(), 1);
+    }
+    let dir = Scratch::new("pub");
+    for name in ["pub.gltf", "pub.glb"] {
+        let path = dir.file(name);
+        write_chain_gltf(&path, J, SEG, V, W).unwrap();
+        let m = load(&path, Some("strip")).unwrap();
+        assert_eq!(m.mesh, reference_model.mesh, "{name}");
+    }
+    let glb = std::fs::read(dir.file("pub.glb")).unwrap();
+    assert!(glb.starts_with(b"glTF"));
+}
+
+#[test]
+fn chain_animation_samples_by_hand() {
+    let (_dir, m) = chain_model("anim", ChainOptions::default());
+    assert_eq!(m.clips.len(), 1);
+    let clip = &m.clips[0];
+    assert_eq!(clip.name, "bend");
+    assert_eq!(clip.duration, 2.0);
+    // The mesh node's channel is not a skeleton channel.
+    assert_eq!(clip.channels.len(), 4);
+    assert_eq!(m.clip_index("bend"), Some(0));
+    assert_eq!(m.clip_index("0"), Some(0));
+    assert_eq!(m.clip_index("1"), None);
+    assert_eq!(m.clip_index("walk"), None);
+
+    let z = |deg: f64| DQuat::from_rotation_z(deg.to_radians());
+    let x = |deg: f64| DQuat::from_rotation_x(deg.to_radians());
+    let seg = f64::from(SEG);
+    // LINEAR slerp from 20 to 100 degrees about Z: a quarter of the way is 40 degrees (nlerp
+    // would give about 37.9), halfway 60; clamped before 0 and after 1.
+    for (t, deg) in [
+        (-1.0, 20.0),
+        (0.0, 20.0),
+        (0.25, 40.0),
+        (0.5, 60.0),
+        (1.0, 100.0),
+        (9.0, 100.0),
+    ] {
+        let r = m.pose_at(0, t).locals[1].rotation;
+        assert!(quat_close(r, z(deg), 1e-12), "t={t}: {r:?}");
+    }
+    // STEP holds the earlier value until the next keyframe.
+    for (t, tx) in [
+        (0.0, 0.0),
+        (0.5, 0.0),
+        (0.999, 0.0),
+        (1.0, 0.25),
+        (1.5, 0.25),
+    ] {
+        let tr = m.pose_at(0, t).locals[2].translation;
+        assert!(
+            (tr - DVec3::new(tx, seg, 0.0)).length() < 1e-7,
+            "t={t}: {tr}"
+        );
+    }
+    // CUBICSPLINE with zero tangents passes through the keyframes; halfway between two rotations
+    // about one axis with zero tangents, the normalized Hermite blend is the middle rotation.
+    for (t, deg) in [(0.0, 0.0), (1.0, 45.0), (2.0, 90.0)] {
+        let r = m.pose_at(0, t).locals[3].rotation;
+        assert!(quat_close(r, x(deg), 1e-12), "t={t}: {r:?}");
+    }
+    // CUBICSPLINE translation: values 0, out-tangent (1,0,0) at t=0, interval 2: at the middle
+    // h10(0.5) * 2 * 1 = 0.125 * 2 = 0.25.
+    for (t, tx) in [(0.0, 0.0), (1.0, 0.25), (2.0, 0.0)] {
+        let tr = m.pose_at(0, t).locals[0].translation;
+        assert!(
+            (tr - DVec3::new(tx, 0.0, 0.0)).length() < 1e-12,
+            "t={t}: {tr}"
+        );
+    }
+    // Untouched properties keep the rest values.
+    let p = m.pose_at(0, 0.5);
+    assert_eq!(p.locals[1].translation, m.rest_pose().locals[1].translation);
+    assert_eq!(p.locals.len(), m.skeleton.len());
+}
+
+#[test]
+fn strided_u16_joints_and_u8_weights_load() {
+    let strip = strip(J, f64::from(SEG), V, f64::from(W), 2);
+    let o = ChainOptions {
+        strided_u16_joints: true,
+        ..ChainOptions::default()
+    };
+    let (_d, m) = chain_model("strided", o);
+    assert_eq!(m.mesh.joints, strip.joints);
+    assert_eq!(m.mesh, strip);
+
+    let o = ChainOptions {
+        u8_weights: true,
+        ..ChainOptions::default()
+    };
+    let (_d, m) = chain_model("u8w", o);
+    assert_eq!(m.mesh.joints, strip.joints);
+    for (w, s) in m.mesh.weights.iter().zip(&strip.weights) {
+        let sum: f64 = w.iter().map(|&x| f64::from(x)).sum();
+        assert!((sum - 1.0).abs() < 1e-6, "{w:?}");
+        for k in 0..4 {
+            assert!((w[k] - s[k]).abs() < 1.0 / 255.0, "{w:?} vs {s:?}");
+        }
+    }
+}
+
+#[test]
+fn armature_and_matrix_nodes_reach_the_joint_globals() {
+    let o = ChainOptions {
+        armature: true,
+        matrix_nodes: true,
+        ..ChainOptions::default()
+    };
+    let (_d, m) = chain_model("armature", o);
+    let chain = Skeleton::chain(J, f64::from(SEG));
+    let strip = strip(J, f64::from(SEG), V, f64::from(W), 2);
+    assert_eq!(m.skeleton.len(), J + 1);
+    assert_eq!(m.skeleton.parents[0], None);
+    assert_eq!(m.skeleton.joints, (1..=J).collect::<Vec<_>>());
+    assert_eq!(m.node_names[0].as_deref(), Some("Armature"));
+    let arm = chain_armature();
+    let back = m.skeleton.bind[0];
+    assert!((back.translation - arm.translation).length() < 1e-6);
+    assert!((back.scale - arm.scale).length() < 1e-6);
+    assert!(quat_close(back.rotation, arm.rotation, 1e-6));
+    for p in m.skeleton.palette(&m.rest_pose()) {
+        assert!(p.abs_diff_eq(Mat4::IDENTITY, 1e-5), "{p}");
+    }
+    // The mesh node's own translation (5,0,0) is not in the palette but is in mesh_global.
+    let expect = arm.matrix() * DMat4::from_translation(DVec3::new(5.0, 0.0, 0.0));
+    assert!(m.mesh_global.abs_diff_eq(expect, 1e-6));
+    // Posed: the model's LBS is the armature transform of the built-in strip's LBS.
+    let mut pose = bend(&chain);
+    pose.locals.insert(0, m.skeleton.bind[0]);
+    let got = reference::skin(&m.skeleton.palette(&pose), &m.mesh);
+    let want: Vec<[f32; 3]> = reference::skin(&chain.palette(&bend(&chain)), &strip)
+        .iter()
+        .map(|p| {
+            let q =
+                arm.matrix()
+                    .transform_point3(DVec3::new(p[0].into(), p[1].into(), p[2].into()));
+            q.as_vec3().to_array()
+        })
+        .collect();
+    let e = max_diff(&got, &want);
+    assert!(e < 1e-5 * m.extent(), "{e}");
+}
+
+#[test]
+fn bad_files_give_errors_naming_the_file() {
+    let o = ChainOptions {
+        bad_joint: true,
+        ..ChainOptions::default()
+    };
+    let dir = Scratch::new("bad");
+    let path = dir.file("badjoint.gltf");
+    write_chain(&path, J, SEG, V, W, o).unwrap();
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("badjoint.gltf") && e.contains("JOINTS_0") && e.contains("vertex 0"),
+        "{e}"
+    );
+
+    let path = dir.file("badweights.gltf");
+    let o = ChainOptions {
+        bad_weights: true,
+        ..ChainOptions::default()
+    };
+    write_chain(&path, J, SEG, V, W, o).unwrap();
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("badweights.gltf") && e.contains("WEIGHTS_0"),
+        "{e}"
+    );
+
+    let path = dir.file("missing.gltf");
+    let err = load(&path, None).unwrap_err();
+    assert!(matches!(err, ModelError::Io { .. }));
+    assert_eq!(err.path(), path);
+    assert!(err.to_string().contains("missing.gltf"), "{err}");
+
+    let path = dir.file("ok.gltf");
+    write_chain_gltf(&path, J, SEG, V, W).unwrap();
+    let e = load(&path, Some("nope")).unwrap_err().to_string();
+    assert!(e.contains("ok.gltf") && e.contains("nope"), "{e}");
+
+    // A side buffer that is not there.
+    let path = dir.file("side.gltf");
+    let o = ChainOptions {
+        container: Container::SideBin,
+        ..ChainOptions::default()
+    };
+    write_chain(&path, J, SEG, V, W, o).unwrap();
+    std::fs::remove_file(dir.file("side.bin")).unwrap();
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(e.contains("side.gltf") && e.contains("side.bin"), "{e}");
+
+    let path = dir.file("garbage.gltf");
+    std::fs::write(&path, "{ not json").unwrap();
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(e.contains("garbage.gltf"), "{e}");
+}
+
+/// The five models in ../shared/assets/gltf, with vertex and joint counts and the first clip's
+/// duration from its README, and whether the rest pose is the bind pose.
+const REAL: [(&str, usize, usize, f64, bool); 5] = [
+    ("SimpleSkin/SimpleSkin.gltf", 10, 2, 5.5, true),
+    ("RiggedSimple/RiggedSimple.glb", 160, 2, 2.083, false),
+    ("RiggedFigure/RiggedFigure.glb", 370, 19, 1.25, true),
+    ("CesiumMan/CesiumMan.glb", 3273, 19, 2.0, true),
+    ("Fox/Fox.glb", 1728, 24, 3.417, true),
+];
+
+fn assets() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/gltf");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!(
+            "skipped: {} is absent (the real glTF models live there)",
+            dir.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn real_models_load_with_their_counts() {
+    let Some(dir) = assets() else { return };
+    for (file, vertices, joints, duration, _) in REAL {
+        let m = load(&dir.join(file), None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.mesh.len(), vertices, "{file}");
+        assert_eq!(m.skeleton.joints.len(), joints, "{file}");
+        assert_eq!(m.skeleton.inverse_bind.len(), joints, "{file}");
+        assert!(
+            !m.mesh.indices.is_empty() && m.mesh.indices.len().is_multiple_of(3),
+            "{file}"
+        );
+        assert!(!m.clips.is_empty(), "{file}");
+        assert!(
+            (m.clips[0].duration - duration).abs() < 1e-3,
+            "{file}: {}",
+            m.clips[0].duration
+        );
+        for (j, p) in m.skeleton.parents.iter().enumerate() {
+            assert!(
+                p.is_none_or(|p| p < j),
+                "{file}: node {j} before its parent"
+            );
+        }
+        println!(
+            "{file}: {} vertices, {} joints, {} skeleton nodes, {} clips, extent {:.4}",
+            m.mesh.len(),
+            m.skeleton.joints.len(),
+            m.skeleton.len(),
+            m.clips.len(),
+            m.extent()
+        );
+    }
+    let fox = load(&dir.join("Fox/Fox.glb"), None).unwrap();
+    assert_eq!(fox.clips.len(), 3);
+    assert_eq!(fox.clip_index("Survey"), Some(0));
+    assert_eq!(fox.clip_index("Walk"), Some(1));
+    assert_eq!(fox.clip_index("Run"), Some(2));
+}
+
+#[test]
+fn real_models_at_rest_reproduce_their_positions() {
+    let Some(dir) = assets() else { return };
+    for (file, .., bind_at_rest) in REAL {
+        let m = load(&dir.join(file), None).unwrap();
+        let skinned = reference::skin(&m.skeleton.palette(&m.rest_pose()), &m.mesh);
+        let placed: Vec<[f32; 3]> = m
+            .mesh
+            .positions
+            .iter()
+            .map(|p| {
+                let q = m.mesh_global.transform_point3(DVec3::new(
+                    p[0].into(),
+                    p[1].into(),
+                    p[2].into(),
+                ));
+                q.as_vec3().to_array()
+            })
+            .collect();
+        let e = max_diff(&skinned, &placed);
+        let rel = e / m.extent();
+        println!("{file}: rest-pose reproduction max error {e:.3e} ({rel:.3e} of extent)");
+        if bind_at_rest {
+            assert!(rel < 1e-4, "{file}: {e} vs extent {}", m.extent());
+        }
+    }
+}
+
+#[test]
+fn real_models_animate_to_finite_poses() {
+    let Some(dir) = assets() else { return };
+    for (file, ..) in REAL {
+        let m = load(&dir.join(file), None).unwrap();
+        let clip = &m.clips[0];
+        let mut moved = 0.0f64;
+        let rest = reference::skin(&m.skeleton.palette(&m.rest_pose()), &m.mesh);
+        for k in 0..=5 {
+            let t = clip.duration * k as f64 / 5.0;
+            let pose = m.pose_at(0, t);
+            for l in &pose.locals {
+                assert!(
+                    l.translation.is_finite() && l.rotation.is_finite() && l.scale.is_finite(),
+                    "{file} t={t}"
+                );
+                assert!((l.rotation.length() - 1.0).abs() < 1e-9, "{file} t={t}");
+            }
+            let skinned = reference::skin(&m.skeleton.palette(&pose), &m.mesh);
+            assert!(
+                skinned.iter().flatten().all(|v| v.is_finite()),
+                "{file} t={t}"
+            );
+            moved = moved.max(max_diff(&skinned, &rest));
+        }
+        println!(
+            "{file}: clip {:?} moves vertices by up to {moved:.4}",
+            clip.name
+        );
+        assert!(
+            moved > 1e-3 * m.extent(),
+            "{file}: the animation moved nothing"
+        );
+    }
+}
