@@ -1,0 +1,266 @@
+//! Mutation testing of the shader under test: source-level mutants of the kinds real skinning bugs take, run through the whole suite, with the kill rate per adapter.
+//!
+//! Mutants are located with naga's parsed module and its spans (bindings, entry-point arguments,
+//! struct member offsets, operands), so they apply to any shader with the contract, not just the
+//! default one. Each mutant must still parse and validate with naga, or it is listed as invalid; a
+//! mutant whose compacted naga IR equals the original's is equivalent by construction and is left
+//! out of the kill rate. The others run the whole suite (every case, every adapter); a mutant is
+//! killed on an adapter when a row on that adapter fails that passed with the original shader.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use naga::{
+    AddressSpace, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Literal,
+    Module, ShaderStage, Statement, TypeInner,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::suite::Suite;
+
+mod locate;
+mod report;
+mod run;
+#[cfg(test)]
+mod tests;
+
+use locate::Located;
+pub use report::{min_kill_rate, AdapterRate, Kill, MutantResult, MutationReport, Status};
+pub use run::run;
+
+/// The kinds of bug a mutant stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Two weight components swapped.
+    WeightSwap,
+    /// The homogeneous 1 of the position dropped (0 instead).
+    HomogeneousDropped,
+    /// The palette matrix transposed.
+    PaletteTransposed,
+    /// One influence dropped (loop bound 3, or the 4th weight zeroed).
+    InfluenceDropped,
+    /// One joint index used for another.
+    JointIndexSwapped,
+    /// A constant perturbed slightly.
+    ConstantPerturbed,
+    /// The vertex stage uses the unskinned position.
+    SkinningSkipped,
+    /// The 2D view transform altered.
+    ViewTransform,
+    /// The count guard's comparison changed.
+    CountGuard,
+    /// A uniform field read from the wrong offset.
+    UniformField,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 10] = [
+        Kind::WeightSwap,
+        Kind::HomogeneousDropped,
+        Kind::PaletteTransposed,
+        Kind::InfluenceDropped,
+        Kind::JointIndexSwapped,
+        Kind::ConstantPerturbed,
+        Kind::SkinningSkipped,
+        Kind::ViewTransform,
+        Kind::CountGuard,
+        Kind::UniformField,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::WeightSwap => "weight_swap",
+            Kind::HomogeneousDropped => "homogeneous_dropped",
+            Kind::PaletteTransposed => "palette_transposed",
+            Kind::InfluenceDropped => "influence_dropped",
+            Kind::JointIndexSwapped => "joint_index_swapped",
+            Kind::ConstantPerturbed => "constant_perturbed",
+            Kind::SkinningSkipped => "skinning_skipped",
+            Kind::ViewTransform => "view_transform",
+            Kind::CountGuard => "count_guard",
+            Kind::UniformField => "uniform_field",
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One changed line of a mutant: its number (1-based) and its text before and after.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LineChange {
+    pub line: usize,
+    pub before: String,
+    pub after: String,
+}
+
+/// What generation decided about a mutant before anything runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Parses and validates, and differs from the original: to be run.
+    Valid,
+    /// naga rejects the mutated source (the reason is its diagnostic); discarded.
+    Invalid(String),
+    /// Equivalent to the original by construction (the reason says why); not scored.
+    Equivalent(String),
+}
+
+/// A source-level mutant of the shader under test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mutant {
+    /// Unique within one generation, e.g. `weight_swap-1`.
+    pub id: String,
+    pub kind: Kind,
+    pub description: String,
+    pub diff: Vec<LineChange>,
+    /// What kind of case would catch it, should it survive.
+    pub hint: String,
+    pub verdict: Verdict,
+    /// The mutated WGSL.
+    #[serde(skip)]
+    pub source: String,
+}
+
+/// A text edit on the source: `range` replaced by `text` (an insertion when the range is empty).
+#[derive(Clone, Debug)]
+struct Edit {
+    range: Range<usize>,
+    text: String,
+}
+
+/// A mutant before it is applied and judged.
+struct Candidate {
+    kind: Kind,
+    description: String,
+    hint: String,
+    edits: Vec<Edit>,
+}
+
+/// Every mutant of `source`, valid or not. The source must parse; otherwise there is nothing to
+/// mutate and the list is empty.
+pub fn generate(source: &str) -> Vec<Mutant> {
+    let Ok(module) = naga::front::wgsl::parse_str(source) else {
+        return Vec::new();
+    };
+    let original = fingerprint(&module);
+    let shader = Located::new(source, &module);
+    let mut counts: HashMap<Kind, usize> = HashMap::new();
+    shader
+        .candidates()
+        .into_iter()
+        .map(|c| {
+            let n = counts.entry(c.kind).or_default();
+            *n += 1;
+            let id = format!("{}-{n}", c.kind.name());
+            let (mutated, verdict) = match apply(source, &c.edits) {
+                Err(e) => (source.to_string(), Verdict::Invalid(e)),
+                Ok(m) => {
+                    let verdict = match parse_and_validate(&m) {
+                        Err(e) => Verdict::Invalid(e),
+                        Ok(module) if fingerprint(&module) == original => Verdict::Equivalent(
+                            "identical naga IR after the edit (compacted, spans ignored)".into(),
+                        ),
+                        Ok(_) => Verdict::Valid,
+                    };
+                    (m, verdict)
+                }
+            };
+            Mutant {
+                id,
+                kind: c.kind,
+                description: c.description,
+                diff: line_diff(source, &mutated),
+                hint: c.hint,
+                verdict,
+                source: mutated,
+            }
+        })
+        .collect()
+}
+
+fn parse_and_validate(source: &str) -> Result<Module, String> {
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| e.emit_to_string_with_path(source, "mutant.wgsl"))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string_with_path(source, "mutant.wgsl"))?;
+    Ok(module)
+}
+
+/// The module's IR as text, compacted (unused items dropped) and without spans, so two sources
+/// that differ only in ways naga does not keep (formatting, dead code, a constant that rounds to
+/// the same f32) compare equal.
+fn fingerprint(module: &Module) -> String {
+    let mut m = module.clone();
+    naga::compact::compact(&mut m, naga::compact::KeepUnused::No);
+    strip_spans(&format!("{m:?}"))
+}
+
+fn strip_spans(text: &str) -> String {
+    const OPEN: &str = "Span { start: ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match rest.find('}') {
+            Some(end) => rest = &rest[end + 1..],
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Applies non-overlapping edits.
+fn apply(source: &str, edits: &[Edit]) -> Result<String, String> {
+    let mut edits: Vec<&Edit> = edits.iter().collect();
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    let mut out = String::with_capacity(source.len() + 64);
+    let mut at = 0;
+    for e in edits {
+        if e.range.start < at || e.range.end > source.len() || e.range.start > e.range.end {
+            return Err(format!("overlapping or out-of-range edit at {:?}", e.range));
+        }
+        out.push_str(&source[at..e.range.start]);
+        out.push_str(&e.text);
+        at = e.range.end;
+    }
+    out.push_str(&source[at..]);
+    Ok(out)
+}
+
+/// The lines that differ; edits never add or remove a line, so lines pair up one to one.
+fn line_diff(before: &str, after: &str) -> Vec<LineChange> {
+    let (a, b): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
+    if a.len() != b.len() {
+        return vec![LineChange {
+            line: 0,
+            before: format!("{} lines", a.len()),
+            after: format!("{} lines", b.len()),
+        }];
+    }
+    a.iter()
+        .zip(&b)
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| LineChange {
+            line: i + 1,
+            before: x.trim().to_string(),
+            after: y.trim().to_string(),
+        })
+        .collect()
+}

@@ -1,0 +1,239 @@
+//! Unit tests of mutant generation, judging and the report.
+
+use super::locate::perturb;
+use super::report::parse_min_kill_rate;
+use super::*;
+use crate::shader::tests::default_source;
+
+#[test]
+fn every_kind_is_generated_for_the_default_shader() {
+    let mutants = generate(&default_source());
+    for kind in Kind::ALL {
+        assert!(
+            mutants.iter().any(|m| m.kind == kind),
+            "no {kind} mutant: {:#?}",
+            mutants.iter().map(|m| &m.id).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn every_mutant_parses_validates_and_differs() {
+    let source = default_source();
+    let mutants = generate(&source);
+    assert!(mutants.len() >= 15, "{}", mutants.len());
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+        parse_and_validate(&m.source).unwrap_or_else(|e| panic!("{}: {e}", m.id));
+        assert_ne!(m.source, source, "{}", m.id);
+        assert!(!m.diff.is_empty(), "{}", m.id);
+        assert!(!m.hint.is_empty() && !m.description.is_empty(), "{}", m.id);
+    }
+    let ids: BTreeSet<&str> = mutants.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids.len(), mutants.len(), "ids must be unique");
+}
+
+#[test]
+fn mutants_make_the_intended_edits() {
+    let mutants = generate(&default_source());
+    let after = |id: &str| -> String {
+        let m = mutants.iter().find(|m| m.id == id).unwrap();
+        m.diff
+            .iter()
+            .map(|c| c.after.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(after("weight_swap-1").contains("let w = w_mutant.yxzw;"));
+    assert!(after("homogeneous_dropped-1").contains("vec4<f32>(p, 0.0)"));
+    assert!(after("palette_transposed-1").contains("transpose(palette[j[k]])"));
+    assert!(after("influence_dropped-1").contains("k < 3u"));
+    assert!(after("skinning_skipped-1").contains("let p = position;"));
+    assert!(after("count_guard-1").contains("i > params.count"));
+    assert!(after("view_transform-1").contains("p.x * view.half_width"));
+    assert!(after("view_transform-2").contains("+ (-view.offset_y)"));
+    let constants: Vec<String> = mutants
+        .iter()
+        .filter(|m| m.kind == Kind::ConstantPerturbed)
+        .map(|m| m.description.clone())
+        .collect();
+    assert!(
+        constants.iter().any(|d| d.ends_with("1.0 -> 1.000125"))
+            && constants.iter().any(|d| d.ends_with("8.0 -> 8.001")),
+        "{constants:?}"
+    );
+    let fields: Vec<String> = mutants
+        .iter()
+        .filter(|m| m.kind == Kind::UniformField)
+        .map(|m| after(&m.id))
+        .collect();
+    assert!(
+        fields.iter().any(|a| a.contains("p.y * view.half_width")),
+        "{fields:?}"
+    );
+    assert!(
+        fields.iter().any(|a| a.contains("i >= params._pad0")),
+        "{fields:?}"
+    );
+}
+
+#[test]
+fn located_by_naga_not_by_our_names() {
+    // The same shader with every name changed and the skinning loop unrolled by hand: the
+    // mutants are still found from bindings, locations and member offsets.
+    let source = default_source()
+        .replace("palette", "bones")
+        .replace("weights", "wts")
+        .replace("half_width", "hw")
+        .replace("offset_y", "oy")
+        .replace("fn skin(", "fn deform(")
+        .replace("= skin(", "= deform(")
+        .replace("skin(positions", "deform(positions")
+        .replace("(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>)", "(pos: vec3<f32>, ji: vec4<u32>, wi: vec4<f32>)")
+        .replace("vec4<f32>(p, 1.0)", "vec4<f32>(pos, 1.0)")
+        .replace(
+            "for (var k = 0u; k < 4u; k = k + 1u) {\n        if (w[k] != 0.0) {\n            acc = acc + w[k] * (bones[j[k]] * h).xyz;\n        }\n    }",
+            "acc = wi.x * (bones[ji.x] * h).xyz + wi.y * (bones[ji.y] * h).xyz + wi.z * (bones[ji.z] * h).xyz + wi.w * (bones[ji.w] * h).xyz;",
+        );
+    assert!(source.contains("wi.w * (bones[ji.w]"), "{source}");
+    parse_and_validate(&source).unwrap();
+    let mutants = generate(&source);
+    for kind in Kind::ALL {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+    let dropped = mutants
+        .iter()
+        .find(|m| m.kind == Kind::InfluenceDropped)
+        .unwrap();
+    assert!(
+        dropped.diff[0]
+            .after
+            .contains("let wi = vec4<f32>(wi_mutant.xyz, 0.0);"),
+        "{:?}",
+        dropped.diff
+    );
+}
+
+#[test]
+fn identical_ir_is_equivalent() {
+    let source = default_source();
+    let original = fingerprint(&naga::front::wgsl::parse_str(&source).unwrap());
+    // A constant that rounds to the same f32, and formatting: the same IR.
+    let same = source
+        .replace("/ 8.0;", "/ 8.0000000001;")
+        .replace("let i = id.x;", "let i  =  id.x;");
+    assert_eq!(
+        fingerprint(&naga::front::wgsl::parse_str(&same).unwrap()),
+        original
+    );
+    let different = source.replace("/ 8.0;", "/ 8.001;");
+    assert_ne!(
+        fingerprint(&naga::front::wgsl::parse_str(&different).unwrap()),
+        original
+    );
+}
+
+#[test]
+fn edits_apply_and_refuse_overlaps() {
+    let e = |a: usize, b: usize, t: &str| Edit {
+        range: a..b,
+        text: t.into(),
+    };
+    assert_eq!(
+        apply("abcdef", &[e(4, 5, "E"), e(0, 1, "A"), e(2, 2, "+")]).unwrap(),
+        "Ab+cdEf"
+    );
+    assert!(apply("abcdef", &[e(0, 3, "x"), e(2, 4, "y")]).is_err());
+    assert_eq!(perturb(8.0), "8.001");
+    assert_eq!(perturb(1.0), "1.000125");
+    assert_eq!(perturb(0.0), "0.000125");
+}
+
+#[test]
+fn config_file_parser() {
+    assert_eq!(
+        parse_min_kill_rate("# comment\nmin_kill_rate = 0.9  # trailing\n").unwrap(),
+        0.9
+    );
+    assert_eq!(parse_min_kill_rate("min_kill_rate=1").unwrap(), 1.0);
+    for bad in [
+        "",
+        "# only a comment",
+        "min_kill_rate = 1.5",
+        "min_kill_rate = much",
+        "min_kill_rates = 1.0",
+        "min_kill_rate 1.0",
+        "min_kill_rate = 1.0\nmin_kill_rate = 0.5",
+    ] {
+        assert!(parse_min_kill_rate(bad).is_err(), "{bad:?}");
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let min = min_kill_rate(root).unwrap();
+    assert!((0.0..=1.0).contains(&min));
+    assert!(min_kill_rate(&root.join("no-such-dir")).is_err());
+}
+
+#[test]
+fn rates_per_adapter_and_markdown() {
+    let mutant = |id: &str| Mutant {
+        id: id.into(),
+        kind: Kind::WeightSwap,
+        description: "d".into(),
+        diff: vec![LineChange {
+            line: 1,
+            before: "a".into(),
+            after: "b".into(),
+        }],
+        hint: "a hint".into(),
+        verdict: Verdict::Valid,
+        source: String::new(),
+    };
+    let result = |id: &str, status: Status, on: &[&str]| MutantResult {
+        mutant: mutant(id),
+        status,
+        killed_on: on.iter().map(|s| s.to_string()).collect(),
+        killed_by: on
+            .iter()
+            .map(|a| Kill {
+                case: "c".into(),
+                check: "k".into(),
+                adapter: a.to_string(),
+            })
+            .collect(),
+        seconds: 0.1,
+    };
+    let report = MutationReport {
+        shader: "s.wgsl".into(),
+        adapters: vec!["vulkan/x".into(), "gl/x".into()],
+        mutants: vec![
+            result("a", Status::Killed, &["vulkan/x", "gl/x"]),
+            result("b", Status::Killed, &["vulkan/x"]),
+            result("c", Status::Equivalent, &[]),
+            result("d", Status::Survived, &[]),
+        ],
+        ..Default::default()
+    };
+    let rates = report.rates();
+    assert_eq!((rates[0].killed, rates[0].survived), (2, 1));
+    assert_eq!((rates[1].killed, rates[1].survived), (1, 2));
+    assert_eq!(rates[0].equivalent, 1);
+    assert!((report.kill_rate() - 1.0 / 3.0).abs() < 1e-12);
+    assert!(report.passes(0.3) && !report.passes(0.5));
+    let md = report.markdown();
+    assert!(md.contains("| gl/x | 1 | 2 | 1 | 0 | 33.3% |"), "{md}");
+    assert!(
+        md.contains("`c::k [vulkan/x]`; survived on gl/x: a hint"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `d` | weight_swap | d | SURVIVED | hint: a hint |"),
+        "{md}"
+    );
+    let json = serde_json::to_string(&report).unwrap();
+    let back: MutationReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.mutants.len(), 4);
+    assert!(!MutationReport::default().passes(0.0));
+}
