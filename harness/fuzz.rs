@@ -1285,6 +1285,12 @@ const SHADER_EDITS: &[(&str, &str, &str, &str)] = &[
         "`skin_compute`",
     ),
     (
+        "workgroup size from an override without a default",
+        "@compute @workgroup_size(64)",
+        "override WG: u32;\n@compute @workgroup_size(WG)",
+        "`skin_compute`",
+    ),
+    (
         "binding 0: wrong type",
         "palette: array<mat4x4<f32>>",
         "palette: array<mat3x3<f32>>",

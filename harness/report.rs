@@ -118,9 +118,17 @@ impl Report {
         });
         let _ = writeln!(
             md,
-            "Shader `{}`: naga validation {validation}.\n",
+            "Shader `{}`: naga validation and the binding contract {validation}.\n",
             self.shader
         );
+        // Why it failed, here too: the trials that need the shader all fail with it.
+        if let Some(o) = self
+            .validation
+            .as_ref()
+            .filter(|o| o.status == Status::Fail)
+        {
+            let _ = writeln!(md, "```text\n{}\n```\n", o.message.trim_end());
+        }
         let _ = writeln!(md, "## Adapters\n");
         let _ = writeln!(md, "| tag | name | backend | type | driver | driver info |\n| --- | --- | --- | --- | --- | --- |");
         for a in &self.adapters {
@@ -595,8 +603,36 @@ mod tests {
             md.contains("`bend::posed_matches_cpu` [vulkan/llvmpipe] (a bent chain): too far"),
             "{md}"
         );
+        assert!(
+            md.contains("naga validation and the binding contract PASS")
+                || md.contains("naga validation and the binding contract not run"),
+            "{md}"
+        );
         let json = serde_json::to_string(&report).unwrap();
         let back: Report = serde_json::from_str(&json).unwrap();
         assert_eq!(back.rows.len(), 2);
+    }
+
+    #[test]
+    fn a_failed_validation_says_why_in_the_report() {
+        let report = Report {
+            shader: "bad.wgsl".into(),
+            validation: Some(Outcome::new(
+                Status::Fail,
+                "1 error",
+                "bad.wgsl: breaks the shader contract (see SPEC.md): binding 4 is missing",
+            )),
+            ..Default::default()
+        };
+        let md = report.markdown();
+        assert!(
+            md.contains("Shader `bad.wgsl`: naga validation and the binding contract FAIL (1 error).\n\n```text\nbad.wgsl: breaks the shader contract (see SPEC.md): binding 4 is missing\n```"),
+            "{md}"
+        );
+        let ok = Report {
+            validation: Some(Outcome::new(Status::Pass, "0 errors", "")),
+            ..Default::default()
+        };
+        assert!(!ok.markdown().contains("```text"), "{}", ok.markdown());
     }
 }

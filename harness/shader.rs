@@ -52,7 +52,7 @@ impl Shader {
             .map_err(|e| e.emit_to_string_with_path(&self.source, &path));
         // The contract first: a binding of the wrong type usually also makes naga reject the code
         // that uses it, and the contract says which binding and what it should be.
-        let broken = contract_violations(&module);
+        let broken = contract_violations(&module, valid.as_ref().ok());
         if !broken.is_empty() {
             let mut message = broken.join("; ");
             if let Err(diagnostic) = valid {
@@ -260,10 +260,42 @@ fn located_outputs(module: &naga::Module, ep: &naga::EntryPoint) -> Vec<(u32, Ha
     }
 }
 
+/// The workgroup size a compute pipeline gets from entry point `ep`. A size given by `override`s
+/// takes their defaults, as in the harness's pipelines, which set no constants; that needs the
+/// validation `info`, and without it (naga rejected the shader) the size is not known: `None`.
+fn workgroup_size(
+    module: &naga::Module,
+    info: Option<&naga::valid::ModuleInfo>,
+    ep: &naga::EntryPoint,
+) -> Option<Result<[u32; 3], String>> {
+    if ep.workgroup_size_overrides.is_none() {
+        return Some(Ok(ep.workgroup_size));
+    }
+    let entry = Some((ShaderStage::Compute, ep.name.as_str()));
+    let constants = naga::back::PipelineConstants::default();
+    Some(
+        match naga::back::pipeline_constants::process_overrides(module, info?, entry, &constants) {
+            Ok((resolved, _)) => resolved
+                .entry_points
+                .iter()
+                .find(|e| e.name == ep.name)
+                .map(|e| e.workgroup_size)
+                .ok_or_else(|| "the entry point is gone once overrides are applied".to_string()),
+            Err(e) => Err(format!(
+                "its @workgroup_size depends on overrides that the harness cannot resolve without pipeline constants: {e}"
+            )),
+        },
+    )
+}
+
 /// Every way `module` breaks the contract of SPEC.md (entry points, stages, workgroup size, the
 /// vertex inputs and fragment output, and each binding's address space and type), one message each;
-/// empty when it keeps it.
-pub fn contract_violations(module: &naga::Module) -> Vec<String> {
+/// empty when it keeps it. `info` is naga's validation of the module, when it passed: with it, a
+/// workgroup size given by overrides is checked too.
+pub fn contract_violations(
+    module: &naga::Module,
+    info: Option<&naga::valid::ModuleInfo>,
+) -> Vec<String> {
     let mut bad = Vec::new();
     for (name, stage) in [
         ("skin_compute", ShaderStage::Compute),
@@ -282,10 +314,13 @@ pub fn contract_violations(module: &naga::Module) -> Vec<String> {
             continue;
         }
         match stage {
-            ShaderStage::Compute if ep.workgroup_size != [64, 1, 1] => bad.push(format!(
-                "entry point `{name}` must have @workgroup_size(64), has {:?}",
-                ep.workgroup_size
-            )),
+            ShaderStage::Compute => match workgroup_size(module, info, ep) {
+                Some(Ok(size)) if size != [64, 1, 1] => bad.push(format!(
+                    "entry point `{name}` must have @workgroup_size(64), has {size:?}"
+                )),
+                Some(Err(why)) => bad.push(format!("entry point `{name}`: {why}")),
+                _ => {}
+            },
             ShaderStage::Vertex => {
                 let inputs = located_inputs(module, ep);
                 for (loc, want) in [(0, Elem::Vec3F32), (1, Elem::Vec4U32), (2, Elem::Vec4F32)] {
@@ -631,6 +666,39 @@ pub(crate) mod tests {
         );
         assert!(
             msg.contains("entry point `skin_compute` must have @workgroup_size(64)"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_workgroup_size_from_overrides_takes_their_defaults() {
+        let with = |decl: &str, size: &str| {
+            let src = default_source().replacen(
+                "@compute @workgroup_size(64)",
+                &format!("{decl}\n@compute @workgroup_size({size})"),
+                1,
+            );
+            shader(&src).validate()
+        };
+        // What a pipeline without constants gets: 64, 8 * 8, 64 x 1 x 1.
+        assert!(with("override WG: u32 = 64u;", "WG").is_ok());
+        assert!(with("override A: u32 = 8u;\noverride B = A * 8u;", "B").is_ok());
+        assert!(with("override X: u32 = 64u;\noverride Y: u32 = 1u;", "X, Y").is_ok());
+        let msg = with("override WG: u32 = 32u;", "WG")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains(
+                "entry point `skin_compute` must have @workgroup_size(64), has [32, 1, 1]"
+            ),
+            "{msg}"
+        );
+        let msg = with("override WG: u32;", "WG").unwrap_err().to_string();
+        assert!(
+            msg.starts_with("test.wgsl: breaks the shader contract")
+                && msg.contains(
+                    "entry point `skin_compute`: its @workgroup_size depends on overrides"
+                ),
             "{msg}"
         );
     }
