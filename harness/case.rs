@@ -206,7 +206,7 @@ pub struct RenderSpec {
     #[serde(default)]
     pub view: Option<View>,
     /// Allowed [min, max] covered pixels at the bind pose; defaults to the strip's area in pixels
-    /// give or take its perimeter.
+    /// give or take its perimeter, at least 1.
     #[serde(default)]
     pub bind_coverage: Option<[u64; 2]>,
     /// At least this many pixels must differ between the bind-pose and posed images.

@@ -392,8 +392,9 @@ fn fit_view(bind: &[[f32; 3]], posed: &[[f32; 3]], case: &Case) -> View {
 }
 
 /// The built-in strip's pixel area at the bind pose, give or take its perimeter in pixels (edge
-/// pixels are where rasterisers may round either way); for a model, anything drawn that does not
-/// fill the whole target.
+/// pixels are where rasterisers may round either way), and at least one pixel: a render that drew
+/// nothing proves nothing, so it never passes; for a model, anything drawn that does not fill the
+/// whole target.
 fn default_coverage(case: &Case, v: View) -> [u64; 2] {
     let (w, h) = (case.render.width as f64, case.render.height as f64);
     let (Some(s), Some(m)) = (&case.skeleton, &case.mesh) else {
@@ -412,14 +413,36 @@ fn default_coverage(case: &Case, v: View) -> [u64; 2] {
     // Edge pixels are where rasterisers may round either way.
     let slack = 2.0 * (px_w + px_h) + 2.0;
     [
-        (area - slack).max(0.0).floor() as u64,
-        (area + slack).ceil() as u64,
+        (area - slack).max(1.0).floor() as u64,
+        (area + slack).ceil().max(1.0) as u64,
     ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_coverage_never_allows_an_empty_image() {
+        let case = |width: f64| {
+            let text = format!(
+                "skeleton: {{ joints: 4, segment_length: 1.0 }}\nmesh: {{ vertices: 8, width: {width} }}\n"
+            );
+            Case::parse(std::path::Path::new("thin.yaml"), &text).unwrap()
+        };
+        let view = View {
+            scale: 0.4,
+            offset_y: -0.9,
+            half_width: 3.0,
+        };
+        // A strip far thinner than a pixel: the range starts at 1, not 0.
+        let [lo, hi] = default_coverage(&case(1e-6), view);
+        assert_eq!(lo, 1, "{lo}..{hi}");
+        assert!(hi >= 1);
+        // A visible strip keeps its area give or take its perimeter.
+        let [lo, hi] = default_coverage(&case(1.0), view);
+        assert!(lo > 1 && hi > lo, "{lo}..{hi}");
+    }
 
     #[test]
     fn chain_bind_palette_is_identity() {
