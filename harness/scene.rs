@@ -406,10 +406,21 @@ fn default_coverage(case: &Case, v: View) -> [u64; 2] {
     // space, cut to the visible [-1, 1] square, then measured in pixels.
     let span = |a: f64, b: f64| (a.min(b).max(-1.0), a.max(b).min(1.0));
     let (x0, x1) = span(-0.5 * width / v.half_width, 0.5 * width / v.half_width);
-    let (y0, y1) = span(v.offset_y, length * v.scale + v.offset_y);
     let px_w = (x1 - x0).max(0.0) * w / 2.0;
-    let px_h = (y1 - y0).max(0.0) * h / 2.0;
-    let area = px_w * px_h;
+    // Pixel height of the visible part of the strip between heights a and b.
+    let px_h_between = |a: f64, b: f64| {
+        let (y0, y1) = span(a * v.scale + v.offset_y, b * v.scale + v.offset_y);
+        (y1 - y0).max(0.0) * h / 2.0
+    };
+    let px_h = px_h_between(0.0, length);
+    let mut area = px_w * px_h;
+    // An odd vertex count leaves the last row one vertex, so the last cell is one triangle: half of
+    // it is not drawn.
+    let rows = m.vertices.div_ceil(2);
+    if m.vertices % 2 == 1 && rows >= 2 {
+        let last = length * (rows - 2) as f64 / (rows - 1) as f64;
+        area -= 0.5 * px_w * px_h_between(last, length);
+    }
     // Edge pixels are where rasterisers may round either way.
     let slack = 2.0 * (px_w + px_h) + 2.0;
     [
@@ -442,6 +453,26 @@ mod tests {
         // A visible strip keeps its area give or take its perimeter.
         let [lo, hi] = default_coverage(&case(1.0), view);
         assert!(lo > 1 && hi > lo, "{lo}..{hi}");
+    }
+
+    #[test]
+    fn the_default_coverage_of_an_odd_strip_leaves_out_the_last_half_cell() {
+        let cover = |vertices: usize| {
+            let text = format!(
+                "skeleton: {{ joints: 2 }}\nmesh: {{ vertices: {vertices}, width: 1.0 }}\nrender: {{ width: 200, height: 200 }}\n"
+            );
+            let case = Case::parse(std::path::Path::new("odd.yaml"), &text).unwrap();
+            let view = View {
+                scale: 0.5,
+                offset_y: -0.5,
+                half_width: 2.0,
+            };
+            default_coverage(&case, view)
+        };
+        // 4 vertices: one 1 x 2 cell, 50 x 100 pixels; 3 vertices: half of it, one triangle.
+        let mid = |[lo, hi]: [u64; 2]| (lo + hi) / 2;
+        assert_eq!(mid(cover(4)), 5000);
+        assert_eq!(mid(cover(3)), 2500);
     }
 
     #[test]
