@@ -102,16 +102,27 @@ impl Report {
         let mut md = String::new();
         let count = |s: Status| self.rows.iter().filter(|r| r.outcome.status == s).count();
         let _ = writeln!(md, "# skinproof report\n");
+        // The checks run even when validation fails (each pipeline builds or not on its own), so the
+        // headline says so rather than reading "0 FAIL".
+        let invalid = self
+            .validation
+            .as_ref()
+            .is_some_and(|o| o.status == Status::Fail);
         let _ = writeln!(
             md,
-            "{} checks: {} PASS, {} FAIL, {} TIMEOUT, {} SKIP; {} case files unreadable; wall time {:.2} s.\n",
+            "{} checks: {} PASS, {} FAIL, {} TIMEOUT, {} SKIP; {} case files unreadable; wall time {:.2} s.{}\n",
             self.rows.len(),
             count(Status::Pass),
             count(Status::Fail),
             count(Status::Timeout),
             count(Status::Skip),
             self.case_problems.len(),
-            self.wall_s
+            self.wall_s,
+            if invalid {
+                " The shader FAILS validation (below)."
+            } else {
+                ""
+            }
         );
         let validation = self.validation.as_ref().map_or("not run".to_string(), |o| {
             format!("{} ({})", o.status, o.figure)
@@ -626,6 +637,12 @@ mod tests {
         };
         let md = report.markdown();
         assert!(
+            md.lines()
+                .nth(2)
+                .is_some_and(|l| l.ends_with("The shader FAILS validation (below).")),
+            "{md}"
+        );
+        assert!(
             md.contains("Shader `bad.wgsl`: naga validation and the binding contract FAIL (1 error).\n\n```text\nbad.wgsl: breaks the shader contract (see SPEC.md): binding 4 is missing\n```"),
             "{md}"
         );
@@ -634,5 +651,10 @@ mod tests {
             ..Default::default()
         };
         assert!(!ok.markdown().contains("```text"), "{}", ok.markdown());
+        assert!(
+            !ok.markdown().contains("FAILS validation"),
+            "{}",
+            ok.markdown()
+        );
     }
 }
