@@ -145,6 +145,8 @@ pub struct Input<'a> {
     pub bless: Bless,
     /// SHA-256 of the shader source, for golden provenance.
     pub shader_sha256: &'a str,
+    /// The settings a printed command repeats (`Config::rerun_env`).
+    pub rerun_env: &'a str,
 }
 
 impl Check {
@@ -365,7 +367,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
                 "corrupt",
                 format!(
                     "{e}\n  to replace it: {}",
-                    golden::bless_command(&case.name)
+                    golden::bless_command(input.rerun_env, "all", &case.name)
                 ),
             )
         }
@@ -480,9 +482,9 @@ fn render_matches_golden(input: &Input) -> Outcome {
         Err(e) => format!("(could not save the actual/diff images: {e})"),
     };
     let hint = if expected.is_some() {
-        golden::bless_command(&case.name)
+        golden::bless_command(input.rerun_env, "all", &case.name)
     } else {
-        golden::bless_command(&case.name).replace("=all", "=new")
+        golden::bless_command(input.rerun_env, "new", &case.name)
     };
     let mut outcome = Outcome::fail(
         verdict.0,

@@ -255,11 +255,66 @@ impl Config {
             timeout,
         })
     }
+
+    /// The settings a printed command must repeat to judge the same thing: `SKINPROOF_SHADER` and
+    /// `SKINPROOF_CASES` where they are not the defaults, as shell words followed by a space (empty
+    /// with the defaults).
+    pub fn rerun_env(&self) -> String {
+        let mut env = String::new();
+        for (name, path, default) in [
+            ("SKINPROOF_SHADER", &self.shader, "shaders/skinning.wgsl"),
+            ("SKINPROOF_CASES", &self.cases, "cases"),
+        ] {
+            if *path != self.root.join(default) {
+                let shown = path.strip_prefix(&self.root).unwrap_or(path);
+                env.push_str(&format!(
+                    "{name}={} ",
+                    shell_word(&shown.display().to_string())
+                ));
+            }
+        }
+        env
+    }
+}
+
+/// `s` as one shell word: as it is when it is plain, else in single quotes.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rerun_env_repeats_only_settings_that_differ_from_the_defaults() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let config = |v: &[(&str, &str)]| Config::from_vars(root, vars(v)).unwrap();
+        assert_eq!(config(&[]).rerun_env(), "");
+        assert_eq!(config(&[("SKINPROOF_CASES", "cases")]).rerun_env(), "");
+        assert_eq!(
+            config(&[("SKINPROOF_CASES", "golden")]).rerun_env(),
+            "SKINPROOF_CASES=golden "
+        );
+        let outside = std::env::temp_dir().join("skinproof rerun env");
+        std::fs::create_dir_all(&outside).unwrap();
+        let shown = config(&[
+            ("SKINPROOF_SHADER", "shaders/skinning.wgsl"),
+            ("SKINPROOF_CASES", outside.to_str().unwrap()),
+        ])
+        .rerun_env();
+        assert_eq!(
+            shown,
+            format!("SKINPROOF_CASES='{}' ", outside.display()),
+            "{shown}"
+        );
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+    }
 
     fn vars(v: &[(&str, &str)]) -> Vec<(String, String)> {
         v.iter()

@@ -177,9 +177,11 @@ pub fn artifact_paths(reports: &Path, case: &str, adapter_tag: &str) -> (PathBuf
     )
 }
 
-/// The exact command that blesses the golden of one case.
-pub fn bless_command(case: &str) -> String {
-    format!("SKINPROOF_BLESS=all cargo test --release -- '{case}::render_matches_golden'")
+/// The exact command that blesses the golden of one case with `SKINPROOF_BLESS=<mode>` (`all` or
+/// `new`); `env` repeats the settings of this run that choose the shader and the cases
+/// (`Config::rerun_env`).
+pub fn bless_command(env: &str, mode: &str, case: &str) -> String {
+    format!("{env}SKINPROOF_BLESS={mode} cargo test --release -- '{case}::render_matches_golden'")
 }
 
 /// How the golden comparison decides.

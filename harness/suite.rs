@@ -415,6 +415,7 @@ impl Suite {
         let root = self.config.root.clone();
         let reports = self.config.reports.clone();
         let goldens = self.config.goldens.clone();
+        let rerun_env = self.config.rerun_env();
         let (timeout, bless) = (self.config.timeout, self.config.bless);
         let shader_sha256 = self.shader_sha256.clone();
         Job::new(name, move || {
@@ -455,6 +456,7 @@ impl Suite {
                                 run,
                                 bless,
                                 shader_sha256: &shader_sha256,
+                                rerun_env: &rerun_env,
                             };
                             check.run(&input).expecting(expect, &file)
                         }
