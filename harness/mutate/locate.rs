@@ -55,25 +55,33 @@ impl<'a> Located<'a> {
             bindings,
             param_roles: HashMap::new(),
         };
-        let mut roles = HashMap::new();
-        for f in me.funcs() {
-            let func = me.func(f);
-            for_each_statement(&func.body, &mut |s| {
-                if let Statement::Call {
-                    function,
-                    arguments,
-                    ..
-                } = s
-                {
-                    for (i, &arg) in arguments.iter().enumerate() {
-                        if let Some(role) = me.role(f, arg) {
-                            roles.insert((*function, i), role);
+        // A helper's parameter takes the role of what its callers pass. Repeated until nothing
+        // changes, so that roles reach helpers called from helpers (skin(p, j, w) -> blend(j, w));
+        // a call chain is at most as deep as there are functions.
+        for _ in 0..=module.functions.len() {
+            let mut roles = HashMap::new();
+            for f in me.funcs() {
+                let func = me.func(f);
+                for_each_statement(&func.body, &mut |s| {
+                    if let Statement::Call {
+                        function,
+                        arguments,
+                        ..
+                    } = s
+                    {
+                        for (i, &arg) in arguments.iter().enumerate() {
+                            if let Some(role) = me.role(f, arg) {
+                                roles.insert((*function, i), role);
+                            }
                         }
                     }
-                }
-            });
+                });
+            }
+            if roles == me.param_roles {
+                break;
+            }
+            me.param_roles = roles;
         }
-        me.param_roles = roles;
         me
     }
 
@@ -124,10 +132,16 @@ impl<'a> Located<'a> {
     pub(super) fn role(&self, f: Func, e: Handle<Expression>) -> Option<Role> {
         let func = self.func(f);
         let mut e = e;
+        // The member taken last on the way, for a vertex input given as a struct (`v.position`).
+        let mut member = None;
         loop {
             e = match func.expressions[e] {
                 Expression::Load { pointer } => pointer,
-                Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => base,
+                Expression::Access { base, .. } => base,
+                Expression::AccessIndex { base, index } => {
+                    member = Some(index);
+                    base
+                }
                 Expression::Swizzle { vector, .. } => vector,
                 Expression::GlobalVariable(g) => {
                     return match self.binding_of(g)? {
@@ -140,16 +154,31 @@ impl<'a> Located<'a> {
                 Expression::FunctionArgument(i) => {
                     return match f {
                         Func::Helper(h) => self.param_roles.get(&(h, i as usize)).copied(),
-                        Func::Entry(_) => match func.arguments.get(i as usize)?.binding {
-                            Some(naga::Binding::Location { location: 0, .. }) => {
-                                Some(Role::Position)
+                        Func::Entry(_) => {
+                            let arg = func.arguments.get(i as usize)?;
+                            let binding = match (&arg.binding, member) {
+                                (Some(b), _) => Some(b),
+                                (None, Some(m)) => match &self.module.types[arg.ty].inner {
+                                    TypeInner::Struct { members, .. } => {
+                                        members.get(m as usize)?.binding.as_ref()
+                                    }
+                                    _ => None,
+                                },
+                                (None, None) => None,
+                            };
+                            match binding {
+                                Some(naga::Binding::Location { location: 0, .. }) => {
+                                    Some(Role::Position)
+                                }
+                                Some(naga::Binding::Location { location: 1, .. }) => {
+                                    Some(Role::Joints)
+                                }
+                                Some(naga::Binding::Location { location: 2, .. }) => {
+                                    Some(Role::Weights)
+                                }
+                                _ => None,
                             }
-                            Some(naga::Binding::Location { location: 1, .. }) => Some(Role::Joints),
-                            Some(naga::Binding::Location { location: 2, .. }) => {
-                                Some(Role::Weights)
-                            }
-                            _ => None,
-                        },
+                        }
                     }
                 }
                 _ => return None,
@@ -243,6 +272,33 @@ impl<'a> Located<'a> {
                     .any(|(_, e)| matches!(e, Expression::GlobalVariable(g) if *g == palette))
             })
             .collect()
+    }
+
+    /// The skinning sites and the helpers that reach one through their calls (a `skin(p, j, w)`
+    /// that calls a `blend(j, w)` that indexes the palette): where the position meets the blend.
+    /// Entry points count only when they index the palette themselves.
+    pub(super) fn skin_paths(&self) -> Vec<Func> {
+        let mut paths = self.skin_sites();
+        loop {
+            let before = paths.len();
+            for f in self.funcs() {
+                if paths.contains(&f) || !matches!(f, Func::Helper(_)) {
+                    continue;
+                }
+                let mut calls_path = false;
+                for_each_statement(&self.func(f).body, &mut |s| {
+                    if let Statement::Call { function, .. } = s {
+                        calls_path |= paths.contains(&Func::Helper(*function));
+                    }
+                });
+                if calls_path {
+                    paths.push(f);
+                }
+            }
+            if paths.len() == before {
+                return paths;
+            }
+        }
     }
 
     pub(super) fn entry(&self, stage: ShaderStage) -> Option<Func> {
@@ -417,6 +473,7 @@ impl<'a> Located<'a> {
         let weights = self.sources(Role::Weights);
         let joints = self.sources(Role::Joints);
         let sites = self.skin_sites();
+        let paths = self.skin_paths();
         let compute = self.entry(ShaderStage::Compute);
         let vertex = self.entry(ShaderStage::Vertex);
 
@@ -435,9 +492,10 @@ impl<'a> Located<'a> {
             });
         }
 
-        // The homogeneous 1: the last component of a vec4 built in a skinning site.
+        // The homogeneous 1: the last component of a vec4 built in a skinning site or a helper
+        // that calls one.
         let mut homogeneous = Vec::new();
-        for &f in &sites {
+        for &f in &paths {
             let exprs = &self.func(f).expressions;
             for (_, e) in exprs.iter() {
                 if let Expression::Compose { components, .. } = e {
@@ -601,7 +659,7 @@ impl<'a> Located<'a> {
                     result: Some(result),
                 } = s
                 {
-                    if !sites.contains(&Func::Helper(*function)) {
+                    if !paths.contains(&Func::Helper(*function)) {
                         return;
                     }
                     let position = arguments

@@ -17,6 +17,104 @@ fn every_kind_is_generated_for_the_default_shader() {
     }
 }
 
+/// The contract written another way: the blend in a helper of the skinning helper, vertex inputs
+/// as a struct, short type names, a `const` workgroup size.
+const OTHER_STYLE: &str = r#"
+const WG: u32 = 64u;
+struct Count { count: u32 }
+struct View { scale: f32, offset_y: f32, half_width: f32 }
+@group(0) @binding(0) var<storage> palette: array<mat4x4f>;
+@group(0) @binding(1) var<storage> positions: array<vec4f>;
+@group(0) @binding(2) var<storage> joints: array<vec4u>;
+@group(0) @binding(3) var<storage> weights: array<vec4f>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<vec4f>;
+@group(0) @binding(5) var<uniform> params: Count;
+@group(0) @binding(6) var<uniform> view: View;
+
+fn blend(j: vec4u, w: vec4f) -> mat4x4f {
+    var m = mat4x4f();
+    for (var k = 0u; k < 4u; k++) {
+        if (w[k] != 0.0) {
+            m = m + palette[j[k]] * w[k];
+        }
+    }
+    return m;
+}
+
+fn skin(p: vec3f, j: vec4u, w: vec4f) -> vec3f {
+    return (blend(j, w) * vec4f(p, 1.0)).xyz;
+}
+
+@compute @workgroup_size(WG)
+fn skin_compute(@builtin(global_invocation_id) id: vec3u) {
+    if (id.x < params.count) {
+        skinned[id.x] = vec4f(skin(positions[id.x].xyz, joints[id.x], weights[id.x]), 0.0);
+    }
+}
+
+struct VIn {
+    @location(0) position: vec3f,
+    @location(1) joint: vec4u,
+    @location(2) weight: vec4f,
+}
+struct VOut {
+    @builtin(position) clip: vec4f,
+    @location(0) tint: f32,
+}
+
+@vertex
+fn vs_skin(v: VIn) -> VOut {
+    let p = skin(v.position, v.joint, v.weight);
+    return VOut(vec4f(p.x / view.half_width, p.y * view.scale + view.offset_y, 0.0, 1.0), f32(v.joint.x) / 8.0);
+}
+
+@fragment
+fn fs_skin(@location(0) tint: f32) -> @location(0) vec4f {
+    return vec4f(tint, 1.0 - tint, 0.5, 1.0);
+}
+"#;
+
+#[test]
+fn every_kind_is_generated_for_a_shader_written_another_way() {
+    assert!(
+        crate::shader::contract_violations(&parse_and_validate(OTHER_STYLE).unwrap(), None)
+            .is_empty()
+    );
+    let mutants = generate(OTHER_STYLE);
+    for kind in Kind::ALL {
+        assert!(
+            mutants.iter().any(|m| m.kind == kind),
+            "no {kind} mutant: {:#?}",
+            mutants.iter().map(|m| &m.id).collect::<Vec<_>>()
+        );
+    }
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+    // The weights are swapped where the blend reads them, once: not again in the caller.
+    let swap = mutants.iter().find(|m| m.kind == Kind::WeightSwap).unwrap();
+    assert!(
+        swap.source.contains("fn blend(j: vec4u, w_mutant: vec4f)"),
+        "{}",
+        swap.source
+    );
+    assert!(
+        swap.source
+            .contains("fn skin(p: vec3f, j: vec4u, w: vec4f)"),
+        "{}",
+        swap.source
+    );
+    let skipped = mutants
+        .iter()
+        .find(|m| m.kind == Kind::SkinningSkipped)
+        .unwrap();
+    assert!(
+        skipped.source.contains("let p = v.position;"),
+        "{}",
+        skipped.source
+    );
+}
+
 #[test]
 fn every_mutant_parses_validates_and_differs() {
     let source = default_source();
