@@ -152,6 +152,19 @@ impl MutationReport {
         if let Some(why) = &self.no_adapter {
             let _ = writeln!(md, "No adapter: {why}\n");
         }
+        // A kind with no site in this shader has no mutant, so the kill rate says nothing of it.
+        let absent: Vec<String> = Kind::ALL
+            .iter()
+            .filter(|k| !self.mutants.iter().any(|m| m.mutant.kind == **k))
+            .map(|k| k.to_string())
+            .collect();
+        if !absent.is_empty() && !self.mutants.is_empty() {
+            let _ = writeln!(
+                md,
+                "Kinds with no site in this shader, so no mutant and no say in the kill rate: {}.\n",
+                absent.join(", ")
+            );
+        }
         if !self.baseline_failures.is_empty() {
             let _ = writeln!(
                 md,

@@ -322,6 +322,12 @@ fn rates_per_adapter_and_markdown() {
     assert!(report.passes(0.3) && !report.passes(0.5));
     let md = report.markdown();
     assert!(md.contains("| gl/x | 1 | 2 | 1 | 0 | 33.3% |"), "{md}");
+    // Only weight swaps here: every other kind is named as absent.
+    assert!(
+        md.contains("Kinds with no site in this shader, so no mutant and no say in the kill rate: homogeneous_dropped, "),
+        "{md}"
+    );
+    assert!(!md.contains("kill rate: weight_swap"), "{md}");
     assert!(
         md.contains("`c::k [vulkan/x]`; survived on gl/x: a hint"),
         "{md}"
