@@ -414,7 +414,13 @@ fn render_matches_golden(input: &Input) -> Outcome {
                 outcome.review = Some(review);
                 return outcome;
             }
+            let (ew, eh) = e.dimensions();
+            let (aw, ah) = actual.dimensions();
             let why = match g.metric {
+                // Sizes that differ say more than a count of "differing" pixels.
+                _ if (ew, eh) != (aw, ah) => format!(
+                    "{shown} is {ew}x{eh} pixels, the render {aw}x{ah} (render.width and render.height): every pixel counts as differing"
+                ),
                 Metric::Channel => format!(
                     "{} pixels differ from {shown} by more than {} per channel (allowed: {}; largest channel difference {}; FLIP mean {mean:.4})",
                     d.differing, g.channel_tolerance, g.max_differing_pixels, d.max_channel

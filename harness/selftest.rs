@@ -257,6 +257,32 @@ fn bless_new_writes_only_missing_goldens() {
 }
 
 #[test]
+fn a_golden_of_another_size_names_both_sizes() {
+    let dir = scratch("golden_size");
+    let goldens = copy_goldens(&dir);
+    let png = goldens.join("wide_view.png");
+    let img = image::open(&png).unwrap().to_rgba8();
+    let (w, h) = img.dimensions();
+    image::imageops::crop_imm(&img, 0, 0, w / 2, h)
+        .to_image()
+        .save(&png)
+        .unwrap();
+    let Some(report) = run_suite_with(&dir, &[], |c| c.goldens = goldens.clone()) else {
+        return;
+    };
+    let bad = failing(&report, "render_matches_golden");
+    assert_eq!(bad.len(), report.adapters.len(), "{bad:#?}");
+    for r in bad {
+        assert_eq!(r.case, "wide_view");
+        let want = format!(
+            "golden/wide_view.png is {}x{h} pixels, the render {w}x{h}",
+            w / 2
+        );
+        assert!(r.outcome.message.contains(&want), "{}", r.outcome.message);
+    }
+}
+
+#[test]
 fn a_changed_golden_gets_a_side_by_side_review() {
     let dir = scratch("review");
     let goldens = copy_goldens(&dir);
