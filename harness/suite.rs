@@ -131,6 +131,37 @@ pub fn case_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// Case files whose names collide (`bend.yaml` and `bend.yml`): the first keeps the name, each
+/// later one becomes an error naming both, since the name also picks trials and the golden.
+fn refuse_duplicate_names(
+    cases: Vec<(PathBuf, Result<Arc<Case>, String>)>,
+    root: &Path,
+) -> Vec<(PathBuf, Result<Arc<Case>, String>)> {
+    let mut first: std::collections::HashMap<String, PathBuf> = std::collections::HashMap::new();
+    cases
+        .into_iter()
+        .map(|(p, case)| {
+            let Some(stem) = p.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+                return (p, case);
+            };
+            match first.get(&stem) {
+                Some(taken) => {
+                    let message = format!(
+                        "{}: the case name `{stem}` is taken by {}; a case's name is its file name, so rename one of them",
+                        relative(root, &p).display(),
+                        relative(root, taken).display()
+                    );
+                    (p, Err(message))
+                }
+                None => {
+                    first.insert(stem, p.clone());
+                    (p, case)
+                }
+            }
+        })
+        .collect()
+}
+
 const INSTALL_HINT: &str = "no GPU adapter found: GPU trials are ignored. On Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers libegl-mesa0 libgl1-mesa-dri` gives the software adapters (lavapipe, llvmpipe); set SKINPROOF_REQUIRE_ADAPTER=1 to make a missing adapter fail";
 
 impl Suite {
@@ -212,6 +243,7 @@ impl Suite {
                 .collect(),
             Err(e) => vec![(config.cases.clone(), Err(e))],
         };
+        let cases = refuse_duplicate_names(cases, &config.root);
         let generated = (0..config.extra_cases).map(|i| {
             let case = Case::generated(i);
             (
@@ -282,10 +314,19 @@ impl Suite {
     /// The trials' names and bodies.
     pub fn jobs(&self) -> Vec<Job> {
         let mut trials = vec![self.validation_trial(), self.adapter_trial()];
+        let mut seen = std::collections::HashSet::new();
         for (path, case) in &self.cases {
             let stem = path
                 .file_stem()
                 .map_or("cases".into(), |s| s.to_string_lossy().into_owned());
+            // A second file of the same name (refused) is named by its whole file name, so that
+            // every trial name stays unique.
+            let stem = if seen.insert(stem.clone()) {
+                stem
+            } else {
+                path.file_name()
+                    .map_or(stem, |s| s.to_string_lossy().into_owned())
+            };
             let loaded = case.clone().map(|_| ());
             trials.push(Job::new(format!("{stem}::case_loads"), move || loaded));
             let Ok(case) = case else { continue };
@@ -606,4 +647,32 @@ fn relative(root: &Path, path: &Path) -> PathBuf {
     path.strip_prefix(root)
         .map(Path::to_path_buf)
         .unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_case_file_of_the_same_name_is_refused_naming_both() {
+        let root = Path::new("/p");
+        let case = |name: &str| {
+            let text = "skeleton: { joints: 2 }\nmesh: { vertices: 4 }\n";
+            Ok(Arc::new(
+                Case::parse(&Path::new("/p/cases").join(name), text).unwrap(),
+            ))
+        };
+        let files = ["bend.yaml", "bend.yml", "tint.yaml"];
+        let cases: Vec<_> = files
+            .iter()
+            .map(|f| (Path::new("/p/cases").join(f), case(f)))
+            .collect();
+        let out = refuse_duplicate_names(cases, root);
+        assert!(out[0].1.is_ok() && out[2].1.is_ok());
+        let e = out[1].1.as_ref().unwrap_err();
+        assert_eq!(
+            e,
+            "cases/bend.yml: the case name `bend` is taken by cases/bend.yaml; a case's name is its file name, so rename one of them"
+        );
+    }
 }
