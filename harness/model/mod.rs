@@ -13,6 +13,7 @@
 //!   with shear is an error (a [`Transform`] cannot hold it).
 //! * `JOINTS_0` (u8 or u16) index the skin's joints, i.e. palette entries; every index must be below
 //!   the joint count, zero-weighted slots included (a GPU reads them all).
+//! * A second influence set (`WEIGHTS_1`) must be all zeros: the contract has 4 influences.
 //! * `WEIGHTS_0` (f32, or normalized u8/u16) must be finite and non-negative, and each vertex's sum
 //!   must be within [`WEIGHT_SUM_TOLERANCE`] (1e-2) of 1, or loading fails naming the vertex. Sums
 //!   within 1e-6 of 1 are kept exactly as stored; sums between 1e-6 and 1e-2 away from 1 (exporter
@@ -755,6 +756,30 @@ where
                 format!(
                     "vertex {v} influence {k} is joint {} but the skin has {joint_count} joints",
                     j[k]
+                ),
+            ));
+        }
+    }
+    // A second influence set (JOINTS_1 / WEIGHTS_1: influences 5 to 8) cannot go through the
+    // contract's 4-influence shader; dropping it would test another deformation than the model's,
+    // and its first four weights alone rarely sum to 1. A set of zeros changes nothing.
+    if let Some(extra_acc) = prim.get(&Semantic::Weights(1)) {
+        cx.check_accessor(
+            &attr("WEIGHTS_1"),
+            &extra_acc,
+            Dimensions::Vec4,
+            &[DataType::F32, DataType::U8, DataType::U16],
+            Some(true),
+        )?;
+        let extra = reader
+            .read_weights(1)
+            .ok_or_else(|| outside("WEIGHTS_1"))?
+            .into_f32();
+        if let Some((v, w)) = extra.enumerate().find(|(_, w)| w.iter().any(|&x| x != 0.0)) {
+            return Err(cx.bad(
+                attr("WEIGHTS_1"),
+                format!(
+                    "vertex {v} has weights {w:?} in a second influence set: the shader contract has 4 influences per vertex"
                 ),
             ));
         }

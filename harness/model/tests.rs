@@ -316,6 +316,24 @@ fn bad_files_give_errors_naming_the_file() {
         "{e}"
     );
 
+    // A second influence set with weight in it: influences 5 to 8, which the contract lacks.
+    let path = dir.file("eight.gltf");
+    write_chain_gltf(&path, J, SEG, V, W).unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let attrs = &mut doc["meshes"][0]["primitives"][0]["attributes"];
+    attrs["JOINTS_1"] = attrs["JOINTS_0"].clone();
+    attrs["WEIGHTS_1"] = attrs["WEIGHTS_0"].clone();
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("eight.gltf")
+            && e.contains("WEIGHTS_1")
+            && e.contains("vertex 0")
+            && e.contains("4 influences per vertex"),
+        "{e}"
+    );
+
     let path = dir.file("missing.gltf");
     let err = load(&path, None).unwrap_err();
     assert!(matches!(err, ModelError::Io { .. }));
