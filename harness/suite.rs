@@ -111,6 +111,8 @@ pub struct Suite {
     slots: Vec<Arc<Slot>>,
     pub report: Arc<Mutex<Report>>,
     shader_sha256: String,
+    /// The settings a printed command repeats (`Config::rerun_env`), worked out once.
+    rerun_env: String,
     // Keeps the adapters' instance alive for the whole run.
     instance: Option<wgpu::Instance>,
     /// Why there is no adapter, when there is none.
@@ -131,35 +133,54 @@ pub fn case_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// Case files whose names collide (`bend.yaml` and `bend.yml`): the first keeps the name, each
-/// later one becomes an error naming both, since the name also picks trials and the golden.
-fn refuse_duplicate_names(
-    cases: Vec<(PathBuf, Result<Arc<Case>, String>)>,
-    root: &Path,
-) -> Vec<(PathBuf, Result<Arc<Case>, String>)> {
-    let mut first: std::collections::HashMap<String, PathBuf> = std::collections::HashMap::new();
-    cases
+/// The name each case file's trials go by: its stem, or, for a later file whose stem an earlier
+/// one took (`bend.yml` after `bend.yaml`), its whole file name, so that trial names stay unique.
+fn trial_names<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    paths
         .into_iter()
-        .map(|(p, case)| {
-            let Some(stem) = p.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
-                return (p, case);
-            };
-            match first.get(&stem) {
-                Some(taken) => {
-                    let message = format!(
-                        "{}: the case name `{stem}` is taken by {}; a case's name is its file name, so rename one of them",
-                        relative(root, &p).display(),
-                        relative(root, taken).display()
-                    );
-                    (p, Err(message))
-                }
-                None => {
-                    first.insert(stem, p.clone());
-                    (p, case)
-                }
+        .map(|p| {
+            let stem = p
+                .file_stem()
+                .map_or("cases".into(), |s| s.to_string_lossy().into_owned());
+            if seen.insert(stem.clone()) {
+                stem
+            } else {
+                p.file_name()
+                    .map_or(stem, |s| s.to_string_lossy().into_owned())
             }
         })
         .collect()
+}
+
+/// Case files whose names collide (`bend.yaml` and `bend.yml`): the first keeps the name, each
+/// later one becomes an error naming both, since the name also picks trials and the golden.
+fn refuse_duplicate_names(
+    mut cases: Vec<(PathBuf, Result<Arc<Case>, String>)>,
+    root: &Path,
+) -> Vec<(PathBuf, Result<Arc<Case>, String>)> {
+    let names = trial_names(cases.iter().map(|(p, _)| p.as_path()));
+    for (i, name) in names.iter().enumerate() {
+        let (p, _) = &cases[i];
+        let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+        if stem.as_deref().is_none_or(|s| s == name) {
+            continue;
+        }
+        let Some((taken, _)) = cases[..i]
+            .iter()
+            .find(|(q, _)| q.file_stem() == p.file_stem())
+        else {
+            continue;
+        };
+        let message = format!(
+            "{}: the case name `{}` is taken by {}; a case's name is its file name, so rename one of them",
+            relative(root, p).display(),
+            stem.unwrap_or_default(),
+            relative(root, taken).display()
+        );
+        cases[i].1 = Err(message);
+    }
+    cases
 }
 
 const INSTALL_HINT: &str = "no GPU adapter found: GPU trials are ignored. On Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers libegl-mesa0 libgl1-mesa-dri` gives the software adapters (lavapipe, llvmpipe); set SKINPROOF_REQUIRE_ADAPTER=1 to make a missing adapter fail";
@@ -275,6 +296,7 @@ impl Suite {
             ..Default::default()
         };
         Suite {
+            rerun_env: config.rerun_env(),
             config,
             shader_sha256: shader
                 .as_ref()
@@ -314,19 +336,8 @@ impl Suite {
     /// The trials' names and bodies.
     pub fn jobs(&self) -> Vec<Job> {
         let mut trials = vec![self.validation_trial(), self.adapter_trial()];
-        let mut seen = std::collections::HashSet::new();
-        for (path, case) in &self.cases {
-            let stem = path
-                .file_stem()
-                .map_or("cases".into(), |s| s.to_string_lossy().into_owned());
-            // A second file of the same name (refused) is named by its whole file name, so that
-            // every trial name stays unique.
-            let stem = if seen.insert(stem.clone()) {
-                stem
-            } else {
-                path.file_name()
-                    .map_or(stem, |s| s.to_string_lossy().into_owned())
-            };
+        let names = trial_names(self.cases.iter().map(|(p, _)| p.as_path()));
+        for ((_, case), stem) in self.cases.iter().zip(names) {
             let loaded = case.clone().map(|_| ());
             trials.push(Job::new(format!("{stem}::case_loads"), move || loaded));
             let Ok(case) = case else { continue };
@@ -456,7 +467,7 @@ impl Suite {
         let root = self.config.root.clone();
         let reports = self.config.reports.clone();
         let goldens = self.config.goldens.clone();
-        let rerun_env = self.config.rerun_env();
+        let rerun_env = self.rerun_env.clone();
         let (timeout, bless) = (self.config.timeout, self.config.bless);
         let shader_sha256 = self.shader_sha256.clone();
         Job::new(name, move || {
