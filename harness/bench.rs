@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use glam::{DQuat, DVec3, Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
+use crate::clock;
 use crate::fast::{self, AlignedPalette, Isa, PaletteBuilder};
 use crate::reference;
 use crate::scene::{strip, Pose, Skeleton};
@@ -100,6 +101,10 @@ pub struct CpuBench {
     /// Per tier, how steady the machine was while its rows were sampled.
     #[serde(default)]
     pub steadiness: Vec<Steadiness>,
+    /// The core clock during the run, GHz ([`clock`]): the fastest timing of a chain of
+    /// dependent adds sampled with every tier's rows. None where no chain is written.
+    #[serde(default)]
+    pub clock_ghz: Option<f64>,
     /// Wall time of the whole CPU tier benchmark (data building included), ms.
     pub wall_ms: f64,
 }
@@ -161,7 +166,6 @@ const STATIC: &str = "static transform";
 const SKIN1: &str = "skinning, 1 influence";
 const SKIN4: &str = "skinning, 4 influences";
 const ORACLE: &str = "reference oracle, 4 influences";
-const STEADY: &str = "steadiness: 4 influences, in cache";
 
 /// Sampling effort per mode.
 struct Plan {
@@ -289,6 +293,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         thread_counts: vec![1, 2],
         rows: Vec::new(),
         steadiness: Vec::new(),
+        clock_ghz: None,
         wall_ms: 0.0,
     };
     if mode == Mode::Off {
@@ -305,6 +310,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
     let steady_mesh = strip(CHAIN_JOINTS, 1.0, STEADY_VERTICES, 0.5, 4);
     let mut steady_out = vec![[0f32; 3]; STEADY_VERTICES];
     let mut steady: Vec<(usize, Stats)> = Vec::new();
+    let mut chain_fastest = f64::INFINITY;
     for (t, &n) in TIERS.iter().enumerate() {
         let largest = t == TIERS.len() - 1;
         // 4 influences: a tent of radius 2 over the nearest joints, so nearly every vertex has 4 nonzero weights.
@@ -329,6 +335,9 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
             jobs.push(Job::Oracle);
         }
         jobs.push(Job::Steady);
+        if clock::MEASURED {
+            jobs.push(Job::Clock);
+        }
         let src24 = vec![1u8; 24 * n];
         let mut dst24 = vec![0u8; 24 * n];
         let src48 = vec![1u8; 48 * n];
@@ -391,12 +400,14 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
                 fast::skin_mesh(&aligned, black_box(&steady_mesh), &mut steady_out, 1);
                 black_box(&mut steady_out);
             }
+            Job::Clock => clock::add_chain(clock::CHAIN_ADDS),
         });
         let mut rows: Vec<(&str, usize, Stats)> = Vec::new();
         for (job, s) in jobs.iter().zip(stats) {
             match job {
                 Job::Steady => steady.push((n, s)),
-                _ => rows.push((job.tier(), job.threads(), s)),
+                Job::Clock => chain_fastest = chain_fastest.min(s.min),
+                _ => rows.extend(job.tier().map(|tier| (tier, job.threads(), s))),
             }
         }
         let median_of = |name: &str| rows.iter().find(|r| r.0 == name).map(|r| r.2.median);
@@ -422,6 +433,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         }
     }
     bench.steadiness = steadiness(&steady);
+    bench.clock_ghz = clock::ghz(chain_fastest);
     bench.wall_ms = start.elapsed().as_secs_f64() * 1e3;
     bench
 }
@@ -456,11 +468,14 @@ enum Job {
     Oracle,
     /// The in-cache job behind [`Steadiness`]: not a row of the table.
     Steady,
+    /// The add chain behind [`CpuBench::clock_ghz`]: not a row of the table.
+    Clock,
 }
 
 impl Job {
-    fn tier(self) -> &'static str {
-        match self {
+    /// The job's row in the table; None for the jobs that only inform a line below it.
+    fn tier(self) -> Option<&'static str> {
+        Some(match self {
             Job::Copy(24, _) => FLOOR24,
             Job::Copy(_, _) => FLOOR48,
             Job::Static => STATIC,
@@ -468,8 +483,8 @@ impl Job {
             Job::Skin4(_) => SKIN4,
             Job::Kernel(k) => kernel_tier(k),
             Job::Oracle => ORACLE,
-            Job::Steady => STEADY,
-        }
+            Job::Steady | Job::Clock => return None,
+        })
     }
 
     fn threads(self) -> usize {
@@ -568,6 +583,37 @@ fn count(n: usize) -> String {
     }
 }
 
+/// Cycles per vertex of the one-thread 4-influence and static rows at the run's clock, if measured.
+fn cycles_line(cpu: &CpuBench) -> Option<String> {
+    let ghz = cpu.clock_ghz?;
+    let tier = |name: &str| {
+        let per: Vec<String> = cpu
+            .rows
+            .iter()
+            .filter(|r| r.tier == name && r.threads == 1)
+            .map(|r| {
+                let min_ns = r.min_ms * 1e6 / r.vertices as f64;
+                format!(
+                    "{} {:.1} (min {:.1})",
+                    count(r.vertices),
+                    r.ns_per_vertex * ghz,
+                    min_ns * ghz
+                )
+            })
+            .collect();
+        (!per.is_empty()).then(|| format!("{name}, one thread: {}", per.join(", ")))
+    };
+    let tiers: Vec<String> = [SKIN4, STATIC].into_iter().filter_map(tier).collect();
+    (!tiers.is_empty()).then(|| {
+        format!(
+            "Cycles per vertex (median, min) at the run's core clock, {ghz:.2} GHz (the fastest timing \
+             of a chain of dependent adds, one per cycle, sampled in turn with every tier's rows), \
+             which compare across machines where nanoseconds do not: {}.",
+            tiers.join("; ")
+        )
+    })
+}
+
 /// The two benchmark tables (CPU tiers, palette build) in Markdown, with the thread counts and the CPU.
 pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
     let mut md = String::new();
@@ -646,6 +692,9 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
              (a shared or virtual machine) took time from this run, and the tier's medians include it.",
             tiers.join(", ")
         );
+    }
+    if let Some(line) = cycles_line(cpu) {
+        let _ = writeln!(md, "{line}");
     }
     let _ = writeln!(md, "\nCPU tiers wall time: {:.0} ms.\n", cpu.wall_ms);
     let _ = writeln!(md, "### Palette build ({} mode)\n", cpu.mode.name());
@@ -747,6 +796,7 @@ mod tests {
                 median_ns_per_vertex: 3.21,
                 vs_fastest: 1.36,
             }],
+            clock_ghz: Some(3.0),
             wall_ms: 1234.0,
         };
         let pal = vec![PaletteRow {
@@ -776,6 +826,17 @@ mod tests {
             md.contains("| fast f32 | 256 | 2.50 | 2.40-3.10 | 16384 |"),
             "{md}"
         );
+        // 2.0 ns and 1.8 ns per vertex at 3 GHz; the line ends there: the 2-thread row is not in it.
+        assert!(
+            md.contains("3.00 GHz")
+                && md.contains("skinning, 4 influences, one thread: 2M 6.0 (min 5.4)."),
+            "{md}"
+        );
+        let no_clock = CpuBench {
+            clock_ghz: None,
+            ..cpu.clone()
+        };
+        assert!(!markdown(&no_clock, &pal).contains("Cycles per vertex"));
         let json = serde_json::to_string(&cpu).unwrap();
         let back: CpuBench = serde_json::from_str(&json).unwrap();
         assert_eq!(back, cpu);

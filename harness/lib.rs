@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod case;
 pub mod check;
+pub mod clock;
 pub mod compare;
 pub mod config;
 pub mod fast;
