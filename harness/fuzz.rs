@@ -1380,7 +1380,7 @@ fn bad_inputs_doc() {
          fails only its own `case_loads` trial, a bad model or golden only that case's trials, a bad \
          shader the `shader::validates` and `shader_builds` trials, and a bad `SKINPROOF_*` setting \
          the single `harness::environment` trial (nothing else runs on a silent default).\n\n\
-         The same classes are unit-tested in `harness/case.rs`, `harness/shader.rs` and \
+         The same classes are unit-tested in `harness/case/`, `harness/shader.rs` and \
          `harness/config.rs`; `harness/fuzz.rs` fuzzes the case parser and validator.\n\n\
          ## Case files (`cases/*.yaml`)\n\n\
          Each example is the whole file `cases/example.yaml` (`\\n` is a line break).\n\n",
