@@ -80,7 +80,7 @@ pub(super) fn percent_decode(s: &str) -> Option<String> {
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard base64 with `=` padding.
-pub(super) fn base64_encode(data: &[u8]) -> String {
+pub fn base64_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
         let b = [
@@ -101,7 +101,7 @@ pub(super) fn base64_encode(data: &[u8]) -> String {
 }
 
 /// Base64 (standard or URL-safe alphabet, padding optional); `None` on any other character.
-pub(super) fn base64_decode(s: &str) -> Option<Vec<u8>> {
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let s = s.trim_end_matches('=');
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);

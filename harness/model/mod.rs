@@ -38,6 +38,7 @@ mod tests;
 mod write;
 
 use buffer::resolve_buffers;
+pub use buffer::{base64_decode, base64_encode};
 pub use write::{write_chain_gltf, CHAIN_LINEAR_DEGREES};
 
 /// A vertex whose weights sum further than this from 1 is an error.

@@ -1,0 +1,500 @@
+//! `docs/bad-inputs.md`: every class of bad input with the message the code really prints.
+
+use std::path::Path;
+
+use skinproof::case::Case;
+
+use crate::root;
+
+/// One row of the table: the class, the input (as written), what the message must name, the message.
+struct Tried {
+    class: String,
+    input: String,
+    names: String,
+    message: String,
+}
+
+fn row(rows: &mut Vec<Tried>, class: &str, input: &str, names: &str, message: String) {
+    let message = message.replace(&format!("{}/", root().display()), "<root>/");
+    assert!(
+        message.contains(names),
+        "{class}: the message does not name {names}: {message}"
+    );
+    rows.push(Tried {
+        class: class.into(),
+        input: input.into(),
+        names: names.into(),
+        message,
+    });
+}
+
+fn cell(s: &str) -> String {
+    let html = s
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "&#124;")
+        .replace('`', "&#96;");
+    format!("<code>{}</code>", html.trim_end().replace('\n', "<br>"))
+}
+
+fn table(out: &mut String, rows: &[Tried]) {
+    out.push_str("| bad input | example | names | message |\n| --- | --- | --- | --- |\n");
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            r.class,
+            cell(&r.input),
+            cell(&r.names),
+            cell(&r.message)
+        ));
+    }
+    out.push('\n');
+}
+
+/// The built-in chain as a .gltf, with the first element of `attribute` of vertex 0 overwritten.
+fn broken_gltf(path: &Path, attribute: &str, value: f32) {
+    skinproof::model::write_chain_gltf(path, 3, 1.0, 8, 0.2).unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let uri = json["buffers"][0]["uri"].as_str().unwrap().to_string();
+    let (head, data) = uri.split_once(',').unwrap();
+    let mut bytes = skinproof::model::base64_decode(data).expect("the writer's base64");
+    let acc = json["meshes"][0]["primitives"][0]["attributes"][attribute]
+        .as_u64()
+        .unwrap() as usize;
+    let a = &json["accessors"][acc];
+    let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+    let at =
+        (view["byteOffset"].as_u64().unwrap_or(0) + a["byteOffset"].as_u64().unwrap_or(0)) as usize;
+    match a["componentType"].as_u64().unwrap() {
+        5126 => bytes[at..at + 4].copy_from_slice(&value.to_le_bytes()),
+        5121 => bytes[at] = value as u8,
+        5123 => bytes[at..at + 2].copy_from_slice(&(value as u16).to_le_bytes()),
+        t => panic!("component type {t}"),
+    }
+    json["buffers"][0]["uri"] =
+        format!("{head},{}", skinproof::model::base64_encode(&bytes)).into();
+    std::fs::write(path, serde_json::to_string(&json).unwrap()).unwrap();
+}
+
+/// The case-file table: (class, YAML, what the message must name).
+const CASE_INPUTS: &[(&str, &str, &str)] = &[
+    ("malformed YAML", "skeleton:\n  joints: 3\n mesh: [\n", "cases/example.yaml:3:"),
+    ("tab indentation", "skeleton:\n\tjoints: 3\nmesh:\n  vertices: 3\n", "cases/example.yaml:2:"),
+    ("wrong type", "skeleton:\n  joints: many\nmesh:\n  vertices: 3\n", "skeleton.joints"),
+    ("wrong type (float for an integer)", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nrender: { width: 1e3 }\n", "render.width"),
+    ("negative size", "skeleton: { joints: 3 }\nmesh: { vertices: -1 }\n", "mesh.vertices"),
+    ("unknown field", "skeleton:\n  joints: 3\n  colour: red\nmesh:\n  vertices: 3\n", "colour"),
+    ("unknown field in a list item", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    angle: 30\n", "pose[0]"),
+    ("unknown enum value", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden: { metric: ssim }\n", "golden.metric"),
+    ("missing field", "skeleton:\n  segment_length: 1\nmesh:\n  vertices: 3\n", "joints"),
+    ("missing section", "skeleton:\n  joints: 3\n", "mesh"),
+    ("missing sections", "description: nothing else\n", "skeleton"),
+    ("duplicate key", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nskeleton: { joints: 4 }\n", "cases/example.yaml:3:"),
+    ("two documents", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\n---\nmesh: { vertices: 4 }\n", "cases/example.yaml:3:"),
+    ("empty file", "", "skeleton"),
+    ("not a mapping", "- skeleton\n- mesh\n", "cases/example.yaml:1:"),
+    ("joint count 0", "skeleton:\n  joints: 0\nmesh:\n  vertices: 3\n", "skeleton.joints"),
+    ("joint count too large", "skeleton:\n  joints: 70000\nmesh:\n  vertices: 3\n", "skeleton.joints"),
+    ("joint index out of range", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n  - joint: 7\n", "pose[1].joint"),
+    ("negative joint index", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: -1\n", "pose[0].joint"),
+    ("influences out of range", "skeleton:\n  joints: 3\nmesh:\n  vertices: 3\n  influences: 5\n", "mesh.influences"),
+    ("NaN in a pose", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    degrees: .nan\n", "pose[0].degrees"),
+    ("infinity in a pose", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    translation: [0, .inf, 0]\n", "pose[0].translation"),
+    ("beyond f32 in a pose", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    translation: [1e39, 0, 0]\n", "pose[0].translation"),
+    ("zero axis", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    axis: [0, 0, 0]\n", "pose[0].axis"),
+    ("zero scale", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    scale: [1, 0, 1]\n", "pose[0].scale"),
+    ("NaN tolerance", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ntolerance:\n  max_abs_error: .nan\n", "tolerance.max_abs_error"),
+    ("infinite tolerance", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ntolerance:\n  min_displacement: .inf\n", "tolerance.min_displacement"),
+    ("zero tolerance", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ntolerance:\n  max_relative_error: 0\n", "tolerance.max_relative_error"),
+    ("zero segment length", "skeleton:\n  joints: 3\n  segment_length: 0\nmesh:\n  vertices: 3\n", "skeleton.segment_length"),
+    ("segment length below f32", "skeleton:\n  joints: 3\n  segment_length: 1e-50\nmesh:\n  vertices: 3\n", "skeleton.segment_length"),
+    ("chain longer than f32", "skeleton:\n  joints: 65536\n  segment_length: 1e35\nmesh:\n  vertices: 3\n", "skeleton.segment_length"),
+    ("negative strip width", "skeleton:\n  joints: 3\nmesh:\n  vertices: 3\n  width: -0.5\n", "mesh.width"),
+    ("zero render size", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nrender:\n  width: 0\n", "render.width"),
+    ("render size too large", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nrender:\n  height: 9000\n", "render.height"),
+    ("negative view", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nrender:\n  view: { scale: 1, offset_y: 0, half_width: -1 }\n", "render.view.half_width"),
+    ("NaN view", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nrender:\n  view: { scale: .nan, offset_y: 0, half_width: 1 }\n", "render.view.scale"),
+    ("coverage range reversed", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nrender:\n  bind_coverage: [900, 700]\n", "render.bind_coverage"),
+    ("vertex count 0", "skeleton:\n  joints: 3\nmesh:\n  vertices: 0\n", "mesh.vertices"),
+    ("absurd vertex count", "skeleton:\n  joints: 3\nmesh:\n  vertices: 20000000\n", "mesh.vertices"),
+    ("vertex count beyond u64", "skeleton:\n  joints: 3\nmesh:\n  vertices: 99999999999999999999999\n", "mesh.vertices"),
+    ("missing glTF file", "model:\n  path: assets/missing.glb\n", "model.path"),
+    ("not a glTF file", "model:\n  path: assets/robot.obj\n  if_missing: skip\n", "model.path"),
+    ("glTF path is a folder", "model:\n  path: ../target/model.gltf\n", "model.path"),
+    ("model and chain together", "model:\n  path: a.glb\n  if_missing: skip\nskeleton: { joints: 3 }\n", "skeleton"),
+    ("negative animation time", "model:\n  path: a.glb\n  if_missing: skip\n  time: -1\n", "model.time"),
+    ("unknown if_missing", "model:\n  path: a.glb\n  if_missing: ignore\n", "model.if_missing"),
+    ("unknown check in expect", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - check: posed_matches\n    status: fail\n    reason: x\n", "expect[0].check"),
+    ("expectation without reason", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - check: posed_matches_cpu\n    status: fail\n", "reason"),
+    ("backend alias that never matches", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - backend: vk\n    check: posed_matches_cpu\n    status: fail\n    reason: x\n", "expect[0].backend"),
+    ("golden name with a path", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  name: ../other\n", "golden.name"),
+    ("channel tolerance beyond u8", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  channel_tolerance: 300\n", "golden.channel_tolerance"),
+    ("percentile beyond 1", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  flip_percentile: 1.5\n", "golden.flip_percentile"),
+];
+
+/// Shader edits: (class, the default shader's text, its replacement, what the message must name).
+const SHADER_EDITS: &[(&str, &str, &str, &str)] = &[
+    (
+        "does not parse",
+        "let i = id.x;",
+        "let i = id.x",
+        "shaders/broken.wgsl:",
+    ),
+    (
+        "lacks an entry point",
+        "fn fs_skin(",
+        "fn fs_other(",
+        "`fs_skin`",
+    ),
+    (
+        "wrong stage",
+        "@compute @workgroup_size(64)\nfn skin_compute",
+        "@vertex\nfn skin_compute",
+        "`skin_compute`",
+    ),
+    (
+        "wrong workgroup size",
+        "@workgroup_size(64)",
+        "@workgroup_size(32)",
+        "`skin_compute`",
+    ),
+    (
+        "workgroup size from an override without a default",
+        "@compute @workgroup_size(64)",
+        "override WG: u32;\n@compute @workgroup_size(WG)",
+        "`skin_compute`",
+    ),
+    (
+        "binding 0: wrong type",
+        "palette: array<mat4x4<f32>>",
+        "palette: array<mat3x3<f32>>",
+        "binding 0",
+    ),
+    (
+        "binding 1: wrong type",
+        "positions: array<vec4<f32>>",
+        "positions: array<vec3<f32>>",
+        "binding 1",
+    ),
+    (
+        "binding 2: wrong type",
+        "joints: array<vec4<u32>>",
+        "joints: array<vec4<i32>>",
+        "binding 2",
+    ),
+    (
+        "binding 3: fixed-size array",
+        "weights: array<vec4<f32>>",
+        "weights: array<vec4<f32>, 4>",
+        "binding 3",
+    ),
+    (
+        "binding 3: writable",
+        "var<storage, read> weights",
+        "var<storage, read_write> weights",
+        "binding 3",
+    ),
+    (
+        "binding 4: wrong type",
+        "skinned: array<vec4<f32>>",
+        "skinned: array<vec4<f32>, 64>",
+        "binding 4",
+    ),
+    (
+        "binding 5: count not u32",
+        "    count: u32,\n",
+        "    count: f32,\n",
+        "binding 5",
+    ),
+    (
+        "binding 6: a field of the wrong type",
+        "    offset_y: f32,\n",
+        "    offset_y: u32,\n",
+        "binding 6",
+    ),
+    (
+        "binding 6: storage",
+        "var<uniform> view",
+        "var<storage, read> view",
+        "binding 6",
+    ),
+    (
+        "binding missing",
+        "@group(0) @binding(5)",
+        "@group(0) @binding(7)",
+        "binding 5",
+    ),
+    (
+        "vs_skin input wrong type",
+        "@location(1) joint: vec4<u32>",
+        "@location(1) joint: vec4<f32>",
+        "@location(1)",
+    ),
+    (
+        "vs_skin input missing",
+        "@location(2) weight: vec4<f32>",
+        "@location(3) weight: vec4<f32>",
+        "@location(2)",
+    ),
+    (
+        "fs_skin output wrong type",
+        "-> @location(0) vec4<f32> {\n    return vec4<f32>(tint, 1.0 - tint, 0.5, 1.0);",
+        "-> @location(0) vec4<u32> {\n    return vec4<u32>(1u);",
+        "`fs_skin`",
+    ),
+];
+
+#[test]
+#[ignore = "writes docs/bad-inputs.md: cargo test --release --test fuzz -- --ignored bad_inputs_doc"]
+fn bad_inputs_doc() {
+    let mut out = String::from(
+        "# Bad inputs and the messages they get\n\n\
+         Generated by `cargo test --release --test fuzz -- --ignored bad_inputs_doc` from the messages \
+         the code prints; do not edit by hand. `<root>/` stands for the project folder. A bad case file \
+         fails only its own `case_loads` trial, a bad model or golden only that case's trials, a bad \
+         shader the `shader::validates` and `shader_builds` trials, and a bad `SKINPROOF_*` setting \
+         the single `harness::environment` trial (nothing else runs on a silent default).\n\n\
+         The same classes are unit-tested in `harness/case/`, `harness/shader.rs` and \
+         `harness/config.rs`; `harness/fuzz/` fuzzes the case parser and validator.\n\n\
+         ## Case files (`cases/*.yaml`)\n\n\
+         Each example is the whole file `cases/example.yaml` (`\\n` is a line break).\n\n",
+    );
+    let mut rows = Vec::new();
+    let file = Path::new("cases/example.yaml");
+    // A folder named like a model, for the "is a folder" row.
+    std::fs::create_dir_all(root().join("target/model.gltf")).unwrap();
+    for (class, yaml, names) in CASE_INPUTS {
+        let msg = Case::parse(file, yaml)
+            .err()
+            .unwrap_or_else(|| panic!("{class}: accepted"))
+            .to_string();
+        assert!(msg.starts_with("cases/example.yaml:"), "{msg}");
+        row(
+            &mut rows,
+            class,
+            &yaml.escape_debug().to_string(),
+            names,
+            msg,
+        );
+    }
+    let msg = Case::parse(
+        Path::new("cases/my case.yaml"),
+        "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\n",
+    )
+    .unwrap_err()
+    .to_string();
+    row(
+        &mut rows,
+        "bad file name",
+        "cases/my case.yaml",
+        "name",
+        msg,
+    );
+    table(&mut out, &rows);
+
+    out.push_str("## glTF models\n\nThe built-in chain written as glTF (`skinproof::model::write_chain_gltf`), then one value of vertex 0 overwritten; the message comes from `skinproof::model::load`.\n\n");
+    let scratch = root().join("target").join("bad-inputs");
+    let _ = std::fs::remove_dir_all(&scratch);
+    let cases = scratch.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    let mut rows = Vec::new();
+    let weights = cases.join("bad_weights.gltf");
+    broken_gltf(&weights, "WEIGHTS_0", 0.25);
+    let msg = skinproof::model::load(&weights, None)
+        .unwrap_err()
+        .to_string();
+    row(
+        &mut rows,
+        "weights that do not sum to 1",
+        "WEIGHTS_0 of vertex 0: [0.25, 0, 0, 0]",
+        "WEIGHTS_0",
+        msg,
+    );
+    let joints = cases.join("bad_joints.gltf");
+    broken_gltf(&joints, "JOINTS_0", 200.0);
+    let msg = skinproof::model::load(&joints, None)
+        .unwrap_err()
+        .to_string();
+    row(
+        &mut rows,
+        "joint index out of range",
+        "JOINTS_0 of vertex 0: [200, ...] (3 joints)",
+        "JOINTS_0",
+        msg,
+    );
+    let garbage = cases.join("garbage.glb");
+    std::fs::write(&garbage, b"not a glb").unwrap();
+    let msg = skinproof::model::load(&garbage, None)
+        .unwrap_err()
+        .to_string();
+    row(
+        &mut rows,
+        "not a glTF file",
+        "garbage.glb: `not a glb`",
+        "garbage.glb",
+        msg,
+    );
+    table(&mut out, &rows);
+
+    out.push_str("## Shaders (`SKINPROOF_SHADER`)\n\nEach example is one edit of `shaders/skinning.wgsl`, validated as `shaders/broken.wgsl`.\n\n");
+    let source = std::fs::read_to_string(root().join("shaders/skinning.wgsl")).unwrap();
+    let mut rows = Vec::new();
+    for (class, from, to, names) in SHADER_EDITS {
+        assert!(
+            source.contains(from),
+            "{class}: the shader no longer has `{from}`"
+        );
+        let shader = skinproof::shader::Shader {
+            path: "shaders/broken.wgsl".into(),
+            source: source.replacen(from, to, 1),
+        };
+        let msg = shader
+            .validate()
+            .err()
+            .unwrap_or_else(|| panic!("{class}: accepted"))
+            .to_string();
+        assert!(msg.contains("shaders/broken.wgsl"), "{msg}");
+        row(
+            &mut rows,
+            class,
+            &format!("{from} -> {to}").escape_debug().to_string(),
+            names,
+            msg,
+        );
+    }
+    let msg = skinproof::shader::Shader::load(Path::new("shaders/missing.wgsl"))
+        .unwrap_err()
+        .to_string();
+    row(
+        &mut rows,
+        "missing file",
+        "shaders/missing.wgsl",
+        "shaders/missing.wgsl",
+        msg,
+    );
+    table(&mut out, &rows);
+
+    out.push_str("## Settings (`SKINPROOF_*`)\n\nEach example is one variable set for `cargo test --release`; the message fails the `harness::environment` trial.\n\n");
+    let mut rows = Vec::new();
+    // config's unit tests check that every known variable has a bad value here.
+    for (k, v) in skinproof::config::BAD_VALUES {
+        let vars = vec![(k.to_string(), v.to_string())];
+        let msg = skinproof::config::Config::from_vars(root(), vars).unwrap_err();
+        row(&mut rows, k, &format!("{k}={v}"), k, msg);
+    }
+    let vars = vec![
+        ("SKINPROOF_BLESS".to_string(), "new".to_string()),
+        ("CI".to_string(), "true".to_string()),
+    ];
+    let msg = skinproof::config::Config::from_vars(root(), vars).unwrap_err();
+    row(
+        &mut rows,
+        "blessing in CI",
+        "SKINPROOF_BLESS=new CI=true",
+        "SKINPROOF_BLESS",
+        msg,
+    );
+    table(&mut out, &rows);
+
+    // Goldens and models at run time: a whole run on the adapters, to show which trials fail.
+    out.push_str("## Goldens and models at run time\n\n");
+    let goldens = scratch.join("golden");
+    std::fs::create_dir_all(&goldens).unwrap();
+    let bend = std::fs::read_to_string(root().join("cases/bend_two_joints.yaml")).unwrap();
+    std::fs::write(cases.join("no_golden.yaml"), &bend).unwrap();
+    std::fs::write(cases.join("corrupt_golden.yaml"), &bend).unwrap();
+    std::fs::write(
+        goldens.join("corrupt_golden.png"),
+        b"\x89PNG\r\n\x1a\nnot really",
+    )
+    .unwrap();
+    std::fs::write(
+        cases.join("weights_model.yaml"),
+        "model:\n  path: bad_weights.gltf\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cases.join("optional_model.yaml"),
+        "model:\n  path: missing.glb\n  if_missing: skip\n",
+    )
+    .unwrap();
+    let mut rows = Vec::new();
+    let msg = skinproof::golden::load(&goldens.join("corrupt_golden.png"))
+        .unwrap_err()
+        .to_string();
+    row(
+        &mut rows,
+        "corrupt PNG golden (loading it)",
+        "golden/corrupt_golden.png: `\\x89PNG\\r\\n\\x1a\\nnot really`",
+        "corrupt_golden.png",
+        msg,
+    );
+    let vars = vec![("SKINPROOF_CASES".to_string(), cases.display().to_string())];
+    let mut config = skinproof::config::Config::from_vars(root(), vars).unwrap();
+    config.goldens = goldens.clone();
+    config.reports = scratch.join("reports");
+    let suite = skinproof::suite::Suite::discover(config);
+    if let Some(reason) = &suite.no_adapter {
+        out.push_str(&format!("Not run here: {reason}\n"));
+    } else {
+        suite.run_all();
+        let report = suite.report.lock().unwrap().clone();
+        let adapter = report
+            .rows
+            .first()
+            .map(|r| r.adapter.clone())
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "A run with `SKINPROOF_CASES` set to a folder of these cases (and the glTF files above), on `{adapter}`: \
+             each case's own rows, the other cases unaffected.\n\n"
+        ));
+        let find = |case: &str, check: &str| {
+            report
+                .rows
+                .iter()
+                .find(|r| r.case == case && r.check == check && r.adapter == adapter)
+                .map(|r| format!("{}: {}", r.outcome.status, r.outcome.message))
+                .unwrap_or_else(|| panic!("no row {case}::{check}"))
+        };
+        row(
+            &mut rows,
+            "missing golden",
+            "no_golden.yaml (bend_two_joints), no golden/no_golden.png",
+            "no_golden.png",
+            find("no_golden", "render_matches_golden"),
+        );
+        row(
+            &mut rows,
+            "corrupt PNG golden (in a run)",
+            "corrupt_golden.yaml (bend_two_joints)",
+            "corrupt_golden.png",
+            find("corrupt_golden", "render_matches_golden"),
+        );
+        row(
+            &mut rows,
+            "model weights that do not sum to 1",
+            "weights_model.yaml: `model: { path: bad_weights.gltf }`",
+            "bad_weights.gltf",
+            find("weights_model", "compute_matches_cpu"),
+        );
+        row(
+            &mut rows,
+            "optional model missing",
+            "optional_model.yaml: `model: { path: missing.glb, if_missing: skip }`",
+            "missing.glb",
+            find("optional_model", "compute_matches_cpu"),
+        );
+        let others_pass = report
+            .rows
+            .iter()
+            .filter(|r| r.case == "no_golden" || r.case == "corrupt_golden")
+            .filter(|r| r.check != "render_matches_golden")
+            .all(|r| !r.outcome.status.fails());
+        assert!(others_pass, "{:#?}", report.rows);
+    }
+    table(&mut out, &rows);
+    std::fs::create_dir_all(root().join("docs")).unwrap();
+    std::fs::write(root().join("docs/bad-inputs.md"), out).unwrap();
+}

@@ -1,0 +1,225 @@
+//! Fuzz tests (proptest) of the case parser and validator, `Case::parse(path, text)`, and of
+//! `locate`. Properties: nothing panics; every error's text starts with the file path given; a
+//! `Parse` or `Invalid` error names a line (>= 1) that exists in the text; a generated case whose
+//! values are all valid loads, and one with an invalid value fails naming that value's field.
+//!
+//! Inputs: random YAML-ish text, generated cases (block, flow or mixed style) with random and
+//! hostile values, and mutations of the real case files (byte flips, truncation, line duplication,
+//! deletion and swaps, inserted tokens, hostile numbers). `SKINPROOF_FUZZ_CASES=N` sets the number
+//! of inputs per property (default `skinproof::config::DEFAULT_FUZZ_CASES`, a few seconds in all).
+//!
+//! `cargo test --release --test fuzz -- --ignored bad_inputs_doc` regenerates `docs/bad-inputs.md`
+//! from the messages the code really prints.
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use skinproof::case::{Case, CaseError};
+use skinproof::locate;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Inputs per property, from `SKINPROOF_FUZZ_CASES`.
+fn runs() -> u32 {
+    let v = std::env::var("SKINPROOF_FUZZ_CASES").ok();
+    skinproof::config::fuzz_cases(v.as_deref()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: runs(),
+        // No regression files in the tree; a failure prints its minimal input.
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Lines as `str::lines` counts them, at least 1.
+fn line_count(text: &str) -> usize {
+    text.lines().count().max(1)
+}
+
+/// The properties every `Case::parse` result has; the error, if any, for further checks.
+fn well_formed(path: &Path, text: &str) -> Result<Option<CaseError>, TestCaseError> {
+    let Err(e) = Case::parse(path, text) else {
+        return Ok(None);
+    };
+    let file = path.display().to_string();
+    let msg = e.to_string();
+    prop_assert!(
+        msg.starts_with(&file),
+        "does not start with {file:?}: {msg}"
+    );
+    let lines = line_count(text);
+    match &e {
+        CaseError::Parse {
+            line,
+            column,
+            message,
+            ..
+        } => {
+            prop_assert!((1..=lines).contains(line), "line {line} of {lines}: {msg}");
+            prop_assert!(*column >= 1, "{msg}");
+            prop_assert!(!message.is_empty(), "{msg}");
+            prop_assert!(
+                msg.starts_with(&format!("{file}:{line}:{column}: ")),
+                "{msg}"
+            );
+        }
+        CaseError::Invalid {
+            line,
+            field,
+            message,
+            ..
+        } => {
+            prop_assert!((1..=lines).contains(line), "line {line} of {lines}: {msg}");
+            prop_assert!(!field.is_empty() && !message.is_empty(), "{msg}");
+            prop_assert!(
+                msg.starts_with(&format!("{file}:{line}: field `{field}`: ")),
+                "{msg}"
+            );
+        }
+        CaseError::Io { .. } => prop_assert!(false, "parse does no I/O: {msg}"),
+    }
+    Ok(Some(e))
+}
+
+mod doc;
+mod generate;
+mod mutation;
+mod text;
+
+use generate::{generated_case, ok, write, Node};
+use mutation::{case_files, field_keys, mutate};
+use text::{case_path, yamlish, KEYS};
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn random_text_never_panics_and_errors_are_located(path in case_path(), text in yamlish()) {
+        well_formed(&path, &text)?;
+    }
+
+    #[test]
+    fn generated_cases_load_or_name_an_invalid_field((node, style, mode) in generated_case()) {
+        let text = write(&node, &style, mode);
+        let path = Path::new("cases/fuzz.yaml");
+        let mut invalid = Vec::new();
+        node.invalid("", &mut invalid);
+        let err = well_formed(path, &text)?;
+        match (invalid.is_empty(), err) {
+            (true, None) => {}
+            (true, Some(e)) => prop_assert!(false, "a valid case was rejected: {e}\n{text}"),
+            (false, None) => prop_assert!(false, "invalid {invalid:?} accepted:\n{text}"),
+            (false, Some(e)) => {
+                let msg = e.to_string();
+                match &e {
+                    CaseError::Invalid { field, line, .. } => {
+                        prop_assert!(
+                            invalid.iter().any(|f| f == field || f.starts_with(&format!("{field}."))
+                                || f.starts_with(&format!("{field}["))),
+                            "reported {field}, invalid were {invalid:?}: {msg}\n{text}"
+                        );
+                        // The line names the field, or (flow style) a mapping that holds it.
+                        let at = text.lines().nth(line - 1).unwrap_or("");
+                        prop_assert!(
+                            field_keys(field).iter().any(|k| at.contains(k)),
+                            "line {line} `{at}` does not hold {field}: {msg}\n{text}"
+                        );
+                    }
+                    CaseError::Parse { message, .. } => {
+                        // serde's path of the value that did not deserialize (or its container).
+                        let tops: Vec<&str> = invalid
+                            .iter()
+                            .map(|f| f.split(['.', '[']).next().unwrap_or(""))
+                            .collect();
+                        prop_assert!(
+                            tops.iter().any(|t| message.contains(t)),
+                            "parse error names none of {invalid:?}: {msg}\n{text}"
+                        );
+                    }
+                    CaseError::Io { .. } => unreachable!(),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mutated_case_files_never_panic(
+        file in 0usize..1000,
+        edits in prop::collection::vec((any::<u8>(), any::<usize>(), any::<u8>()), 1..5),
+    ) {
+        let files = case_files();
+        let (path, text) = &files[file % files.len()];
+        well_formed(path, &mutate(text, &edits))?;
+    }
+
+    #[test]
+    fn locate_never_panics_and_finds_real_lines(
+        text in prop_oneof![
+            yamlish(),
+            (0usize..1000, prop::collection::vec((any::<u8>(), any::<usize>(), any::<u8>()), 0..3))
+                .prop_map(|(f, e)| {
+                    let files = case_files();
+                    mutate(&files[f % files.len()].1, &e)
+                }),
+        ],
+        path in prop_oneof![
+            "[a-z_\\[\\]0-9.]{0,24}",
+            prop::sample::select(KEYS).prop_map(str::to_string),
+            "(pose|expect|golden\\.overrides)\\[[0-9]{1,2}\\]\\.(joint|axis|check|reason|name)",
+            any::<String>(),
+        ],
+    ) {
+        let lines = text.lines().count();
+        for n in [
+            locate::line_of(&text, &path),
+            locate::line_near(&text, &path),
+            locate::duplicate_key_line(&text, &path),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            prop_assert!((1..=lines).contains(&n), "line {n} of {lines} for {path:?}");
+        }
+        if let Some(n) = locate::line_of(&text, &path) {
+            prop_assert_eq!(locate::line_near(&text, &path), Some(n));
+        }
+    }
+}
+
+#[test]
+fn the_real_case_files_load_unmutated() {
+    for (path, text) in case_files() {
+        Case::parse(path, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn block_and_flow_writers_agree() {
+    // The generator's two styles must mean the same case, or the properties test the writer.
+    let node = Node::map(vec![
+        ("skeleton", Node::map(vec![("joints", ok("3".into()))])),
+        ("mesh", Node::map(vec![("vertices", ok("10".into()))])),
+        (
+            "pose",
+            Node::Seq(vec![Node::map(vec![
+                ("joint", ok("1".into())),
+                (
+                    "axis",
+                    Node::Seq(vec![ok("0".into()), ok("0".into()), ok("1".into())]),
+                ),
+            ])]),
+        ),
+    ]);
+    for mode in 0..4 {
+        let text = write(&node, &[true, false, true], mode);
+        let c =
+            Case::parse(Path::new("cases/w.yaml"), &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(c.pose[0].axis, [0.0, 0.0, 1.0], "{text}");
+    }
+}
