@@ -334,6 +334,35 @@ fn bad_files_give_errors_naming_the_file() {
         "{e}"
     );
 
+    // A second set of zeros changes nothing: the model loads as without it.
+    let path = dir.file("eight_zero.gltf");
+    write_chain_gltf(&path, J, SEG, V, W).unwrap();
+    let plain = load(&path, None).unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let uri = doc["buffers"][0]["uri"].as_str().unwrap().to_string();
+    let (head, data) = uri.split_once(',').unwrap();
+    let mut bytes = base64_decode(data).unwrap();
+    let (offset, count) = (bytes.len(), plain.mesh.len());
+    bytes.resize(offset + 16 * count, 0);
+    doc["buffers"][0]["uri"] = format!("{head},{}", base64_encode(&bytes)).into();
+    doc["buffers"][0]["byteLength"] = bytes.len().into();
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    views.push(serde_json::json!({"buffer": 0, "byteOffset": offset, "byteLength": 16 * count}));
+    let view = views.len() - 1;
+    let accessors = doc["accessors"].as_array_mut().unwrap();
+    accessors.push(serde_json::json!({
+        "bufferView": view, "componentType": 5126, "count": count, "type": "VEC4"
+    }));
+    let zeros = accessors.len() - 1;
+    let attrs = &mut doc["meshes"][0]["primitives"][0]["attributes"];
+    attrs["JOINTS_1"] = attrs["JOINTS_0"].clone();
+    attrs["WEIGHTS_1"] = zeros.into();
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let zero_set = load(&path, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(zero_set.mesh.weights, plain.mesh.weights);
+    assert_eq!(zero_set.mesh.joints, plain.mesh.joints);
+
     let path = dir.file("missing.gltf");
     let err = load(&path, None).unwrap_err();
     assert!(matches!(err, ModelError::Io { .. }));
