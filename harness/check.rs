@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::case::Case;
 use crate::compare;
 use crate::golden::{self, Bless, Metric, Review};
-use crate::gpu::compute::Skinned;
+use crate::gpu::compute::{Fault, Skinned};
 use crate::gpu::{Context, GpuError};
 use crate::run::Run;
 
@@ -249,11 +249,16 @@ fn positions_match(
     expected_label: &str,
 ) -> Outcome {
     let gpu = match gpu {
-        Ok(Skinned { wrote_past_count: Some(i), positions }) => {
-            return Outcome::fail(
-                "wrote past count",
-                format!("the shader wrote output element {i}, past `count` = {} (the count guard lets extra invocations through)", positions.len()),
-            )
+        Ok(Skinned {
+            fault: Some(fault),
+            positions,
+        }) => {
+            let figure = match fault {
+                Fault::WrotePastCount(_) => "wrote past count",
+                Fault::Unwritten(_) => "vertex unwritten",
+                Fault::NonZeroW { .. } => "w not 0",
+            };
+            return Outcome::fail(figure, format!("{fault} (`count` = {})", positions.len()));
         }
         Ok(g) => &g.positions,
         Err(e) => return Outcome::gpu(e),

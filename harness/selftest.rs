@@ -127,6 +127,46 @@ fn dropped_translation_fails_the_posed_comparison() {
 }
 
 #[test]
+fn an_output_w_other_than_0_fails_the_compute_comparisons() {
+    let dir = scratch("output_w");
+    let shader = mutant(&dir, "weights[i]), 0.0);", "weights[i]), 1.0);");
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+        return;
+    };
+    let bad = failing(&report, "compute_matches_cpu");
+    assert!(bad.iter().any(|r| r.case == "bend_two_joints"), "{bad:#?}");
+    assert!(
+        bad.iter().all(
+            |r| r.outcome.figure == "w not 0" && r.outcome.message.contains("vec4(skinned, 0)")
+        ),
+        "{bad:#?}"
+    );
+}
+
+#[test]
+fn a_shader_that_takes_the_source_w_as_1_fails_the_posed_comparison() {
+    let dir = scratch("source_w");
+    // The stored w is unused by the contract; using it as the homogeneous coordinate is a bug.
+    let shader = mutant(
+        &dir,
+        "skin(positions[i].xyz, joints[i], weights[i])",
+        "skin_h(positions[i], joints[i], weights[i])",
+    );
+    // skin_h: the default skinning of the stored vec4 as it is.
+    let source = std::fs::read_to_string(&shader).unwrap().replacen(
+        "@compute",
+        "fn skin_h(h: vec4<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> {\n    var acc = vec3<f32>(0.0);\n    for (var k = 0u; k < 4u; k = k + 1u) {\n        acc = acc + w[k] * (palette[j[k]] * h).xyz;\n    }\n    return acc;\n}\n\n@compute",
+        1,
+    );
+    std::fs::write(&shader, source).unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+        return;
+    };
+    let bad = failing(&report, "posed_matches_cpu");
+    assert!(bad.iter().any(|r| r.case == "bend_two_joints"), "{bad:#?}");
+}
+
+#[test]
 fn syntax_error_fails_validation_with_line_and_column() {
     let dir = scratch("syntax");
     let shader = mutant(&dir, "let i = id.x;", "let i = id.x");

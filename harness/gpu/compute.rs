@@ -13,19 +13,50 @@ pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]
     skin_guarded(ctx, palette, mesh).map(|s| s.positions)
 }
 
-/// The GPU's skinned positions, and whether the shader wrote past `count`.
+/// The GPU's skinned positions, and the first way the output broke the contract, if any.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Skinned {
     pub positions: Vec<[f32; 3]>,
-    /// The first output element at or past `count` that the shader overwrote, if any.
-    pub wrote_past_count: Option<usize>,
+    pub fault: Option<Fault>,
+}
+
+/// How a compute output breaks the contract (one invocation per vertex writes `vec4(skinned, 0)`
+/// at its index, and nothing at or past `count`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fault {
+    /// The first output element at or past `count` that the shader overwrote.
+    WrotePastCount(usize),
+    /// The first vertex whose output element the shader never wrote.
+    Unwritten(usize),
+    /// The first vertex whose output w is not 0.
+    NonZeroW { vertex: usize, w: f32 },
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Fault::WrotePastCount(i) => write!(
+                f,
+                "the shader wrote output element {i}, past `count` (the count guard lets extra invocations through)"
+            ),
+            Fault::Unwritten(v) => write!(
+                f,
+                "the shader never wrote the output of vertex {v} (one invocation per vertex must write it)"
+            ),
+            Fault::NonZeroW { vertex, w } => write!(
+                f,
+                "the output w of vertex {vertex} is {w:?}: the contract writes vec4(skinned, 0)"
+            ),
+        }
+    }
 }
 
 /// Output elements past `count`, filled with a sentinel: a shader whose count guard is off writes
 /// into them instead of being silently clipped by the buffer's end.
 pub const GUARD: usize = 64;
 
-/// A bit pattern no skinning writes: a NaN with a payload.
+/// A bit pattern no skinning writes: a NaN with a payload. The whole output starts as it, so an
+/// element the shader skipped is told apart from one it wrote.
 const SENTINEL: u32 = 0x7fc0_5eed;
 
 /// Like [`skin`], also reporting writes past `count`.
@@ -71,7 +102,9 @@ impl Dispatch {
         let positions: Vec<[f32; 4]> = mesh
             .positions
             .iter()
-            .map(|p| [p[0], p[1], p[2], 1.0])
+            // w is unused by the contract. 0, not 1: a shader that took the stored w as the
+            // homogeneous 1 loses the palette's translation, and the comparisons see it.
+            .map(|p| [p[0], p[1], p[2], 0.0])
             .collect();
         let palette_buf = init("palette", bytemuck::cast_slice(palette), storage);
         let positions_buf = init("positions", bytemuck::cast_slice(&positions), storage);
@@ -83,9 +116,9 @@ impl Dispatch {
             bytemuck::cast_slice(&count),
             wgpu::BufferUsages::UNIFORM,
         );
-        // Zeros for the vertices, the sentinel for the guard past them.
-        let mut initial = vec![0u32; (n + GUARD) * 4];
-        initial[n * 4..].fill(SENTINEL);
+        // The sentinel everywhere: in the vertices' elements until the shader writes them, and in
+        // the guard past them.
+        let initial = vec![SENTINEL; (n + GUARD) * 4];
         let out = init(
             "skinned",
             bytemuck::cast_slice(&initial),
@@ -156,21 +189,45 @@ impl Dispatch {
         self.read_guarded(ctx).map(|s| s.positions)
     }
 
-    /// Waits, returns the positions, and looks for writes into the guard past `count`.
+    /// Waits, returns the positions, and looks for contract faults: writes into the guard past
+    /// `count`, vertices left unwritten, a w other than 0.
     pub fn read_guarded(&self, ctx: &Context) -> Result<Skinned, GpuError> {
         let bytes = readback::read(ctx, &self.readback, self.size)?;
-        let words: &[u32] = bytemuck::cast_slice(&bytes);
-        let n = self.vertices as usize;
-        let wrote_past_count = words[n * 4..]
-            .chunks(4)
-            .position(|v| v.iter().any(|&w| w != SENTINEL))
-            .map(|i| n + i);
-        let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes[..n * 16]);
-        Ok(Skinned {
-            positions: out.iter().map(|v| [v[0], v[1], v[2]]).collect(),
-            wrote_past_count,
-        })
+        Ok(inspect(
+            bytemuck::cast_slice(&bytes),
+            self.vertices as usize,
+        ))
     }
+}
+
+/// The positions and the first fault of an output of `n` vertices and the guard after them.
+fn inspect(words: &[u32], n: usize) -> Skinned {
+    let (vertices, guard) = words.split_at(n * 4);
+    let past = guard
+        .chunks(4)
+        .position(|v| v.iter().any(|&w| w != SENTINEL))
+        .map(|i| Fault::WrotePastCount(n + i));
+    let unwritten = || {
+        vertices
+            .chunks(4)
+            .position(|v| v.iter().all(|&w| w == SENTINEL))
+            .map(Fault::Unwritten)
+    };
+    let bad_w = || {
+        vertices
+            .chunks(4)
+            .position(|v| f32::from_bits(v[3]) != 0.0)
+            .map(|vertex| Fault::NonZeroW {
+                vertex,
+                w: f32::from_bits(vertices[vertex * 4 + 3]),
+            })
+    };
+    let fault = past.or_else(unwritten).or_else(bad_w);
+    let positions = vertices
+        .chunks(4)
+        .map(|v| [v[0], v[1], v[2]].map(f32::from_bits))
+        .collect();
+    Skinned { positions, fault }
 }
 
 pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
@@ -204,4 +261,40 @@ pub fn check_limits(ctx: &Context, joints: usize, vertices: usize) -> Result<(),
         (vertices as u64).div_ceil(WORKGROUP as u64),
         limits.max_compute_workgroups_per_dimension as u64,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Output words for `vertices` (x, y, z, w) then a guard of `guard` untouched elements.
+    fn words(vertices: &[[f32; 4]], guard: usize) -> Vec<u32> {
+        let mut w: Vec<u32> = vertices.iter().flatten().map(|v| v.to_bits()).collect();
+        w.extend(std::iter::repeat_n(SENTINEL, guard * 4));
+        w
+    }
+
+    #[test]
+    fn a_contract_output_has_no_fault() {
+        let s = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, -0.0]], 2), 2);
+        assert_eq!(s.fault, None);
+        assert_eq!(s.positions, vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+    }
+
+    #[test]
+    fn each_fault_is_found() {
+        let w1 = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, 1.0]], 2), 2);
+        assert_eq!(w1.fault, Some(Fault::NonZeroW { vertex: 1, w: 1.0 }));
+        let s = f32::from_bits(SENTINEL);
+        let skipped = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [s, s, s, s]], 2), 2);
+        assert_eq!(skipped.fault, Some(Fault::Unwritten(1)));
+        let mut past = words(&[[1.0, 2.0, 3.0, 0.0]], 3);
+        past[4 * 2] = 0;
+        assert_eq!(inspect(&past, 1).fault, Some(Fault::WrotePastCount(2)));
+        let text = Fault::NonZeroW { vertex: 1, w: 1.0 }.to_string();
+        assert!(
+            text.contains("vertex 1") && text.contains("vec4(skinned, 0)"),
+            "{text}"
+        );
+    }
 }
