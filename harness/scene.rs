@@ -244,6 +244,8 @@ pub struct Scene {
     pub coverage: [u64; 2],
     /// Largest allowed |GPU - CPU| per coordinate, absolute.
     pub tolerance: f64,
+    /// Whether the pose is not the bind pose (see [`Scene::is_posed`]).
+    posed: bool,
 }
 
 /// Why a case has no scene: a skip (an optional asset is absent) or a failure.
@@ -333,9 +335,13 @@ impl Scene {
             .chain(&cpu_posed)
             .flatten()
             .fold(0.0f64, |m, v| m.max(v.abs() as f64));
-        let tolerance = match case.tolerance.max_relative_error {
-            Some(r) => r * extent.max(f64::MIN_POSITIVE),
-            None => case.tolerance.max_abs_error,
+        let tolerance = match (
+            case.tolerance.max_relative_error,
+            case.tolerance.max_abs_error,
+        ) {
+            (Some(r), _) => r * extent.max(f64::MIN_POSITIVE),
+            (None, Some(a)) => a,
+            (None, None) => default_tolerance(extent),
         };
         let view = case
             .render
@@ -345,6 +351,13 @@ impl Scene {
             .render
             .bind_coverage
             .unwrap_or_else(|| default_coverage(case, view));
+        // A pose the case asks for (pose entries, a model's animation time) is posed if its palette
+        // differs at all: one that moves nothing then fails pose_moves_vertices, as a vacuous test
+        // should. A model's rest pose, which the case does not ask for, is often the bind pose up
+        // to rounding; it counts as posed only if it moves a vertex beyond the tolerance.
+        let asked = !case.pose.is_empty() || case.model.as_ref().is_some_and(|m| m.time.is_some());
+        let posed = posed_palette != bind_palette
+            && (asked || crate::compare::max_abs_error(&cpu_posed, &cpu_bind).error > tolerance);
         Ok(Scene {
             skeleton,
             mesh,
@@ -356,13 +369,28 @@ impl Scene {
             view,
             coverage,
             tolerance,
+            posed,
         })
     }
 
-    /// Whether the pose differs from the bind pose at all.
+    /// Whether the pose is not the bind pose: a pose the case asks for whose palette differs at
+    /// all, or a model's rest pose that moves some vertex beyond the tolerance.
     pub fn is_posed(&self) -> bool {
-        self.posed_palette != self.bind_palette
+        self.posed
     }
+}
+
+/// The tolerance a case gets when it sets none: 1e-5, or 8 f32 ulps of the extent (the largest
+/// coordinate) where that is larger. A correct f32 shader is a few ulps off the f64 oracle, so a
+/// fixed 1e-5 would fail one on a model a few hundred units across.
+pub fn default_tolerance(extent: f64) -> f64 {
+    const ABSOLUTE: f64 = 1e-5;
+    if !(extent.is_finite() && extent > 0.0) {
+        return ABSOLUTE;
+    }
+    // ulp(x) = 2^(exponent(x) - 23) for an f32 x.
+    let ulp = (extent.log2().floor() - 23.0).exp2();
+    ABSOLUTE.max(8.0 * ulp)
 }
 
 /// A view that keeps the chain's whole reach (built-in cases) or both the bind and the posed
@@ -473,6 +501,56 @@ mod tests {
         let mid = |[lo, hi]: [u64; 2]| (lo + hi) / 2;
         assert_eq!(mid(cover(4)), 5000);
         assert_eq!(mid(cover(3)), 2500);
+    }
+
+    fn scene(text: &str) -> Result<Scene, SceneError> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/posed.yaml");
+        Scene::from_case(&Case::parse(&path, text).unwrap())
+    }
+
+    #[test]
+    fn a_pose_is_posed_when_asked_for_or_when_it_moves_vertices() {
+        let chain = "skeleton: { joints: 3 }\nmesh: { vertices: 8 }\n";
+        assert!(!scene(chain).unwrap().is_posed());
+        assert!(
+            scene(&format!("{chain}pose: [{{ joint: 1, degrees: 30 }}]\n"))
+                .unwrap()
+                .is_posed()
+        );
+        // Asked for, but a full turn moves nothing: posed, so pose_moves_vertices says it is vacuous.
+        assert!(
+            scene(&format!("{chain}pose: [{{ joint: 1, degrees: 360 }}]\n"))
+                .unwrap()
+                .is_posed()
+        );
+        // A model at its rest pose, not asked to pose: the Fox's rest palette is the identity up to
+        // rounding, so it is the bind pose.
+        let fox = "model: { path: ../../shared/assets/gltf/Fox/Fox.glb, if_missing: skip }\n";
+        match scene(fox) {
+            Err(SceneError::Skip(_)) => {}
+            Ok(s) => {
+                assert!(
+                    s.posed_palette != s.bind_palette,
+                    "rounding is what this tests"
+                );
+                assert!(!s.is_posed());
+                let timed = "model: { path: ../../shared/assets/gltf/Fox/Fox.glb, time: 0.5 }\n";
+                assert!(scene(timed).unwrap().is_posed());
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn the_default_tolerance_is_1e_5_or_8_ulps_of_the_extent() {
+        assert_eq!(default_tolerance(2.0), 1e-5);
+        assert_eq!(default_tolerance(0.0), 1e-5);
+        assert_eq!(default_tolerance(f64::NAN), 1e-5);
+        // 283 lies in [256, 512): ulp 2^-15, 8 ulps 2^-12.
+        assert_eq!(default_tolerance(283.0), 2f64.powi(-12));
+        // Below 16 the absolute 1e-5 is the larger; from 16 on, 8 ulps (2^-16 = 1.5e-5) are.
+        assert_eq!(default_tolerance(15.9), 1e-5);
+        assert_eq!(default_tolerance(16.0), 2f64.powi(-16));
     }
 
     #[test]

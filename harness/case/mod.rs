@@ -181,9 +181,10 @@ pub struct JointPose {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
-    /// Largest allowed |GPU - CPU| per coordinate.
-    #[serde(default = "default_max_abs_error")]
-    pub max_abs_error: f64,
+    /// Largest allowed |GPU - CPU| per coordinate. When neither this nor `max_relative_error` is
+    /// given: 1e-5, or 8 f32 ulps of the extent where that is larger (`Scene::from_case`).
+    #[serde(default)]
+    pub max_abs_error: Option<f64>,
     /// When given, the allowed error is this times the model's extent (its largest coordinate),
     /// instead of `max_abs_error`.
     #[serde(default)]
@@ -196,7 +197,7 @@ pub struct Tolerance {
 impl Default for Tolerance {
     fn default() -> Self {
         Self {
-            max_abs_error: default_max_abs_error(),
+            max_abs_error: None,
             max_relative_error: None,
             min_displacement: default_min_displacement(),
         }
@@ -320,9 +321,6 @@ fn z_axis() -> [f64; 3] {
 }
 fn ones() -> [f64; 3] {
     [1.0; 3]
-}
-fn default_max_abs_error() -> f64 {
-    1e-5
 }
 fn default_min_displacement() -> f64 {
     1e-3

@@ -12,7 +12,7 @@ fn minimal_case_takes_defaults() {
     assert_eq!(c.name, "example");
     assert_eq!(c.skeleton.as_ref().unwrap().segment_length, 1.0);
     assert_eq!(c.mesh.as_ref().unwrap().influences, 2);
-    assert_eq!(c.tolerance.max_abs_error, 1e-5);
+    assert_eq!(c.tolerance.max_abs_error, None);
     assert_eq!((c.render.width, c.render.height), (128, 128));
     assert_eq!(c.golden_name(), "example");
 }

@@ -216,11 +216,13 @@ impl Case {
                 );
             }
         }
-        if !(t.max_abs_error.is_finite() && t.max_abs_error > 0.0) {
-            return bad(
-                "tolerance.max_abs_error",
-                format!("must be finite and > 0, got {}", t.max_abs_error),
-            );
+        if let Some(a) = t.max_abs_error {
+            if !(a.is_finite() && a > 0.0) {
+                return bad(
+                    "tolerance.max_abs_error",
+                    format!("must be finite and > 0, got {a}"),
+                );
+            }
         }
         if !(t.min_displacement.is_finite() && t.min_displacement > 0.0) {
             return bad(
