@@ -213,8 +213,10 @@ fn influence(t: f64, joints: usize, k: usize) -> ([u32; 4], [f32; 4]) {
         .collect();
     let total: f64 = picked.iter().map(|p| p.1).sum();
     if total <= 0.0 {
-        // Past the last joint: hold to it entirely.
-        picked = vec![(joints.saturating_sub(1) as u32, 1.0)];
+        // Every picked weight is 0: exactly between two joints with one influence (the tent's edge),
+        // or past the last joint. Hold to the nearest joint in the chain entirely.
+        let nearest = (t.round() as i64).clamp(0, joints.saturating_sub(1) as i64);
+        picked = vec![(nearest as u32, 1.0)];
     }
     let total: f64 = picked.iter().map(|p| p.1).sum();
     let mut ji = [0u32; 4];
@@ -551,6 +553,17 @@ mod tests {
         // Below 16 the absolute 1e-5 is the larger; from 16 on, 8 ulps (2^-16 = 1.5e-5) are.
         assert_eq!(default_tolerance(15.9), 1e-5);
         assert_eq!(default_tolerance(16.0), 2f64.powi(-16));
+    }
+
+    #[test]
+    fn one_influence_exactly_between_two_joints_holds_to_a_neighbour() {
+        // Rows at y = 0.5, 1.5, 2.5 of a 4-joint chain: the tent of one influence is 0 there.
+        for (t, joint) in [(0.5, 1), (1.5, 2), (2.5, 3), (3.7, 3), (9.0, 3)] {
+            let (j, w) = influence(t, 4, 1);
+            assert_eq!((j[0], w[0]), (joint, 1.0), "t = {t}");
+        }
+        let (j, _) = influence(0.2, 4, 1);
+        assert_eq!(j[0], 0);
     }
 
     #[test]
