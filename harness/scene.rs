@@ -275,18 +275,34 @@ impl Scene {
                             IfMissing::Fail => SceneError::Fail(why),
                         });
                     }
-                    let model = crate::model::load(&path, spec.mesh.as_deref())
-                        .map_err(|e| SceneError::Fail(e.to_string()))?;
+                    let model = crate::model::load(&path, spec.mesh.as_deref()).map_err(|e| {
+                        // A model that loads without the mesh name: the name is what is wrong.
+                        if spec.mesh.is_some() && crate::model::load(&path, None).is_ok() {
+                            case_error(case, "model.mesh", e.to_string())
+                        } else {
+                            SceneError::Fail(format!("{}: model: {e}", case.path.display()))
+                        }
+                    })?;
                     let pose = match spec.time {
                         None => model.rest_pose(),
                         Some(t) => {
                             let wanted = spec.animation.as_deref().unwrap_or("0");
                             let clip = model.clip_index(wanted).ok_or_else(|| {
-                                SceneError::Fail(format!(
-                                    "{}: field `model.animation`: no clip `{wanted}` in {}",
-                                    case.path.display(),
-                                    path.display()
-                                ))
+                                let names: Vec<&str> =
+                                    model.clips.iter().map(|c| c.name.as_str()).collect();
+                                case_error(
+                                    case,
+                                    "model.animation",
+                                    format!(
+                                        "no clip `{wanted}` in {}; it has {}",
+                                        path.display(),
+                                        if names.is_empty() {
+                                            "none".to_string()
+                                        } else {
+                                            format!("{} (or their index from 0)", names.join(", "))
+                                        }
+                                    ),
+                                )
                             })?;
                             model.pose_at(clip, t)
                         }
@@ -311,27 +327,28 @@ impl Scene {
                     )))
                 }
             };
+        let unposed = pose.clone();
         for (i, jp) in case.pose.iter().enumerate() {
-            let Some(&node) = skeleton.joints.get(jp.joint) else {
+            if jp.joint >= skeleton.joints.len() {
                 // Only now is a model's joint count known, so this is checked here, not at load.
-                let field = format!("pose[{i}].joint");
-                let line = crate::locate::line_of(&case.source, &field).unwrap_or(1);
-                return Err(SceneError::Fail(format!(
-                    "{}:{line}: field `{field}`: joint {} is out of range: the model has {} joints",
-                    case.path.display(),
-                    jp.joint,
-                    skeleton.joints.len()
-                )));
-            };
-            let local = &mut pose.locals[node];
-            let axis = DVec3::from(jp.axis).normalize();
-            local.rotation = DQuat::from_axis_angle(axis, jp.degrees.to_radians()) * local.rotation;
-            local.translation += DVec3::from(jp.translation);
-            local.scale *= DVec3::from(jp.scale);
+                return Err(case_error(
+                    case,
+                    &format!("pose[{i}].joint"),
+                    format!(
+                        "joint {} is out of range: the model has {} joints",
+                        jp.joint,
+                        skeleton.joints.len()
+                    ),
+                ));
+            }
+            apply(&skeleton, &mut pose, jp);
         }
         let posed_palette = skeleton.palette(&pose);
         let cpu_bind = crate::reference::skin(&bind_palette, &mesh);
         let cpu_posed = crate::reference::skin(&posed_palette, &mesh);
+        if !finite(&posed_palette, &cpu_posed) {
+            return Err(overflow(case, &skeleton, &mesh, unposed));
+        }
         let extent = cpu_bind
             .iter()
             .chain(&cpu_posed)
@@ -380,6 +397,45 @@ impl Scene {
     pub fn is_posed(&self) -> bool {
         self.posed
     }
+}
+
+/// Applies one pose entry (rotation about the axis, translation, scale) to its joint's local TRS.
+fn apply(skeleton: &Skeleton, pose: &mut Pose, jp: &crate::case::JointPose) {
+    let local = &mut pose.locals[skeleton.joints[jp.joint]];
+    let axis = DVec3::from(jp.axis).normalize();
+    local.rotation = DQuat::from_axis_angle(axis, jp.degrees.to_radians()) * local.rotation;
+    local.translation += DVec3::from(jp.translation);
+    local.scale *= DVec3::from(jp.scale);
+}
+
+/// Whether every palette entry and skinned coordinate is a finite f32.
+fn finite(palette: &[Mat4], skinned: &[[f32; 3]]) -> bool {
+    palette.iter().all(|m| m.is_finite()) && skinned.iter().flatten().all(|v| v.is_finite())
+}
+
+/// The error for a pose that overflows f32, naming the first pose entry after which it does (its
+/// scale or translation, multiplied down the chain), or the model's time when none does.
+fn overflow(case: &Case, skeleton: &Skeleton, mesh: &Mesh, mut pose: Pose) -> SceneError {
+    const WHY: &str =
+        "the pose overflows f32: a skinning matrix or a skinned position is not finite \
+                       (scales and translations multiply down the chain)";
+    for (i, jp) in case.pose.iter().enumerate() {
+        apply(skeleton, &mut pose, jp);
+        let palette = skeleton.palette(&pose);
+        if !finite(&palette, &crate::reference::skin(&palette, mesh)) {
+            return case_error(case, &format!("pose[{i}]"), WHY.to_string());
+        }
+    }
+    case_error(case, "model.time", WHY.to_string())
+}
+
+/// A case-file error found only when the scene is built: file, line and field, as at load.
+fn case_error(case: &Case, field: &str, message: String) -> SceneError {
+    let line = crate::locate::line_near(&case.source, field).unwrap_or(1);
+    SceneError::Fail(format!(
+        "{}:{line}: field `{field}`: {message}",
+        case.path.display()
+    ))
 }
 
 /// The tolerance a case gets when it sets none: 1e-5, or 8 f32 ulps of the extent (the largest
@@ -564,6 +620,21 @@ mod tests {
         }
         let (j, _) = influence(0.2, 4, 1);
         assert_eq!(j[0], 0);
+    }
+
+    #[test]
+    fn a_pose_that_overflows_f32_names_the_entry_that_does_it() {
+        let text = "skeleton: { joints: 3 }\nmesh: { vertices: 8 }\npose:\n  - { joint: 2, degrees: 10 }\n  - { joint: 0, scale: [1e30, 1e30, 1e30] }\n  - { joint: 1, scale: [1e30, 1e30, 1e30] }\n";
+        let Err(SceneError::Fail(why)) = scene(text) else {
+            panic!("an overflowing pose was accepted")
+        };
+        assert!(
+            why.contains("posed.yaml:6: field `pose[2]`") && why.contains("overflows f32"),
+            "{why}"
+        );
+        // One such scale alone stays finite.
+        let one = "skeleton: { joints: 3 }\nmesh: { vertices: 8 }\npose: [{ joint: 1, scale: [1e30, 1e30, 1e30] }]\n";
+        assert!(scene(one).is_ok());
     }
 
     #[test]

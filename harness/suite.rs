@@ -338,8 +338,21 @@ impl Suite {
         let mut trials = vec![self.validation_trial(), self.adapter_trial()];
         let names = trial_names(self.cases.iter().map(|(p, _)| p.as_path()));
         for ((_, case), stem) in self.cases.iter().zip(names) {
-            let loaded = case.clone().map(|_| ());
-            trials.push(Job::new(format!("{stem}::case_loads"), move || loaded));
+            // The scene (CPU side) is built once per case and shared by every adapter.
+            let scene: Arc<SceneSlot> = Arc::new(OnceLock::new());
+            let loads = {
+                let (case, scene) = (case.clone(), scene.clone());
+                // Building the scene is part of loading: a broken model, and the case fields only
+                // checkable against it (a clip, a joint, a pose that overflows f32), fail here too.
+                move || {
+                    let case = case?;
+                    match scene.get_or_init(|| Scene::from_case(&case).map(Arc::new)) {
+                        Err(SceneError::Fail(why)) => Err(why.clone()),
+                        _ => Ok(()),
+                    }
+                }
+            };
+            trials.push(Job::new(format!("{stem}::case_loads"), loads));
             let Ok(case) = case else { continue };
             if self.slots.is_empty() {
                 // Required adapters make these fail; otherwise they are listed as ignored.
@@ -352,8 +365,6 @@ impl Suite {
                     .ignored(!required),
                 );
             }
-            // The scene (CPU side) is built once per case and shared by every adapter.
-            let scene: Arc<SceneSlot> = Arc::new(OnceLock::new());
             for slot in &self.slots {
                 let run: Arc<OnceLock<Run>> = Arc::new(OnceLock::new());
                 for check in Check::ALL {

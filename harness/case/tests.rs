@@ -427,6 +427,11 @@ fn model_files() {
         4,
         "field `model.animation`: must not be empty",
     );
+    located(
+        "model:\n  path: x.gltf\n  if_missing: skip\n  animation: Walk\n",
+        4,
+        "field `model.animation`: names a clip, but `model.time` is absent",
+    );
     // A folder named like a model.
     let dir = std::env::temp_dir().join(format!("skinproof-case-{}.gltf", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -106,6 +106,14 @@ impl Case {
                         );
                     }
                 }
+                if m.animation.is_some() && m.time.is_none() {
+                    return bad(
+                        "model.animation",
+                        "names a clip, but `model.time` is absent, so the rest pose would be \
+                         used and the clip ignored: give `time` (seconds into the clip)"
+                            .into(),
+                    );
+                }
                 // The model's joint count is only known once it is loaded.
                 usize::MAX
             }

@@ -124,6 +124,7 @@ const CASE_INPUTS: &[(&str, &str, &str)] = &[
     ("not a glTF file", "model:\n  path: assets/robot.obj\n  if_missing: skip\n", "model.path"),
     ("glTF path is a folder", "model:\n  path: ../target/model.gltf\n", "model.path"),
     ("model and chain together", "model:\n  path: a.glb\n  if_missing: skip\nskeleton: { joints: 3 }\n", "skeleton"),
+    ("a clip without a time", "model:\n  path: a.glb\n  if_missing: skip\n  animation: Walk\n", "model.animation"),
     ("negative animation time", "model:\n  path: a.glb\n  if_missing: skip\n  time: -1\n", "model.time"),
     ("unknown if_missing", "model:\n  path: a.glb\n  if_missing: ignore\n", "model.if_missing"),
     ("unknown check in expect", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - check: posed_matches\n    status: fail\n    reason: x\n", "expect[0].check"),

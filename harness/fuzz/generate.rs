@@ -428,7 +428,14 @@ fn body() -> BoxedStrategy<Body> {
         .prop_map(|((path, missing, valid), rest)| {
             let mut m = vec![("path".to_string(), Node::Scalar(yaml_str(path), valid))];
             m.push(("if_missing".into(), ok(missing.into())));
-            m.extend(rest);
+            // A clip without a time is refused (the clip would be ignored): the animation is invalid.
+            let timed = rest.iter().any(|(k, _)| k == "time");
+            m.extend(rest.into_iter().map(|(k, v)| match v {
+                Node::Scalar(text, _) if k == "animation" && !timed => {
+                    (k, Node::Scalar(text, false))
+                }
+                v => (k, v),
+            }));
             (vec![("model".to_string(), Node::Map(m))], None)
         });
     prop_oneof![5 => chain, 1 => model].boxed()
