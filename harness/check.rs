@@ -313,7 +313,16 @@ fn render_covers_bind_pose(input: &Input) -> Outcome {
     let covered = compare::coverage(img);
     let [lo, hi] = input.run.scene.coverage;
     Outcome::expect((lo..=hi).contains(&covered), covered.to_string(), || {
-        format!("{covered} pixels covered at the bind pose, expected {lo} to {hi} (render.bind_coverage)")
+        let source = if input.case.render.bind_coverage.is_some() {
+            "render.bind_coverage"
+        } else if input.case.model.is_some() {
+            "the default for a model: anything drawn short of the whole target; set render.bind_coverage to narrow it"
+        } else {
+            "the default: the bind-pose strip's area in pixels, give or take its edge, and at least 1, \
+             since an empty render proves nothing; widen mesh.width or change render.view if the strip \
+             is thinner than a pixel, or set render.bind_coverage"
+        };
+        format!("{covered} pixels covered at the bind pose, expected {lo} to {hi} ({source})")
     })
 }
 
