@@ -768,6 +768,41 @@ impl<'a> Located<'a> {
             }
         }
 
+        // The compute output's w: a literal 0 as the last component of a vec4 stored to binding 4.
+        if let Some(cs) = compute {
+            let func = self.func(cs);
+            let mut stored = Vec::new();
+            stores(&func.body, &mut stored);
+            let edits: Vec<Edit> = stored
+                .into_iter()
+                .filter(|&(pointer, _)| {
+                    root_global(func, pointer).and_then(|g| self.binding_of(g)) == Some(4)
+                })
+                .filter_map(|(_, value)| match &func.expressions[value] {
+                    // The w is the last component: `vec4(p, 0.0)` composes a vec3 and a scalar.
+                    Expression::Compose { components, .. } if !components.is_empty() => {
+                        let w = *components.last()?;
+                        (float_literal(&func.expressions[w]) == Some(0.0))
+                            .then(|| self.span(cs, w))
+                            .flatten()
+                    }
+                    _ => None,
+                })
+                .map(|range| Edit {
+                    range,
+                    text: "1.0".into(),
+                })
+                .collect();
+            if !edits.is_empty() {
+                out.push(Candidate {
+                    kind: Kind::OutputW,
+                    description: "the compute output's w written as 1 instead of 0".into(),
+                    hint: "any case: the compute comparisons hold every output w to 0".into(),
+                    edits,
+                });
+            }
+        }
+
         // A uniform field read from the wrong offset.
         for (binding, from, to, hint) in [
             (6, 0, 8, "a view whose scale and half_width differ"),
@@ -899,4 +934,41 @@ pub(super) fn body_open(src: &str, from: usize) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// Every `Store` in `block` and the blocks inside it, as (pointer, value).
+fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Expression>)>) {
+    for statement in block.iter() {
+        match statement {
+            naga::Statement::Store { pointer, value } => out.push((*pointer, *value)),
+            naga::Statement::Block(b) => stores(b, out),
+            naga::Statement::If { accept, reject, .. } => {
+                stores(accept, out);
+                stores(reject, out);
+            }
+            naga::Statement::Loop {
+                body, continuing, ..
+            } => {
+                stores(body, out);
+                stores(continuing, out);
+            }
+            naga::Statement::Switch { cases, .. } => {
+                for case in cases {
+                    stores(&case.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The global variable a pointer expression indexes into, if any (`skinned[i]` -> `skinned`).
+fn root_global(func: &Function, mut e: Handle<Expression>) -> Option<Handle<GlobalVariable>> {
+    loop {
+        match func.expressions[e] {
+            Expression::GlobalVariable(g) => return Some(g),
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => e = base,
+            _ => return None,
+        }
+    }
 }

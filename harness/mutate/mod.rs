@@ -57,10 +57,12 @@ pub enum Kind {
     CountGuard,
     /// A uniform field read from the wrong offset.
     UniformField,
+    /// The compute output's w written as 1 instead of 0.
+    OutputW,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::WeightSwap,
         Kind::HomogeneousDropped,
         Kind::PaletteTransposed,
@@ -71,6 +73,7 @@ impl Kind {
         Kind::ViewTransform,
         Kind::CountGuard,
         Kind::UniformField,
+        Kind::OutputW,
     ];
 
     pub fn name(self) -> &'static str {
@@ -85,6 +88,7 @@ impl Kind {
             Kind::ViewTransform => "view_transform",
             Kind::CountGuard => "count_guard",
             Kind::UniformField => "uniform_field",
+            Kind::OutputW => "output_w",
         }
     }
 }
