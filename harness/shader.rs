@@ -102,6 +102,9 @@ const BINDINGS: [(u32, &str, bool, Want, &str); 7] = [
     (6, "uniform", false, Want::View, "the 2D view"),
 ];
 
+/// The size of each of the contract's uniform structs (bindings 5 and 6), as the harness binds them.
+pub const UNIFORM_BYTES: u32 = 16;
+
 /// The element types the contract uses.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Elem {
@@ -146,7 +149,8 @@ enum Want {
     /// A runtime-sized array of this element.
     Array(Elem),
     /// struct { count: u32, 3 x u32 padding }: the count, a u32, in the first 4 bytes (padding
-    /// written another way, e.g. `vec3<u32>`, or a bare `vec4<u32>`, reads the same buffer).
+    /// written another way within 16 bytes, e.g. `u32, vec2<u32>`, or a bare `vec4<u32>`, reads
+    /// the same buffer).
     Count,
     /// struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }: three f32 in the first 12
     /// bytes (or a `vec4<f32>`).
@@ -427,6 +431,17 @@ pub fn contract_violations(
                 want.wgsl(),
                 describe(module, var.ty)
             ));
+        } else if matches!(want, Want::Count | Want::View) {
+            // The contract's uniforms are 16 bytes and are bound as exactly that; a larger struct
+            // (a `vec3<u32>` pad aligns to 16 and doubles it) reads past them and fails to bind.
+            let size = module.types[var.ty].inner.size(module.to_ctx());
+            if size > UNIFORM_BYTES {
+                bad.push(format!(
+                    "binding {} (`{name}`) is {}; the contract's uniform is {UNIFORM_BYTES} bytes and is bound as exactly that (a vec3 or vec4 member aligns to 16 bytes: write the padding as u32s)",
+                    binding.binding,
+                    describe(module, var.ty)
+                ));
+            }
         }
     }
     for (b, space, writable, want, holds) in BINDINGS {
@@ -528,7 +543,7 @@ pub(crate) mod tests {
         let src = default_source()
             .replacen(
                 "    _pad0: u32,\n    _pad1: u32,\n    _pad2: u32,\n",
-                "    _pad: vec3<u32>,\n",
+                "    _pad0: u32,\n    _pad: vec2<u32>,\n",
                 1,
             )
             .replacen(
@@ -546,7 +561,7 @@ pub(crate) mod tests {
                 "let p = skin(position.xyz, joint, weight);",
                 1,
             );
-        assert!(src.contains("_pad: vec3<u32>") && src.contains("position: vec4<f32>"));
+        assert!(src.contains("_pad: vec2<u32>") && src.contains("position: vec4<f32>"));
         shader(&src).validate().unwrap();
     }
 
@@ -587,6 +602,16 @@ pub(crate) mod tests {
                 "    offset_y: f32,\n",
                 "    offset_y: u32,\n",
                 "binding 6 (`view`) must be struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }, is struct View { scale: f32, offset_y: u32, half_width: f32, _pad: f32 } (16 bytes)",
+            ),
+            (
+                "    _pad0: u32,\n    _pad1: u32,\n    _pad2: u32,\n",
+                "    _pad: vec3<u32>,\n",
+                "binding 5 (`params`) is struct Count { count: u32, _pad: vec3<u32> } (32 bytes); the contract's uniform is 16 bytes",
+            ),
+            (
+                "    _pad: f32,\n",
+                "    _pad: f32,\n    extra: vec4<f32>,\n",
+                "binding 6 (`view`) is struct View { scale: f32, offset_y: f32, half_width: f32, _pad: f32, extra: vec4<f32> } (32 bytes); the contract's uniform is 16 bytes",
             ),
         ] {
             let msg = broken(from, to);

@@ -135,12 +135,12 @@ impl Dispatch {
             label: Some("compute bindings"),
             layout,
             entries: &[
-                entry(0, &palette_buf),
-                entry(1, &positions_buf),
-                entry(2, &joints_buf),
-                entry(3, &weights_buf),
-                entry(4, &out),
-                entry(5, &count_buf),
+                entry(0, &palette_buf, size_of_val(palette)),
+                entry(1, &positions_buf, n * 16),
+                entry(2, &joints_buf, n * 16),
+                entry(3, &weights_buf, n * 16),
+                entry(4, &out, (n + GUARD) * 16),
+                entry(5, &count_buf, 16),
             ],
         });
         Dispatch {
@@ -230,10 +230,18 @@ fn inspect(words: &[u32], n: usize) -> Skinned {
     Skinned { positions, fault }
 }
 
-pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+/// Binds the first `bytes` of a pooled buffer (which may be larger): the shader sees exactly the
+/// data of this case, so `arrayLength` is the vertex or joint count and a uniform is its 16 bytes.
+pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: usize) -> wgpu::BindGroupEntry<'_> {
+    // A binding may not be empty; an empty array still gets one element's worth.
+    let size = (bytes as u64).max(16).min(buffer.size());
     wgpu::BindGroupEntry {
         binding,
-        resource: buffer.as_entire_binding(),
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size: wgpu::BufferSize::new(size),
+        }),
     }
 }
 

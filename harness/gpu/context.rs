@@ -189,7 +189,8 @@ fn uniform(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayou
         ty: wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Uniform,
             has_dynamic_offset: false,
-            min_binding_size: None,
+            // Pipeline creation then refuses a shader whose uniform needs more than the contract's.
+            min_binding_size: wgpu::BufferSize::new(crate::shader::UNIFORM_BYTES as u64),
         },
         count: None,
     }

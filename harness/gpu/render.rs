@@ -104,7 +104,10 @@ impl Draw {
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render bindings"),
             layout,
-            entries: &[entry(0, &palette_buf), entry(6, &view_buf)],
+            entries: &[
+                entry(0, &palette_buf, size_of_val(palette)),
+                entry(6, &view_buf, 16),
+            ],
         });
         let readback = pool.buffer(
             device,
