@@ -381,7 +381,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
                 "corrupt",
                 format!(
                     "{e}\n  to replace it: {}",
-                    golden::bless_command(input.rerun_env, "all", &case.name)
+                    golden::bless_command(input.rerun_env, "all", &case.name, &info.tag)
                 ),
             )
         }
@@ -420,11 +420,24 @@ fn render_matches_golden(input: &Input) -> Outcome {
             };
             if ok {
                 let mut outcome = Outcome::pass(figure);
-                outcome.message = review
-                    .stale
-                    .clone()
-                    .map(|s| format!("stale golden: {s}"))
-                    .unwrap_or_default();
+                outcome.message = match (review.stale.clone(), input.bless) {
+                    (None, _) => String::new(),
+                    // The image still matches: only its sidecar is rewritten, so the PNG stays
+                    // byte-identical and the stale flag clears.
+                    (Some(s), Bless::All) => {
+                        match golden::refresh(&path, &provenance(input, case_sha)) {
+                            Ok(()) => {
+                                review.stale = None;
+                                format!("stale golden: {s}; the image still matches, its provenance is rewritten")
+                            }
+                            Err(e) => format!("stale golden: {s}; {e}"),
+                        }
+                    }
+                    (Some(s), _) => format!(
+                        "stale golden: {s}; the image still matches: to record that, {}",
+                        golden::bless_command(input.rerun_env, "all", &case.name, &info.tag)
+                    ),
+                };
                 outcome.review = Some(review);
                 return outcome;
             }
@@ -457,18 +470,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
         Bless::All => true,
     };
     if may_write {
-        let provenance = golden::Provenance {
-            adapter: info.tag.clone(),
-            adapter_name: info.name.clone(),
-            backend: info.backend.clone(),
-            driver: info.driver.clone(),
-            driver_info: info.driver_info.clone(),
-            wgpu: golden::locked_version(input.root, "wgpu"),
-            naga: golden::locked_version(input.root, "naga"),
-            shader_sha256: input.shader_sha256.to_string(),
-            case_sha256: case_sha,
-        };
-        return match golden::bless(&path, actual, &provenance) {
+        return match golden::bless(&path, actual, &provenance(input, case_sha)) {
             Ok(None) => Outcome::pass(format!("blessed {shown}")),
             Ok(Some(by)) => Outcome::fail(
                 verdict.0,
@@ -502,9 +504,9 @@ fn render_matches_golden(input: &Input) -> Outcome {
         Err(e) => format!("(could not save the actual/diff images: {e})"),
     };
     let hint = if expected.is_some() {
-        golden::bless_command(input.rerun_env, "all", &case.name)
+        golden::bless_command(input.rerun_env, "all", &case.name, &info.tag)
     } else {
-        golden::bless_command(input.rerun_env, "new", &case.name)
+        golden::bless_command(input.rerun_env, "new", &case.name, &info.tag)
     };
     let mut outcome = Outcome::fail(
         verdict.0,
@@ -515,4 +517,20 @@ fn render_matches_golden(input: &Input) -> Outcome {
     );
     outcome.review = Some(review);
     outcome
+}
+
+/// What a golden blessed now from this adapter records about where it came from.
+fn provenance(input: &Input, case_sha256: String) -> golden::Provenance {
+    let info = &input.ctx.info;
+    golden::Provenance {
+        adapter: info.tag.clone(),
+        adapter_name: info.name.clone(),
+        backend: info.backend.clone(),
+        driver: info.driver.clone(),
+        driver_info: info.driver_info.clone(),
+        wgpu: golden::locked_version(input.root, "wgpu"),
+        naga: golden::locked_version(input.root, "naga"),
+        shader_sha256: input.shader_sha256.to_string(),
+        case_sha256,
+    }
 }

@@ -160,11 +160,26 @@ pub fn bless(
         return Ok(Some(by.clone()));
     }
     write_png(png, img)?;
-    let json = serde_json::to_string_pretty(provenance).unwrap_or_default() + "\n";
-    let sidecar = sidecar_path(png);
-    write_atomic(&sidecar, json.as_bytes()).map_err(|e| write_error(&sidecar, e))?;
+    write_sidecar(png, provenance)?;
     map.insert(png.to_path_buf(), provenance.adapter.clone());
     Ok(None)
+}
+
+/// Rewrites only the sidecar of a golden that still matches, unless this run already blessed it.
+pub fn refresh(png: &Path, provenance: &Provenance) -> Result<(), GoldenError> {
+    let mut map = blessed().lock().unwrap_or_else(|p| p.into_inner());
+    if map.contains_key(png) {
+        return Ok(());
+    }
+    write_sidecar(png, provenance)?;
+    map.insert(png.to_path_buf(), provenance.adapter.clone());
+    Ok(())
+}
+
+fn write_sidecar(png: &Path, provenance: &Provenance) -> Result<(), GoldenError> {
+    let json = serde_json::to_string_pretty(provenance).unwrap_or_default() + "\n";
+    let sidecar = sidecar_path(png);
+    write_atomic(&sidecar, json.as_bytes()).map_err(|e| write_error(&sidecar, e))
 }
 
 /// Where the actual and diff images of a mismatch go: `<reports>/diff/<case>--<adapter>.{actual,diff}.png`.
@@ -177,11 +192,20 @@ pub fn artifact_paths(reports: &Path, case: &str, adapter_tag: &str) -> (PathBuf
     )
 }
 
-/// The exact command that blesses the golden of one case with `SKINPROOF_BLESS=<mode>` (`all` or
-/// `new`); `env` repeats the settings of this run that choose the shader and the cases
-/// (`Config::rerun_env`).
-pub fn bless_command(env: &str, mode: &str, case: &str) -> String {
-    format!("{env}SKINPROOF_BLESS={mode} cargo test --release -- '{case}::render_matches_golden'")
+/// The exact command that blesses the golden of one case from one adapter (`tag`) with
+/// `SKINPROOF_BLESS=<mode>` (`all` or `new`); `env` repeats the settings of this run that choose
+/// the shader and the cases (`Config::rerun_env`). `--exact` with the whole trial name: a bare
+/// filter is a substring, and `two_joints` would bless `bend_two_joints` too.
+pub fn bless_command(env: &str, mode: &str, case: &str, tag: &str) -> String {
+    let trial = shell_quote(&format!("{case}::render_matches_golden [{tag}]"));
+    format!(
+        "{env}SKINPROOF_BLESS={mode} cargo test --release --test conformance -- --exact {trial}"
+    )
+}
+
+/// `text` in single quotes for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// How the golden comparison decides.
@@ -277,6 +301,70 @@ mod tests {
         assert_eq!(Bless::parse("new").unwrap(), Bless::New);
         assert_eq!(Bless::parse("1").unwrap(), Bless::All);
         assert!(Bless::parse("yes").unwrap_err().contains("`yes`"));
+    }
+
+    /// The arguments after `--` of a printed command, as a POSIX shell splits them (single
+    /// quotes and the `'\''` escape only: all `bless_command` writes).
+    fn args_after_dashes(command: &str) -> Vec<String> {
+        let tail = command.split_once(" -- ").unwrap().1;
+        let (mut args, mut cur, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+        let mut chars = tail.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\'' => (quoted, any) = (!quoted, true),
+                '\\' if !quoted => cur.extend(chars.next()),
+                ' ' if !quoted => {
+                    if any || !cur.is_empty() {
+                        args.push(std::mem::take(&mut cur));
+                    }
+                    any = false;
+                }
+                c => cur.push(c),
+            }
+        }
+        if any || !cur.is_empty() {
+            args.push(cur);
+        }
+        args
+    }
+
+    #[test]
+    fn a_bless_command_selects_its_own_trial_only() {
+        // Cases whose names contain each other, and two adapters: libtest-mimic itself decides
+        // which trials the printed command runs.
+        let names = [
+            "two_joints::render_matches_golden [vulkan/llvmpipe]",
+            "two_joints::render_matches_golden [gl/it's (quoted)]",
+            "bend_two_joints::render_matches_golden [vulkan/llvmpipe]",
+            "two_joints::render_covers_bind_pose [vulkan/llvmpipe]",
+        ];
+        for (case, tag) in [
+            ("two_joints", "vulkan/llvmpipe"),
+            ("two_joints", "gl/it's (quoted)"),
+            ("bend_two_joints", "vulkan/llvmpipe"),
+        ] {
+            let cmd = bless_command("SKINPROOF_SHADER=x.wgsl ", "all", case, tag);
+            assert!(
+                cmd.starts_with("SKINPROOF_SHADER=x.wgsl SKINPROOF_BLESS=all cargo test --release --test conformance -- --exact "),
+                "{cmd}"
+            );
+            let mut args = vec!["conformance".to_string()];
+            args.extend(args_after_dashes(&cmd));
+            let mut parsed = libtest_mimic::Arguments::from_iter(args);
+            parsed.test_threads = Some(1);
+            // Its summary goes to a file, not into this test's output.
+            let log = scratch("bless-filter");
+            std::fs::create_dir_all(&log).unwrap();
+            parsed.logfile = Some(log.join("log").display().to_string());
+            let trials = names
+                .iter()
+                .map(|n| libtest_mimic::Trial::test(*n, || Ok(())))
+                .collect();
+            let ran = libtest_mimic::run(&parsed, trials);
+            assert_eq!(ran.num_passed, 1, "{cmd}");
+            assert_eq!(ran.num_filtered_out, names.len() as u64 - 1, "{cmd}");
+            std::fs::remove_dir_all(&log).unwrap();
+        }
     }
 
     #[test]

@@ -297,6 +297,72 @@ fn bless_new_writes_only_missing_goldens() {
 }
 
 #[test]
+fn bless_all_clears_a_stale_flag_without_touching_a_matching_image() {
+    let dir = scratch("stale");
+    let goldens = copy_goldens(&dir);
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::copy(
+        root().join("cases/bend_two_joints.yaml"),
+        cases.join("bend_two_joints.yaml"),
+    )
+    .unwrap();
+    // A sidecar from another version of the case: the image still matches.
+    let sidecar = goldens.join("bend_two_joints.json");
+    let text = std::fs::read_to_string(&sidecar).unwrap();
+    let old_sha = text.split("\"case_sha256\": \"").nth(1).unwrap()[..64].to_string();
+    std::fs::write(&sidecar, text.replace(&old_sha, &"0".repeat(64))).unwrap();
+    let png = std::fs::read(goldens.join("bend_two_joints.png")).unwrap();
+    let rows = |bless: &str| {
+        let report = run_suite_with(&dir, &[("SKINPROOF_BLESS", bless)], |c| {
+            c.goldens = goldens.clone();
+            c.cases = cases.clone();
+        })?;
+        Some(
+            report
+                .rows
+                .into_iter()
+                .filter(|r| r.check == "render_matches_golden")
+                .collect::<Vec<_>>(),
+        )
+    };
+    let Some(judged) = rows("") else {
+        return;
+    };
+    for r in &judged {
+        assert_eq!(r.outcome.status, Status::Pass, "{}", r.outcome.message);
+        assert!(
+            r.outcome
+                .message
+                .contains("stale golden: the case file changed")
+                && r.outcome.message.contains("SKINPROOF_BLESS=all"),
+            "{}",
+            r.outcome.message
+        );
+    }
+    assert!(std::fs::read_to_string(&sidecar)
+        .unwrap()
+        .contains(&"0".repeat(64)));
+    let blessed = rows("all").unwrap();
+    assert!(blessed.iter().all(|r| r.outcome.status == Status::Pass));
+    assert_eq!(
+        std::fs::read(goldens.join("bend_two_joints.png")).unwrap(),
+        png
+    );
+    assert!(std::fs::read_to_string(&sidecar)
+        .unwrap()
+        .contains(&old_sha));
+    for r in rows("").unwrap() {
+        assert_eq!(r.outcome.status, Status::Pass);
+        assert!(
+            !r.outcome.message.contains("stale"),
+            "{}",
+            r.outcome.message
+        );
+    }
+}
+
+#[test]
 fn a_golden_of_another_size_names_both_sizes() {
     let dir = scratch("golden_size");
     let goldens = copy_goldens(&dir);
@@ -349,9 +415,15 @@ fn a_changed_golden_gets_a_side_by_side_review() {
             .join(v.actual.as_ref().unwrap())
             .exists());
         assert!(dir.join("reports").join(v.diff.as_ref().unwrap()).exists());
-        assert!(r.outcome.message.contains(
-            "SKINPROOF_BLESS=all cargo test --release -- 'wide_view::render_matches_golden'"
-        ));
+        let command = format!(
+            "SKINPROOF_BLESS=all cargo test --release --test conformance -- --exact 'wide_view::render_matches_golden [{}]'",
+            r.adapter
+        );
+        assert!(
+            r.outcome.message.contains(&command),
+            "{}\nwanted: {command}",
+            r.outcome.message
+        );
     }
 }
 
