@@ -192,6 +192,15 @@ pub fn artifact_paths(reports: &Path, case: &str, adapter_tag: &str) -> (PathBuf
     )
 }
 
+/// Removes the actual and diff images of one case and adapter, if there are any.
+pub fn clear_artifacts(reports: &Path, case: &str, adapter_tag: &str) {
+    let (actual, diff) = artifact_paths(reports, case, adapter_tag);
+    for p in [actual, diff] {
+        // Absent is the usual case; a file that cannot go is left for the next run.
+        let _ = std::fs::remove_file(p);
+    }
+}
+
 /// The exact command that blesses the golden of one case from one adapter (`tag`) with
 /// `SKINPROOF_BLESS=<mode>` (`all` or `new`); `env` repeats the settings of this run that choose
 /// the shader and the cases (`Config::rerun_env`). `--exact` with the whole trial name: a bare

@@ -30,8 +30,11 @@ fn main() {
     if !args.list {
         // Benchmarks and the mutation check belong to a whole run, not to a filtered one.
         let whole_run = args.filter.is_none() && args.skip.is_empty();
-        let (report, after) = suite.finish(whole_run, start);
+        let (mut report, after) = suite.finish(whole_run, start);
         failure = after;
+        if !whole_run {
+            report.filter = Some(selection(&args));
+        }
         publish(&report, &reports, &args);
     }
     // Every device, adapter and the instance go before the process exits: leaving them to the
@@ -74,13 +77,25 @@ fn publish(report: &Report, reports: &Path, args: &Arguments) {
         eprintln!("skinproof: cannot append to GITHUB_STEP_SUMMARY: {e}");
     }
     match report.write(reports) {
-        Ok(()) => eprintln!(
-            "skinproof: report written to {}",
-            reports.join("REPORT.md").display()
-        ),
+        Ok(md) => eprintln!("skinproof: report written to {}", md.display()),
         Err(e) => eprintln!(
             "skinproof: cannot write the report in {}: {e}",
             reports.display()
         ),
     }
+}
+
+/// The trial selection of a filtered run, as the command line gave it.
+fn selection(args: &Arguments) -> String {
+    let mut parts = Vec::new();
+    if let Some(f) = &args.filter {
+        parts.push(format!(
+            "{} `{f}`",
+            if args.exact { "exactly" } else { "filter" }
+        ));
+    }
+    for s in &args.skip {
+        parts.push(format!("skip `{s}`"));
+    }
+    parts.join(", ")
 }

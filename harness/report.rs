@@ -66,6 +66,9 @@ pub struct Report {
     /// The mutation check (`SKINPROOF_MUTATE=1`), when it ran.
     #[serde(default)]
     pub mutation: Option<crate::mutate::MutationReport>,
+    /// The trial selection of a filtered run (`-- bend`), which writes its own files.
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 /// The benchmark figures of one run.
@@ -102,6 +105,12 @@ impl Report {
         let mut md = String::new();
         let count = |s: Status| self.rows.iter().filter(|r| r.outcome.status == s).count();
         let _ = writeln!(md, "# skinproof report\n");
+        if let Some(f) = &self.filter {
+            let _ = writeln!(
+                md,
+                "A filtered run ({f}): only the selected trials, no benchmarks. The whole run's report, `REPORT.md`, is left as it was.\n"
+            );
+        }
         // The checks run even when validation fails (each pipeline builds or not on its own), so the
         // headline says so rather than reading "0 FAIL".
         let invalid = self
@@ -396,11 +405,20 @@ impl Report {
         write_atomic(path, json.as_bytes())
     }
 
-    /// Writes REPORT.md and report.json into `dir`, each through a temporary file and a rename.
-    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+    /// Writes REPORT.md and report.json into `dir` (a filtered run: REPORT.filtered.md and
+    /// report.filtered.json, so the whole run's report stays), each through a temporary file and a
+    /// rename; returns the Markdown file's path.
+    pub fn write(&self, dir: &Path) -> std::io::Result<std::path::PathBuf> {
+        let (md_name, json_name) = if self.filter.is_some() {
+            ("REPORT.filtered.md", "report.filtered.json")
+        } else {
+            ("REPORT.md", "report.json")
+        };
         let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        write_atomic(&dir.join("report.json"), json.as_bytes())?;
-        write_atomic(&dir.join("REPORT.md"), self.markdown().as_bytes())
+        write_atomic(&dir.join(json_name), json.as_bytes())?;
+        let md = dir.join(md_name);
+        write_atomic(&md, self.markdown().as_bytes())?;
+        Ok(md)
     }
 }
 

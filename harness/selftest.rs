@@ -407,7 +407,7 @@ fn a_changed_golden_gets_a_side_by_side_review() {
             && md.contains("![diff](diff/wide_view--"),
         "{md}"
     );
-    for r in bad {
+    for r in &bad {
         let v = r.outcome.review.as_ref().unwrap();
         assert!(v.differing_pixels > 0 && v.flip_mean > 0.0);
         assert!(dir
@@ -424,6 +424,25 @@ fn a_changed_golden_gets_a_side_by_side_review() {
             "{}\nwanted: {command}",
             r.outcome.message
         );
+    }
+    // Once the golden matches again, the images of the old failure go.
+    let artifacts: Vec<PathBuf> = bad
+        .iter()
+        .flat_map(|r| {
+            let v = r.outcome.review.as_ref().unwrap();
+            [v.actual.clone().unwrap(), v.diff.clone().unwrap()]
+        })
+        .map(|p| dir.join("reports").join(p))
+        .collect();
+    std::fs::copy(
+        root().join("golden/wide_view.png"),
+        goldens.join("wide_view.png"),
+    )
+    .unwrap();
+    let again = run_suite_with(&dir, &[], |c| c.goldens = goldens.clone()).unwrap();
+    assert!(failing(&again, "render_matches_golden").is_empty());
+    for p in artifacts {
+        assert!(!p.exists(), "{} outlived its failure", p.display());
     }
 }
 
