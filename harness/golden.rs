@@ -227,6 +227,16 @@ pub enum Metric {
     Flip,
 }
 
+impl Metric {
+    /// As a case file writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Channel => "channel",
+            Metric::Flip => "flip",
+        }
+    }
+}
+
 /// The figures of one comparison, for the report's review section.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Review {

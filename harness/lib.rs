@@ -20,3 +20,4 @@ pub mod run;
 pub mod scene;
 pub mod shader;
 pub mod suite;
+pub mod usage;

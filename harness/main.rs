@@ -77,7 +77,15 @@ fn publish(report: &Report, reports: &Path, args: &Arguments) {
         eprintln!("skinproof: cannot append to GITHUB_STEP_SUMMARY: {e}");
     }
     match report.write(reports) {
-        Ok(md) => eprintln!("skinproof: report written to {}", md.display()),
+        Ok(md) => {
+            if !report.unused_goldens.is_empty() {
+                eprintln!(
+                    "skinproof: golden files no case uses: {} (listed in the report)",
+                    report.unused_goldens.join(", ")
+                );
+            }
+            eprintln!("skinproof: report written to {}", md.display())
+        }
         Err(e) => eprintln!(
             "skinproof: cannot write the report in {}: {e}",
             reports.display()

@@ -69,6 +69,9 @@ pub struct Report {
     /// The trial selection of a filtered run (`-- bend`), which writes its own files.
     #[serde(default)]
     pub filter: Option<String>,
+    /// Files in the golden folder that no case uses (a removed or renamed case's).
+    #[serde(default)]
+    pub unused_goldens: Vec<String>,
 }
 
 /// The benchmark figures of one run.
@@ -119,7 +122,7 @@ impl Report {
             .is_some_and(|o| o.status == Status::Fail);
         let _ = writeln!(
             md,
-            "{} checks: {} PASS, {} FAIL, {} TIMEOUT, {} SKIP; {} case files unreadable; wall time {:.2} s.{}\n",
+            "{} checks: {} PASS, {} FAIL, {} TIMEOUT, {} SKIP; {} case files with errors; wall time {:.2} s.{}\n",
             self.rows.len(),
             count(Status::Pass),
             count(Status::Fail),
@@ -281,13 +284,13 @@ impl Report {
                 );
                 let _ = writeln!(
                     md,
-                    "{} pixels beyond the channel tolerance, largest channel difference {}; FLIP mean {:.4}, {:.0}th percentile {:.4}; decided by {:?}.\n",
+                    "{} pixels beyond the channel tolerance, largest channel difference {}; FLIP mean {:.4}, {:.0}th percentile {:.4}; decided by {}.\n",
                     v.differing_pixels,
                     v.max_channel,
                     v.flip_mean,
                     v.flip_percentile * 100.0,
                     v.flip_percentile_value,
-                    v.metric
+                    v.metric.name()
                 );
                 let img = |p: &Option<String>, alt: &str| {
                     p.as_ref()
@@ -301,6 +304,15 @@ impl Report {
                     img(&v.actual, "actual"),
                     img(&v.diff, "diff")
                 );
+            }
+        }
+        if !self.unused_goldens.is_empty() {
+            let _ = writeln!(
+                md,
+                "\n## Goldens no case uses\n\nNo case file names these (a case removed or renamed, or its golden.name changed); `git rm` them unless a case is missing:\n"
+            );
+            for f in &self.unused_goldens {
+                let _ = writeln!(md, "- `golden/{f}`");
             }
         }
         let stale: Vec<_> = reviews.iter().filter(|(_, v)| v.stale.is_some()).collect();
@@ -494,6 +506,11 @@ impl Report {
             for c in p.case_problems {
                 if !out.case_problems.iter().any(|d| d.file == c.file) {
                     out.case_problems.push(c);
+                }
+            }
+            for f in p.unused_goldens {
+                if !out.unused_goldens.contains(&f) {
+                    out.unused_goldens.push(f);
                 }
             }
             out.timings.extend(p.timings);

@@ -205,16 +205,21 @@ fn syntax_error_fails_validation_with_line_and_column() {
     assert!(!failing(&report, "shader_builds").is_empty());
 }
 
+/// A scratch cases folder holding copies of these project cases.
+fn copy_cases(dir: &Path, names: &[&str]) -> PathBuf {
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    for name in names {
+        let file = format!("{name}.yaml");
+        std::fs::copy(root().join("cases").join(&file), cases.join(&file)).unwrap();
+    }
+    cases
+}
+
 #[test]
 fn a_malformed_case_fails_only_its_own_trials() {
     let dir = scratch("malformed_case");
-    let cases = dir.join("cases");
-    std::fs::create_dir_all(&cases).unwrap();
-    std::fs::copy(
-        root().join("cases/bend_two_joints.yaml"),
-        cases.join("bend_two_joints.yaml"),
-    )
-    .unwrap();
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
     std::fs::write(
         cases.join("broken.yaml"),
         "skeleton:\n  joints: 3\nmesh:\n  vertices: 10\n  colour: red\n",
@@ -237,6 +242,42 @@ fn a_malformed_case_fails_only_its_own_trials() {
         "{:#?}",
         report.rows
     );
+}
+
+#[test]
+fn two_cases_sharing_a_golden_are_both_named_and_still_run() {
+    let dir = scratch("shared_golden");
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
+    let text = std::fs::read_to_string(root().join("cases/four_influences.yaml")).unwrap();
+    assert!(
+        !text.contains("\ngolden:"),
+        "four_influences sets a golden already"
+    );
+    std::fs::write(
+        cases.join("four_influences.yaml"),
+        text + "golden:\n  name: bend_two_joints\n",
+    )
+    .unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_CASES", cases.to_str().unwrap())]) else {
+        return;
+    };
+    let problems: Vec<&str> = report
+        .case_problems
+        .iter()
+        .map(|p| p.message.as_str())
+        .collect();
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(problems.iter().any(|m| m.contains("four_influences.yaml:")
+        && m.contains("field `golden.name`: golden/bend_two_joints.png is also the golden of `bend_two_joints`")));
+    assert!(problems
+        .iter()
+        .any(|m| m.contains("is also the golden of `four_influences`")));
+    // Both cases' checks still ran.
+    for case in ["bend_two_joints", "four_influences"] {
+        assert!(report.rows.iter().any(|r| r.case == case
+            && r.check == "posed_matches_cpu"
+            && r.outcome.status == Status::Pass));
+    }
 }
 
 /// A scratch copy of the project's goldens.
@@ -300,13 +341,7 @@ fn bless_new_writes_only_missing_goldens() {
 fn bless_all_clears_a_stale_flag_without_touching_a_matching_image() {
     let dir = scratch("stale");
     let goldens = copy_goldens(&dir);
-    let cases = dir.join("cases");
-    std::fs::create_dir_all(&cases).unwrap();
-    std::fs::copy(
-        root().join("cases/bend_two_joints.yaml"),
-        cases.join("bend_two_joints.yaml"),
-    )
-    .unwrap();
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
     // A sidecar from another version of the case: the image still matches.
     let sidecar = goldens.join("bend_two_joints.json");
     let text = std::fs::read_to_string(&sidecar).unwrap();

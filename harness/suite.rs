@@ -119,6 +119,8 @@ pub struct Suite {
     pub no_adapter: Option<String>,
     /// Bytes in Mesa's shader cache before any pipeline was built, to tell a cold cache.
     cache_before: Option<u64>,
+    /// Case name -> why its golden clashes with another case's (fails its `case_loads`).
+    shared_goldens: std::collections::BTreeMap<String, String>,
 }
 
 /// Every `*.yaml` in `dir`, sorted by name.
@@ -273,7 +275,24 @@ impl Suite {
             )
         });
         let cases: Vec<_> = cases.into_iter().chain(generated).collect();
+        let loaded: Vec<&Case> = cases
+            .iter()
+            .filter_map(|(_, c)| c.as_ref().ok().map(|c| c.as_ref()))
+            .collect();
+        let shared_goldens = crate::usage::shared(&loaded);
+        // Only the default cases folder speaks for the golden folder as a whole.
+        let unused_goldens = if config.cases == config.root.join("cases") {
+            let unreadable: Vec<String> = cases
+                .iter()
+                .filter(|(_, c)| c.is_err())
+                .filter_map(|(p, _)| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .collect();
+            crate::usage::unused(&config.goldens, &loaded, &unreadable)
+        } else {
+            Vec::new()
+        };
         let report = Report {
+            unused_goldens,
             shader: relative(&config.root, &config.shader).display().to_string(),
             adapters: slots.iter().map(|s| s.found.info.clone()).collect(),
             cases: cases
@@ -292,10 +311,20 @@ impl Suite {
                         message: m.clone(),
                     })
                 })
+                .chain(shared_goldens.iter().map(|(name, why)| {
+                    CaseProblem {
+                        file: loaded
+                            .iter()
+                            .find(|c| &c.name == name)
+                            .map_or(name.clone(), |c| c.path.display().to_string()),
+                        message: why.clone(),
+                    }
+                }))
                 .collect(),
             ..Default::default()
         };
         Suite {
+            shared_goldens,
             rerun_env: config.rerun_env(),
             config,
             shader_sha256: shader
@@ -342,13 +371,17 @@ impl Suite {
             let scene: Arc<SceneSlot> = Arc::new(OnceLock::new());
             let loads = {
                 let (case, scene) = (case.clone(), scene.clone());
+                let shared = case
+                    .as_ref()
+                    .ok()
+                    .and_then(|c| self.shared_goldens.get(&c.name).cloned());
                 // Building the scene is part of loading: a broken model, and the case fields only
                 // checkable against it (a clip, a joint, a pose that overflows f32), fail here too.
                 move || {
                     let case = case?;
                     match scene.get_or_init(|| Scene::from_case(&case).map(Arc::new)) {
                         Err(SceneError::Fail(why)) => Err(why.clone()),
-                        _ => Ok(()),
+                        _ => shared.map_or(Ok(()), Err),
                     }
                 }
             };
