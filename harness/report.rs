@@ -47,6 +47,9 @@ pub struct PoolUse {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
     pub shader: String,
+    /// SHA-256 of the shader source, so that merged reports are known to judge one shader.
+    #[serde(default)]
+    pub shader_sha256: String,
     /// naga's verdict on the shader, adapter-independent.
     pub validation: Option<Outcome>,
     pub adapters: Vec<AdapterInfo>,
@@ -484,6 +487,7 @@ impl Report {
         for p in parts {
             if out.shader.is_empty() {
                 out.shader = p.shader.clone();
+                out.shader_sha256 = p.shader_sha256.clone();
             }
             if out.validation.is_none() {
                 out.validation = p.validation.clone();

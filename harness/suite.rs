@@ -291,8 +291,13 @@ impl Suite {
         } else {
             Vec::new()
         };
+        let shader_sha256 = shader
+            .as_ref()
+            .map(|s| crate::golden::sha256(s.source.as_bytes()))
+            .unwrap_or_default();
         let report = Report {
             unused_goldens,
+            shader_sha256: shader_sha256.clone(),
             shader: relative(&config.root, &config.shader).display().to_string(),
             adapters: slots.iter().map(|s| s.found.info.clone()).collect(),
             cases: cases
@@ -327,10 +332,7 @@ impl Suite {
             shared_goldens,
             rerun_env: config.rerun_env(),
             config,
-            shader_sha256: shader
-                .as_ref()
-                .map(|s| crate::golden::sha256(s.source.as_bytes()))
-                .unwrap_or_default(),
+            shader_sha256,
             shader,
             cases,
             slots,

@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         Some("merge") => merge(&args[1..]),
         Some("skin") => skin(&args[1..]),
         Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
+            print_out(&format!("{USAGE}\n"));
             Ok(())
         }
         _ => Err(USAGE.to_string()),
@@ -48,20 +48,39 @@ fn merge(args: &[String]) -> Result<(), String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--out" => out = Some(it.next().ok_or("--out needs a folder")?.into()),
+            "-h" | "--help" => {
+                print_out(&format!("{USAGE}\n"));
+                return Ok(());
+            }
+            f if f.starts_with('-') => return Err(format!("merge: unknown option `{f}`\n{USAGE}")),
             f => files.push(PathBuf::from(f)),
         }
     }
     if files.is_empty() {
         return Err(format!("merge: no report files given\n{USAGE}"));
     }
-    let parts = files
-        .iter()
-        .map(|f| Report::load(f))
-        .collect::<Result<Vec<_>, _>>()?;
-    let merged = Report::merge(parts);
+    let mut parts: Vec<(&PathBuf, Report)> = Vec::new();
+    let mut seen: Vec<(&PathBuf, String)> = Vec::new();
+    for f in &files {
+        let report = Report::load(f)?;
+        // The same report twice (a glob that matches a copy) would count its costs twice.
+        let text = serde_json::to_string(&report).unwrap_or_default();
+        if let Some((first, _)) = seen.iter().find(|(_, t)| *t == text) {
+            eprintln!(
+                "skinproof: {} is the same report as {}; merged once",
+                f.display(),
+                first.display()
+            );
+            continue;
+        }
+        seen.push((f, text));
+        parts.push((f, report));
+    }
+    check_one_shader(&parts)?;
+    let merged = Report::merge(parts.into_iter().map(|(_, r)| r).collect());
     let matrix = merged.matrix_markdown();
     match out {
-        None => print!("{matrix}"),
+        None => print_out(&matrix),
         Some(dir) => {
             merged
                 .write(&dir)
@@ -80,12 +99,42 @@ fn merge(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Reports that judged different shader sources cannot share a matrix.
+fn check_one_shader(parts: &[(&PathBuf, Report)]) -> Result<(), String> {
+    let known: Vec<&(&PathBuf, Report)> = parts
+        .iter()
+        .filter(|(_, r)| !r.shader_sha256.is_empty())
+        .collect();
+    let Some((first, base)) = known.first() else {
+        return Ok(());
+    };
+    match known
+        .iter()
+        .find(|(_, r)| r.shader_sha256 != base.shader_sha256)
+    {
+        None => Ok(()),
+        Some((other, r)) => Err(format!(
+            "merge: {} judged {} (sha256 {}), {} judged {} (sha256 {}): one matrix is for one shader",
+            first.display(),
+            base.shader,
+            &base.shader_sha256[..12.min(base.shader_sha256.len())],
+            other.display(),
+            r.shader,
+            &r.shader_sha256[..12.min(r.shader_sha256.len())]
+        )),
+    }
+}
+
 fn skin(args: &[String]) -> Result<(), String> {
     let mut opts = std::collections::HashMap::new();
     let mut rest = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "-h" | "--help" => {
+                print_out(&format!("{USAGE}\n"));
+                return Ok(());
+            }
             "--rest" => rest = true,
             "--model" | "--mesh" | "--clip" | "--time" | "--case" | "--path" | "--out" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
@@ -96,7 +145,21 @@ fn skin(args: &[String]) -> Result<(), String> {
     }
     let out = PathBuf::from(opts.get("out").ok_or("skin: --out FILE is required")?);
     let case = match (opts.get("case"), opts.get("model")) {
-        (Some(c), None) => Case::load(Path::new(c)).map_err(|e| e.to_string())?,
+        (Some(c), None) => {
+            let model_flags: Vec<String> = ["mesh", "clip", "time"]
+                .into_iter()
+                .filter(|k| opts.contains_key(*k))
+                .map(|k| format!("--{k}"))
+                .chain(rest.then(|| "--rest".to_string()))
+                .collect();
+            if !model_flags.is_empty() {
+                return Err(format!(
+                    "skin: {} go with --model; a case file sets its model, clip and time itself",
+                    model_flags.join(", ")
+                ));
+            }
+            Case::load(Path::new(c)).map_err(|e| e.to_string())?
+        }
         (None, Some(m)) => {
             if rest == opts.contains_key("time") {
                 return Err("skin: give exactly one of --time SECONDS and --rest".into());
@@ -121,7 +184,7 @@ fn skin(args: &[String]) -> Result<(), String> {
                     .map_err(|_| format!("--time: `{t}` is not a number of seconds"))?;
                 yaml += &format!("  time: {t}\n");
             }
-            Case::parse(Path::new("command-line.yaml"), &yaml).map_err(|e| e.to_string())?
+            Case::parse(Path::new(COMMAND_LINE), &yaml).map_err(|e| flag_error(&e.to_string()))?
         }
         _ => {
             return Err(format!(
@@ -130,7 +193,7 @@ fn skin(args: &[String]) -> Result<(), String> {
         }
     };
     let scene = Scene::from_case(&case).map_err(|e| match e {
-        SceneError::Skip(m) | SceneError::Fail(m) => m,
+        SceneError::Skip(m) | SceneError::Fail(m) => flag_error(&m),
     })?;
     let positions = match opts.get("path").map(String::as_str).unwrap_or("cpu") {
         "cpu" => scene.cpu_posed.clone(),
@@ -155,6 +218,45 @@ fn skin(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
+fn print_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+/// The name of the one-off case that `skin --model` builds from its flags.
+const COMMAND_LINE: &str = "command-line.yaml";
+
+/// An error about the one-off case, told in terms of the flag that set the field (`--clip`, not
+/// `command-line.yaml:3: field model.animation`); other messages pass through.
+fn flag_error(message: &str) -> String {
+    let Some(rest) = message.strip_prefix(COMMAND_LINE) else {
+        return message.to_string();
+    };
+    if let Some(model) = rest.strip_prefix(": model: ") {
+        return format!("--model: {model}");
+    }
+    // `:<line>: field `<field>`: <text>`
+    let located = rest
+        .trim_start_matches(|c: char| c == ':' || c.is_ascii_digit())
+        .trim_start()
+        .strip_prefix("field `")
+        .and_then(|r| r.split_once("`: "));
+    match located {
+        Some((field, text)) => {
+            let flag = match field {
+                "model.path" | "model" => "--model",
+                "model.mesh" => "--mesh",
+                "model.animation" => "--clip",
+                "model.time" => "--time",
+                other => other,
+            };
+            format!("{flag}: {text}")
+        }
+        None => format!("skin: {}", rest.trim_start_matches([':', ' '])),
+    }
+}
+
 /// The scene's posed positions from the GPU compute path on the first selected adapter.
 fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
     let selection = skinproof::gpu::Selection::from_env()?;
@@ -166,7 +268,16 @@ fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
             "no GPU adapter found (see README: scripts/setup-adapters installs the software ones)",
         )?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = skinproof::config::Config::from_env(root)?;
+    // A command resolves SKINPROOF_SHADER against the folder it runs in, as its other paths.
+    let vars = std::env::vars().map(|(k, v)| {
+        if k == "SKINPROOF_SHADER" && !v.is_empty() {
+            let absolute = std::path::absolute(&v).map_or(v, |p| p.display().to_string());
+            (k, absolute)
+        } else {
+            (k, v)
+        }
+    });
+    let config = skinproof::config::Config::from_vars(root, vars.collect())?;
     let shader = Shader::load(&config.shader).map_err(|e| e.to_string())?;
     shader.validate().map_err(|e| e.to_string())?;
     let ctx = Context::new(&found.adapter, found.info.clone(), &shader, config.timeout)

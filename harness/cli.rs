@@ -1,0 +1,152 @@
+//! The `skinproof` command as a user runs it: its errors name flags and files, not internals.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use skinproof::check::{Outcome, Status};
+use skinproof::report::{Report, Row, Timing};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = root().join("target").join("cli").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn skinproof(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skinproof"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const MODEL: &str = "../shared/assets/gltf/SimpleSkin/SimpleSkin.gltf";
+
+#[test]
+fn a_bad_flag_value_is_named_by_its_flag() {
+    if !root().join(MODEL).exists() {
+        eprintln!("skipped: {MODEL} is not there");
+        return;
+    }
+    let out = "target/cli-unused.bin";
+    for (args, want) in [
+        (
+            vec!["--clip", "nope", "--time", "1"],
+            "skinproof: --clip: no clip `nope` in ",
+        ),
+        (vec!["--mesh", "nope", "--rest"], "skinproof: --mesh: "),
+        (
+            vec!["--time", "-1"],
+            "skinproof: --time: must be finite and >= 0, got -1",
+        ),
+    ] {
+        let mut all = vec!["skin", "--model", MODEL, "--out", out];
+        all.extend(args);
+        let o = skinproof(&all);
+        assert!(!o.status.success());
+        let text = stderr(&o);
+        assert!(text.starts_with(want), "{all:?}: {text}");
+        assert!(!text.contains("command-line.yaml"), "{text}");
+    }
+}
+
+#[test]
+fn model_flags_with_a_case_are_refused() {
+    let o = skinproof(&[
+        "skin",
+        "--case",
+        "cases/bend_two_joints.yaml",
+        "--time",
+        "3",
+        "--out",
+        "target/cli-unused.bin",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--time go with --model"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn help_works_for_each_command() {
+    for args in [&["--help"][..], &["merge", "--help"], &["skin", "-h"]] {
+        let o = skinproof(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).starts_with("usage:"));
+    }
+}
+
+/// A one-row report of `shader` (its source) with one timing.
+fn report(dir: &Path, file: &str, shader_source: &str, adapter: &str) -> PathBuf {
+    let r = Report {
+        shader: "shaders/skinning.wgsl".into(),
+        shader_sha256: skinproof::golden::sha256(shader_source.as_bytes()),
+        rows: vec![Row {
+            case: "bend".into(),
+            adapter: adapter.into(),
+            check: "posed_matches_cpu".into(),
+            outcome: Outcome::new(Status::Pass, "0", ""),
+        }],
+        timings: vec![Timing {
+            what: "bend".into(),
+            adapter: adapter.into(),
+            ms: 1.0,
+        }],
+        ..Default::default()
+    };
+    let path = dir.join(file);
+    r.write_json(&path).unwrap();
+    path
+}
+
+#[test]
+fn merge_refuses_reports_of_different_shaders() {
+    let dir = scratch("shaders");
+    let a = report(&dir, "a.json", "one shader", "vulkan/x");
+    let b = report(&dir, "b.json", "another shader", "gl/y");
+    let o = skinproof(&["merge", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let text = stderr(&o);
+    assert!(
+        text.contains("a.json judged") && text.contains("b.json judged"),
+        "{text}"
+    );
+    let c = report(&dir, "c.json", "one shader", "gl/y");
+    let o = skinproof(&["merge", a.to_str().unwrap(), c.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn merging_one_report_twice_counts_it_once() {
+    let dir = scratch("twice");
+    let a = report(&dir, "a.json", "one shader", "vulkan/x");
+    let copy = dir.join("copy.json");
+    std::fs::copy(&a, &copy).unwrap();
+    let out = dir.join("out");
+    let o = skinproof(&[
+        "merge",
+        "--out",
+        out.to_str().unwrap(),
+        a.to_str().unwrap(),
+        copy.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is the same report as"),
+        "{}",
+        stderr(&o)
+    );
+    let merged = Report::load(&out.join("report.json")).unwrap();
+    assert_eq!(merged.timings.len(), 1);
+}
