@@ -729,4 +729,24 @@ fn work_beyond_the_device_limits_is_refused_before_submission() {
         "{err}"
     );
     assert!(skinproof::gpu::compute::check_limits(&ctx, 4, 1000).is_ok());
+    // The render path has no dispatch: a mesh past the workgroup count is not refused for it.
+    let past_dispatch = (limits.max_compute_workgroups_per_dimension as usize + 1) * 64;
+    let compute = skinproof::gpu::compute::check_limits(&ctx, 4, past_dispatch);
+    let render = skinproof::gpu::compute::check_render_limits(&ctx, 4, past_dispatch, 3);
+    if (past_dispatch as u64) * 16 <= limits.max_storage_buffer_binding_size {
+        let err = compute.unwrap_err().to_string();
+        assert!(err.contains("the dispatch (workgroups of 64)"), "{err}");
+    }
+    if (past_dispatch as u64) * 16 <= limits.max_buffer_size {
+        assert!(render.is_ok(), "{render:?}");
+    }
+    let err = skinproof::gpu::compute::check_render_limits(
+        &ctx,
+        4,
+        1000,
+        (limits.max_buffer_size / 4 + 1) as usize,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("the index buffer (bytes)"), "{err}");
 }

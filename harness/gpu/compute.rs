@@ -245,29 +245,63 @@ pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: usize) -> wgpu::
     }
 }
 
-/// Refuses work the device cannot take before anything is submitted.
+/// `Err(Limit)` when `need` is past `limit`.
+fn over(what: &str, need: u64, limit: u64) -> Result<(), GpuError> {
+    if need > limit {
+        Err(GpuError::Limit {
+            what: what.into(),
+            need,
+            limit,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// The largest storage buffer binding the device takes.
+fn storage_binding(limits: &wgpu::Limits) -> u64 {
+    limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+}
+
+/// Refuses compute work the device cannot take before anything is submitted: the vertex arrays
+/// are storage bindings there, and the dispatch has a workgroup count.
 pub fn check_limits(ctx: &Context, joints: usize, vertices: usize) -> Result<(), GpuError> {
     let limits = ctx.device.limits();
-    let binding = limits
-        .max_storage_buffer_binding_size
-        .min(limits.max_buffer_size);
-    let over = |what: &str, need: u64, limit: u64| {
-        if need > limit {
-            Err(GpuError::Limit {
-                what: what.into(),
-                need,
-                limit,
-            })
-        } else {
-            Ok(())
-        }
-    };
+    let binding = storage_binding(&limits);
     over("the palette (bytes)", joints as u64 * 64, binding)?;
     over("the vertex buffers (bytes)", vertices as u64 * 16, binding)?;
     over(
         "the dispatch (workgroups of 64)",
         (vertices as u64).div_ceil(WORKGROUP as u64),
         limits.max_compute_workgroups_per_dimension as u64,
+    )
+}
+
+/// Refuses a draw the device cannot take: the palette is a storage binding, the vertex data are
+/// vertex buffers (no dispatch, so no workgroup count) and the triangles an index buffer.
+pub fn check_render_limits(
+    ctx: &Context,
+    joints: usize,
+    vertices: usize,
+    indices: usize,
+) -> Result<(), GpuError> {
+    let limits = ctx.device.limits();
+    over(
+        "the palette (bytes)",
+        joints as u64 * 64,
+        storage_binding(&limits),
+    )?;
+    over(
+        "the vertex buffers (bytes)",
+        vertices as u64 * 16,
+        limits.max_buffer_size,
+    )?;
+    over(
+        "the index buffer (bytes)",
+        indices as u64 * 4,
+        limits.max_buffer_size,
     )
 }
 

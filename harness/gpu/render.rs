@@ -3,7 +3,7 @@
 use glam::Mat4;
 use image::RgbaImage;
 
-use super::compute::{check_limits, entry};
+use super::compute::{check_render_limits, entry};
 use super::context::TARGET_FORMAT;
 use super::{readback, Context, GpuError};
 use crate::case::View;
@@ -22,7 +22,7 @@ pub fn render(
     width: u32,
     height: u32,
 ) -> Result<RgbaImage, GpuError> {
-    check_limits(ctx, palette.len(), mesh.len())?;
+    check_render_limits(ctx, palette.len(), mesh.len(), mesh.indices.len())?;
     let max = ctx.device.limits().max_texture_dimension_2d;
     if width > max || height > max {
         return Err(GpuError::Limit {
