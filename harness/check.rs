@@ -104,6 +104,14 @@ impl Outcome {
                 );
                 self.status = Status::UnexpectedPass;
             }
+            // A skip says nothing about the expected failure: stays SKIP, and says so, so an
+            // expectation that no run tests does not go unseen.
+            (crate::case::Expected::Fail, Status::Skip) => {
+                self.message = format!(
+                    "{}; the `expect` entry for `{}` in {file} ({}) is not tested while it skips",
+                    self.message, e.check, e.reason
+                );
+            }
             _ => {}
         }
         self
@@ -535,5 +543,41 @@ fn provenance(input: &Input, case_sha256: String) -> golden::Provenance {
         naga: golden::locked_version(input.root, "naga"),
         shader_sha256: input.shader_sha256.to_string(),
         case_sha256,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{Expect, Expected};
+
+    fn expect_fail() -> Expect {
+        Expect {
+            on: Default::default(),
+            check: "render_matches_golden".into(),
+            status: Expected::Fail,
+            reason: "a driver bug".into(),
+        }
+    }
+
+    #[test]
+    fn an_expected_failure_meets_each_outcome() {
+        let e = expect_fail();
+        let f = "cases/x.yaml";
+        let failed = Outcome::fail("3 px", "differs").expecting(Some(&e), f);
+        assert_eq!(failed.status, Status::ExpectedFail);
+        let passed = Outcome::pass("0 px").expecting(Some(&e), f);
+        assert_eq!(passed.status, Status::UnexpectedPass);
+        assert!(passed
+            .message
+            .contains("remove that `expect` entry from cases/x.yaml"));
+        let skipped = Outcome::skip("the golden comparison is off").expecting(Some(&e), f);
+        assert_eq!(skipped.status, Status::Skip);
+        assert!(
+            skipped.message.starts_with("the golden comparison is off; the `expect` entry for `render_matches_golden` in cases/x.yaml (a driver bug) is not tested"),
+            "{}",
+            skipped.message
+        );
+        assert_eq!(Outcome::skip("why").expecting(None, f).message, "why");
     }
 }
