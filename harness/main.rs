@@ -15,7 +15,13 @@ fn main() {
     let config = match Config::from_env(root) {
         Ok(c) => c,
         Err(e) => {
-            // A broken setting must not run the suite with a silent default.
+            // A broken setting must not run the suite with a silent default, and no filter may
+            // hide it: `-- bend` with a bad setting would otherwise pass with 0 tests run.
+            let mut args = args;
+            if !args.list {
+                (args.filter, args.exact) = (None, false);
+                args.skip.clear();
+            }
             let trial = Trial::test("harness::environment", move || Err(Failed::from(e.clone())));
             libtest_mimic::run(&args, vec![trial]).exit();
         }

@@ -272,7 +272,20 @@ fn two_cases_sharing_a_golden_are_both_named_and_still_run() {
     assert!(problems
         .iter()
         .any(|m| m.contains("is also the golden of `four_influences`")));
-    // Both cases' checks still ran.
+    // Neither golden check compares or blesses while the golden is shared.
+    for r in failing(&report, "render_matches_golden") {
+        assert!(
+            r.outcome.message.contains("is also the golden of")
+                && !r.outcome.message.contains("SKINPROOF_BLESS"),
+            "{}",
+            r.outcome.message
+        );
+    }
+    assert_eq!(
+        failing(&report, "render_matches_golden").len(),
+        2 * report.adapters.len()
+    );
+    // Both cases' other checks still ran.
     for case in ["bend_two_joints", "four_influences"] {
         assert!(report.rows.iter().any(|r| r.case == case
             && r.check == "posed_matches_cpu"

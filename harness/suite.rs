@@ -516,6 +516,11 @@ impl Suite {
         let rerun_env = self.rerun_env.clone();
         let (timeout, bless) = (self.config.timeout, self.config.bless);
         let shader_sha256 = self.shader_sha256.clone();
+        // A golden two cases share is neither compared nor written: a bless from one case would
+        // overwrite the other's.
+        let clash = (check == Check::RenderMatchesGolden)
+            .then(|| self.shared_goldens.get(&case.name).cloned())
+            .flatten();
         Job::new(name, move || {
             let tag = slot.found.info.tag.clone();
             let expect = case.expectation(check.name(), &slot.found.info);
@@ -524,6 +529,13 @@ impl Suite {
             // still become a row, and must not take other trials down.
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 match slot.context(&shader, timeout, &report) {
+                    _ if clash.is_some() => Outcome::fail(
+                        "shared golden",
+                        format!(
+                            "{}\n  no golden is compared or written until each case has its own",
+                            clash.as_deref().unwrap_or_default()
+                        ),
+                    ),
                     _ if expect.is_some_and(|e| e.status == Expected::Skip) => {
                         Outcome::skip(format!(
                             "expected skip on this adapter: {}",
