@@ -240,12 +240,17 @@ impl Check {
 }
 
 fn shader_builds(input: &Input) -> Outcome {
-    match &input.ctx.pipelines {
-        Ok(_) => Outcome::pass("0 errors"),
-        Err(m) => Outcome::fail(
-            "1 error",
-            format!("the shader did not build into pipelines: {m}"),
-        ),
+    let p = &input.ctx.pipelines;
+    match p.errors() {
+        None => Outcome::pass("0 errors"),
+        Some(m) => {
+            let failed = [p.compute.is_err(), p.render.is_err()];
+            let n = failed.iter().filter(|f| **f).count();
+            Outcome::fail(
+                format!("{n} error{}", if n == 1 { "" } else { "s" }),
+                format!("the shader did not build into pipelines:\n{m}"),
+            )
+        }
     }
 }
 

@@ -314,7 +314,7 @@ fn draw_skinned(
     width: u32,
     height: u32,
 ) -> Result<RgbaImage, GpuError> {
-    let pipelines = ctx.pipelines()?;
+    let render = ctx.render()?;
     ctx.scoped(|| {
         let module = ctx
             .device
@@ -324,7 +324,7 @@ fn draw_skinned(
             });
         let pipeline = gpu::context::render_pipeline(
             &ctx.device,
-            &pipelines.render_layout,
+            &render.layout,
             &module,
             "vs_pass",
             "fs_pass",
@@ -337,7 +337,7 @@ fn draw_skinned(
         let identity = [glam::Mat4::IDENTITY];
         let draw = gpu::render::Draw::new(
             ctx,
-            &pipelines.render_layout,
+            &render.layout,
             &identity,
             &skinned,
             view,

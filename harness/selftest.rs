@@ -637,6 +637,81 @@ fn a_wgpu_validation_error_fails_its_trials_and_the_run_goes_on() {
 }
 
 #[test]
+fn a_broken_render_stage_leaves_the_compute_checks_standing() {
+    let dir = scratch("render_stage_only");
+    // The vertex stage reads binding 1, which the render pipeline does not have.
+    let shader = mutant(
+        &dir,
+        "let p = skin(position, joint, weight);",
+        "let p = skin(positions[0].xyz * 0.0 + position, joint, weight);",
+    );
+    let vars = [
+        ("SKINPROOF_SHADER", shader.to_str().unwrap()),
+        ("SKINPROOF_CASES", "cases"),
+    ];
+    let Some(report) = run_suite(&dir, &vars) else {
+        return;
+    };
+    let validation = report.validation.as_ref().unwrap();
+    assert!(
+        validation
+            .message
+            .contains("entry point `vs_skin` uses binding 1 (`positions`)"),
+        "{}",
+        validation.message
+    );
+    let rows = |check: &'static str| {
+        report
+            .rows
+            .iter()
+            .filter(move |r| r.case == "bend_two_joints" && r.check == check)
+    };
+    for r in rows("shader_builds") {
+        assert_eq!(r.outcome.status, Status::Fail);
+        assert!(
+            r.outcome
+                .message
+                .contains("the render pipeline (vs_skin, fs_skin)")
+                && !r.outcome.message.contains("the compute pipeline"),
+            "{}",
+            r.outcome.message
+        );
+    }
+    for check in ["compute_matches_cpu", "posed_matches_cpu"] {
+        assert!(rows(check).all(|r| r.outcome.status == Status::Pass));
+    }
+    assert!(rows("render_covers_bind_pose").all(|r| r.outcome.status == Status::Fail));
+}
+
+#[test]
+fn a_fragment_stage_may_read_the_view() {
+    let dir = scratch("fragment_view");
+    let shader = mutant(
+        &dir,
+        "return vec4<f32>(tint, 1.0 - tint, 0.5, 1.0);",
+        "return vec4<f32>(tint, 1.0 - tint, 0.5 + 0.0 * view.scale, 1.0);",
+    );
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
+    let vars = [
+        ("SKINPROOF_SHADER", shader.to_str().unwrap()),
+        ("SKINPROOF_CASES", cases.to_str().unwrap()),
+    ];
+    let Some(report) = run_suite(&dir, &vars) else {
+        return;
+    };
+    assert_eq!(report.validation.as_ref().unwrap().status, Status::Pass);
+    assert!(
+        report.rows.iter().all(|r| r.outcome.status == Status::Pass),
+        "{:#?}",
+        report
+            .rows
+            .iter()
+            .filter(|r| r.outcome.status != Status::Pass)
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
 fn a_missing_optional_model_is_skip_with_the_reason() {
     let dir = scratch("missing_model");
     let cases = dir.join("cases");

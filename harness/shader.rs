@@ -76,13 +76,7 @@ const BINDINGS: [(u32, &str, bool, Want, &str); 7] = [
         Want::Array(Elem::Mat4F32),
         "the palette",
     ),
-    (
-        1,
-        "storage",
-        false,
-        Want::Array(Elem::Vec4F32),
-        "source positions",
-    ),
+    (1, "storage", false, Want::Positions, "source positions"),
     (
         2,
         "storage",
@@ -148,6 +142,8 @@ impl Elem {
 enum Want {
     /// A runtime-sized array of this element.
     Array(Elem),
+    /// `array<vec4<f32>>`, or `array<vec3<f32>>`: the same 16-byte stride, w unused (SPEC.md).
+    Positions,
     /// struct { count: u32, 3 x u32 padding }: the count, a u32, in the first 4 bytes (padding
     /// written another way within 16 bytes, e.g. `u32, vec2<u32>`, or a bare `vec4<u32>`, reads
     /// the same buffer).
@@ -161,6 +157,7 @@ impl Want {
     fn wgsl(self) -> String {
         match self {
             Want::Array(e) => format!("array<{}>", e.wgsl()),
+            Want::Positions => "array<vec4<f32>> (or array<vec3<f32>>)".into(),
             Want::Count => {
                 "a struct whose first member is count: u32 (then 3 x u32 padding)".into()
             }
@@ -179,6 +176,16 @@ impl Want {
                     ..
                 },
             ) => e.matches(&types[*base].inner),
+            (
+                Want::Positions,
+                TypeInner::Array {
+                    base,
+                    size: ArraySize::Dynamic,
+                    ..
+                },
+            ) => [Elem::Vec4F32, Elem::Vec3F32]
+                .iter()
+                .any(|e| e.matches(&types[*base].inner)),
             (Want::Count, TypeInner::Struct { members, .. }) => members
                 .first()
                 .is_some_and(|m| m.offset == 0 && is(m.ty, naga::Scalar::U32)),
@@ -374,6 +381,9 @@ pub fn contract_violations(
             _ => {}
         }
     }
+    if let Some(info) = info {
+        bad.extend(stage_bindings(module, info));
+    }
     let mut seen: Vec<u32> = Vec::new();
     for (_, var) in module.global_variables.iter() {
         let Some(binding) = &var.binding else {
@@ -454,6 +464,38 @@ pub fn contract_violations(
             bad.push(format!(
                 "binding {b} ({holds}) is missing: expected @group(0) @binding({b}) var<{access}> of {}",
                 want.wgsl()
+            ));
+        }
+    }
+    bad
+}
+
+/// Bindings an entry point uses outside its pipeline's: the compute pipeline has bindings 0 to 5,
+/// the render pipeline 0 and 6 (SPEC.md), and the pipelines are built with exactly those.
+fn stage_bindings(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (i, ep) in module.entry_points.iter().enumerate() {
+        let (allowed, pipeline): (&[u32], &str) = match ep.name.as_str() {
+            "skin_compute" => (
+                &[0, 1, 2, 3, 4, 5],
+                "the compute pipeline has bindings 0 to 5",
+            ),
+            "vs_skin" | "fs_skin" => (&[0, 6], "the render pipeline has bindings 0 and 6"),
+            _ => continue,
+        };
+        let uses = info.get_entry_point(i);
+        for (handle, var) in module.global_variables.iter() {
+            let Some(b) = &var.binding else { continue };
+            // Bindings outside the contract have their own message.
+            let foreign = b.group == 0 && BINDINGS.iter().any(|c| c.0 == b.binding);
+            if !foreign || uses[handle].is_empty() || allowed.contains(&b.binding) {
+                continue;
+            }
+            bad.push(format!(
+                "entry point `{}` uses binding {} (`{}`); {pipeline}",
+                ep.name,
+                b.binding,
+                var.name.as_deref().unwrap_or("?")
             ));
         }
     }
@@ -563,6 +605,16 @@ pub(crate) mod tests {
             );
         assert!(src.contains("_pad: vec2<u32>") && src.contains("position: vec4<f32>"));
         shader(&src).validate().unwrap();
+        // Source positions as vec3: the same 16-byte stride, w unused (SPEC.md).
+        let vec3 = default_source()
+            .replacen(
+                "positions: array<vec4<f32>>",
+                "positions: array<vec3<f32>>",
+                1,
+            )
+            .replacen("positions[i].xyz", "positions[i]", 1);
+        assert!(vec3.contains("positions: array<vec3<f32>>") && !vec3.contains("positions[i].xyz"));
+        shader(&vec3).validate().unwrap();
     }
 
     #[test]
@@ -575,8 +627,8 @@ pub(crate) mod tests {
             ),
             (
                 "positions: array<vec4<f32>>",
-                "positions: array<vec3<f32>>",
-                "binding 1 (`positions`) must be array<vec4<f32>>, is array<vec3<f32>>",
+                "positions: array<vec4<f32>, 4>",
+                "binding 1 (`positions`) must be array<vec4<f32>> (or array<vec3<f32>>), is array<vec4<f32>, 4>",
             ),
             (
                 "joints: array<vec4<u32>>",
@@ -617,6 +669,26 @@ pub(crate) mod tests {
             let msg = broken(from, to);
             assert!(msg.contains(want), "{msg}\nwanted: {want}");
         }
+    }
+
+    #[test]
+    fn each_stage_uses_only_its_pipelines_bindings() {
+        let msg = broken(
+            "let p = skin(position, joint, weight);",
+            "let p = skin(positions[0].xyz + position * 0.0, joint, weight);",
+        );
+        assert!(
+            msg.contains("entry point `vs_skin` uses binding 1 (`positions`); the render pipeline has bindings 0 and 6"),
+            "{msg}"
+        );
+        // The fragment stage may read the view: binding 6 is the render pipeline's.
+        let src = default_source().replacen(
+            "return vec4<f32>(",
+            "let unused = view.scale;\n    return vec4<f32>(",
+            1,
+        );
+        assert!(src.contains("let unused = view.scale;"));
+        shader(&src).validate().unwrap();
     }
 
     #[test]

@@ -176,7 +176,13 @@ const SHADER_EDITS: &[(&str, &str, &str, &str)] = &[
     (
         "binding 1: wrong type",
         "positions: array<vec4<f32>>",
-        "positions: array<vec3<f32>>",
+        "positions: array<vec4<f32>, 4>",
+        "binding 1",
+    ),
+    (
+        "render stage reads a compute binding",
+        "let p = skin(position, joint, weight);",
+        "let p = skin(positions[0].xyz * 0.0 + position, joint, weight);",
         "binding 1",
     ),
     (

@@ -62,11 +62,11 @@ const SENTINEL: u32 = 0x7fc0_5eed;
 /// Like [`skin`], also reporting writes past `count`.
 pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skinned, GpuError> {
     check_limits(ctx, palette.len(), mesh.len())?;
-    let pipelines = ctx.pipelines()?;
+    let compute = ctx.compute()?;
     ctx.scoped(|| {
-        let job = Dispatch::new(ctx, &pipelines.compute_layout, palette, mesh);
+        let job = Dispatch::new(ctx, &compute.layout, palette, mesh);
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        job.encode(&mut encoder, &pipelines.compute, None);
+        job.encode(&mut encoder, &compute.pipeline, None);
         ctx.queue.submit([encoder.finish()]);
         let skinned = job.read_guarded(ctx)?;
         job.recycle(ctx);

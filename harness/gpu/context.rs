@@ -6,12 +6,44 @@ use std::time::Duration;
 use super::{AdapterInfo, GpuError};
 use crate::shader::Shader;
 
-/// The pipelines built from the shader under test, with the layouts the contract fixes.
+/// The compute pipeline built from the shader under test, with the layout the contract fixes.
+pub struct ComputeSet {
+    pub layout: wgpu::BindGroupLayout,
+    pub pipeline: wgpu::ComputePipeline,
+}
+
+/// The render pipeline built from the shader under test, with the layout the contract fixes.
+pub struct RenderSet {
+    pub layout: wgpu::BindGroupLayout,
+    pub pipeline: wgpu::RenderPipeline,
+}
+
+/// Each pipeline, or why it did not build on this adapter. Built apart, so that a broken render
+/// stage leaves the compute checks standing, and the other way round.
 pub struct Pipelines {
-    pub compute_layout: wgpu::BindGroupLayout,
-    pub compute: wgpu::ComputePipeline,
-    pub render_layout: wgpu::BindGroupLayout,
-    pub render: wgpu::RenderPipeline,
+    pub compute: Result<ComputeSet, String>,
+    pub render: Result<RenderSet, String>,
+}
+
+impl Pipelines {
+    fn unbuilt() -> Pipelines {
+        Pipelines {
+            compute: Err("not built yet".into()),
+            render: Err("not built yet".into()),
+        }
+    }
+
+    /// Why a pipeline did not build, one line per pipeline; `None` when both did.
+    pub fn errors(&self) -> Option<String> {
+        let mut why = Vec::new();
+        if let Err(m) = &self.compute {
+            why.push(format!("the compute pipeline (skin_compute): {m}"));
+        }
+        if let Err(m) = &self.render {
+            why.push(format!("the render pipeline (vs_skin, fs_skin): {m}"));
+        }
+        (!why.is_empty()).then(|| why.join("\n"))
+    }
 }
 
 /// Everything a trial needs on one adapter; built once and shared by all its trials.
@@ -19,8 +51,8 @@ pub struct Context {
     pub info: AdapterInfo,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
-    /// The pipelines, or why the shader did not build on this adapter.
-    pub pipelines: Result<Pipelines, String>,
+    /// The pipelines, each or why it did not build on this adapter.
+    pub pipelines: Pipelines,
     /// Deadline for any one wait on the GPU.
     pub timeout: Duration,
     /// Buffers and targets reused across cases on this adapter.
@@ -68,18 +100,13 @@ impl Context {
             info,
             device,
             queue,
-            pipelines: Err("not built yet".into()),
+            pipelines: Pipelines::unbuilt(),
             timeout,
             pool: Default::default(),
             uncaptured,
             lost,
         };
-        ctx.pipelines = ctx
-            .scoped(|| Ok(build_pipelines(&ctx.device, shader)))
-            .map_err(|e| match e {
-                GpuError::Validation(m) | GpuError::OutOfMemory(m) => m,
-                other => other.to_string(),
-            });
+        ctx.pipelines = ctx.build_pipelines(shader);
         Ok(ctx)
     }
 
@@ -90,26 +117,65 @@ impl Context {
             info: self.info.clone(),
             device: self.device.clone(),
             queue: self.queue.clone(),
-            pipelines: Err("not built yet".into()),
+            pipelines: Pipelines::unbuilt(),
             timeout: self.timeout,
             pool: self.pool.clone(),
             uncaptured: self.uncaptured.clone(),
             lost: self.lost.clone(),
         };
-        ctx.pipelines = ctx
-            .scoped(|| Ok(build_pipelines(&ctx.device, shader)))
-            .map_err(|e| match e {
-                GpuError::Validation(m) | GpuError::OutOfMemory(m) => m,
-                other => other.to_string(),
-            });
+        ctx.pipelines = ctx.build_pipelines(shader);
         ctx
     }
 
-    /// The pipelines, or a Pipeline error saying why there are none.
-    pub fn pipelines(&self) -> Result<&Pipelines, GpuError> {
+    /// The module, then each pipeline in its own error scope.
+    fn build_pipelines(&self, shader: &Shader) -> Pipelines {
+        let text = |e: GpuError| match e {
+            GpuError::Validation(m) | GpuError::OutOfMemory(m) => m,
+            other => other.to_string(),
+        };
+        let module = match self
+            .scoped(|| {
+                Ok(self
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some("shader under test"),
+                        source: wgpu::ShaderSource::Wgsl(shader.source.as_str().into()),
+                    }))
+            })
+            .map_err(text)
+        {
+            Ok(m) => m,
+            Err(m) => {
+                return Pipelines {
+                    compute: Err(m.clone()),
+                    render: Err(m),
+                }
+            }
+        };
+        Pipelines {
+            compute: self
+                .scoped(|| Ok(build_compute(&self.device, &module)))
+                .map_err(text),
+            render: self
+                .scoped(|| Ok(build_render(&self.device, &module)))
+                .map_err(text),
+        }
+    }
+
+    /// The compute pipeline, or a Pipeline error saying why there is none.
+    pub fn compute(&self) -> Result<&ComputeSet, GpuError> {
         self.pipelines
+            .compute
             .as_ref()
-            .map_err(|m| GpuError::Pipeline(m.clone()))
+            .map_err(|m| GpuError::Pipeline(format!("the compute pipeline: {m}")))
+    }
+
+    /// The render pipeline, or a Pipeline error saying why there is none.
+    pub fn render(&self) -> Result<&RenderSet, GpuError> {
+        self.pipelines
+            .render
+            .as_ref()
+            .map_err(|m| GpuError::Pipeline(format!("the render pipeline: {m}")))
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes; any error they catch, a lost
@@ -227,13 +293,9 @@ pub const VERTEX_BUFFERS: [wgpu::VertexBufferLayout<'static>; 3] = [
     },
 ];
 
-fn build_pipelines(device: &wgpu::Device, shader: &Shader) -> Pipelines {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("shader under test"),
-        source: wgpu::ShaderSource::Wgsl(shader.source.as_str().into()),
-    });
+fn build_compute(device: &wgpu::Device, module: &wgpu::ShaderModule) -> ComputeSet {
     let cs = wgpu::ShaderStages::COMPUTE;
-    let compute_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("compute bindings 0-5"),
         entries: &[
             storage(0, cs, true),
@@ -244,33 +306,31 @@ fn build_pipelines(device: &wgpu::Device, shader: &Shader) -> Pipelines {
             uniform(5, cs),
         ],
     });
-    let vs = wgpu::ShaderStages::VERTEX;
-    let render_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("render bindings 0 and 6"),
-        entries: &[storage(0, vs, true), uniform(6, vs)],
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
     });
-    let layout = |bgl: &wgpu::BindGroupLayout| {
-        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(bgl)],
-            immediate_size: 0,
-        })
-    };
-    let compute = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some("skin_compute"),
-        layout: Some(&layout(&compute_layout)),
-        module: &module,
+        layout: Some(&pipeline_layout),
+        module,
         entry_point: Some("skin_compute"),
         compilation_options: Default::default(),
         cache: None,
     });
-    let render = render_pipeline(device, &render_layout, &module, "vs_skin", "fs_skin");
-    Pipelines {
-        compute_layout,
-        compute,
-        render_layout,
-        render,
-    }
+    ComputeSet { layout, pipeline }
+}
+
+fn build_render(device: &wgpu::Device, module: &wgpu::ShaderModule) -> RenderSet {
+    // The render pipeline has bindings 0 and 6; either stage may read them.
+    let stages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("render bindings 0 and 6"),
+        entries: &[storage(0, stages, true), uniform(6, stages)],
+    });
+    let pipeline = render_pipeline(device, &layout, module, "vs_skin", "fs_skin");
+    RenderSet { layout, pipeline }
 }
 
 /// A render pipeline over the contract's render bindings and vertex layout, drawing triangles

@@ -31,19 +31,11 @@ pub fn render(
             limit: max as u64,
         });
     }
-    let pipelines = ctx.pipelines()?;
+    let render = ctx.render()?;
     ctx.scoped(|| {
-        let draw = Draw::new(
-            ctx,
-            &pipelines.render_layout,
-            palette,
-            mesh,
-            view,
-            width,
-            height,
-        );
+        let draw = Draw::new(ctx, &render.layout, palette, mesh, view, width, height);
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        draw.encode(&mut encoder, &pipelines.render, None);
+        draw.encode(&mut encoder, &render.pipeline, None);
         ctx.queue.submit([encoder.finish()]);
         let image = draw.read(ctx)?;
         draw.recycle(ctx);

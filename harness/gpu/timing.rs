@@ -63,7 +63,7 @@ const CREDIBLE: f64 = 0.25;
 
 /// Runs the GPU tiers at the given vertex counts with `reps` timed repetitions each.
 pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuError> {
-    let pipelines = ctx.pipelines()?;
+    let (compute, render) = (ctx.compute()?, ctx.render()?);
     ctx.scoped(|| {
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -72,7 +72,7 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: None,
-            bind_group_layouts: &[Some(&pipelines.compute_layout)],
+            bind_group_layouts: &[Some(&compute.layout)],
             immediate_size: 0,
         });
         let static_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -104,10 +104,10 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
         for &n in sizes {
             let (palette, mesh) = model(n);
             check_fits(ctx, palette.len(), n)?;
-            let job = Dispatch::new(ctx, &pipelines.compute_layout, &palette, &mesh);
+            let job = Dispatch::new(ctx, &compute.layout, &palette, &mesh);
             for (tier, pipeline) in [
                 ("compute, static transform", &static_pipeline),
-                ("compute, 4 influences", &pipelines.compute),
+                ("compute, 4 influences", &compute.pipeline),
             ] {
                 let first = Instant::now();
                 submit_compute(ctx, &job, pipeline, None)?;
@@ -134,17 +134,9 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
                 offset_y: -0.45,
                 half_width: 1.0,
             };
-            let draw = Draw::new(
-                ctx,
-                &pipelines.render_layout,
-                &palette,
-                &mesh,
-                view,
-                256,
-                256,
-            );
+            let draw = Draw::new(ctx, &render.layout, &palette, &mesh, view, 256, 256);
             let first = Instant::now();
-            submit_render(ctx, &draw, &pipelines.render, None)?;
+            submit_render(ctx, &draw, &render.pipeline, None)?;
             if n == sizes[0] {
                 warmup_ms += first.elapsed().as_secs_f64() * 1e3;
             }
@@ -152,7 +144,7 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
                 .map(|_| {
                     let start = Instant::now();
                     let stamps = timer.as_ref().map(|t| t.render_writes());
-                    submit_render(ctx, &draw, &pipelines.render, stamps)?;
+                    submit_render(ctx, &draw, &render.pipeline, stamps)?;
                     let wall = start.elapsed().as_secs_f64() * 1e3;
                     let gpu = timer.as_ref().map(|t| t.read_ms(ctx)).transpose()?;
                     Ok((wall, gpu))
