@@ -292,7 +292,7 @@ fn positions_match(
 fn pose_moves_vertices(input: &Input) -> Outcome {
     let run = input.run;
     if !run.scene.is_posed() {
-        return Outcome::skip("the case's pose is the bind pose");
+        return Outcome::skip(run.scene.unposed_reason());
     }
     let moved = compare::max_abs_error(&run.scene.cpu_posed, &run.scene.cpu_bind);
     let min = input.case.tolerance.min_displacement;
@@ -344,7 +344,7 @@ fn render_changes_after_pose(input: &Input) -> Outcome {
         return skip;
     }
     if !input.run.scene.is_posed() {
-        return Outcome::skip("the case's pose is the bind pose");
+        return Outcome::skip(input.run.scene.unposed_reason());
     }
     let (bind, posed) = match (&input.run.image_bind, &input.run.image_posed) {
         (Ok(b), Ok(p)) => (b, p),

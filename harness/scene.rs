@@ -370,13 +370,12 @@ impl Scene {
             .render
             .bind_coverage
             .unwrap_or_else(|| default_coverage(case, view));
-        // A pose the case asks for (pose entries, a model's animation time) is posed if its palette
-        // differs at all: one that moves nothing then fails pose_moves_vertices, as a vacuous test
-        // should. A model's rest pose, which the case does not ask for, is often the bind pose up
-        // to rounding; it counts as posed only if it moves a vertex beyond the tolerance.
-        let asked = !case.pose.is_empty() || case.model.as_ref().is_some_and(|m| m.time.is_some());
-        let posed = posed_palette != bind_palette
-            && (asked || crate::compare::max_abs_error(&cpu_posed, &cpu_bind).error > tolerance);
+        // Posed by what the pose does, not how it is written: 0 and 360 degrees, or a model's rest
+        // pose that is its bind pose up to rounding, move no vertex beyond the tolerance and are
+        // the bind pose alike. A pose that moves a little more is posed, and pose_moves_vertices
+        // holds it to min_displacement.
+        let displacement = crate::compare::max_abs_error(&cpu_posed, &cpu_bind).error;
+        let posed = posed_palette != bind_palette && displacement > tolerance;
         Ok(Scene {
             skeleton,
             mesh,
@@ -392,10 +391,18 @@ impl Scene {
         })
     }
 
-    /// Whether the pose is not the bind pose: a pose the case asks for whose palette differs at
-    /// all, or a model's rest pose that moves some vertex beyond the tolerance.
+    /// Whether the pose is not the bind pose: it moves some vertex beyond the tolerance.
     pub fn is_posed(&self) -> bool {
         self.posed
+    }
+
+    /// Why the posed checks skip a case at its bind pose.
+    pub fn unposed_reason(&self) -> String {
+        let moved = crate::compare::max_abs_error(&self.cpu_posed, &self.cpu_bind).error;
+        format!(
+            "the case's pose is the bind pose: it moves no vertex beyond the tolerance (largest displacement {moved:.3e}, tolerance {:.1e})",
+            self.tolerance
+        )
     }
 }
 
@@ -575,9 +582,19 @@ mod tests {
                 .unwrap()
                 .is_posed()
         );
-        // Asked for, but a full turn moves nothing: posed, so pose_moves_vertices says it is vacuous.
+        // A full turn moves nothing, as 0 degrees: the bind pose, whatever rounding did to it.
+        for degrees in [0, 360, 720] {
+            let s = scene(&format!(
+                "{chain}pose: [{{ joint: 1, degrees: {degrees} }}]\n"
+            ))
+            .unwrap();
+            assert!(!s.is_posed(), "{degrees}");
+            assert!(s
+                .unposed_reason()
+                .contains("moves no vertex beyond the tolerance"));
+        }
         assert!(
-            scene(&format!("{chain}pose: [{{ joint: 1, degrees: 360 }}]\n"))
+            scene(&format!("{chain}pose: [{{ joint: 1, degrees: 0.5 }}]\n"))
                 .unwrap()
                 .is_posed()
         );
