@@ -277,10 +277,25 @@ fn positions_match(
         Err(e) => return Outcome::gpu(e),
     };
     let w = compare::max_abs_error(gpu, expected);
+    let shown = |p: Option<&[f32; 3]>| p.map_or("-".to_string(), |p| format!("{p:?}"));
+    let (g, e) = (shown(gpu.get(w.vertex)), shown(expected.get(w.vertex)));
+    // A NaN or an infinity is not "off by" anything: say what it is.
+    let bad = |p: &[f32; 3]| p.iter().any(|c| !c.is_finite());
+    if let Some(v) = gpu.iter().position(bad) {
+        let count = gpu.iter().filter(|p| bad(p)).count();
+        return Outcome::fail(
+            "not finite",
+            format!(
+                "{count} of {} vertices are not finite (NaN or infinite), the first vertex {v}: {gpu_label} {} vs {expected_label} {}",
+                expected.len(),
+                shown(gpu.get(v)),
+                shown(expected.get(v))
+            ),
+        );
+    }
     Outcome::expect(w.error <= tolerance, format!("{:.2e}", w.error), || {
-        let (g, e) = (gpu.get(w.vertex), expected.get(w.vertex));
         format!(
-            "max abs error {:.3e} exceeds the tolerance {tolerance:.1e} by {:.3e}, at vertex {} of {}: {gpu_label} {g:?} vs {expected_label} {e:?}",
+            "max abs error {:.3e} exceeds the tolerance {tolerance:.1e} by {:.3e}, at vertex {} of {}: {gpu_label} {g} vs {expected_label} {e}",
             w.error,
             w.error - tolerance,
             w.vertex,
@@ -308,9 +323,10 @@ fn pose_moves_vertices(input: &Input) -> Outcome {
 fn no_triangles(input: &Input) -> Option<Outcome> {
     let mesh = &input.run.scene.mesh;
     mesh.indices.is_empty().then(|| {
+        let n = mesh.len();
         Outcome::skip(format!(
-            "the mesh has no triangle to draw ({} vertices)",
-            mesh.len()
+            "the mesh has no triangle to draw ({n} vert{})",
+            if n == 1 { "ex" } else { "ices" }
         ))
     })
 }
@@ -393,13 +409,19 @@ fn render_matches_golden(input: &Input) -> Outcome {
         Ok(e) => e,
         // A corrupt golden is only replaced when the user asked for every golden to be rewritten.
         Err(e) if input.bless != Bless::All => {
+            // The render that would replace it, to look at before blessing.
+            let (a_path, _) = golden::artifact_paths(input.reports, &case.name, &info.tag);
+            let saved = match golden::write_png(&a_path, actual) {
+                Ok(()) => format!("actual: {}", a_path.display()),
+                Err(e) => format!("(could not save the actual image: {e})"),
+            };
             return Outcome::fail(
                 "corrupt",
                 format!(
-                    "{e}\n  to replace it: {}",
+                    "{e}\n  {saved}\n  to replace it: {}",
                     golden::bless_command(input.rerun_env, "all", &case.name, &info.tag)
                 ),
-            )
+            );
         }
         Err(_) => None,
     };
@@ -563,6 +585,47 @@ mod tests {
             status: Expected::Fail,
             reason: "a driver bug".into(),
         }
+    }
+
+    #[test]
+    fn a_position_that_is_not_finite_is_named_as_such() {
+        let expected = vec![[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]];
+        let gpu = |p: Vec<[f32; 3]>| {
+            Ok(Skinned {
+                positions: p,
+                fault: None,
+            })
+        };
+        let nan = positions_match(
+            &gpu(vec![[0.0, 1.0, 2.0], [f32::NAN, 4.0, 5.0]]),
+            &expected,
+            1e-5,
+            "GPU",
+            "CPU",
+        );
+        assert_eq!(nan.status, Status::Fail);
+        assert!(
+            nan.message.starts_with("1 of 2 vertices are not finite (NaN or infinite), the first vertex 1: GPU [NaN, 4.0, 5.0] vs CPU [3.0, 4.0, 5.0]"),
+            "{}",
+            nan.message
+        );
+        let off = positions_match(
+            &gpu(vec![[0.0, 1.0, 2.0], [3.5, 4.0, 5.0]]),
+            &expected,
+            1e-5,
+            "GPU",
+            "CPU",
+        );
+        assert!(
+            off.message
+                .contains("at vertex 1 of 2: GPU [3.5, 4.0, 5.0] vs CPU [3.0, 4.0, 5.0]"),
+            "{}",
+            off.message
+        );
+        assert_eq!(
+            positions_match(&gpu(expected.clone()), &expected, 1e-5, "GPU", "CPU").status,
+            Status::Pass
+        );
     }
 
     #[test]

@@ -31,11 +31,16 @@ fn main() {
     if let Some(reason) = &suite.no_adapter {
         eprintln!("skinproof: {reason}");
     }
+    // Benchmarks, the mutation check and the report's own files belong to a whole run, not to a
+    // filtered one.
+    let whole_run = args.filter.is_none() && args.skip.is_empty();
+    if whole_run && !args.list {
+        // Actual and diff images of cases that are gone or renamed would outlive them.
+        let _ = std::fs::remove_dir_all(reports.join("diff"));
+    }
     let conclusion = libtest_mimic::run(&args, suite.trials());
     let mut failure = None;
     if !args.list {
-        // Benchmarks and the mutation check belong to a whole run, not to a filtered one.
-        let whole_run = args.filter.is_none() && args.skip.is_empty();
         let (mut report, after) = suite.finish(whole_run, start);
         failure = after;
         if !whole_run {
@@ -84,6 +89,7 @@ fn publish(report: &Report, reports: &Path, args: &Arguments) {
     }
     match report.write(reports) {
         Ok(md) => {
+            print_skips(report);
             if !report.unused_goldens.is_empty() {
                 eprintln!(
                     "skinproof: golden files no case uses: {} (listed in the report)",
@@ -112,4 +118,34 @@ fn selection(args: &Arguments) -> String {
         parts.push(format!("skip `{s}`"));
     }
     parts.join(", ")
+}
+
+/// The SKIPs with their reasons: libtest shows a skipped trial as `ok`.
+fn print_skips(report: &Report) {
+    use skinproof::check::Status;
+    let skips: Vec<_> = report
+        .rows
+        .iter()
+        .filter(|r| r.outcome.status == Status::Skip)
+        .collect();
+    if skips.is_empty() {
+        return;
+    }
+    eprintln!(
+        "skinproof: {} trials ran as SKIP (shown as ok above):",
+        skips.len()
+    );
+    const SHOWN: usize = 10;
+    for r in skips.iter().take(SHOWN) {
+        eprintln!(
+            "  {}::{} [{}]: {}",
+            r.case,
+            r.check,
+            r.adapter,
+            r.outcome.message.lines().next().unwrap_or("")
+        );
+    }
+    if skips.len() > SHOWN {
+        eprintln!("  and {} more, listed in the report", skips.len() - SHOWN);
+    }
 }

@@ -322,13 +322,16 @@ impl Report {
         if !stale.is_empty() {
             let _ = writeln!(md, "\n## Stale goldens\n");
             for (r, v) in stale {
+                // The trial's message also says how to record that the image still matches.
+                let why = if r.outcome.message.is_empty() {
+                    v.stale.clone().unwrap_or_default()
+                } else {
+                    r.outcome.message.replace('\n', " ")
+                };
                 let _ = writeln!(
                     md,
-                    "- `{}` for `{}` on {}: {}",
-                    v.golden,
-                    r.case,
-                    r.adapter,
-                    v.stale.as_deref().unwrap_or("")
+                    "- `{}` for `{}` on {}: {why}",
+                    v.golden, r.case, r.adapter
                 );
             }
         }

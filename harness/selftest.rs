@@ -361,22 +361,34 @@ fn bless_all_clears_a_stale_flag_without_touching_a_matching_image() {
     let old_sha = text.split("\"case_sha256\": \"").nth(1).unwrap()[..64].to_string();
     std::fs::write(&sidecar, text.replace(&old_sha, &"0".repeat(64))).unwrap();
     let png = std::fs::read(goldens.join("bend_two_joints.png")).unwrap();
-    let rows = |bless: &str| {
-        let report = run_suite_with(&dir, &[("SKINPROOF_BLESS", bless)], |c| {
+    let run = |bless: &str| {
+        run_suite_with(&dir, &[("SKINPROOF_BLESS", bless)], |c| {
             c.goldens = goldens.clone();
             c.cases = cases.clone();
-        })?;
+        })
+    };
+    let rows = |bless: &str| {
         Some(
-            report
+            run(bless)?
                 .rows
                 .into_iter()
                 .filter(|r| r.check == "render_matches_golden")
                 .collect::<Vec<_>>(),
         )
     };
-    let Some(judged) = rows("") else {
+    let Some(first) = run("") else {
         return;
     };
+    let review = first.review_markdown();
+    assert!(
+        review.contains("## Stale goldens") && review.contains("SKINPROOF_BLESS=all"),
+        "{review}"
+    );
+    let judged: Vec<_> = first
+        .rows
+        .iter()
+        .filter(|r| r.check == "render_matches_golden")
+        .collect();
     for r in &judged {
         assert_eq!(r.outcome.status, Status::Pass, "{}", r.outcome.message);
         assert!(
