@@ -490,8 +490,9 @@ fn fit_view(bind: &[[f32; 3]], posed: &[[f32; 3]], case: &Case) -> View {
 /// whole target.
 fn default_coverage(case: &Case, v: View) -> [u64; 2] {
     let (w, h) = (case.render.width as f64, case.render.height as f64);
+    let pixels = (w * h) as u64;
     let (Some(s), Some(m)) = (&case.skeleton, &case.mesh) else {
-        return [1, (w * h) as u64 - 1];
+        return [1, pixels.saturating_sub(1).max(1)];
     };
     let length = s.joints as f64 * s.segment_length;
     let width = m.width.unwrap_or(0.2 * s.segment_length);
@@ -516,9 +517,10 @@ fn default_coverage(case: &Case, v: View) -> [u64; 2] {
     }
     // Edge pixels are where rasterisers may round either way.
     let slack = 2.0 * (px_w + px_h) + 2.0;
+    // No more pixels than the target has.
     [
-        (area - slack).max(1.0).floor() as u64,
-        (area + slack).ceil().max(1.0) as u64,
+        ((area - slack).max(1.0).floor() as u64).min(pixels),
+        ((area + slack).ceil().max(1.0) as u64).min(pixels),
     ]
 }
 
@@ -546,6 +548,10 @@ mod tests {
         // A visible strip keeps its area give or take its perimeter.
         let [lo, hi] = default_coverage(&case(1.0), view);
         assert!(lo > 1 && hi > lo, "{lo}..{hi}");
+        // Never more pixels than the target has.
+        let mut tiny = case(1.0);
+        (tiny.render.width, tiny.render.height) = (1, 1);
+        assert_eq!(default_coverage(&tiny, view), [1, 1]);
     }
 
     #[test]

@@ -344,9 +344,25 @@ impl Case {
     /// Reads and validates one case file.
     pub fn load(path: &Path) -> Result<Case, CaseError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
+        let bytes = std::fs::read(path).map_err(|source| CaseError::Io {
             file: file.clone(),
             source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            // Where the first bad byte is, as an editor counts lines and columns.
+            let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
+            CaseError::Parse {
+                file: file.clone(),
+                line,
+                column,
+                message: format!(
+                    "not UTF-8 text (byte 0x{:02x}): case files are UTF-8",
+                    e.as_bytes()[good.len()]
+                ),
+            }
         })?;
         Self::parse(path, &text)
     }

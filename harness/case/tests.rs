@@ -452,3 +452,17 @@ fn the_default_cases_load() {
         assert!(c.is_ok(), "{}: {}", rel.display(), c.unwrap_err());
     }
 }
+
+#[test]
+fn a_file_that_is_not_utf8_is_located_at_its_first_bad_byte() {
+    let dir = std::env::temp_dir().join(format!("skinproof-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("latin1.yaml");
+    std::fs::write(&path, b"skeleton: { joints: 2 }\ndescription: caf\xe9\n").unwrap();
+    let msg = Case::load(&path).unwrap_err().to_string();
+    assert!(
+        msg.ends_with("latin1.yaml:2:17: not UTF-8 text (byte 0xe9): case files are UTF-8"),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
