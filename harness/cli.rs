@@ -150,3 +150,70 @@ fn merging_one_report_twice_counts_it_once() {
     let merged = Report::load(&out.join("report.json")).unwrap();
     assert_eq!(merged.timings.len(), 1);
 }
+
+#[test]
+fn gpu_skinning_needs_only_the_compute_stage() {
+    let dir = scratch("compute_only");
+    let source = std::fs::read_to_string(root().join("shaders/skinning.wgsl")).unwrap();
+    let from = "let p = skin(position, joint, weight);";
+    assert!(source.contains(from));
+    // The vertex stage reads a binding the render pipeline does not have.
+    let broken = source.replacen(
+        from,
+        "let p = skin(positions[0].xyz * 0.0 + position, joint, weight);",
+        1,
+    );
+    let shader = dir.join("vertex_broken.wgsl");
+    std::fs::write(&shader, broken).unwrap();
+    let out = dir.join("bend.bin");
+    let o = Command::new(env!("CARGO_BIN_EXE_skinproof"))
+        .args([
+            "skin",
+            "--case",
+            "cases/bend_two_joints.yaml",
+            "--path",
+            "gpu",
+            "--out",
+        ])
+        .arg(&out)
+        .env("SKINPROOF_SHADER", &shader)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = stderr(&o);
+    if text.contains("no GPU adapter found")
+        && std::env::var("SKINPROOF_REQUIRE_ADAPTER").map_or(true, |v| v.is_empty() || v == "0")
+    {
+        eprintln!("skipped: {text}");
+        return;
+    }
+    assert!(o.status.success(), "{text}");
+    assert!(
+        text.contains("warning:") && text.contains("vs_skin"),
+        "{text}"
+    );
+    let cpu = dir.join("bend_cpu.bin");
+    let o = skinproof(&[
+        "skin",
+        "--case",
+        "cases/bend_two_joints.yaml",
+        "--out",
+        cpu.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let floats = |p: &Path| -> Vec<f32> {
+        std::fs::read(p)
+            .unwrap()
+            .chunks(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect()
+    };
+    let (g, c) = (floats(&out), floats(&cpu));
+    assert_eq!(g.len(), c.len());
+    let worst = g
+        .iter()
+        .zip(&c)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    assert!(worst < 1e-4, "GPU and CPU differ by {worst}");
+}

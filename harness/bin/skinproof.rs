@@ -279,12 +279,21 @@ fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
     });
     let config = skinproof::config::Config::from_vars(root, vars.collect())?;
     let shader = Shader::load(&config.shader).map_err(|e| e.to_string())?;
-    shader.validate().map_err(|e| e.to_string())?;
+    // Only skin_compute runs here: a contract broken elsewhere (the render stage) is worth a word,
+    // not a refusal; a compute stage that does not build fails below.
+    if let Err(e) = shader.validate() {
+        eprintln!("skinproof: warning: {e}");
+    }
     let ctx = Context::new(&found.adapter, found.info.clone(), &shader, config.timeout)
         .map_err(|e| e.to_string())?;
     eprintln!("skinproof: skinning on {}", found.info.tag);
-    skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh)
-        .map_err(|e| e.to_string())
+    ctx.compute().map_err(|e| e.to_string())?;
+    let skinned = skinproof::gpu::compute::skin_guarded(&ctx, &scene.posed_palette, &scene.mesh)
+        .map_err(|e| e.to_string())?;
+    if let Some(fault) = &skinned.fault {
+        eprintln!("skinproof: warning: the compute output breaks the contract: {fault}");
+    }
+    Ok(skinned.positions)
 }
 
 /// Wavefront OBJ: one `v` per vertex, one `f` per triangle (1-based).
