@@ -59,6 +59,16 @@ pub(super) fn parse_error(file: &str, text: &str, e: &serde_yaml_ng::Error) -> C
             (line, column) = (l, 1);
         }
     }
+    // A number too large for its type reaches serde as a string: say what it is.
+    if let Some(value) = message
+        .split_once("invalid type: string \"")
+        .and_then(|(_, r)| r.split_once('"'))
+        .map(|(v, _)| v)
+    {
+        if value.parse::<f64>().is_ok_and(|v| v.is_infinite()) {
+            message.push_str(" (the number is beyond the largest f64, about 1.8e308)");
+        }
+    }
     let lines = locate::line_count(text);
     let at = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
     if at.len() > at.trim_start().len() && at[..at.len() - at.trim_start().len()].contains('\t') {

@@ -466,3 +466,16 @@ fn a_file_that_is_not_utf8_is_located_at_its_first_bad_byte() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_number_past_f64_says_so() {
+    let msg = parse(
+        "skeleton: { joints: 2 }\nmesh: { vertices: 8 }\npose:\n  - { joint: 1, degrees: 1e400 }\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        msg.contains(":4:") && msg.contains("beyond the largest f64"),
+        "{msg}"
+    );
+}
