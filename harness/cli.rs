@@ -48,6 +48,10 @@ fn a_bad_flag_value_is_named_by_its_flag() {
             vec!["--time", "-1"],
             "skinproof: --time: must be finite and >= 0, got -1",
         ),
+        (
+            vec!["--time", "nan"],
+            "skinproof: --time: `nan` is not a finite number of seconds",
+        ),
     ] {
         let mut all = vec!["skin", "--model", MODEL, "--out", out];
         all.extend(args);

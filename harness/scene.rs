@@ -260,31 +260,44 @@ pub enum SceneError {
 impl Scene {
     /// The case's chain and strip, or its glTF model, posed as the case says.
     pub fn from_case(case: &Case) -> Result<Scene, SceneError> {
-        let (skeleton, mesh, mut pose, bind_palette) =
-            match (&case.model, &case.skeleton, &case.mesh) {
-                (Some(spec), _, _) => {
-                    let path = case.model_path().unwrap_or_default();
-                    if !path.exists() {
-                        let why = format!(
-                            "{}: model file {} is not there",
-                            case.path.display(),
-                            path.display()
-                        );
-                        return Err(match spec.if_missing {
-                            IfMissing::Skip => SceneError::Skip(why),
-                            IfMissing::Fail => SceneError::Fail(why),
-                        });
+        let (skeleton, mesh, mut pose, bind_palette) = match (
+            &case.model,
+            &case.skeleton,
+            &case.mesh,
+        ) {
+            (Some(spec), _, _) => {
+                let path = case.model_path().unwrap_or_default();
+                if !path.exists() {
+                    let why = format!(
+                        "{}: model file {} is not there",
+                        case.path.display(),
+                        path.display()
+                    );
+                    return Err(match spec.if_missing {
+                        IfMissing::Skip => SceneError::Skip(why),
+                        IfMissing::Fail => SceneError::Fail(why),
+                    });
+                }
+                let model = crate::model::load(&path, spec.mesh.as_deref()).map_err(|e| {
+                    // A model that loads without the mesh name: the name is what is wrong.
+                    if spec.mesh.is_some() && crate::model::load(&path, None).is_ok() {
+                        case_error(case, "model.mesh", e.to_string())
+                    } else {
+                        SceneError::Fail(format!("{}: model: {e}", case.path.display()))
                     }
-                    let model = crate::model::load(&path, spec.mesh.as_deref()).map_err(|e| {
-                        // A model that loads without the mesh name: the name is what is wrong.
-                        if spec.mesh.is_some() && crate::model::load(&path, None).is_ok() {
-                            case_error(case, "model.mesh", e.to_string())
-                        } else {
-                            SceneError::Fail(format!("{}: model: {e}", case.path.display()))
-                        }
-                    })?;
-                    let pose = match spec.time {
+                })?;
+                let pose = match spec.time {
                         None => model.rest_pose(),
+                        Some(_) if model.clips.is_empty() && spec.animation.is_none() => {
+                            return Err(case_error(
+                                case,
+                                "model.time",
+                                format!(
+                                    "{} has no animations, so there is nothing to sample at a time; leave `time` out for its rest pose",
+                                    path.display()
+                                ),
+                            ))
+                        }
                         Some(t) => {
                             let wanted = spec.animation.as_deref().unwrap_or("0");
                             let clip = model.clip_index(wanted).ok_or_else(|| {
@@ -304,29 +317,39 @@ impl Scene {
                                     ),
                                 )
                             })?;
+                            if model.clips[clip].morph_animated {
+                                return Err(case_error(
+                                    case,
+                                    "model.animation",
+                                    format!(
+                                        "clip `{}` animates the morph target weights of the skinned mesh, which the harness does not sample (it skins the mesh at its default weights); choose another clip or the rest pose",
+                                        model.clips[clip].name
+                                    ),
+                                ));
+                            }
                             model.pose_at(clip, t)
                         }
                     };
-                    // The bind pose is where every joint's global is the inverse of its inverse bind
-                    // matrix: the identity palette, by definition.
-                    let bind = vec![Mat4::IDENTITY; model.skeleton.joints.len()];
-                    (model.skeleton, model.mesh, pose, bind)
-                }
-                (None, Some(s), Some(m)) => {
-                    let skeleton = Skeleton::chain(s.joints, s.segment_length);
-                    let width = m.width.unwrap_or(0.2 * s.segment_length);
-                    let mesh = strip(s.joints, s.segment_length, m.vertices, width, m.influences);
-                    let pose = skeleton.bind_pose();
-                    let bind = skeleton.palette(&pose);
-                    (skeleton, mesh, pose, bind)
-                }
-                _ => {
-                    return Err(SceneError::Fail(format!(
-                        "{}: neither a model nor a skeleton and mesh",
-                        case.path.display()
-                    )))
-                }
-            };
+                // The bind pose is where every joint's global is the inverse of its inverse bind
+                // matrix: the identity palette, by definition.
+                let bind = vec![Mat4::IDENTITY; model.skeleton.joints.len()];
+                (model.skeleton, model.mesh, pose, bind)
+            }
+            (None, Some(s), Some(m)) => {
+                let skeleton = Skeleton::chain(s.joints, s.segment_length);
+                let width = m.width.unwrap_or(0.2 * s.segment_length);
+                let mesh = strip(s.joints, s.segment_length, m.vertices, width, m.influences);
+                let pose = skeleton.bind_pose();
+                let bind = skeleton.palette(&pose);
+                (skeleton, mesh, pose, bind)
+            }
+            _ => {
+                return Err(SceneError::Fail(format!(
+                    "{}: neither a model nor a skeleton and mesh",
+                    case.path.display()
+                )))
+            }
+        };
         let unposed = pose.clone();
         for (i, jp) in case.pose.iter().enumerate() {
             if jp.joint >= skeleton.joints.len() {

@@ -181,7 +181,9 @@ fn skin(args: &[String]) -> Result<(), String> {
             if let Some(t) = opts.get("time") {
                 let t: f64 = t
                     .parse()
-                    .map_err(|_| format!("--time: `{t}` is not a number of seconds"))?;
+                    .ok()
+                    .filter(|t: &f64| t.is_finite())
+                    .ok_or_else(|| format!("--time: `{t}` is not a finite number of seconds"))?;
                 yaml += &format!("  time: {t}\n");
             }
             Case::parse(Path::new(COMMAND_LINE), &yaml).map_err(|e| flag_error(&e.to_string()))?

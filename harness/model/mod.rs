@@ -18,8 +18,10 @@
 //!   must be within [`WEIGHT_SUM_TOLERANCE`] (1e-2) of 1, or loading fails naming the vertex. Sums
 //!   within 1e-6 of 1 are kept exactly as stored; sums between 1e-6 and 1e-2 away from 1 (exporter
 //!   rounding, 8-bit weights) are rescaled to sum to 1, so that the affine LBS identities hold.
-//! * Animations: channels on skeleton nodes are kept, channels on other nodes (and morph-target
-//!   weights) are ignored. Samplers: LINEAR (slerp for rotations), STEP, CUBICSPLINE (Hermite, with
+//! * Morph targets of the skinned primitive are applied to POSITION at their default weights (the
+//!   node's, else the mesh's), before skinning; a clip that animates those weights is refused where
+//!   a case uses it, since the harness does not sample them.
+//! * Animations: channels on skeleton nodes are kept, channels on other nodes are ignored. Samplers: LINEAR (slerp for rotations), STEP, CUBICSPLINE (Hermite, with
 //!   tangents scaled by the keyframe interval, rotation results normalized). Times outside a
 //!   channel's keyframes hold its first or last value.
 
@@ -104,6 +106,9 @@ pub struct Clip {
     /// The clip runs from time 0 to its latest keyframe (over the kept channels), in seconds.
     pub duration: f64,
     pub channels: Vec<Channel>,
+    /// Whether it animates the morph target weights of the skinned mesh's node, which the
+    /// harness does not sample (positions take the default weights).
+    pub morph_animated: bool,
 }
 
 /// Which local property a channel drives.
@@ -479,14 +484,27 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
         inverse_bind,
     };
 
-    let mesh = read_primitive(&cx, &gmesh, &mesh_field, joint_count, get)?;
+    // Morph targets take their default weights: the node's, else the mesh's (glTF 2.0 3.7.2.2).
+    let morph_weights: Vec<f32> = node
+        .weights()
+        .or_else(|| gmesh.weights())
+        .map(<[f32]>::to_vec)
+        .unwrap_or_default();
+    let mesh = read_primitive(&cx, &gmesh, &mesh_field, joint_count, &morph_weights, get)?;
+    let mesh_node = node.index();
 
     // Animations.
     let mut clips = Vec::new();
     for anim in doc.animations() {
         let mut channels = Vec::new();
+        let mut morph_animated = false;
         for ch in anim.channels() {
             let field = format!("animations[{}].channels[{}]", anim.index(), ch.index());
+            if ch.target().property() == gltf::animation::Property::MorphTargetWeights
+                && ch.target().node().index() == mesh_node
+            {
+                morph_animated = true;
+            }
             let Some(node) = skeleton_index[ch.target().node().index()] else {
                 continue;
             };
@@ -600,6 +618,7 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
                 .unwrap_or_else(|| format!("animation{}", anim.index())),
             duration,
             channels,
+            morph_animated,
         });
     }
 
@@ -666,11 +685,62 @@ fn node_local(cx: &Cx, node: &gltf::Node) -> Result<Transform, ModelError> {
 }
 
 /// POSITION, JOINTS_0, WEIGHTS_0 and indices of the mesh's first primitive with a skin's attributes.
+/// Adds the morph targets' POSITION displacements at their default weights; the skinned positions
+/// are those of the morphed mesh.
+fn morph<'a, 's, F>(
+    cx: &Cx,
+    pf: &str,
+    reader: &gltf::mesh::Reader<'a, 's, F>,
+    weights: &[f32],
+    positions: &mut [[f32; 3]],
+) -> Result<(), ModelError>
+where
+    F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    for (t, (target_positions, _, _)) in reader.read_morph_targets().enumerate() {
+        let w = weights.get(t).copied().unwrap_or(0.0);
+        if w == 0.0 {
+            continue;
+        }
+        if !w.is_finite() {
+            return Err(cx.bad(
+                format!("{pf}.targets[{t}]"),
+                format!("has a default weight of {w}"),
+            ));
+        }
+        let Some(displacements) = target_positions else {
+            continue;
+        };
+        let field = format!("{pf}.targets[{t}].POSITION");
+        let displacements: Vec<[f32; 3]> = displacements.collect();
+        if displacements.len() != positions.len() {
+            return Err(cx.bad(
+                field,
+                format!(
+                    "has {} elements for {} vertices",
+                    displacements.len(),
+                    positions.len()
+                ),
+            ));
+        }
+        for (p, d) in positions.iter_mut().zip(&displacements) {
+            for k in 0..3 {
+                p[k] += w * d[k];
+            }
+        }
+        if positions.iter().flatten().any(|c| !c.is_finite()) {
+            return Err(cx.bad(field, "makes a position non-finite"));
+        }
+    }
+    Ok(())
+}
+
 fn read_primitive<'s, F>(
     cx: &Cx,
     gmesh: &gltf::Mesh,
     mesh_field: &str,
     joint_count: usize,
+    morph_weights: &[f32],
     get: F,
 ) -> Result<Mesh, ModelError>
 where
@@ -724,10 +794,12 @@ where
         .read_positions()
         .ok_or_else(|| outside("POSITION"))?
         .collect();
+    let mut positions = positions;
     let n = positions.len();
     if n == 0 {
         return Err(cx.bad(attr("POSITION"), "has no vertices"));
     }
+    morph(cx, &pf, &reader, morph_weights, &mut positions)?;
     if let Some(v) = positions
         .iter()
         .position(|p| p.iter().any(|c| !c.is_finite()))

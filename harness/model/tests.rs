@@ -517,3 +517,117 @@ fn real_models_animate_to_finite_poses() {
         );
     }
 }
+
+/// The chain as glTF JSON with one morph target on its skinned primitive (displacement of vertex v:
+/// (0.01 v, 0, -0.02)), `mesh_weights` on the mesh and `node_weights` on its node; `animate` adds
+/// a channel on the mesh node's weights to the first clip.
+fn morphed_chain(
+    dir: &Scratch,
+    mesh_weights: Option<f32>,
+    node_weights: Option<f32>,
+    animate: bool,
+) -> PathBuf {
+    let path = dir.file("chain.gltf");
+    write_chain(&path, J, SEG, V, W, ChainOptions::default()).unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut bytes: Vec<u8> = (0..V)
+        .flat_map(|v| [0.01 * v as f32, 0.0, -0.02])
+        .flat_map(f32::to_le_bytes)
+        .collect();
+    // The animation's one key: time 0, weight 1.
+    bytes.extend([0.0f32, 1.0].iter().flat_map(|f| f.to_le_bytes()));
+    let buffers = doc["buffers"].as_array_mut().unwrap();
+    buffers.push(serde_json::json!({
+        "byteLength": bytes.len(),
+        "uri": format!("data:application/octet-stream;base64,{}", base64_encode(&bytes)),
+    }));
+    let buffer = buffers.len() - 1;
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    views.push(serde_json::json!({ "buffer": buffer, "byteOffset": 0, "byteLength": V * 12 }));
+    views.push(serde_json::json!({ "buffer": buffer, "byteOffset": V * 12, "byteLength": 4 }));
+    views.push(serde_json::json!({ "buffer": buffer, "byteOffset": V * 12 + 4, "byteLength": 4 }));
+    let view = views.len() - 3;
+    let accessors = doc["accessors"].as_array_mut().unwrap();
+    let first = accessors.len();
+    accessors.push(serde_json::json!({ "bufferView": view, "componentType": 5126, "type": "VEC3", "count": V }));
+    accessors.push(serde_json::json!({ "bufferView": view + 1, "componentType": 5126, "type": "SCALAR", "count": 1, "min": [0.0], "max": [0.0] }));
+    accessors.push(serde_json::json!({ "bufferView": view + 2, "componentType": 5126, "type": "SCALAR", "count": 1 }));
+    doc["meshes"][0]["primitives"][0]["targets"] = serde_json::json!([{ "POSITION": first }]);
+    if let Some(w) = mesh_weights {
+        doc["meshes"][0]["weights"] = serde_json::json!([w]);
+    }
+    if let Some(w) = node_weights {
+        doc["nodes"][J]["weights"] = serde_json::json!([w]);
+    }
+    if animate {
+        let anim = &mut doc["animations"][0];
+        let sampler = anim["samplers"].as_array().unwrap().len();
+        anim["samplers"].as_array_mut().unwrap().push(
+            serde_json::json!({ "input": first + 1, "output": first + 2, "interpolation": "STEP" }),
+        );
+        anim["channels"].as_array_mut().unwrap().push(
+            serde_json::json!({ "sampler": sampler, "target": { "node": J, "path": "weights" } }),
+        );
+    }
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn morph_targets_apply_at_their_default_weights() {
+    let dir = Scratch::new("morph");
+    let plain = load(&morphed_chain(&dir, None, None, false), None).unwrap();
+    let expect = |w: f32| -> Vec<[f32; 3]> {
+        plain
+            .mesh
+            .positions
+            .iter()
+            .enumerate()
+            .map(|(v, p)| [p[0] + w * 0.01 * v as f32, p[1], p[2] - w * 0.02])
+            .collect()
+    };
+    // No weights: the target is at 0, the mesh as written.
+    assert!(plain.mesh.positions.iter().all(|p| p[2] == 0.0));
+    let mesh_half = load(&morphed_chain(&dir, Some(0.5), None, false), None).unwrap();
+    assert!(max_diff(&mesh_half.mesh.positions, &expect(0.5)) < 1e-6);
+    // The node's weights win over the mesh's.
+    let node = load(&morphed_chain(&dir, Some(0.5), Some(0.25), false), None).unwrap();
+    assert!(max_diff(&node.mesh.positions, &expect(0.25)) < 1e-6);
+    assert!(!node.clips[0].morph_animated);
+    let animated = load(&morphed_chain(&dir, Some(0.5), None, true), None).unwrap();
+    assert!(animated.clips[0].morph_animated);
+}
+
+#[test]
+fn a_case_cannot_sample_what_the_harness_does_not() {
+    use crate::scene::{Scene, SceneError};
+    let dir = Scratch::new("morph_case");
+    let fail = |model: &Path, extra: &str| {
+        let text = format!("model: {{ path: {}{extra} }}\n", model.display());
+        let case = crate::case::Case::parse(&dir.file("c.yaml"), &text).unwrap();
+        match Scene::from_case(&case) {
+            Err(SceneError::Fail(why)) => why,
+            Err(SceneError::Skip(why)) => panic!("skip: {why}"),
+            Ok(_) => panic!("{text} loaded"),
+        }
+    };
+    let animated = morphed_chain(&dir, Some(0.5), None, true);
+    let why = fail(&animated, ", time: 0.5");
+    assert!(
+        why.contains("field `model.animation`")
+            && why.contains("animates the morph target weights"),
+        "{why}"
+    );
+    // Without animations, a time has nothing to sample: the message names `time`.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&animated).unwrap()).unwrap();
+    doc.as_object_mut().unwrap().remove("animations");
+    let still = dir.file("still.gltf");
+    std::fs::write(&still, serde_json::to_string(&doc).unwrap()).unwrap();
+    let why = fail(&still, ", time: 0.5");
+    assert!(
+        why.contains("field `model.time`") && why.contains("has no animations"),
+        "{why}"
+    );
+}
