@@ -410,13 +410,17 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
                 _ => rows.extend(job.tier().map(|tier| (tier, job.threads(), s))),
             }
         }
-        let median_of = |name: &str| rows.iter().find(|r| r.0 == name).map(|r| r.2.median);
-        let (floor24, floor48, stat) = (median_of(FLOOR24), median_of(FLOOR48), median_of(STATIC));
+        // A row's floor is the copy on as many threads, where the tier has one.
+        let median_of = |name: &str, threads: usize| {
+            let on = |t: usize| rows.iter().find(|r| r.0 == name && r.1 == t);
+            on(threads).or_else(|| on(1)).map(|r| r.2.median)
+        };
+        let stat = median_of(STATIC, 1);
         for (name, threads, s) in &rows {
             let floor = match *name {
                 FLOOR24 | FLOOR48 => None,
-                STATIC => floor24,
-                _ => floor48,
+                STATIC => median_of(FLOOR24, *threads),
+                _ => median_of(FLOOR48, *threads),
             };
             bench.rows.push(CpuRow {
                 tier: name.to_string(),
@@ -623,7 +627,7 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
         md,
         "CPU: {}; {} hardware threads available; rows run on {} thread(s) as the threads column says \
          (2 threads only from {} vertices: below that the fast path keeps one thread); fast kernel: {}. \
-         Copy floor N B = memcpy of N bytes per vertex; vs floor: static against 24 B, skinning against 48 B. \
+         Copy floor N B = memcpy of N bytes per vertex; vs floor: static against 24 B, skinning against 48 B, each on as many threads as the row. \
          The rows of a tier are sampled in turn (one sample of each row, then the next), so the ratios compare like with like.\n",
         cpu.cpu,
         cpu.available_threads,

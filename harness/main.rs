@@ -12,7 +12,12 @@ fn main() {
     let start = Instant::now();
     let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = match Config::from_env(root) {
+    // The adapter selection is a setting too: a typo in WGPU_BACKEND must not select nothing.
+    let config = Config::from_env(root).and_then(|c| {
+        skinproof::gpu::Selection::from_env()?;
+        Ok(c)
+    });
+    let config = match config {
         Ok(c) => c,
         Err(e) => {
             // A broken setting must not run the suite with a silent default, and no filter may
@@ -45,6 +50,11 @@ fn main() {
         failure = after;
         if !whole_run {
             report.filter = Some(selection(&args));
+            if std::env::var("SKINPROOF_MUTATE").is_ok_and(|v| v == "1") {
+                eprintln!(
+                    "skinproof: SKINPROOF_MUTATE runs only with the whole suite, not with a filter"
+                );
+            }
         }
         publish(&report, &reports, &args);
     }

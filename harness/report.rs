@@ -75,6 +75,9 @@ pub struct Report {
     /// Files in the golden folder that no case uses (a removed or renamed case's).
     #[serde(default)]
     pub unused_goldens: Vec<String>,
+    /// Failures of the run that are no case's row (a required adapter missing).
+    #[serde(default)]
+    pub problems: Vec<String>,
 }
 
 /// The benchmark figures of one run.
@@ -114,7 +117,7 @@ impl Report {
         if let Some(f) = &self.filter {
             let _ = writeln!(
                 md,
-                "A filtered run ({f}): only the selected trials, no benchmarks. The whole run's report, `REPORT.md`, is left as it was.\n"
+                "A filtered run ({f}): only the selected trials, no benchmarks and no mutation check. The whole run's report, `REPORT.md`, is left as it was.\n"
             );
         }
         // The checks run even when validation fails (each pipeline builds or not on its own), so the
@@ -139,6 +142,9 @@ impl Report {
                 ""
             }
         );
+        for p in &self.problems {
+            let _ = writeln!(md, "**The run fails:** {}\n", p.replace('\n', " "));
+        }
         let validation = self.validation.as_ref().map_or("not run".to_string(), |o| {
             format!("{} ({})", o.status, o.figure)
         });
@@ -513,6 +519,11 @@ impl Report {
             for c in p.case_problems {
                 if !out.case_problems.iter().any(|d| d.file == c.file) {
                     out.case_problems.push(c);
+                }
+            }
+            for f in p.problems {
+                if !out.problems.contains(&f) {
+                    out.problems.push(f);
                 }
             }
             for f in p.unused_goldens {

@@ -485,17 +485,28 @@ impl Suite {
             .collect();
         let require = self.config.require.clone();
         let reason = self.no_adapter.clone();
-        let trial = Job::new("adapters::present", move || match require {
-            Require::Nothing | Require::Any if !found.is_empty() => Ok(()),
-            Require::Backends(want) => {
-                let missing: Vec<&String> = want.iter().filter(|b| !found.contains(b)).collect();
-                if missing.is_empty() {
-                    Ok(())
-                } else {
-                    Err(format!("SKINPROOF_REQUIRE_ADAPTER wants an adapter on {missing:?}; found only {found:?}. {}", reason.unwrap_or_default()))
+        let report = self.report.clone();
+        let trial = Job::new("adapters::present", move || {
+            let verdict = match require {
+                Require::Nothing | Require::Any if !found.is_empty() => Ok(()),
+                Require::Backends(want) => {
+                    let missing: Vec<&String> =
+                        want.iter().filter(|b| !found.contains(b)).collect();
+                    if missing.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(format!("SKINPROOF_REQUIRE_ADAPTER wants an adapter on {missing:?}; found only {found:?}. {}", reason.unwrap_or_default()))
+                    }
                 }
+                _ => Err(reason.unwrap_or_else(|| "no adapter".into())),
+            };
+            // In the report too: its rows alone would read green without the missing adapter's.
+            if let Err(why) = &verdict {
+                lock(&report)
+                    .problems
+                    .push(format!("adapters::present: {why}"));
             }
-            _ => Err(reason.unwrap_or_else(|| "no adapter".into())),
+            verdict
         });
         trial.ignored(self.slots.is_empty() && self.config.require == Require::Nothing)
     }

@@ -59,6 +59,11 @@ pub fn parse_backends(list: &str) -> Result<wgpu::Backends, String> {
             }
         };
     }
+    if out.is_empty() {
+        return Err(format!(
+            "WGPU_BACKEND: `{list}` names no backend (expected a comma list of vulkan, gl, metal, dx12)"
+        ));
+    }
     Ok(out)
 }
 
@@ -186,5 +191,8 @@ mod tests {
         );
         let err = parse_backends("vulkan,vulcan").unwrap_err();
         assert!(err.contains("`vulcan`"), "{err}");
+        assert!(parse_backends(" , ")
+            .unwrap_err()
+            .contains("names no backend"));
     }
 }
