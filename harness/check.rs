@@ -37,6 +37,19 @@ impl Status {
     }
 }
 
+impl Status {
+    /// How bad the status is, for keeping the worse of two results of one trial: a failure of any
+    /// kind, then an expected failure, a skip, a pass.
+    pub fn severity(self) -> u8 {
+        match self {
+            Status::Pass => 0,
+            Status::Skip => 1,
+            Status::ExpectedFail => 2,
+            Status::UnexpectedPass | Status::Timeout | Status::Fail => 3,
+        }
+    }
+}
+
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {

@@ -93,14 +93,34 @@ fn help_works_for_each_command() {
 
 /// A one-row report of `shader` (its source) with one timing.
 fn report(dir: &Path, file: &str, shader_source: &str, adapter: &str) -> PathBuf {
+    report_with(dir, file, shader_source, adapter, Status::Pass, "Mesa 1")
+}
+
+/// The same, with the row's status and the adapter's driver info.
+fn report_with(
+    dir: &Path,
+    file: &str,
+    shader_source: &str,
+    adapter: &str,
+    status: Status,
+    driver_info: &str,
+) -> PathBuf {
     let r = Report {
+        adapters: vec![skinproof::gpu::AdapterInfo {
+            tag: adapter.into(),
+            name: "llvmpipe".into(),
+            backend: adapter.split('/').next().unwrap_or("").into(),
+            device_type: "Cpu".into(),
+            driver: "llvmpipe".into(),
+            driver_info: driver_info.into(),
+        }],
         shader: "shaders/skinning.wgsl".into(),
         shader_sha256: skinproof::golden::sha256(shader_source.as_bytes()),
         rows: vec![Row {
             case: "bend".into(),
             adapter: adapter.into(),
             check: "posed_matches_cpu".into(),
-            outcome: Outcome::new(Status::Pass, "0", ""),
+            outcome: Outcome::new(status, "0", ""),
         }],
         timings: vec![Timing {
             what: "bend".into(),
@@ -220,4 +240,45 @@ fn gpu_skinning_needs_only_the_compute_stage() {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0, f32::max);
     assert!(worst < 1e-4, "GPU and CPU differ by {worst}");
+}
+
+#[test]
+fn merge_keeps_the_worse_of_two_results_in_any_order() {
+    let dir = scratch("conflict");
+    let pass = report_with(&dir, "pass.json", "s", "vulkan/x", Status::Pass, "Mesa 1");
+    let fail = report_with(&dir, "fail.json", "s", "vulkan/x", Status::Fail, "Mesa 1");
+    for (i, order) in [[&pass, &fail], [&fail, &pass]].iter().enumerate() {
+        let out = dir.join(format!("out{i}"));
+        let o = skinproof(&[
+            "merge",
+            "--out",
+            out.to_str().unwrap(),
+            order[0].to_str().unwrap(),
+            order[1].to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("is PASS in one report and FAIL in another")
+                || stderr(&o).contains("is FAIL in one report and PASS in another"),
+            "{}",
+            stderr(&o)
+        );
+        let merged = Report::load(&out.join("report.json")).unwrap();
+        assert_eq!(merged.rows.len(), 1);
+        assert_eq!(merged.rows[0].outcome.status, Status::Fail, "order {i}");
+    }
+}
+
+#[test]
+fn merge_refuses_one_tag_for_two_different_adapters() {
+    let dir = scratch("two_machines");
+    let a = report_with(&dir, "a.json", "s", "vulkan/x", Status::Pass, "Mesa 22");
+    let b = report_with(&dir, "b.json", "s", "vulkan/x", Status::Pass, "Mesa 24");
+    let o = skinproof(&["merge", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("both have an adapter tagged `vulkan/x` but they differ"),
+        "{}",
+        stderr(&o)
+    );
 }

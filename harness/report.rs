@@ -490,7 +490,9 @@ impl Benchmarks {
 
 impl Report {
     /// One report from several (CI jobs on different GPUs, backends, or nextest shards and
-    /// processes): adapters, cases and rows are united; a row seen twice keeps its last copy.
+    /// processes): adapters, cases and rows are united. A row seen twice keeps its worse status
+    /// (its later copy when they are alike), and two statuses that differ are named in
+    /// `problems`, so that no order of the files hides a failure.
     pub fn merge(parts: Vec<Report>) -> Report {
         let mut out = Report::default();
         for p in parts {
@@ -512,9 +514,23 @@ impl Report {
                 }
             }
             for r in p.rows {
-                out.rows
-                    .retain(|s| (&s.case, &s.adapter, &s.check) != (&r.case, &r.adapter, &r.check));
-                out.rows.push(r);
+                let key = |s: &Row| (s.case.clone(), s.adapter.clone(), s.check.clone());
+                match out.rows.iter().position(|s| key(s) == key(&r)) {
+                    None => out.rows.push(r),
+                    Some(i) => {
+                        let old = out.rows[i].outcome.status;
+                        let new = r.outcome.status;
+                        if old != new {
+                            out.problems.push(format!(
+                                "merge: `{}::{} [{}]` is {old} in one report and {new} in another; the worse is kept",
+                                r.case, r.check, r.adapter
+                            ));
+                        }
+                        if new.severity() >= old.severity() {
+                            out.rows[i] = r;
+                        }
+                    }
+                }
             }
             for c in p.case_problems {
                 if !out.case_problems.iter().any(|d| d.file == c.file) {

@@ -77,7 +77,11 @@ fn merge(args: &[String]) -> Result<(), String> {
         parts.push((f, report));
     }
     check_one_shader(&parts)?;
+    check_adapters(&parts)?;
     let merged = Report::merge(parts.into_iter().map(|(_, r)| r).collect());
+    for p in &merged.problems {
+        eprintln!("skinproof: {p}");
+    }
     let matrix = merged.matrix_markdown();
     match out {
         None => print_out(&matrix),
@@ -123,6 +127,38 @@ fn check_one_shader(parts: &[(&PathBuf, Report)]) -> Result<(), String> {
             &r.shader_sha256[..12.min(r.shader_sha256.len())]
         )),
     }
+}
+
+/// One matrix column is one adapter: two reports whose adapters share a tag but not a name and
+/// driver (two machines, two Mesa versions) would mix their rows in one column.
+fn check_adapters(parts: &[(&PathBuf, Report)]) -> Result<(), String> {
+    let mut seen: Vec<(&PathBuf, &skinproof::gpu::AdapterInfo)> = Vec::new();
+    for (file, report) in parts {
+        for a in &report.adapters {
+            let same = |b: &skinproof::gpu::AdapterInfo| {
+                (&a.name, &a.driver, &a.driver_info) == (&b.name, &b.driver, &b.driver_info)
+            };
+            match seen.iter().find(|(_, b)| b.tag == a.tag) {
+                Some((first, b)) if !same(b) => {
+                    return Err(format!(
+                        "merge: {} and {} both have an adapter tagged `{}` but they differ ({}, {} {} against {}, {} {}): one matrix column cannot hold both",
+                        first.display(),
+                        file.display(),
+                        a.tag,
+                        b.name,
+                        b.driver,
+                        b.driver_info,
+                        a.name,
+                        a.driver,
+                        a.driver_info
+                    ))
+                }
+                Some(_) => {}
+                None => seen.push((file, a)),
+            }
+        }
+    }
+    Ok(())
 }
 
 fn skin(args: &[String]) -> Result<(), String> {
