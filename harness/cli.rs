@@ -282,3 +282,27 @@ fn merge_refuses_one_tag_for_two_different_adapters() {
         stderr(&o)
     );
 }
+
+#[test]
+fn no_adapter_names_the_filter_that_left_none() {
+    let o = Command::new(env!("CARGO_BIN_EXE_skinproof"))
+        .args([
+            "skin",
+            "--case",
+            "cases/bend_two_joints.yaml",
+            "--path",
+            "gpu",
+            "--out",
+            "target/cli-unused.bin",
+        ])
+        .env("WGPU_ADAPTER_NAME", "no-such-adapter-anywhere")
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no GPU adapter found with WGPU_ADAPTER_NAME=no-such-adapter-anywhere"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -302,9 +302,21 @@ fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
     let found = skinproof::gpu::discover(&instance, &selection)
         .into_iter()
         .next()
-        .ok_or(
-            "no GPU adapter found (see README: scripts/setup-adapters installs the software ones)",
-        )?;
+        .ok_or_else(|| {
+            let narrowed: Vec<String> = ["WGPU_BACKEND", "WGPU_ADAPTER_NAME"]
+                .into_iter()
+                .filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v}")))
+                .filter(|kv| !kv.ends_with('='))
+                .collect();
+            format!(
+                "no GPU adapter found{} (see README: scripts/setup-adapters installs the software ones)",
+                if narrowed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with {}", narrowed.join(" "))
+                }
+            )
+        })?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // A command resolves SKINPROOF_SHADER against the folder it runs in, as its other paths.
     let vars = std::env::vars().map(|(k, v)| {
