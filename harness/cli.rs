@@ -18,11 +18,16 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn skinproof(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skinproof"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap()
+    skinproof_with(args, &[])
+}
+
+/// The command run from the project root with these environment variables added.
+fn skinproof_with(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skinproof"));
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.args(args).current_dir(root()).output().unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -190,20 +195,18 @@ fn gpu_skinning_needs_only_the_compute_stage() {
     let shader = dir.join("vertex_broken.wgsl");
     std::fs::write(&shader, broken).unwrap();
     let out = dir.join("bend.bin");
-    let o = Command::new(env!("CARGO_BIN_EXE_skinproof"))
-        .args([
+    let o = skinproof_with(
+        &[
             "skin",
             "--case",
             "cases/bend_two_joints.yaml",
             "--path",
             "gpu",
             "--out",
-        ])
-        .arg(&out)
-        .env("SKINPROOF_SHADER", &shader)
-        .current_dir(root())
-        .output()
-        .unwrap();
+            out.to_str().unwrap(),
+        ],
+        &[("SKINPROOF_SHADER", &shader)],
+    );
     let text = stderr(&o);
     if text.contains("no GPU adapter found")
         && std::env::var("SKINPROOF_REQUIRE_ADAPTER").map_or(true, |v| v.is_empty() || v == "0")
@@ -285,8 +288,8 @@ fn merge_refuses_one_tag_for_two_different_adapters() {
 
 #[test]
 fn no_adapter_names_the_filter_that_left_none() {
-    let o = Command::new(env!("CARGO_BIN_EXE_skinproof"))
-        .args([
+    let o = skinproof_with(
+        &[
             "skin",
             "--case",
             "cases/bend_two_joints.yaml",
@@ -294,11 +297,9 @@ fn no_adapter_names_the_filter_that_left_none() {
             "gpu",
             "--out",
             "target/cli-unused.bin",
-        ])
-        .env("WGPU_ADAPTER_NAME", "no-such-adapter-anywhere")
-        .current_dir(root())
-        .output()
-        .unwrap();
+        ],
+        &[("WGPU_ADAPTER_NAME", Path::new("no-such-adapter-anywhere"))],
+    );
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("no GPU adapter found with WGPU_ADAPTER_NAME=no-such-adapter-anywhere"),

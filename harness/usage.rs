@@ -5,14 +5,17 @@ use std::path::Path;
 
 use crate::case::Case;
 
-/// Every golden file stem a case may compare against: its own and its per-adapter overrides'.
+/// Every golden file stem a case names: its own and its per-adapter overrides'.
+fn named(case: &Case) -> impl Iterator<Item = &str> {
+    std::iter::once(case.golden_name()).chain(case.golden.overrides.iter().map(|o| o.name.as_str()))
+}
+
+/// The stems a case compares against: those it names, unless it compares none.
 fn stems(case: &Case) -> BTreeSet<&str> {
     if !case.golden.compare {
         return BTreeSet::new();
     }
-    std::iter::once(case.golden_name())
-        .chain(case.golden.overrides.iter().map(|o| o.name.as_str()))
-        .collect()
+    named(case).collect()
 }
 
 /// For each case whose golden another case also uses, why that fails its `case_loads`, located at
@@ -27,7 +30,7 @@ pub fn shared(cases: &[&Case]) -> BTreeMap<String, String> {
     }
     let mut out = BTreeMap::new();
     for case in cases {
-        let clashes: Vec<String> = stems(case)
+        let clashes: Vec<(&str, String)> = stems(case)
             .into_iter()
             .filter_map(|stem| {
                 let others: Vec<String> = users[stem]
@@ -37,16 +40,11 @@ pub fn shared(cases: &[&Case]) -> BTreeMap<String, String> {
                     .collect();
                 (!others.is_empty()).then(|| (stem, others.join(", ")))
             })
-            .map(|(stem, others)| format!("golden/{stem}.png is also the golden of {others}"))
             .collect();
-        if clashes.is_empty() {
+        let Some(&(first, _)) = clashes.first() else {
             continue;
-        }
+        };
         // The field that picks the first clashing stem: the case's own name or an override's.
-        let first = stems(case)
-            .into_iter()
-            .find(|s| users[s].len() > 1)
-            .unwrap_or_default();
         let field = case
             .golden
             .overrides
@@ -61,7 +59,11 @@ pub fn shared(cases: &[&Case]) -> BTreeMap<String, String> {
             format!(
                 "{}:{line}: field `{field}`: {}; each case needs its own golden (it defaults to the case's file name)",
                 case.path.display(),
-                clashes.join("; ")
+                clashes
+                    .iter()
+                    .map(|(stem, others)| format!("golden/{stem}.png is also the golden of {others}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ),
         );
     }
@@ -74,10 +76,7 @@ pub fn shared(cases: &[&Case]) -> BTreeMap<String, String> {
 pub fn unused(goldens: &Path, loaded: &[&Case], unreadable: &[String]) -> Vec<String> {
     let used: BTreeSet<&str> = loaded
         .iter()
-        .flat_map(|c| {
-            std::iter::once(c.golden_name())
-                .chain(c.golden.overrides.iter().map(|o| o.name.as_str()))
-        })
+        .flat_map(|c| named(c))
         .chain(unreadable.iter().map(String::as_str))
         .collect();
     let Ok(entries) = std::fs::read_dir(goldens) else {
