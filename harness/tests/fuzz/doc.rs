@@ -263,8 +263,8 @@ fn bad_inputs_doc() {
          fails only its own `case_loads` trial, a bad model or golden only that case's trials, a bad \
          shader the `shader::validates` and `shader_builds` trials, and a bad `SKINPROOF_*` setting \
          the single `harness::environment` trial (nothing else runs on a silent default).\n\n\
-         The same classes are unit-tested in `harness/case/`, `harness/shader.rs` and \
-         `harness/config.rs`; `harness/fuzz/` fuzzes the case parser and validator.\n\n\
+         The same classes are unit-tested in `harness/lib/case/`, `harness/lib/shader.rs` and \
+         `harness/lib/config.rs`; `harness/tests/fuzz/` fuzzes the case parser and validator.\n\n\
          ## Case files (`cases/*.yaml`)\n\n\
          Each example is the whole file `cases/example.yaml` (`\\n` is a line break).\n\n",
     );
