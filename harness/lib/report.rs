@@ -95,20 +95,6 @@ pub struct Benchmarks {
     pub shader_cache: String,
 }
 
-/// Short column headings for the checks, in `Check::ALL` order.
-fn heading(check: Check) -> &'static str {
-    match check {
-        Check::ShaderBuilds => "builds",
-        Check::ComputeMatchesCpu => "compute = CPU",
-        Check::BindReproducesSource => "bind = source",
-        Check::PosedMatchesCpu => "posed = CPU",
-        Check::PoseMovesVertices => "moved",
-        Check::RenderCoversBindPose => "coverage",
-        Check::RenderChangesAfterPose => "changed px",
-        Check::RenderMatchesGolden => "golden",
-    }
-}
-
 impl Report {
     pub fn markdown(&self) -> String {
         let mut md = String::new();
@@ -175,7 +161,7 @@ impl Report {
         }
         let _ = writeln!(md, "\n## Checks\n");
         for c in Check::ALL {
-            let _ = writeln!(md, "- **{}** (`{}`): {}", heading(c), c.name(), c.title());
+            let _ = writeln!(md, "- **{}** (`{}`): {}", c.heading(), c.name(), c.title());
         }
         for a in &self.adapters {
             let rows: Vec<&Row> = self
@@ -189,7 +175,7 @@ impl Report {
             let _ = writeln!(md, "\n### {} ({})\n", a.tag, a.name);
             let _ = write!(md, "| case |");
             for c in Check::ALL {
-                let _ = write!(md, " {} |", heading(c));
+                let _ = write!(md, " {} |", c.heading());
             }
             let _ = write!(md, "\n| --- |");
             for _ in Check::ALL {

@@ -529,7 +529,8 @@ impl Suite {
         let shader_sha256 = self.shader_sha256.clone();
         // A golden two cases share is neither compared nor written: a bless from one case would
         // overwrite the other's.
-        let clash = (check == Check::RenderMatchesGolden)
+        let clash = check
+            .compares_golden()
             .then(|| self.shared_goldens.get(&case.name).cloned())
             .flatten();
         Job::new(name, move || {
