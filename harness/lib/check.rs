@@ -1,12 +1,10 @@
 //! The checks run per case and adapter: each is one function from a run to an outcome row.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 
 use crate::case::Case;
 use crate::compare;
-use crate::golden::{self, Bless, Metric, Review};
+use crate::golden::{self, Goldens, Review};
 use crate::gpu::compute::{Fault, Skinned};
 use crate::gpu::{Context, GpuError};
 use crate::run::Run;
@@ -154,20 +152,11 @@ pub struct Check {
 
 /// What a check reads.
 pub struct Input<'a> {
-    pub root: &'a Path,
-    /// The golden images folder.
-    pub goldens: &'a Path,
-    /// The reports folder, for actual/diff images.
-    pub reports: &'a Path,
     pub case: &'a Case,
     pub ctx: &'a Context,
     pub run: &'a Run,
-    /// What the user asked of goldens.
-    pub bless: Bless,
-    /// SHA-256 of the shader source, for golden provenance.
-    pub shader_sha256: &'a str,
-    /// The settings a printed command repeats (`Config::rerun_env`).
-    pub rerun_env: &'a str,
+    /// The run's golden folder and what it may write there.
+    pub goldens: &'a Goldens,
 }
 
 /// The trial name part of the golden comparison, which printed bless commands name.
@@ -423,13 +412,11 @@ fn render_changes_after_pose(input: &Input) -> Outcome {
 }
 
 fn render_matches_golden(input: &Input) -> Outcome {
-    // The actual and diff images of an earlier failure would outlive the cause; a failure now
-    // writes them again.
-    golden::clear_artifacts(input.reports, &input.case.name, &input.ctx.info.tag);
+    let (case, info) = (input.case, &input.ctx.info);
+    input.goldens.clear_artifacts(&case.name, &info.tag);
     if let Some(skip) = no_triangles(input) {
         return skip;
     }
-    let case = input.case;
     if !case.golden.compare {
         return Outcome::skip("the case turns the golden comparison off (golden.compare: false)");
     }
@@ -446,179 +433,38 @@ fn render_matches_golden(input: &Input) -> Outcome {
         }
         (Err(e), _) | (_, Err(e)) => return Outcome::gpu(e),
     };
-    let info = &input.ctx.info;
-    let path = golden::path(input.goldens, case.golden_for(info));
-    let shown = path
-        .strip_prefix(input.root)
-        .unwrap_or(&path)
-        .display()
-        .to_string();
-    let case_sha = golden::sha256(case.source.as_bytes());
-    let expected = match golden::load(&path) {
-        Ok(e) => e,
-        // A corrupt golden is only replaced when the user asked for every golden to be rewritten.
-        Err(e) if input.bless != Bless::All => {
-            // The render that would replace it, to look at before blessing.
-            let (a_path, _) = golden::artifact_paths(input.reports, &case.name, &info.tag);
-            let saved = match golden::write_png(&a_path, actual) {
-                Ok(()) => format!("actual: {}", a_path.display()),
-                Err(e) => format!("(could not save the actual image: {e})"),
-            };
-            return Outcome::fail(
-                "corrupt",
-                format!(
-                    "{e}\n  {saved}\n  to replace it: {}",
-                    golden::bless_command(input.rerun_env, "all", &case.name, &info.tag)
-                ),
-            );
-        }
-        Err(_) => None,
-    };
     let g = &case.golden;
-    let mut review = Review {
-        golden: shown.clone(),
-        actual: None,
-        diff: None,
-        metric: g.metric,
-        differing_pixels: 0,
-        max_channel: 0,
-        flip_mean: 0.0,
-        flip_percentile_value: 0.0,
-        flip_percentile: g.flip_percentile,
-        stale: golden::Provenance::load(&path)
-            .and_then(|p| p.staleness(input.shader_sha256, &case_sha)),
+    let subject = golden::Subject {
+        case: &case.name,
+        stem: case.golden_for(info),
+        case_source: &case.source,
+        adapter: golden::Adapter {
+            tag: &info.tag,
+            name: &info.name,
+            backend: &info.backend,
+            driver: &info.driver,
+            driver_info: &info.driver_info,
+        },
+        tolerance: golden::Tolerance {
+            metric: g.metric,
+            channel_tolerance: g.channel_tolerance,
+            max_differing_pixels: g.max_differing_pixels,
+            flip_max_mean: g.flip_max_mean,
+            flip_percentile: g.flip_percentile,
+            flip_max_percentile: g.flip_max_percentile,
+        },
+        actual,
     };
-    let mut diff_image = None;
-    let verdict = match &expected {
-        Some(e) => {
-            let (d, mean, p) = golden::measure(e, actual, g.channel_tolerance, g.flip_percentile);
-            review.differing_pixels = d.differing;
-            review.max_channel = d.max_channel;
-            review.flip_mean = mean;
-            review.flip_percentile_value = p;
-            diff_image = Some(d.image);
-            let ok = match g.metric {
-                Metric::Channel => d.differing <= g.max_differing_pixels,
-                Metric::Flip => mean <= g.flip_max_mean && p <= g.flip_max_percentile,
-            };
-            let figure = match g.metric {
-                Metric::Channel => format!("{} px", d.differing),
-                Metric::Flip => format!("FLIP {mean:.4}"),
-            };
-            if ok {
-                let mut outcome = Outcome::pass(figure);
-                outcome.message = match (review.stale.clone(), input.bless) {
-                    (None, _) => String::new(),
-                    // The image still matches: only its sidecar is rewritten, so the PNG stays
-                    // byte-identical and the stale flag clears.
-                    (Some(s), Bless::All) => {
-                        match golden::refresh(&path, &provenance(input, case_sha)) {
-                            Ok(()) => {
-                                review.stale = None;
-                                format!("stale golden: {s}; the image still matches, its provenance is rewritten")
-                            }
-                            Err(e) => format!("stale golden: {s}; {e}"),
-                        }
-                    }
-                    (Some(s), _) => format!(
-                        "stale golden: {s}; the image still matches: to record that, {}",
-                        golden::bless_command(input.rerun_env, "all", &case.name, &info.tag)
-                    ),
-                };
-                outcome.review = Some(review);
-                return outcome;
-            }
-            let (ew, eh) = e.dimensions();
-            let (aw, ah) = actual.dimensions();
-            let why = match g.metric {
-                // Sizes that differ say more than a count of "differing" pixels.
-                _ if (ew, eh) != (aw, ah) => format!(
-                    "{shown} is {ew}x{eh} pixels, the render {aw}x{ah} (render.width and render.height): every pixel counts as differing"
-                ),
-                Metric::Channel => format!(
-                    "{} pixels differ from {shown} by more than {} per channel (allowed: {}; largest channel difference {}; FLIP mean {mean:.4})",
-                    d.differing, g.channel_tolerance, g.max_differing_pixels, d.max_channel
-                ),
-                Metric::Flip => format!(
-                    "FLIP against {shown}: mean {mean:.4} (allowed {}), {:.0}th percentile {p:.4} (allowed {}); {} pixels differ",
-                    g.flip_max_mean,
-                    g.flip_percentile * 100.0,
-                    g.flip_max_percentile,
-                    d.differing
-                ),
-            };
-            (figure, why)
-        }
-        None => ("missing".to_string(), format!("no golden image {shown}")),
-    };
-    let may_write = match input.bless {
-        Bless::Off => false,
-        Bless::New => expected.is_none(),
-        Bless::All => true,
-    };
-    if may_write {
-        return match golden::bless(&path, actual, &provenance(input, case_sha)) {
-            Ok(None) => Outcome::pass(format!("blessed {shown}")),
-            Ok(Some(by)) => Outcome::fail(
-                verdict.0,
-                format!("{}\n  the golden was blessed in this run from {by}, and this adapter renders differently", verdict.1),
-            ),
-            Err(e) => Outcome::fail("-", e.to_string()),
-        };
-    }
-    let (a_path, d_path) = golden::artifact_paths(input.reports, &case.name, &info.tag);
-    let mut saved = golden::write_png(&a_path, actual);
-    let in_reports = |p: &Path| {
-        p.strip_prefix(input.reports)
-            .unwrap_or(p)
-            .display()
-            .to_string()
-    };
-    review.actual = Some(in_reports(&a_path));
-    if let Some(d) = &diff_image {
-        saved = saved.and_then(|_| golden::write_png(&d_path, d));
-        review.diff = Some(in_reports(&d_path));
-    }
-    let files = match saved {
-        Ok(()) => format!(
-            "actual: {}{}",
-            a_path.display(),
-            diff_image.as_ref().map_or(String::new(), |_| format!(
-                "\n  diff:   {}",
-                d_path.display()
-            ))
-        ),
-        Err(e) => format!("(could not save the actual/diff images: {e})"),
-    };
-    let hint = if expected.is_some() {
-        golden::bless_command(input.rerun_env, "all", &case.name, &info.tag)
-    } else {
-        golden::bless_command(input.rerun_env, "new", &case.name, &info.tag)
-    };
-    let mut outcome = Outcome::fail(
-        verdict.0,
-        format!(
-            "{}\n  {files}\n  to accept the new image: {hint}",
-            verdict.1
-        ),
-    );
-    outcome.review = Some(review);
-    outcome
+    input.goldens.judge(&subject).into()
 }
 
-/// What a golden blessed now from this adapter records about where it came from.
-fn provenance(input: &Input, case_sha256: String) -> golden::Provenance {
-    let info = &input.ctx.info;
-    golden::Provenance {
-        adapter: info.tag.clone(),
-        adapter_name: info.name.clone(),
-        backend: info.backend.clone(),
-        driver: info.driver.clone(),
-        driver_info: info.driver_info.clone(),
-        wgpu: golden::locked_version(input.root, "wgpu"),
-        naga: golden::locked_version(input.root, "naga"),
-        shader_sha256: input.shader_sha256.to_string(),
-        case_sha256,
+impl From<golden::Judgement> for Outcome {
+    fn from(j: golden::Judgement) -> Self {
+        let status = if j.passed { Status::Pass } else { Status::Fail };
+        Outcome {
+            review: j.review,
+            ..Outcome::new(status, j.figure, j.message)
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use libtest_mimic::{Failed, Trial};
 use crate::case::{Case, CaseError, Expected};
 use crate::check::{Check, Input, Outcome};
 use crate::config::{Config, Require};
+use crate::golden::{Goldens, Settings as GoldenSettings};
 use crate::gpu::{self, Context, Found, GpuError};
 use crate::report::{Benchmarks, CaseProblem, Report, Row, Timing};
 use crate::run::Run;
@@ -110,9 +111,8 @@ pub struct Suite {
     cases: Vec<(PathBuf, Result<Arc<Case>, String>)>,
     slots: Vec<Arc<Slot>>,
     pub report: Arc<Mutex<Report>>,
-    shader_sha256: String,
-    /// The settings a printed command repeats (`Config::rerun_env`), worked out once.
-    rerun_env: String,
+    /// The golden folder and what this run may write there, shared by the golden checks.
+    goldens: Arc<Goldens>,
     // Keeps the adapters' instance alive for the whole run.
     instance: Option<wgpu::Instance>,
     /// Why there is no adapter, when there is none.
@@ -330,9 +330,15 @@ impl Suite {
         };
         Suite {
             shared_goldens,
-            rerun_env: config.rerun_env(),
+            goldens: Arc::new(Goldens::new(GoldenSettings {
+                root: config.root.clone(),
+                dir: config.goldens.clone(),
+                reports: config.reports.clone(),
+                bless: config.bless,
+                shader_sha256,
+                rerun_env: config.rerun_env(),
+            })),
             config,
-            shader_sha256,
             shader,
             cases,
             slots,
@@ -521,12 +527,8 @@ impl Suite {
         let name = format!("{}::{} [{}]", case.name, check.name(), slot.found.info.tag);
         let report = self.report.clone();
         let shader = self.shader.clone();
-        let root = self.config.root.clone();
-        let reports = self.config.reports.clone();
-        let goldens = self.config.goldens.clone();
-        let rerun_env = self.rerun_env.clone();
-        let (timeout, bless) = (self.config.timeout, self.config.bless);
-        let shader_sha256 = self.shader_sha256.clone();
+        let goldens = self.goldens.clone();
+        let timeout = self.config.timeout;
         // A golden two cases share is neither compared nor written: a bless from one case would
         // overwrite the other's.
         let clash = check
@@ -570,15 +572,10 @@ impl Suite {
                                 run
                             });
                             let input = Input {
-                                root: &root,
-                                reports: &reports,
-                                goldens: &goldens,
                                 case: &case,
                                 ctx: &ctx,
                                 run,
-                                bless,
-                                shader_sha256: &shader_sha256,
-                                rerun_env: &rerun_env,
+                                goldens: &goldens,
                             };
                             check.run(&input).expecting(expect, &file)
                         }

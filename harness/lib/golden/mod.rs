@@ -1,14 +1,16 @@
-//! Golden images: paths, atomic writes, bless modes, provenance sidecars, and the comparison verdict.
+//! Golden images: paths, atomic writes, bless modes, provenance sidecars, the comparison figures, and (in `workflow`) the verdict and what a bless writes.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
 
 use image::RgbaImage;
 use serde::{Deserialize, Serialize};
 
 use crate::compare;
 use crate::file::write_atomic;
+
+mod workflow;
+
+pub use workflow::{Adapter, Goldens, Judgement, Settings, Subject, Tolerance};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GoldenError {
@@ -139,41 +141,6 @@ pub fn locked_version(root: &Path, package: &str) -> String {
         .and_then(|i| lock[i + needle.len()..].split('"').next())
         .unwrap_or("unknown")
         .to_string()
-}
-
-/// Which adapter wrote each golden in this run: a golden is blessed at most once per run, so two
-/// adapters that disagree fail instead of overwriting each other.
-fn blessed() -> &'static Mutex<HashMap<PathBuf, String>> {
-    static BLESSED: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
-    BLESSED.get_or_init(Default::default)
-}
-
-/// Writes the golden and its sidecar unless another adapter already blessed it in this run;
-/// returns that adapter when it did.
-pub fn bless(
-    png: &Path,
-    img: &RgbaImage,
-    provenance: &Provenance,
-) -> Result<Option<String>, GoldenError> {
-    let mut map = blessed().lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(by) = map.get(png) {
-        return Ok(Some(by.clone()));
-    }
-    write_png(png, img)?;
-    write_sidecar(png, provenance)?;
-    map.insert(png.to_path_buf(), provenance.adapter.clone());
-    Ok(None)
-}
-
-/// Rewrites only the sidecar of a golden that still matches, unless this run already blessed it.
-pub fn refresh(png: &Path, provenance: &Provenance) -> Result<(), GoldenError> {
-    let mut map = blessed().lock().unwrap_or_else(|p| p.into_inner());
-    if map.contains_key(png) {
-        return Ok(());
-    }
-    write_sidecar(png, provenance)?;
-    map.insert(png.to_path_buf(), provenance.adapter.clone());
-    Ok(())
 }
 
 fn write_sidecar(png: &Path, provenance: &Provenance) -> Result<(), GoldenError> {
