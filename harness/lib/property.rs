@@ -16,6 +16,9 @@ use crate::scene::{strip, Mesh, Pose, Skeleton};
 /// A property: one function from an adapter's context to an outcome.
 pub type Property = fn(&Context) -> Outcome;
 
+/// The pseudo-case under which property rows are reported.
+pub const PROPERTIES: &str = "properties";
+
 /// Every property, by name, in report order.
 pub const ALL: [(&str, Property); 5] = [
     ("identity_pose", identity_pose),

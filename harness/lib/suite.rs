@@ -101,8 +101,7 @@ impl Slot {
     }
 }
 
-/// The pseudo-case under which property rows are reported.
-pub const PROPERTIES: &str = "properties";
+pub use crate::property::PROPERTIES;
 
 /// Everything discovered before the trials run, and the report they fill.
 pub struct Suite {

@@ -8,7 +8,6 @@
 //! killed on an adapter when a row on that adapter fails that passed with the original shader.
 
 use std::collections::{BTreeSet, HashMap};
-use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

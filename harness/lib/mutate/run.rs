@@ -107,6 +107,7 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
         .to_string();
     let mut report = MutationReport {
         shader: shown,
+        kinds: report::kind_names(),
         ..Default::default()
     };
     let source = match std::fs::read_to_string(shader) {
@@ -187,7 +188,7 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
             killed_on: Vec::new(),
             killed_by: Vec::new(),
             seconds: 0.0,
-            mutant: m,
+            mutant: m.into(),
         };
         if let Some(run) = runs.remove(&result.mutant.id) {
             result.seconds = run.seconds;

@@ -290,7 +290,7 @@ fn rates_per_adapter_and_markdown() {
         source: String::new(),
     };
     let result = |id: &str, status: Status, on: &[&str]| MutantResult {
-        mutant: mutant(id),
+        mutant: mutant(id).into(),
         status,
         killed_on: on.iter().map(|s| s.to_string()).collect(),
         killed_by: on
@@ -306,6 +306,7 @@ fn rates_per_adapter_and_markdown() {
     let report = MutationReport {
         shader: "s.wgsl".into(),
         adapters: vec!["vulkan/x".into(), "gl/x".into()],
+        kinds: super::report::kind_names(),
         mutants: vec![
             result("a", Status::Killed, &["vulkan/x", "gl/x"]),
             result("b", Status::Killed, &["vulkan/x"]),

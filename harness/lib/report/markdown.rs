@@ -1,99 +1,10 @@
-//! Outcome rows -> `reports/REPORT.md` and `reports/report.json`.
+//! The Markdown of a report: `REPORT.md`, its golden review section, and the merged matrix.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use crate::check::{Check, Outcome, Status};
-use crate::file::write_atomic;
-use crate::gpu::AdapterInfo;
-
-/// One check of one case on one adapter.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Row {
-    pub case: String,
-    pub adapter: String,
-    pub check: String,
-    #[serde(flatten)]
-    pub outcome: Outcome,
-}
-
-/// A case file that did not load.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CaseProblem {
-    pub file: String,
-    pub message: String,
-}
-
-/// How long one piece of the run took on one adapter.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Timing {
-    /// A case name, or a setup step.
-    pub what: String,
-    pub adapter: String,
-    pub ms: f64,
-}
-
-/// How an adapter's buffer pool served the run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PoolUse {
-    pub adapter: String,
-    pub created: u64,
-    pub reused: u64,
-}
-
-/// Everything one run found.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Report {
-    pub shader: String,
-    /// SHA-256 of the shader source, so that merged reports are known to judge one shader.
-    #[serde(default)]
-    pub shader_sha256: String,
-    /// naga's verdict on the shader, adapter-independent.
-    pub validation: Option<Outcome>,
-    pub adapters: Vec<AdapterInfo>,
-    /// Case name -> description, for the failures section.
-    pub cases: Vec<(String, String)>,
-    pub rows: Vec<Row>,
-    pub case_problems: Vec<CaseProblem>,
-    /// Wall time of the whole run, seconds.
-    pub wall_s: f64,
-    /// Device setup per adapter and the CPU + GPU work per case and adapter.
-    pub timings: Vec<Timing>,
-    /// Per adapter: GPU buffers and targets created, and handed out again from its pool.
-    #[serde(default)]
-    pub pools: Vec<PoolUse>,
-    /// The benchmark section; `None` when benchmarks were off or not run.
-    pub benchmarks: Option<Benchmarks>,
-    /// The mutation check (`SKINPROOF_MUTATE=1`), when it ran.
-    #[serde(default)]
-    pub mutation: Option<crate::mutate::MutationReport>,
-    /// The trial selection of a filtered run (`-- bend`), which writes its own files.
-    #[serde(default)]
-    pub filter: Option<String>,
-    /// Files in the golden folder that no case uses (a removed or renamed case's).
-    #[serde(default)]
-    pub unused_goldens: Vec<String>,
-    /// Failures of the run that are no case's row (a required adapter missing).
-    #[serde(default)]
-    pub problems: Vec<String>,
-}
-
-/// The benchmark figures of one run.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Benchmarks {
-    /// quick or full.
-    pub mode: String,
-    /// The CPU tiers (reference and fast path) and palette builds.
-    pub cpu: Option<crate::bench::CpuBench>,
-    pub palette: Vec<crate::bench::PaletteRow>,
-    pub gpu: Vec<crate::gpu::timing::GpuBench>,
-    /// Adapters whose GPU benchmark could not run, with why.
-    pub gpu_errors: Vec<String>,
-    /// Whether the Mesa shader cache was cold, as measured by its growth during the run.
-    pub shader_cache: String,
-}
+use super::{Benchmarks, Report, Row};
+use crate::check::{Check, Status};
+use crate::property::PROPERTIES;
 
 impl Report {
     pub fn markdown(&self) -> String {
@@ -167,7 +78,7 @@ impl Report {
             let rows: Vec<&Row> = self
                 .rows
                 .iter()
-                .filter(|r| r.adapter == a.tag && r.case != crate::suite::PROPERTIES)
+                .filter(|r| r.adapter == a.tag && r.case != PROPERTIES)
                 .collect();
             if rows.is_empty() {
                 continue;
@@ -332,11 +243,7 @@ impl Report {
 
     /// The property checks: one row per property, one column per adapter.
     fn properties_markdown(&self, md: &mut String) {
-        let rows: Vec<&Row> = self
-            .rows
-            .iter()
-            .filter(|r| r.case == crate::suite::PROPERTIES)
-            .collect();
+        let rows: Vec<&Row> = self.rows.iter().filter(|r| r.case == PROPERTIES).collect();
         if rows.is_empty() {
             return;
         }
@@ -409,26 +316,43 @@ impl Report {
         }
     }
 
-    /// Writes the JSON form alone to `path` (creating its folder).
-    pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        write_atomic(path, json.as_bytes())
-    }
-
-    /// Writes REPORT.md and report.json into `dir` (a filtered run: REPORT.filtered.md and
-    /// report.filtered.json, so the whole run's report stays), each through a temporary file and a
-    /// rename; returns the Markdown file's path.
-    pub fn write(&self, dir: &Path) -> std::io::Result<std::path::PathBuf> {
-        let (md_name, json_name) = if self.filter.is_some() {
-            ("REPORT.filtered.md", "report.filtered.json")
-        } else {
-            ("REPORT.md", "report.json")
-        };
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        write_atomic(&dir.join(json_name), json.as_bytes())?;
-        let md = dir.join(md_name);
-        write_atomic(&md, self.markdown().as_bytes())?;
-        Ok(md)
+    /// The cross-vendor matrix: one row per case and check, one column per adapter.
+    pub fn matrix_markdown(&self) -> String {
+        let mut md = String::from("# skinproof matrix\n\n| case | check |");
+        for a in &self.adapters {
+            let _ = write!(md, " {} |", a.tag);
+        }
+        md.push_str("\n| --- | --- |");
+        for _ in &self.adapters {
+            md.push_str(" --- |");
+        }
+        md.push('\n');
+        let mut keys: Vec<(&str, &str)> = self
+            .rows
+            .iter()
+            .map(|r| (r.case.as_str(), r.check.as_str()))
+            .collect();
+        let order = super::check_order;
+        // Checks in report order; properties (not in that order) by name.
+        keys.sort_by(|a, b| (a.0, order(a.1), a.1).cmp(&(b.0, order(b.1), b.1)));
+        keys.dedup();
+        for (case, check) in keys {
+            let _ = write!(md, "| {case} | {check} |");
+            for a in &self.adapters {
+                match self
+                    .rows
+                    .iter()
+                    .find(|r| r.case == case && r.check == check && r.adapter == a.tag)
+                {
+                    Some(r) => {
+                        let _ = write!(md, " {} {} |", r.outcome.status, r.outcome.figure);
+                    }
+                    None => md.push_str(" - |"),
+                }
+            }
+            md.push('\n');
+        }
+        md
     }
 }
 
@@ -474,161 +398,11 @@ impl Benchmarks {
     }
 }
 
-impl Report {
-    /// One report from several (CI jobs on different GPUs, backends, or nextest shards and
-    /// processes): adapters, cases and rows are united. A row seen twice keeps its worse status
-    /// (its later copy when they are alike), and two statuses that differ are named in
-    /// `problems`, so that no order of the files hides a failure.
-    pub fn merge(parts: Vec<Report>) -> Report {
-        let mut out = Report::default();
-        for p in parts {
-            if out.shader.is_empty() {
-                out.shader = p.shader.clone();
-                out.shader_sha256 = p.shader_sha256.clone();
-            }
-            if out.validation.is_none() {
-                out.validation = p.validation.clone();
-            }
-            for a in p.adapters {
-                if !out.adapters.iter().any(|b| b.tag == a.tag) {
-                    out.adapters.push(a);
-                }
-            }
-            for c in p.cases {
-                if !out.cases.iter().any(|d| d.0 == c.0) {
-                    out.cases.push(c);
-                }
-            }
-            for r in p.rows {
-                let key = |s: &Row| (s.case.clone(), s.adapter.clone(), s.check.clone());
-                match out.rows.iter().position(|s| key(s) == key(&r)) {
-                    None => out.rows.push(r),
-                    Some(i) => {
-                        let old = out.rows[i].outcome.status;
-                        let new = r.outcome.status;
-                        if old != new {
-                            out.problems.push(format!(
-                                "merge: `{}::{} [{}]` is {old} in one report and {new} in another; the worse is kept",
-                                r.case, r.check, r.adapter
-                            ));
-                        }
-                        if new.severity() >= old.severity() {
-                            out.rows[i] = r;
-                        }
-                    }
-                }
-            }
-            for c in p.case_problems {
-                if !out.case_problems.iter().any(|d| d.file == c.file) {
-                    out.case_problems.push(c);
-                }
-            }
-            for f in p.problems {
-                if !out.problems.contains(&f) {
-                    out.problems.push(f);
-                }
-            }
-            for f in p.unused_goldens {
-                if !out.unused_goldens.contains(&f) {
-                    out.unused_goldens.push(f);
-                }
-            }
-            out.timings.extend(p.timings);
-            out.pools.extend(p.pools);
-            out.wall_s = out.wall_s.max(p.wall_s);
-            if out.benchmarks.is_none() {
-                out.benchmarks = p.benchmarks;
-            }
-        }
-        let order = |c: &str| {
-            Check::ALL
-                .iter()
-                .position(|k| k.name() == c)
-                .unwrap_or(usize::MAX)
-        };
-        out.rows.sort_by(|a, b| {
-            (&a.case, order(&a.check), &a.check, &a.adapter).cmp(&(
-                &b.case,
-                order(&b.check),
-                &b.check,
-                &b.adapter,
-            ))
-        });
-        out
-    }
-
-    /// The cross-vendor matrix: one row per case and check, one column per adapter.
-    pub fn matrix_markdown(&self) -> String {
-        let mut md = String::from("# skinproof matrix\n\n| case | check |");
-        for a in &self.adapters {
-            let _ = write!(md, " {} |", a.tag);
-        }
-        md.push_str("\n| --- | --- |");
-        for _ in &self.adapters {
-            md.push_str(" --- |");
-        }
-        md.push('\n');
-        let mut keys: Vec<(&str, &str)> = self
-            .rows
-            .iter()
-            .map(|r| (r.case.as_str(), r.check.as_str()))
-            .collect();
-        let order = |c: &str| {
-            Check::ALL
-                .iter()
-                .position(|k| k.name() == c)
-                .unwrap_or(usize::MAX)
-        };
-        // Checks in report order; properties (not in that order) by name.
-        keys.sort_by(|a, b| (a.0, order(a.1), a.1).cmp(&(b.0, order(b.1), b.1)));
-        keys.dedup();
-        for (case, check) in keys {
-            let _ = write!(md, "| {case} | {check} |");
-            for a in &self.adapters {
-                match self
-                    .rows
-                    .iter()
-                    .find(|r| r.case == case && r.check == check && r.adapter == a.tag)
-                {
-                    Some(r) => {
-                        let _ = write!(md, " {} {} |", r.outcome.status, r.outcome.figure);
-                    }
-                    None => md.push_str(" - |"),
-                }
-            }
-            md.push('\n');
-        }
-        md
-    }
-
-    /// Reads a `report.json`.
-    pub fn load(path: &Path) -> Result<Report, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_str(&text)
-            .map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
-    }
-
-    /// Appends the headline and the golden review to `$GITHUB_STEP_SUMMARY`, when it is set.
-    pub fn append_step_summary(&self) -> std::io::Result<()> {
-        let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
-            return Ok(());
-        };
-        let md = self.markdown();
-        // The headline is everything up to the adapters table.
-        let head = md.split("## Adapters").next().unwrap_or_default();
-        let text = format!("{head}{}", self.review_markdown());
-        use std::io::Write as _;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?
-            .write_all(text.as_bytes())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::Outcome;
+    use crate::gpu::AdapterInfo;
 
     #[test]
     fn markdown_has_a_row_per_case_and_the_failures() {
