@@ -662,7 +662,7 @@ impl Suite {
                     m.kill_rate() * 100.0,
                     min * 100.0
                 )),
-                Err(e) => Some(e),
+                Err(e) => Some(e.to_string()),
             };
             eprintln!(
                 "skinproof: mutation kill rate {:.1}%",

@@ -31,15 +31,25 @@ pub enum Bless {
     All,
 }
 
+/// A `SKINPROOF_BLESS` value that names no mode.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("SKINPROOF_BLESS: unknown value `{0}` (expected new, all, or 1 for all)")]
+pub struct UnknownBless(pub String);
+
+// The settings report their errors as text.
+impl From<UnknownBless> for String {
+    fn from(e: UnknownBless) -> String {
+        e.to_string()
+    }
+}
+
 impl Bless {
-    pub fn parse(value: &str) -> Result<Bless, String> {
+    pub fn parse(value: &str) -> Result<Bless, UnknownBless> {
         match value {
             "" | "0" => Ok(Bless::Off),
             "new" => Ok(Bless::New),
             "all" | "1" => Ok(Bless::All),
-            other => Err(format!(
-                "SKINPROOF_BLESS: unknown value `{other}` (expected new, all, or 1 for all)"
-            )),
+            other => Err(UnknownBless(other.to_string())),
         }
     }
 }
@@ -286,7 +296,10 @@ mod tests {
     fn bless_modes_parse_strictly() {
         assert_eq!(Bless::parse("new").unwrap(), Bless::New);
         assert_eq!(Bless::parse("1").unwrap(), Bless::All);
-        assert!(Bless::parse("yes").unwrap_err().contains("`yes`"));
+        assert!(Bless::parse("yes")
+            .unwrap_err()
+            .to_string()
+            .contains("`yes`"));
     }
 
     /// The arguments after `--` of a printed command, as a POSIX shell splits them (single

@@ -38,48 +38,82 @@ impl From<Mutant> for MutantInfo {
     }
 }
 
-/// The kill-rate threshold from `mutation.toml` at the project root: a `min_kill_rate = <0..1>`
-/// line; `#` starts a comment; any other key is an error.
-pub fn min_kill_rate(root: &Path) -> Result<f64, String> {
-    let path = root.join("mutation.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    parse_min_kill_rate(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// What is wrong with `mutation.toml`.
+#[derive(Debug, thiserror::Error)]
+pub enum ThresholdError {
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {problem}")]
+    Invalid { path: String, problem: LineProblem },
 }
 
-pub(super) fn parse_min_kill_rate(text: &str) -> Result<f64, String> {
+/// A line of `mutation.toml` that does not give the threshold, or no such line.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum LineProblem {
+    #[error("line {line}: expected `key = value`, got `{text}`")]
+    NotKeyValue { line: usize, text: String },
+    #[error("line {line}: unknown key `{key}` (known: min_kill_rate)")]
+    UnknownKey { line: usize, key: String },
+    #[error("line {line}: min_kill_rate given twice")]
+    Twice { line: usize },
+    #[error("line {line}: min_kill_rate: `{value}` is not a number")]
+    NotANumber { line: usize, value: String },
+    #[error("line {line}: min_kill_rate must be between 0 and 1, got {value}")]
+    OutOfRange { line: usize, value: f64 },
+    #[error("no min_kill_rate line")]
+    Missing,
+}
+
+/// The kill-rate threshold from `mutation.toml` at the project root: a `min_kill_rate = <0..1>`
+/// line; `#` starts a comment; any other key is an error.
+pub fn min_kill_rate(root: &Path) -> Result<f64, ThresholdError> {
+    let path = root.join("mutation.toml");
+    let shown = || path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|source| ThresholdError::Read {
+        path: shown(),
+        source,
+    })?;
+    parse_min_kill_rate(&text).map_err(|problem| ThresholdError::Invalid {
+        path: shown(),
+        problem,
+    })
+}
+
+pub(super) fn parse_min_kill_rate(text: &str) -> Result<f64, LineProblem> {
     let mut found = None;
     for (n, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or_default().trim();
-        if line.is_empty() {
+        let line = n + 1;
+        let text = raw.split('#').next().unwrap_or_default().trim();
+        if text.is_empty() {
             continue;
         }
-        let Some((key, value)) = line.split_once('=') else {
-            return Err(format!(
-                "line {}: expected `key = value`, got `{line}`",
-                n + 1
-            ));
+        let Some((key, value)) = text.split_once('=') else {
+            return Err(LineProblem::NotKeyValue {
+                line,
+                text: text.to_string(),
+            });
         };
         let (key, value) = (key.trim(), value.trim());
         if key != "min_kill_rate" {
-            return Err(format!(
-                "line {}: unknown key `{key}` (known: min_kill_rate)",
-                n + 1
-            ));
+            return Err(LineProblem::UnknownKey {
+                line,
+                key: key.to_string(),
+            });
         }
         if found.is_some() {
-            return Err(format!("line {}: min_kill_rate given twice", n + 1));
+            return Err(LineProblem::Twice { line });
         }
-        let v: f64 = value
-            .parse()
-            .map_err(|_| format!("line {}: min_kill_rate: `{value}` is not a number", n + 1))?;
+        let v: f64 = value.parse().map_err(|_| LineProblem::NotANumber {
+            line,
+            value: value.to_string(),
+        })?;
         if !(0.0..=1.0).contains(&v) {
-            return Err(format!(
-                "line {}: min_kill_rate must be between 0 and 1, got {v}",
-                n + 1
-            ));
+            return Err(LineProblem::OutOfRange { line, value: v });
         }
         found = Some(v);
     }
-    found.ok_or_else(|| "no min_kill_rate line".to_string())
+    found.ok_or(LineProblem::Missing)
 }

@@ -268,6 +268,29 @@ fn config_file_parser() {
     ] {
         assert!(parse_min_kill_rate(bad).is_err(), "{bad:?}");
     }
+    // The messages `mutation.toml`'s errors print.
+    let said = |text: &str| parse_min_kill_rate(text).unwrap_err().to_string();
+    assert_eq!(said(""), "no min_kill_rate line");
+    assert_eq!(
+        said("\nmin_kill_rate 1.0"),
+        "line 2: expected `key = value`, got `min_kill_rate 1.0`"
+    );
+    assert_eq!(
+        said("min_kill_rates = 1"),
+        "line 1: unknown key `min_kill_rates` (known: min_kill_rate)"
+    );
+    assert_eq!(
+        said("min_kill_rate = 1\nmin_kill_rate = 1"),
+        "line 2: min_kill_rate given twice"
+    );
+    assert_eq!(
+        said("min_kill_rate = much"),
+        "line 1: min_kill_rate: `much` is not a number"
+    );
+    assert_eq!(
+        said("min_kill_rate = 1.5"),
+        "line 1: min_kill_rate must be between 0 and 1, got 1.5"
+    );
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let min = min_kill_rate(root).unwrap();
     assert!((0.0..=1.0).contains(&min));
