@@ -76,10 +76,12 @@ fn fs_skin(@location(0) tint: f32) -> @location(0) vec4f {
 
 #[test]
 fn every_kind_is_generated_for_a_shader_written_another_way() {
-    assert!(
-        crate::shader::contract_violations(&parse_and_validate(OTHER_STYLE).unwrap(), None)
-            .is_empty()
-    );
+    assert!(crate::shader::contract_violations(
+        &crate::contract::Contract::builtin(),
+        &parse_and_validate(OTHER_STYLE).unwrap(),
+        None,
+    )
+    .is_empty());
     let mutants = generate(OTHER_STYLE);
     for kind in Kind::ALL {
         assert!(
