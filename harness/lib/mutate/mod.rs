@@ -23,13 +23,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::suite::Suite;
 
-mod locate;
+mod site;
 mod report;
 mod run;
 #[cfg(test)]
 mod tests;
 
-use locate::Located;
+use site::Located;
 pub use report::{min_kill_rate, AdapterRate, Kill, MutantResult, MutationReport, Status};
 pub use run::run;
 

@@ -1,6 +1,6 @@
 //! Unit tests of mutant generation, judging and the report.
 
-use super::locate::perturb;
+use super::site::perturb;
 use super::report::parse_min_kill_rate;
 use super::*;
 use crate::shader::tests::default_source;
