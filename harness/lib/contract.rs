@@ -147,7 +147,7 @@ impl Want {
     /// The fields of a uniform struct by name and byte offset; none for an array.
     pub fn fields(self) -> &'static [(&'static str, u32)] {
         match self {
-            Want::Count => &[("count", 0)],
+            Want::Count => &[("count", 0), ("pad0", 4), ("pad1", 8), ("pad2", 12)],
             Want::View => &[
                 ("scale", 0),
                 ("offset_y", 4),

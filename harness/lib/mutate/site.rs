@@ -1,14 +1,7 @@
-//! Finds where a shader can be mutated: its contract bindings, the inputs of each skinning site, operands and literals, by naga's spans.
+//! Finds where a shader can be mutated: its contract bindings by role, the inputs of each skinning site, operands and literals, by naga's spans.
 
 use super::*;
-
-/// Which contract input a value is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Role {
-    Position,
-    Joints,
-    Weights,
-}
+use crate::contract::{Contract, Role};
 
 /// A function of the module: a helper or an entry point's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,30 +22,32 @@ pub(super) enum Source {
     Expr(Range<usize>),
 }
 
-/// The module with its source, and what was found in it.
-pub(super) struct Located<'a> {
+/// The module with its source and contract, and what was found in it.
+pub(super) struct Sites<'a> {
     pub(super) src: &'a str,
     pub(super) module: &'a Module,
-    /// Global variable per contract binding (group 0).
-    pub(super) bindings: HashMap<u32, Handle<GlobalVariable>>,
+    pub(super) contract: &'a Contract,
+    /// Global variable per contract role.
+    pub(super) globals: HashMap<Role, Handle<GlobalVariable>>,
     /// Roles of helper parameters, from the arguments their callers pass.
     pub(super) param_roles: HashMap<(Handle<Function>, usize), Role>,
 }
 
-impl<'a> Located<'a> {
-    pub(super) fn new(src: &'a str, module: &'a Module) -> Self {
-        let bindings = module
+impl<'a> Sites<'a> {
+    pub(super) fn new(src: &'a str, module: &'a Module, contract: &'a Contract) -> Self {
+        let globals = module
             .global_variables
             .iter()
             .filter_map(|(h, g)| {
                 let b = g.binding.as_ref()?;
-                (b.group == 0).then_some((b.binding, h))
+                Some((contract.slot_at(b.group, b.binding)?.role, h))
             })
             .collect();
-        let mut me = Located {
+        let mut me = Sites {
             src,
             module,
-            bindings,
+            contract,
+            globals,
             param_roles: HashMap::new(),
         };
         // A helper's parameter takes the role of what its callers pass. Repeated until nothing
@@ -120,15 +115,24 @@ impl<'a> Located<'a> {
         &self.src[r.clone()]
     }
 
-    pub(super) fn binding_of(&self, g: Handle<GlobalVariable>) -> Option<u32> {
-        self.module.global_variables[g]
-            .binding
-            .as_ref()
-            .filter(|b| b.group == 0)
-            .map(|b| b.binding)
+    /// The contract role a global variable is bound as, if any.
+    pub(super) fn role_of(&self, g: Handle<GlobalVariable>) -> Option<Role> {
+        let b = self.module.global_variables[g].binding.as_ref()?;
+        Some(self.contract.slot_at(b.group, b.binding)?.role)
     }
 
-    /// Which contract input an expression in `f` is, if it is one.
+    /// The per-vertex input at a vertex-stage location.
+    fn input_at(&self, binding: Option<&naga::Binding>) -> Option<Role> {
+        match binding {
+            Some(naga::Binding::Location { location, .. }) => {
+                Some(self.contract.input_at(*location)?.role)
+            }
+            _ => None,
+        }
+    }
+
+    /// Which per-vertex input (a role with a vertex input: positions, joints, weights) an
+    /// expression in `f` is, if it is one.
     pub(super) fn role(&self, f: Func, e: Handle<Expression>) -> Option<Role> {
         let func = self.func(f);
         let mut e = e;
@@ -144,12 +148,9 @@ impl<'a> Located<'a> {
                 }
                 Expression::Swizzle { vector, .. } => vector,
                 Expression::GlobalVariable(g) => {
-                    return match self.binding_of(g)? {
-                        1 => Some(Role::Position),
-                        2 => Some(Role::Joints),
-                        3 => Some(Role::Weights),
-                        _ => None,
-                    }
+                    return self
+                        .role_of(g)
+                        .filter(|&r| self.contract.input(r).is_some())
                 }
                 Expression::FunctionArgument(i) => {
                     return match f {
@@ -166,18 +167,7 @@ impl<'a> Located<'a> {
                                 },
                                 (None, None) => None,
                             };
-                            match binding {
-                                Some(naga::Binding::Location { location: 0, .. }) => {
-                                    Some(Role::Position)
-                                }
-                                Some(naga::Binding::Location { location: 1, .. }) => {
-                                    Some(Role::Joints)
-                                }
-                                Some(naga::Binding::Location { location: 2, .. }) => {
-                                    Some(Role::Weights)
-                                }
-                                _ => None,
-                            }
+                            self.input_at(binding)
                         }
                     }
                 }
@@ -186,8 +176,8 @@ impl<'a> Located<'a> {
         }
     }
 
-    /// A read of a uniform struct member: (binding, byte offset of the member, member index).
-    pub(super) fn member_read(&self, f: Func, e: Handle<Expression>) -> Option<(u32, u32, u32)> {
+    /// A read of a uniform struct member: (role, byte offset of the member, member index).
+    pub(super) fn member_read(&self, f: Func, e: Handle<Expression>) -> Option<(Role, u32, u32)> {
         let exprs = &self.func(f).expressions;
         let Expression::AccessIndex { base, index } = exprs[e] else {
             return None;
@@ -202,16 +192,12 @@ impl<'a> Located<'a> {
         let TypeInner::Struct { members, .. } = &self.module.types[var.ty].inner else {
             return None;
         };
-        Some((
-            self.binding_of(g)?,
-            members.get(index as usize)?.offset,
-            index,
-        ))
+        Some((self.role_of(g)?, members.get(index as usize)?.offset, index))
     }
 
-    /// The name of the member at `offset` in the struct of uniform binding `binding`.
-    pub(super) fn member_name(&self, binding: u32, offset: u32) -> Option<String> {
-        let g = *self.bindings.get(&binding)?;
+    /// The name of the member at `offset` in the uniform struct bound as `role`.
+    pub(super) fn member_name(&self, role: Role, offset: u32) -> Option<String> {
+        let g = *self.globals.get(&role)?;
         let TypeInner::Struct { members, .. } =
             &self.module.types[self.module.global_variables[g].ty].inner
         else {
@@ -223,14 +209,14 @@ impl<'a> Located<'a> {
             .and_then(|m| m.name.clone())
     }
 
-    /// Every read of uniform member (binding, offset): (function, expression, span).
-    pub(super) fn member_reads(&self, binding: u32, offset: u32) -> Vec<(Func, Range<usize>)> {
+    /// Every read of uniform member (role, offset): (function, span).
+    pub(super) fn member_reads(&self, role: Role, offset: u32) -> Vec<(Func, Range<usize>)> {
         let mut out = Vec::new();
         for f in self.funcs() {
             for (e, _) in self.func(f).expressions.iter() {
                 if self
                     .member_read(f, e)
-                    .is_some_and(|(b, o, _)| b == binding && o == offset)
+                    .is_some_and(|(r, o, _)| r == role && o == offset)
                 {
                     if let Some(r) = self.span(f, e) {
                         out.push((f, r));
@@ -241,12 +227,12 @@ impl<'a> Located<'a> {
         out
     }
 
-    /// Whether `e` in `f` reads uniform member (binding, offset), directly or through a load.
+    /// Whether `e` in `f` reads uniform member (role, offset), directly or through a load.
     pub(super) fn reads_member(
         &self,
         f: Func,
         e: Handle<Expression>,
-        binding: u32,
+        role: Role,
         offset: u32,
     ) -> bool {
         let exprs = &self.func(f).expressions;
@@ -255,12 +241,18 @@ impl<'a> Located<'a> {
             _ => e,
         };
         self.member_read(f, e)
-            .is_some_and(|(b, o, _)| b == binding && o == offset)
+            .is_some_and(|(r, o, _)| r == role && o == offset)
+    }
+
+    /// The byte offset of field `name` of the uniform struct bound as `role`, as the contract
+    /// lays it out.
+    pub(super) fn field(&self, role: Role, name: &str) -> Option<u32> {
+        self.contract.slot(role).ty.field(name)
     }
 
     /// Functions that index the palette themselves: where skinning happens.
     pub(super) fn skin_sites(&self) -> Vec<Func> {
-        let Some(&palette) = self.bindings.get(&0) else {
+        let Some(&palette) = self.globals.get(&Role::Palette) else {
             return Vec::new();
         };
         self.funcs()
@@ -301,10 +293,22 @@ impl<'a> Located<'a> {
         }
     }
 
-    pub(super) fn entry(&self, stage: ShaderStage) -> Option<Func> {
-        self.funcs()
-            .into_iter()
-            .find(|&f| self.stage(f) == Some(stage))
+    /// The contract's entry point `name`.
+    fn entry(&self, name: &str) -> Option<Func> {
+        let i = self
+            .module
+            .entry_points
+            .iter()
+            .position(|ep| ep.name == name)?;
+        Some(Func::Entry(i))
+    }
+
+    pub(super) fn compute(&self) -> Option<Func> {
+        self.entry(&self.contract.compute)
+    }
+
+    pub(super) fn vertex(&self) -> Option<Func> {
+        self.entry(&self.contract.vertex)
     }
 
     /// Where the per-vertex input `role` enters each skinning site.
@@ -322,13 +326,7 @@ impl<'a> Located<'a> {
                 }
                 Func::Entry(_) if self.stage(f) == Some(ShaderStage::Vertex) => {
                     for (i, a) in func.arguments.iter().enumerate() {
-                        let want = match role {
-                            Role::Position => 0,
-                            Role::Joints => 1,
-                            Role::Weights => 2,
-                        };
-                        if matches!(a.binding, Some(naga::Binding::Location { location, .. }) if location == want)
-                        {
+                        if self.input_at(a.binding.as_ref()) == Some(role) {
                             out.extend(self.param_source(f, i));
                         }
                     }
@@ -440,6 +438,26 @@ impl<'a> Located<'a> {
         }
     }
 
+    /// The homogeneous 1: the last component of a vec4 built in a skinning site or a helper that
+    /// calls one.
+    pub(super) fn homogeneous_ones(&self) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        for f in self.skin_paths() {
+            let exprs = &self.func(f).expressions;
+            for (_, e) in exprs.iter() {
+                if let Expression::Compose { components, .. } = e {
+                    let Some(&last) = components.last() else {
+                        continue;
+                    };
+                    if components.len() >= 2 && float_literal(&exprs[last]) == Some(1.0) {
+                        out.extend(self.span(f, last));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Non-zero float literals in `f` that are arithmetic operands (not comparisons, not vector
     /// components), as (span, value).
     pub(super) fn operand_literals(&self, f: Func) -> Vec<(Range<usize>, f64)> {
@@ -462,391 +480,6 @@ impl<'a> Located<'a> {
                 if let Some(v) = float_literal(&exprs[side]).filter(|v| *v != 0.0) {
                     out.extend(self.span(f, side).map(|r| (r, v)));
                 }
-            }
-        }
-        out
-    }
-
-    /// Every mutant this module offers, in kind order.
-    pub(super) fn candidates(&self) -> Vec<Candidate> {
-        let mut out = Vec::new();
-        let weights = self.sources(Role::Weights);
-        let joints = self.sources(Role::Joints);
-        let sites = self.skin_sites();
-        let paths = self.skin_paths();
-        let compute = self.entry(ShaderStage::Compute);
-        let vertex = self.entry(ShaderStage::Vertex);
-
-        if !weights.is_empty() {
-            out.push(Candidate {
-                kind: Kind::WeightSwap,
-                description: "the weights of influences 1 and 2 swapped (w.yxzw)".into(),
-                hint: "a posed case whose vertices blend two joints that move differently, with unequal weights".into(),
-                edits: self.rebind(&weights, |v| format!("{v}.yxzw")),
-            });
-            out.push(Candidate {
-                kind: Kind::WeightSwap,
-                description: "the weights of influences 3 and 4 swapped (w.xywz)".into(),
-                hint: "a case with 4 nonzero influences of unequal weights (mesh.influences: 4) whose 3rd and 4th joints move differently".into(),
-                edits: self.rebind(&weights, |v| format!("{v}.xywz")),
-            });
-        }
-
-        // The homogeneous 1: the last component of a vec4 built in a skinning site or a helper
-        // that calls one.
-        let mut homogeneous = Vec::new();
-        for &f in &paths {
-            let exprs = &self.func(f).expressions;
-            for (_, e) in exprs.iter() {
-                if let Expression::Compose { components, .. } = e {
-                    let Some(&last) = components.last() else {
-                        continue;
-                    };
-                    if components.len() >= 2 && float_literal(&exprs[last]) == Some(1.0) {
-                        homogeneous.extend(self.span(f, last));
-                    }
-                }
-            }
-        }
-        if !homogeneous.is_empty() {
-            out.push(Candidate {
-                kind: Kind::HomogeneousDropped,
-                description: "the position's homogeneous 1 dropped: (p, 0) instead of (p, 1)".into(),
-                hint: "a posed case whose palette carries a translation (bend a joint away from the origin, or translate one)".into(),
-                edits: homogeneous
-                    .iter()
-                    .map(|r| Edit {
-                        range: r.clone(),
-                        text: "0.0".into(),
-                    })
-                    .collect(),
-            });
-        }
-
-        if let Some(&palette) = self.bindings.get(&0) {
-            let mut accesses = Vec::new();
-            for f in self.funcs() {
-                let exprs = &self.func(f).expressions;
-                for (e, expr) in exprs.iter() {
-                    if let Expression::Access { base, .. } | Expression::AccessIndex { base, .. } =
-                        *expr
-                    {
-                        if matches!(exprs[base], Expression::GlobalVariable(g) if g == palette) {
-                            accesses.extend(self.span(f, e));
-                        }
-                    }
-                }
-            }
-            if !accesses.is_empty() {
-                out.push(Candidate {
-                    kind: Kind::PaletteTransposed,
-                    description: "the palette matrix transposed (row-major read of column-major data)".into(),
-                    hint: "a posed case with a rotation and a translation in the palette".into(),
-                    edits: accesses
-                        .iter()
-                        .map(|r| Edit {
-                            range: r.clone(),
-                            text: format!("transpose({})", self.text(r)),
-                        })
-                        .collect(),
-                });
-            }
-        }
-
-        // One influence dropped: a loop bound `< 4` becomes `< 3`, or else the 4th weight is zeroed.
-        let mut bounds = Vec::new();
-        for &f in &sites {
-            let exprs = &self.func(f).expressions;
-            for (_, e) in exprs.iter() {
-                if let Expression::Binary {
-                    op: op @ (BinaryOperator::Less | BinaryOperator::LessEqual),
-                    right,
-                    ..
-                } = *e
-                {
-                    let want = if op == BinaryOperator::Less { 4 } else { 3 };
-                    if int_literal(&exprs[right]) == Some(want) {
-                        if let Some(r) = self.span(f, right) {
-                            let text = self.text(&r);
-                            let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-                            let suffix = &text[digits.len()..];
-                            bounds.push(Edit {
-                                range: r,
-                                text: format!("{}{suffix}", want - 1),
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        let influence_hint =
-            "a case with 4 nonzero influences (mesh.influences: 4) posed so the 4th joint moves";
-        if !bounds.is_empty() {
-            out.push(Candidate {
-                kind: Kind::InfluenceDropped,
-                description: "the 4th influence dropped: the influence loop runs to 3".into(),
-                hint: influence_hint.into(),
-                edits: bounds,
-            });
-        } else if !weights.is_empty() {
-            out.push(Candidate {
-                kind: Kind::InfluenceDropped,
-                description: "the 4th influence dropped: its weight read as 0".into(),
-                hint: influence_hint.into(),
-                edits: self.rebind(&weights, |v| format!("vec4<f32>({v}.xyz, 0.0)")),
-            });
-        }
-
-        if !joints.is_empty() {
-            out.push(Candidate {
-                kind: Kind::JointIndexSwapped,
-                description: "influence 2 uses the joint index of influence 1 (j.xxzw)".into(),
-                hint: "a posed case whose vertices blend two joints that move differently".into(),
-                edits: self.rebind(&joints, |v| format!("{v}.xxzw")),
-            });
-            out.push(Candidate {
-                kind: Kind::JointIndexSwapped,
-                description: "influence 4 uses the joint index of influence 3 (j.xyzz)".into(),
-                hint: "a case with 4 nonzero influences (mesh.influences: 4) whose 3rd and 4th joints move differently".into(),
-                edits: self.rebind(&joints, |v| format!("{v}.xyzz")),
-            });
-        }
-
-        // Constants perturbed by 1.25e-4 relative: the homogeneous 1, arithmetic constants in the
-        // skinning sites, and arithmetic constants of the vertex stage (the tint's divisor).
-        let mut constants: Vec<(Range<usize>, f64, &str, bool)> = homogeneous
-            .iter()
-            .map(|r| (r.clone(), 1.0, "the homogeneous 1", false))
-            .collect();
-        for &f in &sites {
-            for (r, v) in self.operand_literals(f) {
-                constants.push((r, v, "a skinning constant", false));
-            }
-        }
-        if let Some(f) = vertex.filter(|f| !sites.contains(f)) {
-            for (r, v) in self.operand_literals(f) {
-                constants.push((r, v, "a vertex-stage constant", true));
-            }
-        }
-        for (r, v, what, in_vertex) in constants {
-            let text = self.text(&r);
-            let suffix = if text.ends_with('f') { "f" } else { "" };
-            let new = perturb(v);
-            out.push(Candidate {
-                kind: Kind::ConstantPerturbed,
-                description: format!("{what} perturbed: {text} -> {new}{suffix}"),
-                hint: if in_vertex {
-                    "a golden compared with channel_tolerance: 0 over a long tint gradient (e.g. a chain of 8 joints, 256 vertices, a bend at joint 3, 128x128): a perturbation below one 8-bit step only flips the rounding of some pixels where joints.x is 4 or more".into()
-                } else {
-                    "a posed case with large translations (long segments or a translated joint) and a tight tolerance (max_abs_error 1e-5 or less)".into()
-                },
-                edits: vec![Edit {
-                    range: r,
-                    text: format!("{new}{suffix}"),
-                }],
-            });
-        }
-
-        // Skinning skipped in the vertex stage: the call to the skinning function replaced by its
-        // position argument.
-        if let Some(vs) = vertex {
-            let func = self.func(vs);
-            let mut edits = Vec::new();
-            for_each_statement(&func.body, &mut |s| {
-                if let Statement::Call {
-                    function,
-                    arguments,
-                    result: Some(result),
-                } = s
-                {
-                    if !paths.contains(&Func::Helper(*function)) {
-                        return;
-                    }
-                    let position = arguments
-                        .iter()
-                        .position(|&a| self.role(vs, a) == Some(Role::Position));
-                    if let (Some(call), Some(arg)) = (
-                        self.span(vs, *result),
-                        position.and_then(|i| self.span(vs, arguments[i])),
-                    ) {
-                        edits.push(Edit {
-                            range: call,
-                            text: self.text(&arg).to_string(),
-                        });
-                    }
-                }
-            });
-            if !edits.is_empty() {
-                out.push(Candidate {
-                    kind: Kind::SkinningSkipped,
-                    description: "the vertex stage draws the unskinned position".into(),
-                    hint: "a posed case with render checks (render_changes_after_pose, a golden)"
-                        .into(),
-                    edits,
-                });
-            }
-        }
-
-        // The view transform: x multiplied by half_width instead of divided; offset_y's sign.
-        let mut divides = Vec::new();
-        for f in self.funcs() {
-            for (e, expr) in self.func(f).expressions.iter() {
-                if let Expression::Binary {
-                    op: BinaryOperator::Divide,
-                    right,
-                    ..
-                } = *expr
-                {
-                    if self.reads_member(f, right, 6, 8) {
-                        divides.extend(self.operator(f, e, "/"));
-                    }
-                }
-            }
-        }
-        if !divides.is_empty() {
-            out.push(Candidate {
-                kind: Kind::ViewTransform,
-                description: "x multiplied by half_width instead of divided".into(),
-                hint: "a golden render whose render.view.half_width is not 1".into(),
-                edits: divides
-                    .into_iter()
-                    .map(|r| Edit {
-                        range: r,
-                        text: "*".into(),
-                    })
-                    .collect(),
-            });
-        }
-        let offsets = self.member_reads(6, 4);
-        if !offsets.is_empty() {
-            out.push(Candidate {
-                kind: Kind::ViewTransform,
-                description: "offset_y applied with the wrong sign".into(),
-                hint: "a golden render whose render.view.offset_y is not 0".into(),
-                edits: offsets
-                    .iter()
-                    .map(|(_, r)| Edit {
-                        range: r.clone(),
-                        text: format!("(-{})", self.text(r)),
-                    })
-                    .collect(),
-            });
-        }
-
-        // The count guard: `>=` -> `>` (and the like), so one invocation past the count runs.
-        if let Some(cs) = compute {
-            let mut edits = Vec::new();
-            for (e, expr) in self.func(cs).expressions.iter() {
-                let Expression::Binary { op, left, right } = *expr else {
-                    continue;
-                };
-                let on_count =
-                    self.reads_member(cs, left, 5, 0) || self.reads_member(cs, right, 5, 0);
-                let swap = match op {
-                    BinaryOperator::GreaterEqual => Some((">=", ">")),
-                    BinaryOperator::Greater => Some((">", ">=")),
-                    BinaryOperator::Less => Some(("<", "<=")),
-                    BinaryOperator::LessEqual => Some(("<=", "<")),
-                    _ => None,
-                };
-                if let (true, Some((from, to))) = (on_count, swap) {
-                    if let Some(r) = self.operator(cs, e, from) {
-                        edits.push(Edit {
-                            range: r,
-                            text: to.into(),
-                        });
-                    }
-                }
-            }
-            if !edits.is_empty() {
-                out.push(Candidate {
-                    kind: Kind::CountGuard,
-                    description: "the count guard lets one invocation past the count through".into(),
-                    hint: "vertex count not a multiple of 64 with a guard check: the skinned buffer is exactly count long, so bounds checks clamp or drop the extra invocation's write; catching it needs an output buffer longer than the count whose tail must stay untouched".into(),
-                    edits,
-                });
-            }
-        }
-
-        // The compute output's w: a literal 0 as the last component of a vec4 stored to binding 4.
-        if let Some(cs) = compute {
-            let func = self.func(cs);
-            let mut stored = Vec::new();
-            stores(&func.body, &mut stored);
-            let edits: Vec<Edit> = stored
-                .into_iter()
-                .filter(|&(pointer, _)| {
-                    root_global(func, pointer).and_then(|g| self.binding_of(g)) == Some(4)
-                })
-                .filter_map(|(_, value)| match &func.expressions[value] {
-                    // The w is the last component: `vec4(p, 0.0)` composes a vec3 and a scalar.
-                    Expression::Compose { components, .. } if !components.is_empty() => {
-                        let w = *components.last()?;
-                        (float_literal(&func.expressions[w]) == Some(0.0))
-                            .then(|| self.span(cs, w))
-                            .flatten()
-                    }
-                    _ => None,
-                })
-                .map(|range| Edit {
-                    range,
-                    text: "1.0".into(),
-                })
-                .collect();
-            if !edits.is_empty() {
-                out.push(Candidate {
-                    kind: Kind::OutputW,
-                    description: "the compute output's w written as 1 instead of 0".into(),
-                    hint: "any case: the compute comparisons hold every output w to 0".into(),
-                    edits,
-                });
-            }
-        }
-
-        // A uniform field read from the wrong offset.
-        for (binding, from, to, hint) in [
-            (6, 0, 8, "a view whose scale and half_width differ"),
-            (6, 8, 0, "a view whose scale and half_width differ"),
-            (
-                6,
-                4,
-                12,
-                "a golden render whose render.view.offset_y is not 0",
-            ),
-            (
-                5,
-                0,
-                4,
-                "any case with vertices (the count read as 0 skips every vertex)",
-            ),
-        ] {
-            let (Some(a), Some(b)) = (
-                self.member_name(binding, from),
-                self.member_name(binding, to),
-            ) else {
-                continue;
-            };
-            let reads = self.member_reads(binding, from);
-            let edits: Vec<Edit> = reads
-                .iter()
-                .filter_map(|(_, r)| {
-                    let text = self.text(r);
-                    let dot = text.rfind('.')?;
-                    (text[dot + 1..].trim() == a).then(|| Edit {
-                        range: r.start + dot + 1..r.end,
-                        text: b.clone(),
-                    })
-                })
-                .collect();
-            if !edits.is_empty() {
-                out.push(Candidate {
-                    kind: Kind::UniformField,
-                    description: format!(
-                        "binding {binding}: `{a}` (offset {from}) read from `{b}` (offset {to})"
-                    ),
-                    hint: hint.into(),
-                    edits,
-                });
             }
         }
         out
@@ -937,7 +570,7 @@ pub(super) fn body_open(src: &str, from: usize) -> Option<usize> {
 }
 
 /// Every `Store` in `block` and the blocks inside it, as (pointer, value).
-fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Expression>)>) {
+pub(super) fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Expression>)>) {
     for statement in block.iter() {
         match statement {
             naga::Statement::Store { pointer, value } => out.push((*pointer, *value)),
@@ -963,7 +596,10 @@ fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Express
 }
 
 /// The global variable a pointer expression indexes into, if any (`skinned[i]` -> `skinned`).
-fn root_global(func: &Function, mut e: Handle<Expression>) -> Option<Handle<GlobalVariable>> {
+pub(super) fn root_global(
+    func: &Function,
+    mut e: Handle<Expression>,
+) -> Option<Handle<GlobalVariable>> {
     loop {
         match func.expressions[e] {
             Expression::GlobalVariable(g) => return Some(g),
