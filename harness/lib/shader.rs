@@ -143,6 +143,15 @@ fn located_outputs(module: &naga::Module, ep: &naga::EntryPoint) -> Vec<(u32, Ha
     }
 }
 
+/// Why the workgroup size of an entry point is not known.
+#[derive(Debug, thiserror::Error)]
+enum WorkgroupError {
+    #[error("the entry point is gone once overrides are applied")]
+    Gone,
+    #[error("its @workgroup_size depends on overrides that the harness cannot resolve without pipeline constants: {0}")]
+    Unresolved(naga::back::pipeline_constants::PipelineConstantError),
+}
+
 /// The workgroup size a compute pipeline gets from entry point `ep`. A size given by `override`s
 /// takes their defaults, as in the harness's pipelines, which set no constants; that needs the
 /// validation `info`, and without it (naga rejected the shader) the size is not known: `None`.
@@ -150,7 +159,7 @@ fn workgroup_size(
     module: &naga::Module,
     info: Option<&naga::valid::ModuleInfo>,
     ep: &naga::EntryPoint,
-) -> Option<Result<[u32; 3], String>> {
+) -> Option<Result<[u32; 3], WorkgroupError>> {
     if ep.workgroup_size_overrides.is_none() {
         return Some(Ok(ep.workgroup_size));
     }
@@ -163,10 +172,8 @@ fn workgroup_size(
                 .iter()
                 .find(|e| e.name == ep.name)
                 .map(|e| e.workgroup_size)
-                .ok_or_else(|| "the entry point is gone once overrides are applied".to_string()),
-            Err(e) => Err(format!(
-                "its @workgroup_size depends on overrides that the harness cannot resolve without pipeline constants: {e}"
-            )),
+                .ok_or(WorkgroupError::Gone),
+            Err(e) => Err(WorkgroupError::Unresolved(e)),
         },
     )
 }

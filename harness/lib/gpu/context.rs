@@ -19,11 +19,16 @@ pub struct RenderSet {
     pub pipeline: wgpu::RenderPipeline,
 }
 
+/// Why a pipeline did not build on an adapter: wgpu's message with its sources.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BuildError(pub String);
+
 /// Each pipeline, or why it did not build on this adapter. Built apart, so that a broken render
 /// stage leaves the compute checks standing, and the other way round.
 pub struct Pipelines {
-    pub compute: Result<ComputeSet, String>,
-    pub render: Result<RenderSet, String>,
+    pub compute: Result<ComputeSet, BuildError>,
+    pub render: Result<RenderSet, BuildError>,
     /// The contract they were built with.
     pub contract: Arc<Contract>,
 }
@@ -31,8 +36,8 @@ pub struct Pipelines {
 impl Pipelines {
     fn unbuilt(contract: Arc<Contract>) -> Pipelines {
         Pipelines {
-            compute: Err("not built yet".into()),
-            render: Err("not built yet".into()),
+            compute: Err(BuildError("not built yet".into())),
+            render: Err(BuildError("not built yet".into())),
             contract,
         }
     }
@@ -138,8 +143,8 @@ impl Context {
     /// The module, then each pipeline in its own error scope.
     fn build_pipelines(&self, shader: &Shader) -> Pipelines {
         let text = |e: GpuError| match e {
-            GpuError::Validation(m) | GpuError::OutOfMemory(m) => m,
-            other => other.to_string(),
+            GpuError::Validation(m) | GpuError::OutOfMemory(m) => BuildError(m),
+            other => BuildError(other.to_string()),
         };
         let module = match self
             .scoped(|| {
