@@ -6,6 +6,7 @@ pub mod check;
 pub mod clock;
 pub mod compare;
 pub mod config;
+pub mod contract;
 pub mod fast;
 pub mod file;
 pub mod golden;

@@ -10,6 +10,7 @@ use image::RgbaImage;
 use crate::case::View;
 use crate::check::Outcome;
 use crate::compare;
+use crate::contract::{Contract, Role};
 use crate::gpu::{self, Context, GpuError};
 use crate::scene::{strip, Mesh, Pose, Skeleton};
 
@@ -279,34 +280,32 @@ pub fn rigid_invariance(ctx: &Context) -> Outcome {
 
 /// The contract's view transform and tint, in a vertex stage that takes already skinned positions
 /// (bindings and vertex layout as the contract's render path; the palette is not read).
-const PASS_THROUGH: &str = r#"
-struct View {
-    scale: f32,
-    offset_y: f32,
-    half_width: f32,
-    _pad: f32,
-}
-
-@group(0) @binding(6) var<uniform> view: View;
-
-struct VertexOut {
+fn pass_through_wgsl(contract: &Contract) -> String {
+    let view = contract.declarations(&[(Role::View, "view")]);
+    let location = |role| contract.input(role).map_or(0, |v| v.location());
+    let (p, joint) = (location(Role::Positions), location(Role::Joints));
+    format!(
+        r#"{view}
+struct VertexOut {{
     @builtin(position) clip: vec4<f32>,
     @location(0) tint: f32,
-}
+}}
 
 @vertex
-fn vs_pass(@location(0) p: vec3<f32>, @location(1) joint: vec4<u32>) -> VertexOut {
+fn vs_pass(@location({p}) p: vec3<f32>, @location({joint}) joint: vec4<u32>) -> VertexOut {{
     var out: VertexOut;
     out.clip = vec4<f32>(p.x / view.half_width, p.y * view.scale + view.offset_y, 0.0, 1.0);
     out.tint = f32(joint.x) / 8.0;
     return out;
-}
+}}
 
 @fragment
-fn fs_pass(@location(0) tint: f32) -> @location(0) vec4<f32> {
+fn fs_pass(@location(0) tint: f32) -> @location(0) vec4<f32> {{
     return vec4<f32>(tint, 1.0 - tint, 0.5, 1.0);
+}}
+"#
+    )
 }
-"#;
 
 /// Draws `positions` (already skinned) with the pass-through pipeline, tinted by `mesh.joints`.
 fn draw_skinned(
@@ -323,10 +322,11 @@ fn draw_skinned(
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("pass-through"),
-                source: wgpu::ShaderSource::Wgsl(PASS_THROUGH.into()),
+                source: wgpu::ShaderSource::Wgsl(pass_through_wgsl(ctx.contract()).into()),
             });
         let pipeline = gpu::context::render_pipeline(
             &ctx.device,
+            ctx.contract(),
             &render.layout,
             &module,
             "vs_pass",
@@ -515,7 +515,7 @@ mod tests {
             .weights
             .iter()
             .any(|w| w.iter().filter(|&&x| x > 0.0).count() == 4));
-        let naga = naga::front::wgsl::parse_str(PASS_THROUGH).unwrap();
+        let naga = naga::front::wgsl::parse_str(&pass_through_wgsl(&Contract::builtin())).unwrap();
         naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::default(),

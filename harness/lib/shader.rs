@@ -1,15 +1,19 @@
 //! Loads the shader under test, validates it with naga and checks it against the binding contract.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use naga::common::wgsl::TypeContext;
-use naga::{AddressSpace, ArraySize, Binding, Handle, ShaderStage, StorageAccess, TypeInner};
+use naga::{AddressSpace, Binding, Handle, ShaderStage, StorageAccess, TypeInner};
 
-/// The WGSL source under test and where it came from.
+use crate::contract::{list, Contract};
+
+/// The WGSL source under test, where it came from, and the contract it is held to.
 #[derive(Clone, Debug)]
 pub struct Shader {
     pub path: PathBuf,
     pub source: String,
+    pub contract: Arc<Contract>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -27,15 +31,21 @@ pub enum ShaderError {
 }
 
 impl Shader {
+    /// `source`, from `path`, held to the built-in contract.
+    pub fn new(path: impl Into<PathBuf>, source: impl Into<String>) -> Shader {
+        Shader {
+            path: path.into(),
+            source: source.into(),
+            contract: Arc::new(Contract::builtin()),
+        }
+    }
+
     pub fn load(path: &Path) -> Result<Shader, ShaderError> {
         let source = std::fs::read_to_string(path).map_err(|source| ShaderError::Io {
             path: path.display().to_string(),
             source,
         })?;
-        Ok(Shader {
-            path: path.to_path_buf(),
-            source,
-        })
+        Ok(Shader::new(path, source))
     }
 
     /// Parses and validates with naga, then checks entry points and bindings against the contract.
@@ -52,7 +62,7 @@ impl Shader {
             .map_err(|e| e.emit_to_string_with_path(&self.source, &path));
         // The contract first: a binding of the wrong type usually also makes naga reject the code
         // that uses it, and the contract says which binding and what it should be.
-        let broken = contract_violations(&module, valid.as_ref().ok());
+        let broken = contract_violations(&self.contract, &module, valid.as_ref().ok());
         if !broken.is_empty() {
             let mut message = broken.join("; ");
             if let Err(diagnostic) = valid {
@@ -63,144 +73,6 @@ impl Shader {
         }
         valid.map_err(ShaderError::Invalid)?;
         Ok(module)
-    }
-}
-
-/// What each group-0 binding must be: address space, whether it is writable, its type and what it
-/// holds.
-const BINDINGS: [(u32, &str, bool, Want, &str); 7] = [
-    (
-        0,
-        "storage",
-        false,
-        Want::Array(Elem::Mat4F32),
-        "the palette",
-    ),
-    (1, "storage", false, Want::Positions, "source positions"),
-    (
-        2,
-        "storage",
-        false,
-        Want::Array(Elem::Vec4U32),
-        "joint indices",
-    ),
-    (3, "storage", false, Want::Array(Elem::Vec4F32), "weights"),
-    (
-        4,
-        "storage",
-        true,
-        Want::Array(Elem::Vec4F32),
-        "skinned positions",
-    ),
-    (5, "uniform", false, Want::Count, "the vertex count"),
-    (6, "uniform", false, Want::View, "the 2D view"),
-];
-
-/// The size of each of the contract's uniform structs (bindings 5 and 6), as the harness binds them.
-pub const UNIFORM_BYTES: u32 = 16;
-
-/// The element types the contract uses.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Elem {
-    Mat4F32,
-    Vec4F32,
-    Vec4U32,
-    Vec3F32,
-}
-
-impl Elem {
-    fn wgsl(self) -> &'static str {
-        match self {
-            Elem::Mat4F32 => "mat4x4<f32>",
-            Elem::Vec4F32 => "vec4<f32>",
-            Elem::Vec4U32 => "vec4<u32>",
-            Elem::Vec3F32 => "vec3<f32>",
-        }
-    }
-
-    fn matches(self, inner: &TypeInner) -> bool {
-        use naga::{Scalar, VectorSize::*};
-        match (self, inner) {
-            (
-                Elem::Mat4F32,
-                TypeInner::Matrix {
-                    columns: Quad,
-                    rows: Quad,
-                    scalar,
-                },
-            ) => *scalar == Scalar::F32,
-            (Elem::Vec4F32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::F32,
-            (Elem::Vec4U32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::U32,
-            (Elem::Vec3F32, TypeInner::Vector { size: Tri, scalar }) => *scalar == Scalar::F32,
-            _ => false,
-        }
-    }
-}
-
-/// The type a binding must have.
-#[derive(Clone, Copy, Debug)]
-enum Want {
-    /// A runtime-sized array of this element.
-    Array(Elem),
-    /// `array<vec4<f32>>`, or `array<vec3<f32>>`: the same 16-byte stride, w unused (SPEC.md).
-    Positions,
-    /// struct { count: u32, 3 x u32 padding }: the count, a u32, in the first 4 bytes (padding
-    /// written another way within 16 bytes, e.g. `u32, vec2<u32>`, or a bare `vec4<u32>`, reads
-    /// the same buffer).
-    Count,
-    /// struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }: three f32 in the first 12
-    /// bytes (or a `vec4<f32>`).
-    View,
-}
-
-impl Want {
-    fn wgsl(self) -> String {
-        match self {
-            Want::Array(e) => format!("array<{}>", e.wgsl()),
-            Want::Positions => "array<vec4<f32>> (or array<vec3<f32>>)".into(),
-            Want::Count => {
-                "a struct whose first member is count: u32 (then 3 x u32 padding)".into()
-            }
-            Want::View => "struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }".into(),
-        }
-    }
-
-    fn matches(self, types: &naga::UniqueArena<naga::Type>, ty: Handle<naga::Type>) -> bool {
-        let is = |h: Handle<naga::Type>, s: naga::Scalar| matches!(types[h].inner, TypeInner::Scalar(x) if x == s);
-        match (self, &types[ty].inner) {
-            (
-                Want::Array(e),
-                TypeInner::Array {
-                    base,
-                    size: ArraySize::Dynamic,
-                    ..
-                },
-            ) => e.matches(&types[*base].inner),
-            (
-                Want::Positions,
-                TypeInner::Array {
-                    base,
-                    size: ArraySize::Dynamic,
-                    ..
-                },
-            ) => [Elem::Vec4F32, Elem::Vec3F32]
-                .iter()
-                .any(|e| e.matches(&types[*base].inner)),
-            (Want::Count, TypeInner::Struct { members, .. }) => members
-                .first()
-                .is_some_and(|m| m.offset == 0 && is(m.ty, naga::Scalar::U32)),
-            (Want::Count, inner) => Elem::Vec4U32.matches(inner),
-            (Want::View, TypeInner::Struct { members, .. }) => {
-                members.len() >= 3
-                    && members
-                        .iter()
-                        .take(3)
-                        .enumerate()
-                        .all(|(i, m)| m.offset == 4 * i as u32 && is(m.ty, naga::Scalar::F32))
-            }
-            (Want::View, inner) => Elem::Vec4F32.matches(inner),
-            _ => false,
-        }
     }
 }
 
@@ -271,6 +143,15 @@ fn located_outputs(module: &naga::Module, ep: &naga::EntryPoint) -> Vec<(u32, Ha
     }
 }
 
+/// Why the workgroup size of an entry point is not known.
+#[derive(Debug, thiserror::Error)]
+enum WorkgroupError {
+    #[error("the entry point is gone once overrides are applied")]
+    Gone,
+    #[error("its @workgroup_size depends on overrides that the harness cannot resolve without pipeline constants: {0}")]
+    Unresolved(naga::back::pipeline_constants::PipelineConstantError),
+}
+
 /// The workgroup size a compute pipeline gets from entry point `ep`. A size given by `override`s
 /// takes their defaults, as in the harness's pipelines, which set no constants; that needs the
 /// validation `info`, and without it (naga rejected the shader) the size is not known: `None`.
@@ -278,7 +159,7 @@ fn workgroup_size(
     module: &naga::Module,
     info: Option<&naga::valid::ModuleInfo>,
     ep: &naga::EntryPoint,
-) -> Option<Result<[u32; 3], String>> {
+) -> Option<Result<[u32; 3], WorkgroupError>> {
     if ep.workgroup_size_overrides.is_none() {
         return Some(Ok(ep.workgroup_size));
     }
@@ -291,28 +172,23 @@ fn workgroup_size(
                 .iter()
                 .find(|e| e.name == ep.name)
                 .map(|e| e.workgroup_size)
-                .ok_or_else(|| "the entry point is gone once overrides are applied".to_string()),
-            Err(e) => Err(format!(
-                "its @workgroup_size depends on overrides that the harness cannot resolve without pipeline constants: {e}"
-            )),
+                .ok_or(WorkgroupError::Gone),
+            Err(e) => Err(WorkgroupError::Unresolved(e)),
         },
     )
 }
 
-/// Every way `module` breaks the contract of SPEC.md (entry points, stages, workgroup size, the
-/// vertex inputs and fragment output, and each binding's address space and type), one message each;
-/// empty when it keeps it. `info` is naga's validation of the module, when it passed: with it, a
-/// workgroup size given by overrides is checked too.
+/// Every way `module` breaks `contract` (entry points, stages, workgroup size, the vertex inputs
+/// and fragment output, and each binding's address space and type), one message each; empty when
+/// it keeps it. `info` is naga's validation of the module, when it passed: with it, a workgroup
+/// size given by overrides is checked too.
 pub fn contract_violations(
+    contract: &Contract,
     module: &naga::Module,
     info: Option<&naga::valid::ModuleInfo>,
 ) -> Vec<String> {
     let mut bad = Vec::new();
-    for (name, stage) in [
-        ("skin_compute", ShaderStage::Compute),
-        ("vs_skin", ShaderStage::Vertex),
-        ("fs_skin", ShaderStage::Fragment),
-    ] {
+    for (name, stage) in contract.entry_points() {
         let Some(ep) = module.entry_points.iter().find(|ep| ep.name == name) else {
             bad.push(format!("entry point `{name}` is missing"));
             continue;
@@ -325,177 +201,214 @@ pub fn contract_violations(
             continue;
         }
         match stage {
-            ShaderStage::Compute => match workgroup_size(module, info, ep) {
-                Some(Ok(size)) if size != [64, 1, 1] => bad.push(format!(
-                    "entry point `{name}` must have @workgroup_size(64), has {size:?}"
-                )),
-                Some(Err(why)) => bad.push(format!("entry point `{name}`: {why}")),
-                _ => {}
-            },
-            ShaderStage::Vertex => {
-                let inputs = located_inputs(module, ep);
-                for (loc, want) in [(0, Elem::Vec3F32), (1, Elem::Vec4U32), (2, Elem::Vec4F32)] {
-                    // A vec4 position reads the vec3 attribute with w = 1, as WebGPU fills it.
-                    let want_ok = |inner: &TypeInner| {
-                        want.matches(inner) || (loc == 0 && Elem::Vec4F32.matches(inner))
-                    };
-                    match inputs.iter().find(|(l, _)| *l == loc) {
-                        None => bad.push(format!(
-                            "entry point `{name}`: input @location({loc}) is missing (expected {})",
-                            want.wgsl()
-                        )),
-                        Some((_, ty)) if !want_ok(&module.types[*ty].inner) => bad.push(format!(
-                            "entry point `{name}`: input @location({loc}) must be {}{}, is {}",
-                            want.wgsl(),
-                            if loc == 0 { " (or vec4<f32>)" } else { "" },
-                            describe(module, *ty)
-                        )),
-                        Some(_) => {}
-                    }
-                }
-                for (loc, ty) in inputs.iter().filter(|(l, _)| *l > 2) {
-                    bad.push(format!(
-                        "entry point `{name}`: input @location({loc}) ({}) is not a vertex attribute of the contract (0 to 2)",
-                        describe(module, *ty)
-                    ));
-                }
-            }
-            ShaderStage::Fragment => {
-                let outputs = located_outputs(module, ep);
-                match outputs.iter().find(|(l, _)| *l == 0) {
-                    None => bad.push(format!(
-                        "entry point `{name}` must return vec4<f32> at @location(0), returns {}",
-                        ep.function
-                            .result
-                            .as_ref()
-                            .map_or("nothing".into(), |r| describe(module, r.ty))
-                    )),
-                    Some((_, ty)) if !Elem::Vec4F32.matches(&module.types[*ty].inner) => bad
-                        .push(format!(
-                            "entry point `{name}` must return vec4<f32> at @location(0), returns {}",
-                            describe(module, *ty)
-                        )),
-                    Some(_) => {}
-                }
-            }
+            ShaderStage::Compute => bad.extend(compute_stage(contract, module, info, ep)),
+            ShaderStage::Vertex => bad.extend(vertex_stage(contract, module, ep)),
+            ShaderStage::Fragment => bad.extend(fragment_stage(contract, module, ep)),
             _ => {}
         }
     }
     if let Some(info) = info {
-        bad.extend(stage_bindings(module, info));
+        bad.extend(stage_bindings(contract, module, info));
     }
-    let mut seen: Vec<u32> = Vec::new();
+    bad.extend(binding_violations(contract, module));
+    bad
+}
+
+/// The compute entry point's workgroup size.
+fn compute_stage(
+    contract: &Contract,
+    module: &naga::Module,
+    info: Option<&naga::valid::ModuleInfo>,
+    ep: &naga::EntryPoint,
+) -> Option<String> {
+    let name = &ep.name;
+    match workgroup_size(module, info, ep) {
+        Some(Ok(size)) if size != contract.workgroup_size => Some(format!(
+            "entry point `{name}` must have @workgroup_size({}), has {size:?}",
+            contract.workgroup_wgsl()
+        )),
+        Some(Err(why)) => Some(format!("entry point `{name}`: {why}")),
+        _ => None,
+    }
+}
+
+/// The vertex entry point's inputs: each of the contract's attributes, and no others.
+fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoint) -> Vec<String> {
+    let name = &ep.name;
+    let mut bad = Vec::new();
+    let inputs = located_inputs(module, ep);
+    for input in &contract.vertex_inputs {
+        let (loc, want) = (input.location(), input.ty);
+        let want_ok = |inner: &TypeInner| {
+            want.matches(inner) || input.also.is_some_and(|also| also.matches(inner))
+        };
+        match inputs.iter().find(|(l, _)| *l == loc) {
+            None => bad.push(format!(
+                "entry point `{name}`: input @location({loc}) is missing (expected {})",
+                want.wgsl()
+            )),
+            Some((_, ty)) if !want_ok(&module.types[*ty].inner) => bad.push(format!(
+                "entry point `{name}`: input @location({loc}) must be {}{}, is {}",
+                want.wgsl(),
+                input
+                    .also
+                    .map_or(String::new(), |also| format!(" (or {})", also.wgsl())),
+                describe(module, *ty)
+            )),
+            Some(_) => {}
+        }
+    }
+    let mut locations: Vec<u32> = contract
+        .vertex_inputs
+        .iter()
+        .map(|v| v.location())
+        .collect();
+    locations.sort_unstable();
+    for (loc, ty) in inputs
+        .iter()
+        .filter(|(l, _)| contract.input_at(*l).is_none())
+    {
+        bad.push(format!(
+            "entry point `{name}`: input @location({loc}) ({}) is not a vertex attribute of the contract ({})",
+            describe(module, *ty),
+            list(&locations)
+        ));
+    }
+    bad
+}
+
+/// The fragment entry point's colour output at location 0.
+fn fragment_stage(
+    contract: &Contract,
+    module: &naga::Module,
+    ep: &naga::EntryPoint,
+) -> Option<String> {
+    let want = contract.fragment_output;
+    let returns = match located_outputs(module, ep).iter().find(|(l, _)| *l == 0) {
+        None => ep
+            .function
+            .result
+            .as_ref()
+            .map_or("nothing".into(), |r| describe(module, r.ty)),
+        Some((_, ty)) if !want.matches(&module.types[*ty].inner) => describe(module, *ty),
+        Some(_) => return None,
+    };
+    Some(format!(
+        "entry point `{}` must return {} at @location(0), returns {returns}",
+        ep.name,
+        want.wgsl()
+    ))
+}
+
+/// Each bound global against the contract's slot at its group and binding, then the slots no
+/// global fills.
+fn binding_violations(contract: &Contract, module: &naga::Module) -> Vec<String> {
+    let mut bad = Vec::new();
+    let groups = contract.groups();
+    let mut seen: Vec<(u32, u32)> = Vec::new();
     for (_, var) in module.global_variables.iter() {
         let Some(binding) = &var.binding else {
             continue;
         };
         let name = var.name.as_deref().unwrap_or("?");
-        if binding.group != 0 {
+        if !groups.contains(&binding.group) {
             bad.push(format!(
-                "`{name}` is in group {}; the contract uses group 0 only",
-                binding.group
+                "`{name}` is in group {}; the contract uses group{} {} only",
+                binding.group,
+                if groups.len() == 1 { "" } else { "s" },
+                list(&groups)
             ));
             continue;
         }
-        let Some(&(_, space, writable, want, _)) = BINDINGS.iter().find(|b| b.0 == binding.binding)
-        else {
+        let Some(slot) = contract.slot_at(binding.group, binding.binding) else {
             bad.push(format!(
-                "`{name}` uses binding {}; the contract has bindings 0 to 6",
-                binding.binding
+                "`{name}` uses binding {}; the contract has bindings {}",
+                binding.binding,
+                list(&contract.bindings_in(binding.group))
             ));
             continue;
         };
-        if seen.contains(&binding.binding) {
+        if seen.contains(&(binding.group, binding.binding)) {
             bad.push(format!(
                 "binding {} (`{name}`) is declared twice",
                 binding.binding
             ));
             continue;
         }
-        seen.push(binding.binding);
-        let ok = match var.space {
-            AddressSpace::Storage { access } => {
-                space == "storage" && access.contains(StorageAccess::STORE) == writable
-            }
-            AddressSpace::Uniform => space == "uniform",
-            _ => false,
-        };
-        if !ok {
-            let want = if writable {
-                "storage, read_write"
-            } else if space == "storage" {
-                "storage, read"
-            } else {
-                "uniform"
-            };
+        seen.push((binding.group, binding.binding));
+        if !slot.space.matches(var.space) {
             bad.push(format!(
-                "binding {} (`{name}`) must be var<{want}>, is {}",
+                "binding {} (`{name}`) must be var<{}>, is {}",
                 binding.binding,
+                slot.space.wgsl(),
                 space_wgsl(var.space)
             ));
         }
-        if !want.matches(&module.types, var.ty) {
+        if !slot.ty.matches(&module.types, var.ty) {
             bad.push(format!(
                 "binding {} (`{name}`) must be {}, is {}",
                 binding.binding,
-                want.wgsl(),
+                slot.ty.wgsl(),
                 describe(module, var.ty)
             ));
-        } else if matches!(want, Want::Count | Want::View) {
-            // The contract's uniforms are 16 bytes and are bound as exactly that; a larger struct
-            // (a `vec3<u32>` pad aligns to 16 and doubles it) reads past them and fails to bind.
+        } else if slot.ty.is_uniform_struct() {
+            // The contract's uniforms are bound as exactly their size; a larger struct (a
+            // `vec3<u32>` pad aligns to 16 and doubles it) reads past them and fails to bind.
             let size = module.types[var.ty].inner.size(module.to_ctx());
-            if size > UNIFORM_BYTES {
+            let limit = contract.uniform_bytes;
+            if size > limit {
                 bad.push(format!(
-                    "binding {} (`{name}`) is {}; the contract's uniform is {UNIFORM_BYTES} bytes and is bound as exactly that (a vec3 or vec4 member aligns to 16 bytes: write the padding as u32s)",
+                    "binding {} (`{name}`) is {}; the contract's uniform is {limit} bytes and is bound as exactly that (a vec3 or vec4 member aligns to 16 bytes: write the padding as u32s)",
                     binding.binding,
                     describe(module, var.ty)
                 ));
             }
         }
     }
-    for (b, space, writable, want, holds) in BINDINGS {
-        if !seen.contains(&b) {
-            let access = match (space, writable) {
-                ("storage", true) => "storage, read_write",
-                ("storage", false) => "storage, read",
-                _ => "uniform",
-            };
+    for slot in &contract.slots {
+        let b = slot.binding;
+        if !seen.contains(&(slot.group, b)) {
             bad.push(format!(
-                "binding {b} ({holds}) is missing: expected @group(0) @binding({b}) var<{access}> of {}",
-                want.wgsl()
+                "binding {b} ({}) is missing: expected @group({}) @binding({b}) var<{}> of {}",
+                slot.holds,
+                slot.group,
+                slot.space.wgsl(),
+                slot.ty.wgsl()
             ));
         }
     }
     bad
 }
 
-/// Bindings an entry point uses outside its pipeline's: the compute pipeline has bindings 0 to 5,
-/// the render pipeline 0 and 6 (SPEC.md), and the pipelines are built with exactly those.
-fn stage_bindings(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Vec<String> {
+/// Bindings an entry point uses outside its pipeline's (SPEC.md: the compute pipeline has bindings
+/// 0 to 5, the render pipeline 0 and 6); the pipelines are built with exactly theirs.
+fn stage_bindings(
+    contract: &Contract,
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+) -> Vec<String> {
     let mut bad = Vec::new();
     for (i, ep) in module.entry_points.iter().enumerate() {
-        let (allowed, pipeline): (&[u32], &str) = match ep.name.as_str() {
-            "skin_compute" => (
-                &[0, 1, 2, 3, 4, 5],
-                "the compute pipeline has bindings 0 to 5",
-            ),
-            "vs_skin" | "fs_skin" => (&[0, 6], "the render pipeline has bindings 0 and 6"),
-            _ => continue,
+        let Some(pipeline) = contract.pipeline_of(&ep.name) else {
+            continue;
         };
         let uses = info.get_entry_point(i);
         for (handle, var) in module.global_variables.iter() {
             let Some(b) = &var.binding else { continue };
             // Bindings outside the contract have their own message.
-            let foreign = b.group == 0 && BINDINGS.iter().any(|c| c.0 == b.binding);
-            if !foreign || uses[handle].is_empty() || allowed.contains(&b.binding) {
+            let Some(slot) = contract.slot_at(b.group, b.binding) else {
+                continue;
+            };
+            if uses[handle].is_empty() || slot.used_by(pipeline) {
                 continue;
             }
             bad.push(format!(
-                "entry point `{}` uses binding {} (`{}`); {pipeline}",
+                "entry point `{}` uses binding {} (`{}`); the {} pipeline has bindings {}",
                 ep.name,
                 b.binding,
-                var.name.as_deref().unwrap_or("?")
+                var.name.as_deref().unwrap_or("?"),
+                pipeline.name(),
+                list(&contract.bindings_of(pipeline))
             ));
         }
     }
@@ -520,10 +433,7 @@ pub(crate) mod tests {
     use super::*;
 
     fn shader(source: &str) -> Shader {
-        Shader {
-            path: "test.wgsl".into(),
-            source: source.into(),
-        }
+        Shader::new("test.wgsl", source)
     }
 
     pub(crate) fn default_source() -> String {

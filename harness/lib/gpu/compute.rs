@@ -3,10 +3,8 @@
 use glam::Mat4;
 
 use super::{readback, Context, GpuError};
+use crate::contract::{Pipeline, Role};
 use crate::scene::Mesh;
-
-/// Threads per workgroup fixed by the contract.
-pub const WORKGROUP: u32 = 64;
 
 /// Skinned positions of every vertex of `mesh` under `palette`, computed on the GPU.
 pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]>, GpuError> {
@@ -51,10 +49,6 @@ impl std::fmt::Display for Fault {
     }
 }
 
-/// Output elements past `count`, filled with a sentinel: a shader whose count guard is off writes
-/// into them instead of being silently clipped by the buffer's end.
-pub const GUARD: usize = 64;
-
 /// A bit pattern no skinning writes: a NaN with a payload. The whole output starts as it, so an
 /// element the shader skipped is told apart from one it wrote.
 const SENTINEL: u32 = 0x7fc0_5eed;
@@ -83,6 +77,9 @@ pub struct Dispatch {
     size: u64,
     readback: wgpu::Buffer,
     vertices: u32,
+    /// The bind group's index and the workgroups the dispatch runs.
+    group: u32,
+    workgroups: u32,
 }
 
 impl Dispatch {
@@ -93,12 +90,15 @@ impl Dispatch {
         palette: &[Mat4],
         mesh: &Mesh,
     ) -> Dispatch {
-        let (device, pool) = (&ctx.device, &ctx.pool);
+        let (device, pool, contract) = (&ctx.device, &ctx.pool, ctx.contract());
         let init = |label: &str, contents: &[u8], usage| {
             pool.upload(device, &ctx.queue, label, contents, usage)
         };
         let storage = wgpu::BufferUsages::STORAGE;
         let n = mesh.len();
+        // Output elements past `count`, filled with the sentinel: a shader whose count guard is
+        // off writes into them instead of being silently clipped by the buffer's end.
+        let guard = contract.output_guard;
         let positions: Vec<[f32; 4]> = mesh
             .positions
             .iter()
@@ -110,21 +110,18 @@ impl Dispatch {
         let positions_buf = init("positions", bytemuck::cast_slice(&positions), storage);
         let joints_buf = init("joints", bytemuck::cast_slice(&mesh.joints), storage);
         let weights_buf = init("weights", bytemuck::cast_slice(&mesh.weights), storage);
-        let count = [n as u32, 0, 0, 0];
-        let count_buf = init(
-            "count",
-            bytemuck::cast_slice(&count),
-            wgpu::BufferUsages::UNIFORM,
-        );
+        let mut count = vec![0u8; contract.uniform_bytes as usize];
+        count[..4].copy_from_slice(&(n as u32).to_le_bytes());
+        let count_buf = init("count", &count, wgpu::BufferUsages::UNIFORM);
         // The sentinel everywhere: in the vertices' elements until the shader writes them, and in
         // the guard past them.
-        let initial = vec![SENTINEL; (n + GUARD) * 4];
+        let initial = vec![SENTINEL; (n + guard) * 4];
         let out = init(
             "skinned",
             bytemuck::cast_slice(&initial),
             storage | wgpu::BufferUsages::COPY_SRC,
         );
-        let size = ((n + GUARD) * 16) as u64;
+        let size = ((n + guard) * 16) as u64;
         let readback = pool.buffer(
             device,
             "skinned readback",
@@ -135,12 +132,20 @@ impl Dispatch {
             label: Some("compute bindings"),
             layout,
             entries: &[
-                entry(0, &palette_buf, size_of_val(palette)),
-                entry(1, &positions_buf, n * 16),
-                entry(2, &joints_buf, n * 16),
-                entry(3, &weights_buf, n * 16),
-                entry(4, &out, (n + GUARD) * 16),
-                entry(5, &count_buf, 16),
+                entry(
+                    contract.binding(Role::Palette),
+                    &palette_buf,
+                    size_of_val(palette),
+                ),
+                entry(contract.binding(Role::Positions), &positions_buf, n * 16),
+                entry(contract.binding(Role::Joints), &joints_buf, n * 16),
+                entry(contract.binding(Role::Weights), &weights_buf, n * 16),
+                entry(contract.binding(Role::Skinned), &out, (n + guard) * 16),
+                entry(
+                    contract.binding(Role::Count),
+                    &count_buf,
+                    contract.uniform_bytes as usize,
+                ),
             ],
         });
         Dispatch {
@@ -156,6 +161,8 @@ impl Dispatch {
             readback,
             size,
             vertices: n as u32,
+            group: contract.group(Pipeline::Compute),
+            workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
         }
     }
 
@@ -172,8 +179,8 @@ impl Dispatch {
                 timestamp_writes: timestamps,
             });
             pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &self.bind, &[]);
-            pass.dispatch_workgroups(self.vertices.div_ceil(WORKGROUP), 1, 1);
+            pass.set_bind_group(self.group, &self.bind, &[]);
+            pass.dispatch_workgroups(self.workgroups, 1, 1);
         }
         encoder.copy_buffer_to_buffer(&self.out, 0, &self.readback, 0, self.size);
     }
@@ -272,9 +279,10 @@ pub fn check_limits(ctx: &Context, joints: usize, vertices: usize) -> Result<(),
     let binding = storage_binding(&limits);
     over("the palette (bytes)", joints as u64 * 64, binding)?;
     over("the vertex buffers (bytes)", vertices as u64 * 16, binding)?;
+    let threads = ctx.contract().workgroup_threads();
     over(
-        "the dispatch (workgroups of 64)",
-        (vertices as u64).div_ceil(WORKGROUP as u64),
+        &format!("the dispatch (workgroups of {threads})"),
+        (vertices as u64).div_ceil(threads as u64),
         limits.max_compute_workgroups_per_dimension as u64,
     )
 }

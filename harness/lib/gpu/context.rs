@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{AdapterInfo, GpuError};
+use crate::contract::{Contract, Pipeline};
 use crate::shader::Shader;
 
 /// The compute pipeline built from the shader under test, with the layout the contract fixes.
@@ -18,29 +19,41 @@ pub struct RenderSet {
     pub pipeline: wgpu::RenderPipeline,
 }
 
+/// Why a pipeline did not build on an adapter: wgpu's message with its sources.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BuildError(pub String);
+
 /// Each pipeline, or why it did not build on this adapter. Built apart, so that a broken render
 /// stage leaves the compute checks standing, and the other way round.
 pub struct Pipelines {
-    pub compute: Result<ComputeSet, String>,
-    pub render: Result<RenderSet, String>,
+    pub compute: Result<ComputeSet, BuildError>,
+    pub render: Result<RenderSet, BuildError>,
+    /// The contract they were built with.
+    pub contract: Arc<Contract>,
 }
 
 impl Pipelines {
-    fn unbuilt() -> Pipelines {
+    fn unbuilt(contract: Arc<Contract>) -> Pipelines {
         Pipelines {
-            compute: Err("not built yet".into()),
-            render: Err("not built yet".into()),
+            compute: Err(BuildError("not built yet".into())),
+            render: Err(BuildError("not built yet".into())),
+            contract,
         }
     }
 
     /// Why a pipeline did not build, one line per pipeline; `None` when both did.
     pub fn errors(&self) -> Option<String> {
+        let c = &self.contract;
         let mut why = Vec::new();
         if let Err(m) = &self.compute {
-            why.push(format!("the compute pipeline (skin_compute): {m}"));
+            why.push(format!("the compute pipeline ({}): {m}", c.compute));
         }
         if let Err(m) = &self.render {
-            why.push(format!("the render pipeline (vs_skin, fs_skin): {m}"));
+            why.push(format!(
+                "the render pipeline ({}, {}): {m}",
+                c.vertex, c.fragment
+            ));
         }
         (!why.is_empty()).then(|| why.join("\n"))
     }
@@ -100,7 +113,7 @@ impl Context {
             info,
             device,
             queue,
-            pipelines: Pipelines::unbuilt(),
+            pipelines: Pipelines::unbuilt(shader.contract.clone()),
             timeout,
             pool: Default::default(),
             uncaptured,
@@ -117,7 +130,7 @@ impl Context {
             info: self.info.clone(),
             device: self.device.clone(),
             queue: self.queue.clone(),
-            pipelines: Pipelines::unbuilt(),
+            pipelines: Pipelines::unbuilt(shader.contract.clone()),
             timeout: self.timeout,
             pool: self.pool.clone(),
             uncaptured: self.uncaptured.clone(),
@@ -130,8 +143,8 @@ impl Context {
     /// The module, then each pipeline in its own error scope.
     fn build_pipelines(&self, shader: &Shader) -> Pipelines {
         let text = |e: GpuError| match e {
-            GpuError::Validation(m) | GpuError::OutOfMemory(m) => m,
-            other => other.to_string(),
+            GpuError::Validation(m) | GpuError::OutOfMemory(m) => BuildError(m),
+            other => BuildError(other.to_string()),
         };
         let module = match self
             .scoped(|| {
@@ -149,17 +162,25 @@ impl Context {
                 return Pipelines {
                     compute: Err(m.clone()),
                     render: Err(m),
+                    contract: shader.contract.clone(),
                 }
             }
         };
+        let contract = &shader.contract;
         Pipelines {
             compute: self
-                .scoped(|| Ok(build_compute(&self.device, &module)))
+                .scoped(|| Ok(build_compute(&self.device, &module, contract)))
                 .map_err(text),
             render: self
-                .scoped(|| Ok(build_render(&self.device, &module)))
+                .scoped(|| Ok(build_render(&self.device, &module, contract)))
                 .map_err(text),
+            contract: contract.clone(),
         }
+    }
+
+    /// The contract the pipelines were built with, which the paths bind and dispatch by.
+    pub fn contract(&self) -> &Contract {
+        &self.pipelines.contract
     }
 
     /// The compute pipeline, or a Pipeline error saying why there is none.
@@ -231,105 +252,66 @@ fn error_text(e: &wgpu::Error) -> String {
     text
 }
 
-fn storage(
-    binding: u32,
-    visibility: wgpu::ShaderStages,
-    read_only: bool,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-fn uniform(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            // Pipeline creation then refuses a shader whose uniform needs more than the contract's.
-            min_binding_size: wgpu::BufferSize::new(crate::shader::UNIFORM_BYTES as u64),
-        },
-        count: None,
-    }
-}
-
-/// The vertex layout of the render path: position vec3, joints `vec4<u32>`, weights `vec4<f32>`.
-pub const VERTEX_BUFFERS: [wgpu::VertexBufferLayout<'static>; 3] = [
-    wgpu::VertexBufferLayout {
-        array_stride: 12,
-        step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &[wgpu::VertexAttribute {
-            format: wgpu::VertexFormat::Float32x3,
-            offset: 0,
-            shader_location: 0,
-        }],
-    },
-    wgpu::VertexBufferLayout {
-        array_stride: 16,
-        step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &[wgpu::VertexAttribute {
-            format: wgpu::VertexFormat::Uint32x4,
-            offset: 0,
-            shader_location: 1,
-        }],
-    },
-    wgpu::VertexBufferLayout {
-        array_stride: 16,
-        step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &[wgpu::VertexAttribute {
-            format: wgpu::VertexFormat::Float32x4,
-            offset: 0,
-            shader_location: 2,
-        }],
-    },
-];
-
-fn build_compute(device: &wgpu::Device, module: &wgpu::ShaderModule) -> ComputeSet {
-    let cs = wgpu::ShaderStages::COMPUTE;
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("compute bindings 0-5"),
-        entries: &[
-            storage(0, cs, true),
-            storage(1, cs, true),
-            storage(2, cs, true),
-            storage(3, cs, true),
-            storage(4, cs, false),
-            uniform(5, cs),
-        ],
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+/// A pipeline layout with `bindings` at the contract's group of `pipeline`.
+pub fn pipeline_layout(
+    device: &wgpu::Device,
+    contract: &Contract,
+    pipeline: Pipeline,
+    bindings: &wgpu::BindGroupLayout,
+) -> wgpu::PipelineLayout {
+    let group = contract.group(pipeline) as usize;
+    let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; group];
+    layouts.push(Some(bindings));
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: None,
-        bind_group_layouts: &[Some(&layout)],
+        bind_group_layouts: &layouts,
         immediate_size: 0,
-    });
+    })
+}
+
+fn bind_group_layout(
+    device: &wgpu::Device,
+    contract: &Contract,
+    pipeline: Pipeline,
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(&contract.layout_label(pipeline)),
+        entries: &contract.layout_entries(pipeline),
+    })
+}
+
+fn build_compute(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    contract: &Contract,
+) -> ComputeSet {
+    let layout = bind_group_layout(device, contract, Pipeline::Compute);
+    let pipeline_layout = pipeline_layout(device, contract, Pipeline::Compute, &layout);
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("skin_compute"),
+        label: Some(&contract.compute),
         layout: Some(&pipeline_layout),
         module,
-        entry_point: Some("skin_compute"),
+        entry_point: Some(&contract.compute),
         compilation_options: Default::default(),
         cache: None,
     });
     ComputeSet { layout, pipeline }
 }
 
-fn build_render(device: &wgpu::Device, module: &wgpu::ShaderModule) -> RenderSet {
-    // The render pipeline has bindings 0 and 6; either stage may read them.
-    let stages = wgpu::ShaderStages::VERTEX_FRAGMENT;
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("render bindings 0 and 6"),
-        entries: &[storage(0, stages, true), uniform(6, stages)],
-    });
-    let pipeline = render_pipeline(device, &layout, module, "vs_skin", "fs_skin");
+fn build_render(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    contract: &Contract,
+) -> RenderSet {
+    let layout = bind_group_layout(device, contract, Pipeline::Render);
+    let pipeline = render_pipeline(
+        device,
+        contract,
+        &layout,
+        module,
+        &contract.vertex,
+        &contract.fragment,
+    );
     RenderSet { layout, pipeline }
 }
 
@@ -337,18 +319,15 @@ fn build_render(device: &wgpu::Device, module: &wgpu::ShaderModule) -> RenderSet
 /// into the RGBA8 target; `vs` and `fs` name the entry points in `module`.
 pub fn render_pipeline(
     device: &wgpu::Device,
+    contract: &Contract,
     bindings: &wgpu::BindGroupLayout,
     module: &wgpu::ShaderModule,
     vs: &str,
     fs: &str,
 ) -> wgpu::RenderPipeline {
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: None,
-        bind_group_layouts: &[Some(bindings)],
-        immediate_size: 0,
-    });
+    let layout = pipeline_layout(device, contract, Pipeline::Render, bindings);
     let buffers: Vec<Option<wgpu::VertexBufferLayout>> =
-        VERTEX_BUFFERS.iter().cloned().map(Some).collect();
+        contract.vertex_buffers().into_iter().map(Some).collect();
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(vs),
         layout: Some(&layout),

@@ -7,6 +7,7 @@ use super::compute::{check_render_limits, entry};
 use super::context::TARGET_FORMAT;
 use super::{readback, Context, GpuError};
 use crate::case::View;
+use crate::contract::{Pipeline, Role};
 use crate::scene::Mesh;
 
 /// Bytes per pixel of the target.
@@ -46,10 +47,11 @@ pub fn render(
 /// The buffers, bindings and target of one draw, reusable for repeated frames.
 pub struct Draw {
     bind: wgpu::BindGroup,
+    /// The bind group's index.
+    group: u32,
     uniforms: [wgpu::Buffer; 2],
-    positions: wgpu::Buffer,
-    joints: wgpu::Buffer,
-    weights: wgpu::Buffer,
+    /// One per vertex input of the contract, in its vertex-buffer order.
+    vertex: Vec<wgpu::Buffer>,
     indices: wgpu::Buffer,
     index_count: u32,
     target: wgpu::Texture,
@@ -66,11 +68,10 @@ impl Draw {
         width: u32,
         height: u32,
     ) -> Draw {
-        let (device, pool) = (&ctx.device, &ctx.pool);
+        let (device, pool, contract) = (&ctx.device, &ctx.pool, ctx.contract());
         let init = |label: &str, contents: &[u8], usage| {
             pool.upload(device, &ctx.queue, label, contents, usage)
         };
-        let vertex = wgpu::BufferUsages::VERTEX;
         let palette_buf = init(
             "palette",
             bytemuck::cast_slice(palette),
@@ -97,8 +98,16 @@ impl Draw {
             label: Some("render bindings"),
             layout,
             entries: &[
-                entry(0, &palette_buf, size_of_val(palette)),
-                entry(6, &view_buf, 16),
+                entry(
+                    contract.binding(Role::Palette),
+                    &palette_buf,
+                    size_of_val(palette),
+                ),
+                entry(
+                    contract.binding(Role::View),
+                    &view_buf,
+                    contract.uniform_bytes as usize,
+                ),
             ],
         });
         let readback = pool.buffer(
@@ -107,12 +116,24 @@ impl Draw {
             padded_row(width) as u64 * height as u64,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
+        let vertex = contract
+            .vertex_inputs
+            .iter()
+            .map(|input| {
+                let (label, data): (&str, &[u8]) = match input.role {
+                    Role::Positions => ("positions", bytemuck::cast_slice(&mesh.positions)),
+                    Role::Joints => ("joints", bytemuck::cast_slice(&mesh.joints)),
+                    Role::Weights => ("weights", bytemuck::cast_slice(&mesh.weights)),
+                    other => panic!("{other:?} is not per-vertex data"),
+                };
+                init(label, data, wgpu::BufferUsages::VERTEX)
+            })
+            .collect();
         Draw {
             bind,
+            group: contract.group(Pipeline::Render),
             uniforms: [palette_buf, view_buf],
-            positions: init("positions", bytemuck::cast_slice(&mesh.positions), vertex),
-            joints: init("joints", bytemuck::cast_slice(&mesh.joints), vertex),
-            weights: init("weights", bytemuck::cast_slice(&mesh.weights), vertex),
+            vertex,
             indices: init(
                 "indices",
                 bytemuck::cast_slice(indices),
@@ -127,15 +148,9 @@ impl Draw {
     /// Hands the buffers and the target back to the adapter's pool; only after a successful readback.
     pub fn recycle(self, ctx: &Context) {
         let [palette, view] = self.uniforms;
-        ctx.pool.give([
-            palette,
-            view,
-            self.positions,
-            self.joints,
-            self.weights,
-            self.indices,
-            self.readback,
-        ]);
+        ctx.pool.give([palette, view]);
+        ctx.pool.give(self.vertex);
+        ctx.pool.give([self.indices, self.readback]);
         ctx.pool.give_target(self.target);
     }
 
@@ -166,10 +181,10 @@ impl Draw {
             });
             if self.index_count > 0 {
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &self.bind, &[]);
-                pass.set_vertex_buffer(0, self.positions.slice(..));
-                pass.set_vertex_buffer(1, self.joints.slice(..));
-                pass.set_vertex_buffer(2, self.weights.slice(..));
+                pass.set_bind_group(self.group, &self.bind, &[]);
+                for (slot, buffer) in self.vertex.iter().enumerate() {
+                    pass.set_vertex_buffer(slot as u32, buffer.slice(..));
+                }
                 pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..self.index_count, 0, 0..1);
             }

@@ -9,6 +9,7 @@ use super::compute::Dispatch;
 use super::render::Draw;
 use super::{Context, GpuError};
 use crate::case::View;
+use crate::contract::{Contract, Pipeline, Role};
 use crate::scene::{strip, Mesh, Skeleton};
 
 /// One timed tier on one adapter.
@@ -43,18 +44,24 @@ pub struct GpuBench {
 }
 
 /// A static transform with the contract's bindings: the fast baseline of the compute tiers.
-const STATIC_WGSL: &str = r#"
-struct Count { count: u32, _p0: u32, _p1: u32, _p2: u32 }
-@group(0) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
-@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<f32>>;
-@group(0) @binding(5) var<uniform> params: Count;
-@compute @workgroup_size(64)
-fn static_compute(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x >= params.count) { return; }
+fn static_wgsl(contract: &Contract) -> String {
+    let bindings = contract.declarations(&[
+        (Role::Palette, "palette"),
+        (Role::Positions, "positions"),
+        (Role::Skinned, "skinned"),
+        (Role::Count, "params"),
+    ]);
+    let workgroup = contract.workgroup_wgsl();
+    format!(
+        r#"{bindings}
+@compute @workgroup_size({workgroup})
+fn static_compute(@builtin(global_invocation_id) id: vec3<u32>) {{
+    if (id.x >= params.count) {{ return; }}
     skinned[id.x] = vec4<f32>((palette[0] * vec4<f32>(positions[id.x].xyz, 1.0)).xyz, 0.0);
+}}
+"#
+    )
 }
-"#;
 
 /// A pass time below this fraction of the wall clock's work (wall minus the cost of an empty
 /// submission) is not credible: lavapipe has been seen to report compute passes ~1000x too short
@@ -68,13 +75,14 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("static transform"),
-            source: wgpu::ShaderSource::Wgsl(STATIC_WGSL.into()),
+            source: wgpu::ShaderSource::Wgsl(static_wgsl(ctx.contract()).into()),
         });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&compute.layout)],
-            immediate_size: 0,
-        });
+        let layout = super::context::pipeline_layout(
+            device,
+            ctx.contract(),
+            Pipeline::Compute,
+            &compute.layout,
+        );
         let static_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("static_compute"),
             layout: Some(&layout),
@@ -383,6 +391,15 @@ pub fn mesa_cache_bytes() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_static_shader_validates() {
+        let src = static_wgsl(&Contract::builtin());
+        let module = naga::front::wgsl::parse_str(&src).unwrap();
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&module)
+            .unwrap();
+    }
 
     #[test]
     fn median_of_odd_and_even() {

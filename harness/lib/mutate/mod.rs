@@ -1,8 +1,8 @@
 //! Mutation testing of the shader under test: source-level mutants of the kinds real skinning bugs take, run through the whole suite, with the kill rate per adapter.
 //!
-//! Mutants are located with naga's parsed module and its spans (bindings, entry-point arguments,
-//! struct member offsets, operands), so they apply to any shader with the contract, not just the
-//! default one. Each mutant must still parse and validate with naga, or it is listed as invalid; a
+//! Mutants are located with naga's parsed module and its spans (bindings and vertex inputs by
+//! their role in the contract, struct member offsets, operands), so they apply to any shader with
+//! the contract, not just the default one. Each kind is one function in `kinds::KINDS`. Each mutant must still parse and validate with naga, or it is listed as invalid; a
 //! mutant whose compacted naga IR equals the original's is equivalent by construction and is left
 //! out of the kill rate. The others run the whole suite (every case, every adapter); a mutant is
 //! killed on an adapter when a row on that adapter fails that passed with the original shader.
@@ -20,17 +20,19 @@ use naga::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::contract::Contract;
 use crate::suite::Suite;
 
-mod locate;
+mod kinds;
 mod report;
 mod run;
+mod site;
 #[cfg(test)]
 mod tests;
 
-use locate::Located;
 pub use report::{min_kill_rate, AdapterRate, Kill, MutantResult, MutationReport, Status};
 pub use run::run;
+use site::Sites;
 
 /// The kinds of bug a mutant stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -61,34 +63,23 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
-        Kind::WeightSwap,
-        Kind::HomogeneousDropped,
-        Kind::PaletteTransposed,
-        Kind::InfluenceDropped,
-        Kind::JointIndexSwapped,
-        Kind::ConstantPerturbed,
-        Kind::SkinningSkipped,
-        Kind::ViewTransform,
-        Kind::CountGuard,
-        Kind::UniformField,
-        Kind::OutputW,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::WeightSwap => "weight_swap",
-            Kind::HomogeneousDropped => "homogeneous_dropped",
-            Kind::PaletteTransposed => "palette_transposed",
-            Kind::InfluenceDropped => "influence_dropped",
-            Kind::JointIndexSwapped => "joint_index_swapped",
-            Kind::ConstantPerturbed => "constant_perturbed",
-            Kind::SkinningSkipped => "skinning_skipped",
-            Kind::ViewTransform => "view_transform",
-            Kind::CountGuard => "count_guard",
-            Kind::UniformField => "uniform_field",
-            Kind::OutputW => "output_w",
+    /// Every kind, in the order of [`kinds::KINDS`], which registers them.
+    pub const ALL: [Kind; kinds::KINDS.len()] = {
+        let mut all = [Kind::WeightSwap; kinds::KINDS.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = kinds::KINDS[i].0;
+            i += 1;
         }
+        all
+    };
+
+    /// As reports and mutant ids write it (`weight_swap`), from [`kinds::KINDS`].
+    pub fn name(self) -> &'static str {
+        kinds::KINDS
+            .iter()
+            .find(|(kind, _, _)| *kind == self)
+            .map_or("unregistered", |(_, name, _)| name)
     }
 }
 
@@ -141,54 +132,61 @@ struct Edit {
     text: String,
 }
 
-/// A mutant before it is applied and judged.
+/// A mutant before it is applied and judged; its kind is the mutator's that found it.
 struct Candidate {
-    kind: Kind,
     description: String,
     hint: String,
     edits: Vec<Edit>,
 }
 
-/// Every mutant of `source`, valid or not. The source must parse; otherwise there is nothing to
-/// mutate and the list is empty.
-pub fn generate(source: &str) -> Vec<Mutant> {
+/// Every mutant of `source`, valid or not, with its sites found through `contract`'s roles. The
+/// source must parse; otherwise there is nothing to mutate and the list is empty.
+pub fn generate(source: &str, contract: &Contract) -> Vec<Mutant> {
     let Ok(module) = naga::front::wgsl::parse_str(source) else {
         return Vec::new();
     };
     let original = fingerprint(&module);
-    let shader = Located::new(source, &module);
-    let mut counts: HashMap<Kind, usize> = HashMap::new();
-    shader
-        .candidates()
-        .into_iter()
-        .map(|c| {
-            let n = counts.entry(c.kind).or_default();
-            *n += 1;
-            let id = format!("{}-{n}", c.kind.name());
-            let (mutated, verdict) = match apply(source, &c.edits) {
-                Err(e) => (source.to_string(), Verdict::Invalid(e)),
-                Ok(m) => {
-                    let verdict = match parse_and_validate(&m) {
-                        Err(e) => Verdict::Invalid(e),
-                        Ok(module) if fingerprint(&module) == original => Verdict::Equivalent(
-                            "identical naga IR after the edit (compacted, spans ignored)".into(),
-                        ),
-                        Ok(_) => Verdict::Valid,
-                    };
-                    (m, verdict)
-                }
+    let sites = Sites::new(source, &module, contract);
+    let mut out = Vec::new();
+    for (kind, name, find) in kinds::KINDS {
+        for (n, c) in find(&sites).into_iter().enumerate() {
+            out.push(judge(
+                source,
+                &original,
+                kind,
+                format!("{name}-{}", n + 1),
+                c,
+            ));
+        }
+    }
+    out
+}
+
+/// Applies a candidate and decides whether it is valid, invalid or equivalent to the original
+/// (`original` is its fingerprint).
+fn judge(source: &str, original: &str, kind: Kind, id: String, c: Candidate) -> Mutant {
+    let (mutated, verdict) = match apply(source, &c.edits) {
+        Err(e) => (source.to_string(), Verdict::Invalid(e)),
+        Ok(m) => {
+            let verdict = match parse_and_validate(&m) {
+                Err(e) => Verdict::Invalid(e),
+                Ok(module) if fingerprint(&module) == original => Verdict::Equivalent(
+                    "identical naga IR after the edit (compacted, spans ignored)".into(),
+                ),
+                Ok(_) => Verdict::Valid,
             };
-            Mutant {
-                id,
-                kind: c.kind,
-                description: c.description,
-                diff: line_diff(source, &mutated),
-                hint: c.hint,
-                verdict,
-                source: mutated,
-            }
-        })
-        .collect()
+            (m, verdict)
+        }
+    };
+    Mutant {
+        id,
+        kind,
+        description: c.description,
+        diff: line_diff(source, &mutated),
+        hint: c.hint,
+        verdict,
+        source: mutated,
+    }
 }
 
 fn parse_and_validate(source: &str) -> Result<Module, String> {

@@ -110,16 +110,21 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
         kinds: report::kind_names(),
         ..Default::default()
     };
-    let source = match std::fs::read_to_string(shader) {
+    // Loaded as the suite loads it, so the mutants are held to the same contract.
+    let original = match crate::shader::Shader::load(shader) {
         Ok(s) => s,
         Err(e) => {
+            let why = match e {
+                crate::shader::ShaderError::Io { source, .. } => source.to_string(),
+                other => other.to_string(),
+            };
             report
                 .baseline_failures
-                .push(format!("cannot read {}: {e}", shader.display()));
+                .push(format!("cannot read {}: {why}", shader.display()));
             return report;
         }
     };
-    let mutants = generate(&source);
+    let mutants = generate(&original.source, &original.contract);
     let scratch = root.join("target").join("mutants");
     // Job 0 is the original shader; then each valid mutant.
     let mut jobs: Vec<(String, PathBuf)> = vec![("original".into(), shader.to_path_buf())];

@@ -1,13 +1,14 @@
 //! Unit tests of mutant generation, judging and the report.
 
-use super::locate::perturb;
 use super::report::parse_min_kill_rate;
+use super::site::perturb;
 use super::*;
+use crate::contract::Contract;
 use crate::shader::tests::default_source;
 
 #[test]
 fn every_kind_is_generated_for_the_default_shader() {
-    let mutants = generate(&default_source());
+    let mutants = generate(&default_source(), &Contract::builtin());
     for kind in Kind::ALL {
         assert!(
             mutants.iter().any(|m| m.kind == kind),
@@ -76,11 +77,13 @@ fn fs_skin(@location(0) tint: f32) -> @location(0) vec4f {
 
 #[test]
 fn every_kind_is_generated_for_a_shader_written_another_way() {
-    assert!(
-        crate::shader::contract_violations(&parse_and_validate(OTHER_STYLE).unwrap(), None)
-            .is_empty()
-    );
-    let mutants = generate(OTHER_STYLE);
+    assert!(crate::shader::contract_violations(
+        &crate::contract::Contract::builtin(),
+        &parse_and_validate(OTHER_STYLE).unwrap(),
+        None,
+    )
+    .is_empty());
+    let mutants = generate(OTHER_STYLE, &Contract::builtin());
     for kind in Kind::ALL {
         assert!(
             mutants.iter().any(|m| m.kind == kind),
@@ -118,7 +121,7 @@ fn every_kind_is_generated_for_a_shader_written_another_way() {
 #[test]
 fn every_mutant_parses_validates_and_differs() {
     let source = default_source();
-    let mutants = generate(&source);
+    let mutants = generate(&source, &Contract::builtin());
     assert!(mutants.len() >= 15, "{}", mutants.len());
     for m in &mutants {
         assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
@@ -133,7 +136,7 @@ fn every_mutant_parses_validates_and_differs() {
 
 #[test]
 fn mutants_make_the_intended_edits() {
-    let mutants = generate(&default_source());
+    let mutants = generate(&default_source(), &Contract::builtin());
     let after = |id: &str| -> String {
         let m = mutants.iter().find(|m| m.id == id).unwrap();
         m.diff
@@ -195,7 +198,7 @@ fn located_by_naga_not_by_our_names() {
         );
     assert!(source.contains("wi.w * (bones[ji.w]"), "{source}");
     parse_and_validate(&source).unwrap();
-    let mutants = generate(&source);
+    let mutants = generate(&source, &Contract::builtin());
     for kind in Kind::ALL {
         assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
     }
@@ -364,4 +367,14 @@ fn rates_per_adapter_and_markdown() {
     let back: MutationReport = serde_json::from_str(&json).unwrap();
     assert_eq!(back.mutants.len(), 4);
     assert!(!MutationReport::default().passes(0.0));
+}
+
+#[test]
+fn each_kind_is_registered_once_under_its_serialized_name() {
+    let names: BTreeSet<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    assert_eq!(names.len(), Kind::ALL.len());
+    for kind in Kind::ALL {
+        let serialized = serde_json::to_string(&kind).unwrap();
+        assert_eq!(serialized, format!("\"{}\"", kind.name()));
+    }
 }

@@ -353,10 +353,8 @@ fn bad_inputs_doc() {
             source.contains(from),
             "{class}: the shader no longer has `{from}`"
         );
-        let shader = skinproof::shader::Shader {
-            path: "shaders/broken.wgsl".into(),
-            source: source.replacen(from, to, 1),
-        };
+        let shader =
+            skinproof::shader::Shader::new("shaders/broken.wgsl", source.replacen(from, to, 1));
         let msg = shader
             .validate()
             .err()

@@ -1,0 +1,663 @@
+//! The binding contract between the harness and the shader under test (entry points, bindings, vertex inputs), held as data.
+//!
+//! Every other module takes the contract from a [`Contract`] value rather than from numbers of its
+//! own, so that a contract read from elsewhere (a layout profile beside the shader) replaces the
+//! built-in one of SPEC.md everywhere at once.
+
+use naga::{AddressSpace, ArraySize, Handle, ShaderStage, StorageAccess, TypeInner};
+
+/// What a binding holds, one per binding of the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    Palette,
+    Positions,
+    Joints,
+    Weights,
+    Skinned,
+    Count,
+    View,
+}
+
+/// The pipelines the harness builds from the shader, apart from each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pipeline {
+    Compute,
+    Render,
+}
+
+impl Pipeline {
+    /// As messages name it: "the compute pipeline".
+    pub fn name(self) -> &'static str {
+        match self {
+            Pipeline::Compute => "compute",
+            Pipeline::Render => "render",
+        }
+    }
+
+    /// The stages that see the pipeline's bindings: the render pipeline's are readable from
+    /// either of its stages.
+    pub fn visibility(self) -> wgpu::ShaderStages {
+        match self {
+            Pipeline::Compute => wgpu::ShaderStages::COMPUTE,
+            Pipeline::Render => wgpu::ShaderStages::VERTEX_FRAGMENT,
+        }
+    }
+}
+
+/// The address space and access of a binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Storage { writable: bool },
+    Uniform,
+}
+
+impl Space {
+    /// As WGSL writes it between `var<` and `>`.
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            Space::Storage { writable: false } => "storage, read",
+            Space::Storage { writable: true } => "storage, read_write",
+            Space::Uniform => "uniform",
+        }
+    }
+
+    pub fn matches(self, space: AddressSpace) -> bool {
+        match (self, space) {
+            (Space::Storage { writable }, AddressSpace::Storage { access }) => {
+                access.contains(StorageAccess::STORE) == writable
+            }
+            (Space::Uniform, AddressSpace::Uniform) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The element types the contract uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    Mat4F32,
+    Vec4F32,
+    Vec4U32,
+    Vec3F32,
+}
+
+impl Elem {
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            Elem::Mat4F32 => "mat4x4<f32>",
+            Elem::Vec4F32 => "vec4<f32>",
+            Elem::Vec4U32 => "vec4<u32>",
+            Elem::Vec3F32 => "vec3<f32>",
+        }
+    }
+
+    pub fn matches(self, inner: &TypeInner) -> bool {
+        use naga::{Scalar, VectorSize::*};
+        match (self, inner) {
+            (
+                Elem::Mat4F32,
+                TypeInner::Matrix {
+                    columns: Quad,
+                    rows: Quad,
+                    scalar,
+                },
+            ) => *scalar == Scalar::F32,
+            (Elem::Vec4F32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::F32,
+            (Elem::Vec4U32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::U32,
+            (Elem::Vec3F32, TypeInner::Vector { size: Tri, scalar }) => *scalar == Scalar::F32,
+            _ => false,
+        }
+    }
+}
+
+/// The type a binding must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// A runtime-sized array of this element.
+    Array(Elem),
+    /// `array<vec4<f32>>`, or `array<vec3<f32>>`: the same 16-byte stride, w unused (SPEC.md).
+    Positions,
+    /// struct { count: u32, 3 x u32 padding }: the count, a u32, in the first 4 bytes (padding
+    /// written another way within 16 bytes, e.g. `u32, vec2<u32>`, or a bare `vec4<u32>`, reads
+    /// the same buffer).
+    Count,
+    /// struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }: three f32 in the first 12
+    /// bytes (or a `vec4<f32>`).
+    View,
+}
+
+impl Want {
+    /// What a binding of this type must be, for messages.
+    pub fn wgsl(self) -> String {
+        match self {
+            Want::Array(e) => format!("array<{}>", e.wgsl()),
+            Want::Positions => "array<vec4<f32>> (or array<vec3<f32>>)".into(),
+            Want::Count => {
+                "a struct whose first member is count: u32 (then 3 x u32 padding)".into()
+            }
+            Want::View => "struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }".into(),
+        }
+    }
+
+    /// Whether a uniform struct: those are bound as exactly the contract's uniform size.
+    pub fn is_uniform_struct(self) -> bool {
+        matches!(self, Want::Count | Want::View)
+    }
+
+    /// The fields of a uniform struct by name and byte offset; none for an array.
+    pub fn fields(self) -> &'static [(&'static str, u32)] {
+        match self {
+            Want::Count => &[("count", 0), ("pad0", 4), ("pad1", 8), ("pad2", 12)],
+            Want::View => &[
+                ("scale", 0),
+                ("offset_y", 4),
+                ("half_width", 8),
+                ("pad", 12),
+            ],
+            Want::Array(_) | Want::Positions => &[],
+        }
+    }
+
+    /// The byte offset of field `name` of a uniform struct.
+    pub fn field(self, name: &str) -> Option<u32> {
+        self.fields()
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, offset)| *offset)
+    }
+
+    /// The type the harness's own WGSL declares a binding of this type with, and the struct that
+    /// type needs, if any.
+    fn declared(self) -> (String, Option<&'static str>) {
+        match self {
+            Want::Array(e) => (format!("array<{}>", e.wgsl()), None),
+            Want::Positions => ("array<vec4<f32>>".into(), None),
+            Want::Count => (
+                "Count".into(),
+                Some("struct Count { count: u32, _pad0: u32, _pad1: u32, _pad2: u32 }"),
+            ),
+            Want::View => (
+                "View".into(),
+                Some("struct View { scale: f32, offset_y: f32, half_width: f32, _pad: f32 }"),
+            ),
+        }
+    }
+
+    pub fn matches(self, types: &naga::UniqueArena<naga::Type>, ty: Handle<naga::Type>) -> bool {
+        let is = |h: Handle<naga::Type>, s: naga::Scalar| matches!(types[h].inner, TypeInner::Scalar(x) if x == s);
+        match (self, &types[ty].inner) {
+            (
+                Want::Array(e),
+                TypeInner::Array {
+                    base,
+                    size: ArraySize::Dynamic,
+                    ..
+                },
+            ) => e.matches(&types[*base].inner),
+            (
+                Want::Positions,
+                TypeInner::Array {
+                    base,
+                    size: ArraySize::Dynamic,
+                    ..
+                },
+            ) => [Elem::Vec4F32, Elem::Vec3F32]
+                .iter()
+                .any(|e| e.matches(&types[*base].inner)),
+            (Want::Count, TypeInner::Struct { members, .. }) => members
+                .first()
+                .is_some_and(|m| m.offset == 0 && is(m.ty, naga::Scalar::U32)),
+            (Want::Count, inner) => Elem::Vec4U32.matches(inner),
+            (Want::View, TypeInner::Struct { members, .. }) => {
+                members.len() >= 3
+                    && members
+                        .iter()
+                        .take(3)
+                        .enumerate()
+                        .all(|(i, m)| m.offset == 4 * i as u32 && is(m.ty, naga::Scalar::F32))
+            }
+            (Want::View, inner) => Elem::Vec4F32.matches(inner),
+            _ => false,
+        }
+    }
+}
+
+/// One binding of the contract: where a role is bound, how, and which pipelines have it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slot {
+    pub role: Role,
+    pub group: u32,
+    pub binding: u32,
+    pub space: Space,
+    pub ty: Want,
+    /// What it holds, as messages name it ("the palette", "source positions").
+    pub holds: String,
+    pub pipelines: Vec<Pipeline>,
+}
+
+impl Slot {
+    pub fn used_by(&self, pipeline: Pipeline) -> bool {
+        self.pipelines.contains(&pipeline)
+    }
+
+    fn layout_entry(&self, pipeline: Pipeline, uniform_bytes: u32) -> wgpu::BindGroupLayoutEntry {
+        let (ty, min_binding_size) = match self.space {
+            Space::Storage { writable } => (
+                wgpu::BufferBindingType::Storage {
+                    read_only: !writable,
+                },
+                None,
+            ),
+            // Pipeline creation then refuses a shader whose uniform needs more than the contract's.
+            Space::Uniform => (
+                wgpu::BufferBindingType::Uniform,
+                wgpu::BufferSize::new(uniform_bytes as u64),
+            ),
+        };
+        wgpu::BindGroupLayoutEntry {
+            binding: self.binding,
+            visibility: pipeline.visibility(),
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size,
+            },
+            count: None,
+        }
+    }
+}
+
+/// One vertex attribute of the render path, in its own vertex buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VertexInput {
+    pub role: Role,
+    /// The type the vertex stage takes it as, and another it may take instead.
+    pub ty: Elem,
+    pub also: Option<Elem>,
+    /// Its location and the format of its buffer's elements (at offset 0).
+    pub attribute: wgpu::VertexAttribute,
+    pub stride: u64,
+}
+
+impl VertexInput {
+    pub fn location(&self) -> u32 {
+        self.attribute.shader_location
+    }
+}
+
+/// The whole contract: entry points, workgroup size, bindings, vertex inputs, output guard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contract {
+    /// Entry-point names of the compute, vertex and fragment stages.
+    pub compute: String,
+    pub vertex: String,
+    pub fragment: String,
+    pub workgroup_size: [u32; 3],
+    /// One slot per role.
+    pub slots: Vec<Slot>,
+    /// The size of each uniform struct, as the harness binds it.
+    pub uniform_bytes: u32,
+    /// In vertex-buffer order.
+    pub vertex_inputs: Vec<VertexInput>,
+    /// The type the fragment stage returns at location 0 (the RGBA target).
+    pub fragment_output: Elem,
+    /// Output elements past `count` that the compute path guards: they must stay untouched.
+    pub output_guard: usize,
+}
+
+impl Contract {
+    /// The contract of SPEC.md.
+    pub fn builtin() -> Contract {
+        use Pipeline::{Compute, Render};
+        let read = Space::Storage { writable: false };
+        let slot = |role, binding, space, ty, holds: &str, pipelines: &[Pipeline]| Slot {
+            role,
+            group: 0,
+            binding,
+            space,
+            ty,
+            holds: holds.into(),
+            pipelines: pipelines.to_vec(),
+        };
+        let input = |role, ty, also, format, location, stride| VertexInput {
+            role,
+            ty,
+            also,
+            attribute: wgpu::VertexAttribute {
+                format,
+                offset: 0,
+                shader_location: location,
+            },
+            stride,
+        };
+        Contract {
+            compute: "skin_compute".into(),
+            vertex: "vs_skin".into(),
+            fragment: "fs_skin".into(),
+            workgroup_size: [64, 1, 1],
+            slots: vec![
+                slot(
+                    Role::Palette,
+                    0,
+                    read,
+                    Want::Array(Elem::Mat4F32),
+                    "the palette",
+                    &[Compute, Render],
+                ),
+                slot(
+                    Role::Positions,
+                    1,
+                    read,
+                    Want::Positions,
+                    "source positions",
+                    &[Compute],
+                ),
+                slot(
+                    Role::Joints,
+                    2,
+                    read,
+                    Want::Array(Elem::Vec4U32),
+                    "joint indices",
+                    &[Compute],
+                ),
+                slot(
+                    Role::Weights,
+                    3,
+                    read,
+                    Want::Array(Elem::Vec4F32),
+                    "weights",
+                    &[Compute],
+                ),
+                slot(
+                    Role::Skinned,
+                    4,
+                    Space::Storage { writable: true },
+                    Want::Array(Elem::Vec4F32),
+                    "skinned positions",
+                    &[Compute],
+                ),
+                slot(
+                    Role::Count,
+                    5,
+                    Space::Uniform,
+                    Want::Count,
+                    "the vertex count",
+                    &[Compute],
+                ),
+                slot(
+                    Role::View,
+                    6,
+                    Space::Uniform,
+                    Want::View,
+                    "the 2D view",
+                    &[Render],
+                ),
+            ],
+            uniform_bytes: 16,
+            vertex_inputs: vec![
+                // A vec4 position reads the vec3 attribute with w = 1, as WebGPU fills it.
+                input(
+                    Role::Positions,
+                    Elem::Vec3F32,
+                    Some(Elem::Vec4F32),
+                    wgpu::VertexFormat::Float32x3,
+                    0,
+                    12,
+                ),
+                input(
+                    Role::Joints,
+                    Elem::Vec4U32,
+                    None,
+                    wgpu::VertexFormat::Uint32x4,
+                    1,
+                    16,
+                ),
+                input(
+                    Role::Weights,
+                    Elem::Vec4F32,
+                    None,
+                    wgpu::VertexFormat::Float32x4,
+                    2,
+                    16,
+                ),
+            ],
+            fragment_output: Elem::Vec4F32,
+            output_guard: 64,
+        }
+    }
+
+    /// The entry points by name and stage.
+    pub fn entry_points(&self) -> [(&str, ShaderStage); 3] {
+        [
+            (&self.compute, ShaderStage::Compute),
+            (&self.vertex, ShaderStage::Vertex),
+            (&self.fragment, ShaderStage::Fragment),
+        ]
+    }
+
+    /// The pipeline an entry point of the contract belongs to.
+    pub fn pipeline_of(&self, entry_point: &str) -> Option<Pipeline> {
+        if entry_point == self.compute {
+            Some(Pipeline::Compute)
+        } else if entry_point == self.vertex || entry_point == self.fragment {
+            Some(Pipeline::Render)
+        } else {
+            None
+        }
+    }
+
+    /// The slot of `role`; every role has one.
+    pub fn slot(&self, role: Role) -> &Slot {
+        self.slots
+            .iter()
+            .find(|s| s.role == role)
+            .unwrap_or_else(|| panic!("the contract has no binding for {role:?}"))
+    }
+
+    /// The binding number of `role` (in its group).
+    pub fn binding(&self, role: Role) -> u32 {
+        self.slot(role).binding
+    }
+
+    /// The slot at (group, binding), if the contract has one there.
+    pub fn slot_at(&self, group: u32, binding: u32) -> Option<&Slot> {
+        self.slots
+            .iter()
+            .find(|s| s.group == group && s.binding == binding)
+    }
+
+    /// The vertex input of `role`, if it is one.
+    pub fn input(&self, role: Role) -> Option<&VertexInput> {
+        self.vertex_inputs.iter().find(|v| v.role == role)
+    }
+
+    /// The vertex input at `location`, if the contract has one there.
+    pub fn input_at(&self, location: u32) -> Option<&VertexInput> {
+        self.vertex_inputs.iter().find(|v| v.location() == location)
+    }
+
+    /// The slots `pipeline` binds, in binding order.
+    pub fn slots_of(&self, pipeline: Pipeline) -> Vec<&Slot> {
+        let mut slots: Vec<&Slot> = self.slots.iter().filter(|s| s.used_by(pipeline)).collect();
+        slots.sort_by_key(|s| (s.group, s.binding));
+        slots
+    }
+
+    /// The bind group a pipeline's bindings are in: each pipeline has one, the group of its slots.
+    pub fn group(&self, pipeline: Pipeline) -> u32 {
+        self.slots_of(pipeline).first().map_or(0, |s| s.group)
+    }
+
+    /// The groups the contract uses, ascending.
+    pub fn groups(&self) -> Vec<u32> {
+        let mut groups: Vec<u32> = self.slots.iter().map(|s| s.group).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        groups
+    }
+
+    /// The binding numbers the contract has in `group`, ascending.
+    pub fn bindings_in(&self, group: u32) -> Vec<u32> {
+        let mut b: Vec<u32> = self
+            .slots
+            .iter()
+            .filter(|s| s.group == group)
+            .map(|s| s.binding)
+            .collect();
+        b.sort_unstable();
+        b
+    }
+
+    /// The bind group layout entries of `pipeline`.
+    pub fn layout_entries(&self, pipeline: Pipeline) -> Vec<wgpu::BindGroupLayoutEntry> {
+        self.slots_of(pipeline)
+            .into_iter()
+            .map(|s| s.layout_entry(pipeline, self.uniform_bytes))
+            .collect()
+    }
+
+    /// The binding numbers `pipeline` binds, ascending.
+    pub fn bindings_of(&self, pipeline: Pipeline) -> Vec<u32> {
+        self.slots_of(pipeline).iter().map(|s| s.binding).collect()
+    }
+
+    /// The label of `pipeline`'s bind group layout: "compute bindings 0-5".
+    pub fn layout_label(&self, pipeline: Pipeline) -> String {
+        let bindings = list(&self.bindings_of(pipeline)).replace(" to ", "-");
+        format!("{} bindings {bindings}", pipeline.name())
+    }
+
+    /// The vertex buffer layouts of the render path, one buffer per input.
+    pub fn vertex_buffers(&self) -> Vec<wgpu::VertexBufferLayout<'_>> {
+        self.vertex_inputs
+            .iter()
+            .map(|v| wgpu::VertexBufferLayout {
+                array_stride: v.stride,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: std::slice::from_ref(&v.attribute),
+            })
+            .collect()
+    }
+
+    /// Invocations per workgroup.
+    pub fn workgroup_threads(&self) -> u32 {
+        self.workgroup_size.iter().product()
+    }
+
+    /// The workgroup size as `@workgroup_size(..)` takes it: "64", or "8, 8".
+    pub fn workgroup_wgsl(&self) -> String {
+        let mut size = self.workgroup_size.to_vec();
+        while size.len() > 1 && size.last() == Some(&1) {
+            size.pop();
+        }
+        size.iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The WGSL declaration of `role` under the variable `name`:
+    /// `@group(0) @binding(5) var<uniform> params: Count;` (the struct it names is declared by
+    /// [`Contract::declarations`]).
+    pub fn declaration(&self, role: Role, name: &str) -> String {
+        let s = self.slot(role);
+        format!(
+            "@group({}) @binding({}) var<{}> {name}: {};",
+            s.group,
+            s.binding,
+            s.space.wgsl(),
+            s.ty.declared().0
+        )
+    }
+
+    /// WGSL declaring each (role, variable name), after the structs they need: the bindings of
+    /// the harness's own shaders, written from the contract.
+    pub fn declarations(&self, roles: &[(Role, &str)]) -> String {
+        let mut out = String::new();
+        for &(role, _) in roles {
+            if let Some(decl) = self.slot(role).ty.declared().1 {
+                out.push_str(decl);
+                out.push('\n');
+            }
+        }
+        for &(role, name) in roles {
+            out.push_str(&self.declaration(role, name));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Numbers as messages list them: "0 to 6" when consecutive, else "0 and 6", "0, 2 and 5".
+pub fn list(numbers: &[u32]) -> String {
+    let strings: Vec<String> = numbers.iter().map(u32::to_string).collect();
+    let consecutive = numbers.windows(2).all(|w| w[1] == w[0] + 1);
+    match strings.as_slice() {
+        [] => "none".into(),
+        [one] => one.clone(),
+        [first, .., last] if consecutive && numbers.len() > 2 => format!("{first} to {last}"),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_read_as_the_messages_write_them() {
+        assert_eq!(list(&[0, 1, 2, 3, 4, 5, 6]), "0 to 6");
+        assert_eq!(list(&[0, 6]), "0 and 6");
+        assert_eq!(list(&[0, 1]), "0 and 1");
+        assert_eq!(list(&[0, 2, 5]), "0, 2 and 5");
+        assert_eq!(list(&[3]), "3");
+    }
+
+    #[test]
+    fn the_builtin_contract_is_spec_md() {
+        let c = Contract::builtin();
+        let bindings: Vec<u32> = c.slots.iter().map(|s| s.binding).collect();
+        assert_eq!(bindings, [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(c.layout_label(Pipeline::Compute), "compute bindings 0-5");
+        assert_eq!(c.layout_label(Pipeline::Render), "render bindings 0 and 6");
+        assert_eq!(c.workgroup_wgsl(), "64");
+        assert_eq!(
+            c.declaration(Role::Count, "params"),
+            "@group(0) @binding(5) var<uniform> params: Count;"
+        );
+        assert_eq!(
+            c.declaration(Role::Skinned, "skinned"),
+            "@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<f32>>;"
+        );
+        assert_eq!(c.input(Role::Joints).unwrap().location(), 1);
+        assert_eq!(c.slot(Role::View).ty.field("half_width"), Some(8));
+    }
+
+    #[test]
+    fn declarations_validate_with_naga() {
+        let c = Contract::builtin();
+        let roles: Vec<(Role, &str)> = [
+            (Role::Palette, "palette"),
+            (Role::Positions, "positions"),
+            (Role::Joints, "joints"),
+            (Role::Weights, "weights"),
+            (Role::Skinned, "skinned"),
+            (Role::Count, "params"),
+            (Role::View, "view"),
+        ]
+        .to_vec();
+        let src = c.declarations(&roles);
+        let module = naga::front::wgsl::parse_str(&src).unwrap();
+        assert_eq!(module.global_variables.len(), 7);
+        for (_, var) in module.global_variables.iter() {
+            let b = var.binding.as_ref().unwrap();
+            let slot = c.slot_at(b.group, b.binding).unwrap();
+            assert!(slot.space.matches(var.space), "{slot:?}");
+            assert!(slot.ty.matches(&module.types, var.ty), "{slot:?}");
+            if slot.space == Space::Uniform {
+                let size = module.types[var.ty].inner.size(module.to_ctx());
+                assert_eq!(size, c.uniform_bytes, "{slot:?}");
+            }
+        }
+    }
+}

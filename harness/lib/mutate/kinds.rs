@@ -1,0 +1,464 @@
+//! The mutant kinds: one function per kind, registered in [`KINDS`] with its name; a new kind is one function and one line there.
+
+use super::site::{float_literal, for_each_statement, int_literal, perturb, root_global, stores};
+use super::site::{Func, Sites};
+use super::*;
+use crate::contract::Role;
+
+/// Where a kind of mutant applies in a shader: its mutants, possibly none.
+pub(super) type Mutator = fn(&Sites) -> Vec<Candidate>;
+
+/// Every kind, with its name and mutator, in the order mutants are generated and listed.
+pub(super) const KINDS: [(Kind, &str, Mutator); 11] = [
+    (Kind::WeightSwap, "weight_swap", weight_swap),
+    (
+        Kind::HomogeneousDropped,
+        "homogeneous_dropped",
+        homogeneous_dropped,
+    ),
+    (
+        Kind::PaletteTransposed,
+        "palette_transposed",
+        palette_transposed,
+    ),
+    (
+        Kind::InfluenceDropped,
+        "influence_dropped",
+        influence_dropped,
+    ),
+    (
+        Kind::JointIndexSwapped,
+        "joint_index_swapped",
+        joint_index_swapped,
+    ),
+    (
+        Kind::ConstantPerturbed,
+        "constant_perturbed",
+        constant_perturbed,
+    ),
+    (Kind::SkinningSkipped, "skinning_skipped", skinning_skipped),
+    (Kind::ViewTransform, "view_transform", view_transform),
+    (Kind::CountGuard, "count_guard", count_guard),
+    (Kind::OutputW, "output_w", output_w),
+    (Kind::UniformField, "uniform_field", uniform_field),
+];
+
+fn candidate(description: impl Into<String>, hint: &str, edits: Vec<Edit>) -> Candidate {
+    Candidate {
+        description: description.into(),
+        hint: hint.into(),
+        edits,
+    }
+}
+
+/// Two weight components swapped, where the weights enter each skinning site.
+fn weight_swap(s: &Sites) -> Vec<Candidate> {
+    let weights = s.sources(Role::Weights);
+    if weights.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        candidate(
+            "the weights of influences 1 and 2 swapped (w.yxzw)",
+            "a posed case whose vertices blend two joints that move differently, with unequal weights",
+            s.rebind(&weights, |v| format!("{v}.yxzw")),
+        ),
+        candidate(
+            "the weights of influences 3 and 4 swapped (w.xywz)",
+            "a case with 4 nonzero influences of unequal weights (mesh.influences: 4) whose 3rd and 4th joints move differently",
+            s.rebind(&weights, |v| format!("{v}.xywz")),
+        ),
+    ]
+}
+
+fn homogeneous_dropped(s: &Sites) -> Vec<Candidate> {
+    let ones = s.homogeneous_ones();
+    if ones.is_empty() {
+        return Vec::new();
+    }
+    let edits = ones
+        .into_iter()
+        .map(|range| Edit {
+            range,
+            text: "0.0".into(),
+        })
+        .collect();
+    vec![candidate(
+        "the position's homogeneous 1 dropped: (p, 0) instead of (p, 1)",
+        "a posed case whose palette carries a translation (bend a joint away from the origin, or translate one)",
+        edits,
+    )]
+}
+
+/// Every access into the palette wrapped in `transpose`.
+fn palette_transposed(s: &Sites) -> Vec<Candidate> {
+    let Some(&palette) = s.globals.get(&Role::Palette) else {
+        return Vec::new();
+    };
+    let mut accesses = Vec::new();
+    for f in s.funcs() {
+        let exprs = &s.func(f).expressions;
+        for (e, expr) in exprs.iter() {
+            if let Expression::Access { base, .. } | Expression::AccessIndex { base, .. } = *expr {
+                if matches!(exprs[base], Expression::GlobalVariable(g) if g == palette) {
+                    accesses.extend(s.span(f, e));
+                }
+            }
+        }
+    }
+    if accesses.is_empty() {
+        return Vec::new();
+    }
+    let edits = accesses
+        .iter()
+        .map(|r| Edit {
+            range: r.clone(),
+            text: format!("transpose({})", s.text(r)),
+        })
+        .collect();
+    vec![candidate(
+        "the palette matrix transposed (row-major read of column-major data)",
+        "a posed case with a rotation and a translation in the palette",
+        edits,
+    )]
+}
+
+/// One influence dropped: a loop bound `< 4` becomes `< 3`, or else the 4th weight is zeroed.
+fn influence_dropped(s: &Sites) -> Vec<Candidate> {
+    let mut bounds = Vec::new();
+    for f in s.skin_sites() {
+        let exprs = &s.func(f).expressions;
+        for (_, e) in exprs.iter() {
+            if let Expression::Binary {
+                op: op @ (BinaryOperator::Less | BinaryOperator::LessEqual),
+                right,
+                ..
+            } = *e
+            {
+                let want = if op == BinaryOperator::Less { 4 } else { 3 };
+                if int_literal(&exprs[right]) == Some(want) {
+                    if let Some(r) = s.span(f, right) {
+                        let text = s.text(&r);
+                        let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                        let suffix = &text[digits.len()..];
+                        bounds.push(Edit {
+                            range: r,
+                            text: format!("{}{suffix}", want - 1),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let hint = "a case with 4 nonzero influences (mesh.influences: 4) posed so the 4th joint moves";
+    if !bounds.is_empty() {
+        return vec![candidate(
+            "the 4th influence dropped: the influence loop runs to 3",
+            hint,
+            bounds,
+        )];
+    }
+    let weights = s.sources(Role::Weights);
+    if weights.is_empty() {
+        return Vec::new();
+    }
+    vec![candidate(
+        "the 4th influence dropped: its weight read as 0",
+        hint,
+        s.rebind(&weights, |v| format!("vec4<f32>({v}.xyz, 0.0)")),
+    )]
+}
+
+/// One joint index used for another, where the joints enter each skinning site.
+fn joint_index_swapped(s: &Sites) -> Vec<Candidate> {
+    let joints = s.sources(Role::Joints);
+    if joints.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        candidate(
+            "influence 2 uses the joint index of influence 1 (j.xxzw)",
+            "a posed case whose vertices blend two joints that move differently",
+            s.rebind(&joints, |v| format!("{v}.xxzw")),
+        ),
+        candidate(
+            "influence 4 uses the joint index of influence 3 (j.xyzz)",
+            "a case with 4 nonzero influences (mesh.influences: 4) whose 3rd and 4th joints move differently",
+            s.rebind(&joints, |v| format!("{v}.xyzz")),
+        ),
+    ]
+}
+
+/// Constants perturbed by 1.25e-4 relative: the homogeneous 1, arithmetic constants in the
+/// skinning sites, and arithmetic constants of the vertex stage (the tint's divisor).
+fn constant_perturbed(s: &Sites) -> Vec<Candidate> {
+    let sites = s.skin_sites();
+    let mut constants: Vec<(Range<usize>, f64, &str, bool)> = s
+        .homogeneous_ones()
+        .into_iter()
+        .map(|r| (r, 1.0, "the homogeneous 1", false))
+        .collect();
+    for &f in &sites {
+        for (r, v) in s.operand_literals(f) {
+            constants.push((r, v, "a skinning constant", false));
+        }
+    }
+    if let Some(f) = s.vertex().filter(|f| !sites.contains(f)) {
+        for (r, v) in s.operand_literals(f) {
+            constants.push((r, v, "a vertex-stage constant", true));
+        }
+    }
+    constants
+        .into_iter()
+        .map(|(r, v, what, in_vertex)| {
+            let text = s.text(&r);
+            let suffix = if text.ends_with('f') { "f" } else { "" };
+            let new = perturb(v);
+            candidate(
+                format!("{what} perturbed: {text} -> {new}{suffix}"),
+                if in_vertex {
+                    "a golden compared with channel_tolerance: 0 over a long tint gradient (e.g. a chain of 8 joints, 256 vertices, a bend at joint 3, 128x128): a perturbation below one 8-bit step only flips the rounding of some pixels where joints.x is 4 or more"
+                } else {
+                    "a posed case with large translations (long segments or a translated joint) and a tight tolerance (max_abs_error 1e-5 or less)"
+                },
+                vec![Edit {
+                    range: r,
+                    text: format!("{new}{suffix}"),
+                }],
+            )
+        })
+        .collect()
+}
+
+/// Skinning skipped in the vertex stage: the call to the skinning function replaced by its
+/// position argument.
+fn skinning_skipped(s: &Sites) -> Vec<Candidate> {
+    let Some(vs) = s.vertex() else {
+        return Vec::new();
+    };
+    let paths = s.skin_paths();
+    let mut edits = Vec::new();
+    for_each_statement(&s.func(vs).body, &mut |st| {
+        if let Statement::Call {
+            function,
+            arguments,
+            result: Some(result),
+        } = st
+        {
+            if !paths.contains(&Func::Helper(*function)) {
+                return;
+            }
+            let position = arguments
+                .iter()
+                .position(|&a| s.role(vs, a) == Some(Role::Positions));
+            if let (Some(call), Some(arg)) = (
+                s.span(vs, *result),
+                position.and_then(|i| s.span(vs, arguments[i])),
+            ) {
+                edits.push(Edit {
+                    range: call,
+                    text: s.text(&arg).to_string(),
+                });
+            }
+        }
+    });
+    if edits.is_empty() {
+        return Vec::new();
+    }
+    vec![candidate(
+        "the vertex stage draws the unskinned position",
+        "a posed case with render checks (render_changes_after_pose, a golden)",
+        edits,
+    )]
+}
+
+/// The view transform: x multiplied by half_width instead of divided; offset_y's sign.
+fn view_transform(s: &Sites) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let mut divides = Vec::new();
+    if let Some(half_width) = s.field(Role::View, "half_width") {
+        for f in s.funcs() {
+            for (e, expr) in s.func(f).expressions.iter() {
+                if let Expression::Binary {
+                    op: BinaryOperator::Divide,
+                    right,
+                    ..
+                } = *expr
+                {
+                    if s.reads_member(f, right, Role::View, half_width) {
+                        divides.extend(s.operator(f, e, "/"));
+                    }
+                }
+            }
+        }
+    }
+    if !divides.is_empty() {
+        let edits = divides
+            .into_iter()
+            .map(|range| Edit {
+                range,
+                text: "*".into(),
+            })
+            .collect();
+        out.push(candidate(
+            "x multiplied by half_width instead of divided",
+            "a golden render whose render.view.half_width is not 1",
+            edits,
+        ));
+    }
+    let offsets = s
+        .field(Role::View, "offset_y")
+        .map_or(Vec::new(), |offset| s.member_reads(Role::View, offset));
+    if !offsets.is_empty() {
+        let edits = offsets
+            .iter()
+            .map(|(_, r)| Edit {
+                range: r.clone(),
+                text: format!("(-{})", s.text(r)),
+            })
+            .collect();
+        out.push(candidate(
+            "offset_y applied with the wrong sign",
+            "a golden render whose render.view.offset_y is not 0",
+            edits,
+        ));
+    }
+    out
+}
+
+/// The count guard: `>=` -> `>` (and the like), so one invocation past the count runs.
+fn count_guard(s: &Sites) -> Vec<Candidate> {
+    let (Some(cs), Some(count)) = (s.compute(), s.field(Role::Count, "count")) else {
+        return Vec::new();
+    };
+    let mut edits = Vec::new();
+    for (e, expr) in s.func(cs).expressions.iter() {
+        let Expression::Binary { op, left, right } = *expr else {
+            continue;
+        };
+        let on_count = s.reads_member(cs, left, Role::Count, count)
+            || s.reads_member(cs, right, Role::Count, count);
+        let swap = match op {
+            BinaryOperator::GreaterEqual => Some((">=", ">")),
+            BinaryOperator::Greater => Some((">", ">=")),
+            BinaryOperator::Less => Some(("<", "<=")),
+            BinaryOperator::LessEqual => Some(("<=", "<")),
+            _ => None,
+        };
+        if let (true, Some((from, to))) = (on_count, swap) {
+            if let Some(r) = s.operator(cs, e, from) {
+                edits.push(Edit {
+                    range: r,
+                    text: to.into(),
+                });
+            }
+        }
+    }
+    if edits.is_empty() {
+        return Vec::new();
+    }
+    vec![candidate(
+        "the count guard lets one invocation past the count through",
+        "vertex count not a multiple of 64 with a guard check: the skinned buffer is exactly count long, so bounds checks clamp or drop the extra invocation's write; catching it needs an output buffer longer than the count whose tail must stay untouched",
+        edits,
+    )]
+}
+
+/// The compute output's w: a literal 0 as the last component of a vec4 stored to the output.
+fn output_w(s: &Sites) -> Vec<Candidate> {
+    let Some(cs) = s.compute() else {
+        return Vec::new();
+    };
+    let func = s.func(cs);
+    let mut stored = Vec::new();
+    stores(&func.body, &mut stored);
+    let edits: Vec<Edit> = stored
+        .into_iter()
+        .filter(|&(pointer, _)| {
+            root_global(func, pointer).and_then(|g| s.role_of(g)) == Some(Role::Skinned)
+        })
+        .filter_map(|(_, value)| match &func.expressions[value] {
+            // The w is the last component: `vec4(p, 0.0)` composes a vec3 and a scalar.
+            Expression::Compose { components, .. } if !components.is_empty() => {
+                let w = *components.last()?;
+                (float_literal(&func.expressions[w]) == Some(0.0))
+                    .then(|| s.span(cs, w))
+                    .flatten()
+            }
+            _ => None,
+        })
+        .map(|range| Edit {
+            range,
+            text: "1.0".into(),
+        })
+        .collect();
+    if edits.is_empty() {
+        return Vec::new();
+    }
+    vec![candidate(
+        "the compute output's w written as 1 instead of 0",
+        "any case: the compute comparisons hold every output w to 0",
+        edits,
+    )]
+}
+
+/// A uniform field read from the wrong offset: (role, field read, field read instead, hint).
+const MISREAD: [(Role, &str, &str, &str); 4] = [
+    (
+        Role::View,
+        "scale",
+        "half_width",
+        "a view whose scale and half_width differ",
+    ),
+    (
+        Role::View,
+        "half_width",
+        "scale",
+        "a view whose scale and half_width differ",
+    ),
+    (
+        Role::View,
+        "offset_y",
+        "pad",
+        "a golden render whose render.view.offset_y is not 0",
+    ),
+    (
+        Role::Count,
+        "count",
+        "pad0",
+        "any case with vertices (the count read as 0 skips every vertex)",
+    ),
+];
+
+fn uniform_field(s: &Sites) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for (role, field, instead, hint) in MISREAD {
+        let (Some(from), Some(to)) = (s.field(role, field), s.field(role, instead)) else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (s.member_name(role, from), s.member_name(role, to)) else {
+            continue;
+        };
+        let edits: Vec<Edit> = s
+            .member_reads(role, from)
+            .iter()
+            .filter_map(|(_, r)| {
+                let text = s.text(r);
+                let dot = text.rfind('.')?;
+                (text[dot + 1..].trim() == a).then(|| Edit {
+                    range: r.start + dot + 1..r.end,
+                    text: b.clone(),
+                })
+            })
+            .collect();
+        if !edits.is_empty() {
+            let binding = s.contract.binding(role);
+            out.push(candidate(
+                format!("binding {binding}: `{a}` (offset {from}) read from `{b}` (offset {to})"),
+                hint,
+                edits,
+            ));
+        }
+    }
+    out
+}

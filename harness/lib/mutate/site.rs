@@ -1,0 +1,610 @@
+//! Finds where a shader can be mutated: its contract bindings by role, the inputs of each skinning site, operands and literals, by naga's spans.
+
+use super::*;
+use crate::contract::{Contract, Role};
+
+/// A function of the module: a helper or an entry point's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Func {
+    Helper(Handle<Function>),
+    Entry(usize),
+}
+
+/// Where a per-vertex input value (joints, weights) enters a skinning site.
+pub(super) enum Source {
+    /// A function parameter: rebound at the top of the body.
+    Param {
+        name: String,
+        name_span: Range<usize>,
+        body: usize,
+    },
+    /// An expression (e.g. `weights[i]`): wrapped in place.
+    Expr(Range<usize>),
+}
+
+/// The module with its source and contract, and what was found in it.
+pub(super) struct Sites<'a> {
+    pub(super) src: &'a str,
+    pub(super) module: &'a Module,
+    pub(super) contract: &'a Contract,
+    /// Global variable per contract role.
+    pub(super) globals: HashMap<Role, Handle<GlobalVariable>>,
+    /// Roles of helper parameters, from the arguments their callers pass.
+    pub(super) param_roles: HashMap<(Handle<Function>, usize), Role>,
+}
+
+impl<'a> Sites<'a> {
+    pub(super) fn new(src: &'a str, module: &'a Module, contract: &'a Contract) -> Self {
+        let globals = module
+            .global_variables
+            .iter()
+            .filter_map(|(h, g)| {
+                let b = g.binding.as_ref()?;
+                Some((contract.slot_at(b.group, b.binding)?.role, h))
+            })
+            .collect();
+        let mut me = Sites {
+            src,
+            module,
+            contract,
+            globals,
+            param_roles: HashMap::new(),
+        };
+        // A helper's parameter takes the role of what its callers pass. Repeated until nothing
+        // changes, so that roles reach helpers called from helpers (skin(p, j, w) -> blend(j, w));
+        // a call chain is at most as deep as there are functions.
+        for _ in 0..=module.functions.len() {
+            let mut roles = HashMap::new();
+            for f in me.funcs() {
+                let func = me.func(f);
+                for_each_statement(&func.body, &mut |s| {
+                    if let Statement::Call {
+                        function,
+                        arguments,
+                        ..
+                    } = s
+                    {
+                        for (i, &arg) in arguments.iter().enumerate() {
+                            if let Some(role) = me.role(f, arg) {
+                                roles.insert((*function, i), role);
+                            }
+                        }
+                    }
+                });
+            }
+            if roles == me.param_roles {
+                break;
+            }
+            me.param_roles = roles;
+        }
+        me
+    }
+
+    pub(super) fn funcs(&self) -> Vec<Func> {
+        self.module
+            .functions
+            .iter()
+            .map(|(h, _)| Func::Helper(h))
+            .chain((0..self.module.entry_points.len()).map(Func::Entry))
+            .collect()
+    }
+
+    pub(super) fn func(&self, f: Func) -> &'a Function {
+        match f {
+            Func::Helper(h) => &self.module.functions[h],
+            Func::Entry(i) => &self.module.entry_points[i].function,
+        }
+    }
+
+    pub(super) fn stage(&self, f: Func) -> Option<ShaderStage> {
+        match f {
+            Func::Helper(_) => None,
+            Func::Entry(i) => Some(self.module.entry_points[i].stage),
+        }
+    }
+
+    pub(super) fn span(&self, f: Func, e: Handle<Expression>) -> Option<Range<usize>> {
+        self.func(f)
+            .expressions
+            .get_span(e)
+            .to_range()
+            .filter(|r| r.start < r.end && r.end <= self.src.len())
+    }
+
+    pub(super) fn text(&self, r: &Range<usize>) -> &'a str {
+        &self.src[r.clone()]
+    }
+
+    /// The contract role a global variable is bound as, if any.
+    pub(super) fn role_of(&self, g: Handle<GlobalVariable>) -> Option<Role> {
+        let b = self.module.global_variables[g].binding.as_ref()?;
+        Some(self.contract.slot_at(b.group, b.binding)?.role)
+    }
+
+    /// The per-vertex input at a vertex-stage location.
+    fn input_at(&self, binding: Option<&naga::Binding>) -> Option<Role> {
+        match binding {
+            Some(naga::Binding::Location { location, .. }) => {
+                Some(self.contract.input_at(*location)?.role)
+            }
+            _ => None,
+        }
+    }
+
+    /// Which per-vertex input (a role with a vertex input: positions, joints, weights) an
+    /// expression in `f` is, if it is one.
+    pub(super) fn role(&self, f: Func, e: Handle<Expression>) -> Option<Role> {
+        let func = self.func(f);
+        let mut e = e;
+        // The member taken last on the way, for a vertex input given as a struct (`v.position`).
+        let mut member = None;
+        loop {
+            e = match func.expressions[e] {
+                Expression::Load { pointer } => pointer,
+                Expression::Access { base, .. } => base,
+                Expression::AccessIndex { base, index } => {
+                    member = Some(index);
+                    base
+                }
+                Expression::Swizzle { vector, .. } => vector,
+                Expression::GlobalVariable(g) => {
+                    return self
+                        .role_of(g)
+                        .filter(|&r| self.contract.input(r).is_some())
+                }
+                Expression::FunctionArgument(i) => {
+                    return match f {
+                        Func::Helper(h) => self.param_roles.get(&(h, i as usize)).copied(),
+                        Func::Entry(_) => {
+                            let arg = func.arguments.get(i as usize)?;
+                            let binding = match (&arg.binding, member) {
+                                (Some(b), _) => Some(b),
+                                (None, Some(m)) => match &self.module.types[arg.ty].inner {
+                                    TypeInner::Struct { members, .. } => {
+                                        members.get(m as usize)?.binding.as_ref()
+                                    }
+                                    _ => None,
+                                },
+                                (None, None) => None,
+                            };
+                            self.input_at(binding)
+                        }
+                    }
+                }
+                _ => return None,
+            };
+        }
+    }
+
+    /// A read of a uniform struct member: (role, byte offset of the member, member index).
+    pub(super) fn member_read(&self, f: Func, e: Handle<Expression>) -> Option<(Role, u32, u32)> {
+        let exprs = &self.func(f).expressions;
+        let Expression::AccessIndex { base, index } = exprs[e] else {
+            return None;
+        };
+        let Expression::GlobalVariable(g) = exprs[base] else {
+            return None;
+        };
+        let var = &self.module.global_variables[g];
+        if var.space != AddressSpace::Uniform {
+            return None;
+        }
+        let TypeInner::Struct { members, .. } = &self.module.types[var.ty].inner else {
+            return None;
+        };
+        Some((self.role_of(g)?, members.get(index as usize)?.offset, index))
+    }
+
+    /// The name of the member at `offset` in the uniform struct bound as `role`.
+    pub(super) fn member_name(&self, role: Role, offset: u32) -> Option<String> {
+        let g = *self.globals.get(&role)?;
+        let TypeInner::Struct { members, .. } =
+            &self.module.types[self.module.global_variables[g].ty].inner
+        else {
+            return None;
+        };
+        members
+            .iter()
+            .find(|m| m.offset == offset)
+            .and_then(|m| m.name.clone())
+    }
+
+    /// Every read of uniform member (role, offset): (function, span).
+    pub(super) fn member_reads(&self, role: Role, offset: u32) -> Vec<(Func, Range<usize>)> {
+        let mut out = Vec::new();
+        for f in self.funcs() {
+            for (e, _) in self.func(f).expressions.iter() {
+                if self
+                    .member_read(f, e)
+                    .is_some_and(|(r, o, _)| r == role && o == offset)
+                {
+                    if let Some(r) = self.span(f, e) {
+                        out.push((f, r));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `e` in `f` reads uniform member (role, offset), directly or through a load.
+    pub(super) fn reads_member(
+        &self,
+        f: Func,
+        e: Handle<Expression>,
+        role: Role,
+        offset: u32,
+    ) -> bool {
+        let exprs = &self.func(f).expressions;
+        let e = match exprs[e] {
+            Expression::Load { pointer } => pointer,
+            _ => e,
+        };
+        self.member_read(f, e)
+            .is_some_and(|(r, o, _)| r == role && o == offset)
+    }
+
+    /// The byte offset of field `name` of the uniform struct bound as `role`, as the contract
+    /// lays it out.
+    pub(super) fn field(&self, role: Role, name: &str) -> Option<u32> {
+        self.contract.slot(role).ty.field(name)
+    }
+
+    /// Functions that index the palette themselves: where skinning happens.
+    pub(super) fn skin_sites(&self) -> Vec<Func> {
+        let Some(&palette) = self.globals.get(&Role::Palette) else {
+            return Vec::new();
+        };
+        self.funcs()
+            .into_iter()
+            .filter(|&f| {
+                self.func(f)
+                    .expressions
+                    .iter()
+                    .any(|(_, e)| matches!(e, Expression::GlobalVariable(g) if *g == palette))
+            })
+            .collect()
+    }
+
+    /// The skinning sites and the helpers that reach one through their calls (a `skin(p, j, w)`
+    /// that calls a `blend(j, w)` that indexes the palette): where the position meets the blend.
+    /// Entry points count only when they index the palette themselves.
+    pub(super) fn skin_paths(&self) -> Vec<Func> {
+        let mut paths = self.skin_sites();
+        loop {
+            let before = paths.len();
+            for f in self.funcs() {
+                if paths.contains(&f) || !matches!(f, Func::Helper(_)) {
+                    continue;
+                }
+                let mut calls_path = false;
+                for_each_statement(&self.func(f).body, &mut |s| {
+                    if let Statement::Call { function, .. } = s {
+                        calls_path |= paths.contains(&Func::Helper(*function));
+                    }
+                });
+                if calls_path {
+                    paths.push(f);
+                }
+            }
+            if paths.len() == before {
+                return paths;
+            }
+        }
+    }
+
+    /// The contract's entry point `name`.
+    fn entry(&self, name: &str) -> Option<Func> {
+        let i = self
+            .module
+            .entry_points
+            .iter()
+            .position(|ep| ep.name == name)?;
+        Some(Func::Entry(i))
+    }
+
+    pub(super) fn compute(&self) -> Option<Func> {
+        self.entry(&self.contract.compute)
+    }
+
+    pub(super) fn vertex(&self) -> Option<Func> {
+        self.entry(&self.contract.vertex)
+    }
+
+    /// Where the per-vertex input `role` enters each skinning site.
+    pub(super) fn sources(&self, role: Role) -> Vec<Source> {
+        let mut out = Vec::new();
+        for f in self.skin_sites() {
+            let func = self.func(f);
+            match f {
+                Func::Helper(h) => {
+                    for (i, _) in func.arguments.iter().enumerate() {
+                        if self.param_roles.get(&(h, i)) == Some(&role) {
+                            out.extend(self.param_source(f, i));
+                        }
+                    }
+                }
+                Func::Entry(_) if self.stage(f) == Some(ShaderStage::Vertex) => {
+                    for (i, a) in func.arguments.iter().enumerate() {
+                        if self.input_at(a.binding.as_ref()) == Some(role) {
+                            out.extend(self.param_source(f, i));
+                        }
+                    }
+                }
+                Func::Entry(_) => {
+                    // An inlined compute path: wrap each whole-element load of the input buffer.
+                    for (e, expr) in func.expressions.iter() {
+                        if let Expression::Load { pointer } = *expr {
+                            let whole = matches!(func.expressions[pointer], Expression::Access { base, .. } | Expression::AccessIndex { base, .. } if matches!(func.expressions[base], Expression::GlobalVariable(_)));
+                            if whole && self.role(f, e) == Some(role) {
+                                out.extend(self.span(f, e).map(Source::Expr));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    pub(super) fn param_source(&self, f: Func, index: usize) -> Option<Source> {
+        let func = self.func(f);
+        let name = func.arguments.get(index)?.name.clone()?;
+        let (e, _) = func
+            .expressions
+            .iter()
+            .find(|(_, e)| matches!(e, Expression::FunctionArgument(i) if *i as usize == index))?;
+        let name_span = self.span(f, e)?;
+        if self.text(&name_span) != name {
+            return None;
+        }
+        let body = body_open(self.src, name_span.end)?;
+        Some(Source::Param {
+            name,
+            name_span,
+            body,
+        })
+    }
+
+    /// Edits that replace every use of the sources' value `v` with `transform(v)`.
+    pub(super) fn rebind(
+        &self,
+        sources: &[Source],
+        transform: impl Fn(&str) -> String,
+    ) -> Vec<Edit> {
+        let mut edits = Vec::new();
+        for s in sources {
+            match s {
+                Source::Param {
+                    name,
+                    name_span,
+                    body,
+                } => {
+                    let renamed = format!("{name}_mutant");
+                    edits.push(Edit {
+                        range: name_span.clone(),
+                        text: renamed.clone(),
+                    });
+                    edits.push(Edit {
+                        range: *body..*body,
+                        text: format!(" let {name} = {};", transform(&renamed)),
+                    });
+                }
+                Source::Expr(r) => edits.push(Edit {
+                    range: r.clone(),
+                    text: transform(&format!("({})", self.text(r))),
+                }),
+            }
+        }
+        edits
+    }
+
+    /// The operator token of a binary expression, located between its operands.
+    pub(super) fn operator(
+        &self,
+        f: Func,
+        e: Handle<Expression>,
+        token: &str,
+    ) -> Option<Range<usize>> {
+        let Expression::Binary { left, right, .. } = self.func(f).expressions[e] else {
+            return None;
+        };
+        let whole = self.span(f, e)?;
+        let inside = |r: &Option<Range<usize>>| {
+            r.as_ref()
+                .filter(|r| r.start >= whole.start && r.end <= whole.end)
+                .cloned()
+        };
+        let lo = inside(&self.span(f, left)).map_or(whole.start, |r| r.end);
+        let hi = inside(&self.span(f, right)).map_or(whole.end, |r| r.start);
+        if lo >= hi {
+            return None;
+        }
+        let between = &self.src[lo..hi];
+        let bytes = between.as_bytes();
+        let is_op = |b: u8| b"<>=!".contains(&b);
+        let hits: Vec<usize> = between
+            .match_indices(token)
+            .map(|(i, _)| i)
+            .filter(|&i| {
+                let before = i.checked_sub(1).map(|j| bytes[j]);
+                let after = bytes.get(i + token.len()).copied();
+                !before.is_some_and(is_op) && !after.is_some_and(is_op)
+            })
+            .collect();
+        match hits.as_slice() {
+            [i] => Some(lo + i..lo + i + token.len()),
+            _ => None,
+        }
+    }
+
+    /// The homogeneous 1: the last component of a vec4 built in a skinning site or a helper that
+    /// calls one.
+    pub(super) fn homogeneous_ones(&self) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        for f in self.skin_paths() {
+            let exprs = &self.func(f).expressions;
+            for (_, e) in exprs.iter() {
+                if let Expression::Compose { components, .. } = e {
+                    let Some(&last) = components.last() else {
+                        continue;
+                    };
+                    if components.len() >= 2 && float_literal(&exprs[last]) == Some(1.0) {
+                        out.extend(self.span(f, last));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Non-zero float literals in `f` that are arithmetic operands (not comparisons, not vector
+    /// components), as (span, value).
+    pub(super) fn operand_literals(&self, f: Func) -> Vec<(Range<usize>, f64)> {
+        let exprs = &self.func(f).expressions;
+        let mut out = Vec::new();
+        for (_, e) in exprs.iter() {
+            let Expression::Binary { op, left, right } = *e else {
+                continue;
+            };
+            if !matches!(
+                op,
+                BinaryOperator::Add
+                    | BinaryOperator::Subtract
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+            ) {
+                continue;
+            }
+            for side in [left, right] {
+                if let Some(v) = float_literal(&exprs[side]).filter(|v| *v != 0.0) {
+                    out.extend(self.span(f, side).map(|r| (r, v)));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `v` moved by 1.25e-4 of itself (1.0 -> 1.000125, 8.0 -> 8.001); 0 moves by 1.25e-4.
+pub(super) fn perturb(v: f64) -> String {
+    let p = if v == 0.0 {
+        1.25e-4
+    } else {
+        v + v.abs() * 1.25e-4
+    };
+    let s = format!("{p}");
+    if s.contains('.') || s.contains('e') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+pub(super) fn float_literal(e: &Expression) -> Option<f64> {
+    match e {
+        Expression::Literal(Literal::F32(v)) => Some(*v as f64),
+        Expression::Literal(Literal::F64(v)) | Expression::Literal(Literal::AbstractFloat(v)) => {
+            Some(*v)
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn int_literal(e: &Expression) -> Option<i64> {
+    match e {
+        Expression::Literal(Literal::U32(v)) => Some(*v as i64),
+        Expression::Literal(Literal::I32(v)) => Some(*v as i64),
+        Expression::Literal(Literal::AbstractInt(v)) => Some(*v),
+        _ => None,
+    }
+}
+
+pub(super) fn for_each_statement(block: &Block, visit: &mut impl FnMut(&Statement)) {
+    for s in block.iter() {
+        visit(s);
+        match s {
+            Statement::Block(b) => for_each_statement(b, visit),
+            Statement::If { accept, reject, .. } => {
+                for_each_statement(accept, visit);
+                for_each_statement(reject, visit);
+            }
+            Statement::Switch { cases, .. } => {
+                for c in cases {
+                    for_each_statement(&c.body, visit);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                for_each_statement(body, visit);
+                for_each_statement(continuing, visit);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Just after the `{` that opens the body of the function whose parameter list contains `from`:
+/// the parameter list is closed (parentheses balanced, line comments skipped), then the next `{`.
+pub(super) fn body_open(src: &str, from: usize) -> Option<usize> {
+    let bytes = src.as_bytes();
+    let mut depth = 1i32;
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'{' if depth == 0 => return Some(i + 1),
+            b'{' | b'}' | b';' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Every `Store` in `block` and the blocks inside it, as (pointer, value).
+pub(super) fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Expression>)>) {
+    for statement in block.iter() {
+        match statement {
+            naga::Statement::Store { pointer, value } => out.push((*pointer, *value)),
+            naga::Statement::Block(b) => stores(b, out),
+            naga::Statement::If { accept, reject, .. } => {
+                stores(accept, out);
+                stores(reject, out);
+            }
+            naga::Statement::Loop {
+                body, continuing, ..
+            } => {
+                stores(body, out);
+                stores(continuing, out);
+            }
+            naga::Statement::Switch { cases, .. } => {
+                for case in cases {
+                    stores(&case.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The global variable a pointer expression indexes into, if any (`skinned[i]` -> `skinned`).
+pub(super) fn root_global(
+    func: &Function,
+    mut e: Handle<Expression>,
+) -> Option<Handle<GlobalVariable>> {
+    loop {
+        match func.expressions[e] {
+            Expression::GlobalVariable(g) => return Some(g),
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => e = base,
+            _ => return None,
+        }
+    }
+}
