@@ -16,6 +16,7 @@ pub mod mutate;
 pub mod property;
 pub mod reference;
 pub mod report;
+pub mod rig;
 pub mod run;
 pub mod scene;
 pub mod shader;

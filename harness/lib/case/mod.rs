@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::locate;
+use crate::rig::View;
 
 mod error;
 #[cfg(test)]
@@ -233,15 +234,6 @@ impl Default for RenderSpec {
             min_changed_pixels: 1,
         }
     }
-}
-
-/// clip = (x / half_width, y * scale + offset_y).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct View {
-    pub scale: f64,
-    pub offset_y: f64,
-    pub half_width: f64,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -3,7 +3,7 @@
 use glam::Mat4;
 
 use super::{readback, Context, GpuError};
-use crate::scene::Mesh;
+use crate::rig::Mesh;
 
 /// Threads per workgroup fixed by the contract.
 pub const WORKGROUP: u32 = 64;

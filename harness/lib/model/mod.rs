@@ -32,7 +32,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 
 use crate::reference;
-use crate::scene::{Mesh, Pose, Skeleton, Transform};
+use crate::rig::{Mesh, Pose, Skeleton, Transform};
 
 mod buffer;
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::buffer::{base64_decode, base64_encode, percent_decode};
 use super::write::{chain_armature, write_chain, ChainOptions, Container};
 use super::*;
-use crate::scene::strip;
+use crate::rig::strip;
 use glam::Mat4;
 
 /// A fresh scratch folder for one test, removed when dropped.
