@@ -297,7 +297,7 @@ fn flag_error(message: &str) -> String {
 
 /// The scene's posed positions from the GPU compute path on the first selected adapter.
 fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
-    let selection = skinproof::gpu::Selection::from_env()?;
+    let selection = skinproof::gpu::Selection::from_env().map_err(|e| e.to_string())?;
     let instance = skinproof::gpu::adapter::instance(&selection);
     let found = skinproof::gpu::discover(&instance, &selection)
         .into_iter()

@@ -10,6 +10,7 @@ pub mod fast;
 pub mod file;
 pub mod golden;
 pub mod gpu;
+pub mod identity;
 pub mod locate;
 pub mod model;
 pub mod mutate;

@@ -205,7 +205,7 @@ impl Suite {
                 let none = slots.is_empty().then(|| INSTALL_HINT.to_string());
                 (Some(instance), slots, none)
             }
-            Err(e) => (None, Vec::new(), Some(e)),
+            Err(e) => (None, Vec::new(), Some(e.to_string())),
         };
         let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
         Suite {

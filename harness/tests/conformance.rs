@@ -14,7 +14,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The adapter selection is a setting too: a typo in WGPU_BACKEND must not select nothing.
     let config = Config::from_env(root).and_then(|c| {
-        skinproof::gpu::Selection::from_env()?;
+        skinproof::gpu::Selection::from_env().map_err(|e| e.to_string())?;
         Ok(c)
     });
     let config = match config {

@@ -54,7 +54,7 @@ fn run_suite_with(
     let suite = Suite::discover(config);
     if let Some(reason) = &suite.no_adapter {
         assert!(
-            std::env::var("SKINPROOF_REQUIRE_ADAPTER").map_or(true, |v| v.is_empty() || v == "0"),
+            !skinproof::config::Require::from_env().map_or(true, |r| r.is_required()),
             "{reason}"
         );
         eprintln!("self-test skipped: {reason}");

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::identity::{backend_name, parse_backend, AdapterInfo};
 use crate::locate;
 use crate::rig::View;
 
@@ -57,7 +58,7 @@ pub struct Case {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterMatch {
-    /// vulkan, gl, metal or dx12.
+    /// vulkan, gl, metal or dx12, or an alias (`vk`, `gles`, ...).
     #[serde(default)]
     pub backend: Option<String>,
     /// Case-insensitive substring of the adapter name.
@@ -69,7 +70,7 @@ pub struct AdapterMatch {
 }
 
 impl AdapterMatch {
-    pub fn matches(&self, info: &crate::gpu::AdapterInfo) -> bool {
+    pub fn matches(&self, info: &AdapterInfo) -> bool {
         let has = |hay: &str, needle: &Option<String>| {
             needle
                 .as_ref()
@@ -77,7 +78,7 @@ impl AdapterMatch {
         };
         self.backend
             .as_ref()
-            .is_none_or(|b| b.eq_ignore_ascii_case(&info.backend))
+            .is_none_or(|b| parse_backend(b).is_ok_and(|b| backend_name(b) == info.backend))
             && has(&info.name, &self.adapter)
             && has(
                 &format!("{} {}", info.driver, info.driver_info),
@@ -411,14 +412,14 @@ impl Case {
     }
 
     /// The expectation for `check` on this adapter, if any.
-    pub fn expectation(&self, check: &str, info: &crate::gpu::AdapterInfo) -> Option<&Expect> {
+    pub fn expectation(&self, check: &str, info: &AdapterInfo) -> Option<&Expect> {
         self.expect
             .iter()
             .find(|e| e.check == check && e.on.matches(info))
     }
 
     /// The golden file stem for this adapter: an override's, or the case's.
-    pub fn golden_for(&self, info: &crate::gpu::AdapterInfo) -> &str {
+    pub fn golden_for(&self, info: &AdapterInfo) -> &str {
         self.golden
             .overrides
             .iter()

@@ -94,6 +94,16 @@ fn expectations_match_adapters() {
     assert!(c.expectation("compute_matches_cpu", &info).is_none());
     info.backend = "vulkan".into();
     assert!(c.expectation("posed_matches_cpu", &info).is_none());
+    // A backend alias is read as `WGPU_BACKEND` reads it; a list or a typo is refused.
+    let alias = format!("{MINIMAL}expect:\n  - backend: VK\n    check: posed_matches_cpu\n    status: fail\n    reason: x\n");
+    assert!(parse(&alias)
+        .unwrap()
+        .expectation("posed_matches_cpu", &info)
+        .is_some());
+    for bad in ["vulkan,gl", "vulcan"] {
+        let msg = parse(&alias.replace("VK", bad)).unwrap_err().to_string();
+        assert!(msg.contains(&format!("unknown backend `{bad}`")), "{msg}");
+    }
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! The constraints of a case that serde cannot express, each failure naming the field path.
 
+use crate::identity::{parse_backend, BACKEND_NAMES};
+
 use super::{AdapterMatch, Case, IfMissing, MAX_JOINTS, MAX_TARGET, MAX_VERTICES};
 
 /// Whether `s` is usable as a file name stem everywhere: letters, digits, `_` and `-` only.
@@ -9,21 +11,14 @@ fn is_file_stem(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// A backend named in a match must be exactly one the harness names adapters by (`matches` compares
-/// the whole name): `vk` or `vulkan,gl` would silently never match.
+/// A backend named in a match must be one backend by name or alias (as `WGPU_BACKEND` reads it):
+/// a typo or a list such as `vulkan,gl` would silently never match.
 fn check_match(m: &AdapterMatch) -> Result<(), String> {
     match &m.backend {
-        Some(b)
-            if ["vulkan", "gl", "metal", "dx12"]
-                .iter()
-                .any(|k| k.eq_ignore_ascii_case(b)) =>
-        {
-            Ok(())
-        }
-        Some(b) => Err(format!(
-            "unknown backend `{b}` (expected one of vulkan, gl, metal, dx12)"
+        Some(b) if parse_backend(b).is_err() => Err(format!(
+            "unknown backend `{b}` (expected one of {BACKEND_NAMES})"
         )),
-        None => Ok(()),
+        _ => Ok(()),
     }
 }
 
