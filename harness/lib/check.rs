@@ -5,8 +5,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::case::Case;
-use crate::compare;
-use crate::golden::{self, Bless, Metric, Review};
+use crate::compare::{self, Metric};
+use crate::golden::{self, Bless, Review};
 use crate::gpu::compute::{Fault, Skinned};
 use crate::gpu::{Context, GpuError};
 use crate::run::Run;

@@ -337,7 +337,7 @@ mod tests {
             let text = format!(
                 "skeleton: {{ joints: 4, segment_length: 1.0 }}\nmesh: {{ vertices: 8, width: {width} }}\n"
             );
-            Case::parse(std::path::Path::new("thin.yaml"), &text).unwrap()
+            Case::parse(std::path::Path::new("thin.yaml"), &text, &[]).unwrap()
         };
         let view = View {
             scale: 0.4,
@@ -363,7 +363,7 @@ mod tests {
             let text = format!(
                 "skeleton: {{ joints: 2 }}\nmesh: {{ vertices: {vertices}, width: 1.0 }}\nrender: {{ width: 200, height: 200 }}\n"
             );
-            let case = Case::parse(std::path::Path::new("odd.yaml"), &text).unwrap();
+            let case = Case::parse(std::path::Path::new("odd.yaml"), &text, &[]).unwrap();
             let view = View {
                 scale: 0.5,
                 offset_y: -0.5,
@@ -379,7 +379,7 @@ mod tests {
 
     fn scene(text: &str) -> Result<Scene, SceneError> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/posed.yaml");
-        Scene::from_case(&Case::parse(&path, text).unwrap())
+        Scene::from_case(&Case::parse(&path, text, &[]).unwrap())
     }
 
     #[test]

@@ -254,11 +254,12 @@ impl Suite {
         slots: Vec<Arc<Slot>>,
         no_adapter: Option<String>,
     ) -> Suite {
+        let checks = Check::ALL.map(Check::name);
         let cases = match case_files(&config.cases) {
             Ok(files) => files
                 .into_iter()
                 .map(|p| {
-                    let case = Case::load(&relative(&config.root, &p))
+                    let case = Case::load(&relative(&config.root, &p), &checks)
                         .map(Arc::new)
                         .map_err(|e: CaseError| e.to_string());
                     (p, case)
@@ -739,7 +740,7 @@ mod tests {
         let case = |name: &str| {
             let text = "skeleton: { joints: 2 }\nmesh: { vertices: 4 }\n";
             Ok(Arc::new(
-                Case::parse(&Path::new("/p/cases").join(name), text).unwrap(),
+                Case::parse(&Path::new("/p/cases").join(name), text, &[]).unwrap(),
             ))
         };
         let files = ["bend.yaml", "bend.yml", "tint.yaml"];

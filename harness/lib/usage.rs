@@ -104,7 +104,7 @@ mod tests {
         let text = format!(
             "description: {name}\nskeleton: {{ joints: 2, segment_length: 1.0 }}\nmesh: {{ vertices: 8, influences: 1 }}\n{extra}"
         );
-        Case::parse(Path::new(&format!("cases/{name}.yaml")), &text).unwrap()
+        Case::parse(Path::new(&format!("cases/{name}.yaml")), &text, &[]).unwrap()
     }
 
     #[test]

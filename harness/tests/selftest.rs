@@ -765,7 +765,8 @@ fn a_lost_device_fails_its_work_without_a_panic() {
         eprintln!("self-test skipped: no adapter");
         return;
     };
-    let case = skinproof::case::Case::load(&root().join("cases/bend_two_joints.yaml")).unwrap();
+    let case =
+        skinproof::case::Case::load(&root().join("cases/bend_two_joints.yaml"), &[]).unwrap();
     let scene = skinproof::scene::Scene::from_case(&case).unwrap();
     assert!(skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh).is_ok());
     ctx.device.destroy();

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::compare::Metric;
 use crate::identity::{backend_name, parse_backend, AdapterInfo};
 use crate::locate;
 use crate::rig::View;
@@ -254,7 +255,7 @@ pub struct GoldenSpec {
     pub compare: bool,
     /// What decides: `channel` (pixels beyond channel_tolerance) or `flip` (perceptual).
     #[serde(default = "channel")]
-    pub metric: crate::golden::Metric,
+    pub metric: Metric,
     /// FLIP: largest allowed mean error (0-1).
     #[serde(default = "default_flip_mean")]
     pub flip_max_mean: f64,
@@ -285,8 +286,8 @@ impl Default for GoldenSpec {
     }
 }
 
-fn channel() -> crate::golden::Metric {
-    crate::golden::Metric::Channel
+fn channel() -> Metric {
+    Metric::Channel
 }
 fn default_flip_mean() -> f64 {
     0.005
@@ -334,8 +335,8 @@ pub const MAX_TARGET: u32 = 8_192;
 pub const MAX_VERTICES: usize = 16 * 1024 * 1024;
 
 impl Case {
-    /// Reads and validates one case file.
-    pub fn load(path: &Path) -> Result<Case, CaseError> {
+    /// Reads and validates one case file; `checks` are the check names an `expect` entry may use.
+    pub fn load(path: &Path, checks: &[&str]) -> Result<Case, CaseError> {
         let file = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| CaseError::Io {
             file: file.clone(),
@@ -357,14 +358,15 @@ impl Case {
                 ),
             }
         })?;
-        Self::parse(path, &text)
+        Self::parse(path, &text, checks)
     }
 
-    /// Parses and validates case text; `path` names the file in errors and gives the case its name.
+    /// Parses and validates case text; `path` names the file in errors and gives the case its name,
+    /// `checks` are the check names an `expect` entry may use.
     ///
     /// Never panics: every problem is a `CaseError` whose text starts with the file, and for
     /// `Parse` and `Invalid` a line (1-based) that exists in `text`.
-    pub fn parse(path: &Path, text: &str) -> Result<Case, CaseError> {
+    pub fn parse(path: &Path, text: &str, checks: &[&str]) -> Result<Case, CaseError> {
         let file = path.display().to_string();
         // A byte order mark is not part of the YAML (libyaml would read it as a second document).
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -376,7 +378,7 @@ impl Case {
             .unwrap_or_default();
         case.path = path.to_path_buf();
         case.source = text.to_string();
-        if let Err((field, message)) = case.validate() {
+        if let Err((field, message)) = case.validate(checks) {
             return Err(CaseError::Invalid {
                 line: locate::line_near(body, &field).unwrap_or(1),
                 file,
@@ -408,7 +410,8 @@ impl Case {
             d2 = -20 - ((i * 11) % 50) as i64,
         );
         let path = PathBuf::from(format!("generated_{i:03}.yaml"));
-        Case::parse(&path, &text).expect("generated cases are valid")
+        // No `expect` entries, so no check names to know.
+        Case::parse(&path, &text, &[]).expect("generated cases are valid")
     }
 
     /// The expectation for `check` on this adapter, if any.

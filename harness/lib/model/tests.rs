@@ -605,7 +605,7 @@ fn a_case_cannot_sample_what_the_harness_does_not() {
     let dir = Scratch::new("morph_case");
     let fail = |model: &Path, extra: &str| {
         let text = format!("model: {{ path: {}{extra} }}\n", model.display());
-        let case = crate::case::Case::parse(&dir.file("c.yaml"), &text).unwrap();
+        let case = crate::case::Case::parse(&dir.file("c.yaml"), &text, &[]).unwrap();
         match Scene::from_case(&case) {
             Err(SceneError::Fail(why)) => why,
             Err(SceneError::Skip(why)) => panic!("skip: {why}"),

@@ -273,7 +273,7 @@ fn bad_inputs_doc() {
     // A folder named like a model, for the "is a folder" row.
     std::fs::create_dir_all(root().join("target/model.gltf")).unwrap();
     for (class, yaml, names) in CASE_INPUTS {
-        let msg = Case::parse(file, yaml)
+        let msg = Case::parse(file, yaml, &crate::checks())
             .err()
             .unwrap_or_else(|| panic!("{class}: accepted"))
             .to_string();
@@ -289,6 +289,7 @@ fn bad_inputs_doc() {
     let msg = Case::parse(
         Path::new("cases/my case.yaml"),
         "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\n",
+        &crate::checks(),
     )
     .unwrap_err()
     .to_string();
