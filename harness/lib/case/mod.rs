@@ -378,7 +378,7 @@ impl Case {
             .unwrap_or_default();
         case.path = path.to_path_buf();
         case.source = text.to_string();
-        if let Err((field, message)) = case.validate(checks) {
+        if let Err(validate::Invalid { field, message }) = case.validate(checks) {
             return Err(CaseError::Invalid {
                 line: locate::line_near(body, &field).unwrap_or(1),
                 file,
