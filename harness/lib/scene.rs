@@ -241,7 +241,7 @@ fn overflow(case: &Case, skeleton: &Skeleton, mesh: &Mesh, mut pose: Pose) -> Sc
 
 /// A case-file error found only when the scene is built: file, line and field, as at load.
 fn case_error(case: &Case, field: &str, message: String) -> SceneError {
-    let line = crate::locate::line_near(&case.source, field).unwrap_or(1);
+    let line = crate::yaml_line::line_near(&case.source, field).unwrap_or(1);
     SceneError::Fail(format!(
         "{}:{line}: field `{field}`: {message}",
         case.path.display()

@@ -53,7 +53,7 @@ pub fn shared(cases: &[&Case]) -> BTreeMap<String, String> {
             .map_or("golden.name".to_string(), |i| {
                 format!("golden.overrides[{i}].name")
             });
-        let line = crate::locate::line_near(&case.source, &field).unwrap_or(1);
+        let line = crate::yaml_line::line_near(&case.source, &field).unwrap_or(1);
         out.insert(
             case.name.clone(),
             format!(

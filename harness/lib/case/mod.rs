@@ -6,8 +6,8 @@ use serde::Deserialize;
 
 use crate::compare::Metric;
 use crate::identity::{backend_name, parse_backend, AdapterInfo};
-use crate::locate;
 use crate::rig::View;
+use crate::yaml_line;
 
 mod error;
 #[cfg(test)]
@@ -380,7 +380,7 @@ impl Case {
         case.source = text.to_string();
         if let Err(validate::Invalid { field, message }) = case.validate(checks) {
             return Err(CaseError::Invalid {
-                line: locate::line_near(body, &field).unwrap_or(1),
+                line: yaml_line::line_near(body, &field).unwrap_or(1),
                 file,
                 field,
                 message,

@@ -1,5 +1,5 @@
 //! Fuzz tests (proptest) of the case parser and validator, `Case::parse(path, text, checks)`, and of
-//! `locate`. Properties: nothing panics; every error's text starts with the file path given; a
+//! `yaml_line`. Properties: nothing panics; every error's text starts with the file path given; a
 //! `Parse` or `Invalid` error names a line (>= 1) that exists in the text; a generated case whose
 //! values are all valid loads, and one with an invalid value fails naming that value's field.
 //!
@@ -16,7 +16,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use skinproof::case::{Case, CaseError};
-use skinproof::locate;
+use skinproof::yaml_line;
 
 /// The check names an `expect` entry may use.
 fn checks() -> Vec<&'static str> {
@@ -184,17 +184,17 @@ proptest! {
     ) {
         let lines = text.lines().count();
         for n in [
-            locate::line_of(&text, &path),
-            locate::line_near(&text, &path),
-            locate::duplicate_key_line(&text, &path),
+            yaml_line::line_of(&text, &path),
+            yaml_line::line_near(&text, &path),
+            yaml_line::duplicate_key_line(&text, &path),
         ]
         .into_iter()
         .flatten()
         {
             prop_assert!((1..=lines).contains(&n), "line {n} of {lines} for {path:?}");
         }
-        if let Some(n) = locate::line_of(&text, &path) {
-            prop_assert_eq!(locate::line_near(&text, &path), Some(n));
+        if let Some(n) = yaml_line::line_of(&text, &path) {
+            prop_assert_eq!(yaml_line::line_near(&text, &path), Some(n));
         }
     }
 }
