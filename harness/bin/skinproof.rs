@@ -194,7 +194,11 @@ fn skin(args: &[String]) -> Result<(), String> {
                     model_flags.join(", ")
                 ));
             }
-            Case::load(Path::new(c)).map_err(|e| e.to_string())?
+            Case::load(
+                Path::new(c),
+                &skinproof::check::Check::ALL.map(skinproof::check::Check::name),
+            )
+            .map_err(|e| e.to_string())?
         }
         (None, Some(m)) => {
             if rest == opts.contains_key("time") {
@@ -222,7 +226,9 @@ fn skin(args: &[String]) -> Result<(), String> {
                     .ok_or_else(|| format!("--time: `{t}` is not a finite number of seconds"))?;
                 yaml += &format!("  time: {t}\n");
             }
-            Case::parse(Path::new(COMMAND_LINE), &yaml).map_err(|e| flag_error(&e.to_string()))?
+            // A one-off case has no `expect` entries.
+            Case::parse(Path::new(COMMAND_LINE), &yaml, &[])
+                .map_err(|e| flag_error(&e.to_string()))?
         }
         _ => {
             return Err(format!(
@@ -297,7 +303,7 @@ fn flag_error(message: &str) -> String {
 
 /// The scene's posed positions from the GPU compute path on the first selected adapter.
 fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
-    let selection = skinproof::gpu::Selection::from_env()?;
+    let selection = skinproof::gpu::Selection::from_env().map_err(|e| e.to_string())?;
     let instance = skinproof::gpu::adapter::instance(&selection);
     let found = skinproof::gpu::discover(&instance, &selection)
         .into_iter()

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock;
 use crate::fast::{self, AlignedPalette, Isa, PaletteBuilder};
 use crate::reference;
-use crate::scene::{strip, Pose, Skeleton};
+use crate::rig::{strip, Pose, Skeleton};
 
 /// The environment variable that selects the benchmark mode.
 pub const ENV: &str = "SKINPROOF_BENCH";

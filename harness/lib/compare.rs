@@ -1,6 +1,27 @@
 //! Buffer and image comparisons with their tolerances.
 
 use image::{Rgba, RgbaImage};
+use serde::{Deserialize, Serialize};
+
+/// How the golden comparison decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// Count pixels whose largest channel difference exceeds a threshold.
+    Channel,
+    /// NVIDIA's FLIP perceptual difference: mean and a percentile of the error map.
+    Flip,
+}
+
+impl Metric {
+    /// As a case file writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Channel => "channel",
+            Metric::Flip => "flip",
+        }
+    }
+}
 
 /// The largest per-coordinate difference between two position lists, and where it is.
 #[derive(Clone, Copy, Debug, PartialEq)]

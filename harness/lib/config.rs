@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::identity::{backend_name, parse_backend, BackendError, BACKEND_NAMES};
+
 /// Which adapters must be present, from `SKINPROOF_REQUIRE_ADAPTER`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Require {
@@ -12,6 +14,55 @@ pub enum Require {
     Any,
     /// `vulkan,gl`: at least one adapter on each backend named.
     Backends(Vec<String>),
+}
+
+/// A `SKINPROOF_REQUIRE_ADAPTER` value that is not 0, 1 or a list of backends.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RequireError {
+    #[error("SKINPROOF_REQUIRE_ADAPTER: {0}, or 1 for any adapter, or 0")]
+    Backend(#[from] BackendError),
+    #[error("SKINPROOF_REQUIRE_ADAPTER: `{0}` names no backend (expected 0, 1, or a comma list of {BACKEND_NAMES})")]
+    Empty(String),
+    #[error("SKINPROOF_REQUIRE_ADAPTER: value {0} is not UTF-8")]
+    NotUtf8(String),
+}
+
+impl Require {
+    /// Reads `SKINPROOF_REQUIRE_ADAPTER` from the environment, for the targets that do not run the
+    /// suite; the suite gets it in its [`Config`].
+    pub fn from_env() -> Result<Require, RequireError> {
+        match std::env::var("SKINPROOF_REQUIRE_ADAPTER") {
+            Ok(v) => Require::parse(Some(&v)),
+            Err(std::env::VarError::NotPresent) => Ok(Require::Nothing),
+            Err(std::env::VarError::NotUnicode(v)) => Err(RequireError::NotUtf8(format!("{v:?}"))),
+        }
+    }
+
+    /// Parses the value (absent, empty and `0` require nothing); backends by name or alias.
+    pub fn parse(value: Option<&str>) -> Result<Require, RequireError> {
+        match value.map(str::trim) {
+            None | Some("") | Some("0") => Ok(Require::Nothing),
+            Some("1") => Ok(Require::Any),
+            Some(list) => {
+                let mut want: Vec<String> = Vec::new();
+                for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+                    let b = backend_name(parse_backend(word)?);
+                    if !want.iter().any(|w| w == b) {
+                        want.push(b.to_string());
+                    }
+                }
+                if want.is_empty() {
+                    return Err(RequireError::Empty(list.to_string()));
+                }
+                Ok(Require::Backends(want))
+            }
+        }
+    }
+
+    /// Whether a missing adapter fails rather than skips.
+    pub fn is_required(&self) -> bool {
+        *self != Require::Nothing
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -94,22 +145,6 @@ pub fn fuzz_cases(value: Option<&str>) -> Result<u32, String> {
     }
 }
 
-/// A backend name as the harness spells it (`vk` -> `vulkan`), or the parse error without the
-/// `WGPU_BACKEND` prefix.
-fn canonical_backend(word: &str) -> Result<&'static str, String> {
-    let b =
-        crate::gpu::adapter::parse_backends(word).map_err(|e| e.replace("WGPU_BACKEND: ", ""))?;
-    Ok(if b.contains(wgpu::Backends::VULKAN) {
-        "vulkan"
-    } else if b.contains(wgpu::Backends::GL) {
-        "gl"
-    } else if b.contains(wgpu::Backends::METAL) {
-        "metal"
-    } else {
-        "dx12"
-    })
-}
-
 impl Config {
     pub fn from_env(root: &Path) -> Result<Config, String> {
         // `std::env::vars` panics on a variable that is not UTF-8; only ours must be UTF-8.
@@ -186,27 +221,8 @@ impl Config {
         if bless != crate::golden::Bless::Off && ci {
             return Err("SKINPROOF_BLESS is refused when CI is set: goldens are blessed on a developer's machine and reviewed in the pull request".into());
         }
-        let require = match get("SKINPROOF_REQUIRE_ADAPTER").as_deref() {
-            None | Some("") | Some("0") => Require::Nothing,
-            Some("1") => Require::Any,
-            Some(list) => {
-                let mut want: Vec<String> = Vec::new();
-                for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
-                    let b = canonical_backend(word).map_err(|e| {
-                        format!("SKINPROOF_REQUIRE_ADAPTER: {e}, or 1 for any adapter, or 0")
-                    })?;
-                    if !want.iter().any(|w| w == b) {
-                        want.push(b.to_string());
-                    }
-                }
-                if want.is_empty() {
-                    return Err(format!(
-                        "SKINPROOF_REQUIRE_ADAPTER: `{list}` names no backend (expected 0, 1, or a comma list of vulkan, gl, metal, dx12)"
-                    ));
-                }
-                Require::Backends(want)
-            }
-        };
+        let require = Require::parse(get("SKINPROOF_REQUIRE_ADAPTER").as_deref())
+            .map_err(|e| e.to_string())?;
         let timeout = match get("SKINPROOF_TIMEOUT_S") {
             None => Duration::from_secs(30),
             Some(v) => match v.parse::<f64>() {

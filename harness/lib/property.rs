@@ -7,12 +7,11 @@
 use glam::{DQuat, DVec3, Mat4};
 use image::RgbaImage;
 
-use crate::case::View;
 use crate::check::Outcome;
 use crate::compare;
 use crate::contract::{Contract, Role};
 use crate::gpu::{self, Context, GpuError};
-use crate::scene::{strip, Mesh, Pose, Skeleton};
+use crate::rig::{strip, Mesh, Pose, Skeleton, View};
 
 /// A property: one function from an adapter's context to an outcome.
 pub type Property = fn(&Context) -> Outcome;

@@ -2,7 +2,7 @@
 
 use glam::{DVec4, Mat4};
 
-use crate::scene::Mesh;
+use crate::rig::Mesh;
 
 /// p' = sum over the 4 influences of `w_k * (skin[j_k] * (p, 1)).xyz`; a zero weight contributes nothing.
 pub fn skin(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
@@ -35,7 +35,7 @@ pub fn transform(m: &Mat4, positions: &[[f32; 3]]) -> Vec<[f32; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{strip, Skeleton};
+    use crate::rig::{strip, Skeleton};
     use glam::{DQuat, Vec3};
 
     #[test]

@@ -1,4 +1,4 @@
-//! Discovery -> trials (naga, case loads, checks per case and adapter, properties) -> benchmarks and the mutation check.
+//! Discovery -> trials (naga, case loads, checks per case and adapter, properties) -> the report they fill.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -11,7 +11,7 @@ use crate::check::{Check, Input, Outcome};
 use crate::config::{Config, Require};
 use crate::golden::{Goldens, Settings as GoldenSettings};
 use crate::gpu::{self, Context, Found, GpuError};
-use crate::report::{Benchmarks, CaseProblem, Report, Row, Timing};
+use crate::report::{CaseProblem, Report, Row, Timing};
 use crate::run::Run;
 use crate::scene::{Scene, SceneError};
 use crate::shader::Shader;
@@ -204,7 +204,7 @@ impl Suite {
                 let none = slots.is_empty().then(|| INSTALL_HINT.to_string());
                 (Some(instance), slots, none)
             }
-            Err(e) => (None, Vec::new(), Some(e)),
+            Err(e) => (None, Vec::new(), Some(e.to_string())),
         };
         let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
         Suite {
@@ -253,11 +253,12 @@ impl Suite {
         slots: Vec<Arc<Slot>>,
         no_adapter: Option<String>,
     ) -> Suite {
+        let checks = Check::ALL.map(Check::name);
         let cases = match case_files(&config.cases) {
             Ok(files) => files
                 .into_iter()
                 .map(|p| {
-                    let case = Case::load(&relative(&config.root, &p))
+                    let case = Case::load(&relative(&config.root, &p), &checks)
                         .map(Arc::new)
                         .map_err(|e: CaseError| e.to_string());
                     (p, case)
@@ -641,70 +642,26 @@ impl Suite {
         report
     }
 
-    /// What follows the trials of a whole (unfiltered) run: the benchmarks and, when asked for,
-    /// the mutation check; returns the report and why the run fails after all, if it does.
-    pub fn finish(&self, whole_run: bool, start: Instant) -> (Report, Option<String>) {
-        if whole_run {
-            self.benchmark();
-        }
-        let mut report = self.report();
-        report.wall_s = start.elapsed().as_secs_f64();
-        if let Some(b) = report.benchmarks.as_mut() {
-            b.shader_cache = crate::gpu::timing::describe_cache(self.cache_before);
-        }
-        let mut failure = None;
-        if self.config.mutate && whole_run {
-            let m = crate::mutate::run(&self.config.root, &self.config.shader, 2);
-            failure = match crate::mutate::min_kill_rate(&self.config.root) {
-                Ok(min) if m.passes(min) => None,
-                Ok(min) => Some(format!(
-                    "mutation kill rate {:.1}% is below the threshold {:.1}% in mutation.toml; see the report",
-                    m.kill_rate() * 100.0,
-                    min * 100.0
-                )),
-                Err(e) => Some(e.to_string()),
-            };
-            eprintln!(
-                "skinproof: mutation kill rate {:.1}%",
-                m.kill_rate() * 100.0
-            );
-            report.mutation = Some(m);
-        }
-        (report, failure)
+    /// The settings the suite runs with.
+    pub fn config(&self) -> &Config {
+        &self.config
     }
 
-    /// Runs the benchmarks (never pass/fail) on the CPU and on every adapter, into the report.
-    pub fn benchmark(&self) {
-        let mode = match crate::bench::mode_from(Some(&self.config.bench)) {
-            Ok(crate::bench::Mode::Off) => return,
-            Ok(m) => m,
-            Err(e) => {
-                eprintln!("skinproof: {e}");
-                return;
-            }
-        };
-        let (sizes, reps): (&[usize], usize) = if mode == crate::bench::Mode::Full {
-            (&[10_000, 200_000, 2_000_000], 15)
-        } else {
-            (&[10_000, 200_000], 5)
-        };
-        let mut bench = Benchmarks {
-            mode: mode.name().into(),
-            cpu: Some(crate::bench::cpu_tiers(mode)),
-            palette: crate::bench::palette_build(mode),
-            ..Default::default()
-        };
-        for slot in &self.slots {
-            let tag = &slot.found.info.tag;
-            match slot.context(&self.shader, self.config.timeout, &self.report) {
-                Ok(ctx) => match crate::gpu::timing::run(&ctx, sizes, reps) {
-                    Ok(g) => bench.gpu.push(g),
-                    Err(e) => bench.gpu_errors.push(format!("{tag}: {e}")),
-                },
-                Err(e) => bench.gpu_errors.push(format!("{tag}: {e}")),
-            }
-        }
-        lock(&self.report).benchmarks = Some(bench);
+    /// Bytes in Mesa's shader cache before any pipeline was built (`None`: no cache found).
+    pub fn cache_before(&self) -> Option<u64> {
+        self.cache_before
+    }
+
+    /// Every adapter's tag and context (created now where no trial created it), for work after
+    /// the trials such as the GPU benchmarks.
+    pub fn contexts(&self) -> Vec<(String, Result<Arc<Context>, GpuError>)> {
+        self.slots
+            .iter()
+            .map(|slot| {
+                let ctx = slot.context(&self.shader, self.config.timeout, &self.report);
+                (slot.found.info.tag.clone(), ctx)
+            })
+            .collect()
     }
 }
 
@@ -736,7 +693,7 @@ mod tests {
         let case = |name: &str| {
             let text = "skeleton: { joints: 2 }\nmesh: { vertices: 4 }\n";
             Ok(Arc::new(
-                Case::parse(&Path::new("/p/cases").join(name), text).unwrap(),
+                Case::parse(&Path::new("/p/cases").join(name), text, &[]).unwrap(),
             ))
         };
         let files = ["bend.yaml", "bend.yml", "tint.yaml"];

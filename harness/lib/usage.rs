@@ -53,7 +53,7 @@ pub fn shared(cases: &[&Case]) -> BTreeMap<String, String> {
             .map_or("golden.name".to_string(), |i| {
                 format!("golden.overrides[{i}].name")
             });
-        let line = crate::locate::line_near(&case.source, &field).unwrap_or(1);
+        let line = crate::yaml_line::line_near(&case.source, &field).unwrap_or(1);
         out.insert(
             case.name.clone(),
             format!(
@@ -104,7 +104,7 @@ mod tests {
         let text = format!(
             "description: {name}\nskeleton: {{ joints: 2, segment_length: 1.0 }}\nmesh: {{ vertices: 8, influences: 1 }}\n{extra}"
         );
-        Case::parse(Path::new(&format!("cases/{name}.yaml")), &text).unwrap()
+        Case::parse(Path::new(&format!("cases/{name}.yaml")), &text, &[]).unwrap()
     }
 
     #[test]

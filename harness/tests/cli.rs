@@ -209,7 +209,7 @@ fn gpu_skinning_needs_only_the_compute_stage() {
     );
     let text = stderr(&o);
     if text.contains("no GPU adapter found")
-        && std::env::var("SKINPROOF_REQUIRE_ADAPTER").map_or(true, |v| v.is_empty() || v == "0")
+        && !skinproof::config::Require::from_env().map_or(true, |r| r.is_required())
     {
         eprintln!("skipped: {text}");
         return;

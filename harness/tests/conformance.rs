@@ -1,11 +1,11 @@
-//! The conformance runner (`cargo test --release`): discovery -> trials -> run -> report.
+//! The conformance runner (`cargo test --release`): discovery -> trials -> benchmarks and the mutation check -> report.
 
 use std::path::Path;
 use std::time::Instant;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use skinproof::config::Config;
-use skinproof::report::Report;
+use skinproof::report::{Benchmarks, Report};
 use skinproof::suite::Suite;
 
 fn main() {
@@ -14,7 +14,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The adapter selection is a setting too: a typo in WGPU_BACKEND must not select nothing.
     let config = Config::from_env(root).and_then(|c| {
-        skinproof::gpu::Selection::from_env()?;
+        skinproof::gpu::Selection::from_env().map_err(|e| e.to_string())?;
         Ok(c)
     });
     let config = match config {
@@ -46,11 +46,19 @@ fn main() {
     let conclusion = libtest_mimic::run(&args, suite.trials());
     let mut failure = None;
     if !args.list {
-        let (mut report, after) = suite.finish(whole_run, start);
-        failure = after;
+        let benchmarks = if whole_run { benchmark(&suite) } else { None };
+        let mut report = suite.report();
+        report.wall_s = start.elapsed().as_secs_f64();
+        if let Some(mut b) = benchmarks {
+            b.shader_cache = skinproof::gpu::timing::describe_cache(suite.cache_before());
+            report.benchmarks = Some(b);
+        }
+        if suite.config().mutate && whole_run {
+            failure = mutation(suite.config(), &mut report);
+        }
         if !whole_run {
             report.filter = Some(selection(&args));
-            if std::env::var("SKINPROOF_MUTATE").is_ok_and(|v| v == "1") {
+            if suite.config().mutate {
                 eprintln!(
                     "skinproof: SKINPROOF_MUTATE runs only with the whole suite, not with a filter"
                 );
@@ -66,6 +74,57 @@ fn main() {
         std::process::exit(101);
     }
     conclusion.exit();
+}
+
+/// The benchmarks (never pass/fail) on the CPU and on every adapter; `None` when they are off.
+fn benchmark(suite: &Suite) -> Option<Benchmarks> {
+    use skinproof::bench::{self, Mode};
+    let mode = match bench::mode_from(Some(&suite.config().bench)) {
+        Ok(Mode::Off) => return None,
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("skinproof: {e}");
+            return None;
+        }
+    };
+    let (sizes, reps): (&[usize], usize) = if mode == Mode::Full {
+        (&[10_000, 200_000, 2_000_000], 15)
+    } else {
+        (&[10_000, 200_000], 5)
+    };
+    let mut benchmarks = Benchmarks {
+        mode: mode.name().into(),
+        cpu: Some(bench::cpu_tiers(mode)),
+        palette: bench::palette_build(mode),
+        ..Default::default()
+    };
+    for (tag, ctx) in suite.contexts() {
+        match ctx.and_then(|ctx| skinproof::gpu::timing::run(&ctx, sizes, reps)) {
+            Ok(g) => benchmarks.gpu.push(g),
+            Err(e) => benchmarks.gpu_errors.push(format!("{tag}: {e}")),
+        }
+    }
+    Some(benchmarks)
+}
+
+/// The mutation check, into the report; why the run fails after all, if it does.
+fn mutation(config: &Config, report: &mut Report) -> Option<String> {
+    let m = skinproof::mutate::run(&config.root, &config.shader, 2);
+    let failure = match skinproof::mutate::min_kill_rate(&config.root) {
+        Ok(min) if m.passes(min) => None,
+        Ok(min) => Some(format!(
+            "mutation kill rate {:.1}% is below the threshold {:.1}% in mutation.toml; see the report",
+            m.kill_rate() * 100.0,
+            min * 100.0
+        )),
+        Err(e) => Some(e.to_string()),
+    };
+    eprintln!(
+        "skinproof: mutation kill rate {:.1}%",
+        m.kill_rate() * 100.0
+    );
+    report.mutation = Some(m);
+    failure
 }
 
 /// Writes the report: under cargo-nextest (one process per trial) this process's rows, which

@@ -54,7 +54,7 @@ fn run_suite_with(
     let suite = Suite::discover(config);
     if let Some(reason) = &suite.no_adapter {
         assert!(
-            std::env::var("SKINPROOF_REQUIRE_ADAPTER").map_or(true, |v| v.is_empty() || v == "0"),
+            !skinproof::config::Require::from_env().map_or(true, |r| r.is_required()),
             "{reason}"
         );
         eprintln!("self-test skipped: {reason}");
@@ -765,7 +765,8 @@ fn a_lost_device_fails_its_work_without_a_panic() {
         eprintln!("self-test skipped: no adapter");
         return;
     };
-    let case = skinproof::case::Case::load(&root().join("cases/bend_two_joints.yaml")).unwrap();
+    let case =
+        skinproof::case::Case::load(&root().join("cases/bend_two_joints.yaml"), &[]).unwrap();
     let scene = skinproof::scene::Scene::from_case(&case).unwrap();
     assert!(skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh).is_ok());
     ctx.device.destroy();

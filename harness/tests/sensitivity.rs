@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use skinproof::check::Status;
+use skinproof::config::Require;
 use skinproof::gpu::{self, Context};
 use skinproof::mutate;
 use skinproof::property;
@@ -14,9 +15,9 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Whether a missing adapter must fail rather than skip.
+/// Whether a missing adapter must fail rather than skip (a bad setting counts as required).
 fn adapter_required() -> bool {
-    std::env::var("SKINPROOF_REQUIRE_ADAPTER").is_ok_and(|v| !v.trim().is_empty() && v != "0")
+    Require::from_env().map_or(true, |r| r.is_required())
 }
 
 /// Skips (or, when adapters are required, fails) with `reason`.

@@ -1,6 +1,6 @@
 //! Case file errors, each naming the file and a line: unreadable, malformed YAML, invalid field.
 
-use crate::locate;
+use crate::yaml_line;
 
 /// A case file that could not be read or is not a valid case.
 #[derive(Debug, thiserror::Error)]
@@ -50,7 +50,7 @@ pub(super) fn parse_error(file: &str, text: &str, e: &serde_yaml_ng::Error) -> C
         .and_then(|(_, r)| r.split_once('`'))
         .map(|(k, _)| k)
     {
-        if let Some(l) = locate::duplicate_key_line(text, key) {
+        if let Some(l) = yaml_line::duplicate_key_line(text, key) {
             (line, column) = (l, 1);
         }
     }
@@ -69,7 +69,7 @@ pub(super) fn parse_error(file: &str, text: &str, e: &serde_yaml_ng::Error) -> C
             message.push_str(" (the number is beyond the largest f64, about 1.8e308)");
         }
     }
-    let lines = locate::line_count(text);
+    let lines = yaml_line::line_count(text);
     let at = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
     if at.len() > at.trim_start().len() && at[..at.len() - at.trim_start().len()].contains('\t') {
         message.push_str(" (this line is indented with a tab: YAML indents with spaces only)");

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::locate;
+use crate::compare::Metric;
+use crate::identity::{backend_name, parse_backend, AdapterInfo};
+use crate::rig::View;
+use crate::yaml_line;
 
 mod error;
 #[cfg(test)]
@@ -56,7 +59,7 @@ pub struct Case {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterMatch {
-    /// vulkan, gl, metal or dx12.
+    /// vulkan, gl, metal or dx12, or an alias (`vk`, `gles`, ...).
     #[serde(default)]
     pub backend: Option<String>,
     /// Case-insensitive substring of the adapter name.
@@ -68,7 +71,7 @@ pub struct AdapterMatch {
 }
 
 impl AdapterMatch {
-    pub fn matches(&self, info: &crate::gpu::AdapterInfo) -> bool {
+    pub fn matches(&self, info: &AdapterInfo) -> bool {
         let has = |hay: &str, needle: &Option<String>| {
             needle
                 .as_ref()
@@ -76,7 +79,7 @@ impl AdapterMatch {
         };
         self.backend
             .as_ref()
-            .is_none_or(|b| b.eq_ignore_ascii_case(&info.backend))
+            .is_none_or(|b| parse_backend(b).is_ok_and(|b| backend_name(b) == info.backend))
             && has(&info.name, &self.adapter)
             && has(
                 &format!("{} {}", info.driver, info.driver_info),
@@ -235,15 +238,6 @@ impl Default for RenderSpec {
     }
 }
 
-/// clip = (x / half_width, y * scale + offset_y).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct View {
-    pub scale: f64,
-    pub offset_y: f64,
-    pub half_width: f64,
-}
-
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GoldenSpec {
@@ -261,7 +255,7 @@ pub struct GoldenSpec {
     pub compare: bool,
     /// What decides: `channel` (pixels beyond channel_tolerance) or `flip` (perceptual).
     #[serde(default = "channel")]
-    pub metric: crate::golden::Metric,
+    pub metric: Metric,
     /// FLIP: largest allowed mean error (0-1).
     #[serde(default = "default_flip_mean")]
     pub flip_max_mean: f64,
@@ -292,8 +286,8 @@ impl Default for GoldenSpec {
     }
 }
 
-fn channel() -> crate::golden::Metric {
-    crate::golden::Metric::Channel
+fn channel() -> Metric {
+    Metric::Channel
 }
 fn default_flip_mean() -> f64 {
     0.005
@@ -341,8 +335,8 @@ pub const MAX_TARGET: u32 = 8_192;
 pub const MAX_VERTICES: usize = 16 * 1024 * 1024;
 
 impl Case {
-    /// Reads and validates one case file.
-    pub fn load(path: &Path) -> Result<Case, CaseError> {
+    /// Reads and validates one case file; `checks` are the check names an `expect` entry may use.
+    pub fn load(path: &Path, checks: &[&str]) -> Result<Case, CaseError> {
         let file = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| CaseError::Io {
             file: file.clone(),
@@ -364,14 +358,15 @@ impl Case {
                 ),
             }
         })?;
-        Self::parse(path, &text)
+        Self::parse(path, &text, checks)
     }
 
-    /// Parses and validates case text; `path` names the file in errors and gives the case its name.
+    /// Parses and validates case text; `path` names the file in errors and gives the case its name,
+    /// `checks` are the check names an `expect` entry may use.
     ///
     /// Never panics: every problem is a `CaseError` whose text starts with the file, and for
     /// `Parse` and `Invalid` a line (1-based) that exists in `text`.
-    pub fn parse(path: &Path, text: &str) -> Result<Case, CaseError> {
+    pub fn parse(path: &Path, text: &str, checks: &[&str]) -> Result<Case, CaseError> {
         let file = path.display().to_string();
         // A byte order mark is not part of the YAML (libyaml would read it as a second document).
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -383,9 +378,9 @@ impl Case {
             .unwrap_or_default();
         case.path = path.to_path_buf();
         case.source = text.to_string();
-        if let Err((field, message)) = case.validate() {
+        if let Err(validate::Invalid { field, message }) = case.validate(checks) {
             return Err(CaseError::Invalid {
-                line: locate::line_near(body, &field).unwrap_or(1),
+                line: yaml_line::line_near(body, &field).unwrap_or(1),
                 file,
                 field,
                 message,
@@ -415,18 +410,19 @@ impl Case {
             d2 = -20 - ((i * 11) % 50) as i64,
         );
         let path = PathBuf::from(format!("generated_{i:03}.yaml"));
-        Case::parse(&path, &text).expect("generated cases are valid")
+        // No `expect` entries, so no check names to know.
+        Case::parse(&path, &text, &[]).expect("generated cases are valid")
     }
 
     /// The expectation for `check` on this adapter, if any.
-    pub fn expectation(&self, check: &str, info: &crate::gpu::AdapterInfo) -> Option<&Expect> {
+    pub fn expectation(&self, check: &str, info: &AdapterInfo) -> Option<&Expect> {
         self.expect
             .iter()
             .find(|e| e.check == check && e.on.matches(info))
     }
 
     /// The golden file stem for this adapter: an override's, or the case's.
-    pub fn golden_for(&self, info: &crate::gpu::AdapterInfo) -> &str {
+    pub fn golden_for(&self, info: &AdapterInfo) -> &str {
         self.golden
             .overrides
             .iter()

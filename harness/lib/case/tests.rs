@@ -1,7 +1,14 @@
 use super::*;
 
+/// The check names an `expect` entry may use.
+fn checks() -> Vec<&'static str> {
+    crate::check::Check::ALL
+        .map(crate::check::Check::name)
+        .to_vec()
+}
+
 fn parse(text: &str) -> Result<Case, CaseError> {
-    Case::parse(Path::new("cases/example.yaml"), text)
+    Case::parse(Path::new("cases/example.yaml"), text, &checks())
 }
 
 const MINIMAL: &str = "skeleton:\n  joints: 3\nmesh:\n  vertices: 10\n";
@@ -94,6 +101,16 @@ fn expectations_match_adapters() {
     assert!(c.expectation("compute_matches_cpu", &info).is_none());
     info.backend = "vulkan".into();
     assert!(c.expectation("posed_matches_cpu", &info).is_none());
+    // A backend alias is read as `WGPU_BACKEND` reads it; a list or a typo is refused.
+    let alias = format!("{MINIMAL}expect:\n  - backend: VK\n    check: posed_matches_cpu\n    status: fail\n    reason: x\n");
+    assert!(parse(&alias)
+        .unwrap()
+        .expectation("posed_matches_cpu", &info)
+        .is_some());
+    for bad in ["vulkan,gl", "vulcan"] {
+        let msg = parse(&alias.replace("VK", bad)).unwrap_err().to_string();
+        assert!(msg.contains(&format!("unknown backend `{bad}`")), "{msg}");
+    }
 }
 
 #[test]
@@ -448,7 +465,7 @@ fn the_default_cases_load() {
         // Relative like the runner's, so model paths resolve the same way.
         let rel = file.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
-        let c = Case::parse(&file, &text);
+        let c = Case::parse(&file, &text, &checks());
         assert!(c.is_ok(), "{}: {}", rel.display(), c.unwrap_err());
     }
 }
@@ -459,7 +476,7 @@ fn a_file_that_is_not_utf8_is_located_at_its_first_bad_byte() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("latin1.yaml");
     std::fs::write(&path, b"skeleton: { joints: 2 }\ndescription: caf\xe9\n").unwrap();
-    let msg = Case::load(&path).unwrap_err().to_string();
+    let msg = Case::load(&path, &checks()).unwrap_err().to_string();
     assert!(
         msg.ends_with("latin1.yaml:2:17: not UTF-8 text (byte 0xe9): case files are UTF-8"),
         "{msg}"

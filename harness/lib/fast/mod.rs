@@ -21,7 +21,7 @@
 
 use glam::Mat4;
 
-use crate::scene::Mesh;
+use crate::rig::Mesh;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;

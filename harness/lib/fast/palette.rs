@@ -3,7 +3,7 @@
 use glam::{Affine3A, Mat4, Quat, Vec3, Vec4};
 
 use super::{check_isa, AlignedMat4, AlignedPalette, Isa};
-use crate::scene::{Pose, Skeleton, Transform};
+use crate::rig::{Pose, Skeleton, Transform};
 
 /// One joint's local transform in f32: applied scale, then rotation, then translation.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::reference;
-use crate::scene::{strip, Pose, Skeleton, Transform};
+use crate::rig::{strip, Pose, Skeleton, Transform};
 use glam::{DQuat, DVec3, Quat, Vec3, Vec4};
 
 /// xorshift64*: tiny and deterministic.

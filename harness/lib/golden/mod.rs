@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use image::RgbaImage;
 use serde::{Deserialize, Serialize};
 
-use crate::compare;
+use crate::compare::{self, Metric};
 use crate::file::write_atomic;
 
 mod workflow;
@@ -192,26 +192,6 @@ pub fn bless_command(env: &str, mode: &str, case: &str, tag: &str) -> String {
 /// `text` in single quotes for a POSIX shell.
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// How the golden comparison decides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Metric {
-    /// Count pixels whose largest channel difference exceeds a threshold.
-    Channel,
-    /// NVIDIA's FLIP perceptual difference: mean and a percentile of the error map.
-    Flip,
-}
-
-impl Metric {
-    /// As a case file writes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Channel => "channel",
-            Metric::Flip => "flip",
-        }
-    }
 }
 
 /// The figures of one comparison, for the report's review section.

@@ -1,24 +1,18 @@
 //! Finds every adapter wgpu enumerates, narrowed by WGPU_BACKEND / WGPU_ADAPTER_NAME, deduplicated.
 
-use serde::{Deserialize, Serialize};
-
-/// What the report says about an adapter.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct AdapterInfo {
-    /// Short `backend/name` used in trial names, e.g. `vulkan/llvmpipe`.
-    pub tag: String,
-    pub name: String,
-    pub backend: String,
-    pub device_type: String,
-    pub driver: String,
-    pub driver_info: String,
-}
+pub use crate::identity::AdapterInfo;
+use crate::identity::{backend_name, parse_backends, BackendError};
 
 /// An adapter and its description.
 pub struct Found {
     pub info: AdapterInfo,
     pub adapter: wgpu::Adapter,
 }
+
+/// A `WGPU_BACKEND` that names an unknown backend, or none.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("WGPU_BACKEND: {0}")]
+pub struct SelectionError(#[from] pub BackendError);
 
 /// Which adapters to use, as wgpu's own tools read it from the environment.
 #[derive(Clone, Debug)]
@@ -29,8 +23,8 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Reads `WGPU_BACKEND` (comma list: vulkan, gl, metal, dx12) and `WGPU_ADAPTER_NAME`.
-    pub fn from_env() -> Result<Selection, String> {
+    /// Reads `WGPU_BACKEND` (comma list: vulkan, gl, metal, dx12, or an alias) and `WGPU_ADAPTER_NAME`.
+    pub fn from_env() -> Result<Selection, SelectionError> {
         let backends = match std::env::var("WGPU_BACKEND") {
             Ok(list) if !list.trim().is_empty() => parse_backends(&list)?,
             _ => wgpu::Backends::all(),
@@ -39,43 +33,6 @@ impl Selection {
             .ok()
             .filter(|s| !s.trim().is_empty());
         Ok(Selection { backends, name })
-    }
-}
-
-/// Parses a comma list of backend names; an unknown name is an error rather than silently nothing.
-pub fn parse_backends(list: &str) -> Result<wgpu::Backends, String> {
-    let mut out = wgpu::Backends::empty();
-    for word in list.split(',').map(|w| w.trim().to_ascii_lowercase()) {
-        out |= match word.as_str() {
-            "vulkan" | "vk" => wgpu::Backends::VULKAN,
-            "gl" | "gles" | "opengl" => wgpu::Backends::GL,
-            "metal" | "mtl" => wgpu::Backends::METAL,
-            "dx12" | "d3d12" => wgpu::Backends::DX12,
-            "" => continue,
-            other => {
-                return Err(format!(
-                    "WGPU_BACKEND: unknown backend `{other}` (expected a comma list of vulkan, gl, metal, dx12)"
-                ))
-            }
-        };
-    }
-    if out.is_empty() {
-        return Err(format!(
-            "WGPU_BACKEND: `{list}` names no backend (expected a comma list of vulkan, gl, metal, dx12)"
-        ));
-    }
-    Ok(out)
-}
-
-/// The backend's short name, as used in tags and in `WGPU_BACKEND`.
-pub fn backend_name(b: wgpu::Backend) -> &'static str {
-    match b {
-        wgpu::Backend::Vulkan => "vulkan",
-        wgpu::Backend::Gl => "gl",
-        wgpu::Backend::Metal => "metal",
-        wgpu::Backend::Dx12 => "dx12",
-        wgpu::Backend::BrowserWebGpu => "webgpu",
-        wgpu::Backend::Noop => "noop",
     }
 }
 
@@ -181,18 +138,5 @@ mod tests {
             short_name("AMD Radeon RX 7900 XTX (RADV NAVI31)"),
             "amd-radeon-rx-7900-xtx"
         );
-    }
-
-    #[test]
-    fn backend_lists() {
-        assert_eq!(
-            parse_backends("vulkan, GL").unwrap(),
-            wgpu::Backends::VULKAN | wgpu::Backends::GL
-        );
-        let err = parse_backends("vulkan,vulcan").unwrap_err();
-        assert!(err.contains("`vulcan`"), "{err}");
-        assert!(parse_backends(" , ")
-            .unwrap_err()
-            .contains("names no backend"));
     }
 }

@@ -4,7 +4,7 @@ use glam::Mat4;
 
 use super::{readback, Context, GpuError};
 use crate::contract::{Pipeline, Role};
-use crate::scene::Mesh;
+use crate::rig::Mesh;
 
 /// Skinned positions of every vertex of `mesh` under `palette`, computed on the GPU.
 pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]>, GpuError> {

@@ -10,7 +10,7 @@ pub mod timing;
 
 use std::time::Duration;
 
-pub use adapter::{discover, AdapterInfo, Found, Selection};
+pub use adapter::{discover, AdapterInfo, Found, Selection, SelectionError};
 pub use context::Context;
 
 /// Why a GPU step did not produce a result.

@@ -6,9 +6,8 @@ use image::RgbaImage;
 use super::compute::{check_render_limits, entry};
 use super::context::TARGET_FORMAT;
 use super::{readback, Context, GpuError};
-use crate::case::View;
 use crate::contract::{Pipeline, Role};
-use crate::scene::Mesh;
+use crate::rig::{Mesh, View};
 
 /// Bytes per pixel of the target.
 const PIXEL: u32 = 4;

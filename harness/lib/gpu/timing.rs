@@ -8,9 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::compute::Dispatch;
 use super::render::Draw;
 use super::{Context, GpuError};
-use crate::case::View;
 use crate::contract::{Contract, Pipeline, Role};
-use crate::scene::{strip, Mesh, Skeleton};
+use crate::rig::{strip, Mesh, Skeleton, View};
 
 /// One timed tier on one adapter.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -32,7 +32,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 
 use crate::reference;
-use crate::scene::{Mesh, Pose, Skeleton, Transform};
+use crate::rig::{Mesh, Pose, Skeleton, Transform};
 
 mod buffer;
 #[cfg(test)]
@@ -349,55 +349,113 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
     let doc = &gltf.document;
     let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
 
-    // The node forest: one parent per node, no cycles.
-    let nodes: Vec<gltf::Node> = doc.nodes().collect();
-    let node_count = nodes.len();
-    let mut parent: Vec<Option<usize>> = vec![None; node_count];
-    for node in doc.nodes() {
-        for child in node.children() {
-            if let Some(other) = parent[child.index()].replace(node.index()) {
-                return Err(cx.bad(
-                    format!("nodes[{}]", child.index()),
-                    format!(
-                        "is a child of both nodes[{other}] and nodes[{}]",
-                        node.index()
-                    ),
-                ));
-            }
-        }
-    }
-    for start in 0..node_count {
-        let (mut n, mut steps) = (start, 0);
-        while let Some(p) = parent[n] {
-            n = p;
-            steps += 1;
-            if steps > node_count {
-                return Err(cx.bad(format!("nodes[{start}]"), "the node hierarchy has a cycle"));
-            }
-        }
-    }
-    let locals: Vec<Transform> = doc
-        .nodes()
-        .map(|n| node_local(&cx, &n))
+    let forest = Forest::read(&cx, doc)?;
+    let node = skinned_node(&cx, doc, mesh)?;
+    let (gmesh, skin) = (node.mesh().unwrap(), node.skin().unwrap());
+    let SkinNodes {
+        skeleton,
+        order,
+        skeleton_index,
+    } = read_skeleton(&cx, &forest, &skin, get)?;
+
+    // Morph targets take their default weights: the node's, else the mesh's (glTF 2.0 3.7.2.2).
+    let morph_weights: Vec<f32> = node
+        .weights()
+        .or_else(|| gmesh.weights())
+        .map(<[f32]>::to_vec)
+        .unwrap_or_default();
+    let mesh_field = format!("meshes[{}]", gmesh.index());
+    let joint_count = skeleton.joints.len();
+    let mesh = read_primitive(&cx, &gmesh, &mesh_field, joint_count, &morph_weights, get)?;
+
+    let clips = doc
+        .animations()
+        .map(|anim| read_clip(&cx, &anim, &skeleton_index, node.index(), get))
         .collect::<Result<_, _>>()?;
-    let global_of = |mut n: usize| {
-        let mut g = locals[n].matrix();
-        while let Some(p) = parent[n] {
-            g = locals[p].matrix() * g;
+
+    let names: Vec<Option<String>> = doc.nodes().map(|n| n.name().map(str::to_owned)).collect();
+    Ok(Model {
+        skeleton,
+        mesh,
+        mesh_global: forest.global(node.index()),
+        clips,
+        path: path.to_path_buf(),
+        node_names: order.iter().map(|&i| names[i].clone()).collect(),
+        gltf_nodes: order,
+    })
+}
+
+/// The file's node hierarchy: one parent per node, no cycles, and each node's local transform.
+struct Forest<'a> {
+    nodes: Vec<gltf::Node<'a>>,
+    parent: Vec<Option<usize>>,
+    locals: Vec<Transform>,
+}
+
+impl<'a> Forest<'a> {
+    fn read(cx: &Cx, doc: &'a gltf::Document) -> Result<Forest<'a>, ModelError> {
+        let nodes: Vec<gltf::Node> = doc.nodes().collect();
+        let node_count = nodes.len();
+        let mut parent: Vec<Option<usize>> = vec![None; node_count];
+        for node in doc.nodes() {
+            for child in node.children() {
+                if let Some(other) = parent[child.index()].replace(node.index()) {
+                    return Err(cx.bad(
+                        format!("nodes[{}]", child.index()),
+                        format!(
+                            "is a child of both nodes[{other}] and nodes[{}]",
+                            node.index()
+                        ),
+                    ));
+                }
+            }
+        }
+        for start in 0..node_count {
+            let (mut n, mut steps) = (start, 0);
+            while let Some(p) = parent[n] {
+                n = p;
+                steps += 1;
+                if steps > node_count {
+                    return Err(cx.bad(format!("nodes[{start}]"), "the node hierarchy has a cycle"));
+                }
+            }
+        }
+        let locals: Vec<Transform> = doc
+            .nodes()
+            .map(|n| node_local(cx, &n))
+            .collect::<Result<_, _>>()?;
+        Ok(Forest {
+            nodes,
+            parent,
+            locals,
+        })
+    }
+
+    /// The node's global matrix from the scene root.
+    fn global(&self, mut n: usize) -> DMat4 {
+        let mut g = self.locals[n].matrix();
+        while let Some(p) = self.parent[n] {
+            g = self.locals[p].matrix() * g;
             n = p;
         }
         g
-    };
+    }
+}
 
-    // The skinned mesh node.
+/// The node that carries the skinned mesh: the first with a mesh and a skin (whose mesh, or else
+/// whose node, has the wanted name).
+fn skinned_node<'a>(
+    cx: &Cx,
+    doc: &'a gltf::Document,
+    mesh: Option<&str>,
+) -> Result<gltf::Node<'a>, ModelError> {
     let wanted = |node: &gltf::Node| match mesh {
         None => true,
         Some(name) => node.mesh().and_then(|m| m.name().map(|n| n == name)) == Some(true),
     };
     let by_node_name = |node: &gltf::Node| mesh.is_some() && node.name() == mesh;
     let skinned = |node: &gltf::Node| node.mesh().is_some() && node.skin().is_some();
-    let node = doc
-        .nodes()
+    doc.nodes()
         .find(|n| skinned(n) && wanted(n))
         .or_else(|| doc.nodes().find(|n| skinned(n) && by_node_name(n)))
         .ok_or_else(|| match mesh {
@@ -406,16 +464,34 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
                 "nodes",
                 format!("no node with a skin carries a mesh (or is a node) named {name:?}"),
             ),
-        })?;
-    let (gmesh, skin) = (node.mesh().unwrap(), node.skin().unwrap());
-    let mesh_field = format!("meshes[{}]", gmesh.index());
-    let skin_field = format!("skins[{}]", skin.index());
+        })
+}
 
-    // Skeleton nodes: the joints and all their ancestors, in depth-first order from the roots.
+/// A skin's skeleton and how its nodes map to the file's.
+struct SkinNodes {
+    skeleton: Skeleton,
+    /// Per skeleton node, its glTF node.
+    order: Vec<usize>,
+    /// Per glTF node, its skeleton node, if it is one.
+    skeleton_index: Vec<Option<usize>>,
+}
+
+/// The skin's skeleton: its joints and all their ancestors, in depth-first order from the roots.
+fn read_skeleton<'s, F>(
+    cx: &Cx,
+    forest: &Forest,
+    skin: &gltf::Skin,
+    get: F,
+) -> Result<SkinNodes, ModelError>
+where
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
+{
+    let skin_field = format!("skins[{}]", skin.index());
     let joint_nodes: Vec<usize> = skin.joints().map(|j| j.index()).collect();
     if joint_nodes.is_empty() {
         return Err(cx.bad(format!("{skin_field}.joints"), "is empty"));
     }
+    let (parent, node_count) = (&forest.parent, forest.nodes.len());
     let mut in_skeleton = vec![false; node_count];
     for &j in &joint_nodes {
         let mut n = Some(j);
@@ -434,7 +510,7 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
         .collect();
     while let Some(i) = stack.pop() {
         order.push(i);
-        let children: Vec<usize> = nodes[i]
+        let children: Vec<usize> = forest.nodes[i]
             .children()
             .map(|c| c.index())
             .filter(|&c| in_skeleton[c])
@@ -445,193 +521,213 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
     for (k, &i) in order.iter().enumerate() {
         skeleton_index[i] = Some(k);
     }
-
-    let joint_count = joint_nodes.len();
-    let inverse_bind: Vec<DMat4> = match skin.inverse_bind_matrices() {
-        None => vec![DMat4::IDENTITY; joint_count],
-        Some(acc) => {
-            let field = format!("{skin_field}.inverseBindMatrices");
-            cx.check_accessor(&field, &acc, Dimensions::Mat4, &[DataType::F32], None)?;
-            if acc.count() < joint_count {
-                return Err(cx.bad(
-                    field,
-                    format!("has {} matrices for {joint_count} joints", acc.count()),
-                ));
-            }
-            let mats: Vec<DMat4> = skin
-                .reader(get)
-                .read_inverse_bind_matrices()
-                .ok_or_else(|| cx.bad(&field, "data lies outside its buffer"))?
-                .take(joint_count)
-                .map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from))))
-                .collect();
-            if let Some(j) = mats.iter().position(|m| !m.is_finite()) {
-                return Err(cx.bad(field, format!("matrix {j} is not finite")));
-            }
-            mats
-        }
-    };
+    let inverse_bind = read_inverse_bind(cx, skin, &skin_field, joint_nodes.len(), get)?;
     let skeleton = Skeleton {
         parents: order
             .iter()
             .map(|&i| parent[i].map(|p| skeleton_index[p].unwrap()))
             .collect(),
-        bind: order.iter().map(|&i| locals[i]).collect(),
+        bind: order.iter().map(|&i| forest.locals[i]).collect(),
         joints: joint_nodes
             .iter()
             .map(|&j| skeleton_index[j].unwrap())
             .collect(),
         inverse_bind,
     };
-
-    // Morph targets take their default weights: the node's, else the mesh's (glTF 2.0 3.7.2.2).
-    let morph_weights: Vec<f32> = node
-        .weights()
-        .or_else(|| gmesh.weights())
-        .map(<[f32]>::to_vec)
-        .unwrap_or_default();
-    let mesh = read_primitive(&cx, &gmesh, &mesh_field, joint_count, &morph_weights, get)?;
-    let mesh_node = node.index();
-
-    // Animations.
-    let mut clips = Vec::new();
-    for anim in doc.animations() {
-        let mut channels = Vec::new();
-        let mut morph_animated = false;
-        for ch in anim.channels() {
-            let field = format!("animations[{}].channels[{}]", anim.index(), ch.index());
-            if ch.target().property() == gltf::animation::Property::MorphTargetWeights
-                && ch.target().node().index() == mesh_node
-            {
-                morph_animated = true;
-            }
-            let Some(node) = skeleton_index[ch.target().node().index()] else {
-                continue;
-            };
-            let property = match ch.target().property() {
-                gltf::animation::Property::Translation => Property::Translation,
-                gltf::animation::Property::Rotation => Property::Rotation,
-                gltf::animation::Property::Scale => Property::Scale,
-                gltf::animation::Property::MorphTargetWeights => continue,
-            };
-            let sampler = ch.sampler();
-            let interpolation = match sampler.interpolation() {
-                gltf::animation::Interpolation::Linear => Interpolation::Linear,
-                gltf::animation::Interpolation::Step => Interpolation::Step,
-                gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-            };
-            let input = sampler.input();
-            cx.check_accessor(
-                &format!("{field} sampler input"),
-                &input,
-                Dimensions::Scalar,
-                &[DataType::F32],
-                None,
-            )?;
-            let output = sampler.output();
-            let out_field = format!("{field} sampler output");
-            match property {
-                Property::Rotation => cx.check_accessor(
-                    &out_field,
-                    &output,
-                    Dimensions::Vec4,
-                    &[
-                        DataType::F32,
-                        DataType::I8,
-                        DataType::U8,
-                        DataType::I16,
-                        DataType::U16,
-                    ],
-                    Some(true),
-                )?,
-                _ => cx.check_accessor(
-                    &out_field,
-                    &output,
-                    Dimensions::Vec3,
-                    &[DataType::F32],
-                    None,
-                )?,
-            }
-            let reader = ch.reader(get);
-            let times: Vec<f64> = reader
-                .read_inputs()
-                .ok_or_else(|| {
-                    cx.bad(
-                        format!("{field} sampler input"),
-                        "data lies outside its buffer",
-                    )
-                })?
-                .map(f64::from)
-                .collect();
-            if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
-                return Err(cx.bad(
-                    format!("{field} sampler input"),
-                    "keyframe times must be finite and non-decreasing",
-                ));
-            }
-            let outside = || cx.bad(&out_field, "data lies outside its buffer");
-            let values: Vec<DVec4> = match reader.read_outputs().ok_or_else(outside)? {
-                gltf::animation::util::ReadOutputs::Translations(it)
-                | gltf::animation::util::ReadOutputs::Scales(it) => it
-                    .map(|v| DVec4::new(v[0].into(), v[1].into(), v[2].into(), 0.0))
-                    .collect(),
-                gltf::animation::util::ReadOutputs::Rotations(r) => r
-                    .into_f32()
-                    .map(|q| DVec4::new(q[0].into(), q[1].into(), q[2].into(), q[3].into()))
-                    .collect(),
-                gltf::animation::util::ReadOutputs::MorphTargetWeights(_) => continue,
-            };
-            let per_key = if interpolation == Interpolation::CubicSpline {
-                3
-            } else {
-                1
-            };
-            if values.len() != times.len() * per_key {
-                return Err(cx.bad(
-                    out_field,
-                    format!(
-                        "has {} values for {} keyframes ({interpolation:?})",
-                        values.len(),
-                        times.len()
-                    ),
-                ));
-            }
-            if values.iter().any(|v| !v.is_finite()) {
-                return Err(cx.bad(out_field, "has non-finite values"));
-            }
-            channels.push(Channel {
-                node,
-                property,
-                interpolation,
-                times,
-                values,
-            });
-        }
-        let duration = channels
-            .iter()
-            .filter_map(|c| c.times.last().copied())
-            .fold(0.0f64, f64::max);
-        clips.push(Clip {
-            name: anim
-                .name()
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("animation{}", anim.index())),
-            duration,
-            channels,
-            morph_animated,
-        });
-    }
-
-    let names: Vec<Option<String>> = doc.nodes().map(|n| n.name().map(str::to_owned)).collect();
-    Ok(Model {
+    Ok(SkinNodes {
         skeleton,
-        mesh,
-        mesh_global: global_of(node.index()),
-        clips,
-        path: path.to_path_buf(),
-        node_names: order.iter().map(|&i| names[i].clone()).collect(),
-        gltf_nodes: order,
+        order,
+        skeleton_index,
     })
+}
+
+/// The skin's inverse bind matrices (the identity where it has none), finite, one per joint.
+fn read_inverse_bind<'s, F>(
+    cx: &Cx,
+    skin: &gltf::Skin,
+    skin_field: &str,
+    joint_count: usize,
+    get: F,
+) -> Result<Vec<DMat4>, ModelError>
+where
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
+{
+    let Some(acc) = skin.inverse_bind_matrices() else {
+        return Ok(vec![DMat4::IDENTITY; joint_count]);
+    };
+    let field = format!("{skin_field}.inverseBindMatrices");
+    cx.check_accessor(&field, &acc, Dimensions::Mat4, &[DataType::F32], None)?;
+    if acc.count() < joint_count {
+        return Err(cx.bad(
+            field,
+            format!("has {} matrices for {joint_count} joints", acc.count()),
+        ));
+    }
+    let mats: Vec<DMat4> = skin
+        .reader(get)
+        .read_inverse_bind_matrices()
+        .ok_or_else(|| cx.bad(&field, "data lies outside its buffer"))?
+        .take(joint_count)
+        .map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from))))
+        .collect();
+    if let Some(j) = mats.iter().position(|m| !m.is_finite()) {
+        return Err(cx.bad(field, format!("matrix {j} is not finite")));
+    }
+    Ok(mats)
+}
+
+/// One animation as a clip: its channels on skeleton nodes (others are ignored), and whether it
+/// animates the morph target weights of the skinned mesh's node.
+fn read_clip<'s, F>(
+    cx: &Cx,
+    anim: &gltf::Animation,
+    skeleton_index: &[Option<usize>],
+    mesh_node: usize,
+    get: F,
+) -> Result<Clip, ModelError>
+where
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
+{
+    let mut channels = Vec::new();
+    let mut morph_animated = false;
+    for ch in anim.channels() {
+        if ch.target().property() == gltf::animation::Property::MorphTargetWeights
+            && ch.target().node().index() == mesh_node
+        {
+            morph_animated = true;
+        }
+        let Some(node) = skeleton_index[ch.target().node().index()] else {
+            continue;
+        };
+        if let Some(channel) = read_channel(cx, anim, &ch, node, get.clone())? {
+            channels.push(channel);
+        }
+    }
+    let duration = channels
+        .iter()
+        .filter_map(|c| c.times.last().copied())
+        .fold(0.0f64, f64::max);
+    Ok(Clip {
+        name: anim
+            .name()
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("animation{}", anim.index())),
+        duration,
+        channels,
+        morph_animated,
+    })
+}
+
+/// One channel on skeleton node `node`, its keyframes checked; `None` for morph target weights.
+fn read_channel<'s, F>(
+    cx: &Cx,
+    anim: &gltf::Animation,
+    ch: &gltf::animation::Channel,
+    node: usize,
+    get: F,
+) -> Result<Option<Channel>, ModelError>
+where
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
+{
+    let field = format!("animations[{}].channels[{}]", anim.index(), ch.index());
+    let property = match ch.target().property() {
+        gltf::animation::Property::Translation => Property::Translation,
+        gltf::animation::Property::Rotation => Property::Rotation,
+        gltf::animation::Property::Scale => Property::Scale,
+        gltf::animation::Property::MorphTargetWeights => return Ok(None),
+    };
+    let sampler = ch.sampler();
+    let interpolation = match sampler.interpolation() {
+        gltf::animation::Interpolation::Linear => Interpolation::Linear,
+        gltf::animation::Interpolation::Step => Interpolation::Step,
+        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+    };
+    let input = sampler.input();
+    cx.check_accessor(
+        &format!("{field} sampler input"),
+        &input,
+        Dimensions::Scalar,
+        &[DataType::F32],
+        None,
+    )?;
+    let output = sampler.output();
+    let out_field = format!("{field} sampler output");
+    match property {
+        Property::Rotation => cx.check_accessor(
+            &out_field,
+            &output,
+            Dimensions::Vec4,
+            &[
+                DataType::F32,
+                DataType::I8,
+                DataType::U8,
+                DataType::I16,
+                DataType::U16,
+            ],
+            Some(true),
+        )?,
+        _ => cx.check_accessor(
+            &out_field,
+            &output,
+            Dimensions::Vec3,
+            &[DataType::F32],
+            None,
+        )?,
+    }
+    let reader = ch.reader(get);
+    let times: Vec<f64> = reader
+        .read_inputs()
+        .ok_or_else(|| {
+            cx.bad(
+                format!("{field} sampler input"),
+                "data lies outside its buffer",
+            )
+        })?
+        .map(f64::from)
+        .collect();
+    if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+        return Err(cx.bad(
+            format!("{field} sampler input"),
+            "keyframe times must be finite and non-decreasing",
+        ));
+    }
+    let outside = || cx.bad(&out_field, "data lies outside its buffer");
+    let values: Vec<DVec4> = match reader.read_outputs().ok_or_else(outside)? {
+        gltf::animation::util::ReadOutputs::Translations(it)
+        | gltf::animation::util::ReadOutputs::Scales(it) => it
+            .map(|v| DVec4::new(v[0].into(), v[1].into(), v[2].into(), 0.0))
+            .collect(),
+        gltf::animation::util::ReadOutputs::Rotations(r) => r
+            .into_f32()
+            .map(|q| DVec4::new(q[0].into(), q[1].into(), q[2].into(), q[3].into()))
+            .collect(),
+        gltf::animation::util::ReadOutputs::MorphTargetWeights(_) => return Ok(None),
+    };
+    let per_key = if interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    if values.len() != times.len() * per_key {
+        return Err(cx.bad(
+            out_field,
+            format!(
+                "has {} values for {} keyframes ({interpolation:?})",
+                values.len(),
+                times.len()
+            ),
+        ));
+    }
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(cx.bad(out_field, "has non-finite values"));
+    }
+    Ok(Some(Channel {
+        node,
+        property,
+        interpolation,
+        times,
+        values,
+    }))
 }
 
 /// The node's local transform; a matrix is decomposed (and must have no shear).

@@ -3,7 +3,7 @@
 use super::buffer::{base64_decode, base64_encode, percent_decode};
 use super::write::{chain_armature, write_chain, ChainOptions, Container};
 use super::*;
-use crate::scene::strip;
+use crate::rig::strip;
 use glam::Mat4;
 
 /// A fresh scratch folder for one test, removed when dropped.
@@ -605,7 +605,7 @@ fn a_case_cannot_sample_what_the_harness_does_not() {
     let dir = Scratch::new("morph_case");
     let fail = |model: &Path, extra: &str| {
         let text = format!("model: {{ path: {}{extra} }}\n", model.display());
-        let case = crate::case::Case::parse(&dir.file("c.yaml"), &text).unwrap();
+        let case = crate::case::Case::parse(&dir.file("c.yaml"), &text, &[]).unwrap();
         match Scene::from_case(&case) {
             Err(SceneError::Fail(why)) => why,
             Err(SceneError::Skip(why)) => panic!("skip: {why}"),

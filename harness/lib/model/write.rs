@@ -5,7 +5,7 @@ use std::path::Path;
 use glam::{DMat4, DQuat, DVec3};
 
 use super::buffer::base64_encode;
-use crate::scene::{Skeleton, Transform};
+use crate::rig::{Skeleton, Transform};
 
 /// Where [`write_chain`] puts the binary data.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub(super) fn chain_armature() -> Transform {
 /// The angles (degrees about +Z) of the chain model's LINEAR rotation channel on joint 1 at t = 0 and 1.
 pub const CHAIN_LINEAR_DEGREES: (f64, f64) = (20.0, 100.0);
 
-/// Writes the built-in chain skeleton ([`Skeleton::chain`]) and strip mesh ([`crate::scene::strip`],
+/// Writes the built-in chain skeleton ([`Skeleton::chain`]) and strip mesh ([`crate::rig::strip`],
 /// 2 influences) as a glTF 2.0 file: `.glb` when `path` ends in `.glb`, otherwise `.gltf` JSON with
 /// the buffer as a base64 `data:` URI. Nodes 0..joints are the joints (node j+1 a child of node j),
 /// node `joints` carries the mesh "strip" and the skin. One animation, "bend":
@@ -161,7 +161,7 @@ pub(super) fn write_chain(
     }
     let seg = f64::from(segment);
     let chain = Skeleton::chain(joints, seg);
-    let mut mesh = crate::scene::strip(joints, seg, vertices, f64::from(width), 2);
+    let mut mesh = crate::rig::strip(joints, seg, vertices, f64::from(width), 2);
     let arm = chain_armature();
     let arm_m = if o.armature {
         arm.matrix()
@@ -239,7 +239,7 @@ pub(super) fn write_chain(
             let m = if o.armature {
                 (arm_m * *g).inverse()
             } else {
-                crate::scene::rigid_inverse(g)
+                crate::rig::rigid_inverse(g)
             };
             m.as_mat4().to_cols_array()
         })

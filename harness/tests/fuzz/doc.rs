@@ -129,7 +129,7 @@ const CASE_INPUTS: &[(&str, &str, &str)] = &[
     ("unknown if_missing", "model:\n  path: a.glb\n  if_missing: ignore\n", "model.if_missing"),
     ("unknown check in expect", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - check: posed_matches\n    status: fail\n    reason: x\n", "expect[0].check"),
     ("expectation without reason", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - check: posed_matches_cpu\n    status: fail\n", "reason"),
-    ("backend alias that never matches", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - backend: vk\n    check: posed_matches_cpu\n    status: fail\n    reason: x\n", "expect[0].backend"),
+    ("backend list that never matches", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - backend: vulkan,gl\n    check: posed_matches_cpu\n    status: fail\n    reason: x\n", "expect[0].backend"),
     ("golden name with a path", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  name: ../other\n", "golden.name"),
     ("channel tolerance beyond u8", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  channel_tolerance: 300\n", "golden.channel_tolerance"),
     ("percentile beyond 1", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  flip_percentile: 1.5\n", "golden.flip_percentile"),
@@ -273,7 +273,7 @@ fn bad_inputs_doc() {
     // A folder named like a model, for the "is a folder" row.
     std::fs::create_dir_all(root().join("target/model.gltf")).unwrap();
     for (class, yaml, names) in CASE_INPUTS {
-        let msg = Case::parse(file, yaml)
+        let msg = Case::parse(file, yaml, &crate::checks())
             .err()
             .unwrap_or_else(|| panic!("{class}: accepted"))
             .to_string();
@@ -289,6 +289,7 @@ fn bad_inputs_doc() {
     let msg = Case::parse(
         Path::new("cases/my case.yaml"),
         "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\n",
+        &crate::checks(),
     )
     .unwrap_err()
     .to_string();

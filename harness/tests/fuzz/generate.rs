@@ -276,8 +276,11 @@ fn adapter_match() -> BoxedStrategy<Vec<(String, Node)>> {
         (
             "backend",
             pick(
-                prop::sample::select(vec!["vulkan", "gl", "metal", "dx12", "GL", "Vulkan"]),
-                prop::sample::select(vec!["vulcan", "vk", "", "vulkan,gl", " gl"]),
+                // Names and aliases in any case, as WGPU_BACKEND reads them.
+                prop::sample::select(vec![
+                    "vulkan", "gl", "metal", "dx12", "GL", "Vulkan", "vk", "GLES", " gl",
+                ]),
+                prop::sample::select(vec!["vulcan", "", "vulkan,gl"]),
                 yaml_str,
             ),
         ),

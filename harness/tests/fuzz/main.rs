@@ -1,5 +1,5 @@
-//! Fuzz tests (proptest) of the case parser and validator, `Case::parse(path, text)`, and of
-//! `locate`. Properties: nothing panics; every error's text starts with the file path given; a
+//! Fuzz tests (proptest) of the case parser and validator, `Case::parse(path, text, checks)`, and of
+//! `yaml_line`. Properties: nothing panics; every error's text starts with the file path given; a
 //! `Parse` or `Invalid` error names a line (>= 1) that exists in the text; a generated case whose
 //! values are all valid loads, and one with an invalid value fails naming that value's field.
 //!
@@ -16,7 +16,14 @@ use std::path::Path;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use skinproof::case::{Case, CaseError};
-use skinproof::locate;
+use skinproof::yaml_line;
+
+/// The check names an `expect` entry may use.
+fn checks() -> Vec<&'static str> {
+    skinproof::check::Check::ALL
+        .map(skinproof::check::Check::name)
+        .to_vec()
+}
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -44,7 +51,7 @@ fn line_count(text: &str) -> usize {
 
 /// The properties every `Case::parse` result has; the error, if any, for further checks.
 fn well_formed(path: &Path, text: &str) -> Result<Option<CaseError>, TestCaseError> {
-    let Err(e) = Case::parse(path, text) else {
+    let Err(e) = Case::parse(path, text, &checks()) else {
         return Ok(None);
     };
     let file = path.display().to_string();
@@ -177,17 +184,17 @@ proptest! {
     ) {
         let lines = text.lines().count();
         for n in [
-            locate::line_of(&text, &path),
-            locate::line_near(&text, &path),
-            locate::duplicate_key_line(&text, &path),
+            yaml_line::line_of(&text, &path),
+            yaml_line::line_near(&text, &path),
+            yaml_line::duplicate_key_line(&text, &path),
         ]
         .into_iter()
         .flatten()
         {
             prop_assert!((1..=lines).contains(&n), "line {n} of {lines} for {path:?}");
         }
-        if let Some(n) = locate::line_of(&text, &path) {
-            prop_assert_eq!(locate::line_near(&text, &path), Some(n));
+        if let Some(n) = yaml_line::line_of(&text, &path) {
+            prop_assert_eq!(yaml_line::line_near(&text, &path), Some(n));
         }
     }
 }
@@ -195,7 +202,7 @@ proptest! {
 #[test]
 fn the_real_case_files_load_unmutated() {
     for (path, text) in case_files() {
-        Case::parse(path, text).unwrap_or_else(|e| panic!("{e}"));
+        Case::parse(path, text, &checks()).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -218,8 +225,8 @@ fn block_and_flow_writers_agree() {
     ]);
     for mode in 0..4 {
         let text = write(&node, &[true, false, true], mode);
-        let c =
-            Case::parse(Path::new("cases/w.yaml"), &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let c = Case::parse(Path::new("cases/w.yaml"), &text, &checks())
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(c.pose[0].axis, [0.0, 0.0, 1.0], "{text}");
     }
 }
