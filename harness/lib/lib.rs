@@ -3,10 +3,8 @@
 pub mod bench;
 pub mod case;
 pub mod check;
-pub mod clock;
 pub mod compare;
 pub mod config;
-pub mod fast;
 pub mod file;
 pub mod golden;
 pub mod gpu;
