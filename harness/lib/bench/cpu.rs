@@ -47,7 +47,7 @@ pub struct CpuBench {
     /// Per tier, how steady the machine was while its rows were sampled.
     #[serde(default)]
     pub steadiness: Vec<Steadiness>,
-    /// The core clock during the run, GHz ([`clock`](super::clock)): the fastest timing of a chain of
+    /// The core clock during the run, GHz ([`clock`]): the fastest timing of a chain of
     /// dependent adds sampled with every tier's rows. None where no chain is written.
     #[serde(default)]
     pub clock_ghz: Option<f64>,

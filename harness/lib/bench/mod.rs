@@ -5,7 +5,7 @@
 //! floor of the static transform (12 B read, 12 B written per vertex), 48 B the floor of skinning
 //! (44 B read: position, 4 joints, 4 weights; 12 B written). Every row is warmed up first, then timed
 //! in samples of enough calls to last a minimum time; median, min and max are per call
-//! ([`measure`]).
+//! (`measure.rs`).
 
 use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
