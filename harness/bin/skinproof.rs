@@ -1,110 +1,338 @@
 //! The `skinproof` command: merge reports into one cross-vendor matrix; write skinned positions.
+//!
+//! The subcommands return what they did (notes for stderr, text for stdout) or a typed error;
+//! only `main` prints and chooses the exit code.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use skinproof::case::Case;
-use skinproof::gpu::Context;
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use skinproof::case::{Case, CaseError};
+use skinproof::gpu::{AdapterInfo, Context, GpuError};
 use skinproof::report::Report;
 use skinproof::scene::{Scene, SceneError};
-use skinproof::shader::Shader;
+use skinproof::shader::{Shader, ShaderError};
 
-const USAGE: &str = "usage:
-  skinproof merge [--out DIR] REPORT.json...   merge report.json files (CI jobs, backends, nextest
-                                               shards or rows) into one case x check x adapter matrix;
-                                               prints the matrix, or with --out writes DIR/REPORT.md,
-                                               DIR/report.json and DIR/MATRIX.md
-  skinproof skin (--model FILE [--mesh NAME] [--clip NAME|INDEX] (--time SECONDS | --rest)
-                  | --case CASE.yaml) [--path cpu|gpu] --out FILE.bin|FILE.obj
-                                               write the skinned positions (glTF skinned space, POSITION
-                                               order) as little-endian f32 xyz, or as .obj with faces;
-                                               --path gpu uses the first adapter (WGPU_BACKEND and
-                                               WGPU_ADAPTER_NAME narrow it) and SKINPROOF_SHADER";
+#[derive(Parser)]
+#[command(
+    name = "skinproof",
+    version,
+    about = "Merge skinproof reports into one matrix; write skinned positions of a case or model"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Merge report.json files (CI jobs, backends, nextest shards or rows) into one
+    /// case x check x adapter matrix; prints the matrix, or writes it with --out
+    Merge(MergeArgs),
+    /// Write the skinned positions (glTF skinned space, POSITION order) of a model or a case as
+    /// little-endian f32 xyz (.bin), or as .obj with faces
+    Skin(SkinArgs),
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// Write DIR/REPORT.md, DIR/report.json and DIR/MATRIX.md instead of printing the matrix
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The reports to merge; a file given twice (or a copy) is merged once
+    #[arg(value_name = "REPORT.json", required = true)]
+    reports: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["model", "case"])))]
+#[command(group(ArgGroup::new("when").args(["time", "rest"])))]
+struct SkinArgs {
+    /// A skinned glTF 2.0 model (.gltf or .glb); needs --time or --rest
+    #[arg(long, value_name = "FILE", requires = "when")]
+    model: Option<String>,
+    /// The model's mesh to skin (default: its first skinned mesh primitive)
+    #[arg(long, value_name = "NAME")]
+    mesh: Option<String>,
+    /// The model's animation clip, by name or index from 0 (default: the first)
+    #[arg(long, value_name = "NAME|INDEX")]
+    clip: Option<String>,
+    /// Sample the clip at this time
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = seconds)]
+    time: Option<f64>,
+    /// The model's rest pose instead of a clip
+    #[arg(long)]
+    rest: bool,
+    /// A case file; it sets its model, clip and time (or chain and pose) itself
+    #[arg(long, value_name = "CASE.yaml")]
+    case: Option<PathBuf>,
+    /// The CPU reference, or the GPU compute path on the first adapter (WGPU_BACKEND and
+    /// WGPU_ADAPTER_NAME narrow it) with SKINPROOF_SHADER or the default shader
+    #[arg(long, value_enum, default_value_t = SkinPath::Cpu)]
+    path: SkinPath,
+    /// The file to write: .bin (f32 xyz) or .obj (positions and triangles)
+    #[arg(long, value_name = "FILE.bin|FILE.obj", value_parser = out_file)]
+    out: OutFile,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SkinPath {
+    Cpu,
+    Gpu,
+}
+
+#[derive(Clone, Copy)]
+enum Format {
+    Bin,
+    Obj,
+}
+
+#[derive(Clone)]
+struct OutFile {
+    path: PathBuf,
+    format: Format,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite())
+        .ok_or_else(|| format!("`{s}` is not a finite number of seconds"))
+}
+
+fn out_file(s: &str) -> Result<OutFile, String> {
+    let path = PathBuf::from(s);
+    let format = match path.extension().and_then(|e| e.to_str()) {
+        Some("bin") => Format::Bin,
+        Some("obj") => Format::Obj,
+        _ => return Err(format!("{s} must end in .bin or .obj")),
+    };
+    Ok(OutFile { path, format })
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("merge") => merge(&args[1..]),
-        Some("skin") => skin(&args[1..]),
-        Some("-h" | "--help" | "help") => {
-            print_out(&format!("{USAGE}\n"));
-            Ok(())
-        }
-        _ => Err(USAGE.to_string()),
-    };
+    match Cli::parse().command {
+        Command::Merge(args) => finish(merge(&args).map(|done| {
+            print_notes(&done.notes);
+            if let Some(matrix) = &done.matrix {
+                print_out(matrix);
+            }
+            Vec::new()
+        })),
+        Command::Skin(args) => finish(skin(&args)),
+    }
+}
+
+/// Prints a subcommand's notes, and its error last, with the exit code to match.
+fn finish<E: fmt::Display>(result: Result<Vec<Note>, Failed<E>>) -> ExitCode {
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(notes) => {
+            print_notes(&notes);
+            ExitCode::SUCCESS
+        }
         Err(e) => {
-            eprintln!("skinproof: {e}");
+            print_notes(&e.notes);
+            eprintln!("skinproof: {}", e.error);
             ExitCode::FAILURE
         }
     }
 }
 
-fn merge(args: &[String]) -> Result<(), String> {
-    let mut out: Option<PathBuf> = None;
-    let mut files = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--out" => out = Some(it.next().ok_or("--out needs a folder")?.into()),
-            "-h" | "--help" => {
-                print_out(&format!("{USAGE}\n"));
-                return Ok(());
+/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
+fn print_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+fn print_notes(notes: &[Note]) {
+    for n in notes {
+        eprintln!("skinproof: {n}");
+    }
+}
+
+/// A line for stderr about what a subcommand did or found; not an error.
+enum Note {
+    SameReport {
+        file: PathBuf,
+        first: PathBuf,
+    },
+    Problem(String),
+    Merged {
+        reports: usize,
+        rows: usize,
+        adapters: usize,
+        dir: PathBuf,
+    },
+    SkinningOn(String),
+    ContractBroken(ShaderError),
+    OutputFault(String),
+    Wrote {
+        positions: usize,
+        out: PathBuf,
+    },
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Note::SameReport { file, first } => write!(
+                f,
+                "{} is the same report as {}; merged once",
+                file.display(),
+                first.display()
+            ),
+            Note::Problem(p) => write!(f, "{p}"),
+            Note::Merged {
+                reports,
+                rows,
+                adapters,
+                dir,
+            } => write!(
+                f,
+                "merged {reports} reports ({rows} rows, {adapters} adapters) into {}",
+                dir.display()
+            ),
+            Note::SkinningOn(tag) => write!(f, "skinning on {tag}"),
+            Note::ContractBroken(e) => write!(f, "warning: {e}"),
+            Note::OutputFault(fault) => {
+                write!(
+                    f,
+                    "warning: the compute output breaks the contract: {fault}"
+                )
             }
-            f if f.starts_with('-') => return Err(format!("merge: unknown option `{f}`\n{USAGE}")),
-            f => files.push(PathBuf::from(f)),
+            Note::Wrote { positions, out } => write!(
+                f,
+                "wrote {positions} skinned positions to {}",
+                out.display()
+            ),
         }
     }
-    if files.is_empty() {
-        return Err(format!("merge: no report files given\n{USAGE}"));
+}
+
+/// A subcommand's error, with the notes it had gathered before failing.
+struct Failed<E> {
+    notes: Vec<Note>,
+    error: E,
+}
+
+impl<E> From<E> for Failed<E> {
+    fn from(error: E) -> Self {
+        Failed {
+            notes: Vec::new(),
+            error,
+        }
     }
+}
+
+/// Why `merge` wrote nothing.
+#[derive(Debug, thiserror::Error)]
+enum MergeError {
+    /// `Report::load`'s message names the file.
+    #[error("{0}")]
+    Load(String),
+    #[error("merge: {first}, {other}: one matrix is for one shader")]
+    TwoShaders {
+        first: Box<Judged>,
+        other: Box<Judged>,
+    },
+    #[error(
+        "merge: {first} and {other} both have an adapter tagged `{tag}` but they differ ({}, {} {} against {}, {} {}): one matrix column cannot hold both",
+        a.name, a.driver, a.driver_info, b.name, b.driver, b.driver_info
+    )]
+    TwoAdapters {
+        first: String,
+        other: String,
+        tag: String,
+        a: Box<AdapterInfo>,
+        b: Box<AdapterInfo>,
+    },
+    #[error("{}: {source}", dir.display())]
+    Write {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A report and the shader it judged, for the refusal to merge two shaders.
+#[derive(Debug)]
+struct Judged {
+    file: String,
+    shader: String,
+    sha256: String,
+}
+
+impl fmt::Display for Judged {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let short = &self.sha256[..12.min(self.sha256.len())];
+        write!(f, "{} judged {} (sha256 {short})", self.file, self.shader)
+    }
+}
+
+/// What `merge` did: notes for stderr, and the matrix for stdout when it wrote no folder.
+struct Merged {
+    notes: Vec<Note>,
+    matrix: Option<String>,
+}
+
+fn merge(args: &MergeArgs) -> Result<Merged, Failed<MergeError>> {
+    let mut notes = Vec::new();
     let mut parts: Vec<(&PathBuf, Report)> = Vec::new();
     let mut seen: Vec<(&PathBuf, String)> = Vec::new();
-    for f in &files {
-        let report = Report::load(f)?;
+    for f in &args.reports {
+        let report = Report::load(f).map_err(|e| Failed {
+            notes: std::mem::take(&mut notes),
+            error: MergeError::Load(e.to_string()),
+        })?;
         // The same report twice (a glob that matches a copy) would count its costs twice.
         let text = serde_json::to_string(&report).unwrap_or_default();
         if let Some((first, _)) = seen.iter().find(|(_, t)| *t == text) {
-            eprintln!(
-                "skinproof: {} is the same report as {}; merged once",
-                f.display(),
-                first.display()
-            );
+            notes.push(Note::SameReport {
+                file: f.clone(),
+                first: (*first).clone(),
+            });
             continue;
         }
         seen.push((f, text));
         parts.push((f, report));
     }
-    check_one_shader(&parts)?;
-    check_adapters(&parts)?;
+    let checked = check_one_shader(&parts).and_then(|()| check_adapters(&parts));
+    if let Err(error) = checked {
+        return Err(Failed { notes, error });
+    }
     let merged = Report::merge(parts.into_iter().map(|(_, r)| r).collect());
-    for p in &merged.problems {
-        eprintln!("skinproof: {p}");
-    }
+    notes.extend(merged.problems.iter().cloned().map(Note::Problem));
     let matrix = merged.matrix_markdown();
-    match out {
-        None => print_out(&matrix),
-        Some(dir) => {
-            merged
-                .write(&dir)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
-            skinproof::file::write_atomic(&dir.join("MATRIX.md"), matrix.as_bytes())
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
-            eprintln!(
-                "skinproof: merged {} reports ({} rows, {} adapters) into {}",
-                files.len(),
-                merged.rows.len(),
-                merged.adapters.len(),
-                dir.display()
-            );
-        }
+    let Some(dir) = &args.out else {
+        return Ok(Merged {
+            notes,
+            matrix: Some(matrix),
+        });
+    };
+    let written = merged
+        .write(dir)
+        .and_then(|_| skinproof::file::write_atomic(&dir.join("MATRIX.md"), matrix.as_bytes()));
+    if let Err(source) = written {
+        let error = MergeError::Write {
+            dir: dir.clone(),
+            source,
+        };
+        return Err(Failed { notes, error });
     }
-    Ok(())
+    notes.push(Note::Merged {
+        reports: args.reports.len(),
+        rows: merged.rows.len(),
+        adapters: merged.adapters.len(),
+        dir: dir.clone(),
+    });
+    Ok(Merged {
+        notes,
+        matrix: None,
+    })
 }
 
 /// Reports that judged different shader sources cannot share a matrix.
-fn check_one_shader(parts: &[(&PathBuf, Report)]) -> Result<(), String> {
+fn check_one_shader(parts: &[(&PathBuf, Report)]) -> Result<(), MergeError> {
     let known: Vec<&(&PathBuf, Report)> = parts
         .iter()
         .filter(|(_, r)| !r.shader_sha256.is_empty())
@@ -112,46 +340,43 @@ fn check_one_shader(parts: &[(&PathBuf, Report)]) -> Result<(), String> {
     let Some((first, base)) = known.first() else {
         return Ok(());
     };
+    let judged = |file: &PathBuf, r: &Report| {
+        Box::new(Judged {
+            file: file.display().to_string(),
+            shader: r.shader.clone(),
+            sha256: r.shader_sha256.clone(),
+        })
+    };
     match known
         .iter()
         .find(|(_, r)| r.shader_sha256 != base.shader_sha256)
     {
         None => Ok(()),
-        Some((other, r)) => Err(format!(
-            "merge: {} judged {} (sha256 {}), {} judged {} (sha256 {}): one matrix is for one shader",
-            first.display(),
-            base.shader,
-            &base.shader_sha256[..12.min(base.shader_sha256.len())],
-            other.display(),
-            r.shader,
-            &r.shader_sha256[..12.min(r.shader_sha256.len())]
-        )),
+        Some((other, r)) => Err(MergeError::TwoShaders {
+            first: judged(first, base),
+            other: judged(other, r),
+        }),
     }
 }
 
 /// One matrix column is one adapter: two reports whose adapters share a tag but not a name and
 /// driver (two machines, two Mesa versions) would mix their rows in one column.
-fn check_adapters(parts: &[(&PathBuf, Report)]) -> Result<(), String> {
-    let mut seen: Vec<(&PathBuf, &skinproof::gpu::AdapterInfo)> = Vec::new();
+fn check_adapters(parts: &[(&PathBuf, Report)]) -> Result<(), MergeError> {
+    let mut seen: Vec<(&PathBuf, &AdapterInfo)> = Vec::new();
     for (file, report) in parts {
         for a in &report.adapters {
-            let same = |b: &skinproof::gpu::AdapterInfo| {
+            let same = |b: &AdapterInfo| {
                 (&a.name, &a.driver, &a.driver_info) == (&b.name, &b.driver, &b.driver_info)
             };
             match seen.iter().find(|(_, b)| b.tag == a.tag) {
                 Some((first, b)) if !same(b) => {
-                    return Err(format!(
-                        "merge: {} and {} both have an adapter tagged `{}` but they differ ({}, {} {} against {}, {} {}): one matrix column cannot hold both",
-                        first.display(),
-                        file.display(),
-                        a.tag,
-                        b.name,
-                        b.driver,
-                        b.driver_info,
-                        a.name,
-                        a.driver,
-                        a.driver_info
-                    ))
+                    return Err(MergeError::TwoAdapters {
+                        first: first.display().to_string(),
+                        other: file.display().to_string(),
+                        tag: a.tag.clone(),
+                        a: Box::new((*b).clone()),
+                        b: Box::new(a.clone()),
+                    })
                 }
                 Some(_) => {}
                 None => seen.push((file, a)),
@@ -161,167 +386,218 @@ fn check_adapters(parts: &[(&PathBuf, Report)]) -> Result<(), String> {
     Ok(())
 }
 
-fn skin(args: &[String]) -> Result<(), String> {
-    let mut opts = std::collections::HashMap::new();
-    let mut rest = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-h" | "--help" => {
-                print_out(&format!("{USAGE}\n"));
-                return Ok(());
-            }
-            "--rest" => rest = true,
-            "--model" | "--mesh" | "--clip" | "--time" | "--case" | "--path" | "--out" => {
-                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
-                opts.insert(a.trim_start_matches('-').to_string(), v.clone());
-            }
-            other => return Err(format!("skin: unknown argument `{other}`\n{USAGE}")),
-        }
+/// Why `skin` wrote nothing.
+#[derive(Debug, thiserror::Error)]
+enum SkinError {
+    #[error("skin: {} go with --model; a case file sets its model, clip and time itself", flags.join(", "))]
+    ModelFlagsWithCase { flags: Vec<&'static str> },
+    #[error("--model: {model}: {source}")]
+    ModelPath {
+        model: String,
+        source: std::io::Error,
+    },
+    /// A flag's value that the model or the case validation refused.
+    #[error("{flag}: {message}")]
+    Flag { flag: &'static str, message: String },
+    #[error(transparent)]
+    Case(#[from] CaseError),
+    /// The scene's own message, which names the case file.
+    #[error("{0}")]
+    Scene(String),
+    /// A bad `WGPU_*` or `SKINPROOF_*` setting; the message names the variable.
+    #[error("{0}")]
+    Settings(String),
+    #[error("no GPU adapter found{} (see README: scripts/setup-adapters installs the software ones)", narrowed_by(.narrowed))]
+    NoAdapter { narrowed: Vec<String> },
+    #[error(transparent)]
+    Shader(#[from] ShaderError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error("{}: {source}", out.display())]
+    Write {
+        out: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn narrowed_by(narrowed: &[String]) -> String {
+    if narrowed.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", narrowed.join(" "))
     }
-    let out = PathBuf::from(opts.get("out").ok_or("skin: --out FILE is required")?);
-    let case = match (opts.get("case"), opts.get("model")) {
-        (Some(c), None) => {
-            let model_flags: Vec<String> = ["mesh", "clip", "time"]
-                .into_iter()
-                .filter(|k| opts.contains_key(*k))
-                .map(|k| format!("--{k}"))
-                .chain(rest.then(|| "--rest".to_string()))
-                .collect();
+}
+
+/// The flag that sets a field of the one-off case, if one does.
+fn flag_of(field: &str) -> Option<&'static str> {
+    match field {
+        "model.path" | "model" => Some("--model"),
+        "model.mesh" => Some("--mesh"),
+        "model.animation" => Some("--clip"),
+        "model.time" => Some("--time"),
+        _ => None,
+    }
+}
+
+fn skin(args: &SkinArgs) -> Result<Vec<Note>, Failed<SkinError>> {
+    let mut notes = Vec::new();
+    let case = match (&args.case, &args.model) {
+        (Some(c), _) => {
+            let model_flags: Vec<&'static str> = [
+                ("--mesh", args.mesh.is_some()),
+                ("--clip", args.clip.is_some()),
+                ("--time", args.time.is_some()),
+                ("--rest", args.rest),
+            ]
+            .into_iter()
+            .filter_map(|(flag, given)| given.then_some(flag))
+            .collect();
             if !model_flags.is_empty() {
-                return Err(format!(
-                    "skin: {} go with --model; a case file sets its model, clip and time itself",
-                    model_flags.join(", ")
-                ));
+                Err(SkinError::ModelFlagsWithCase { flags: model_flags })?;
             }
             Case::load(
-                Path::new(c),
+                c,
                 &skinproof::check::Check::ALL.map(skinproof::check::Check::name),
             )
-            .map_err(|e| e.to_string())?
+            .map_err(SkinError::from)?
         }
-        (None, Some(m)) => {
-            if rest == opts.contains_key("time") {
-                return Err("skin: give exactly one of --time SECONDS and --rest".into());
-            }
-            // A one-off case over the model, so the same loader and pose code serve the command.
-            let model = std::fs::canonicalize(m).map_err(|e| format!("{m}: {e}"))?;
-            let mut yaml = format!(
-                "model:\n  path: {}\n",
-                serde_json::to_string(&model).unwrap_or_default()
-            );
-            for (key, field) in [("mesh", "mesh"), ("clip", "animation")] {
-                if let Some(v) = opts.get(key) {
-                    yaml += &format!(
-                        "  {field}: {}\n",
-                        serde_json::to_string(v).unwrap_or_default()
-                    );
-                }
-            }
-            if let Some(t) = opts.get("time") {
-                let t: f64 = t
-                    .parse()
-                    .ok()
-                    .filter(|t: &f64| t.is_finite())
-                    .ok_or_else(|| format!("--time: `{t}` is not a finite number of seconds"))?;
-                yaml += &format!("  time: {t}\n");
-            }
-            // A one-off case has no `expect` entries.
-            Case::parse(Path::new(COMMAND_LINE), &yaml, &[])
-                .map_err(|e| flag_error(&e.to_string()))?
-        }
-        _ => {
-            return Err(format!(
-                "skin: give exactly one of --model FILE and --case FILE\n{USAGE}"
-            ))
-        }
+        (None, Some(m)) => model_case(m, args)?,
+        (None, None) => unreachable!("clap requires --model or --case"),
     };
     let scene = Scene::from_case(&case).map_err(|e| match e {
-        SceneError::Skip(m) | SceneError::Fail(m) => flag_error(&m),
+        SceneError::Skip(m) | SceneError::Fail(m) => SkinError::Scene(m),
     })?;
-    let positions = match opts.get("path").map(String::as_str).unwrap_or("cpu") {
-        "cpu" => scene.cpu_posed.clone(),
-        "gpu" => gpu_skin(&scene)?,
-        other => return Err(format!("--path: `{other}` is not cpu or gpu")),
+    let positions = match args.path {
+        SkinPath::Cpu => scene.cpu_posed.clone(),
+        SkinPath::Gpu => match gpu_skin(&scene, &mut notes) {
+            Ok(p) => p,
+            Err(error) => return Err(Failed { notes, error }),
+        },
     };
-    let bytes = match out.extension().and_then(|e| e.to_str()) {
-        Some("obj") => obj(&positions, &scene.mesh.indices).into_bytes(),
-        Some("bin") => positions
+    let out = &args.out;
+    let bytes = match out.format {
+        Format::Obj => obj(&positions, &scene.mesh.indices).into_bytes(),
+        Format::Bin => positions
             .iter()
             .flatten()
             .flat_map(|v| v.to_le_bytes())
             .collect(),
-        _ => return Err(format!("--out: {} must end in .bin or .obj", out.display())),
     };
-    skinproof::file::write_atomic(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
-    eprintln!(
-        "skinproof: wrote {} skinned positions to {}",
-        positions.len(),
-        out.display()
-    );
-    Ok(())
-}
-
-/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
-fn print_out(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stdout().write_all(text.as_bytes());
+    if let Err(source) = skinproof::file::write_atomic(&out.path, &bytes) {
+        let error = SkinError::Write {
+            out: out.path.clone(),
+            source,
+        };
+        return Err(Failed { notes, error });
+    }
+    notes.push(Note::Wrote {
+        positions: positions.len(),
+        out: out.path.clone(),
+    });
+    Ok(notes)
 }
 
 /// The name of the one-off case that `skin --model` builds from its flags.
 const COMMAND_LINE: &str = "command-line.yaml";
 
-/// An error about the one-off case, told in terms of the flag that set the field (`--clip`, not
-/// `command-line.yaml:3: field model.animation`); other messages pass through.
-fn flag_error(message: &str) -> String {
-    let Some(rest) = message.strip_prefix(COMMAND_LINE) else {
-        return message.to_string();
-    };
-    if let Some(model) = rest.strip_prefix(": model: ") {
-        return format!("--model: {model}");
-    }
-    // `:<line>: field `<field>`: <text>`
-    let located = rest
-        .trim_start_matches(|c: char| c == ':' || c.is_ascii_digit())
-        .trim_start()
-        .strip_prefix("field `")
-        .and_then(|r| r.split_once("`: "));
-    match located {
-        Some((field, text)) => {
-            let flag = match field {
-                "model.path" | "model" => "--model",
-                "model.mesh" => "--mesh",
-                "model.animation" => "--clip",
-                "model.time" => "--time",
-                other => other,
-            };
-            format!("{flag}: {text}")
+/// A one-off case over the model, so the same loader and pose code serve the command. The model,
+/// mesh and clip are checked here first, so that their errors name the flag that chose them.
+fn model_case(m: &str, args: &SkinArgs) -> Result<Case, SkinError> {
+    let path = std::fs::canonicalize(m).map_err(|source| SkinError::ModelPath {
+        model: m.to_string(),
+        source,
+    })?;
+    let model = skinproof::model::load(&path, args.mesh.as_deref()).map_err(|e| {
+        // A model that loads without the mesh name: the name is what is wrong.
+        let flag = if args.mesh.is_some() && skinproof::model::load(&path, None).is_ok() {
+            "--mesh"
+        } else {
+            "--model"
+        };
+        SkinError::Flag {
+            flag,
+            message: e.to_string(),
         }
-        None => format!("skin: {}", rest.trim_start_matches([':', ' '])),
+    })?;
+    if args.time.is_some() {
+        check_clip(&model, args.clip.as_deref())?;
     }
+    let mut yaml = format!("model:\n  path: {}\n", json(&path));
+    for (field, value) in [("mesh", &args.mesh), ("animation", &args.clip)] {
+        if let Some(v) = value {
+            yaml += &format!("  {field}: {}\n", json(v));
+        }
+    }
+    if let Some(t) = args.time {
+        yaml += &format!("  time: {t}\n");
+    }
+    // A one-off case has no `expect` entries.
+    Case::parse(Path::new(COMMAND_LINE), &yaml, &[]).map_err(|e| match e {
+        CaseError::Invalid { field, message, .. } if flag_of(&field).is_some() => SkinError::Flag {
+            flag: flag_of(&field).unwrap_or_default(),
+            message,
+        },
+        e => SkinError::Case(e),
+    })
+}
+
+/// The clip `--clip` names (or the first) exists and can be sampled.
+fn check_clip(model: &skinproof::model::Model, clip: Option<&str>) -> Result<(), SkinError> {
+    let path = model.path.display();
+    if model.clips.is_empty() && clip.is_none() {
+        return Err(SkinError::Flag {
+            flag: "--time",
+            message: format!(
+                "{path} has no animations, so there is nothing to sample at a time; give --rest for its rest pose"
+            ),
+        });
+    }
+    let wanted = clip.unwrap_or("0");
+    let Some(i) = model.clip_index(wanted) else {
+        let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+        return Err(SkinError::Flag {
+            flag: "--clip",
+            message: format!(
+                "no clip `{wanted}` in {path}; it has {}",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    format!("{} (or their index from 0)", names.join(", "))
+                }
+            ),
+        });
+    };
+    if model.clips[i].morph_animated {
+        return Err(SkinError::Flag {
+            flag: "--clip",
+            message: format!(
+                "clip `{}` animates the morph target weights of the skinned mesh, which the harness does not sample (it skins the mesh at its default weights); choose another clip or --rest",
+                model.clips[i].name
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A value as JSON text, which is also a YAML scalar: a path or name with any characters.
+fn json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// The scene's posed positions from the GPU compute path on the first selected adapter.
-fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
-    let selection = skinproof::gpu::Selection::from_env().map_err(|e| e.to_string())?;
+fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinError> {
+    let selection =
+        skinproof::gpu::Selection::from_env().map_err(|e| SkinError::Settings(e.to_string()))?;
     let instance = skinproof::gpu::adapter::instance(&selection);
     let found = skinproof::gpu::discover(&instance, &selection)
         .into_iter()
         .next()
-        .ok_or_else(|| {
-            let narrowed: Vec<String> = ["WGPU_BACKEND", "WGPU_ADAPTER_NAME"]
+        .ok_or_else(|| SkinError::NoAdapter {
+            narrowed: ["WGPU_BACKEND", "WGPU_ADAPTER_NAME"]
                 .into_iter()
                 .filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v}")))
                 .filter(|kv| !kv.ends_with('='))
-                .collect();
-            format!(
-                "no GPU adapter found{} (see README: scripts/setup-adapters installs the software ones)",
-                if narrowed.is_empty() {
-                    String::new()
-                } else {
-                    format!(" with {}", narrowed.join(" "))
-                }
-            )
+                .collect(),
         })?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // A command resolves SKINPROOF_SHADER against the folder it runs in, as its other paths.
@@ -333,21 +609,20 @@ fn gpu_skin(scene: &Scene) -> Result<Vec<[f32; 3]>, String> {
             (k, v)
         }
     });
-    let config = skinproof::config::Config::from_vars(root, vars.collect())?;
-    let shader = Shader::load(&config.shader).map_err(|e| e.to_string())?;
+    let config = skinproof::config::Config::from_vars(root, vars.collect())
+        .map_err(|e| SkinError::Settings(e.to_string()))?;
+    let shader = Shader::load(&config.shader)?;
     // Only skin_compute runs here: a contract broken elsewhere (the render stage) is worth a word,
     // not a refusal; a compute stage that does not build fails below.
     if let Err(e) = shader.validate() {
-        eprintln!("skinproof: warning: {e}");
+        notes.push(Note::ContractBroken(e));
     }
-    let ctx = Context::new(&found.adapter, found.info.clone(), &shader, config.timeout)
-        .map_err(|e| e.to_string())?;
-    eprintln!("skinproof: skinning on {}", found.info.tag);
-    ctx.compute().map_err(|e| e.to_string())?;
-    let skinned = skinproof::gpu::compute::skin_guarded(&ctx, &scene.posed_palette, &scene.mesh)
-        .map_err(|e| e.to_string())?;
+    let ctx = Context::new(&found.adapter, found.info.clone(), &shader, config.timeout)?;
+    notes.push(Note::SkinningOn(found.info.tag.clone()));
+    ctx.compute()?;
+    let skinned = skinproof::gpu::compute::skin_guarded(&ctx, &scene.posed_palette, &scene.mesh)?;
     if let Some(fault) = &skinned.fault {
-        eprintln!("skinproof: warning: the compute output breaks the contract: {fault}");
+        notes.push(Note::OutputFault(fault.to_string()));
     }
     Ok(skinned.positions)
 }

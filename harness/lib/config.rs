@@ -247,7 +247,8 @@ impl Config {
                 }
             },
         };
-        let bench = crate::bench::mode_from(get("SKINPROOF_BENCH").as_deref())?;
+        let bench = crate::bench::mode_from(get("SKINPROOF_BENCH").as_deref())
+            .map_err(|e| e.to_string())?;
         let mutate = match get("SKINPROOF_MUTATE").as_deref() {
             None | Some("") | Some("0") => false,
             Some("1") => true,

@@ -3,11 +3,9 @@
 pub mod bench;
 pub mod case;
 pub mod check;
-pub mod clock;
 pub mod compare;
 pub mod config;
 pub mod contract;
-pub mod fast;
 pub mod file;
 pub mod golden;
 pub mod gpu;

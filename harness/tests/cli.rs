@@ -53,9 +53,10 @@ fn a_bad_flag_value_is_named_by_its_flag() {
             vec!["--time", "-1"],
             "skinproof: --time: must be finite and >= 0, got -1",
         ),
+        // clap's wording for a value its parser refused.
         (
             vec!["--time", "nan"],
-            "skinproof: --time: `nan` is not a finite number of seconds",
+            "error: invalid value 'nan' for '--time <SECONDS>': `nan` is not a finite number of seconds",
         ),
     ] {
         let mut all = vec!["skin", "--model", MODEL, "--out", out];
@@ -88,11 +89,77 @@ fn model_flags_with_a_case_are_refused() {
 }
 
 #[test]
+fn flags_that_do_not_go_together_are_refused_by_name() {
+    let out = "target/cli-unused.bin";
+    let case = "cases/bend_two_joints.yaml";
+    for (args, want) in [
+        (
+            vec!["--model", MODEL],
+            "the following required arguments were not provided:\n  <--time <SECONDS>|--rest>",
+        ),
+        (
+            vec!["--model", MODEL, "--time", "1", "--rest"],
+            "the argument '--time <SECONDS>' cannot be used with '--rest'",
+        ),
+        (
+            vec!["--model", MODEL, "--case", case, "--rest"],
+            "the argument '--model <FILE>' cannot be used with '--case <CASE.yaml>'",
+        ),
+        (
+            vec![],
+            "the following required arguments were not provided:\n  <--model <FILE>|--case <CASE.yaml>>",
+        ),
+        (
+            vec!["--case", case, "--path", "fpga"],
+            "invalid value 'fpga' for '--path <PATH>'\n  [possible values: cpu, gpu]",
+        ),
+        (
+            vec!["--case", case, "--mesh", "a", "--rest"],
+            "skinproof: skin: --mesh, --rest go with --model; a case file sets its model, clip and time itself",
+        ),
+    ] {
+        let mut all = vec!["skin", "--out", out];
+        all.extend(args);
+        let o = skinproof(&all);
+        assert!(!o.status.success(), "{all:?}");
+        assert!(stderr(&o).contains(want), "{all:?}: {}", stderr(&o));
+    }
+    let o = skinproof(&["skin", "--case", case, "--out", "target/cli-unused.txt"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "'--out <FILE.bin|FILE.obj>': target/cli-unused.txt must end in .bin or .obj"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = skinproof(&["merge", "--outt", "x", "a.json"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unexpected argument '--outt'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = skinproof(&["merge"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("<REPORT.json>..."), "{}", stderr(&o));
+}
+
+#[test]
 fn help_works_for_each_command() {
-    for args in [&["--help"][..], &["merge", "--help"], &["skin", "-h"]] {
+    for (args, usage) in [
+        (&["--help"][..], "Usage: skinproof <COMMAND>"),
+        (&["help", "skin"], "Usage: skinproof skin "),
+        (
+            &["merge", "--help"],
+            "Usage: skinproof merge [OPTIONS] <REPORT.json>...",
+        ),
+        (&["skin", "-h"], "Usage: skinproof skin "),
+    ] {
         let o = skinproof(args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-        assert!(String::from_utf8_lossy(&o.stdout).starts_with("usage:"));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains(usage), "{args:?}: {text}");
     }
 }
 

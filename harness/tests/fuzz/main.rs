@@ -9,7 +9,8 @@
 //! of inputs per property (default `skinproof::config::DEFAULT_FUZZ_CASES`, a few seconds in all).
 //!
 //! `cargo test --release --test fuzz -- --ignored bad_inputs_doc` regenerates `docs/bad-inputs.md`
-//! from the messages the code really prints.
+//! from the messages the code really prints; `bad_inputs_doc_is_current` fails while the committed
+//! file differs from what it would write.
 
 use std::path::Path;
 

@@ -179,7 +179,7 @@ impl PaletteBuilder {
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use crate::fast::AlignedMat4;
+    use crate::bench::fast::AlignedMat4;
 
     /// Loads a row-form matrix (one register).
     #[inline]

@@ -1,0 +1,143 @@
+//! The benchmark tables of the report (never pass/fail tests): the CPU tiers, the palette builds,
+//! and the fast SIMD skinning path and core clock that only they use.
+//!
+//! "Copy floor N B" is a memcpy of N bytes per vertex (N bytes read, N bytes written): 24 B is the
+//! floor of the static transform (12 B read, 12 B written per vertex), 48 B the floor of skinning
+//! (44 B read: position, 4 joints, 4 weights; 12 B written). Every row is warmed up first, then timed
+//! in samples of enough calls to last a minimum time; median, min and max are per call
+//! (`measure.rs`).
+
+use glam::{DQuat, DVec3};
+use serde::{Deserialize, Serialize};
+
+use crate::rig::{Pose, Skeleton};
+
+pub mod clock;
+mod cpu;
+pub mod fast;
+mod markdown;
+mod measure;
+mod palette_build;
+
+pub use cpu::{cpu_tiers, CpuBench, CpuRow, Steadiness, TIERS};
+pub use markdown::markdown;
+pub use palette_build::{palette_build, PaletteRow, PALETTE_JOINTS};
+
+/// The environment variable that selects the benchmark mode.
+pub const ENV: &str = "SKINPROOF_BENCH";
+
+/// How much benchmarking to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Off,
+    /// The default: a couple of seconds of CPU benchmarks, few repetitions.
+    Quick,
+    /// More repetitions, tighter medians, the reference oracle at every size.
+    Full,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::Quick => "quick",
+            Mode::Full => "full",
+        }
+    }
+
+    /// The mode `SKINPROOF_BENCH` asks for.
+    pub fn from_env() -> Result<Mode, ModeError> {
+        match std::env::var_os(ENV) {
+            None => mode_from(None),
+            Some(v) => match v.to_str() {
+                Some(s) => mode_from(Some(s)),
+                None => Err(ModeError::NotUtf8(v)),
+            },
+        }
+    }
+}
+
+/// Parses a value of `SKINPROOF_BENCH`: `off`, `quick` (also when unset or empty) or `full`, in any case.
+pub fn mode_from(value: Option<&str>) -> Result<Mode, ModeError> {
+    let v = value.unwrap_or("").trim();
+    match v.to_ascii_lowercase().as_str() {
+        "" | "quick" => Ok(Mode::Quick),
+        "off" => Ok(Mode::Off),
+        "full" => Ok(Mode::Full),
+        _ => Err(ModeError::Unknown(v.to_string())),
+    }
+}
+
+/// A value of `SKINPROOF_BENCH` that names no mode.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ModeError {
+    #[error("{ENV}: unknown value `{0}` (expected off, quick or full)")]
+    Unknown(String),
+    #[error("{ENV}: value {0:?} is not UTF-8 (expected off, quick or full)")]
+    NotUtf8(std::ffi::OsString),
+}
+
+/// The chain the tiers skin: 64 joints, 1 apart, each bent a little about Z and X.
+pub(crate) fn bent_chain(joints: usize, segment: f64) -> (Skeleton, Pose) {
+    let skeleton = Skeleton::chain(joints, segment);
+    let mut pose = skeleton.bind_pose();
+    for (j, local) in pose.locals.iter_mut().enumerate() {
+        let axis = DVec3::new(0.2, 0.0, 1.0).normalize();
+        local.rotation = DQuat::from_axis_angle(axis, (3.0 + (j % 5) as f64).to_radians());
+    }
+    (skeleton, pose)
+}
+
+/// The CPU's model name from /proc/cpuinfo, or "unknown CPU".
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown CPU".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_parses_the_allowed_values_and_defaults_to_quick() {
+        assert_eq!(mode_from(None), Ok(Mode::Quick));
+        assert_eq!(mode_from(Some("")), Ok(Mode::Quick));
+        assert_eq!(mode_from(Some("quick")), Ok(Mode::Quick));
+        assert_eq!(mode_from(Some("off")), Ok(Mode::Off));
+        assert_eq!(mode_from(Some("FULL")), Ok(Mode::Full));
+        let e = mode_from(Some("fast")).unwrap_err().to_string();
+        assert!(e.contains(ENV) && e.contains("fast"), "{e}");
+        assert!(
+            e.contains("off") && e.contains("quick") && e.contains("full"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn off_runs_nothing() {
+        assert!(cpu_tiers(Mode::Off).rows.is_empty());
+        assert!(palette_build(Mode::Off).is_empty());
+    }
+
+    /// Prints the benchmark tables; run with `cargo test --release --lib -- --ignored --nocapture bench`.
+    /// Never a pass/fail test on timings.
+    #[test]
+    #[ignore]
+    fn bench_print_markdown() {
+        let mode = Mode::from_env().unwrap();
+        let t = std::time::Instant::now();
+        let cpu = cpu_tiers(mode);
+        let pal = palette_build(mode);
+        println!("{}", markdown(&cpu, &pal));
+        println!("total {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+    }
+}
