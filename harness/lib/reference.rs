@@ -24,8 +24,9 @@ pub fn skin(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
         .collect()
 }
 
-/// The static baseline: p' = (M * (p, 1)).xyz.
-pub fn transform(m: &Mat4, positions: &[[f32; 3]]) -> Vec<[f32; 3]> {
+/// The static baseline: p' = (M * (p, 1)).xyz; the oracle of the fast path's static kernel.
+#[cfg(test)]
+pub(crate) fn transform(m: &Mat4, positions: &[[f32; 3]]) -> Vec<[f32; 3]> {
     positions
         .iter()
         .map(|p| m.transform_point3((*p).into()).into())
