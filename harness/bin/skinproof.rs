@@ -9,8 +9,9 @@ use std::process::ExitCode;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use skinproof::case::{Case, CaseError};
-use skinproof::gpu::{AdapterInfo, Context, GpuError};
-use skinproof::report::Report;
+use skinproof::config::ConfigError;
+use skinproof::gpu::{AdapterInfo, Context, GpuError, SelectionError};
+use skinproof::report::{LoadError, Report};
 use skinproof::scene::{Scene, SceneError};
 use skinproof::shader::{Shader, ShaderError};
 
@@ -229,8 +230,8 @@ impl<E> From<E> for Failed<E> {
 #[derive(Debug, thiserror::Error)]
 enum MergeError {
     /// `Report::load`'s message names the file.
-    #[error("{0}")]
-    Load(String),
+    #[error(transparent)]
+    Load(LoadError),
     #[error("merge: {first}, {other}: one matrix is for one shader")]
     TwoShaders {
         first: Box<Judged>,
@@ -282,7 +283,7 @@ fn merge(args: &MergeArgs) -> Result<Merged, Failed<MergeError>> {
     for f in &args.reports {
         let report = Report::load(f).map_err(|e| Failed {
             notes: std::mem::take(&mut notes),
-            error: MergeError::Load(e.to_string()),
+            error: MergeError::Load(e),
         })?;
         // The same report twice (a glob that matches a copy) would count its costs twice.
         let text = serde_json::to_string(&report).unwrap_or_default();
@@ -404,9 +405,12 @@ enum SkinError {
     /// The scene's own message, which names the case file.
     #[error("{0}")]
     Scene(String),
-    /// A bad `WGPU_*` or `SKINPROOF_*` setting; the message names the variable.
-    #[error("{0}")]
-    Settings(String),
+    /// A bad `WGPU_*` setting; the message names the variable.
+    #[error(transparent)]
+    Selection(#[from] SelectionError),
+    /// A bad `SKINPROOF_*` setting; the message names the variable.
+    #[error(transparent)]
+    Settings(#[from] ConfigError),
     #[error("no GPU adapter found{} (see README: scripts/setup-adapters installs the software ones)", narrowed_by(.narrowed))]
     NoAdapter { narrowed: Vec<String> },
     #[error(transparent)]
@@ -586,8 +590,7 @@ fn json(value: &impl serde::Serialize) -> String {
 
 /// The scene's posed positions from the GPU compute path on the first selected adapter.
 fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinError> {
-    let selection =
-        skinproof::gpu::Selection::from_env().map_err(|e| SkinError::Settings(e.to_string()))?;
+    let selection = skinproof::gpu::Selection::from_env()?;
     let instance = skinproof::gpu::adapter::instance(&selection);
     let found = skinproof::gpu::discover(&instance, &selection)
         .into_iter()
@@ -609,8 +612,7 @@ fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinE
             (k, v)
         }
     });
-    let config = skinproof::config::Config::from_vars(root, vars.collect())
-        .map_err(|e| SkinError::Settings(e.to_string()))?;
+    let config = skinproof::config::Config::from_vars(root, vars.collect())?;
     let shader = Shader::load(&config.shader)?;
     // Only skin_compute runs here: a contract broken elsewhere (the render stage) is worth a word,
     // not a refusal; a compute stage that does not build fails below.

@@ -1,8 +1,11 @@
 //! The run's settings from `SKINPROOF_*` variables; a typo or an unknown value is an error, not a default.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::bench::{self, ModeError};
+use crate::golden::{Bless, UnknownBless};
 use crate::identity::{backend_name, parse_backend, BackendError, BACKEND_NAMES};
 
 /// Which adapters must be present, from `SKINPROOF_REQUIRE_ADAPTER`.
@@ -65,6 +68,66 @@ impl Require {
     }
 }
 
+/// A bad setting: its message names the variable and, where there is one, the value.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A `SKINPROOF_*` or `CI` value that is not UTF-8 (others are not ours to judge).
+    #[error("{name}: value {value:?} is not UTF-8")]
+    NotUtf8 { name: String, value: OsString },
+    /// A `SKINPROOF_*` name that is not in [`KNOWN`]: a typo.
+    #[error("unknown variable {name} (known: {})", KNOWN.join(", "))]
+    UnknownVariable { name: String },
+    #[error(
+        "SKINPROOF_SHADER: `{value}` is not a file ({} {})",
+        path.display(),
+        there(*exists, "is a folder")
+    )]
+    ShaderNotFile {
+        value: String,
+        path: PathBuf,
+        /// Something else (a folder) is at the path.
+        exists: bool,
+    },
+    #[error(
+        "SKINPROOF_CASES: `{value}` is not a folder ({} {})",
+        path.display(),
+        there(*exists, "is a file")
+    )]
+    CasesNotFolder {
+        value: String,
+        path: PathBuf,
+        /// Something else (a file) is at the path.
+        exists: bool,
+    },
+    #[error("SKINPROOF_FUZZ_CASES: `{0}` is not a count of fuzz inputs (1 to {MAX_FUZZ_CASES})")]
+    FuzzCases(String),
+    #[error(transparent)]
+    Bless(#[from] UnknownBless),
+    #[error("SKINPROOF_BLESS is refused when CI is set: goldens are blessed on a developer's machine and reviewed in the pull request")]
+    BlessInCi,
+    #[error(transparent)]
+    Require(#[from] RequireError),
+    #[error(
+        "SKINPROOF_TIMEOUT_S: `{0}` is not a number of seconds above 0 and at most {MAX_TIMEOUT_S}"
+    )]
+    Timeout(String),
+    #[error("SKINPROOF_EXTRA_CASES: `{0}` is not a case count (0 to {MAX_EXTRA_CASES})")]
+    ExtraCases(String),
+    #[error(transparent)]
+    Bench(#[from] ModeError),
+    #[error("SKINPROOF_MUTATE: unknown value `{0}` (expected 0 or 1)")]
+    Mutate(String),
+}
+
+/// What is at a path that is not what a variable needs: `other` when something is there.
+fn there(exists: bool, other: &'static str) -> &'static str {
+    if exists {
+        other
+    } else {
+        "does not exist"
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Config {
     /// The project root: `cases/`, `golden/` and `reports/` live here.
@@ -75,7 +138,7 @@ pub struct Config {
     pub goldens: PathBuf,
     /// Where the report and the actual/diff images of mismatches go.
     pub reports: PathBuf,
-    pub bless: crate::golden::Bless,
+    pub bless: Bless,
     pub require: Require,
     pub timeout: Duration,
     /// Generated cases added to the ones on disk, to measure how the suite's cost grows.
@@ -132,21 +195,19 @@ pub const MAX_FUZZ_CASES: u32 = 100_000_000;
 
 /// Parses `SKINPROOF_FUZZ_CASES` (the fuzz test's input count): unset or empty is the default, else
 /// a whole number from 1 to `MAX_FUZZ_CASES` (`_` separators allowed: `1_000_000`).
-pub fn fuzz_cases(value: Option<&str>) -> Result<u32, String> {
+pub fn fuzz_cases(value: Option<&str>) -> Result<u32, ConfigError> {
     let v = value.unwrap_or("").trim();
     if v.is_empty() {
         return Ok(DEFAULT_FUZZ_CASES);
     }
     match v.replace('_', "").parse::<u32>() {
         Ok(n) if (1..=MAX_FUZZ_CASES).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "SKINPROOF_FUZZ_CASES: `{v}` is not a count of fuzz inputs (1 to {MAX_FUZZ_CASES})"
-        )),
+        _ => Err(ConfigError::FuzzCases(v.to_string())),
     }
 }
 
 impl Config {
-    pub fn from_env(root: &Path) -> Result<Config, String> {
+    pub fn from_env(root: &Path) -> Result<Config, ConfigError> {
         // `std::env::vars` panics on a variable that is not UTF-8; only ours must be UTF-8.
         let mut vars = Vec::new();
         for (name, value) in std::env::vars_os() {
@@ -154,7 +215,7 @@ impl Config {
             match value.into_string() {
                 Ok(v) => vars.push((name, v)),
                 Err(v) if name.to_ascii_uppercase().starts_with("SKINPROOF_") || name == "CI" => {
-                    return Err(format!("{name}: value {v:?} is not UTF-8"))
+                    return Err(ConfigError::NotUtf8 { name, value: v })
                 }
                 Err(_) => {}
             }
@@ -163,7 +224,7 @@ impl Config {
     }
 
     /// Reads the settings from `(name, value)` pairs.
-    pub fn from_vars(root: &Path, vars: Vec<(String, String)>) -> Result<Config, String> {
+    pub fn from_vars(root: &Path, vars: Vec<(String, String)>) -> Result<Config, ConfigError> {
         let get = |k: &str| {
             vars.iter()
                 .find(|(n, _)| n == k)
@@ -174,10 +235,7 @@ impl Config {
             if name.to_ascii_uppercase().starts_with("SKINPROOF_")
                 && !KNOWN.contains(&name.as_str())
             {
-                return Err(format!(
-                    "unknown variable {name} (known: {})",
-                    KNOWN.join(", ")
-                ));
+                return Err(ConfigError::UnknownVariable { name: name.clone() });
             }
         }
         let path = |k: &str, default: &str| {
@@ -190,73 +248,53 @@ impl Config {
         if let Some(v) = get("SKINPROOF_SHADER").filter(|v| !v.is_empty()) {
             let p = root.join(&v);
             if !p.is_file() {
-                return Err(format!(
-                    "SKINPROOF_SHADER: `{v}` is not a file ({} {})",
-                    p.display(),
-                    if p.exists() {
-                        "is a folder"
-                    } else {
-                        "does not exist"
-                    }
-                ));
+                let exists = p.exists();
+                return Err(ConfigError::ShaderNotFile {
+                    value: v,
+                    path: p,
+                    exists,
+                });
             }
         }
         if let Some(v) = get("SKINPROOF_CASES").filter(|v| !v.is_empty()) {
             let p = root.join(&v);
             if !p.is_dir() {
-                return Err(format!(
-                    "SKINPROOF_CASES: `{v}` is not a folder ({} {})",
-                    p.display(),
-                    if p.exists() {
-                        "is a file"
-                    } else {
-                        "does not exist"
-                    }
-                ));
+                let exists = p.exists();
+                return Err(ConfigError::CasesNotFolder {
+                    value: v,
+                    path: p,
+                    exists,
+                });
             }
         }
         fuzz_cases(get("SKINPROOF_FUZZ_CASES").as_deref())?;
         let ci = get("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
-        let bless = crate::golden::Bless::parse(&get("SKINPROOF_BLESS").unwrap_or_default())?;
-        if bless != crate::golden::Bless::Off && ci {
-            return Err("SKINPROOF_BLESS is refused when CI is set: goldens are blessed on a developer's machine and reviewed in the pull request".into());
+        let bless = Bless::parse(&get("SKINPROOF_BLESS").unwrap_or_default())?;
+        if bless != Bless::Off && ci {
+            return Err(ConfigError::BlessInCi);
         }
-        let require = Require::parse(get("SKINPROOF_REQUIRE_ADAPTER").as_deref())
-            .map_err(|e| e.to_string())?;
+        let require = Require::parse(get("SKINPROOF_REQUIRE_ADAPTER").as_deref())?;
         let timeout = match get("SKINPROOF_TIMEOUT_S") {
             None => Duration::from_secs(30),
             Some(v) => match v.parse::<f64>() {
                 Ok(s) if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_S => {
                     Duration::from_secs_f64(s)
                 }
-                _ => {
-                    return Err(format!(
-                        "SKINPROOF_TIMEOUT_S: `{v}` is not a number of seconds above 0 and at most {MAX_TIMEOUT_S}"
-                    ))
-                }
+                _ => return Err(ConfigError::Timeout(v)),
             },
         };
         let extra_cases = match get("SKINPROOF_EXTRA_CASES").filter(|v| !v.is_empty()) {
             None => 0,
             Some(v) => match v.parse::<usize>() {
                 Ok(n) if n <= MAX_EXTRA_CASES => n,
-                _ => {
-                    return Err(format!(
-                        "SKINPROOF_EXTRA_CASES: `{v}` is not a case count (0 to {MAX_EXTRA_CASES})"
-                    ))
-                }
+                _ => return Err(ConfigError::ExtraCases(v)),
             },
         };
-        let bench = crate::bench::mode_from(get("SKINPROOF_BENCH").as_deref())
-            .map_err(|e| e.to_string())?;
+        let bench = bench::mode_from(get("SKINPROOF_BENCH").as_deref())?;
         let mutate = match get("SKINPROOF_MUTATE").as_deref() {
             None | Some("") | Some("0") => false,
             Some("1") => true,
-            Some(other) => {
-                return Err(format!(
-                    "SKINPROOF_MUTATE: unknown value `{other}` (expected 0 or 1)"
-                ))
-            }
+            Some(other) => return Err(ConfigError::Mutate(other.to_string())),
         };
         Ok(Config {
             mutate,
@@ -343,7 +381,7 @@ mod tests {
     fn defaults() {
         let c = Config::from_vars(Path::new("/p"), vec![]).unwrap();
         assert_eq!(c.shader, Path::new("/p/shaders/skinning.wgsl"));
-        assert_eq!(c.bless, crate::golden::Bless::Off);
+        assert_eq!(c.bless, Bless::Off);
         assert_eq!(c.require, Require::Nothing);
         assert_eq!(c.timeout, Duration::from_secs(30));
     }
@@ -355,6 +393,8 @@ mod tests {
             vars(&[("SKINPROOF_BLESS", "1"), ("CI", "true")]),
         )
         .unwrap_err();
+        assert_eq!(e, ConfigError::BlessInCi);
+        let e = e.to_string();
         assert!(e.contains("refused"), "{e}");
     }
 
@@ -366,7 +406,9 @@ mod tests {
             ("SKINPROOF_TIMEOUT_S", "-1"),
             ("SKINPROOF_BLES", "1"),
         ] {
-            let e = Config::from_vars(Path::new("/p"), vars(&[v])).unwrap_err();
+            let e = Config::from_vars(Path::new("/p"), vars(&[v]))
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(v.0) || e.contains(v.1), "{e}");
         }
     }
@@ -388,7 +430,9 @@ mod tests {
     fn every_variable_rejects_a_bad_value_by_name() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         for (name, value) in BAD_VALUES {
-            let e = Config::from_vars(root, vars(&[(name, value)])).unwrap_err();
+            let e = Config::from_vars(root, vars(&[(name, value)]))
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.starts_with(name) || e.starts_with("unknown variable"),
                 "{e}"

@@ -13,10 +13,12 @@ fn main() {
     let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The adapter selection is a setting too: a typo in WGPU_BACKEND must not select nothing.
-    let config = Config::from_env(root).and_then(|c| {
-        skinproof::gpu::Selection::from_env().map_err(|e| e.to_string())?;
-        Ok(c)
-    });
+    let config = Config::from_env(root)
+        .map_err(|e| e.to_string())
+        .and_then(|c| {
+            skinproof::gpu::Selection::from_env().map_err(|e| e.to_string())?;
+            Ok(c)
+        });
     let config = match config {
         Ok(c) => c,
         Err(e) => {

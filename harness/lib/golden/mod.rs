@@ -32,16 +32,9 @@ pub enum Bless {
 }
 
 /// A `SKINPROOF_BLESS` value that names no mode.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("SKINPROOF_BLESS: unknown value `{0}` (expected new, all, or 1 for all)")]
 pub struct UnknownBless(pub String);
-
-// The settings report their errors as text.
-impl From<UnknownBless> for String {
-    fn from(e: UnknownBless) -> String {
-        e.to_string()
-    }
-}
 
 impl Bless {
     pub fn parse(value: &str) -> Result<Bless, UnknownBless> {

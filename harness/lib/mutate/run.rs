@@ -32,6 +32,7 @@ pub(super) fn run_suite(
     let mut config = match Config::from_vars(root, vars) {
         Ok(c) => c,
         Err(e) => {
+            let e = e.to_string();
             let run = SuiteRun {
                 adapters: Vec::new(),
                 no_adapter: Some(e.clone()),

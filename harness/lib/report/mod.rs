@@ -117,13 +117,6 @@ pub enum LoadError {
     },
 }
 
-// The `skinproof` command reports its errors as text.
-impl From<LoadError> for String {
-    fn from(e: LoadError) -> String {
-        e.to_string()
-    }
-}
-
 impl Report {
     /// Writes the JSON form alone to `path` (creating its folder).
     pub fn write_json(&self, path: &Path) -> std::io::Result<()> {

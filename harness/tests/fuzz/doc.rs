@@ -458,14 +458,18 @@ fn generate_sections() -> String {
     // config's unit tests check that every known variable has a bad value here.
     for (k, v) in skinproof::config::BAD_VALUES {
         let vars = vec![(k.to_string(), v.to_string())];
-        let msg = skinproof::config::Config::from_vars(root(), vars).unwrap_err();
+        let msg = skinproof::config::Config::from_vars(root(), vars)
+            .unwrap_err()
+            .to_string();
         row(&mut rows, k, &format!("{k}={v}"), k, msg);
     }
     let vars = vec![
         ("SKINPROOF_BLESS".to_string(), "new".to_string()),
         ("CI".to_string(), "true".to_string()),
     ];
-    let msg = skinproof::config::Config::from_vars(root(), vars).unwrap_err();
+    let msg = skinproof::config::Config::from_vars(root(), vars)
+        .unwrap_err()
+        .to_string();
     row(
         &mut rows,
         "blessing in CI",
