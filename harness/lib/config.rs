@@ -143,8 +143,8 @@ pub struct Config {
     pub timeout: Duration,
     /// Generated cases added to the ones on disk, to measure how the suite's cost grows.
     pub extra_cases: usize,
-    /// The benchmark mode, as `SKINPROOF_BENCH` gives it (off, quick, full).
-    pub bench: String,
+    /// The benchmark mode, from `SKINPROOF_BENCH`.
+    pub bench: bench::Mode,
     /// Run the mutation check after the suite (`SKINPROOF_MUTATE=1`).
     pub mutate: bool,
 }
@@ -299,7 +299,7 @@ impl Config {
         Ok(Config {
             mutate,
             extra_cases,
-            bench: bench.name().into(),
+            bench,
             root: root.to_path_buf(),
             shader: path("SKINPROOF_SHADER", "shaders/skinning.wgsl"),
             cases: path("SKINPROOF_CASES", "cases"),
@@ -474,7 +474,7 @@ mod tests {
             Require::Backends(vec!["vulkan".into(), "gl".into()])
         );
         assert_eq!(c.timeout, Duration::from_millis(2500));
-        assert_eq!((c.bench.as_str(), c.extra_cases), ("full", 3));
+        assert_eq!((c.bench, c.extra_cases), (bench::Mode::Full, 3));
         assert_eq!(fuzz_cases(Some("1_000_000")), Ok(1_000_000));
         assert_eq!(fuzz_cases(None), Ok(DEFAULT_FUZZ_CASES));
     }

@@ -53,7 +53,7 @@ pub(super) fn run_suite(
     config.bless = crate::golden::Bless::Off;
     config.require = Require::Nothing;
     config.extra_cases = 0;
-    config.bench = "off".into();
+    config.bench = crate::bench::Mode::Off;
     let suite = match base {
         Some(base) => Suite::sharing(config, base),
         None => Suite::discover(config),
