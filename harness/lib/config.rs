@@ -15,8 +15,8 @@ pub enum Require {
     Nothing,
     /// `1`: at least one adapter.
     Any,
-    /// `vulkan,gl`: at least one adapter on each backend named.
-    Backends(Vec<String>),
+    /// `vulkan,gl`: at least one adapter on each backend named, in the order named.
+    Backends(Vec<wgpu::Backend>),
 }
 
 /// A `SKINPROOF_REQUIRE_ADAPTER` value that is not 0, 1 or a list of backends.
@@ -47,11 +47,11 @@ impl Require {
             None | Some("") | Some("0") => Ok(Require::Nothing),
             Some("1") => Ok(Require::Any),
             Some(list) => {
-                let mut want: Vec<String> = Vec::new();
+                let mut want = Vec::new();
                 for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
-                    let b = backend_name(parse_backend(word)?);
-                    if !want.iter().any(|w| w == b) {
-                        want.push(b.to_string());
+                    let b = parse_backend(word)?;
+                    if !want.contains(&b) {
+                        want.push(b);
                     }
                 }
                 if want.is_empty() {
@@ -59,6 +59,18 @@ impl Require {
                 }
                 Ok(Require::Backends(want))
             }
+        }
+    }
+
+    /// The required backends, by name, that no adapter in `found` (backend names) is on.
+    pub fn missing(&self, found: &[String]) -> Vec<&'static str> {
+        match self {
+            Require::Backends(want) => want
+                .iter()
+                .map(|b| backend_name(*b))
+                .filter(|b| !found.iter().any(|f| f == b))
+                .collect(),
+            Require::Nothing | Require::Any => Vec::new(),
         }
     }
 
@@ -422,7 +434,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             c.require,
-            Require::Backends(vec!["vulkan".into(), "gl".into()])
+            Require::Backends(vec![wgpu::Backend::Vulkan, wgpu::Backend::Gl])
         );
     }
 
@@ -471,7 +483,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             c.require,
-            Require::Backends(vec!["vulkan".into(), "gl".into()])
+            Require::Backends(vec![wgpu::Backend::Vulkan, wgpu::Backend::Gl])
         );
         assert_eq!(c.timeout, Duration::from_millis(2500));
         assert_eq!((c.bench, c.extra_cases), (bench::Mode::Full, 3));

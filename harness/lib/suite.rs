@@ -495,9 +495,8 @@ impl Suite {
         let trial = Job::new("adapters::present", move || {
             let verdict = match require {
                 Require::Nothing | Require::Any if !found.is_empty() => Ok(()),
-                Require::Backends(want) => {
-                    let missing: Vec<&String> =
-                        want.iter().filter(|b| !found.contains(b)).collect();
+                Require::Backends(_) => {
+                    let missing = require.missing(&found);
                     if missing.is_empty() {
                         Ok(())
                     } else {
