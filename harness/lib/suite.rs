@@ -225,7 +225,7 @@ impl Suite {
                 let ctx = slot
                     .context(&base.shader, base.config.timeout, &base.report)
                     .and_then(|ctx| match &shader {
-                        Ok(s) => Ok(Arc::new(ctx.with_shader(s))),
+                        Ok(s) => ctx.with_shader(s).map(Arc::new),
                         Err(e) => Err(GpuError::Pipeline(e.clone())),
                     });
                 Arc::new(Slot {
@@ -444,6 +444,7 @@ impl Suite {
                     .context(&shader, timeout, &report)
                 {
                     Ok(ctx) => property(&ctx),
+                    Err(e) if e.is_timeout() => Outcome::gpu(&e),
                     Err(e) => Outcome::fail("-", format!("harness: {e}")),
                 }))
                 .unwrap_or_else(|p| {
@@ -555,6 +556,7 @@ impl Suite {
                             expect.map_or("", |e| e.reason.as_str())
                         ))
                     }
+                    Err(e) if e.is_timeout() => Outcome::gpu(&e).expecting(expect, &file),
                     Err(e) => Outcome::fail("-", format!("harness: {e}")),
                     Ok(ctx) => match scene.get_or_init(|| Scene::from_case(&case).map(Arc::new)) {
                         Err(SceneError::Skip(why)) => Outcome::skip(why.clone()),

@@ -598,7 +598,8 @@ fn assert_run_completed_and_goldens_untouched(report: &Report, before: &[(PathBu
 fn a_readback_timeout_is_reported_as_timeout_and_the_run_goes_on() {
     let dir = scratch("timeout");
     let before = golden_snapshot();
-    // A deadline no GPU meets: waits that do not finish at once become TIMEOUT rows.
+    // A deadline no GPU meets: steps that do not finish at once become TIMEOUT rows (here
+    // already the device's creation, which the deadline bounds too).
     let Some(report) = run_suite(&dir, &[("SKINPROOF_TIMEOUT_S", "0.000001")]) else {
         return;
     };
@@ -612,8 +613,31 @@ fn a_readback_timeout_is_reported_as_timeout_and_the_run_goes_on() {
         .rows
         .iter()
         .filter(|r| r.outcome.status == Status::Timeout)
-        .all(|r| r.outcome.message.contains("did not finish within")));
+        .all(|r| r.outcome.message.contains("did not finish within")
+            || r.outcome
+                .message
+                .contains("took longer than the deadline of 0.000001 s")));
     assert_run_completed_and_goldens_untouched(&report, &before);
+    // A device and pipelines built in time, then readbacks under that deadline.
+    let Some(mut ctx) = first_context() else {
+        return;
+    };
+    ctx.timeout = std::time::Duration::from_nanos(1000);
+    let case =
+        skinproof::case::Case::load(&root().join("cases/bend_two_joints.yaml"), &[]).unwrap();
+    let scene = skinproof::scene::Scene::from_case(&case).unwrap();
+    let errors: Vec<_> = (0..5)
+        .filter_map(|_| {
+            skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh).err()
+        })
+        .collect();
+    assert!(!errors.is_empty(), "no readback timed out");
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.is_timeout() && e.to_string().contains("did not finish within")),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -850,4 +874,110 @@ fn work_beyond_the_device_limits_is_refused_before_submission() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("the index buffer (bytes)"), "{err}");
+}
+
+/// Where the child run of the build-deadline test works; set only in that child process.
+const DEADLINE_CHILD: &str = "SELFTEST_BUILD_DEADLINE_DIR";
+
+/// The deadline the child run gives each step, in seconds: shorter than any device creation, so
+/// the worker is still inside the driver when the trials, the report and the process end.
+const BUILD_DEADLINE_S: &str = "0.000001";
+
+#[test]
+#[ignore = "the child run of a_setup_past_the_deadline_is_timeout_and_the_process_ends"]
+fn build_deadline_child() {
+    let Some(dir) = std::env::var_os(DEADLINE_CHILD).map(PathBuf::from) else {
+        return;
+    };
+    let start = std::time::Instant::now();
+    let vars = [
+        ("SKINPROOF_CASES", dir.join("cases").display().to_string()),
+        ("SKINPROOF_TIMEOUT_S", BUILD_DEADLINE_S.into()),
+        ("SKINPROOF_BENCH", "off".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let mut config = Config::from_vars(root(), vars).unwrap();
+    config.reports = dir.join("reports");
+    let reports = config.reports.clone();
+    let suite = Suite::discover(config);
+    suite.run_all();
+    let mut report = suite.report();
+    report.wall_s = start.elapsed().as_secs_f64();
+    report.write(&reports).unwrap();
+    // As the conformance runner does before it exits: this must not wait for a stuck build.
+    drop(suite);
+    eprintln!(
+        "build_deadline_child: trials done and suite dropped after {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn a_setup_past_the_deadline_is_timeout_and_the_process_ends() {
+    let dir = scratch("build_deadline");
+    copy_cases(&dir, &["bend_two_joints"]);
+    // Its own process: the build the deadline gave up on goes on in a thread that cannot be
+    // stopped, and must not outlive this test or hold up the end of that process.
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "build_deadline_child",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(DEADLINE_CHILD, &dir)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let bound = std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run did not end within {bound:?} of a {BUILD_DEADLINE_S} s deadline");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let took = start.elapsed();
+    eprintln!("the run with every setup past the deadline ended after {took:.1?}");
+    assert!(status.success(), "the child run failed: {status}");
+    let report = Report::load(&dir.join("reports/report.json")).expect("the report was written");
+    if report.adapters.is_empty() {
+        eprintln!("self-test skipped: no adapter");
+        return;
+    }
+    for adapter in &report.adapters {
+        // Every trial on it, the properties too, with what outlasted the deadline.
+        let rows: Vec<_> = report
+            .rows
+            .iter()
+            .filter(|r| r.adapter == adapter.tag)
+            .collect();
+        let checks = skinproof::check::Check::ALL.len();
+        assert_eq!(
+            rows.len(),
+            checks + skinproof::property::ALL.len(),
+            "{rows:#?}"
+        );
+        assert!(
+            rows.iter().all(|r| r.outcome.status == Status::Timeout
+                && r.outcome.message.starts_with(
+                    "creating the device took longer than the deadline of 0.000001 s"
+                )),
+            "{rows:#?}"
+        );
+        // One wait for the adapter, not one per trial.
+        let setups = report
+            .timings
+            .iter()
+            .filter(|t| t.adapter == adapter.tag && t.what == "device and pipelines")
+            .count();
+        assert_eq!(setups, 1);
+    }
 }

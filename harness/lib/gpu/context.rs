@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{AdapterInfo, GpuError};
+use super::{deadline, AdapterInfo, GpuError};
 use crate::contract::{Contract, Pipeline};
 use crate::shader::Shader;
 
@@ -75,11 +75,31 @@ pub struct Context {
     lost: Arc<Mutex<Option<String>>>,
 }
 
+/// The first step of a pipeline build, named when it outlasts the deadline.
+const MODULE_STEP: &str = "creating the shader module";
+
 /// The render target format: the goldens are 8-bit RGBA.
 pub const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 impl Context {
+    /// The device and the pipelines, made on a worker thread: each step (the device, the module,
+    /// each pipeline) gets at most `timeout`, since a driver may take minutes over one pipeline.
     pub fn new(
+        adapter: &wgpu::Adapter,
+        info: AdapterInfo,
+        shader: &Shader,
+        timeout: Duration,
+    ) -> Result<Context, GpuError> {
+        // The worker owns what it uses: if it outlives the deadline, nothing here waits on it.
+        let (adapter, shader) = (adapter.clone(), shader.clone());
+        deadline::run(timeout, "creating the device", move |progress| {
+            let mut ctx = Context::create(&adapter, info, &shader, timeout)?;
+            ctx.pipelines = ctx.build_pipelines(&shader, &|what| progress.step(what));
+            Ok(ctx)
+        })?
+    }
+
+    fn create(
         adapter: &wgpu::Adapter,
         info: AdapterInfo,
         shader: &Shader,
@@ -109,7 +129,7 @@ impl Context {
             *lost_sink.lock().unwrap_or_else(|p| p.into_inner()) =
                 Some(format!("{reason:?}: {message}"));
         });
-        let mut ctx = Context {
+        Ok(Context {
             info,
             device,
             queue,
@@ -118,14 +138,13 @@ impl Context {
             pool: Default::default(),
             uncaptured,
             lost,
-        };
-        ctx.pipelines = ctx.build_pipelines(shader);
-        Ok(ctx)
+        })
     }
 
     /// The same device, queue, error sinks and buffer pool, with pipelines built from another
-    /// shader: many shaders can be tested on one device.
-    pub fn with_shader(&self, shader: &Shader) -> Context {
+    /// shader: many shaders can be tested on one device. Built on a worker thread under the
+    /// deadline, as in `new`.
+    pub fn with_shader(&self, shader: &Shader) -> Result<Context, GpuError> {
         let mut ctx = Context {
             info: self.info.clone(),
             device: self.device.clone(),
@@ -136,16 +155,20 @@ impl Context {
             uncaptured: self.uncaptured.clone(),
             lost: self.lost.clone(),
         };
-        ctx.pipelines = ctx.build_pipelines(shader);
-        ctx
+        let shader = shader.clone();
+        deadline::run(self.timeout, MODULE_STEP, move |progress| {
+            ctx.pipelines = ctx.build_pipelines(&shader, &|what| progress.step(what));
+            ctx
+        })
     }
 
-    /// The module, then each pipeline in its own error scope.
-    fn build_pipelines(&self, shader: &Shader) -> Pipelines {
+    /// The module, then each pipeline in its own error scope; `step` names each as it starts.
+    fn build_pipelines(&self, shader: &Shader, step: &dyn Fn(String)) -> Pipelines {
         let text = |e: GpuError| match e {
             GpuError::Validation(m) | GpuError::OutOfMemory(m) => BuildError(m),
             other => BuildError(other.to_string()),
         };
+        step(MODULE_STEP.into());
         let module = match self
             .scoped(|| {
                 Ok(self
@@ -167,13 +190,23 @@ impl Context {
             }
         };
         let contract = &shader.contract;
+        step(format!(
+            "building the compute pipeline ({})",
+            contract.compute
+        ));
+        let compute = self
+            .scoped(|| Ok(build_compute(&self.device, &module, contract)))
+            .map_err(text);
+        step(format!(
+            "building the render pipeline ({}, {})",
+            contract.vertex, contract.fragment
+        ));
+        let render = self
+            .scoped(|| Ok(build_render(&self.device, &module, contract)))
+            .map_err(text);
         Pipelines {
-            compute: self
-                .scoped(|| Ok(build_compute(&self.device, &module, contract)))
-                .map_err(text),
-            render: self
-                .scoped(|| Ok(build_render(&self.device, &module, contract)))
-                .map_err(text),
+            compute,
+            render,
             contract: contract.clone(),
         }
     }

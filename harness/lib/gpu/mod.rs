@@ -3,6 +3,7 @@
 pub mod adapter;
 pub mod compute;
 pub mod context;
+pub mod deadline;
 pub mod pool;
 pub mod readback;
 pub mod render;
@@ -26,6 +27,9 @@ pub enum GpuError {
     OutOfMemory(String),
     #[error("GPU work did not finish within {0:?}: the device hung or is too slow (SKINPROOF_TIMEOUT_S raises the deadline)")]
     Timeout(Duration),
+    /// A driver call that outlasted the deadline: `what` names the step (e.g. a pipeline build).
+    #[error("{what} took longer than the deadline of {} s: the driver hung or is too slow (SKINPROOF_TIMEOUT_S raises the deadline)", .after.as_secs_f64())]
+    Deadline { what: String, after: Duration },
     #[error("the device was lost: {0}")]
     Lost(String),
     #[error("{what} needs {need} on this adapter, which allows {limit}")]
@@ -37,6 +41,6 @@ pub enum GpuError {
 impl GpuError {
     /// A hang is reported apart from a failure.
     pub fn is_timeout(&self) -> bool {
-        matches!(self, GpuError::Timeout(_))
+        matches!(self, GpuError::Timeout(_) | GpuError::Deadline { .. })
     }
 }
