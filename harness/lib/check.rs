@@ -91,6 +91,9 @@ impl Outcome {
         Self::new(Status::Skip, "-", message)
     }
     pub fn gpu(e: &GpuError) -> Self {
+        if let GpuError::Absent(why) = e {
+            return Self::skip(why.clone());
+        }
         let status = if e.is_timeout() {
             Status::Timeout
         } else {

@@ -32,6 +32,9 @@ pub enum GpuError {
     Limit { what: String, need: u64, limit: u64 },
     #[error("readback failed: {0}")]
     Readback(String),
+    /// The shader lacks what the step needs (a stage its profile does not give): a SKIP.
+    #[error("{0}")]
+    Absent(String),
 }
 
 impl GpuError {
