@@ -287,7 +287,9 @@ fn shader_builds(input: &Input) -> Outcome {
     match p.errors() {
         None => Outcome::pass("0 errors"),
         Some(m) => {
-            let n = usize::from(p.compute.is_err()) + usize::from(p.render.is_err());
+            let failed = |b: Option<bool>| usize::from(b == Some(true));
+            let n = failed(p.compute.as_ref().map(Result::is_err))
+                + failed(p.render.as_ref().map(Result::is_err));
             Outcome::fail(
                 format!("{n} error{}", if n == 1 { "" } else { "s" }),
                 format!("the shader did not build into pipelines:\n{m}"),

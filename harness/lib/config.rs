@@ -70,6 +70,9 @@ pub struct Config {
     /// The project root: `cases/`, `golden/` and `reports/` live here.
     pub root: PathBuf,
     pub shader: PathBuf,
+    /// The shader's layout profile, if `SKINPROOF_PROFILE` names one; otherwise the one beside
+    /// the shader, if any, or the built-in contract.
+    pub profile: Option<PathBuf>,
     pub cases: PathBuf,
     /// The golden images folder, `golden/`.
     pub goldens: PathBuf,
@@ -87,8 +90,9 @@ pub struct Config {
 }
 
 /// Every variable the harness reads; any other `SKINPROOF_*` name is a typo.
-pub const KNOWN: [&str; 9] = [
+pub const KNOWN: [&str; 10] = [
     "SKINPROOF_SHADER",
+    "SKINPROOF_PROFILE",
     "SKINPROOF_CASES",
     "SKINPROOF_BLESS",
     "SKINPROOF_REQUIRE_ADAPTER",
@@ -101,8 +105,9 @@ pub const KNOWN: [&str; 9] = [
 
 /// A bad value of every `SKINPROOF_*` variable, and misspelt names: each is rejected with an error
 /// that names the variable and the value. The unit tests and `docs/bad-inputs.md` both use it.
-pub const BAD_VALUES: [(&str, &str); 17] = [
+pub const BAD_VALUES: [(&str, &str); 18] = [
     ("SKINPROOF_SHADER", "shaders/missing.wgsl"),
+    ("SKINPROOF_PROFILE", "shaders/missing.profile.yaml"),
     ("SKINPROOF_SHADER", "shaders"),
     ("SKINPROOF_CASES", "no-such-cases"),
     ("SKINPROOF_BLESS", "yes"),
@@ -201,6 +206,20 @@ impl Config {
                 ));
             }
         }
+        if let Some(v) = get("SKINPROOF_PROFILE").filter(|v| !v.is_empty()) {
+            let p = root.join(&v);
+            if !p.is_file() {
+                return Err(format!(
+                    "SKINPROOF_PROFILE: `{v}` is not a file ({} {})",
+                    p.display(),
+                    if p.exists() {
+                        "is a folder"
+                    } else {
+                        "does not exist"
+                    }
+                ));
+            }
+        }
         if let Some(v) = get("SKINPROOF_CASES").filter(|v| !v.is_empty()) {
             let p = root.join(&v);
             if !p.is_dir() {
@@ -264,6 +283,9 @@ impl Config {
             bench: bench.name().into(),
             root: root.to_path_buf(),
             shader: path("SKINPROOF_SHADER", "shaders/skinning.wgsl"),
+            profile: get("SKINPROOF_PROFILE")
+                .filter(|v| !v.is_empty())
+                .map(|v| root.join(v)),
             cases: path("SKINPROOF_CASES", "cases"),
             reports: root.join("reports"),
             goldens: root.join("golden"),
@@ -289,6 +311,13 @@ impl Config {
                     shell_word(&shown.display().to_string())
                 ));
             }
+        }
+        if let Some(p) = &self.profile {
+            let shown = p.strip_prefix(&self.root).unwrap_or(p);
+            env.push_str(&format!(
+                "SKINPROOF_PROFILE={} ",
+                shell_word(&shown.display().to_string())
+            ));
         }
         env
     }

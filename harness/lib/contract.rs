@@ -259,14 +259,18 @@ impl Want {
             ) => matches!(
                 types[*base].inner,
                 TypeInner::Scalar(naga::Scalar::U32)
-                    | TypeInner::Vector { size: naga::VectorSize::Bi, scalar: naga::Scalar::U32 }
+                    | TypeInner::Vector {
+                        size: naga::VectorSize::Bi,
+                        scalar: naga::Scalar::U32
+                    }
             ),
             (Want::Matrix | Want::FirstU32, TypeInner::Struct { members, .. }) => members
                 .first()
                 .is_some_and(|m| m.offset == 0 && self.matches(types, m.ty)),
             (Want::Matrix, inner) => Elem::Mat4F32.matches(inner),
             (Want::FirstU32, inner) => {
-                matches!(inner, TypeInner::Scalar(naga::Scalar::U32)) || Elem::Vec4U32.matches(inner)
+                matches!(inner, TypeInner::Scalar(naga::Scalar::U32))
+                    || Elem::Vec4U32.matches(inner)
             }
             _ => false,
         }
@@ -376,6 +380,12 @@ pub struct Contract {
     pub formats: Formats,
     /// The length of a fixed-length (uniform) palette, as the shader declares it.
     pub palette_len: Option<u32>,
+    /// Whether the fragment stage draws the contract's tint (images then compare with the goldens
+    /// channel by channel); otherwise by coverage.
+    pub tint: bool,
+    /// A vertex-only shader's skinning function, which a compute entry point the harness adds
+    /// calls, so that its skinned positions compare number by number.
+    pub skin_function: Option<String>,
     /// The layout profile this contract was read from, and where it names each entry point;
     /// `None` for the built-in contract.
     pub profile: Option<Origin>,
@@ -530,6 +540,8 @@ impl Contract {
                 vertex_weights: WeightFormat::F32x4,
             },
             palette_len: None,
+            tint: true,
+            skin_function: None,
             profile: None,
         }
     }
@@ -654,7 +666,11 @@ impl Contract {
     }
 
     /// The bind group layout entries of `pipeline` in `group`.
-    pub fn layout_entries(&self, pipeline: Pipeline, group: u32) -> Vec<wgpu::BindGroupLayoutEntry> {
+    pub fn layout_entries(
+        &self,
+        pipeline: Pipeline,
+        group: u32,
+    ) -> Vec<wgpu::BindGroupLayoutEntry> {
         self.slots_of(pipeline)
             .into_iter()
             .filter(|s| s.group == group)

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::case::CaseError;
+use crate::contract::{Contract, Elem, Origin, Pipeline, Role, Space, Want};
 use crate::format::{JointFormat, PositionFormat, WeightFormat};
 use crate::yaml_line;
 
@@ -27,6 +28,9 @@ pub struct Profile {
     pub vertex: Option<Vertex>,
     #[serde(skip)]
     pub path: PathBuf,
+    /// The file's text, for the lines messages point to.
+    #[serde(skip)]
+    pub source: String,
 }
 
 /// A resource binding.
@@ -178,7 +182,10 @@ impl Profile {
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut profile: Profile =
             serde_yaml_ng::from_str(body).map_err(|e| crate::case::parse_error(&file, body, &e))?;
-        profile.path = path.to_path_buf();
+        // Messages name it as the user would: relative to the folder the run started in.
+        let here = std::env::current_dir().unwrap_or_default();
+        profile.path = path.strip_prefix(&here).unwrap_or(path).to_path_buf();
+        profile.source = body.to_string();
         if let Err((field, message)) = profile.validate() {
             return Err(CaseError::Invalid {
                 line: yaml_line::line_near(body, &field).unwrap_or(1),
@@ -188,6 +195,27 @@ impl Profile {
             });
         }
         Ok(profile)
+    }
+
+    /// Refuses a profile whose `shader` names another file than `shader`.
+    pub fn describes(&self, shader: &Path) -> Result<(), CaseError> {
+        let Some(named) = &self.shader else {
+            return Ok(());
+        };
+        let file = shader.file_name().map(|f| f.to_string_lossy().into_owned());
+        if file.as_deref() == Some(named.as_str()) {
+            return Ok(());
+        }
+        Err(CaseError::Invalid {
+            file: self.path.display().to_string(),
+            line: yaml_line::line_near(&self.source, "shader").unwrap_or(1),
+            field: "shader".into(),
+            message: format!(
+                "this profile describes `{named}`, not the shader under test `{}`: give the profile of that shader (SKINPROOF_PROFILE) or put `{}` beside it",
+                shader.display(),
+                beside(shader).display()
+            ),
+        })
     }
 
     /// The roles and the slot each takes, with the field that names it.
@@ -313,6 +341,237 @@ impl Profile {
     }
 }
 
+impl Profile {
+    /// `file:line, field `path``: where the profile writes `field`, for messages.
+    fn whence(&self, field: &str) -> String {
+        let line = yaml_line::line_near(&self.source, field).unwrap_or(1);
+        format!("{}:{line}, field `{field}`", self.path.display())
+    }
+
+    /// The contract this profile describes: the built-in one with each role moved where the
+    /// profile puts it. The workgroup size and a uniform palette's length are the shader's, read
+    /// by naga when the shader is loaded.
+    pub fn contract(&self) -> Contract {
+        use Pipeline::{Compute, Render};
+        let mut c = Contract::builtin();
+        let (compute, vertex) = (self.compute.as_ref(), self.vertex.as_ref());
+        let pipelines = |compute_too: bool, render_too: bool| {
+            let mut p = Vec::new();
+            if compute_too && compute.is_some() {
+                p.push(Compute);
+            }
+            if render_too && vertex.is_some() {
+                p.push(Render);
+            }
+            p
+        };
+        let slot =
+            |role, group, binding, space, ty, holds: &str, on: Vec<Pipeline>, field: &str| {
+                crate::contract::Slot {
+                    role,
+                    group,
+                    binding,
+                    space,
+                    ty,
+                    holds: holds.into(),
+                    pipelines: on,
+                    origin: Some(self.whence(field)),
+                }
+            };
+        let read = Space::Storage { writable: false };
+        let p = &self.palette;
+        let (palette_space, palette_ty) = match p.form {
+            PaletteForm::Storage => (read, Want::Array(Elem::Mat4F32)),
+            PaletteForm::Uniform => (Space::Uniform, Want::FixedMatrices),
+        };
+        let mut slots = vec![slot(
+            Role::Palette,
+            p.group,
+            p.binding,
+            palette_space,
+            palette_ty,
+            if p.inverse_binds.is_some() {
+                "the joints' global matrices"
+            } else {
+                "the palette"
+            },
+            pipelines(true, true),
+            "palette",
+        )];
+        if let Some(s) = p.inverse_binds {
+            slots.push(slot(
+                Role::InverseBinds,
+                s.group,
+                s.binding,
+                palette_space,
+                palette_ty,
+                "the inverse binds",
+                pipelines(true, true),
+                "palette.inverse_binds",
+            ));
+        }
+        if let Some(s) = p.offset {
+            slots.push(slot(
+                Role::PaletteOffset,
+                s.group,
+                s.binding,
+                Space::Uniform,
+                Want::FirstU32,
+                "the palette's base offset",
+                pipelines(true, true),
+                "palette.offset",
+            ));
+        }
+        if let Some(k) = compute {
+            let joints = match k.joints.format {
+                JointFormat::U16x4 => Want::PackedJoints,
+                _ => Want::Array(Elem::Vec4U32),
+            };
+            // Source positions may be either (the same 16-byte stride, w unused); the output is
+            // what the profile says, since the harness checks its w.
+            let skinned = Want::Array(match k.skinned.format {
+                PositionFormat::Vec3 => Elem::Vec3F32,
+                PositionFormat::Vec4 => Elem::Vec4F32,
+            });
+            for (role, b, space, ty, holds, field) in [
+                (
+                    Role::Positions,
+                    k.positions.slot(),
+                    read,
+                    Want::Positions,
+                    "source positions",
+                    "compute.positions",
+                ),
+                (
+                    Role::Joints,
+                    k.joints.slot(),
+                    read,
+                    joints,
+                    "joint indices",
+                    "compute.joints",
+                ),
+                (
+                    Role::Weights,
+                    k.weights.slot(),
+                    read,
+                    Want::Array(Elem::Vec4F32),
+                    "weights",
+                    "compute.weights",
+                ),
+                (
+                    Role::Skinned,
+                    k.skinned.slot(),
+                    Space::Storage { writable: true },
+                    skinned,
+                    "skinned positions",
+                    "compute.skinned",
+                ),
+                (
+                    Role::Count,
+                    k.count,
+                    Space::Uniform,
+                    Want::Count,
+                    "the vertex count",
+                    "compute.count",
+                ),
+            ] {
+                slots.push(slot(
+                    role,
+                    b.group,
+                    b.binding,
+                    space,
+                    ty,
+                    holds,
+                    vec![Compute],
+                    field,
+                ));
+            }
+            c.formats.joints = k.joints.format;
+            c.formats.positions = k.positions.format;
+            c.formats.skinned = k.skinned.format;
+        }
+        c.vertex_inputs.clear();
+        if let Some(v) = vertex {
+            let (camera, holds) = match v.camera.form {
+                CameraForm::View => (Want::View, "the 2D view"),
+                CameraForm::Matrix => (Want::Matrix, "the camera's view-projection"),
+            };
+            slots.push(slot(
+                Role::View,
+                v.camera.group,
+                v.camera.binding,
+                Space::Uniform,
+                camera,
+                holds,
+                vec![Render],
+                "vertex.camera",
+            ));
+            let input =
+                |role, ty, also, format, location, field: &str| crate::contract::VertexInput {
+                    role,
+                    ty,
+                    also,
+                    attribute: wgpu::VertexAttribute {
+                        format,
+                        offset: 0,
+                        shader_location: location,
+                    },
+                    stride: wgpu::VertexFormat::size(&format),
+                    origin: Some(self.whence(field)),
+                };
+            c.vertex_inputs = vec![
+                input(
+                    Role::Positions,
+                    Elem::Vec3F32,
+                    Some(Elem::Vec4F32),
+                    v.position.format.vertex_format(),
+                    v.position.location,
+                    "vertex.position",
+                ),
+                input(
+                    Role::Joints,
+                    Elem::Vec4U32,
+                    None,
+                    v.joints.format.vertex_format(),
+                    v.joints.location,
+                    "vertex.joints",
+                ),
+                input(
+                    Role::Weights,
+                    Elem::Vec4F32,
+                    None,
+                    v.weights.format.vertex_format(),
+                    v.weights.location,
+                    "vertex.weights",
+                ),
+            ];
+            c.formats.vertex_joints = v.joints.format;
+            c.formats.vertex_weights = v.weights.format;
+            c.tint = v.colour == Colour::Tint;
+            c.skin_function = v.skin_function.clone();
+        }
+        c.slots = slots;
+        c.compute = compute.map(|k| k.entry.clone());
+        c.vertex = vertex.map(|v| v.entry.clone());
+        c.fragment = vertex.and_then(|v| v.fragment.clone());
+        let mut entries = Vec::new();
+        if let Some(k) = compute {
+            entries.push((k.entry.clone(), self.whence("compute.entry")));
+        }
+        if let Some(v) = vertex {
+            entries.push((v.entry.clone(), self.whence("vertex.entry")));
+            if let Some(f) = &v.fragment {
+                entries.push((f.clone(), self.whence("vertex.fragment")));
+            }
+        }
+        c.profile = Some(Origin {
+            path: self.path.display().to_string(),
+            entries,
+        });
+        c
+    }
+}
+
 /// A WGSL identifier: a letter or `_`, then letters, digits or `_` (not `_` alone).
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
@@ -363,6 +622,26 @@ mod tests {
             msg.contains("field `vertex.entry`: `vs-skin` is not a WGSL identifier"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn the_default_profile_is_the_builtin_contract() {
+        let mut c = parse(DEFAULT).unwrap().contract();
+        let builtin = Contract::builtin();
+        assert!(c.profile.is_some());
+        c.profile = None;
+        for s in &mut c.slots {
+            assert!(s
+                .origin
+                .as_deref()
+                .is_some_and(|o| o.starts_with("p.profile.yaml:")));
+            s.origin = None;
+        }
+        for v in &mut c.vertex_inputs {
+            v.origin = None;
+        }
+        c.slots.sort_by_key(|s| s.role);
+        assert_eq!(c, builtin);
     }
 
     #[test]

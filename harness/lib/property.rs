@@ -326,7 +326,7 @@ fn draw_skinned(
         let pipeline = gpu::context::render_pipeline(
             &ctx.device,
             ctx.contract(),
-            &render.layout,
+            &render.layouts,
             &module,
             "vs_pass",
             "fs_pass",
@@ -339,13 +339,13 @@ fn draw_skinned(
         let identity = [glam::Mat4::IDENTITY];
         let draw = gpu::render::Draw::new(
             ctx,
-            &render.layout,
+            &render.layouts,
             &identity,
             &skinned,
             view,
             width,
             height,
-        );
+        )?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         draw.encode(&mut encoder, &pipeline, None);
         ctx.queue.submit([encoder.finish()]);

@@ -206,7 +206,8 @@ impl Suite {
             }
             Err(e) => (None, Vec::new(), Some(e.to_string())),
         };
-        let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
+        let shader =
+            Shader::load(&config.shader, config.profile.as_deref()).map_err(|e| e.to_string());
         Suite {
             // Read before any pipeline exists, so a cold cache shows as growth.
             cache_before: crate::gpu::timing::mesa_cache_bytes(),
@@ -217,7 +218,8 @@ impl Suite {
     /// A suite for another shader (`config.shader`) on the devices of `base`: new pipelines, the
     /// same adapters, devices and buffer pools. How the mutation check runs many shaders cheaply.
     pub fn sharing(config: Config, base: &Suite) -> Suite {
-        let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
+        let shader =
+            Shader::load(&config.shader, config.profile.as_deref()).map_err(|e| e.to_string());
         let slots = base
             .slots
             .iter()

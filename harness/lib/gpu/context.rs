@@ -288,7 +288,11 @@ pub fn pipeline_layout(
     device: &wgpu::Device,
     layouts: &[(u32, wgpu::BindGroupLayout)],
 ) -> wgpu::PipelineLayout {
-    let len = layouts.iter().map(|(g, _)| *g as usize + 1).max().unwrap_or(0);
+    let len = layouts
+        .iter()
+        .map(|(g, _)| *g as usize + 1)
+        .max()
+        .unwrap_or(0);
     let mut slots: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; len];
     for (g, l) in layouts {
         slots[*g as usize] = Some(l);

@@ -3,6 +3,7 @@
 pub mod adapter;
 pub mod compute;
 pub mod context;
+pub mod palette;
 pub mod pool;
 pub mod readback;
 pub mod render;
@@ -32,6 +33,9 @@ pub enum GpuError {
     Limit { what: String, need: u64, limit: u64 },
     #[error("readback failed: {0}")]
     Readback(String),
+    /// The case does not fit the shader's layout (a fixed-length palette too short for it).
+    #[error("{0}")]
+    Layout(String),
     /// The shader lacks what the step needs (a stage its profile does not give): a SKIP.
     #[error("{0}")]
     Absent(String),

@@ -441,7 +441,7 @@ fn generate_sections() -> String {
             msg,
         );
     }
-    let msg = skinproof::shader::Shader::load(Path::new("shaders/missing.wgsl"))
+    let msg = skinproof::shader::Shader::load(Path::new("shaders/missing.wgsl"), None)
         .unwrap_err()
         .to_string();
     row(
