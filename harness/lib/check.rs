@@ -438,6 +438,15 @@ fn render_matches_golden(input: &Input) -> Outcome {
         }
         (Err(e), _) | (_, Err(e)) => return Outcome::gpu(e),
     };
+    // A shader that draws its own colour is held to the goldens' coverage, not their colours.
+    let coverage_only = !input.ctx.contract().tint;
+    let masked;
+    let actual = if coverage_only {
+        masked = golden::coverage(actual);
+        &masked
+    } else {
+        actual
+    };
     let g = &case.golden;
     let subject = golden::Subject {
         case: &case.name,
@@ -459,6 +468,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
             flip_max_percentile: g.flip_max_percentile,
         },
         actual,
+        coverage_only,
     };
     input.goldens.judge(&subject).into()
 }

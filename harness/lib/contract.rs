@@ -563,6 +563,43 @@ impl Contract {
             .map_or(String::new(), |(_, w)| format!(" (the profile's {w})"))
     }
 
+    /// What the shader reads of each vertex, for the scene: the narrowest joint format of its
+    /// stages, and the weights as the numeric path reads them (a vertex-only shader's numbers come
+    /// from its vertex formats; a compute stage reads f32).
+    pub fn reads(&self) -> crate::format::Reads {
+        let mut reads = crate::format::Reads::default();
+        let stages = [
+            (
+                self.has(Pipeline::Compute),
+                self.formats.joints,
+                Role::Joints,
+                false,
+            ),
+            (
+                self.has(Pipeline::Render),
+                self.formats.vertex_joints,
+                Role::Joints,
+                true,
+            ),
+        ];
+        for (present, format, role, vertex) in stages {
+            if present && format.max_index() < reads.joints.max_index() {
+                reads.joints = format;
+                let origin = if vertex {
+                    self.input(role).and_then(|i| i.origin.clone())
+                } else {
+                    self.try_slot(role).and_then(|s| s.origin.clone())
+                };
+                reads.joints_whence =
+                    origin.map_or(String::new(), |o| format!(" (the profile's {o})"));
+            }
+        }
+        if self.skin_function.is_some() {
+            reads.weights = self.formats.vertex_weights;
+        }
+        reads
+    }
+
     /// The slot of `role`, if the contract has one (a split palette's inverse binds, an offset).
     pub fn try_slot(&self, role: Role) -> Option<&Slot> {
         self.slots.iter().find(|s| s.role == role)

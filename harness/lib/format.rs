@@ -134,29 +134,52 @@ impl WeightFormat {
         }
     }
 
-    /// The weight a shader reads after the format stored `w`: `w` itself for f32, else the nearest
-    /// q / max, which the GPU converts exactly as this f32 division does (both correctly rounded).
-    pub fn quantise(self, w: f32) -> f32 {
-        match self.unorm_max() {
-            None => w,
-            Some(max) => (w.clamp(0.0, 1.0) * max).round() / max,
+    /// The integers a unorm format stores for one vertex's weights: each w * max rounded so that
+    /// they sum to the rounded sum (largest remainders first), as exporters write 8-bit weights,
+    /// so weights that sum to 1 still do. `None` for f32.
+    fn integers(self, ws: [f32; 4]) -> Option<[u32; 4]> {
+        let max = self.unorm_max()?;
+        let scaled = ws.map(|w| w.clamp(0.0, 1.0) as f64 * max as f64);
+        let mut q = scaled.map(|x| x.floor() as u32);
+        let total = scaled.iter().sum::<f64>().round().min(max as f64) as u32;
+        let mut order = [0usize, 1, 2, 3];
+        order.sort_by(|&a, &b| {
+            let (fa, fb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
+            fb.total_cmp(&fa).then(a.cmp(&b))
+        });
+        let mut short = total.saturating_sub(q.iter().sum());
+        for i in order {
+            if short == 0 {
+                break;
+            }
+            if scaled[i] > q[i] as f64 {
+                q[i] += 1;
+                short -= 1;
+            }
+        }
+        Some(q)
+    }
+
+    /// The weights a shader reads after the format stored `ws`: themselves for f32, else q / max
+    /// per weight, which the GPU converts exactly as this f32 division does (both correctly
+    /// rounded).
+    pub fn quantise(self, ws: [f32; 4]) -> [f32; 4] {
+        match (self.integers(ws), self.unorm_max()) {
+            (Some(q), Some(max)) => q.map(|q| q as f32 / max),
+            _ => ws,
         }
     }
 
     /// The weights packed little-endian as the format stores them.
     pub fn pack(self, weights: &[[f32; 4]]) -> Vec<u8> {
         let mut out = Vec::with_capacity(weights.len() * self.bytes_per_vertex());
-        for ws in weights {
-            for &w in ws {
-                match self.unorm_max() {
-                    None => out.extend_from_slice(&w.to_le_bytes()),
-                    Some(max) => {
-                        let q = (w.clamp(0.0, 1.0) * max).round();
-                        if self == WeightFormat::Unorm8x4 {
-                            out.push(q as u8);
-                        } else {
-                            out.extend_from_slice(&(q as u16).to_le_bytes());
-                        }
+        for &ws in weights {
+            match self.integers(ws) {
+                None => out.extend_from_slice(bytemuck::cast_slice(&ws)),
+                Some(q) if self == WeightFormat::Unorm8x4 => out.extend(q.map(|q| q as u8)),
+                Some(q) => {
+                    for q in q {
+                        out.extend_from_slice(&(q as u16).to_le_bytes());
                     }
                 }
             }
@@ -189,6 +212,27 @@ impl PositionFormat {
     }
 }
 
+/// What the shader under test reads of each vertex, which the scene is built for: the joint
+/// format that holds the fewest indices (a case past it cannot be tested), and the weights as the
+/// numeric path reads them (quantised for the CPU reference too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reads {
+    pub joints: JointFormat,
+    /// Where the profile gives that format, for the message (empty for the built-in contract).
+    pub joints_whence: String,
+    pub weights: WeightFormat,
+}
+
+impl Default for Reads {
+    fn default() -> Reads {
+        Reads {
+            joints: JointFormat::U32x4,
+            joints_whence: String::new(),
+            weights: WeightFormat::F32x4,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,13 +260,23 @@ mod tests {
 
     #[test]
     fn unorm_weights_are_what_the_gpu_reads() {
-        // 0.3 * 255 = 76.5 rounds to 77: the shader reads 77 / 255, not 0.3.
+        // 0.3 * 255 = 76.500003 and 0.7 * 255 = 178.499997 (as f32): rounded apart they could
+        // sum to 256; the larger remainder gets the unit, so the bytes sum to 255.
         let f = WeightFormat::Unorm8x4;
-        assert_eq!(f.quantise(0.3), 77.0 / 255.0);
-        assert_eq!(f.pack(&[[0.3, 0.7, 0.0, 1.0]]), [77, 179, 0, 255]);
-        assert_eq!(WeightFormat::F32x4.quantise(0.3), 0.3);
+        let q = f.quantise([0.3, 0.7, 0.0, 0.0]);
+        assert_eq!(f.pack(&[[0.3, 0.7, 0.0, 0.0]]), [77, 178, 0, 0]);
+        assert_eq!(q, [77.0 / 255.0, 178.0 / 255.0, 0.0, 0.0]);
+        assert_eq!(f.pack(&[[0.5, 0.5, 0.0, 0.0]]), [128, 127, 0, 0]);
+        assert_eq!(f.pack(&[[0.25, 0.25, 0.25, 0.25]]), [64, 64, 64, 63]);
+        assert_eq!(
+            WeightFormat::F32x4.quantise([0.3, 0.7, 0.0, 0.0]),
+            [0.3, 0.7, 0.0, 0.0]
+        );
         let g = WeightFormat::Unorm16x4;
-        assert_eq!(g.quantise(0.5), 32768.0 / 65535.0);
-        assert_eq!(g.pack(&[[0.5, 0.0, 0.0, 0.0]])[..2], 32768u16.to_le_bytes());
+        assert_eq!(
+            g.quantise([0.5, 0.5, 0.0, 0.0])[0] + g.quantise([0.5, 0.5, 0.0, 0.0])[1],
+            (32768.0 + 32767.0) / 65535.0
+        );
+        assert_eq!(g.pack(&[[1.0, 0.0, 0.0, 0.0]])[..2], 65535u16.to_le_bytes());
     }
 }

@@ -1,6 +1,7 @@
 //! skinproof: a headless GPU conformance and regression harness for a linear-blend skinning WGSL shader.
 
 pub mod bench;
+mod capture;
 pub mod case;
 pub mod check;
 mod compare;

@@ -17,6 +17,10 @@ pub struct Shader {
     pub contract: Arc<Contract>,
     /// The layout profile the contract was read from, if any.
     pub profile: Option<PathBuf>,
+    /// WGSL the harness adds to the source (see `capture`); the contract above includes it.
+    pub added: String,
+    /// Why the harness could not add what the profile asks for (a missing skinning function).
+    pub unmet: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -43,15 +47,43 @@ pub enum ShaderError {
 impl Shader {
     /// `source`, from `path`, held to the built-in contract.
     pub fn new(path: impl Into<PathBuf>, source: impl Into<String>) -> Shader {
-        let source = source.into();
-        let mut contract = Contract::builtin();
-        resolve(&mut contract, &source);
+        Shader::held_to(path.into(), source.into(), Contract::builtin(), None)
+    }
+
+    /// `source` held to `contract` (from `profile`), completed from the shader itself: the
+    /// workgroup size, a fixed palette's length, and what the harness adds.
+    fn held_to(
+        path: PathBuf,
+        source: String,
+        mut contract: Contract,
+        profile: Option<PathBuf>,
+    ) -> Shader {
+        let module = naga::front::wgsl::parse_str(&source).ok();
+        if let Some(module) = &module {
+            resolve(&mut contract, module);
+        }
+        let (mut added, mut unmet) = (String::new(), None);
+        match module
+            .as_ref()
+            .map(|m| crate::capture::addition(&contract, m))
+        {
+            Some(Ok(Some((wgsl, extended)))) => (added, contract) = (wgsl, extended),
+            Some(Err(why)) => unmet = Some(why),
+            _ => {}
+        }
         Shader {
-            path: path.into(),
+            path,
             source,
             contract: Arc::new(contract),
-            profile: None,
+            profile,
+            added,
+            unmet,
         }
+    }
+
+    /// The source the GPU module is built from: the shader and what the harness adds.
+    pub fn module_source(&self) -> String {
+        format!("{}{}", self.source, self.added)
     }
 
     /// The shader at `path`, held to its layout profile: `profile` if given, else the
@@ -68,31 +100,33 @@ impl Shader {
         };
         let profile = Profile::load(profile)?;
         profile.describes(path)?;
-        let mut contract = profile.contract();
-        resolve(&mut contract, &source);
-        Ok(Shader {
-            path: path.to_path_buf(),
+        Ok(Shader::held_to(
+            path.to_path_buf(),
             source,
-            contract: Arc::new(contract),
-            profile: Some(profile.path),
-        })
+            profile.contract(),
+            Some(profile.path),
+        ))
     }
 
     /// Parses and validates with naga, then checks entry points and bindings against the contract.
+    /// The shader is validated with what the harness adds (appended, so the shader's own lines
+    /// keep their numbers).
     pub fn validate(&self) -> Result<naga::Module, ShaderError> {
         let path = self.path.display().to_string();
-        let module = naga::front::wgsl::parse_str(&self.source)
-            .map_err(|e| ShaderError::Invalid(e.emit_to_string_with_path(&self.source, &path)))?;
+        let source = self.module_source();
+        let module = naga::front::wgsl::parse_str(&source)
+            .map_err(|e| ShaderError::Invalid(e.emit_to_string_with_path(&source, &path)))?;
         let mut validator = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::default(),
         );
         let valid = validator
             .validate(&module)
-            .map_err(|e| e.emit_to_string_with_path(&self.source, &path));
+            .map_err(|e| e.emit_to_string_with_path(&source, &path));
         // The contract first: a binding of the wrong type usually also makes naga reject the code
         // that uses it, and the contract says which binding and what it should be.
-        let broken = contract_violations(&self.contract, &module, valid.as_ref().ok());
+        let mut broken = contract_violations(&self.contract, &module, valid.as_ref().ok());
+        broken.extend(self.unmet.clone());
         if !broken.is_empty() {
             let mut message = broken.join("; ");
             if let Err(diagnostic) = valid {
@@ -113,15 +147,12 @@ impl Shader {
 /// What the contract takes from the shader itself: the compute stage's workgroup size and a
 /// fixed-length palette's length. A shader naga cannot read keeps the defaults; validation then
 /// says why.
-fn resolve(contract: &mut Contract, source: &str) {
-    let Ok(module) = naga::front::wgsl::parse_str(source) else {
-        return;
-    };
+fn resolve(contract: &mut Contract, module: &naga::Module) {
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::default(),
     )
-    .validate(&module)
+    .validate(module)
     .ok();
     let entry = contract.compute.as_deref();
     if let Some(ep) = module
@@ -129,7 +160,7 @@ fn resolve(contract: &mut Contract, source: &str) {
         .iter()
         .find(|ep| Some(ep.name.as_str()) == entry)
     {
-        if let Some(Ok(size)) = workgroup_size(&module, info.as_ref(), ep) {
+        if let Some(Ok(size)) = workgroup_size(module, info.as_ref(), ep) {
             contract.workgroup_size = size;
         }
     }

@@ -56,7 +56,7 @@ impl Pipelines {
             let fragment = c
                 .fragment
                 .clone()
-                .unwrap_or_else(|| HARNESS_FRAGMENT.into());
+                .unwrap_or_else(|| crate::capture::FRAGMENT.into());
             why.push(format!(
                 "the render pipeline ({}, {fragment}): {m}",
                 name(&c.vertex)
@@ -80,16 +80,6 @@ pub struct Context {
     /// Errors raised outside any error scope (wgpu would otherwise panic on them).
     uncaptured: Arc<Mutex<Vec<String>>>,
     lost: Arc<Mutex<Option<String>>>,
-}
-
-/// The fragment entry point the harness adds to a shader without one: the shape in one colour.
-pub const HARNESS_FRAGMENT: &str = "skinproof_fragment";
-
-/// The harness's fragment stage, appended to a shader that has none.
-fn fragment_wgsl() -> String {
-    format!(
-        "\n@fragment\nfn {HARNESS_FRAGMENT}() -> @location(0) vec4<f32> {{\n    return vec4<f32>(1.0, 1.0, 1.0, 1.0);\n}}\n"
-    )
 }
 
 /// The render target format: the goldens are 8-bit RGBA.
@@ -169,7 +159,7 @@ impl Context {
                     .device
                     .create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("shader under test"),
-                        source: wgpu::ShaderSource::Wgsl(module_source(shader).into()),
+                        source: wgpu::ShaderSource::Wgsl(shader.module_source().into()),
                     }))
             })
             .map_err(text)
@@ -191,7 +181,10 @@ impl Context {
                     .map_err(text)
             }),
             render: contract.vertex.as_deref().map(|vs| {
-                let fs = contract.fragment.as_deref().unwrap_or(HARNESS_FRAGMENT);
+                let fs = contract
+                    .fragment
+                    .as_deref()
+                    .unwrap_or(crate::capture::FRAGMENT);
                 self.scoped(|| Ok(build_render(&self.device, &module, contract, vs, fs)))
                     .map_err(text)
             }),
@@ -352,17 +345,6 @@ fn build_render(
     let layouts = bind_group_layouts(device, contract, Pipeline::Render);
     let pipeline = render_pipeline(device, contract, &layouts, module, vs, fs);
     RenderSet { layouts, pipeline }
-}
-
-/// The source the module is built from: the shader, and the harness's fragment stage where the
-/// shader has a vertex stage and no fragment stage.
-pub fn module_source(shader: &Shader) -> String {
-    let c = &shader.contract;
-    if c.vertex.is_some() && c.fragment.is_none() {
-        format!("{}{}", shader.source, fragment_wgsl())
-    } else {
-        shader.source.clone()
-    }
 }
 
 /// A render pipeline over the contract's render bindings and vertex layout, drawing triangles
