@@ -613,7 +613,7 @@ fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinE
         }
     });
     let config = skinproof::config::Config::from_vars(root, vars.collect())?;
-    let shader = Shader::load(&config.shader)?;
+    let shader = Shader::load(&config.shader, config.profile.as_deref())?;
     // Only skin_compute runs here: a contract broken elsewhere (the render stage) is worth a word,
     // not a refusal; a compute stage that does not build fails below.
     if let Err(e) = shader.validate() {

@@ -91,6 +91,9 @@ impl Outcome {
         Self::new(Status::Skip, "-", message)
     }
     pub fn gpu(e: &GpuError) -> Self {
+        if let GpuError::Absent(why) = e {
+            return Self::skip(why.clone());
+        }
         let status = if e.is_timeout() {
             Status::Timeout
         } else {
@@ -284,7 +287,9 @@ fn shader_builds(input: &Input) -> Outcome {
     match p.errors() {
         None => Outcome::pass("0 errors"),
         Some(m) => {
-            let n = usize::from(p.compute.is_err()) + usize::from(p.render.is_err());
+            let failed = |b: Option<bool>| usize::from(b == Some(true));
+            let n = failed(p.compute.as_ref().map(Result::is_err))
+                + failed(p.render.as_ref().map(Result::is_err));
             Outcome::fail(
                 format!("{n} error{}", if n == 1 { "" } else { "s" }),
                 format!("the shader did not build into pipelines:\n{m}"),
@@ -433,6 +438,15 @@ fn render_matches_golden(input: &Input) -> Outcome {
         }
         (Err(e), _) | (_, Err(e)) => return Outcome::gpu(e),
     };
+    // A shader that draws its own colour is held to the goldens' coverage, not their colours.
+    let coverage_only = !input.ctx.contract().tint;
+    let masked;
+    let actual = if coverage_only {
+        masked = golden::coverage(actual);
+        &masked
+    } else {
+        actual
+    };
     let g = &case.golden;
     let subject = golden::Subject {
         case: &case.name,
@@ -454,6 +468,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
             flip_max_percentile: g.flip_max_percentile,
         },
         actual,
+        coverage_only,
     };
     input.goldens.judge(&subject).into()
 }

@@ -101,6 +101,16 @@ pub enum ConfigError {
         exists: bool,
     },
     #[error(
+        "SKINPROOF_PROFILE: `{value}` is not a file ({} {})",
+        path.display(),
+        there(*exists, "is a folder")
+    )]
+    ProfileNotFile {
+        value: String,
+        path: PathBuf,
+        exists: bool,
+    },
+    #[error(
         "SKINPROOF_CASES: `{value}` is not a folder ({} {})",
         path.display(),
         there(*exists, "is a file")
@@ -145,6 +155,9 @@ pub struct Config {
     /// The project root: `cases/`, `golden/` and `reports/` live here.
     pub root: PathBuf,
     pub shader: PathBuf,
+    /// The shader's layout profile, if `SKINPROOF_PROFILE` names one; otherwise the one beside
+    /// the shader, if any, or the built-in contract.
+    pub profile: Option<PathBuf>,
     pub cases: PathBuf,
     /// The golden images folder, `golden/`.
     pub goldens: PathBuf,
@@ -162,8 +175,9 @@ pub struct Config {
 }
 
 /// Every variable the harness reads; any other `SKINPROOF_*` name is a typo.
-pub const KNOWN: [&str; 9] = [
+pub const KNOWN: [&str; 10] = [
     "SKINPROOF_SHADER",
+    "SKINPROOF_PROFILE",
     "SKINPROOF_CASES",
     "SKINPROOF_BLESS",
     "SKINPROOF_REQUIRE_ADAPTER",
@@ -176,8 +190,9 @@ pub const KNOWN: [&str; 9] = [
 
 /// A bad value of every `SKINPROOF_*` variable, and misspelt names: each is rejected with an error
 /// that names the variable and the value. The unit tests and `docs/bad-inputs.md` both use it.
-pub const BAD_VALUES: [(&str, &str); 17] = [
+pub const BAD_VALUES: [(&str, &str); 18] = [
     ("SKINPROOF_SHADER", "shaders/missing.wgsl"),
+    ("SKINPROOF_PROFILE", "shaders/missing.profile.yaml"),
     ("SKINPROOF_SHADER", "shaders"),
     ("SKINPROOF_CASES", "no-such-cases"),
     ("SKINPROOF_BLESS", "yes"),
@@ -268,6 +283,17 @@ impl Config {
                 });
             }
         }
+        if let Some(v) = get("SKINPROOF_PROFILE").filter(|v| !v.is_empty()) {
+            let p = root.join(&v);
+            if !p.is_file() {
+                let exists = p.exists();
+                return Err(ConfigError::ProfileNotFile {
+                    value: v,
+                    path: p,
+                    exists,
+                });
+            }
+        }
         if let Some(v) = get("SKINPROOF_CASES").filter(|v| !v.is_empty()) {
             let p = root.join(&v);
             if !p.is_dir() {
@@ -314,6 +340,9 @@ impl Config {
             bench,
             root: root.to_path_buf(),
             shader: path("SKINPROOF_SHADER", "shaders/skinning.wgsl"),
+            profile: get("SKINPROOF_PROFILE")
+                .filter(|v| !v.is_empty())
+                .map(|v| root.join(v)),
             cases: path("SKINPROOF_CASES", "cases"),
             reports: root.join("reports"),
             goldens: root.join("golden"),
@@ -339,6 +368,13 @@ impl Config {
                     shell_word(&shown.display().to_string())
                 ));
             }
+        }
+        if let Some(p) = &self.profile {
+            let shown = p.strip_prefix(&self.root).unwrap_or(p);
+            env.push_str(&format!(
+                "SKINPROOF_PROFILE={} ",
+                shell_word(&shown.display().to_string())
+            ));
         }
         env
     }

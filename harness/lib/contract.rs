@@ -6,6 +6,8 @@
 
 use naga::{AddressSpace, ArraySize, Handle, ShaderStage, StorageAccess, TypeInner};
 
+pub use crate::format::{JointFormat, PositionFormat, WeightFormat};
+
 /// What a binding holds, one per binding of the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
@@ -16,6 +18,10 @@ pub enum Role {
     Skinned,
     Count,
     View,
+    /// The inverse binds of a split palette (the palette then holds the joints' globals).
+    InverseBinds,
+    /// A uniform whose first u32 is where the case's joint 0 starts in the palette buffer.
+    PaletteOffset,
 }
 
 /// The pipelines the harness builds from the shader, apart from each other.
@@ -124,6 +130,15 @@ pub enum Want {
     /// struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }: three f32 in the first 12
     /// bytes (or a `vec4<f32>`).
     View,
+    /// A fixed-length `array<mat4x4<f32>, N>`: a uniform palette of N matrices.
+    FixedMatrices,
+    /// Joint indices as u16 pairs in u32 words: `array<u32>` (two words per vertex) or
+    /// `array<vec2<u32>>`.
+    PackedJoints,
+    /// A column-major view-projection `mat4x4<f32>`, alone or as a struct's first member.
+    Matrix,
+    /// A u32 at byte 0: alone, or a struct's first member, or a `vec4<u32>`.
+    FirstU32,
 }
 
 impl Want {
@@ -136,6 +151,10 @@ impl Want {
                 "a struct whose first member is count: u32 (then 3 x u32 padding)".into()
             }
             Want::View => "struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }".into(),
+            Want::FixedMatrices => "array<mat4x4<f32>, N>".into(),
+            Want::PackedJoints => "array<u32> or array<vec2<u32>> (u16 pairs)".into(),
+            Want::Matrix => "mat4x4<f32> (or a struct whose first member is one)".into(),
+            Want::FirstU32 => "a u32 (or a struct whose first member is a u32)".into(),
         }
     }
 
@@ -154,7 +173,8 @@ impl Want {
                 ("half_width", 8),
                 ("pad", 12),
             ],
-            Want::Array(_) | Want::Positions => &[],
+            Want::FirstU32 => &[("value", 0)],
+            _ => &[],
         }
     }
 
@@ -180,6 +200,10 @@ impl Want {
                 "View".into(),
                 Some("struct View { scale: f32, offset_y: f32, half_width: f32, _pad: f32 }"),
             ),
+            Want::FixedMatrices => ("array<mat4x4<f32>, 256>".into(), None),
+            Want::PackedJoints => ("array<vec2<u32>>".into(), None),
+            Want::Matrix => ("mat4x4<f32>".into(), None),
+            Want::FirstU32 => ("vec4<u32>".into(), None),
         }
     }
 
@@ -217,6 +241,37 @@ impl Want {
                         .all(|(i, m)| m.offset == 4 * i as u32 && is(m.ty, naga::Scalar::F32))
             }
             (Want::View, inner) => Elem::Vec4F32.matches(inner),
+            (
+                Want::FixedMatrices,
+                TypeInner::Array {
+                    base,
+                    size: ArraySize::Constant(_),
+                    ..
+                },
+            ) => Elem::Mat4F32.matches(&types[*base].inner),
+            (
+                Want::PackedJoints,
+                TypeInner::Array {
+                    base,
+                    size: ArraySize::Dynamic,
+                    ..
+                },
+            ) => matches!(
+                types[*base].inner,
+                TypeInner::Scalar(naga::Scalar::U32)
+                    | TypeInner::Vector {
+                        size: naga::VectorSize::Bi,
+                        scalar: naga::Scalar::U32
+                    }
+            ),
+            (Want::Matrix | Want::FirstU32, TypeInner::Struct { members, .. }) => members
+                .first()
+                .is_some_and(|m| m.offset == 0 && self.matches(types, m.ty)),
+            (Want::Matrix, inner) => Elem::Mat4F32.matches(inner),
+            (Want::FirstU32, inner) => {
+                matches!(inner, TypeInner::Scalar(naga::Scalar::U32))
+                    || Elem::Vec4U32.matches(inner)
+            }
             _ => false,
         }
     }
@@ -233,11 +288,20 @@ pub struct Slot {
     /// What it holds, as messages name it ("the palette", "source positions").
     pub holds: String,
     pub pipelines: Vec<Pipeline>,
+    /// Where a profile gave this binding (`file:line, field `x``), for messages.
+    pub origin: Option<String>,
 }
 
 impl Slot {
     pub fn used_by(&self, pipeline: Pipeline) -> bool {
         self.pipelines.contains(&pipeline)
+    }
+
+    /// What a message says after the binding: where a profile gave it, if one did.
+    pub fn whence(&self) -> String {
+        self.origin
+            .as_ref()
+            .map_or(String::new(), |o| format!(" (the profile's {o})"))
     }
 
     fn layout_entry(&self, pipeline: Pipeline, uniform_bytes: u32) -> wgpu::BindGroupLayoutEntry {
@@ -251,7 +315,12 @@ impl Slot {
             // Pipeline creation then refuses a shader whose uniform needs more than the contract's.
             Space::Uniform => (
                 wgpu::BufferBindingType::Uniform,
-                wgpu::BufferSize::new(uniform_bytes as u64),
+                wgpu::BufferSize::new(match self.ty {
+                    Want::Matrix => 64,
+                    // A fixed-length palette is as long as the shader declares it.
+                    Want::FixedMatrices => 0,
+                    _ => uniform_bytes as u64,
+                }),
             ),
         };
         wgpu::BindGroupLayoutEntry {
@@ -277,6 +346,8 @@ pub struct VertexInput {
     /// Its location and the format of its buffer's elements (at offset 0).
     pub attribute: wgpu::VertexAttribute,
     pub stride: u64,
+    /// Where a profile gave this attribute, for messages.
+    pub origin: Option<String>,
 }
 
 impl VertexInput {
@@ -288,10 +359,12 @@ impl VertexInput {
 /// The whole contract: entry points, workgroup size, bindings, vertex inputs, output guard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Contract {
-    /// Entry-point names of the compute, vertex and fragment stages.
-    pub compute: String,
-    pub vertex: String,
-    pub fragment: String,
+    /// Entry-point names of the compute, vertex and fragment stages; a shader may lack a stage
+    /// (its profile says so), and without a fragment stage the harness adds one.
+    pub compute: Option<String>,
+    pub vertex: Option<String>,
+    pub fragment: Option<String>,
+    /// The compute stage's workgroup size, as naga reads it from the shader.
     pub workgroup_size: [u32; 3],
     /// One slot per role.
     pub slots: Vec<Slot>,
@@ -303,6 +376,40 @@ pub struct Contract {
     pub fragment_output: Elem,
     /// Output elements past `count` that the compute path guards: they must stay untouched.
     pub output_guard: usize,
+    /// How the data are stored for the shader.
+    pub formats: Formats,
+    /// The length of a fixed-length (uniform) palette, as the shader declares it.
+    pub palette_len: Option<u32>,
+    /// Whether the fragment stage draws the contract's tint (images then compare with the goldens
+    /// channel by channel); otherwise by coverage.
+    pub tint: bool,
+    /// A vertex-only shader's skinning function, which a compute entry point the harness adds
+    /// calls, so that its skinned positions compare number by number.
+    pub skin_function: Option<String>,
+    /// The layout profile this contract was read from, and where it names each entry point;
+    /// `None` for the built-in contract.
+    pub profile: Option<Origin>,
+}
+
+/// Where a contract came from: a profile file, and the places in it messages point to.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Origin {
+    pub path: String,
+    /// (entry point name, `file:line, field `x``).
+    pub entries: Vec<(String, String)>,
+}
+
+/// The storage and vertex formats of the per-vertex data.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Formats {
+    /// Joints in storage (compute): u32x4, or u16x4 as u16 pairs in u32 words.
+    pub joints: JointFormat,
+    /// Source positions and skinned output in storage: vec3 or vec4 (both a 16-byte stride).
+    pub positions: PositionFormat,
+    pub skinned: PositionFormat,
+    /// The vertex attributes' formats.
+    pub vertex_joints: JointFormat,
+    pub vertex_weights: WeightFormat,
 }
 
 impl Contract {
@@ -318,6 +425,7 @@ impl Contract {
             ty,
             holds: holds.into(),
             pipelines: pipelines.to_vec(),
+            origin: None,
         };
         let input = |role, ty, also, format, location, stride| VertexInput {
             role,
@@ -329,11 +437,12 @@ impl Contract {
                 shader_location: location,
             },
             stride,
+            origin: None,
         };
         Contract {
-            compute: "skin_compute".into(),
-            vertex: "vs_skin".into(),
-            fragment: "fs_skin".into(),
+            compute: Some("skin_compute".into()),
+            vertex: Some("vs_skin".into()),
+            fragment: Some("fs_skin".into()),
             workgroup_size: [64, 1, 1],
             slots: vec![
                 slot(
@@ -423,26 +532,109 @@ impl Contract {
             ],
             fragment_output: Elem::Vec4F32,
             output_guard: 64,
+            formats: Formats {
+                joints: JointFormat::U32x4,
+                positions: PositionFormat::Vec4,
+                skinned: PositionFormat::Vec4,
+                vertex_joints: JointFormat::U32x4,
+                vertex_weights: WeightFormat::F32x4,
+            },
+            palette_len: None,
+            tint: true,
+            skin_function: None,
+            profile: None,
         }
     }
 
-    /// The entry points by name and stage.
-    pub fn entry_points(&self) -> [(&str, ShaderStage); 3] {
+    /// What messages call it: "the shader contract (see SPEC.md)", or the profile file.
+    pub fn name(&self) -> String {
+        match &self.profile {
+            None => "the shader contract (see SPEC.md)".into(),
+            Some(o) => format!("its layout profile {}", o.path),
+        }
+    }
+
+    /// Where the profile names entry point `name`, for messages; empty for the built-in contract.
+    pub fn entry_whence(&self, name: &str) -> String {
+        self.profile
+            .iter()
+            .flat_map(|o| &o.entries)
+            .find(|(e, _)| e == name)
+            .map_or(String::new(), |(_, w)| format!(" (the profile's {w})"))
+    }
+
+    /// What the shader reads of each vertex, for the scene: the narrowest joint format of its
+    /// stages, and the weights as the numeric path reads them (a vertex-only shader's numbers come
+    /// from its vertex formats; a compute stage reads f32).
+    pub fn reads(&self) -> crate::format::Reads {
+        let mut reads = crate::format::Reads::default();
+        let stages = [
+            (
+                self.has(Pipeline::Compute),
+                self.formats.joints,
+                Role::Joints,
+                false,
+            ),
+            (
+                self.has(Pipeline::Render),
+                self.formats.vertex_joints,
+                Role::Joints,
+                true,
+            ),
+        ];
+        for (present, format, role, vertex) in stages {
+            if present && format.max_index() < reads.joints.max_index() {
+                reads.joints = format;
+                let origin = if vertex {
+                    self.input(role).and_then(|i| i.origin.clone())
+                } else {
+                    self.try_slot(role).and_then(|s| s.origin.clone())
+                };
+                reads.joints_whence =
+                    origin.map_or(String::new(), |o| format!(" (the profile's {o})"));
+            }
+        }
+        if self.skin_function.is_some() {
+            reads.weights = self.formats.vertex_weights;
+        }
+        reads
+    }
+
+    /// The slot of `role`, if the contract has one (a split palette's inverse binds, an offset).
+    pub fn try_slot(&self, role: Role) -> Option<&Slot> {
+        self.slots.iter().find(|s| s.role == role)
+    }
+
+    /// The entry points the shader has, by name and stage.
+    pub fn entry_points(&self) -> Vec<(&str, ShaderStage)> {
         [
             (&self.compute, ShaderStage::Compute),
             (&self.vertex, ShaderStage::Vertex),
             (&self.fragment, ShaderStage::Fragment),
         ]
+        .into_iter()
+        .filter_map(|(name, stage)| name.as_deref().map(|n| (n, stage)))
+        .collect()
     }
 
     /// The pipeline an entry point of the contract belongs to.
     pub fn pipeline_of(&self, entry_point: &str) -> Option<Pipeline> {
-        if entry_point == self.compute {
+        let is = |e: &Option<String>| e.as_deref() == Some(entry_point);
+        if is(&self.compute) {
             Some(Pipeline::Compute)
-        } else if entry_point == self.vertex || entry_point == self.fragment {
+        } else if is(&self.vertex) || is(&self.fragment) {
             Some(Pipeline::Render)
         } else {
             None
+        }
+    }
+
+    /// Whether the shader has the stages `pipeline` needs (a render pipeline needs a vertex
+    /// stage; the harness adds a fragment stage where there is none).
+    pub fn has(&self, pipeline: Pipeline) -> bool {
+        match pipeline {
+            Pipeline::Compute => self.compute.is_some(),
+            Pipeline::Render => self.vertex.is_some(),
         }
     }
 
@@ -483,9 +675,11 @@ impl Contract {
         slots
     }
 
-    /// The bind group a pipeline's bindings are in: each pipeline has one, the group of its slots.
-    pub fn group(&self, pipeline: Pipeline) -> u32 {
-        self.slots_of(pipeline).first().map_or(0, |s| s.group)
+    /// The bind groups a pipeline's bindings are in, ascending.
+    pub fn groups_of(&self, pipeline: Pipeline) -> Vec<u32> {
+        let mut groups: Vec<u32> = self.slots_of(pipeline).iter().map(|s| s.group).collect();
+        groups.dedup();
+        groups
     }
 
     /// The groups the contract uses, ascending.
@@ -508,10 +702,15 @@ impl Contract {
         b
     }
 
-    /// The bind group layout entries of `pipeline`.
-    pub fn layout_entries(&self, pipeline: Pipeline) -> Vec<wgpu::BindGroupLayoutEntry> {
+    /// The bind group layout entries of `pipeline` in `group`.
+    pub fn layout_entries(
+        &self,
+        pipeline: Pipeline,
+        group: u32,
+    ) -> Vec<wgpu::BindGroupLayoutEntry> {
         self.slots_of(pipeline)
             .into_iter()
+            .filter(|s| s.group == group)
             .map(|s| s.layout_entry(pipeline, self.uniform_bytes))
             .collect()
     }

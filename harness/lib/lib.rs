@@ -1,17 +1,20 @@
 //! skinproof: a headless GPU conformance and regression harness for a linear-blend skinning WGSL shader.
 
 pub mod bench;
+mod capture;
 pub mod case;
 pub mod check;
 mod compare;
 pub mod config;
 mod contract;
 pub mod file;
+pub mod format;
 pub mod golden;
 pub mod gpu;
 mod identity;
 pub mod model;
 pub mod mutate;
+pub mod profile;
 pub mod property;
 mod reference;
 pub mod report;

@@ -326,7 +326,7 @@ fn draw_skinned(
         let pipeline = gpu::context::render_pipeline(
             &ctx.device,
             ctx.contract(),
-            &render.layout,
+            &render.layouts,
             &module,
             "vs_pass",
             "fs_pass",
@@ -339,13 +339,13 @@ fn draw_skinned(
         let identity = [glam::Mat4::IDENTITY];
         let draw = gpu::render::Draw::new(
             ctx,
-            &render.layout,
+            &render.layouts,
             &identity,
             &skinned,
             view,
             width,
             height,
-        );
+        )?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         draw.encode(&mut encoder, &pipeline, None);
         ctx.queue.submit([encoder.finish()]);
@@ -360,6 +360,16 @@ const EDGE_PIXELS: u64 = 8;
 /// The compute result drawn by a pass-through vertex stage (the contract's view transform and
 /// tint) matches the `vs_skin` render of the same pose, on a target taller than wide.
 pub fn compute_render_agree(ctx: &Context) -> Outcome {
+    // The compute result is drawn through the contract's view and tint: a shader with its own
+    // colour or camera draws another image by design.
+    let c = ctx.contract();
+    let view = c.try_slot(crate::contract::Role::View).map(|s| s.ty);
+    if c.vertex.is_some() && (!c.tint || view != Some(crate::contract::Want::View)) {
+        return Outcome::skip(format!(
+            "the shader draws its own colour or uses its own camera ({}), so the compute result cannot be drawn as it draws",
+            c.name()
+        ));
+    }
     let skeleton = Skeleton::chain(5, 0.5);
     let mesh = strip(5, 0.5, 120, 0.4, 2);
     let pose = posed(

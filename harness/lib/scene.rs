@@ -3,6 +3,7 @@
 use glam::{DQuat, DVec3, Mat4};
 
 use crate::case::{Case, IfMissing};
+use crate::format::Reads;
 use crate::rig::{strip, Mesh, Pose, Skeleton, View};
 
 /// What one case describes: skeleton, mesh, palettes at the bind pose and the pose, the CPU
@@ -40,7 +41,13 @@ pub enum SceneError {
 impl Scene {
     /// The case's chain and strip, or its glTF model, posed as the case says.
     pub fn from_case(case: &Case) -> Result<Scene, SceneError> {
-        let (skeleton, mesh, mut pose, bind_palette) = match (
+        Scene::for_shader(case, &Reads::default())
+    }
+
+    /// The scene as a shader that `reads` so sees it: refused when a joint index does not fit its
+    /// joint format, weights quantised as it reads them, so the CPU reference sees the same.
+    pub fn for_shader(case: &Case, reads: &Reads) -> Result<Scene, SceneError> {
+        let (skeleton, mut mesh, mut pose, bind_palette) = match (
             &case.model,
             &case.skeleton,
             &case.mesh,
@@ -145,6 +152,16 @@ impl Scene {
                 ));
             }
             apply(&skeleton, &mut pose, jp);
+        }
+        if let Err(e) = reads.joints.pack(&mesh.joints) {
+            return Err(SceneError::Fail(format!(
+                "{}: {e}{}",
+                case.path.display(),
+                reads.joints_whence
+            )));
+        }
+        for w in mesh.weights.iter_mut() {
+            *w = reads.weights.quantise(*w);
         }
         let posed_palette = skeleton.palette(&pose);
         let cpu_bind = crate::reference::skin(&bind_palette, &mesh);

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use naga::common::wgsl::TypeContext;
 use naga::{AddressSpace, Binding, Handle, ShaderStage, StorageAccess, TypeInner};
 
-use crate::contract::{list, Contract};
+use crate::contract::{list, Contract, Role};
+use crate::profile::Profile;
 
 /// The WGSL source under test, where it came from, and the contract it is held to.
 #[derive(Clone, Debug)]
@@ -14,6 +15,12 @@ pub struct Shader {
     pub path: PathBuf,
     pub source: String,
     pub contract: Arc<Contract>,
+    /// The layout profile the contract was read from, if any.
+    pub profile: Option<PathBuf>,
+    /// WGSL the harness adds to the source (see `capture`); the contract above includes it.
+    pub added: String,
+    /// Why the harness could not add what the profile asks for (a missing skinning function).
+    pub unmet: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -26,53 +33,153 @@ pub enum ShaderError {
     /// naga's located diagnostic (file:line:column and the offending source line).
     #[error("{0}")]
     Invalid(String),
-    #[error("{path}: breaks the shader contract (see SPEC.md): {message}")]
-    Contract { path: String, message: String },
+    #[error("{path}: breaks {against}: {message}")]
+    Contract {
+        path: String,
+        against: String,
+        message: String,
+    },
+    /// The layout profile is unreadable or invalid, or describes another shader.
+    #[error("{0}")]
+    Profile(#[from] crate::case::CaseError),
 }
 
 impl Shader {
     /// `source`, from `path`, held to the built-in contract.
     pub fn new(path: impl Into<PathBuf>, source: impl Into<String>) -> Shader {
+        Shader::held_to(path.into(), source.into(), Contract::builtin(), None)
+    }
+
+    /// `source` held to `contract` (from `profile`), completed from the shader itself: the
+    /// workgroup size, a fixed palette's length, and what the harness adds.
+    fn held_to(
+        path: PathBuf,
+        source: String,
+        mut contract: Contract,
+        profile: Option<PathBuf>,
+    ) -> Shader {
+        let module = naga::front::wgsl::parse_str(&source).ok();
+        if let Some(module) = &module {
+            resolve(&mut contract, module);
+        }
+        let (mut added, mut unmet) = (String::new(), None);
+        match module
+            .as_ref()
+            .map(|m| crate::capture::addition(&contract, m))
+        {
+            Some(Ok(Some((wgsl, extended)))) => (added, contract) = (wgsl, extended),
+            Some(Err(why)) => unmet = Some(why),
+            _ => {}
+        }
         Shader {
-            path: path.into(),
-            source: source.into(),
-            contract: Arc::new(Contract::builtin()),
+            path,
+            source,
+            contract: Arc::new(contract),
+            profile,
+            added,
+            unmet,
         }
     }
 
-    pub fn load(path: &Path) -> Result<Shader, ShaderError> {
+    /// The source the GPU module is built from: the shader and what the harness adds.
+    pub fn module_source(&self) -> String {
+        format!("{}{}", self.source, self.added)
+    }
+
+    /// The shader at `path`, held to its layout profile: `profile` if given, else the
+    /// `<stem>.profile.yaml` beside the shader if there is one, else the built-in contract.
+    pub fn load(path: &Path, profile: Option<&Path>) -> Result<Shader, ShaderError> {
         let source = std::fs::read_to_string(path).map_err(|source| ShaderError::Io {
             path: path.display().to_string(),
             source,
         })?;
-        Ok(Shader::new(path, source))
+        let beside = crate::profile::beside(path);
+        let profile = profile.or(beside.is_file().then_some(beside.as_path()));
+        let Some(profile) = profile else {
+            return Ok(Shader::new(path, source));
+        };
+        let profile = Profile::load(profile)?;
+        profile.describes(path)?;
+        Ok(Shader::held_to(
+            path.to_path_buf(),
+            source,
+            profile.contract(),
+            Some(profile.path),
+        ))
     }
 
     /// Parses and validates with naga, then checks entry points and bindings against the contract.
+    /// The shader is validated with what the harness adds (appended, so the shader's own lines
+    /// keep their numbers).
     pub fn validate(&self) -> Result<naga::Module, ShaderError> {
         let path = self.path.display().to_string();
-        let module = naga::front::wgsl::parse_str(&self.source)
-            .map_err(|e| ShaderError::Invalid(e.emit_to_string_with_path(&self.source, &path)))?;
+        let source = self.module_source();
+        let module = naga::front::wgsl::parse_str(&source)
+            .map_err(|e| ShaderError::Invalid(e.emit_to_string_with_path(&source, &path)))?;
         let mut validator = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::default(),
         );
         let valid = validator
             .validate(&module)
-            .map_err(|e| e.emit_to_string_with_path(&self.source, &path));
+            .map_err(|e| e.emit_to_string_with_path(&source, &path));
         // The contract first: a binding of the wrong type usually also makes naga reject the code
         // that uses it, and the contract says which binding and what it should be.
-        let broken = contract_violations(&self.contract, &module, valid.as_ref().ok());
+        let mut broken = contract_violations(&self.contract, &module, valid.as_ref().ok());
+        broken.extend(self.unmet.clone());
         if !broken.is_empty() {
             let mut message = broken.join("; ");
             if let Err(diagnostic) = valid {
                 message.push_str("\nnaga also rejects the shader:\n");
                 message.push_str(diagnostic.trim_end());
             }
-            return Err(ShaderError::Contract { path, message });
+            return Err(ShaderError::Contract {
+                path,
+                against: self.contract.name(),
+                message,
+            });
         }
         valid.map_err(ShaderError::Invalid)?;
         Ok(module)
+    }
+}
+
+/// What the contract takes from the shader itself: the compute stage's workgroup size and a
+/// fixed-length palette's length. A shader naga cannot read keeps the defaults; validation then
+/// says why.
+fn resolve(contract: &mut Contract, module: &naga::Module) {
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(module)
+    .ok();
+    let entry = contract.compute.as_deref();
+    if let Some(ep) = module
+        .entry_points
+        .iter()
+        .find(|ep| Some(ep.name.as_str()) == entry)
+    {
+        if let Some(Ok(size)) = workgroup_size(module, info.as_ref(), ep) {
+            contract.workgroup_size = size;
+        }
+    }
+    let palette = contract.slot(Role::Palette).clone();
+    for (_, var) in module.global_variables.iter() {
+        let at = var
+            .binding
+            .as_ref()
+            .is_some_and(|b| b.group == palette.group && b.binding == palette.binding);
+        if let (
+            true,
+            TypeInner::Array {
+                size: naga::ArraySize::Constant(n),
+                ..
+            },
+        ) = (at, &module.types[var.ty].inner)
+        {
+            contract.palette_len = Some(n.get());
+        }
     }
 }
 
@@ -190,7 +297,10 @@ pub fn contract_violations(
     let mut bad = Vec::new();
     for (name, stage) in contract.entry_points() {
         let Some(ep) = module.entry_points.iter().find(|ep| ep.name == name) else {
-            bad.push(format!("entry point `{name}` is missing"));
+            bad.push(format!(
+                "entry point `{name}` is missing{}",
+                contract.entry_whence(name)
+            ));
             continue;
         };
         if ep.stage != stage {
@@ -201,7 +311,7 @@ pub fn contract_violations(
             continue;
         }
         match stage {
-            ShaderStage::Compute => bad.extend(compute_stage(contract, module, info, ep)),
+            ShaderStage::Compute => bad.extend(compute_stage(module, info, ep)),
             ShaderStage::Vertex => bad.extend(vertex_stage(contract, module, ep)),
             ShaderStage::Fragment => bad.extend(fragment_stage(contract, module, ep)),
             _ => {}
@@ -214,20 +324,15 @@ pub fn contract_violations(
     bad
 }
 
-/// The compute entry point's workgroup size.
+/// The compute entry point's workgroup size: any size the harness can read (it dispatches by
+/// it), not one given by overrides without defaults.
 fn compute_stage(
-    contract: &Contract,
     module: &naga::Module,
     info: Option<&naga::valid::ModuleInfo>,
     ep: &naga::EntryPoint,
 ) -> Option<String> {
-    let name = &ep.name;
     match workgroup_size(module, info, ep) {
-        Some(Ok(size)) if size != contract.workgroup_size => Some(format!(
-            "entry point `{name}` must have @workgroup_size({}), has {size:?}",
-            contract.workgroup_wgsl()
-        )),
-        Some(Err(why)) => Some(format!("entry point `{name}`: {why}")),
+        Some(Err(why)) => Some(format!("entry point `{}`: {why}", ep.name)),
         _ => None,
     }
 }
@@ -338,18 +443,20 @@ fn binding_violations(contract: &Contract, module: &naga::Module) -> Vec<String>
         seen.push((binding.group, binding.binding));
         if !slot.space.matches(var.space) {
             bad.push(format!(
-                "binding {} (`{name}`) must be var<{}>, is {}",
+                "binding {} (`{name}`) must be var<{}>, is {}{}",
                 binding.binding,
                 slot.space.wgsl(),
-                space_wgsl(var.space)
+                space_wgsl(var.space),
+                slot.whence()
             ));
         }
         if !slot.ty.matches(&module.types, var.ty) {
             bad.push(format!(
-                "binding {} (`{name}`) must be {}, is {}",
+                "binding {} (`{name}`) must be {}, is {}{}",
                 binding.binding,
                 slot.ty.wgsl(),
-                describe(module, var.ty)
+                describe(module, var.ty),
+                slot.whence()
             ));
         } else if slot.ty.is_uniform_struct() {
             // The contract's uniforms are bound as exactly their size; a larger struct (a
@@ -369,11 +476,12 @@ fn binding_violations(contract: &Contract, module: &naga::Module) -> Vec<String>
         let b = slot.binding;
         if !seen.contains(&(slot.group, b)) {
             bad.push(format!(
-                "binding {b} ({}) is missing: expected @group({}) @binding({b}) var<{}> of {}",
+                "binding {b} ({}) is missing: expected @group({}) @binding({b}) var<{}> of {}{}",
                 slot.holds,
                 slot.group,
                 slot.space.wgsl(),
-                slot.ty.wgsl()
+                slot.ty.wgsl(),
+                slot.whence()
             ));
         }
     }
@@ -667,14 +775,15 @@ pub(crate) mod tests {
             ),
             "{msg}"
         );
-        let msg = broken(
+        // Any workgroup size: the harness reads it and dispatches by it.
+        let src = default_source().replacen(
             "@compute @workgroup_size(64)",
             "@compute @workgroup_size(32)",
+            1,
         );
-        assert!(
-            msg.contains("entry point `skin_compute` must have @workgroup_size(64)"),
-            "{msg}"
-        );
+        let s = shader(&src);
+        s.validate().unwrap();
+        assert_eq!(s.contract.workgroup_size, [32, 1, 1]);
     }
 
     #[test]
@@ -691,15 +800,7 @@ pub(crate) mod tests {
         assert!(with("override WG: u32 = 64u;", "WG").is_ok());
         assert!(with("override A: u32 = 8u;\noverride B = A * 8u;", "B").is_ok());
         assert!(with("override X: u32 = 64u;\noverride Y: u32 = 1u;", "X, Y").is_ok());
-        let msg = with("override WG: u32 = 32u;", "WG")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            msg.contains(
-                "entry point `skin_compute` must have @workgroup_size(64), has [32, 1, 1]"
-            ),
-            "{msg}"
-        );
+        assert!(with("override WG: u32 = 256u;", "WG").is_ok());
         let msg = with("override WG: u32;", "WG").unwrap_err().to_string();
         assert!(
             msg.starts_with("test.wgsl: breaks the shader contract")
@@ -712,7 +813,7 @@ pub(crate) mod tests {
 
     #[test]
     fn unreadable_and_empty_shaders_name_the_file() {
-        let msg = Shader::load(Path::new("no/such/shader.wgsl"))
+        let msg = Shader::load(Path::new("no/such/shader.wgsl"), None)
             .unwrap_err()
             .to_string();
         assert!(

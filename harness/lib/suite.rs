@@ -206,7 +206,8 @@ impl Suite {
             }
             Err(e) => (None, Vec::new(), Some(e.to_string())),
         };
-        let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
+        let shader =
+            Shader::load(&config.shader, config.profile.as_deref()).map_err(|e| e.to_string());
         Suite {
             // Read before any pipeline exists, so a cold cache shows as growth.
             cache_before: crate::gpu::timing::mesa_cache_bytes(),
@@ -217,7 +218,8 @@ impl Suite {
     /// A suite for another shader (`config.shader`) on the devices of `base`: new pipelines, the
     /// same adapters, devices and buffer pools. How the mutation check runs many shaders cheaply.
     pub fn sharing(config: Config, base: &Suite) -> Suite {
-        let shader = Shader::load(&config.shader).map_err(|e| e.to_string());
+        let shader =
+            Shader::load(&config.shader, config.profile.as_deref()).map_err(|e| e.to_string());
         let slots = base
             .slots
             .iter()
@@ -370,6 +372,14 @@ impl Suite {
         }
     }
 
+    /// What the shader reads of each vertex, which each case's scene is built for.
+    fn reads(&self) -> crate::format::Reads {
+        self.shader
+            .as_ref()
+            .map(|s| s.contract.reads())
+            .unwrap_or_default()
+    }
+
     /// The trials' names and bodies.
     pub fn jobs(&self) -> Vec<Job> {
         let mut trials = vec![self.validation_trial(), self.adapter_trial()];
@@ -378,7 +388,7 @@ impl Suite {
             // The scene (CPU side) is built once per case and shared by every adapter.
             let scene: Arc<SceneSlot> = Arc::new(OnceLock::new());
             let loads = {
-                let (case, scene) = (case.clone(), scene.clone());
+                let (case, scene, reads) = (case.clone(), scene.clone(), self.reads());
                 let shared = case
                     .as_ref()
                     .ok()
@@ -387,7 +397,7 @@ impl Suite {
                 // checkable against it (a clip, a joint, a pose that overflows f32), fail here too.
                 move || {
                     let case = case?;
-                    match scene.get_or_init(|| Scene::from_case(&case).map(Arc::new)) {
+                    match scene.get_or_init(|| Scene::for_shader(&case, &reads).map(Arc::new)) {
                         Err(SceneError::Fail(why)) => Err(why.clone()),
                         _ => shared.map_or(Ok(()), Err),
                     }
@@ -527,6 +537,7 @@ impl Suite {
         let name = format!("{}::{} [{}]", case.name, check.name(), slot.found.info.tag);
         let report = self.report.clone();
         let shader = self.shader.clone();
+        let reads = self.reads();
         let goldens = self.goldens.clone();
         let timeout = self.config.timeout;
         // A golden two cases share is neither compared nor written: a bless from one case would
@@ -558,29 +569,31 @@ impl Suite {
                     }
                     Err(e) if e.is_timeout() => Outcome::gpu(&e).expecting(expect, &file),
                     Err(e) => Outcome::fail("-", format!("harness: {e}")),
-                    Ok(ctx) => match scene.get_or_init(|| Scene::from_case(&case).map(Arc::new)) {
-                        Err(SceneError::Skip(why)) => Outcome::skip(why.clone()),
-                        Err(SceneError::Fail(why)) => Outcome::fail("-", why.clone()),
-                        Ok(scene) => {
-                            let run = run.get_or_init(|| {
-                                let start = Instant::now();
-                                let run = Run::execute(&ctx, &case, scene.clone());
-                                lock(&report).timings.push(Timing {
-                                    what: case.name.clone(),
-                                    adapter: tag.clone(),
-                                    ms: start.elapsed().as_secs_f64() * 1e3,
+                    Ok(ctx) => {
+                        match scene.get_or_init(|| Scene::for_shader(&case, &reads).map(Arc::new)) {
+                            Err(SceneError::Skip(why)) => Outcome::skip(why.clone()),
+                            Err(SceneError::Fail(why)) => Outcome::fail("-", why.clone()),
+                            Ok(scene) => {
+                                let run = run.get_or_init(|| {
+                                    let start = Instant::now();
+                                    let run = Run::execute(&ctx, &case, scene.clone());
+                                    lock(&report).timings.push(Timing {
+                                        what: case.name.clone(),
+                                        adapter: tag.clone(),
+                                        ms: start.elapsed().as_secs_f64() * 1e3,
+                                    });
+                                    run
                                 });
-                                run
-                            });
-                            let input = Input {
-                                case: &case,
-                                ctx: &ctx,
-                                run,
-                                goldens: &goldens,
-                            };
-                            check.run(&input).expecting(expect, &file)
+                                let input = Input {
+                                    case: &case,
+                                    ctx: &ctx,
+                                    run,
+                                    goldens: &goldens,
+                                };
+                                check.run(&input).expecting(expect, &file)
+                            }
                         }
-                    },
+                    }
                 }
             }))
             .unwrap_or_else(|p| {

@@ -107,7 +107,7 @@ fn benchmark(suite: &Suite) -> Option<Benchmarks> {
 
 /// The mutation check, into the report; why the run fails after all, if it does.
 fn mutation(config: &Config, report: &mut Report) -> Option<String> {
-    let m = skinproof::mutate::run(&config.root, &config.shader, 2);
+    let m = skinproof::mutate::run(&config.root, &config.shader, config.profile.as_deref(), 2);
     let failure = match skinproof::mutate::min_kill_rate(&config.root) {
         Ok(min) if m.passes(min) => None,
         Ok(min) => Some(format!(

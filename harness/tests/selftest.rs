@@ -776,7 +776,8 @@ fn first_context() -> Option<skinproof::gpu::Context> {
     let found = skinproof::gpu::discover(&instance, &selection)
         .into_iter()
         .next()?;
-    let shader = skinproof::shader::Shader::load(&root().join("shaders/skinning.wgsl")).unwrap();
+    let shader =
+        skinproof::shader::Shader::load(&root().join("shaders/skinning.wgsl"), None).unwrap();
     let timeout = std::time::Duration::from_secs(30);
     Some(
         skinproof::gpu::Context::new(&found.adapter, found.info.clone(), &shader, timeout).unwrap(),

@@ -30,7 +30,7 @@ fn no_adapter(reason: &str) {
 fn the_default_cases_kill_the_shader_mutants_on_every_adapter() {
     let start = Instant::now();
     let min = mutate::min_kill_rate(root()).unwrap();
-    let report = mutate::run(root(), &root().join("shaders/skinning.wgsl"), 2);
+    let report = mutate::run(root(), &root().join("shaders/skinning.wgsl"), None, 2);
     let dir = root().join("target").join("mutants");
     let _ = std::fs::create_dir_all(&dir);
     let md = report.markdown();
@@ -103,7 +103,7 @@ fn every_property_holds_on_every_adapter() {
         no_adapter("no GPU adapter found");
         return;
     }
-    let shader = Shader::load(&root().join("shaders/skinning.wgsl")).unwrap();
+    let shader = Shader::load(&root().join("shaders/skinning.wgsl"), None).unwrap();
     let mut failures = Vec::new();
     for f in &found {
         let ctx = Context::new(&f.adapter, f.info.clone(), &shader, Duration::from_secs(30))

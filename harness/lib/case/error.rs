@@ -29,7 +29,7 @@ pub enum CaseError {
 /// A serde_yaml_ng error as a located `CaseError::Parse`: line and column counted as editors count
 /// them (from the error's byte offset), the location not repeated at the end of the message, and a
 /// line found for the errors that come without one (a duplicate key, a second document).
-pub(super) fn parse_error(file: &str, text: &str, e: &serde_yaml_ng::Error) -> CaseError {
+pub(crate) fn parse_error(file: &str, text: &str, e: &serde_yaml_ng::Error) -> CaseError {
     let mut message = e.to_string();
     let (mut line, mut column) = (1, 1);
     if let Some(loc) = e.location() {

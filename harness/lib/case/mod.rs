@@ -14,7 +14,7 @@ mod error;
 mod tests;
 mod validate;
 
-use error::parse_error;
+pub(crate) use error::parse_error;
 pub use error::CaseError;
 
 /// One conformance case, read from `cases/<name>.yaml`.
@@ -326,6 +326,32 @@ fn default_channel_tolerance() -> u8 {
     1
 }
 
+/// A YAML file's text, or an error that names the file and, for text that is not UTF-8, the line
+/// and column of its first bad byte.
+pub(crate) fn read_text(path: &Path) -> Result<String, CaseError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| CaseError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        // Where the first bad byte is, as an editor counts lines and columns.
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
+        CaseError::Parse {
+            file,
+            line,
+            column,
+            message: format!(
+                "not UTF-8 text (byte 0x{:02x}): case files are UTF-8",
+                e.as_bytes()[good.len()]
+            ),
+        }
+    })
+}
+
 /// Largest joint count a case may ask for (the palette of 64 B per joint stays under 4 MiB).
 pub const MAX_JOINTS: usize = 65_536;
 /// Largest render target side.
@@ -337,28 +363,7 @@ pub const MAX_VERTICES: usize = 16 * 1024 * 1024;
 impl Case {
     /// Reads and validates one case file; `checks` are the check names an `expect` entry may use.
     pub fn load(path: &Path, checks: &[&str]) -> Result<Case, CaseError> {
-        let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| CaseError::Io {
-            file: file.clone(),
-            source,
-        })?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            // Where the first bad byte is, as an editor counts lines and columns.
-            let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-            let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
-            CaseError::Parse {
-                file: file.clone(),
-                line,
-                column,
-                message: format!(
-                    "not UTF-8 text (byte 0x{:02x}): case files are UTF-8",
-                    e.as_bytes()[good.len()]
-                ),
-            }
-        })?;
-        Self::parse(path, &text, checks)
+        Self::parse(path, &read_text(path)?, checks)
     }
 
     /// Parses and validates case text; `path` names the file in errors and gives the case its name,

@@ -238,6 +238,44 @@ pub fn measure(
     (d, mean, p)
 }
 
+/// The coverage of an image: every pixel something was drawn on (alpha above 0) white, the rest
+/// transparent black. Renders of a shader whose colour is its own compare with the goldens so.
+pub fn coverage(image: &RgbaImage) -> RgbaImage {
+    let mut out = image.clone();
+    for p in out.pixels_mut() {
+        p.0 = if p.0[3] > 0 { [255; 4] } else { [0; 4] };
+    }
+    out
+}
+
+/// `actual`'s coverage with each pixel that differs from `expected`'s on `expected`'s silhouette
+/// edge (a pixel with a neighbour of the other kind) set as expected: a shader that reads
+/// quantised weights or computes the camera another way may move the silhouette by a pixel, never
+/// more. Coverage comparisons only.
+pub fn forgive_edges(expected: &RgbaImage, actual: &RgbaImage) -> RgbaImage {
+    let mut out = actual.clone();
+    if expected.dimensions() != actual.dimensions() {
+        return out;
+    }
+    let (w, h) = expected.dimensions();
+    let covered = |x: u32, y: u32| expected.get_pixel(x, y).0[3] > 0;
+    for y in 0..h {
+        for x in 0..w {
+            if expected.get_pixel(x, y) == actual.get_pixel(x, y) {
+                continue;
+            }
+            let here = covered(x, y);
+            let edge = (y.saturating_sub(1)..=(y + 1).min(h - 1)).any(|ny| {
+                (x.saturating_sub(1)..=(x + 1).min(w - 1)).any(|nx| covered(nx, ny) != here)
+            });
+            if edge {
+                out.put_pixel(x, y, *expected.get_pixel(x, y));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

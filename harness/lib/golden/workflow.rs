@@ -74,7 +74,11 @@ pub struct Subject<'a> {
     pub case_source: &'a str,
     pub adapter: Adapter<'a>,
     pub tolerance: Tolerance,
+    /// The render; for a shader whose colour is its own, its coverage (see [`super::coverage`]).
     pub actual: &'a RgbaImage,
+    /// Whether to compare coverage only: the golden is then masked as the actual is, and never
+    /// written, since goldens hold the contract's colours.
+    pub coverage_only: bool,
 }
 
 /// What the workflow decided: pass or fail, the figure, why, and the review figures.
@@ -211,6 +215,7 @@ impl Goldens {
             subject,
         };
         let expected = match load(&golden.png) {
+            Ok(e) if subject.coverage_only => e.map(|e| super::coverage(&e)),
             Ok(e) => e,
             // A corrupt golden is only replaced when the user asked for every golden to be rewritten.
             Err(e) if self.bless != Bless::All => return self.corrupt(&golden, &e),
@@ -230,10 +235,18 @@ impl Goldens {
             stale: Provenance::load(&golden.png)
                 .and_then(|p| p.staleness(&self.shader_sha256, &golden.case_sha256)),
         };
+        let forgiven;
+        let actual = match &expected {
+            Some(e) if subject.coverage_only => {
+                forgiven = super::forgive_edges(e, subject.actual);
+                &forgiven
+            }
+            _ => subject.actual,
+        };
         let (verdict, diff_image) = match &expected {
             Some(e) => {
                 let (diff, mean, percentile) =
-                    measure(e, subject.actual, t.channel_tolerance, t.flip_percentile);
+                    measure(e, actual, t.channel_tolerance, t.flip_percentile);
                 let m = Measured {
                     diff,
                     mean,
@@ -246,7 +259,7 @@ impl Goldens {
                 if t.accepts(&m) {
                     return self.matched(&golden, t.figure(&m), review);
                 }
-                let why = t.why(&m, e, subject.actual, &golden.shown);
+                let why = t.why(&m, e, actual, &golden.shown);
                 ((t.figure(&m), why), Some(m.diff.image))
             }
             None => (
@@ -258,6 +271,7 @@ impl Goldens {
             ),
         };
         let may_write = match self.bless {
+            _ if subject.coverage_only => false,
             Bless::Off => false,
             Bless::New => expected.is_none(),
             Bless::All => true,

@@ -3,7 +3,7 @@
 use glam::Mat4;
 
 use super::{readback, Context, GpuError};
-use crate::contract::{Pipeline, Role};
+use crate::contract::Role;
 use crate::rig::Mesh;
 
 /// Skinned positions of every vertex of `mesh` under `palette`, computed on the GPU.
@@ -58,7 +58,7 @@ pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skin
     check_limits(ctx, palette.len(), mesh.len())?;
     let compute = ctx.compute()?;
     ctx.scoped(|| {
-        let job = Dispatch::new(ctx, &compute.layout, palette, mesh);
+        let job = Dispatch::new(ctx, &compute.layouts, palette, mesh)?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         job.encode(&mut encoder, &compute.pipeline, None);
         ctx.queue.submit([encoder.finish()]);
@@ -70,31 +70,35 @@ pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skin
 
 /// The buffers and bindings of one compute dispatch, reusable for repeated runs.
 pub struct Dispatch {
-    bind: wgpu::BindGroup,
-    inputs: [wgpu::Buffer; 5],
+    /// (group, bind group), one per group the compute pipeline uses.
+    binds: Vec<(u32, wgpu::BindGroup)>,
+    inputs: Vec<wgpu::Buffer>,
     out: wgpu::Buffer,
     /// Bytes of output read back: the vertices and the guard.
     size: u64,
     readback: wgpu::Buffer,
     vertices: u32,
-    /// The bind group's index and the workgroups the dispatch runs.
-    group: u32,
+    /// The workgroups the dispatch runs.
     workgroups: u32,
+    /// Whether the output is vec4 (its w must be written 0) rather than vec3 (w is padding).
+    w_written: bool,
 }
 
 impl Dispatch {
-    /// Uploads the palette and the vertex data, and allocates the output and readback buffers.
+    /// Uploads the palette and the vertex data in the contract's formats, and allocates the
+    /// output and readback buffers; one bind group per group the compute pipeline uses.
     pub fn new(
         ctx: &Context,
-        layout: &wgpu::BindGroupLayout,
+        layouts: &[(u32, wgpu::BindGroupLayout)],
         palette: &[Mat4],
         mesh: &Mesh,
-    ) -> Dispatch {
+    ) -> Result<Dispatch, GpuError> {
         let (device, pool, contract) = (&ctx.device, &ctx.pool, ctx.contract());
         let init = |label: &str, contents: &[u8], usage| {
             pool.upload(device, &ctx.queue, label, contents, usage)
         };
         let storage = wgpu::BufferUsages::STORAGE;
+        let uniform = wgpu::BufferUsages::UNIFORM;
         let n = mesh.len();
         // Output elements past `count`, filled with the sentinel: a shader whose count guard is
         // off writes into them instead of being silently clipped by the buffer's end.
@@ -106,13 +110,45 @@ impl Dispatch {
             // homogeneous 1 loses the palette's translation, and the comparisons see it.
             .map(|p| [p[0], p[1], p[2], 0.0])
             .collect();
-        let palette_buf = init("palette", bytemuck::cast_slice(palette), storage);
-        let positions_buf = init("positions", bytemuck::cast_slice(&positions), storage);
-        let joints_buf = init("joints", bytemuck::cast_slice(&mesh.joints), storage);
-        let weights_buf = init("weights", bytemuck::cast_slice(&mesh.weights), storage);
+        let joints = contract
+            .formats
+            .joints
+            .pack(&mesh.joints)
+            .map_err(|e| GpuError::Limit {
+                what: format!("joint indices ({e})"),
+                need: e.joint as u64,
+                limit: e.format.max_index() as u64,
+            })?;
         let mut count = vec![0u8; contract.uniform_bytes as usize];
         count[..4].copy_from_slice(&(n as u32).to_le_bytes());
-        let count_buf = init("count", &count, wgpu::BufferUsages::UNIFORM);
+        // (role, buffer, bytes bound): every input binding covers exactly the case's data.
+        let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
+        for (role, bytes, bind) in super::palette::layout(contract, palette)?.buffers {
+            let usage = match contract.slot(role).space {
+                crate::contract::Space::Uniform => uniform,
+                _ => storage,
+            };
+            bound.push((role, init("palette", &bytes, usage), bind));
+        }
+        let per_vertex: [(Role, &str, &[u8], wgpu::BufferUsages); 4] = [
+            (
+                Role::Positions,
+                "positions",
+                bytemuck::cast_slice(&positions),
+                storage,
+            ),
+            (Role::Joints, "joints", &joints, storage),
+            (
+                Role::Weights,
+                "weights",
+                bytemuck::cast_slice(&mesh.weights),
+                storage,
+            ),
+            (Role::Count, "count", &count, uniform),
+        ];
+        for (role, label, bytes, usage) in per_vertex {
+            bound.push((role, init(label, bytes, usage), bytes.len()));
+        }
         // The sentinel everywhere: in the vertices' elements until the shader writes them, and in
         // the guard past them.
         let initial = vec![SENTINEL; (n + guard) * 4];
@@ -128,42 +164,39 @@ impl Dispatch {
             size,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("compute bindings"),
-            layout,
-            entries: &[
-                entry(
-                    contract.binding(Role::Palette),
-                    &palette_buf,
-                    size_of_val(palette),
-                ),
-                entry(contract.binding(Role::Positions), &positions_buf, n * 16),
-                entry(contract.binding(Role::Joints), &joints_buf, n * 16),
-                entry(contract.binding(Role::Weights), &weights_buf, n * 16),
-                entry(contract.binding(Role::Skinned), &out, (n + guard) * 16),
-                entry(
-                    contract.binding(Role::Count),
-                    &count_buf,
-                    contract.uniform_bytes as usize,
-                ),
-            ],
-        });
-        Dispatch {
-            bind,
-            inputs: [
-                palette_buf,
-                positions_buf,
-                joints_buf,
-                weights_buf,
-                count_buf,
-            ],
+        let binds = layouts
+            .iter()
+            .map(|(group, layout)| {
+                let mut entries: Vec<wgpu::BindGroupEntry> = bound
+                    .iter()
+                    .filter(|(role, _, _)| contract.slot(*role).group == *group)
+                    .map(|(role, buffer, bytes)| entry(contract.binding(*role), buffer, *bytes))
+                    .collect();
+                if contract.slot(Role::Skinned).group == *group {
+                    entries.push(entry(
+                        contract.binding(Role::Skinned),
+                        &out,
+                        (n + guard) * 16,
+                    ));
+                }
+                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("compute bindings"),
+                    layout,
+                    entries: &entries,
+                });
+                (*group, bind)
+            })
+            .collect();
+        Ok(Dispatch {
+            binds,
+            inputs: bound.into_iter().map(|(_, b, _)| b).collect(),
             out,
             readback,
             size,
             vertices: n as u32,
-            group: contract.group(Pipeline::Compute),
             workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
-        }
+            w_written: contract.formats.skinned == crate::contract::PositionFormat::Vec4,
+        })
     }
 
     /// Records the dispatch (one invocation per vertex) and the copy into the readback buffer.
@@ -179,7 +212,9 @@ impl Dispatch {
                 timestamp_writes: timestamps,
             });
             pass.set_pipeline(pipeline);
-            pass.set_bind_group(self.group, &self.bind, &[]);
+            for (group, bind) in &self.binds {
+                pass.set_bind_group(*group, bind, &[]);
+            }
             pass.dispatch_workgroups(self.workgroups, 1, 1);
         }
         encoder.copy_buffer_to_buffer(&self.out, 0, &self.readback, 0, self.size);
@@ -187,8 +222,9 @@ impl Dispatch {
 
     /// Hands the buffers back to the adapter's pool; only after a successful readback.
     pub fn recycle(self, ctx: &Context) {
-        let [a, b, c, d, e] = self.inputs;
-        ctx.pool.give([a, b, c, d, e, self.out, self.readback]);
+        let mut buffers = self.inputs;
+        buffers.extend([self.out, self.readback]);
+        ctx.pool.give(buffers);
     }
 
     /// Waits for the submitted work and returns the skinned positions.
@@ -203,12 +239,14 @@ impl Dispatch {
         Ok(inspect(
             bytemuck::cast_slice(&bytes),
             self.vertices as usize,
+            self.w_written,
         ))
     }
 }
 
-/// The positions and the first fault of an output of `n` vertices and the guard after them.
-fn inspect(words: &[u32], n: usize) -> Skinned {
+/// The positions and the first fault of an output of `n` vertices and the guard after them; `w`:
+/// whether the shader writes each element's w (a vec4 output) or leaves it as padding (vec3).
+fn inspect(words: &[u32], n: usize, w: bool) -> Skinned {
     let (vertices, guard) = words.split_at(n * 4);
     let past = guard
         .chunks(4)
@@ -217,13 +255,13 @@ fn inspect(words: &[u32], n: usize) -> Skinned {
     let unwritten = || {
         vertices
             .chunks(4)
-            .position(|v| v.iter().all(|&w| w == SENTINEL))
+            .position(|v| v[..3].iter().all(|&w| w == SENTINEL))
             .map(Fault::Unwritten)
     };
     let bad_w = || {
         vertices
             .chunks(4)
-            .position(|v| f32::from_bits(v[3]) != 0.0)
+            .position(|v| w && f32::from_bits(v[3]) != 0.0)
             .map(|vertex| Fault::NonZeroW {
                 vertex,
                 w: f32::from_bits(vertices[vertex * 4 + 3]),
@@ -326,21 +364,32 @@ mod tests {
 
     #[test]
     fn a_contract_output_has_no_fault() {
-        let s = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, -0.0]], 2), 2);
+        let s = inspect(
+            &words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, -0.0]], 2),
+            2,
+            true,
+        );
         assert_eq!(s.fault, None);
         assert_eq!(s.positions, vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
     }
 
     #[test]
     fn each_fault_is_found() {
-        let w1 = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, 1.0]], 2), 2);
+        let w1 = inspect(
+            &words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, 1.0]], 2),
+            2,
+            true,
+        );
         assert_eq!(w1.fault, Some(Fault::NonZeroW { vertex: 1, w: 1.0 }));
         let s = f32::from_bits(SENTINEL);
-        let skipped = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [s, s, s, s]], 2), 2);
+        let skipped = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [s, s, s, s]], 2), 2, true);
         assert_eq!(skipped.fault, Some(Fault::Unwritten(1)));
         let mut past = words(&[[1.0, 2.0, 3.0, 0.0]], 3);
         past[4 * 2] = 0;
-        assert_eq!(inspect(&past, 1).fault, Some(Fault::WrotePastCount(2)));
+        assert_eq!(
+            inspect(&past, 1, true).fault,
+            Some(Fault::WrotePastCount(2))
+        );
         let text = Fault::NonZeroW { vertex: 1, w: 1.0 }.to_string();
         assert!(
             text.contains("vertex 1") && text.contains("vec4(skinned, 0)"),

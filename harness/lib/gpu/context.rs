@@ -9,13 +9,14 @@ use crate::shader::Shader;
 
 /// The compute pipeline built from the shader under test, with the layout the contract fixes.
 pub struct ComputeSet {
-    pub layout: wgpu::BindGroupLayout,
+    /// One layout per bind group the pipeline uses: (group, layout).
+    pub layouts: Vec<(u32, wgpu::BindGroupLayout)>,
     pub pipeline: wgpu::ComputePipeline,
 }
 
 /// The render pipeline built from the shader under test, with the layout the contract fixes.
 pub struct RenderSet {
-    pub layout: wgpu::BindGroupLayout,
+    pub layouts: Vec<(u32, wgpu::BindGroupLayout)>,
     pub pipeline: wgpu::RenderPipeline,
 }
 
@@ -27,8 +28,9 @@ pub struct BuildError(pub String);
 /// Each pipeline, or why it did not build on this adapter. Built apart, so that a broken render
 /// stage leaves the compute checks standing, and the other way round.
 pub struct Pipelines {
-    pub compute: Result<ComputeSet, BuildError>,
-    pub render: Result<RenderSet, BuildError>,
+    /// `None` where the shader has no such stage (its profile says so).
+    pub compute: Option<Result<ComputeSet, BuildError>>,
+    pub render: Option<Result<RenderSet, BuildError>>,
     /// The contract they were built with.
     pub contract: Arc<Contract>,
 }
@@ -36,8 +38,8 @@ pub struct Pipelines {
 impl Pipelines {
     fn unbuilt(contract: Arc<Contract>) -> Pipelines {
         Pipelines {
-            compute: Err(BuildError("not built yet".into())),
-            render: Err(BuildError("not built yet".into())),
+            compute: Some(Err(BuildError("not built yet".into()))),
+            render: Some(Err(BuildError("not built yet".into()))),
             contract,
         }
     }
@@ -46,13 +48,18 @@ impl Pipelines {
     pub fn errors(&self) -> Option<String> {
         let c = &self.contract;
         let mut why = Vec::new();
-        if let Err(m) = &self.compute {
-            why.push(format!("the compute pipeline ({}): {m}", c.compute));
+        let name = |e: &Option<String>| e.clone().unwrap_or_else(|| "none".into());
+        if let Some(Err(m)) = &self.compute {
+            why.push(format!("the compute pipeline ({}): {m}", name(&c.compute)));
         }
-        if let Err(m) = &self.render {
+        if let Some(Err(m)) = &self.render {
+            let fragment = c
+                .fragment
+                .clone()
+                .unwrap_or_else(|| crate::capture::FRAGMENT.into());
             why.push(format!(
-                "the render pipeline ({}, {}): {m}",
-                c.vertex, c.fragment
+                "the render pipeline ({}, {fragment}): {m}",
+                name(&c.vertex)
             ));
         }
         (!why.is_empty()).then(|| why.join("\n"))
@@ -175,35 +182,36 @@ impl Context {
                     .device
                     .create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("shader under test"),
-                        source: wgpu::ShaderSource::Wgsl(shader.source.as_str().into()),
+                        source: wgpu::ShaderSource::Wgsl(shader.module_source().into()),
                     }))
             })
             .map_err(text)
         {
             Ok(m) => m,
             Err(m) => {
+                let contract = &shader.contract;
                 return Pipelines {
-                    compute: Err(m.clone()),
-                    render: Err(m),
-                    contract: shader.contract.clone(),
-                }
+                    compute: contract.has(Pipeline::Compute).then(|| Err(m.clone())),
+                    render: contract.has(Pipeline::Render).then(|| Err(m)),
+                    contract: contract.clone(),
+                };
             }
         };
         let contract = &shader.contract;
-        step(format!(
-            "building the compute pipeline ({})",
-            contract.compute
-        ));
-        let compute = self
-            .scoped(|| Ok(build_compute(&self.device, &module, contract)))
-            .map_err(text);
-        step(format!(
-            "building the render pipeline ({}, {})",
-            contract.vertex, contract.fragment
-        ));
-        let render = self
-            .scoped(|| Ok(build_render(&self.device, &module, contract)))
-            .map_err(text);
+        let compute = contract.compute.as_deref().map(|entry| {
+            step(format!("building the compute pipeline ({entry})"));
+            self.scoped(|| Ok(build_compute(&self.device, &module, contract, entry)))
+                .map_err(text)
+        });
+        let render = contract.vertex.as_deref().map(|vs| {
+            let fs = contract
+                .fragment
+                .as_deref()
+                .unwrap_or(crate::capture::FRAGMENT);
+            step(format!("building the render pipeline ({vs}, {fs})"));
+            self.scoped(|| Ok(build_render(&self.device, &module, contract, vs, fs)))
+                .map_err(text)
+        });
         Pipelines {
             compute,
             render,
@@ -218,18 +226,28 @@ impl Context {
 
     /// The compute pipeline, or a Pipeline error saying why there is none.
     pub fn compute(&self) -> Result<&ComputeSet, GpuError> {
-        self.pipelines
-            .compute
-            .as_ref()
-            .map_err(|m| GpuError::Pipeline(format!("the compute pipeline: {m}")))
+        match &self.pipelines.compute {
+            None => Err(GpuError::Absent(format!(
+                "the shader has no compute stage ({} gives none)",
+                self.contract().name()
+            ))),
+            Some(built) => built
+                .as_ref()
+                .map_err(|m| GpuError::Pipeline(format!("the compute pipeline: {m}"))),
+        }
     }
 
     /// The render pipeline, or a Pipeline error saying why there is none.
     pub fn render(&self) -> Result<&RenderSet, GpuError> {
-        self.pipelines
-            .render
-            .as_ref()
-            .map_err(|m| GpuError::Pipeline(format!("the render pipeline: {m}")))
+        match &self.pipelines.render {
+            None => Err(GpuError::Absent(format!(
+                "the shader has no vertex stage ({} gives none)",
+                self.contract().name()
+            ))),
+            Some(built) => built
+                .as_ref()
+                .map_err(|m| GpuError::Pipeline(format!("the render pipeline: {m}"))),
+        }
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes; any error they catch, a lost
@@ -285,67 +303,75 @@ fn error_text(e: &wgpu::Error) -> String {
     text
 }
 
-/// A pipeline layout with `bindings` at the contract's group of `pipeline`.
+/// A pipeline layout with each (group, layout); groups in between stay empty.
 pub fn pipeline_layout(
     device: &wgpu::Device,
-    contract: &Contract,
-    pipeline: Pipeline,
-    bindings: &wgpu::BindGroupLayout,
+    layouts: &[(u32, wgpu::BindGroupLayout)],
 ) -> wgpu::PipelineLayout {
-    let group = contract.group(pipeline) as usize;
-    let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; group];
-    layouts.push(Some(bindings));
+    let len = layouts
+        .iter()
+        .map(|(g, _)| *g as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut slots: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; len];
+    for (g, l) in layouts {
+        slots[*g as usize] = Some(l);
+    }
     device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: None,
-        bind_group_layouts: &layouts,
+        bind_group_layouts: &slots,
         immediate_size: 0,
     })
 }
 
-fn bind_group_layout(
+/// The bind group layouts of `pipeline`, one per group it uses.
+pub fn bind_group_layouts(
     device: &wgpu::Device,
     contract: &Contract,
     pipeline: Pipeline,
-) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(&contract.layout_label(pipeline)),
-        entries: &contract.layout_entries(pipeline),
-    })
+) -> Vec<(u32, wgpu::BindGroupLayout)> {
+    contract
+        .groups_of(pipeline)
+        .into_iter()
+        .map(|group| {
+            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&contract.layout_label(pipeline)),
+                entries: &contract.layout_entries(pipeline, group),
+            });
+            (group, layout)
+        })
+        .collect()
 }
 
 fn build_compute(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
     contract: &Contract,
+    entry: &str,
 ) -> ComputeSet {
-    let layout = bind_group_layout(device, contract, Pipeline::Compute);
-    let pipeline_layout = pipeline_layout(device, contract, Pipeline::Compute, &layout);
+    let layouts = bind_group_layouts(device, contract, Pipeline::Compute);
+    let pipeline_layout = pipeline_layout(device, &layouts);
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(&contract.compute),
+        label: Some(entry),
         layout: Some(&pipeline_layout),
         module,
-        entry_point: Some(&contract.compute),
+        entry_point: Some(entry),
         compilation_options: Default::default(),
         cache: None,
     });
-    ComputeSet { layout, pipeline }
+    ComputeSet { layouts, pipeline }
 }
 
 fn build_render(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
     contract: &Contract,
+    vs: &str,
+    fs: &str,
 ) -> RenderSet {
-    let layout = bind_group_layout(device, contract, Pipeline::Render);
-    let pipeline = render_pipeline(
-        device,
-        contract,
-        &layout,
-        module,
-        &contract.vertex,
-        &contract.fragment,
-    );
-    RenderSet { layout, pipeline }
+    let layouts = bind_group_layouts(device, contract, Pipeline::Render);
+    let pipeline = render_pipeline(device, contract, &layouts, module, vs, fs);
+    RenderSet { layouts, pipeline }
 }
 
 /// A render pipeline over the contract's render bindings and vertex layout, drawing triangles
@@ -353,12 +379,12 @@ fn build_render(
 pub fn render_pipeline(
     device: &wgpu::Device,
     contract: &Contract,
-    bindings: &wgpu::BindGroupLayout,
+    layouts: &[(u32, wgpu::BindGroupLayout)],
     module: &wgpu::ShaderModule,
     vs: &str,
     fs: &str,
 ) -> wgpu::RenderPipeline {
-    let layout = pipeline_layout(device, contract, Pipeline::Render, bindings);
+    let layout = pipeline_layout(device, layouts);
     let buffers: Vec<Option<wgpu::VertexBufferLayout>> =
         contract.vertex_buffers().into_iter().map(Some).collect();
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {

@@ -4,6 +4,7 @@ pub mod adapter;
 pub mod compute;
 pub mod context;
 pub mod deadline;
+pub mod palette;
 pub mod pool;
 pub mod readback;
 pub mod render;
@@ -36,6 +37,12 @@ pub enum GpuError {
     Limit { what: String, need: u64, limit: u64 },
     #[error("readback failed: {0}")]
     Readback(String),
+    /// The case does not fit the shader's layout (a fixed-length palette too short for it).
+    #[error("{0}")]
+    Layout(String),
+    /// The shader lacks what the step needs (a stage its profile does not give): a SKIP.
+    #[error("{0}")]
+    Absent(String),
 }
 
 impl GpuError {

@@ -6,8 +6,31 @@ use image::RgbaImage;
 use super::compute::{check_render_limits, entry};
 use super::context::TARGET_FORMAT;
 use super::{readback, Context, GpuError};
-use crate::contract::{Pipeline, Role};
+use crate::contract::{Role, Space, Want};
 use crate::rig::{Mesh, View};
+
+/// What the camera uniform holds for `view`: the contract's struct { scale, offset_y,
+/// half_width, pad }, or the column-major matrix that maps a skinned position to the same clip
+/// position (x / half_width, y * scale + offset_y, 0, 1).
+fn camera_bytes(form: Want, view: View, uniform_bytes: u32) -> Vec<u8> {
+    if form == Want::Matrix {
+        let m = Mat4::from_cols(
+            glam::Vec4::new((1.0 / view.half_width) as f32, 0.0, 0.0, 0.0),
+            glam::Vec4::new(0.0, view.scale as f32, 0.0, 0.0),
+            glam::Vec4::ZERO,
+            glam::Vec4::new(0.0, view.offset_y as f32, 0.0, 1.0),
+        );
+        return bytemuck::cast_slice(&[m]).to_vec();
+    }
+    let mut bytes = vec![0u8; uniform_bytes as usize];
+    let data = [
+        view.scale as f32,
+        view.offset_y as f32,
+        view.half_width as f32,
+    ];
+    bytes[..12].copy_from_slice(bytemuck::cast_slice(&data));
+    bytes
+}
 
 /// Bytes per pixel of the target.
 const PIXEL: u32 = 4;
@@ -33,7 +56,7 @@ pub fn render(
     }
     let render = ctx.render()?;
     ctx.scoped(|| {
-        let draw = Draw::new(ctx, &render.layout, palette, mesh, view, width, height);
+        let draw = Draw::new(ctx, &render.layouts, palette, mesh, view, width, height)?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         draw.encode(&mut encoder, &render.pipeline, None);
         ctx.queue.submit([encoder.finish()]);
@@ -45,10 +68,9 @@ pub fn render(
 
 /// The buffers, bindings and target of one draw, reusable for repeated frames.
 pub struct Draw {
-    bind: wgpu::BindGroup,
-    /// The bind group's index.
-    group: u32,
-    uniforms: [wgpu::Buffer; 2],
+    /// (group, bind group), one per group the render pipeline uses.
+    binds: Vec<(u32, wgpu::BindGroup)>,
+    uniforms: Vec<wgpu::Buffer>,
     /// One per vertex input of the contract, in its vertex-buffer order.
     vertex: Vec<wgpu::Buffer>,
     indices: wgpu::Buffer,
@@ -60,78 +82,81 @@ pub struct Draw {
 impl Draw {
     pub fn new(
         ctx: &Context,
-        layout: &wgpu::BindGroupLayout,
+        layouts: &[(u32, wgpu::BindGroupLayout)],
         palette: &[Mat4],
         mesh: &Mesh,
         view: View,
         width: u32,
         height: u32,
-    ) -> Draw {
+    ) -> Result<Draw, GpuError> {
         let (device, pool, contract) = (&ctx.device, &ctx.pool, ctx.contract());
         let init = |label: &str, contents: &[u8], usage| {
             pool.upload(device, &ctx.queue, label, contents, usage)
         };
-        let palette_buf = init(
-            "palette",
-            bytemuck::cast_slice(palette),
-            wgpu::BufferUsages::STORAGE,
-        );
-        let view_data = [
-            view.scale as f32,
-            view.offset_y as f32,
-            view.half_width as f32,
-            0.0,
-        ];
-        let view_buf = init(
-            "view",
-            bytemuck::cast_slice(&view_data),
-            wgpu::BufferUsages::UNIFORM,
-        );
+        let uniform = wgpu::BufferUsages::UNIFORM;
+        // (role, buffer, bytes bound).
+        let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
+        for (role, bytes, bind) in super::palette::layout(contract, palette)?.buffers {
+            let usage = match contract.slot(role).space {
+                Space::Uniform => uniform,
+                _ => wgpu::BufferUsages::STORAGE,
+            };
+            bound.push((role, init("palette", &bytes, usage), bind));
+        }
+        let camera = camera_bytes(contract.slot(Role::View).ty, view, contract.uniform_bytes);
+        bound.push((Role::View, init("view", &camera, uniform), camera.len()));
         // An index buffer may not be empty; a mesh without triangles draws nothing.
         let indices: &[u32] = if mesh.indices.is_empty() {
             &[0]
         } else {
             &mesh.indices
         };
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("render bindings"),
-            layout,
-            entries: &[
-                entry(
-                    contract.binding(Role::Palette),
-                    &palette_buf,
-                    size_of_val(palette),
-                ),
-                entry(
-                    contract.binding(Role::View),
-                    &view_buf,
-                    contract.uniform_bytes as usize,
-                ),
-            ],
-        });
+        let binds = layouts
+            .iter()
+            .map(|(group, layout)| {
+                let entries: Vec<wgpu::BindGroupEntry> = bound
+                    .iter()
+                    .filter(|(role, _, _)| contract.slot(*role).group == *group)
+                    .map(|(role, buffer, bytes)| entry(contract.binding(*role), buffer, *bytes))
+                    .collect();
+                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("render bindings"),
+                    layout,
+                    entries: &entries,
+                });
+                (*group, bind)
+            })
+            .collect();
         let readback = pool.buffer(
             device,
             "target readback",
             padded_row(width) as u64 * height as u64,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
-        let vertex = contract
-            .vertex_inputs
-            .iter()
-            .map(|input| {
-                let (label, data): (&str, &[u8]) = match input.role {
-                    Role::Positions => ("positions", bytemuck::cast_slice(&mesh.positions)),
-                    Role::Joints => ("joints", bytemuck::cast_slice(&mesh.joints)),
-                    Role::Weights => ("weights", bytemuck::cast_slice(&mesh.weights)),
-                    other => panic!("{other:?} is not per-vertex data"),
-                };
-                init(label, data, wgpu::BufferUsages::VERTEX)
-            })
-            .collect();
-        Draw {
-            bind,
-            group: contract.group(Pipeline::Render),
-            uniforms: [palette_buf, view_buf],
+        let formats = contract.formats;
+        let mut vertex = Vec::new();
+        for input in &contract.vertex_inputs {
+            let (label, data): (&str, Vec<u8>) = match input.role {
+                Role::Positions => ("positions", bytemuck::cast_slice(&mesh.positions).to_vec()),
+                Role::Joints => (
+                    "joints",
+                    formats
+                        .vertex_joints
+                        .pack(&mesh.joints)
+                        .map_err(|e| GpuError::Limit {
+                            what: format!("joint indices ({e})"),
+                            need: e.joint as u64,
+                            limit: e.format.max_index() as u64,
+                        })?,
+                ),
+                Role::Weights => ("weights", formats.vertex_weights.pack(&mesh.weights)),
+                other => panic!("{other:?} is not per-vertex data"),
+            };
+            vertex.push(init(label, &data, wgpu::BufferUsages::VERTEX));
+        }
+        Ok(Draw {
+            binds,
+            uniforms: bound.into_iter().map(|(_, b, _)| b).collect(),
             vertex,
             indices: init(
                 "indices",
@@ -141,13 +166,12 @@ impl Draw {
             index_count: mesh.indices.len() as u32,
             target: pool.target(device, width, height, TARGET_FORMAT),
             readback,
-        }
+        })
     }
 
     /// Hands the buffers and the target back to the adapter's pool; only after a successful readback.
     pub fn recycle(self, ctx: &Context) {
-        let [palette, view] = self.uniforms;
-        ctx.pool.give([palette, view]);
+        ctx.pool.give(self.uniforms);
         ctx.pool.give(self.vertex);
         ctx.pool.give([self.indices, self.readback]);
         ctx.pool.give_target(self.target);
@@ -180,7 +204,9 @@ impl Draw {
             });
             if self.index_count > 0 {
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(self.group, &self.bind, &[]);
+                for (group, bind) in &self.binds {
+                    pass.set_bind_group(*group, bind, &[]);
+                }
                 for (slot, buffer) in self.vertex.iter().enumerate() {
                     pass.set_vertex_buffer(slot as u32, buffer.slice(..));
                 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::compute::Dispatch;
 use super::render::Draw;
 use super::{Context, GpuError};
-use crate::contract::{Contract, Pipeline, Role};
+use crate::contract::{Contract, Role};
 use crate::rig::{strip, Mesh, Skeleton, View};
 
 /// One timed tier on one adapter.
@@ -62,6 +62,14 @@ fn static_compute(@builtin(global_invocation_id) id: vec3<u32>) {{
     )
 }
 
+/// A pipeline, `None` where the shader lacks its stage, or why it did not build.
+fn present<T>(built: Result<T, GpuError>) -> Result<Option<T>, GpuError> {
+    match built {
+        Err(GpuError::Absent(_)) => Ok(None),
+        other => other.map(Some),
+    }
+}
+
 /// A pass time below this fraction of the wall clock's work (wall minus the cost of an empty
 /// submission) is not credible: lavapipe has been seen to report compute passes ~1000x too short
 /// once a render pass ran on the device.
@@ -69,26 +77,24 @@ const CREDIBLE: f64 = 0.25;
 
 /// Runs the GPU tiers at the given vertex counts with `reps` timed repetitions each.
 pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuError> {
-    let (compute, render) = (ctx.compute()?, ctx.render()?);
+    // A stage the shader does not have leaves its tiers out.
+    let (compute, render) = (present(ctx.compute())?, present(ctx.render())?);
     ctx.scoped(|| {
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("static transform"),
             source: wgpu::ShaderSource::Wgsl(static_wgsl(ctx.contract()).into()),
         });
-        let layout = super::context::pipeline_layout(
-            device,
-            ctx.contract(),
-            Pipeline::Compute,
-            &compute.layout,
-        );
-        let static_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("static_compute"),
-            layout: Some(&layout),
-            module: &module,
-            entry_point: Some("static_compute"),
-            compilation_options: Default::default(),
-            cache: None,
+        let static_pipeline = compute.map(|compute| {
+            let layout = super::context::pipeline_layout(device, &compute.layouts);
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("static_compute"),
+                layout: Some(&layout),
+                module: &module,
+                entry_point: Some("static_compute"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
         });
         let timer = Timer::new(ctx);
         // What a submission and wait cost with no work in them, for the timestamp cross-check.
@@ -109,11 +115,14 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
         let mut warmup_ms = 0.0;
         // Compute tiers first: timestamps of compute passes are least trustworthy after a render pass.
         for &n in sizes {
+            let (Some(compute), Some(static_pipeline)) = (compute, &static_pipeline) else {
+                break;
+            };
             let (palette, mesh) = model(n);
             check_fits(ctx, palette.len(), n)?;
-            let job = Dispatch::new(ctx, &compute.layout, &palette, &mesh);
+            let job = Dispatch::new(ctx, &compute.layouts, &palette, &mesh)?;
             for (tier, pipeline) in [
-                ("compute, static transform", &static_pipeline),
+                ("compute, static transform", static_pipeline),
                 ("compute, 4 influences", &compute.pipeline),
             ] {
                 let first = Instant::now();
@@ -135,13 +144,16 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
             }
         }
         for &n in sizes {
+            let Some(render) = render else {
+                break;
+            };
             let (palette, mesh) = model(n);
             let view = View {
                 scale: 0.9,
                 offset_y: -0.45,
                 half_width: 1.0,
             };
-            let draw = Draw::new(ctx, &render.layout, &palette, &mesh, view, 256, 256);
+            let draw = Draw::new(ctx, &render.layouts, &palette, &mesh, view, 256, 256)?;
             let first = Instant::now();
             submit_render(ctx, &draw, &render.pipeline, None)?;
             if n == sizes[0] {

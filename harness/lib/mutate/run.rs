@@ -21,6 +21,7 @@ pub(super) const PASSED_THROUGH: [&str; 2] = ["SKINPROOF_CASES", "SKINPROOF_TIME
 pub(super) fn run_suite(
     root: &Path,
     shader: &Path,
+    profile: Option<&Path>,
     reports: &Path,
     base: Option<&Suite>,
 ) -> (SuiteRun, Option<Suite>) {
@@ -48,6 +49,7 @@ pub(super) fn run_suite(
         }
     };
     config.shader = shader.to_path_buf();
+    config.profile = profile.map(Path::to_path_buf);
     config.reports = reports.to_path_buf();
     config.goldens = root.join("golden");
     config.bless = crate::golden::Bless::Off;
@@ -99,7 +101,7 @@ pub(super) const KILLS_KEPT: usize = 3;
 
 /// Generates the mutants of `shader`, runs the original and every valid mutant through the whole
 /// suite (`parallel` suites at a time, sharing the original's devices), and scores them.
-pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
+pub fn run(root: &Path, shader: &Path, profile: Option<&Path>, parallel: usize) -> MutationReport {
     let start = Instant::now();
     let shown = shader
         .strip_prefix(root)
@@ -112,7 +114,7 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
         ..Default::default()
     };
     // Loaded as the suite loads it, so the mutants are held to the same contract.
-    let original = match crate::shader::Shader::load(shader) {
+    let original = match crate::shader::Shader::load(shader, profile) {
         Ok(s) => s,
         Err(e) => {
             let why = match e {
@@ -133,10 +135,17 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
         if m.verdict == Verdict::Valid {
             let dir = scratch.join(&m.id);
             let _ = std::fs::remove_dir_all(&dir);
-            let path = dir.join("mutant.wgsl");
-            if let Err(e) =
-                std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, &m.source))
-            {
+            // The original's file name, with its profile beside it: the mutant is held to the
+            // original's layout.
+            let name = shader.file_name().unwrap_or("mutant.wgsl".as_ref());
+            let path = dir.join(name);
+            let written = std::fs::create_dir_all(&dir)
+                .and_then(|_| std::fs::write(&path, &m.source))
+                .and_then(|_| match &original.profile {
+                    Some(p) => std::fs::copy(p, crate::profile::beside(&path)).map(|_| ()),
+                    None => Ok(()),
+                });
+            if let Err(e) = written {
                 report
                     .baseline_failures
                     .push(format!("cannot write {}: {e}", path.display()));
@@ -150,6 +159,7 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
     let (original, base) = run_suite(
         root,
         &jobs[0].1,
+        profile,
         &scratch.join("original").join("reports"),
         None,
     );
@@ -162,8 +172,13 @@ pub fn run(root: &Path, shader: &Path, parallel: usize) -> MutationReport {
                 let Some((id, path)) = jobs.get(i) else {
                     break;
                 };
-                let (run, _) =
-                    run_suite(root, path, &scratch.join(id).join("reports"), base.as_ref());
+                let (run, _) = run_suite(
+                    root,
+                    path,
+                    None,
+                    &scratch.join(id).join("reports"),
+                    base.as_ref(),
+                );
                 results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(run);
             });
         }

@@ -304,11 +304,11 @@ impl<'a> Sites<'a> {
     }
 
     pub(super) fn compute(&self) -> Option<Func> {
-        self.entry(&self.contract.compute)
+        self.entry(self.contract.compute.as_deref()?)
     }
 
     pub(super) fn vertex(&self) -> Option<Func> {
-        self.entry(&self.contract.vertex)
+        self.entry(self.contract.vertex.as_deref()?)
     }
 
     /// Where the per-vertex input `role` enters each skinning site.

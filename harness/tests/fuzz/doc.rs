@@ -156,12 +156,6 @@ const SHADER_EDITS: &[(&str, &str, &str, &str)] = &[
         "`skin_compute`",
     ),
     (
-        "wrong workgroup size",
-        "@workgroup_size(64)",
-        "@workgroup_size(32)",
-        "`skin_compute`",
-    ),
-    (
         "workgroup size from an override without a default",
         "@compute @workgroup_size(64)",
         "override WG: u32;\n@compute @workgroup_size(WG)",
@@ -441,7 +435,7 @@ fn generate_sections() -> String {
             msg,
         );
     }
-    let msg = skinproof::shader::Shader::load(Path::new("shaders/missing.wgsl"))
+    let msg = skinproof::shader::Shader::load(Path::new("shaders/missing.wgsl"), None)
         .unwrap_err()
         .to_string();
     row(

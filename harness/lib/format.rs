@@ -1,0 +1,282 @@
+//! The data formats a shader may read: joints, weights and positions, packed as the GPU reads them.
+
+use serde::Deserialize;
+
+/// How four joint indices per vertex are stored.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum JointFormat {
+    /// Vertex format `Uint8x4`; read as `vec4<u32>`.
+    U8x4,
+    /// Vertex format `Uint16x4`, or in storage two u16 per `u32` word (low half first), 8 bytes
+    /// per vertex; read as `vec4<u32>`, or as `array<u32>` / `array<vec2<u32>>` in storage.
+    U16x4,
+    /// Vertex format `Uint32x4`, or `array<vec4<u32>>` in storage.
+    #[default]
+    U32x4,
+}
+
+impl JointFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            JointFormat::U8x4 => "u8x4",
+            JointFormat::U16x4 => "u16x4",
+            JointFormat::U32x4 => "u32x4",
+        }
+    }
+
+    /// The largest joint index the format holds.
+    pub fn max_index(self) -> u32 {
+        match self {
+            JointFormat::U8x4 => u8::MAX as u32,
+            JointFormat::U16x4 => u16::MAX as u32,
+            JointFormat::U32x4 => u32::MAX,
+        }
+    }
+
+    pub fn bytes_per_vertex(self) -> usize {
+        match self {
+            JointFormat::U8x4 => 4,
+            JointFormat::U16x4 => 8,
+            JointFormat::U32x4 => 16,
+        }
+    }
+
+    pub fn vertex_format(self) -> wgpu::VertexFormat {
+        match self {
+            JointFormat::U8x4 => wgpu::VertexFormat::Uint8x4,
+            JointFormat::U16x4 => wgpu::VertexFormat::Uint16x4,
+            JointFormat::U32x4 => wgpu::VertexFormat::Uint32x4,
+        }
+    }
+
+    /// The joints packed little-endian as the format stores them; the first vertex and joint
+    /// index that does not fit, when one does not.
+    pub fn pack(self, joints: &[[u32; 4]]) -> Result<Vec<u8>, TooWide> {
+        if let Some((vertex, j)) = joints
+            .iter()
+            .enumerate()
+            .find_map(|(v, js)| js.iter().find(|&&j| j > self.max_index()).map(|&j| (v, j)))
+        {
+            return Err(TooWide {
+                vertex,
+                joint: j,
+                format: self,
+            });
+        }
+        let mut out = Vec::with_capacity(joints.len() * self.bytes_per_vertex());
+        for js in joints {
+            for &j in js {
+                match self {
+                    JointFormat::U8x4 => out.push(j as u8),
+                    JointFormat::U16x4 => out.extend_from_slice(&(j as u16).to_le_bytes()),
+                    JointFormat::U32x4 => out.extend_from_slice(&j.to_le_bytes()),
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A joint index beyond what the joint format holds.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("vertex {vertex} uses joint {joint}, which does not fit the profile's joint format {} (at most {})", format.name(), format.max_index())]
+pub struct TooWide {
+    pub vertex: usize,
+    pub joint: u32,
+    pub format: JointFormat,
+}
+
+/// How four weights per vertex are stored.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum WeightFormat {
+    /// `Float32x4`, or `array<vec4<f32>>` in storage.
+    #[default]
+    F32x4,
+    /// `Unorm8x4`: each weight is q / 255 for a byte q.
+    Unorm8x4,
+    /// `Unorm16x4`: each weight is q / 65535.
+    Unorm16x4,
+}
+
+impl WeightFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightFormat::F32x4 => "f32x4",
+            WeightFormat::Unorm8x4 => "unorm8x4",
+            WeightFormat::Unorm16x4 => "unorm16x4",
+        }
+    }
+
+    pub fn vertex_format(self) -> wgpu::VertexFormat {
+        match self {
+            WeightFormat::F32x4 => wgpu::VertexFormat::Float32x4,
+            WeightFormat::Unorm8x4 => wgpu::VertexFormat::Unorm8x4,
+            WeightFormat::Unorm16x4 => wgpu::VertexFormat::Unorm16x4,
+        }
+    }
+
+    pub fn bytes_per_vertex(self) -> usize {
+        match self {
+            WeightFormat::F32x4 => 16,
+            WeightFormat::Unorm8x4 => 4,
+            WeightFormat::Unorm16x4 => 8,
+        }
+    }
+
+    /// The largest integer of a unorm format; `None` for f32.
+    fn unorm_max(self) -> Option<f32> {
+        match self {
+            WeightFormat::F32x4 => None,
+            WeightFormat::Unorm8x4 => Some(255.0),
+            WeightFormat::Unorm16x4 => Some(65535.0),
+        }
+    }
+
+    /// The integers a unorm format stores for one vertex's weights: each w * max rounded so that
+    /// they sum to the rounded sum (largest remainders first), as exporters write 8-bit weights,
+    /// so weights that sum to 1 still do. `None` for f32.
+    fn integers(self, ws: [f32; 4]) -> Option<[u32; 4]> {
+        let max = self.unorm_max()?;
+        let scaled = ws.map(|w| w.clamp(0.0, 1.0) as f64 * max as f64);
+        let mut q = scaled.map(|x| x.floor() as u32);
+        let total = scaled.iter().sum::<f64>().round().min(max as f64) as u32;
+        let mut order = [0usize, 1, 2, 3];
+        order.sort_by(|&a, &b| {
+            let (fa, fb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
+            fb.total_cmp(&fa).then(a.cmp(&b))
+        });
+        let mut short = total.saturating_sub(q.iter().sum());
+        for i in order {
+            if short == 0 {
+                break;
+            }
+            if scaled[i] > q[i] as f64 {
+                q[i] += 1;
+                short -= 1;
+            }
+        }
+        Some(q)
+    }
+
+    /// The weights a shader reads after the format stored `ws`: themselves for f32, else q / max
+    /// per weight, which the GPU converts exactly as this f32 division does (both correctly
+    /// rounded).
+    pub fn quantise(self, ws: [f32; 4]) -> [f32; 4] {
+        match (self.integers(ws), self.unorm_max()) {
+            (Some(q), Some(max)) => q.map(|q| q as f32 / max),
+            _ => ws,
+        }
+    }
+
+    /// The weights packed little-endian as the format stores them.
+    pub fn pack(self, weights: &[[f32; 4]]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(weights.len() * self.bytes_per_vertex());
+        for &ws in weights {
+            match self.integers(ws) {
+                None => out.extend_from_slice(bytemuck::cast_slice(&ws)),
+                Some(q) if self == WeightFormat::Unorm8x4 => out.extend(q.map(|q| q as u8)),
+                Some(q) => {
+                    for q in q {
+                        out.extend_from_slice(&(q as u16).to_le_bytes());
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// How positions are stored: three floats, or four with w (16 bytes either way in storage, where
+/// a vec3 array has a 16-byte stride).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PositionFormat {
+    Vec3,
+    #[default]
+    Vec4,
+}
+
+impl PositionFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            PositionFormat::Vec3 => "vec3",
+            PositionFormat::Vec4 => "vec4",
+        }
+    }
+
+    /// The vertex attribute format: `Float32x3`; a vec4 input reads it with w = 1, as WebGPU fills.
+    pub fn vertex_format(self) -> wgpu::VertexFormat {
+        wgpu::VertexFormat::Float32x3
+    }
+}
+
+/// What the shader under test reads of each vertex, which the scene is built for: the joint
+/// format that holds the fewest indices (a case past it cannot be tested), and the weights as the
+/// numeric path reads them (quantised for the CPU reference too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reads {
+    pub joints: JointFormat,
+    /// Where the profile gives that format, for the message (empty for the built-in contract).
+    pub joints_whence: String,
+    pub weights: WeightFormat,
+}
+
+impl Default for Reads {
+    fn default() -> Reads {
+        Reads {
+            joints: JointFormat::U32x4,
+            joints_whence: String::new(),
+            weights: WeightFormat::F32x4,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joints_pack_little_endian_and_refuse_what_does_not_fit() {
+        let joints = [[1, 2, 3, 258]];
+        assert_eq!(
+            JointFormat::U16x4.pack(&joints).unwrap(),
+            [1, 0, 2, 0, 3, 0, 2, 1]
+        );
+        assert_eq!(JointFormat::U32x4.pack(&joints).unwrap().len(), 16);
+        let err = JointFormat::U8x4
+            .pack(&[[0; 4], [0, 300, 0, 0]])
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "vertex 1 uses joint 300, which does not fit the profile's joint format u8x4 (at most 255)"
+        );
+        assert_eq!(
+            JointFormat::U8x4.pack(&[[255, 0, 7, 1]]).unwrap(),
+            [255, 0, 7, 1]
+        );
+    }
+
+    #[test]
+    fn unorm_weights_are_what_the_gpu_reads() {
+        // 0.3 * 255 = 76.500003 and 0.7 * 255 = 178.499997 (as f32): rounded apart they could
+        // sum to 256; the larger remainder gets the unit, so the bytes sum to 255.
+        let f = WeightFormat::Unorm8x4;
+        let q = f.quantise([0.3, 0.7, 0.0, 0.0]);
+        assert_eq!(f.pack(&[[0.3, 0.7, 0.0, 0.0]]), [77, 178, 0, 0]);
+        assert_eq!(q, [77.0 / 255.0, 178.0 / 255.0, 0.0, 0.0]);
+        assert_eq!(f.pack(&[[0.5, 0.5, 0.0, 0.0]]), [128, 127, 0, 0]);
+        assert_eq!(f.pack(&[[0.25, 0.25, 0.25, 0.25]]), [64, 64, 64, 63]);
+        assert_eq!(
+            WeightFormat::F32x4.quantise([0.3, 0.7, 0.0, 0.0]),
+            [0.3, 0.7, 0.0, 0.0]
+        );
+        let g = WeightFormat::Unorm16x4;
+        assert_eq!(
+            g.quantise([0.5, 0.5, 0.0, 0.0])[0] + g.quantise([0.5, 0.5, 0.0, 0.0])[1],
+            (32768.0 + 32767.0) / 65535.0
+        );
+        assert_eq!(g.pack(&[[1.0, 0.0, 0.0, 0.0]])[..2], 65535u16.to_le_bytes());
+    }
+}

@@ -1,0 +1,118 @@
+//! The palette as the shader's profile lays it out: a storage or fixed-length uniform array, split
+//! into globals and inverse binds, or behind a base offset, built from the skinning palette.
+
+use glam::{DMat4, DQuat, DVec3, Mat4};
+
+use super::GpuError;
+use crate::contract::{Contract, Role, Want};
+
+/// Matrices the harness puts before the case's joint 0 when the palette has a base offset: a
+/// shader that ignores the offset reads these and skins with the wrong joints.
+const OFFSET: usize = 3;
+
+/// The bytes of each palette binding, for one palette.
+pub struct PaletteData {
+    /// (role, bytes, bytes to bind).
+    pub buffers: Vec<(Role, Vec<u8>, usize)>,
+}
+
+/// A matrix that moves every vertex far away, unlike any joint of a case.
+fn decoy(i: usize) -> Mat4 {
+    Mat4::from_scale_rotation_translation(
+        glam::Vec3::splat(2.5 + i as f32),
+        glam::Quat::from_rotation_z(0.7 + i as f32),
+        glam::Vec3::new(7.0, -5.0 - i as f32, 3.0),
+    )
+}
+
+/// The inverse bind a split palette gets for joint `j`: a rigid motion, different per joint, so a
+/// shader that leaves it out (or swaps the product) is off by it.
+fn inverse_bind(j: usize) -> DMat4 {
+    let angle = 0.3 + 0.1 * (j % 7) as f64;
+    DMat4::from_rotation_translation(
+        DQuat::from_axis_angle(DVec3::new(0.3, 1.0, 0.2).normalize(), angle),
+        DVec3::new(0.25, -0.5 + 0.01 * (j % 11) as f64, 0.125),
+    )
+}
+
+/// What the palette bindings hold for `palette` (skin[j] = global[j] * inverseBind[j]) under
+/// `contract`, or why the case's palette does not fit the shader's.
+pub fn layout(contract: &Contract, palette: &[Mat4]) -> Result<PaletteData, GpuError> {
+    let start = if contract.try_slot(Role::PaletteOffset).is_some() {
+        OFFSET
+    } else {
+        0
+    };
+    let split = contract.try_slot(Role::InverseBinds).is_some();
+    // A split palette: the globals are skin[j] * B[j]^-1 and the inverse binds B[j], so their
+    // product in the shader is skin[j] again (computed in f64, so only the final f32 rounding
+    // stays).
+    let globals: Vec<Mat4> = if split {
+        palette
+            .iter()
+            .enumerate()
+            .map(|(j, m)| (m.as_dmat4() * inverse_bind(j).inverse()).as_mat4())
+            .collect()
+    } else {
+        palette.to_vec()
+    };
+    let mut main: Vec<Mat4> = (0..start).map(decoy).collect();
+    main.extend_from_slice(&globals);
+    let fixed = contract.slot(Role::Palette).ty == Want::FixedMatrices;
+    if fixed {
+        let len = contract.palette_len.unwrap_or(0) as usize;
+        if main.len() > len {
+            return Err(GpuError::Layout(format!(
+                "the shader's palette is a fixed array of {len} matrices ({}); the case needs {}{}",
+                contract.name(),
+                main.len(),
+                if start > 0 {
+                    format!(" ({} joints after an offset of {start})", palette.len())
+                } else {
+                    " (one per joint)".into()
+                }
+            )));
+        }
+        // Past the case's joints: NaN, so a shader that reads a joint the case does not have
+        // shows it instead of skinning with zeros.
+        main.resize(len, Mat4::from_cols_array(&[f32::NAN; 16]));
+    }
+    let bytes = |m: &[Mat4]| bytemuck::cast_slice(m).to_vec();
+    let main_bytes = bytes(&main);
+    let bind = main_bytes.len();
+    let mut buffers = vec![(Role::Palette, main_bytes, bind)];
+    if split {
+        let mut inverse: Vec<Mat4> = (0..start).map(decoy).collect();
+        inverse.extend((0..palette.len()).map(|j| inverse_bind(j).as_mat4()));
+        let b = bytes(&inverse);
+        let n = b.len();
+        buffers.push((Role::InverseBinds, b, n));
+    }
+    if contract.try_slot(Role::PaletteOffset).is_some() {
+        let mut offset = vec![0u8; contract.uniform_bytes as usize];
+        offset[..4].copy_from_slice(&(start as u32).to_le_bytes());
+        let n = offset.len();
+        buffers.push((Role::PaletteOffset, offset, n));
+    }
+    Ok(PaletteData { buffers })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_split_palette_multiplies_back_to_the_palette() {
+        let skin = Mat4::from_rotation_translation(
+            glam::Quat::from_rotation_x(0.4),
+            glam::Vec3::new(1.0, 2.0, 3.0),
+        );
+        for j in [0, 5, 300] {
+            let global = (skin.as_dmat4() * inverse_bind(j).inverse()).as_mat4();
+            let back = global * inverse_bind(j).as_mat4();
+            assert!(back.abs_diff_eq(skin, 1e-5), "{back} vs {skin}");
+            // And the inverse bind is not the identity: leaving it out shows.
+            assert!(!global.abs_diff_eq(skin, 1e-2));
+        }
+    }
+}

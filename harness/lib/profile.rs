@@ -1,0 +1,754 @@
+//! The layout profile: where a shader reads and writes each role, in which format, from a YAML file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::case::CaseError;
+use crate::contract::{Contract, Elem, Origin, Pipeline, Role, Space, Want};
+use crate::format::{JointFormat, PositionFormat, WeightFormat};
+use crate::yaml_line;
+
+/// A shader's own layout: which stages it has and, per role, its group and binding or vertex
+/// location and format. The default profile is the harness's built-in contract.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// The shader file this profile describes (its file name), so that a profile is not used for
+    /// another shader by mistake.
+    #[serde(default)]
+    pub shader: Option<String>,
+    pub palette: Palette,
+    /// The compute pre-skinning pass, if the shader has one.
+    #[serde(default)]
+    pub compute: Option<Compute>,
+    /// The vertex stage that skins, if the shader has one.
+    #[serde(default)]
+    pub vertex: Option<Vertex>,
+    #[serde(skip)]
+    pub path: PathBuf,
+    /// The file's text, for the lines messages point to.
+    #[serde(skip)]
+    pub source: String,
+}
+
+/// A resource binding.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(deny_unknown_fields)]
+pub struct Slot {
+    pub group: u32,
+    pub binding: u32,
+}
+
+/// The joint matrices, shared by both stages.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Palette {
+    pub group: u32,
+    pub binding: u32,
+    /// `storage` (a runtime-sized array) or `uniform` (a fixed-length array).
+    #[serde(default)]
+    pub form: PaletteForm,
+    /// A split palette: `binding` holds the joints' global matrices and this binding their
+    /// inverse binds, multiplied in the shader.
+    #[serde(default)]
+    pub inverse_binds: Option<Slot>,
+    /// A uniform whose first u32 is the index of the case's joint 0 in the palette buffer (a
+    /// per-draw base offset); the harness puts other matrices before it.
+    #[serde(default)]
+    pub offset: Option<Slot>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PaletteForm {
+    #[default]
+    Storage,
+    Uniform,
+}
+
+/// A storage buffer holding one value per vertex.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Buffer<F> {
+    pub group: u32,
+    pub binding: u32,
+    #[serde(default)]
+    pub format: F,
+}
+
+impl<F> Buffer<F> {
+    pub fn slot(&self) -> Slot {
+        Slot {
+            group: self.group,
+            binding: self.binding,
+        }
+    }
+}
+
+/// The compute stage's entry point and bindings.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Compute {
+    pub entry: String,
+    pub positions: Buffer<PositionFormat>,
+    pub joints: Buffer<JointFormat>,
+    pub weights: Buffer<WeightFormat>,
+    pub skinned: Buffer<PositionFormat>,
+    /// A uniform whose first u32 is the vertex count.
+    pub count: Slot,
+}
+
+/// A vertex attribute.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Attribute<F> {
+    pub location: u32,
+    #[serde(default)]
+    pub format: F,
+}
+
+/// The vertex stage's entry points, attributes and camera.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Vertex {
+    pub entry: String,
+    /// The fragment entry point; without one the harness draws the shape in one colour.
+    #[serde(default)]
+    pub fragment: Option<String>,
+    /// `tint`: the fragment stage draws the contract's colour, so images compare with the goldens
+    /// channel by channel; `any`: they compare by coverage.
+    #[serde(default)]
+    pub colour: Colour,
+    pub position: Attribute<PositionFormat>,
+    pub joints: Attribute<JointFormat>,
+    pub weights: Attribute<WeightFormat>,
+    pub camera: Camera,
+    /// The shader's skinning function, called by a compute entry point the harness adds, so that
+    /// a vertex-only shader's skinned positions can be compared number by number. It takes
+    /// (position, joints, weights) and returns the skinned position, or (joints, weights) and
+    /// returns the blended matrix.
+    #[serde(default)]
+    pub skin_function: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Colour {
+    #[default]
+    Tint,
+    Any,
+}
+
+/// The uniform the vertex stage turns skinned positions into clip space with.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Camera {
+    pub group: u32,
+    pub binding: u32,
+    /// `view`: the contract's struct { scale, offset_y, half_width, pad }; `matrix`: a
+    /// column-major `mat4x4<f32>` view-projection at offset 0.
+    #[serde(default)]
+    pub form: CameraForm,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CameraForm {
+    #[default]
+    View,
+    Matrix,
+}
+
+/// The file name a shader's profile has beside it: `skinning.wgsl` -> `skinning.profile.yaml`.
+pub fn beside(shader: &Path) -> PathBuf {
+    let stem = shader
+        .file_stem()
+        .map_or("shader".into(), |s| s.to_string_lossy().into_owned());
+    shader.with_file_name(format!("{stem}.profile.yaml"))
+}
+
+impl Profile {
+    /// Reads and validates a profile file.
+    pub fn load(path: &Path) -> Result<Profile, CaseError> {
+        let text = crate::case::read_text(path)?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses and validates profile text; `path` names the file in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Profile, CaseError> {
+        let file = path.display().to_string();
+        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut profile: Profile =
+            serde_yaml_ng::from_str(body).map_err(|e| crate::case::parse_error(&file, body, &e))?;
+        // Messages name it as the user would: relative to the folder the run started in.
+        let here = std::env::current_dir().unwrap_or_default();
+        profile.path = path.strip_prefix(&here).unwrap_or(path).to_path_buf();
+        profile.source = body.to_string();
+        if let Err((field, message)) = profile.validate() {
+            return Err(CaseError::Invalid {
+                line: yaml_line::line_near(body, &field).unwrap_or(1),
+                file,
+                field,
+                message,
+            });
+        }
+        Ok(profile)
+    }
+
+    /// Refuses a profile whose `shader` names another file than `shader`.
+    pub fn describes(&self, shader: &Path) -> Result<(), CaseError> {
+        let Some(named) = &self.shader else {
+            return Ok(());
+        };
+        let file = shader.file_name().map(|f| f.to_string_lossy().into_owned());
+        if file.as_deref() == Some(named.as_str()) {
+            return Ok(());
+        }
+        Err(CaseError::Invalid {
+            file: self.path.display().to_string(),
+            line: yaml_line::line_near(&self.source, "shader").unwrap_or(1),
+            field: "shader".into(),
+            message: format!(
+                "this profile describes `{named}`, not the shader under test `{}`: give the profile of that shader (SKINPROOF_PROFILE) or put `{}` beside it",
+                shader.display(),
+                beside(shader).display()
+            ),
+        })
+    }
+
+    /// The roles and the slot each takes, with the field that names it.
+    pub fn slots(&self) -> Vec<(&'static str, Slot)> {
+        let p = &self.palette;
+        let mut out = vec![(
+            "palette",
+            Slot {
+                group: p.group,
+                binding: p.binding,
+            },
+        )];
+        out.extend(p.inverse_binds.map(|s| ("palette.inverse_binds", s)));
+        out.extend(p.offset.map(|s| ("palette.offset", s)));
+        if let Some(c) = &self.compute {
+            out.push(("compute.positions", c.positions.slot()));
+            out.push(("compute.joints", c.joints.slot()));
+            out.push(("compute.weights", c.weights.slot()));
+            out.push(("compute.skinned", c.skinned.slot()));
+            out.push(("compute.count", c.count));
+        }
+        if let Some(v) = &self.vertex {
+            out.push((
+                "vertex.camera",
+                Slot {
+                    group: v.camera.group,
+                    binding: v.camera.binding,
+                },
+            ));
+        }
+        out
+    }
+
+    /// The first field that breaks a rule no serde type can state, and why.
+    fn validate(&self) -> Result<(), (String, String)> {
+        if self.compute.is_none() && self.vertex.is_none() {
+            return Err((
+                "compute".into(),
+                "the profile names no stage: give `compute`, `vertex` or both".into(),
+            ));
+        }
+        // A bind group index past 3 needs a device limit beyond WebGPU's default of 4 groups.
+        let mut seen: BTreeMap<Slot, &str> = BTreeMap::new();
+        for (field, slot) in self.slots() {
+            if slot.group > 3 {
+                return Err((
+                    format!("{field}.group"),
+                    format!(
+                        "group {} is past the 4 bind groups WebGPU guarantees (0 to 3)",
+                        slot.group
+                    ),
+                ));
+            }
+            if let Some(other) = seen.insert(slot, field) {
+                return Err((
+                    format!("{field}.binding"),
+                    format!(
+                        "@group({}) @binding({}) is already `{other}`; each role has its own binding",
+                        slot.group, slot.binding
+                    ),
+                ));
+            }
+        }
+        for (field, name) in self.entries() {
+            if !is_identifier(name) {
+                return Err((field.into(), format!("`{name}` is not a WGSL identifier")));
+            }
+        }
+        if let Some(v) = &self.vertex {
+            let locations = [
+                ("vertex.position.location", v.position.location),
+                ("vertex.joints.location", v.joints.location),
+                ("vertex.weights.location", v.weights.location),
+            ];
+            for (i, (field, l)) in locations.iter().enumerate() {
+                if let Some((other, _)) = locations[..i].iter().find(|(_, m)| m == l) {
+                    return Err((
+                        field.to_string(),
+                        format!(
+                            "@location({l}) is already `{}`; each attribute has its own location",
+                            other.trim_end_matches(".location")
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(c) = &self.compute {
+            if c.weights.format != WeightFormat::F32x4 {
+                return Err((
+                    "compute.weights.format".into(),
+                    format!(
+                        "storage weights are f32x4 (`array<vec4<f32>>`); {} is a vertex format",
+                        c.weights.format.name()
+                    ),
+                ));
+            }
+            if c.joints.format == JointFormat::U8x4 {
+                return Err((
+                    "compute.joints.format".into(),
+                    "storage joints are u32x4 or u16x4 (u16 pairs in u32 words); u8x4 is a vertex format".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every entry point and function name the profile gives, with its field.
+    fn entries(&self) -> Vec<(&'static str, &str)> {
+        let mut out = Vec::new();
+        if let Some(c) = &self.compute {
+            out.push(("compute.entry", c.entry.as_str()));
+        }
+        if let Some(v) = &self.vertex {
+            out.push(("vertex.entry", v.entry.as_str()));
+            out.extend(v.fragment.as_deref().map(|f| ("vertex.fragment", f)));
+            out.extend(
+                v.skin_function
+                    .as_deref()
+                    .map(|f| ("vertex.skin_function", f)),
+            );
+        }
+        out
+    }
+}
+
+impl Profile {
+    /// `file:line, field `path``: where the profile writes `field`, for messages.
+    fn whence(&self, field: &str) -> String {
+        let line = yaml_line::line_near(&self.source, field).unwrap_or(1);
+        format!("{}:{line}, field `{field}`", self.path.display())
+    }
+
+    /// The contract this profile describes: the built-in one with each role moved where the
+    /// profile puts it. The workgroup size and a uniform palette's length are the shader's, read
+    /// by naga when the shader is loaded.
+    pub fn contract(&self) -> Contract {
+        use Pipeline::{Compute, Render};
+        let mut c = Contract::builtin();
+        let (compute, vertex) = (self.compute.as_ref(), self.vertex.as_ref());
+        let pipelines = |compute_too: bool, render_too: bool| {
+            let mut p = Vec::new();
+            if compute_too && compute.is_some() {
+                p.push(Compute);
+            }
+            if render_too && vertex.is_some() {
+                p.push(Render);
+            }
+            p
+        };
+        let slot =
+            |role, group, binding, space, ty, holds: &str, on: Vec<Pipeline>, field: &str| {
+                crate::contract::Slot {
+                    role,
+                    group,
+                    binding,
+                    space,
+                    ty,
+                    holds: holds.into(),
+                    pipelines: on,
+                    origin: Some(self.whence(field)),
+                }
+            };
+        let read = Space::Storage { writable: false };
+        let p = &self.palette;
+        let (palette_space, palette_ty) = match p.form {
+            PaletteForm::Storage => (read, Want::Array(Elem::Mat4F32)),
+            PaletteForm::Uniform => (Space::Uniform, Want::FixedMatrices),
+        };
+        let mut slots = vec![slot(
+            Role::Palette,
+            p.group,
+            p.binding,
+            palette_space,
+            palette_ty,
+            if p.inverse_binds.is_some() {
+                "the joints' global matrices"
+            } else {
+                "the palette"
+            },
+            pipelines(true, true),
+            "palette",
+        )];
+        if let Some(s) = p.inverse_binds {
+            slots.push(slot(
+                Role::InverseBinds,
+                s.group,
+                s.binding,
+                palette_space,
+                palette_ty,
+                "the inverse binds",
+                pipelines(true, true),
+                "palette.inverse_binds",
+            ));
+        }
+        if let Some(s) = p.offset {
+            slots.push(slot(
+                Role::PaletteOffset,
+                s.group,
+                s.binding,
+                Space::Uniform,
+                Want::FirstU32,
+                "the palette's base offset",
+                pipelines(true, true),
+                "palette.offset",
+            ));
+        }
+        if let Some(k) = compute {
+            let joints = match k.joints.format {
+                JointFormat::U16x4 => Want::PackedJoints,
+                _ => Want::Array(Elem::Vec4U32),
+            };
+            // Source positions may be either (the same 16-byte stride, w unused); the output is
+            // what the profile says, since the harness checks its w.
+            let skinned = Want::Array(match k.skinned.format {
+                PositionFormat::Vec3 => Elem::Vec3F32,
+                PositionFormat::Vec4 => Elem::Vec4F32,
+            });
+            for (role, b, space, ty, holds, field) in [
+                (
+                    Role::Positions,
+                    k.positions.slot(),
+                    read,
+                    Want::Positions,
+                    "source positions",
+                    "compute.positions",
+                ),
+                (
+                    Role::Joints,
+                    k.joints.slot(),
+                    read,
+                    joints,
+                    "joint indices",
+                    "compute.joints",
+                ),
+                (
+                    Role::Weights,
+                    k.weights.slot(),
+                    read,
+                    Want::Array(Elem::Vec4F32),
+                    "weights",
+                    "compute.weights",
+                ),
+                (
+                    Role::Skinned,
+                    k.skinned.slot(),
+                    Space::Storage { writable: true },
+                    skinned,
+                    "skinned positions",
+                    "compute.skinned",
+                ),
+                (
+                    Role::Count,
+                    k.count,
+                    Space::Uniform,
+                    Want::Count,
+                    "the vertex count",
+                    "compute.count",
+                ),
+            ] {
+                slots.push(slot(
+                    role,
+                    b.group,
+                    b.binding,
+                    space,
+                    ty,
+                    holds,
+                    vec![Compute],
+                    field,
+                ));
+            }
+            c.formats.joints = k.joints.format;
+            c.formats.positions = k.positions.format;
+            c.formats.skinned = k.skinned.format;
+        }
+        c.vertex_inputs.clear();
+        if let Some(v) = vertex {
+            let (camera, holds) = match v.camera.form {
+                CameraForm::View => (Want::View, "the 2D view"),
+                CameraForm::Matrix => (Want::Matrix, "the camera's view-projection"),
+            };
+            slots.push(slot(
+                Role::View,
+                v.camera.group,
+                v.camera.binding,
+                Space::Uniform,
+                camera,
+                holds,
+                vec![Render],
+                "vertex.camera",
+            ));
+            let input =
+                |role, ty, also, format, location, field: &str| crate::contract::VertexInput {
+                    role,
+                    ty,
+                    also,
+                    attribute: wgpu::VertexAttribute {
+                        format,
+                        offset: 0,
+                        shader_location: location,
+                    },
+                    stride: wgpu::VertexFormat::size(&format),
+                    origin: Some(self.whence(field)),
+                };
+            c.vertex_inputs = vec![
+                input(
+                    Role::Positions,
+                    Elem::Vec3F32,
+                    Some(Elem::Vec4F32),
+                    v.position.format.vertex_format(),
+                    v.position.location,
+                    "vertex.position",
+                ),
+                input(
+                    Role::Joints,
+                    Elem::Vec4U32,
+                    None,
+                    v.joints.format.vertex_format(),
+                    v.joints.location,
+                    "vertex.joints",
+                ),
+                input(
+                    Role::Weights,
+                    Elem::Vec4F32,
+                    None,
+                    v.weights.format.vertex_format(),
+                    v.weights.location,
+                    "vertex.weights",
+                ),
+            ];
+            c.formats.vertex_joints = v.joints.format;
+            c.formats.vertex_weights = v.weights.format;
+            c.tint = v.colour == Colour::Tint;
+            c.skin_function = v.skin_function.clone();
+        }
+        c.slots = slots;
+        c.compute = compute.map(|k| k.entry.clone());
+        c.vertex = vertex.map(|v| v.entry.clone());
+        c.fragment = vertex.and_then(|v| v.fragment.clone());
+        let mut entries = Vec::new();
+        if let Some(k) = compute {
+            entries.push((k.entry.clone(), self.whence("compute.entry")));
+        }
+        if let Some(v) = vertex {
+            entries.push((v.entry.clone(), self.whence("vertex.entry")));
+            if let Some(f) = &v.fragment {
+                entries.push((f.clone(), self.whence("vertex.fragment")));
+            }
+        }
+        c.profile = Some(Origin {
+            path: self.path.display().to_string(),
+            entries,
+        });
+        c
+    }
+}
+
+/// A WGSL identifier: a letter or `_`, then letters, digits or `_` (not `_` alone).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && name != "_"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Profile, String> {
+        Profile::parse(Path::new("p.profile.yaml"), text).map_err(|e| e.to_string())
+    }
+
+    const DEFAULT: &str = include_str!("../../shaders/skinning.profile.yaml");
+
+    #[test]
+    fn the_default_profile_parses() {
+        let p = parse(DEFAULT).unwrap();
+        assert_eq!(p.compute.as_ref().unwrap().entry, "skin_compute");
+        assert_eq!(p.vertex.as_ref().unwrap().entry, "vs_skin");
+        assert_eq!(p.slots().len(), 7);
+    }
+
+    #[test]
+    fn errors_are_located() {
+        let text = DEFAULT.replacen("binding: 3", "binding: 2", 1);
+        let msg = parse(&text).unwrap_err();
+        assert!(
+            msg.contains("field `compute.weights.binding`: @group(0) @binding(2) is already `compute.joints`"),
+            "{msg}"
+        );
+        let text = DEFAULT.replacen("format: u32x4", "format: u12x4", 1);
+        let msg = parse(&text).unwrap_err();
+        assert!(
+            msg.starts_with("p.profile.yaml:") && msg.contains("u12x4"),
+            "{msg}"
+        );
+        let msg = parse("palette: { group: 0, binding: 0 }\n").unwrap_err();
+        assert!(
+            msg.contains("field `compute`: the profile names no stage"),
+            "{msg}"
+        );
+        let msg = parse(&DEFAULT.replacen("entry: vs_skin", "entry: vs-skin", 1)).unwrap_err();
+        assert!(
+            msg.contains("field `vertex.entry`: `vs-skin` is not a WGSL identifier"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn the_default_profile_is_the_builtin_contract() {
+        let mut c = parse(DEFAULT).unwrap().contract();
+        let builtin = Contract::builtin();
+        assert!(c.profile.is_some());
+        c.profile = None;
+        for s in &mut c.slots {
+            assert!(s
+                .origin
+                .as_deref()
+                .is_some_and(|o| o.starts_with("p.profile.yaml:")));
+            s.origin = None;
+        }
+        for v in &mut c.vertex_inputs {
+            v.origin = None;
+        }
+        c.slots.sort_by_key(|s| s.role);
+        assert_eq!(c, builtin);
+    }
+
+    #[test]
+    fn a_profile_sits_beside_its_shader() {
+        assert_eq!(
+            beside(Path::new("shaders/examples/a.wgsl")),
+            Path::new("shaders/examples/a.profile.yaml")
+        );
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    /// Every example shader validates with naga and its profile parses.
+    #[test]
+    fn examples_validate_and_their_profiles_parse() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/examples");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "wgsl") {
+                let src = std::fs::read_to_string(&path).unwrap();
+                let module = naga::front::wgsl::parse_str(&src)
+                    .map_err(|e| e.emit_to_string_with_path(&src, &path.display().to_string()))
+                    .unwrap();
+                naga::valid::Validator::new(
+                    naga::valid::ValidationFlags::all(),
+                    naga::valid::Capabilities::default(),
+                )
+                .validate(&module)
+                .map_err(|e| e.emit_to_string_with_path(&src, &path.display().to_string()))
+                .unwrap();
+                Profile::load(&beside(&path)).unwrap();
+                n += 1;
+            }
+        }
+        assert_eq!(n, 4);
+    }
+
+    /// Each wrong-profile class: the message names the profile file, line and field, and the
+    /// shader's binding or entry point.
+    #[test]
+    fn wrong_profiles_are_located() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let shader = root.join("shaders/examples/compute_u16_pairs.wgsl");
+        let good = std::fs::read_to_string(beside(&shader)).unwrap();
+        let dir = root.join("target/profile-tests");
+        std::fs::create_dir_all(&dir).unwrap();
+        let check = |name: &str, edits: &[(&str, &str)], wants: &[&str]| {
+            let mut text = good.clone();
+            for (from, to) in edits {
+                assert!(text.contains(from), "{name}: the profile has no `{from}`");
+                text = text.replacen(from, to, 1);
+            }
+            let path = dir.join(format!("{name}.profile.yaml"));
+            std::fs::write(&path, text).unwrap();
+            let msg = match crate::shader::Shader::load(&shader, Some(&path)) {
+                Err(e) => e.to_string(),
+                Ok(s) => s.validate().map(|_| ()).unwrap_err().to_string(),
+            };
+            for want in wants {
+                assert!(msg.contains(want), "{name}: {msg}\nwanted: {want}");
+            }
+        };
+        check(
+            "another_type",
+            &[
+                (
+                    "weights: { group: 1, binding: 3",
+                    "weights: { group: 1, binding: 9",
+                ),
+                (
+                    "joints: { group: 1, binding: 2",
+                    "joints: { group: 1, binding: 3",
+                ),
+                (
+                    "weights: { group: 1, binding: 9",
+                    "weights: { group: 1, binding: 2",
+                ),
+            ],
+            &[
+                "binding 2 (`src_joints`) must be array<vec4<f32>>, is array<vec2<u32>>",
+                "another_type.profile.yaml:",
+            ],
+        );
+        check(
+            "format",
+            &[(
+                "joints: { group: 1, binding: 2, format: u16x4 }",
+                "joints: { group: 1, binding: 2, format: u32x4 }",
+            )],
+            &["binding 2 (`src_joints`) must be array<vec4<u32>>, is array<vec2<u32>> (the profile's", "format.profile.yaml:7, field `compute.joints`"],
+        );
+        check(
+            "entry",
+            &[("entry: main", "entry: skin_main")],
+            &[
+                "entry point `skin_main` is missing (the profile's",
+                "entry.profile.yaml:5, field `compute.entry`",
+            ],
+        );
+        check(
+            "other_shader",
+            &[("shader: compute_u16_pairs.wgsl", "shader: skinning.wgsl")],
+            &["other_shader.profile.yaml:2: field `shader`: this profile describes `skinning.wgsl`, not the shader under test"],
+        );
+    }
+}
