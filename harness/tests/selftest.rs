@@ -982,3 +982,96 @@ fn a_setup_past_the_deadline_is_timeout_and_the_process_ends() {
         assert_eq!(setups, 1);
     }
 }
+
+/// Each example shader of `shaders/examples/` passes the whole suite through its layout profile:
+/// numbers compared on every shape (a vertex-only shader through the compute entry point the
+/// harness adds), a stage the shader lacks SKIP with its reason, and the one case that does not fit
+/// a narrow layout (300 joints: past u8 joints, past a 256-matrix palette) failing with a message
+/// that names the layout.
+#[test]
+fn example_shaders_pass_through_their_profiles() {
+    // (shader, a check that must PASS, the check that SKIPs for a missing stage and why, what
+    // wide_indices fails with).
+    let examples: [(&str, &str, Option<(&str, &str)>, Option<&str>); 4] = [
+        ("vertex_offset_palette", "posed_matches_cpu", None, None),
+        (
+            "compute_u16_pairs",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
+        ),
+        (
+            "vertex_split_palette",
+            "posed_matches_cpu",
+            None,
+            Some("does not fit the profile's joint format u8x4 (at most 255)"),
+        ),
+        (
+            "uniform_palette",
+            "render_matches_golden",
+            None,
+            Some("the shader's palette is a fixed array of 256 matrices"),
+        ),
+    ];
+    for (name, passes, skips, narrow) in examples {
+        let dir = scratch(&format!("example_{name}"));
+        let shader = format!("shaders/examples/{name}.wgsl");
+        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", &shader)]) else {
+            return;
+        };
+        let bad: Vec<String> = report
+            .rows
+            .iter()
+            .filter(|r| matches!(r.outcome.status, Status::Fail | Status::Timeout))
+            .filter(|r| !(narrow.is_some() && r.case == "wide_indices"))
+            .map(|r| {
+                format!(
+                    "{}::{} [{}]: {}",
+                    r.case, r.check, r.adapter, r.outcome.message
+                )
+            })
+            .collect();
+        assert!(bad.is_empty(), "{name}:\n{}", bad.join("\n"));
+        let rows = |check: &'static str| report.rows.iter().filter(move |r| r.check == check);
+        assert!(
+            rows(passes).count() > 0
+                && rows(passes).all(|r| r.case == "wide_indices"
+                    || r.case == "single_vertex"
+                    || r.outcome.status == Status::Pass),
+            "{name}: {passes} did not pass everywhere"
+        );
+        if let Some((check, why)) = skips {
+            let wrong: Vec<String> = rows(check)
+                .filter(|r| r.case != "single_vertex")
+                .filter(|r| r.outcome.status != Status::Skip || !r.outcome.message.contains(why))
+                .map(|r| format!("{}: {:?} {}", r.case, r.outcome.status, r.outcome.message))
+                .collect();
+            assert!(
+                wrong.is_empty(),
+                "{name}: {check} should SKIP ({why}):\n{}",
+                wrong.join("\n")
+            );
+        }
+        if let Some(why) = narrow {
+            let wide: Vec<_> = report
+                .rows
+                .iter()
+                .filter(|r| r.case == "wide_indices" && r.check == "posed_matches_cpu")
+                .collect();
+            assert!(!wide.is_empty(), "{name}: no wide_indices rows");
+            for r in wide {
+                assert_eq!(
+                    r.outcome.status,
+                    Status::Fail,
+                    "{name}: {}",
+                    r.outcome.message
+                );
+                assert!(
+                    r.outcome.message.contains(why),
+                    "{name}: {}",
+                    r.outcome.message
+                );
+            }
+        }
+    }
+}
