@@ -992,7 +992,13 @@ fn a_setup_past_the_deadline_is_timeout_and_the_process_ends() {
 fn example_shaders_pass_through_their_profiles() {
     // (shader, a check that must PASS, the check that SKIPs for a missing stage and why, what
     // wide_indices fails with).
-    let examples: [(&str, &str, Option<(&str, &str)>, Option<&str>); 4] = [
+    type Example = (
+        &'static str,
+        &'static str,
+        Option<(&'static str, &'static str)>,
+        Option<&'static str>,
+    );
+    let examples: [Example; 4] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         (
             "compute_u16_pairs",
