@@ -110,6 +110,12 @@ fn mutation(config: &Config, report: &mut Report) -> Option<String> {
     let m = skinproof::mutate::run(&config.root, &config.shader, config.profile.as_deref(), 2);
     let failure = match skinproof::mutate::min_kill_rate(&config.root) {
         Ok(min) if m.passes(min) => None,
+        // Rows the original already fails cannot kill a mutant: the check cannot judge them.
+        Ok(_) if !m.baseline_failures.is_empty() => Some(format!(
+            "the mutation check cannot pass while the original shader fails {} rows (listed in the report); kill rate {:.1}%",
+            m.baseline_failures.len(),
+            m.kill_rate() * 100.0
+        )),
         Ok(min) => Some(format!(
             "mutation kill rate {:.1}% is below the threshold {:.1}% in mutation.toml; see the report",
             m.kill_rate() * 100.0,

@@ -247,7 +247,7 @@ impl<'a> Sites<'a> {
     /// The byte offset of field `name` of the uniform struct bound as `role`, as the contract
     /// lays it out.
     pub(super) fn field(&self, role: Role, name: &str) -> Option<u32> {
-        self.contract.slot(role).ty.field(name)
+        self.contract.try_slot(role)?.ty.field(name)
     }
 
     /// Functions that index the palette themselves: where skinning happens.
