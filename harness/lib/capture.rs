@@ -183,6 +183,7 @@ fn capture_contract(c: &mut Contract, group: u32) {
         });
     }
     c.compute = Some(ENTRY.into());
+    c.captured = true;
     c.workgroup_size = [64, 1, 1];
     c.formats.joints = JointFormat::U32x4;
     c.formats.positions = PositionFormat::Vec4;

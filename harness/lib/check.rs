@@ -249,36 +249,55 @@ impl std::fmt::Debug for Check {
     }
 }
 
+/// A numeric check's outcome, its figure marked with the path that produced it when that is the
+/// vertex stage's skinning function called from the harness's compute entry point.
+fn by_path(input: &Input, mut outcome: Outcome) -> Outcome {
+    let c = input.ctx.contract();
+    if let (true, Some(f)) = (c.captured, &c.skin_function) {
+        outcome.figure = format!("{} (vertex stage, via `{f}`)", outcome.figure);
+    }
+    outcome
+}
+
 fn compute_matches_cpu(input: &Input) -> Outcome {
     let scene = &input.run.scene;
-    positions_match(
-        &input.run.gpu_bind,
-        &scene.cpu_bind,
-        scene.tolerance,
-        "GPU (bind pose)",
-        "CPU LBS",
+    by_path(
+        input,
+        positions_match(
+            &input.run.gpu_bind,
+            &scene.cpu_bind,
+            scene.tolerance,
+            "GPU (bind pose)",
+            "CPU LBS",
+        ),
     )
 }
 
 fn bind_reproduces_source(input: &Input) -> Outcome {
     let scene = &input.run.scene;
-    positions_match(
-        &input.run.gpu_bind,
-        &scene.mesh.positions,
-        scene.tolerance,
-        "GPU (bind pose)",
-        "source position",
+    by_path(
+        input,
+        positions_match(
+            &input.run.gpu_bind,
+            &scene.mesh.positions,
+            scene.tolerance,
+            "GPU (bind pose)",
+            "source position",
+        ),
     )
 }
 
 fn posed_matches_cpu(input: &Input) -> Outcome {
     let scene = &input.run.scene;
-    positions_match(
-        &input.run.gpu_posed,
-        &scene.cpu_posed,
-        scene.tolerance,
-        "GPU (posed)",
-        "CPU LBS",
+    by_path(
+        input,
+        positions_match(
+            &input.run.gpu_posed,
+            &scene.cpu_posed,
+            scene.tolerance,
+            "GPU (posed)",
+            "CPU LBS",
+        ),
     )
 }
 

@@ -386,6 +386,9 @@ pub struct Contract {
     /// A vertex-only shader's skinning function, which a compute entry point the harness adds
     /// calls, so that its skinned positions compare number by number.
     pub skin_function: Option<String>,
+    /// Set when the compute stage is the harness's, calling the vertex stage's skinning function:
+    /// the figures of the compute checks then come from that function, and say so.
+    pub captured: bool,
     /// The layout profile this contract was read from, and where it names each entry point;
     /// `None` for the built-in contract.
     pub profile: Option<Origin>,
@@ -542,6 +545,7 @@ impl Contract {
             palette_len: None,
             tint: true,
             skin_function: None,
+            captured: false,
             profile: None,
         }
     }
