@@ -351,6 +351,28 @@ pub struct VertexInput {
 }
 
 impl VertexInput {
+    /// An input in its own vertex buffer of tightly packed `format` elements.
+    pub fn new(
+        role: Role,
+        (ty, also): (Elem, Option<Elem>),
+        format: wgpu::VertexFormat,
+        location: u32,
+        origin: Option<String>,
+    ) -> VertexInput {
+        VertexInput {
+            role,
+            ty,
+            also,
+            attribute: wgpu::VertexAttribute {
+                format,
+                offset: 0,
+                shader_location: location,
+            },
+            stride: format.size(),
+            origin,
+        }
+    }
+
     pub fn location(&self) -> u32 {
         self.attribute.shader_location
     }
@@ -430,17 +452,8 @@ impl Contract {
             pipelines: pipelines.to_vec(),
             origin: None,
         };
-        let input = |role, ty, also, format, location, stride| VertexInput {
-            role,
-            ty,
-            also,
-            attribute: wgpu::VertexAttribute {
-                format,
-                offset: 0,
-                shader_location: location,
-            },
-            stride,
-            origin: None,
+        let input = |role, ty, also, format, location| {
+            VertexInput::new(role, (ty, also), format, location, None)
         };
         Contract {
             compute: Some("skin_compute".into()),
@@ -514,7 +527,6 @@ impl Contract {
                     Some(Elem::Vec4F32),
                     wgpu::VertexFormat::Float32x3,
                     0,
-                    12,
                 ),
                 input(
                     Role::Joints,
@@ -522,7 +534,6 @@ impl Contract {
                     None,
                     wgpu::VertexFormat::Uint32x4,
                     1,
-                    16,
                 ),
                 input(
                     Role::Weights,
@@ -530,7 +541,6 @@ impl Contract {
                     None,
                     wgpu::VertexFormat::Float32x4,
                     2,
-                    16,
                 ),
             ],
             fragment_output: Elem::Vec4F32,

@@ -506,19 +506,15 @@ impl Profile {
                 vec![Render],
                 "vertex.camera",
             ));
-            let input =
-                |role, ty, also, format, location, field: &str| crate::contract::VertexInput {
+            let input = |role, ty, also, format, location, field: &str| {
+                crate::contract::VertexInput::new(
                     role,
-                    ty,
-                    also,
-                    attribute: wgpu::VertexAttribute {
-                        format,
-                        offset: 0,
-                        shader_location: location,
-                    },
-                    stride: wgpu::VertexFormat::size(&format),
-                    origin: Some(self.whence(field)),
-                };
+                    (ty, also),
+                    format,
+                    location,
+                    Some(self.whence(field)),
+                )
+            };
             c.vertex_inputs = vec![
                 input(
                     Role::Positions,

@@ -110,15 +110,7 @@ impl Dispatch {
             // homogeneous 1 loses the palette's translation, and the comparisons see it.
             .map(|p| [p[0], p[1], p[2], 0.0])
             .collect();
-        let joints = contract
-            .formats
-            .joints
-            .pack(&mesh.joints)
-            .map_err(|e| GpuError::Limit {
-                what: format!("joint indices ({e})"),
-                need: e.joint as u64,
-                limit: e.format.max_index() as u64,
-            })?;
+        let joints = contract.formats.joints.pack(&mesh.joints)?;
         let mut count = vec![0u8; contract.uniform_bytes as usize];
         count[..4].copy_from_slice(&(n as u32).to_le_bytes());
         // (role, buffer, bytes bound): every input binding covers exactly the case's data.

@@ -45,6 +45,17 @@ pub enum GpuError {
     Absent(String),
 }
 
+/// A joint index past the shader's joint format: a limit of the shader's layout.
+impl From<crate::format::TooWide> for GpuError {
+    fn from(e: crate::format::TooWide) -> GpuError {
+        GpuError::Limit {
+            what: format!("joint indices ({e})"),
+            need: e.joint as u64,
+            limit: e.format.max_index() as u64,
+        }
+    }
+}
+
 impl GpuError {
     /// A hang is reported apart from a failure.
     pub fn is_timeout(&self) -> bool {

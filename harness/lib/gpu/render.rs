@@ -138,17 +138,7 @@ impl Draw {
         for input in &contract.vertex_inputs {
             let (label, data): (&str, Vec<u8>) = match input.role {
                 Role::Positions => ("positions", bytemuck::cast_slice(&mesh.positions).to_vec()),
-                Role::Joints => (
-                    "joints",
-                    formats
-                        .vertex_joints
-                        .pack(&mesh.joints)
-                        .map_err(|e| GpuError::Limit {
-                            what: format!("joint indices ({e})"),
-                            need: e.joint as u64,
-                            limit: e.format.max_index() as u64,
-                        })?,
-                ),
+                Role::Joints => ("joints", formats.vertex_joints.pack(&mesh.joints)?),
                 Role::Weights => ("weights", formats.vertex_weights.pack(&mesh.weights)),
                 other => panic!("{other:?} is not per-vertex data"),
             };
