@@ -35,7 +35,7 @@ fn inverse_bind(j: usize) -> DMat4 {
     )
 }
 
-/// What the palette bindings hold for `palette` (skin[j] = global[j] * inverseBind[j]) under
+/// What the palette bindings hold for `palette` (`skin[j] = global[j] * inverseBind[j]`) under
 /// `contract`, or why the case's palette does not fit the shader's.
 pub fn layout(contract: &Contract, palette: &[Mat4]) -> Result<PaletteData, GpuError> {
     let start = if contract.try_slot(Role::PaletteOffset).is_some() {

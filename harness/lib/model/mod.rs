@@ -6,11 +6,11 @@
 //! What the loader builds, and why:
 //! * The skeleton's nodes are the skin's joint nodes plus all their ancestors up to the scene root
 //!   (`Z_UP`, `Armature`, ... above the skeleton root), re-indexed parent-before-child, so that
-//!   [`Skeleton::palette`] computes `skin[j] = global[joint j] * inverseBind[j]` with the global from
+//!   `Skeleton::palette` computes `skin[j] = global[joint j] * inverseBind[j]` with the global from
 //!   the scene root, as the glTF spec says. The transform of the node carrying the skinned mesh is
 //!   not part of skinning (glTF spec); it is reported as [`Model::mesh_global`] for tests.
 //! * Node transforms given as a matrix are decomposed into translation, rotation and scale; a matrix
-//!   with shear is an error (a [`Transform`] cannot hold it).
+//!   with shear is an error (a `Transform` cannot hold it).
 //! * `JOINTS_0` (u8 or u16) index the skin's joints, i.e. palette entries; every index must be below
 //!   the joint count, zero-weighted slots included (a GPU reads them all).
 //! * A second influence set (`WEIGHTS_1`) must be all zeros: the contract has 4 influences.

@@ -51,7 +51,7 @@ pub(super) fn chain_armature() -> Transform {
 /// The angles (degrees about +Z) of the chain model's LINEAR rotation channel on joint 1 at t = 0 and 1.
 pub const CHAIN_LINEAR_DEGREES: (f64, f64) = (20.0, 100.0);
 
-/// Writes the built-in chain skeleton ([`Skeleton::chain`]) and strip mesh ([`crate::rig::strip`],
+/// Writes the built-in chain skeleton (`Skeleton::chain`) and strip mesh (`crate::rig::strip`,
 /// 2 influences) as a glTF 2.0 file: `.glb` when `path` ends in `.glb`, otherwise `.gltf` JSON with
 /// the buffer as a base64 `data:` URI. Nodes 0..joints are the joints (node j+1 a child of node j),
 /// node `joints` carries the mesh "strip" and the skin. One animation, "bend":

@@ -63,7 +63,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every kind, in the order of [`kinds::KINDS`], which registers them.
+    /// Every kind, in the order of `kinds::KINDS`, which registers them.
     pub const ALL: [Kind; kinds::KINDS.len()] = {
         let mut all = [Kind::WeightSwap; kinds::KINDS.len()];
         let mut i = 0;
@@ -74,7 +74,7 @@ impl Kind {
         all
     };
 
-    /// As reports and mutant ids write it (`weight_swap`), from [`kinds::KINDS`].
+    /// As reports and mutant ids write it (`weight_swap`), from `kinds::KINDS`.
     pub fn name(self) -> &'static str {
         kinds::KINDS
             .iter()

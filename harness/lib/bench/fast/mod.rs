@@ -225,7 +225,7 @@ pub fn skin(
     );
 }
 
-/// [`skin`] on a [`Mesh`].
+/// `skin` on a `Mesh`.
 pub fn skin_mesh(palette: &AlignedPalette, mesh: &Mesh, out: &mut [[f32; 3]], threads: usize) {
     skin(
         palette,
