@@ -5,42 +5,71 @@ use super::site::{Func, Sites};
 use super::*;
 use crate::contract::Role;
 
+/// What a kind changes: the skinning math itself (weights, joints, palette, the homogeneous 1),
+/// or the glue around it (stage inputs and outputs, the view, the count guard, uniform fields).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Skinning,
+    Glue,
+}
+
 /// Where a kind of mutant applies in a shader: its mutants, possibly none.
 pub(super) type Mutator = fn(&Sites) -> Vec<Candidate>;
 
-/// Every kind, with its name and mutator, in the order mutants are generated and listed.
-pub(super) const KINDS: [(Kind, &str, Mutator); 11] = [
-    (Kind::WeightSwap, "weight_swap", weight_swap),
+/// Every kind, with its name, the part of the shader it changes and its mutator, in the order
+/// mutants are generated and listed.
+pub(super) const KINDS: [(Kind, &str, Part, Mutator); 11] = [
+    (Kind::WeightSwap, "weight_swap", Part::Skinning, weight_swap),
     (
         Kind::HomogeneousDropped,
         "homogeneous_dropped",
+        Part::Skinning,
         homogeneous_dropped,
     ),
     (
         Kind::PaletteTransposed,
         "palette_transposed",
+        Part::Skinning,
         palette_transposed,
     ),
     (
         Kind::InfluenceDropped,
         "influence_dropped",
+        Part::Skinning,
         influence_dropped,
     ),
     (
         Kind::JointIndexSwapped,
         "joint_index_swapped",
+        Part::Skinning,
         joint_index_swapped,
     ),
     (
         Kind::ConstantPerturbed,
         "constant_perturbed",
+        Part::Skinning,
         constant_perturbed,
     ),
-    (Kind::SkinningSkipped, "skinning_skipped", skinning_skipped),
-    (Kind::ViewTransform, "view_transform", view_transform),
-    (Kind::CountGuard, "count_guard", count_guard),
-    (Kind::OutputW, "output_w", output_w),
-    (Kind::UniformField, "uniform_field", uniform_field),
+    (
+        Kind::SkinningSkipped,
+        "skinning_skipped",
+        Part::Glue,
+        skinning_skipped,
+    ),
+    (
+        Kind::ViewTransform,
+        "view_transform",
+        Part::Glue,
+        view_transform,
+    ),
+    (Kind::CountGuard, "count_guard", Part::Glue, count_guard),
+    (Kind::OutputW, "output_w", Part::Glue, output_w),
+    (
+        Kind::UniformField,
+        "uniform_field",
+        Part::Glue,
+        uniform_field,
+    ),
 ];
 
 fn candidate(description: impl Into<String>, hint: &str, edits: Vec<Edit>) -> Candidate {

@@ -78,8 +78,15 @@ impl Kind {
     pub fn name(self) -> &'static str {
         kinds::KINDS
             .iter()
-            .find(|(kind, _, _)| *kind == self)
-            .map_or("unregistered", |(_, name, _)| name)
+            .find(|(kind, _, _, _)| *kind == self)
+            .map_or("unregistered", |(_, name, _, _)| name)
+    }
+
+    /// Whether the kind changes the skinning math itself rather than the glue around it.
+    pub fn on_skinning(self) -> bool {
+        kinds::KINDS
+            .iter()
+            .any(|(kind, _, part, _)| *kind == self && *part == kinds::Part::Skinning)
     }
 }
 
@@ -148,7 +155,7 @@ pub fn generate(source: &str, contract: &Contract) -> Vec<Mutant> {
     let original = fingerprint(&module);
     let sites = Sites::new(source, &module, contract);
     let mut out = Vec::new();
-    for (kind, name, find) in kinds::KINDS {
+    for (kind, name, _, find) in kinds::KINDS {
         for (n, c) in find(&sites).into_iter().enumerate() {
             out.push(judge(
                 source,

@@ -13,6 +13,16 @@ pub fn kind_names() -> Vec<String> {
     Kind::ALL.iter().map(|k| k.to_string()).collect()
 }
 
+/// The names of the kinds that change the skinning math itself, for the section to list them
+/// apart from the glue.
+pub fn skinning_kinds() -> Vec<String> {
+    Kind::ALL
+        .iter()
+        .filter(|k| k.on_skinning())
+        .map(|k| k.to_string())
+        .collect()
+}
+
 impl From<Mutant> for MutantInfo {
     fn from(m: Mutant) -> MutantInfo {
         MutantInfo {

@@ -111,6 +111,7 @@ pub fn run(root: &Path, shader: &Path, profile: Option<&Path>, parallel: usize) 
     let mut report = MutationReport {
         shader: shown,
         kinds: report::kind_names(),
+        skinning_kinds: report::skinning_kinds(),
         ..Default::default()
     };
     // Loaded as the suite loads it, so the mutants are held to the same contract.

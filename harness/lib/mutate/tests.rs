@@ -333,6 +333,7 @@ fn rates_per_adapter_and_markdown() {
         shader: "s.wgsl".into(),
         adapters: vec!["vulkan/x".into(), "gl/x".into()],
         kinds: super::report::kind_names(),
+        skinning_kinds: super::report::skinning_kinds(),
         mutants: vec![
             result("a", Status::Killed, &["vulkan/x", "gl/x"]),
             result("b", Status::Killed, &["vulkan/x"]),

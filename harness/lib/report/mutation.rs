@@ -123,6 +123,10 @@ pub struct MutationSection {
     /// out of the JSON, whose fields stay those of a `report.json` already written.
     #[serde(skip)]
     pub kinds: Vec<String>,
+    /// The kinds that change the skinning math itself (the others change the glue around it),
+    /// listed apart; out of the JSON for the same reason.
+    #[serde(skip)]
+    pub skinning_kinds: Vec<String>,
 }
 
 impl MutationSection {
@@ -204,6 +208,36 @@ impl MutationSection {
                 md,
                 "Kinds with no site in this shader, so no mutant and no say in the kill rate: {}.\n",
                 absent.join(", ")
+            );
+        }
+        if !self.skinning_kinds.is_empty() && !self.mutants.is_empty() {
+            let part = |skinning: bool| {
+                let rows: Vec<&MutantRow> = self
+                    .mutants
+                    .iter()
+                    .filter(|m| self.skinning_kinds.contains(&m.mutant.kind) == skinning)
+                    .collect();
+                let killed = rows
+                    .iter()
+                    .filter(|m| m.status == MutantStatus::Killed)
+                    .count();
+                let mut kinds: Vec<&str> = rows.iter().map(|m| m.mutant.kind.as_str()).collect();
+                kinds.dedup();
+                format!(
+                    "{killed} of {} killed ({})",
+                    rows.len(),
+                    if kinds.is_empty() {
+                        "none".to_string()
+                    } else {
+                        kinds.join(", ")
+                    }
+                )
+            };
+            let _ = writeln!(
+                md,
+                "On the skinning math: {}. On the glue around it (stage inputs and outputs, view, count guard, uniforms): {}.\n",
+                part(true),
+                part(false)
             );
         }
         if !self.baseline_failures.is_empty() {
