@@ -1081,3 +1081,54 @@ fn example_shaders_pass_through_their_profiles() {
         }
     }
 }
+
+/// The layouts' traps spring: an example shader with the bug each layout exists to catch fails
+/// the numeric checks (a base offset ignored, the inverse binds of a split palette left out, the
+/// joints of a u16 pair unpacked in the wrong order).
+#[test]
+fn layout_bugs_in_example_shaders_fail() {
+    for (name, from, to) in [
+        (
+            "vertex_offset_palette",
+            "let o = draw.palette_offset;",
+            "let o = 0u;",
+        ),
+        (
+            "vertex_split_palette",
+            "(joint_globals[j] * (inverse_binds[j] * p))",
+            "(joint_globals[j] * p)",
+        ),
+        (
+            "compute_u16_pairs",
+            "packed.x & 0xffffu, packed.x >> 16u",
+            "packed.x >> 16u, packed.x & 0xffffu",
+        ),
+    ] {
+        let dir = scratch(&format!("layout_bug_{name}"));
+        let source =
+            std::fs::read_to_string(root().join(format!("shaders/examples/{name}.wgsl"))).unwrap();
+        assert!(source.contains(from), "{name} no longer has `{from}`");
+        let shader = dir.join(format!("{name}.wgsl"));
+        std::fs::write(&shader, source.replacen(from, to, 1)).unwrap();
+        let profile = root().join(format!("shaders/examples/{name}.profile.yaml"));
+        std::fs::copy(&profile, dir.join(format!("{name}.profile.yaml"))).unwrap();
+        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())])
+        else {
+            return;
+        };
+        let mut failed = failing(&report, "posed_matches_cpu");
+        // wide_indices does not fit u8 joints at all: its own message.
+        failed.retain(|r| r.case != "wide_indices");
+        assert!(
+            failed.len() >= 2
+                && failed
+                    .iter()
+                    .all(|r| r.outcome.message.contains("max abs error")),
+            "{name} with `{to}`: posed_matches_cpu should fail with the error: {:?}",
+            failed
+                .iter()
+                .map(|r| &r.outcome.message)
+                .collect::<Vec<_>>()
+        );
+    }
+}
