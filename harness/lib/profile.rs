@@ -202,8 +202,8 @@ impl Profile {
         let Some(named) = &self.shader else {
             return Ok(());
         };
-        let file = shader.file_name().map(|f| f.to_string_lossy().into_owned());
-        if file.as_deref() == Some(named.as_str()) {
+        // The file name decides: a profile may write `examples/a.wgsl` or `a.wgsl`.
+        if shader.file_name().is_some() && shader.file_name() == Path::new(named).file_name() {
             return Ok(());
         }
         Err(CaseError::Invalid {
