@@ -13,7 +13,8 @@
 //!   with shear is an error (a `Transform` cannot hold it).
 //! * `JOINTS_0` (u8 or u16) index the skin's joints, i.e. palette entries; every index must be below
 //!   the joint count, zero-weighted slots included (a GPU reads them all).
-//! * A second influence set (`WEIGHTS_1`) must be all zeros: the contract has 4 influences.
+//! * A second influence set (`JOINTS_1`/`WEIGHTS_1`) folds into the first where a vertex has at
+//!   most 4 nonzero influences in both together (the shader reads 4); more is an error naming it.
 //! * `WEIGHTS_0` (f32, or normalized u8/u16) must be finite and non-negative, and each vertex's sum
 //!   must be within [`WEIGHT_SUM_TOLERANCE`] (1e-2) of 1, or loading fails naming the vertex. Sums
 //!   within 1e-6 of 1 are kept exactly as stored; sums between 1e-6 and 1e-2 away from 1 (exporter
@@ -902,7 +903,7 @@ where
     {
         return Err(cx.bad(attr("POSITION"), format!("vertex {v} is not finite")));
     }
-    let joints: Vec<[u32; 4]> = reader
+    let mut joints: Vec<[u32; 4]> = reader
         .read_joints(0)
         .ok_or_else(|| outside("JOINTS_0"))?
         .into_u16()
@@ -929,9 +930,9 @@ where
             ));
         }
     }
-    // A second influence set (JOINTS_1 / WEIGHTS_1: influences 5 to 8) cannot go through the
-    // contract's 4-influence shader; dropping it would test another deformation than the model's,
-    // and its first four weights alone rarely sum to 1. A set of zeros changes nothing.
+    // A second influence set (JOINTS_1 / WEIGHTS_1: influences 5 to 8). The shader reads 4 per
+    // vertex: a vertex whose influences, both sets together, number at most 4 loads into one set;
+    // one with more is refused, since dropping any would test another deformation than the model's.
     if let Some(extra_acc) = prim.get(&Semantic::Weights(1)) {
         cx.check_accessor(
             &attr("WEIGHTS_1"),
@@ -940,18 +941,30 @@ where
             &[DataType::F32, DataType::U8, DataType::U16],
             Some(true),
         )?;
-        let extra = reader
+        let extra_w: Vec<[f32; 4]> = reader
             .read_weights(1)
             .ok_or_else(|| outside("WEIGHTS_1"))?
-            .into_f32();
-        if let Some((v, w)) = extra.enumerate().find(|(_, w)| w.iter().any(|&x| x != 0.0)) {
-            return Err(cx.bad(
-                attr("WEIGHTS_1"),
-                format!(
-                    "vertex {v} has weights {w:?} in a second influence set: the shader contract has 4 influences per vertex"
-                ),
-            ));
+            .into_f32()
+            .collect();
+        let extra_j: Vec<[u32; 4]> = match reader.read_joints(1) {
+            Some(j) => j.into_u16().map(|j| j.map(u32::from)).collect(),
+            // Without JOINTS_1 only zero weights mean anything.
+            None => vec![[0; 4]; extra_w.len()],
+        };
+        let has_joints = prim.get(&Semantic::Joints(1)).is_some();
+        for (name, len) in [("JOINTS_1", extra_j.len()), ("WEIGHTS_1", extra_w.len())] {
+            if len != n {
+                return Err(cx.bad(attr(name), format!("has {len} elements for {n} vertices")));
+            }
         }
+        merge_second_set(
+            cx,
+            &attr,
+            joint_count,
+            has_joints,
+            (&extra_j, &extra_w),
+            (&mut joints, &mut weights),
+        )?;
     }
     for (v, w) in weights.iter_mut().enumerate() {
         if w.iter().any(|x| !x.is_finite() || *x < 0.0) {
@@ -1000,4 +1013,64 @@ where
         weights,
         indices,
     })
+}
+
+/// Folds a vertex's second influence set into its first: the nonzero influences of both, at most
+/// 4 (the shader reads 4), in their order; a vertex with more is refused, naming it and the count.
+fn merge_second_set(
+    cx: &Cx,
+    attr: &dyn Fn(&str) -> String,
+    joint_count: usize,
+    has_joints: bool,
+    (extra_j, extra_w): (&[[u32; 4]], &[[f32; 4]]),
+    (joints, weights): (&mut [[u32; 4]], &mut [[f32; 4]]),
+) -> Result<(), ModelError> {
+    for v in 0..joints.len() {
+        let second = extra_w[v]
+            .iter()
+            .zip(extra_j[v])
+            .filter(|(w, _)| **w != 0.0);
+        let mut used: Vec<(u32, f32)> = joints[v]
+            .iter()
+            .zip(weights[v])
+            .filter(|(_, w)| *w != 0.0)
+            .map(|(j, w)| (*j, w))
+            .collect();
+        let before = used.len();
+        used.extend(second.map(|(w, j)| (j, *w)));
+        if used.len() == before {
+            continue;
+        }
+        if !has_joints {
+            return Err(cx.bad(
+                attr("WEIGHTS_1"),
+                format!(
+                    "vertex {v} has weights {:?} in a second influence set without JOINTS_1",
+                    extra_w[v]
+                ),
+            ));
+        }
+        if let Some(&(j, _)) = used[before..]
+            .iter()
+            .find(|(j, _)| *j as usize >= joint_count)
+        {
+            return Err(cx.bad(
+                attr("JOINTS_1"),
+                format!("vertex {v} uses joint {j} but the skin has {joint_count} joints"),
+            ));
+        }
+        if used.len() > 4 {
+            return Err(cx.bad(
+                attr("WEIGHTS_1"),
+                format!(
+                    "vertex {v} has {} influences (JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1 together): the shader reads 4 per vertex",
+                    used.len()
+                ),
+            ));
+        }
+        used.resize(4, (0, 0.0));
+        joints[v] = [used[0].0, used[1].0, used[2].0, used[3].0];
+        weights[v] = [used[0].1, used[1].1, used[2].1, used[3].1];
+    }
+    Ok(())
 }

@@ -316,21 +316,62 @@ fn bad_files_give_errors_naming_the_file() {
         "{e}"
     );
 
-    // A second influence set with weight in it: influences 5 to 8, which the contract lacks.
+    // Influences spread over two sets, at most 4 per vertex: they fold into one set, the same
+    // deformation as the model written with one.
+    let path = dir.file("spread.gltf");
+    write_chain_gltf(&path, J, SEG, V, W).unwrap();
+    let plain = load(&path, None).unwrap();
+    let (first, second): (Vec<_>, Vec<_>) = plain
+        .mesh
+        .joints
+        .iter()
+        .zip(&plain.mesh.weights)
+        .map(|(j, w)| {
+            // The first influence stays; the others move to the second set.
+            (
+                ([j[0] as u16, 0, 0, 0], [w[0], 0.0, 0.0, 0.0]),
+                (
+                    [j[1] as u16, j[2] as u16, j[3] as u16, 0],
+                    [w[1], w[2], w[3], 0.0],
+                ),
+            )
+        })
+        .unzip();
+    with_sets(&path, &first, Some(&second));
+    let spread = load(&path, None).unwrap_or_else(|e| panic!("{e}"));
+    let used = |m: &crate::rig::Mesh| -> Vec<Vec<(u32, f32)>> {
+        m.joints
+            .iter()
+            .zip(&m.weights)
+            .map(|(j, w)| {
+                j.iter()
+                    .zip(w)
+                    .filter(|(_, w)| **w != 0.0)
+                    .map(|(j, w)| (*j, *w))
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(used(&spread.mesh), used(&plain.mesh));
+
+    // More than 4 in both sets together: refused, naming the vertex and the count.
     let path = dir.file("eight.gltf");
     write_chain_gltf(&path, J, SEG, V, W).unwrap();
-    let mut doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let attrs = &mut doc["meshes"][0]["primitives"][0]["attributes"];
-    attrs["JOINTS_1"] = attrs["JOINTS_0"].clone();
-    attrs["WEIGHTS_1"] = attrs["WEIGHTS_0"].clone();
-    std::fs::write(&path, doc.to_string()).unwrap();
+    let first: Vec<_> = plain
+        .mesh
+        .joints
+        .iter()
+        .zip(&plain.mesh.weights)
+        .map(|(j, w)| (j.map(|j| j as u16), *w))
+        .collect();
+    let second = vec![([0u16, 1, 2, 3], [0.1f32, 0.1, 0.1, 0.1]); plain.mesh.len()];
+    with_sets(&path, &first, Some(&second));
     let e = load(&path, None).unwrap_err().to_string();
     assert!(
         e.contains("eight.gltf")
             && e.contains("WEIGHTS_1")
-            && e.contains("vertex 0")
-            && e.contains("4 influences per vertex"),
+            && e.contains("vertex 0 has 5 influences")
+            && e.contains("the shader reads 4 per vertex"),
         "{e}"
     );
 
@@ -630,4 +671,50 @@ fn a_case_cannot_sample_what_the_harness_does_not() {
         why.contains("field `model.time`") && why.contains("has no animations"),
         "{why}"
     );
+}
+
+/// Rewrites the skinned primitive of the glTF at `path` with `first` as JOINTS_0/WEIGHTS_0 and,
+/// when given, `second` as JOINTS_1/WEIGHTS_1 (u16 joints, f32 weights, appended to its buffer).
+fn with_sets(path: &Path, first: &[([u16; 4], [f32; 4])], second: Option<&[([u16; 4], [f32; 4])]>) {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let uri = doc["buffers"][0]["uri"].as_str().unwrap().to_string();
+    let (head, data) = uri.split_once(',').unwrap();
+    let mut bytes = base64_decode(data).unwrap();
+    let mut add = |doc: &mut serde_json::Value, data: Vec<u8>, component: u32, count: usize| {
+        while !bytes.len().is_multiple_of(4) {
+            bytes.push(0);
+        }
+        let offset = bytes.len();
+        bytes.extend_from_slice(&data);
+        let views = doc["bufferViews"].as_array_mut().unwrap();
+        views
+            .push(serde_json::json!({"buffer": 0, "byteOffset": offset, "byteLength": data.len()}));
+        let view = views.len() - 1;
+        let accessors = doc["accessors"].as_array_mut().unwrap();
+        accessors.push(serde_json::json!({
+            "bufferView": view, "componentType": component, "count": count, "type": "VEC4"
+        }));
+        accessors.len() - 1
+    };
+    let mut sets = vec![("0", first)];
+    sets.extend(second.map(|s| ("1", s)));
+    for (set, data) in sets {
+        let joints: Vec<u8> = data
+            .iter()
+            .flat_map(|(j, _)| bytemuck::cast_slice::<u16, u8>(j).to_vec())
+            .collect();
+        let weights: Vec<u8> = data
+            .iter()
+            .flat_map(|(_, w)| bytemuck::cast_slice::<f32, u8>(w).to_vec())
+            .collect();
+        let j = add(&mut doc, joints, 5123, data.len());
+        let w = add(&mut doc, weights, 5126, data.len());
+        let attrs = &mut doc["meshes"][0]["primitives"][0]["attributes"];
+        attrs[format!("JOINTS_{set}")] = j.into();
+        attrs[format!("WEIGHTS_{set}")] = w.into();
+    }
+    doc["buffers"][0]["uri"] = format!("{head},{}", base64_encode(&bytes)).into();
+    doc["buffers"][0]["byteLength"] = bytes.len().into();
+    std::fs::write(path, doc.to_string()).unwrap();
 }
