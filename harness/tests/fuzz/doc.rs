@@ -304,6 +304,102 @@ fn bad_inputs_doc_is_current() {
     }
 }
 
+/// Edits of `shaders/examples/compute_u16_pairs.profile.yaml`: (class, the edits, what the message
+/// must name).
+type ProfileEdit = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
+const PROFILE_EDITS: &[ProfileEdit] = &[
+    (
+        "a role on a binding of another type",
+        &[
+            (
+                "joints: { group: 1, binding: 2",
+                "joints: { group: 1, binding: 3",
+            ),
+            (
+                "weights: { group: 1, binding: 3",
+                "weights: { group: 1, binding: 2",
+            ),
+        ],
+        "`src_joints`",
+    ),
+    (
+        "a format the shader cannot read",
+        &[("format: u16x4", "format: u32x4")],
+        "field `compute.joints`",
+    ),
+    (
+        "a missing entry point",
+        &[("entry: main", "entry: skin_main")],
+        "`skin_main`",
+    ),
+    (
+        "a profile for another shader",
+        &[("shader: compute_u16_pairs.wgsl", "shader: skinning.wgsl")],
+        "field `shader`",
+    ),
+    (
+        "two roles on one binding",
+        &[(
+            "weights: { group: 1, binding: 3",
+            "weights: { group: 1, binding: 2",
+        )],
+        "compute.weights.binding",
+    ),
+    (
+        "an unknown format",
+        &[("format: u16x4", "format: u12x4")],
+        "u12x4",
+    ),
+    (
+        "a group past the 4 WebGPU guarantees",
+        &[(
+            "palette: { group: 1, binding: 0 }",
+            "palette: { group: 4, binding: 0 }",
+        )],
+        "palette.group",
+    ),
+];
+
+/// The layout profile section: each class of wrong profile, loaded with its shader and validated.
+fn profiles(out: &mut String) {
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of `shaders/examples/compute_u16_pairs.profile.yaml`, written as `target/bad-inputs/example.profile.yaml` and used with `shaders/examples/compute_u16_pairs.wgsl`.\n\n");
+    let shader = Path::new("shaders/examples/compute_u16_pairs.wgsl");
+    let good =
+        std::fs::read_to_string(root().join("shaders/examples/compute_u16_pairs.profile.yaml"))
+            .unwrap();
+    let dir = root().join("target/bad-inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = Path::new("target/bad-inputs/example.profile.yaml");
+    let mut rows = Vec::new();
+    for (class, edits, names) in PROFILE_EDITS {
+        let mut text = good.clone();
+        for (from, to) in *edits {
+            assert!(
+                text.contains(from),
+                "{class}: the profile no longer has `{from}`"
+            );
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(root().join(path), &text).unwrap();
+        let msg = match skinproof::shader::Shader::load(shader, Some(path)) {
+            Err(e) => e.to_string(),
+            Ok(s) => s
+                .validate()
+                .err()
+                .unwrap_or_else(|| panic!("{class}: accepted"))
+                .to_string(),
+        };
+        let shown: Vec<String> = edits.iter().map(|(f, t)| format!("{f} -> {t}")).collect();
+        row(&mut rows, class, &shown.join("; "), names, msg);
+    }
+    table(out, &rows);
+}
+
 /// The whole doc, or why the run-time section cannot be written (no adapter).
 fn generate() -> Result<String, String> {
     let _scratch = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
@@ -446,6 +542,8 @@ fn generate_sections() -> String {
         msg,
     );
     table(&mut out, &rows);
+
+    profiles(&mut out);
 
     out.push_str("## Settings (`SKINPROOF_*`)\n\nEach example is one variable set for `cargo test --release`; the message fails the `harness::environment` trial.\n\n");
     let mut rows = Vec::new();
