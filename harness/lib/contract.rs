@@ -67,6 +67,14 @@ impl Space {
         }
     }
 
+    /// The usage of a buffer bound in this space.
+    pub fn usage(self) -> wgpu::BufferUsages {
+        match self {
+            Space::Storage { .. } => wgpu::BufferUsages::STORAGE,
+            Space::Uniform => wgpu::BufferUsages::UNIFORM,
+        }
+    }
+
     pub fn matches(self, space: AddressSpace) -> bool {
         match (self, space) {
             (Space::Storage { writable }, AddressSpace::Storage { access }) => {
@@ -774,12 +782,16 @@ impl Contract {
     /// [`Contract::declarations`]).
     pub fn declaration(&self, role: Role, name: &str) -> String {
         let s = self.slot(role);
+        // A fixed-length palette is declared as long as the shader's, which is how it is bound.
+        let ty = match (s.ty, self.palette_len) {
+            (Want::FixedMatrices, Some(n)) => format!("array<mat4x4<f32>, {n}>"),
+            (ty, _) => ty.declared().0,
+        };
         format!(
-            "@group({}) @binding({}) var<{}> {name}: {};",
+            "@group({}) @binding({}) var<{}> {name}: {ty};",
             s.group,
             s.binding,
             s.space.wgsl(),
-            s.ty.declared().0
         )
     }
 

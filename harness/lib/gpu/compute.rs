@@ -116,10 +116,7 @@ impl Dispatch {
         // (role, buffer, bytes bound): every input binding covers exactly the case's data.
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
         for (role, bytes, bind) in super::palette::layout(contract, palette)?.buffers {
-            let usage = match contract.slot(role).space {
-                crate::contract::Space::Uniform => uniform,
-                _ => storage,
-            };
+            let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
         }
         let per_vertex: [(Role, &str, &[u8], wgpu::BufferUsages); 4] = [
@@ -156,29 +153,10 @@ impl Dispatch {
             size,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
-        let binds = layouts
-            .iter()
-            .map(|(group, layout)| {
-                let mut entries: Vec<wgpu::BindGroupEntry> = bound
-                    .iter()
-                    .filter(|(role, _, _)| contract.slot(*role).group == *group)
-                    .map(|(role, buffer, bytes)| entry(contract.binding(*role), buffer, *bytes))
-                    .collect();
-                if contract.slot(Role::Skinned).group == *group {
-                    entries.push(entry(
-                        contract.binding(Role::Skinned),
-                        &out,
-                        (n + guard) * 16,
-                    ));
-                }
-                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("compute bindings"),
-                    layout,
-                    entries: &entries,
-                });
-                (*group, bind)
-            })
-            .collect();
+        let mut entries: Vec<(Role, &wgpu::Buffer, usize)> =
+            bound.iter().map(|(r, b, n)| (*r, b, *n)).collect();
+        entries.push((Role::Skinned, &out, (n + guard) * 16));
+        let binds = bind_groups(ctx, layouts, &entries, "compute bindings");
         Ok(Dispatch {
             binds,
             inputs: bound.into_iter().map(|(_, b, _)| b).collect(),
@@ -265,6 +243,33 @@ fn inspect(words: &[u32], n: usize, w: bool) -> Skinned {
         .map(|v| [v[0], v[1], v[2]].map(f32::from_bits))
         .collect();
     Skinned { positions, fault }
+}
+
+/// One bind group per (group, layout), each binding the `bound` buffers of its group: (role,
+/// buffer, bytes bound).
+pub(crate) fn bind_groups(
+    ctx: &Context,
+    layouts: &[(u32, wgpu::BindGroupLayout)],
+    bound: &[(Role, &wgpu::Buffer, usize)],
+    label: &str,
+) -> Vec<(u32, wgpu::BindGroup)> {
+    let contract = ctx.contract();
+    layouts
+        .iter()
+        .map(|(group, layout)| {
+            let entries: Vec<wgpu::BindGroupEntry> = bound
+                .iter()
+                .filter(|(role, _, _)| contract.slot(*role).group == *group)
+                .map(|(role, buffer, bytes)| entry(contract.binding(*role), buffer, *bytes))
+                .collect();
+            let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(label),
+                layout,
+                entries: &entries,
+            });
+            (*group, bind)
+        })
+        .collect()
 }
 
 /// Binds the first `bytes` of a pooled buffer (which may be larger): the shader sees exactly the

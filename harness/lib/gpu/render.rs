@@ -3,10 +3,10 @@
 use glam::Mat4;
 use image::RgbaImage;
 
-use super::compute::{check_render_limits, entry};
+use super::compute::{bind_groups, check_render_limits};
 use super::context::TARGET_FORMAT;
 use super::{readback, Context, GpuError};
-use crate::contract::{Role, Space, Want};
+use crate::contract::{Role, Want};
 use crate::rig::{Mesh, View};
 
 /// What the camera uniform holds for `view`: the contract's struct { scale, offset_y,
@@ -97,10 +97,7 @@ impl Draw {
         // (role, buffer, bytes bound).
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
         for (role, bytes, bind) in super::palette::layout(contract, palette)?.buffers {
-            let usage = match contract.slot(role).space {
-                Space::Uniform => uniform,
-                _ => wgpu::BufferUsages::STORAGE,
-            };
+            let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
         }
         let camera = camera_bytes(contract.slot(Role::View).ty, view, contract.uniform_bytes);
@@ -111,22 +108,9 @@ impl Draw {
         } else {
             &mesh.indices
         };
-        let binds = layouts
-            .iter()
-            .map(|(group, layout)| {
-                let entries: Vec<wgpu::BindGroupEntry> = bound
-                    .iter()
-                    .filter(|(role, _, _)| contract.slot(*role).group == *group)
-                    .map(|(role, buffer, bytes)| entry(contract.binding(*role), buffer, *bytes))
-                    .collect();
-                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("render bindings"),
-                    layout,
-                    entries: &entries,
-                });
-                (*group, bind)
-            })
-            .collect();
+        let entries: Vec<(Role, &wgpu::Buffer, usize)> =
+            bound.iter().map(|(r, b, n)| (*r, b, *n)).collect();
+        let binds = bind_groups(ctx, layouts, &entries, "render bindings");
         let readback = pool.buffer(
             device,
             "target readback",
