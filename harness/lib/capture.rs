@@ -25,25 +25,38 @@ fn is_vec(inner: &TypeInner, size: VectorSize, kind: ScalarKind) -> bool {
     matches!(inner, TypeInner::Vector { size: s, scalar } if *s == size && scalar.kind == kind && scalar.width == 4)
 }
 
-/// The call a function's signature allows, or why it allows none.
-fn call(module: &naga::Module, f: &naga::Function) -> Result<Call, String> {
+/// The call a function's signature allows with `sets` influence sets (a joints and a weights
+/// argument each), or why it allows none.
+fn call(module: &naga::Module, f: &naga::Function, sets: usize) -> Result<Call, String> {
     let ty = |h: naga::Handle<naga::Type>| &module.types[h].inner;
     let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
     let result = f.result.as_ref().map(|r| ty(r.ty));
     let joints = |t: &TypeInner| is_vec(t, VectorSize::Quad, ScalarKind::Uint);
     let weights = |t: &TypeInner| is_vec(t, VectorSize::Quad, ScalarKind::Float);
     let vec3 = |t: &TypeInner| is_vec(t, VectorSize::Tri, ScalarKind::Float);
-    match (args.as_slice(), result) {
-        ([p, j, w], Some(r)) if (vec3(p) || weights(p)) && joints(j) && weights(w) && (vec3(r) || weights(r)) => {
+    let influences = |a: &[&TypeInner]| {
+        a.len() == 2 * sets && a.chunks(2).all(|p| joints(p[0]) && weights(p[1]))
+    };
+    match (args.split_first(), result) {
+        (Some((p, rest)), Some(r))
+            if (vec3(p) || weights(p)) && influences(rest) && (vec3(r) || weights(r)) =>
+        {
             Ok(Call::Position {
                 p4: weights(p),
                 r4: weights(r),
             })
         }
-        ([j, w], Some(r)) if joints(j) && weights(w) && Elem::Mat4F32.matches(r) => Ok(Call::Matrix),
-        _ => Err(
-            "it must take (position: vec3<f32> or vec4<f32>, joints: vec4<u32>, weights: vec4<f32>) and return the skinned position, or (joints, weights) and return the blended mat4x4<f32>".into(),
-        ),
+        (Some(_), Some(r)) if influences(&args) && Elem::Mat4F32.matches(r) => Ok(Call::Matrix),
+        _ => {
+            let pairs = if sets == 1 {
+                "joints: vec4<u32>, weights: vec4<f32>".to_string()
+            } else {
+                format!("then a joints: vec4<u32>, weights: vec4<f32> pair for each of the {sets} influence sets")
+            };
+            Err(format!(
+                "it must take (position: vec3<f32> or vec4<f32>, {pairs}) and return the skinned position, or the same without the position and return the blended mat4x4<f32>"
+            ))
+        }
     }
 }
 
@@ -72,7 +85,7 @@ pub fn addition(
             .find(|(_, f)| f.name.as_deref() == Some(name.as_str()))
             .map(|(_, f)| f)
             .ok_or_else(|| format!("the skinning function `{name}` is missing{whence}"))?;
-        let call = call(module, f)
+        let call = call(module, f, contract.influence_sets)
             .map_err(|why| format!("the skinning function `{name}`: {why}{whence}"))?;
         let used: Vec<u32> = module
             .global_variables
@@ -83,21 +96,29 @@ pub fn addition(
             "the shader uses all 4 bind groups, leaving none for the harness's capture bindings"
                 .to_string()
         })?;
-        wgsl.push_str(&compute_wgsl(name, call, group));
+        wgsl.push_str(&compute_wgsl(name, call, group, contract.influence_sets));
         capture_contract(&mut c, group);
     }
     Ok((!wgsl.is_empty()).then_some((wgsl, c)))
 }
 
-fn compute_wgsl(name: &str, call: Call, g: u32) -> String {
+/// The added compute stage: each vertex's influence sets lie one after another in the joints and
+/// weights arrays.
+fn compute_wgsl(name: &str, call: Call, g: u32, sets: usize) -> String {
+    let influences = (0..sets)
+        .map(|k| {
+            format!("skinproof_joints[i * {sets}u + {k}u], skinproof_weights[i * {sets}u + {k}u]")
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     let skinned = match call {
         Call::Position { p4, r4 } => {
             let p = if p4 { "vec4<f32>(p, 1.0)" } else { "p" };
             let r = if r4 { ".xyz" } else { "" };
-            format!("{name}({p}, skinproof_joints[i], skinproof_weights[i]){r}")
+            format!("{name}({p}, {influences}){r}")
         }
         Call::Matrix => {
-            format!("({name}(skinproof_joints[i], skinproof_weights[i]) * vec4<f32>(p, 1.0)).xyz")
+            format!("({name}({influences}) * vec4<f32>(p, 1.0)).xyz")
         }
     };
     format!(
@@ -212,7 +233,7 @@ mod tests {
                 .iter()
                 .find(|(_, f)| f.name.as_deref() == Some(n))
                 .unwrap();
-            call(&m, f)
+            call(&m, f, 1)
         };
         assert_eq!(
             f("a"),
@@ -224,5 +245,27 @@ mod tests {
         assert_eq!(f("b"), Ok(Call::Matrix));
         assert_eq!(f("c"), Ok(Call::Position { p4: true, r4: true }));
         assert!(f("d").unwrap_err().contains("must take"));
+        let two = module(
+            "fn e(p: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> vec3<f32> { return p; }",
+        );
+        let (_, e) = two.functions.iter().next().unwrap();
+        assert_eq!(
+            call(&two, e, 2),
+            Ok(Call::Position {
+                p4: false,
+                r4: false
+            })
+        );
+        assert!(call(&two, e, 1).unwrap_err().contains("must take"));
+        let wgsl = compute_wgsl(
+            "e",
+            Call::Position {
+                p4: false,
+                r4: false,
+            },
+            3,
+            2,
+        );
+        assert!(wgsl.contains("e(p, skinproof_joints[i * 2u + 0u], skinproof_weights[i * 2u + 0u], skinproof_joints[i * 2u + 1u], skinproof_weights[i * 2u + 1u])"), "{wgsl}");
     }
 }

@@ -333,6 +333,7 @@ fn positions_match(
                 Fault::WrotePastCount(_) => "wrote past count",
                 Fault::Unwritten(_) => "vertex unwritten",
                 Fault::NonZeroW { .. } => "w not 0",
+                Fault::OutsideFields { .. } => "wrote outside its fields",
             };
             return Outcome::fail(figure, format!("{fault} (`count` = {})", positions.len()));
         }

@@ -147,6 +147,10 @@ pub enum Want {
     Matrix,
     /// A u32 at byte 0: alone, or a struct's first member, or a `vec4<u32>`.
     FirstU32,
+    /// Byte-addressed words: `array<u32>` (a vertex buffer the shader pulls fields from).
+    Words,
+    /// Byte-addressed output words: `array<u32>` or `array<f32>`.
+    OutputWords,
 }
 
 impl Want {
@@ -163,6 +167,8 @@ impl Want {
             Want::PackedJoints => "array<u32> or array<vec2<u32>> (u16 pairs)".into(),
             Want::Matrix => "mat4x4<f32> (or a struct whose first member is one)".into(),
             Want::FirstU32 => "a u32 (or a struct whose first member is a u32)".into(),
+            Want::Words => "array<u32> (byte-addressed)".into(),
+            Want::OutputWords => "array<u32> or array<f32> (byte-addressed)".into(),
         }
     }
 
@@ -212,6 +218,7 @@ impl Want {
             Want::PackedJoints => ("array<vec2<u32>>".into(), None),
             Want::Matrix => ("mat4x4<f32>".into(), None),
             Want::FirstU32 => ("vec4<u32>".into(), None),
+            Want::Words | Want::OutputWords => ("array<u32>".into(), None),
         }
     }
 
@@ -272,6 +279,18 @@ impl Want {
                         scalar: naga::Scalar::U32
                     }
             ),
+            (
+                Want::Words | Want::OutputWords,
+                TypeInner::Array {
+                    base,
+                    size: ArraySize::Dynamic,
+                    ..
+                },
+            ) => match types[*base].inner {
+                TypeInner::Scalar(naga::Scalar::U32) => true,
+                TypeInner::Scalar(naga::Scalar::F32) => self == Want::OutputWords,
+                _ => false,
+            },
             (Want::Matrix | Want::FirstU32, TypeInner::Struct { members, .. }) => members
                 .first()
                 .is_some_and(|m| m.offset == 0 && self.matches(types, m.ty)),
@@ -348,6 +367,8 @@ impl Slot {
 #[derive(Clone, Debug, PartialEq)]
 pub struct VertexInput {
     pub role: Role,
+    /// Which influence set of 4 it holds (joints and weights); 0 for positions.
+    pub set: usize,
     /// The type the vertex stage takes it as, and another it may take instead.
     pub ty: Elem,
     pub also: Option<Elem>,
@@ -369,6 +390,7 @@ impl VertexInput {
     ) -> VertexInput {
         VertexInput {
             role,
+            set: 0,
             ty,
             also,
             attribute: wgpu::VertexAttribute {
@@ -422,7 +444,16 @@ pub struct Contract {
     /// The layout profile this contract was read from, and where it names each entry point;
     /// `None` for the built-in contract.
     pub profile: Option<Origin>,
+    /// How many influence sets of 4 joints and 4 weights the shader reads per vertex: in storage,
+    /// that many elements per vertex one after another; as vertex attributes, one attribute each.
+    pub influence_sets: usize,
+    /// A byte-addressed vertex buffer, bound as [`Role::Positions`] (no joints or weights binding).
+    pub pulled: Option<Pulled>,
+    /// A byte-addressed output, bound as [`Role::Skinned`].
+    pub packed: Option<Packed>,
 }
+
+pub use crate::format::{Packed, Pulled};
 
 /// Where a contract came from: a profile file, and the places in it messages point to.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -430,6 +461,8 @@ pub struct Origin {
     pub path: String,
     /// (entry point name, `file:line, field `x``).
     pub entries: Vec<(String, String)>,
+    /// Where it gives `influence_sets`, if it does.
+    pub sets: Option<String>,
 }
 
 /// The storage and vertex formats of the per-vertex data.
@@ -565,6 +598,9 @@ impl Contract {
             skin_function: None,
             captured: false,
             profile: None,
+            influence_sets: 1,
+            pulled: None,
+            packed: None,
         }
     }
 
@@ -619,6 +655,15 @@ impl Contract {
         if self.skin_function.is_some() {
             reads.weights = self.formats.vertex_weights;
         }
+        if let (true, Some(p)) = (self.has(Pipeline::Compute), &self.pulled) {
+            reads.weights = p.weights;
+        }
+        reads.sets = self.influence_sets;
+        reads.sets_whence = self
+            .profile
+            .as_ref()
+            .and_then(|o| o.sets.clone())
+            .map_or(String::new(), |w| format!(": the profile's {w}"));
         reads
     }
 
@@ -746,6 +791,13 @@ impl Contract {
     pub fn layout_label(&self, pipeline: Pipeline) -> String {
         let bindings = list(&self.bindings_of(pipeline)).replace(" to ", "-");
         format!("{} bindings {bindings}", pipeline.name())
+    }
+
+    /// The vertex input of `role` for influence set `set`.
+    pub fn input_of_set(&self, role: Role, set: usize) -> Option<&VertexInput> {
+        self.vertex_inputs
+            .iter()
+            .find(|v| v.role == role && v.set == set)
     }
 
     /// The vertex buffer layouts of the render path, one buffer per input.

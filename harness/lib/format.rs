@@ -212,6 +212,134 @@ impl PositionFormat {
     }
 }
 
+/// A byte-addressed vertex buffer: one `array<u32>` holding every vertex's fields one after
+/// another, `stride` bytes apart, each field at its byte offset in the vertex.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pulled {
+    pub stride: u32,
+    /// The vec3<f32> position (12 bytes).
+    pub position: u32,
+    /// Each influence set's joints, in `joint_format`.
+    pub joints: Vec<u32>,
+    pub joint_format: JointFormat,
+    /// Each influence set's weights, in `weights`' format.
+    pub weight_offsets: Vec<u32>,
+    pub weights: WeightFormat,
+}
+
+/// A byte-addressed output: vertex i's skinned vec3<f32> at `i * stride + position` bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packed {
+    pub stride: u32,
+    pub position: u32,
+}
+
+/// A field of a byte-addressed vertex: its name, byte offset and size.
+pub type Field = (String, u32, u32);
+
+impl Pulled {
+    /// Every field with its byte offset and size, as the profile names them.
+    pub fn fields(&self) -> Vec<Field> {
+        let mut out = vec![("position".to_string(), self.position, 12)];
+        let many = self.joints.len() > 1;
+        let name = |what: &str, k: usize| {
+            if many {
+                format!("{what}[{k}]")
+            } else {
+                what.to_string()
+            }
+        };
+        for (k, &o) in self.joints.iter().enumerate() {
+            out.push((
+                name("joints", k),
+                o,
+                self.joint_format.bytes_per_vertex() as u32,
+            ));
+        }
+        for (k, &o) in self.weight_offsets.iter().enumerate() {
+            out.push((
+                name("weights", k),
+                o,
+                self.weights.bytes_per_vertex() as u32,
+            ));
+        }
+        out
+    }
+
+    /// The buffer: per vertex its position, then each set's joints and weights packed in their
+    /// formats at their offsets; bytes of no field are 0.
+    pub fn pack(
+        &self,
+        positions: &[[f32; 3]],
+        sets: &[(Vec<[u32; 4]>, Vec<[f32; 4]>)],
+    ) -> Result<Vec<u8>, TooWide> {
+        let stride = self.stride as usize;
+        let mut out = vec![0u8; positions.len() * stride];
+        let mut put = |offset: u32, size: usize, bytes: &[u8]| {
+            for (v, chunk) in bytes.chunks(size).enumerate() {
+                let at = v * stride + offset as usize;
+                out[at..at + size].copy_from_slice(chunk);
+            }
+        };
+        put(self.position, 12, bytemuck::cast_slice(positions));
+        for ((j, w), (&jo, &wo)) in sets
+            .iter()
+            .zip(self.joints.iter().zip(&self.weight_offsets))
+        {
+            put(
+                jo,
+                self.joint_format.bytes_per_vertex(),
+                &self.joint_format.pack(j)?,
+            );
+            put(wo, self.weights.bytes_per_vertex(), &self.weights.pack(w));
+        }
+        Ok(out)
+    }
+}
+
+/// The first rule a byte-addressed layout breaks, as (the field's name, why): every offset and the
+/// stride a multiple of 4 (the buffer is read in u32 words), every field inside the stride, no two
+/// fields overlapping.
+pub fn check_fields(stride: u32, fields: &[Field]) -> Result<(), (String, String)> {
+    if stride == 0 || !stride.is_multiple_of(4) {
+        return Err((
+            "stride".into(),
+            format!("the stride must be a positive multiple of 4 bytes (the buffer is read in u32 words), got {stride}"),
+        ));
+    }
+    for (i, (name, offset, size)) in fields.iter().enumerate() {
+        if !offset.is_multiple_of(4) {
+            return Err((
+                name.clone(),
+                format!("offset {offset} is not a multiple of 4 bytes (the buffer is read in u32 words)"),
+            ));
+        }
+        if offset + size > stride {
+            return Err((
+                name.clone(),
+                format!(
+                    "bytes {offset} to {} lie past the stride of {stride} bytes",
+                    offset + size - 1
+                ),
+            ));
+        }
+        if let Some((other, o, n)) = fields[..i]
+            .iter()
+            .find(|(_, o, n)| *offset < o + n && *o < offset + size)
+        {
+            return Err((
+                name.clone(),
+                format!(
+                    "bytes {offset} to {} overlap `{other}` (bytes {o} to {})",
+                    offset + size - 1,
+                    o + n - 1
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What the shader under test reads of each vertex, which the scene is built for: the joint
 /// format that holds the fewest indices (a case past it cannot be tested), and the weights as the
 /// numeric path reads them (quantised for the CPU reference too).
@@ -221,6 +349,10 @@ pub struct Reads {
     /// Where the profile gives that format, for the message (empty for the built-in contract).
     pub joints_whence: String,
     pub weights: WeightFormat,
+    /// How many influence sets of 4 the shader reads per vertex (a case with more influences
+    /// cannot be tested), and where the profile says so, for the message.
+    pub sets: usize,
+    pub sets_whence: String,
 }
 
 impl Default for Reads {
@@ -229,6 +361,8 @@ impl Default for Reads {
             joints: JointFormat::U32x4,
             joints_whence: String::new(),
             weights: WeightFormat::F32x4,
+            sets: 1,
+            sets_whence: String::new(),
         }
     }
 }
@@ -256,6 +390,47 @@ mod tests {
             JointFormat::U8x4.pack(&[[255, 0, 7, 1]]).unwrap(),
             [255, 0, 7, 1]
         );
+    }
+
+    #[test]
+    fn pulled_vertices_interleave_at_their_offsets() {
+        let layout = Pulled {
+            stride: 40,
+            position: 0,
+            joints: vec![12],
+            joint_format: JointFormat::U16x4,
+            weight_offsets: vec![20],
+            weights: WeightFormat::F32x4,
+        };
+        let bytes = layout
+            .pack(
+                &[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
+                &[(
+                    vec![[1, 2, 3, 4], [5, 6, 7, 8]],
+                    vec![[0.5, 0.5, 0.0, 0.0]; 2],
+                )],
+            )
+            .unwrap();
+        assert_eq!(bytes.len(), 80);
+        assert_eq!(bytes[40..44], 4.0f32.to_le_bytes());
+        assert_eq!(bytes[52..54], 5u16.to_le_bytes());
+        assert_eq!(bytes[60..64], 0.5f32.to_le_bytes());
+        assert_eq!(bytes[36..40], [0; 4]);
+        assert_eq!(check_fields(layout.stride, &layout.fields()), Ok(()));
+        let overlap = check_fields(36, &[("a".into(), 0, 12), ("b".into(), 8, 8)]).unwrap_err();
+        assert_eq!(overlap.0, "b");
+        assert!(
+            overlap.1.contains("overlap `a` (bytes 0 to 11)"),
+            "{}",
+            overlap.1
+        );
+        let past = check_fields(16, &[("a".into(), 8, 12)]).unwrap_err();
+        assert!(past.1.contains("past the stride of 16"), "{}", past.1);
+        assert!(check_fields(16, &[("a".into(), 2, 4)])
+            .unwrap_err()
+            .1
+            .contains("multiple of 4"));
+        assert_eq!(check_fields(14, &[]).unwrap_err().0, "stride");
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct Profile {
     /// The vertex stage that skins, if the shader has one.
     #[serde(default)]
     pub vertex: Option<Vertex>,
+    /// How many influence sets of 4 joints and 4 weights the shader reads per vertex (default 1).
+    #[serde(default)]
+    pub influence_sets: Option<usize>,
     #[serde(skip)]
     pub path: PathBuf,
     /// The file's text, for the lines messages point to.
@@ -87,17 +90,93 @@ impl<F> Buffer<F> {
     }
 }
 
-/// The compute stage's entry point and bindings.
+/// The compute stage's entry point and bindings: positions, joints and weights each in its own
+/// buffer, or all in one byte-addressed `vertices` buffer; the output in `skinned`, or
+/// byte-addressed in `output`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Compute {
     pub entry: String,
-    pub positions: Buffer<PositionFormat>,
-    pub joints: Buffer<JointFormat>,
-    pub weights: Buffer<WeightFormat>,
-    pub skinned: Buffer<PositionFormat>,
+    #[serde(default)]
+    pub positions: Option<Buffer<PositionFormat>>,
+    #[serde(default)]
+    pub joints: Option<Buffer<JointFormat>>,
+    #[serde(default)]
+    pub weights: Option<Buffer<WeightFormat>>,
+    #[serde(default)]
+    pub vertices: Option<Vertices>,
+    #[serde(default)]
+    pub skinned: Option<Buffer<PositionFormat>>,
+    #[serde(default)]
+    pub output: Option<Output>,
     /// A uniform whose first u32 is the vertex count.
     pub count: Slot,
+}
+
+/// A byte-addressed vertex buffer: one `array<u32>`, each vertex `stride` bytes, its fields at
+/// byte offsets.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Vertices {
+    pub group: u32,
+    pub binding: u32,
+    pub stride: u32,
+    /// The vec3<f32> position's offset (12 bytes).
+    pub position: u32,
+    pub joints: Field<JointFormat>,
+    pub weights: Field<WeightFormat>,
+}
+
+/// A field of a byte-addressed vertex: its offset, one per influence set, and format.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Field<F> {
+    pub offset: Places,
+    #[serde(default)]
+    pub format: F,
+}
+
+/// A byte-addressed output: one `array<u32>` or `array<f32>`, vertex i's skinned vec3<f32> at
+/// `i * stride + position` bytes (12 bytes: tightly packed).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    pub group: u32,
+    pub binding: u32,
+    pub stride: u32,
+    pub position: u32,
+}
+
+/// One number, or a list of them: one per influence set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Places(pub Vec<u32>);
+
+impl<'de> Deserialize<'de> for Places {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Places, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Places;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number, or a list of numbers (one per influence set)")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Places, E> {
+                u32::try_from(v)
+                    .map(|v| Places(vec![v]))
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Places, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = seq.next_element::<u32>()? {
+                    out.push(v);
+                }
+                Ok(Places(out))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 /// A vertex attribute.
@@ -105,6 +184,15 @@ pub struct Compute {
 #[serde(deny_unknown_fields)]
 pub struct Attribute<F> {
     pub location: u32,
+    #[serde(default)]
+    pub format: F,
+}
+
+/// A per-set vertex attribute (joints, weights): one location per influence set.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Influence<F> {
+    pub location: Places,
     #[serde(default)]
     pub format: F,
 }
@@ -122,8 +210,8 @@ pub struct Vertex {
     #[serde(default)]
     pub colour: Colour,
     pub position: Attribute<PositionFormat>,
-    pub joints: Attribute<JointFormat>,
-    pub weights: Attribute<WeightFormat>,
+    pub joints: Influence<JointFormat>,
+    pub weights: Influence<WeightFormat>,
     pub camera: Camera,
     /// The shader's skinning function, called by a compute entry point the harness adds, so that
     /// a vertex-only shader's skinned positions can be compared number by number. It takes
@@ -231,10 +319,24 @@ impl Profile {
         out.extend(p.inverse_binds.map(|s| ("palette.inverse_binds", s)));
         out.extend(p.offset.map(|s| ("palette.offset", s)));
         if let Some(c) = &self.compute {
-            out.push(("compute.positions", c.positions.slot()));
-            out.push(("compute.joints", c.joints.slot()));
-            out.push(("compute.weights", c.weights.slot()));
-            out.push(("compute.skinned", c.skinned.slot()));
+            out.extend(c.positions.map(|b| ("compute.positions", b.slot())));
+            out.extend(c.joints.map(|b| ("compute.joints", b.slot())));
+            out.extend(c.weights.map(|b| ("compute.weights", b.slot())));
+            out.extend(c.vertices.as_ref().map(|v| {
+                let slot = Slot {
+                    group: v.group,
+                    binding: v.binding,
+                };
+                ("compute.vertices", slot)
+            }));
+            out.extend(c.skinned.map(|b| ("compute.skinned", b.slot())));
+            out.extend(c.output.as_ref().map(|o| {
+                let slot = Slot {
+                    group: o.group,
+                    binding: o.binding,
+                };
+                ("compute.output", slot)
+            }));
             out.push(("compute.count", c.count));
         }
         if let Some(v) = &self.vertex {
@@ -284,44 +386,173 @@ impl Profile {
                 return Err((field.into(), format!("`{name}` is not a WGSL identifier")));
             }
         }
+        let sets = self.sets();
+        if !(1..=4).contains(&sets) {
+            return Err((
+                "influence_sets".into(),
+                format!("must be 1 to 4 influence sets of 4 influences, got {sets}"),
+            ));
+        }
         if let Some(v) = &self.vertex {
-            let locations = [
-                ("vertex.position.location", v.position.location),
-                ("vertex.joints.location", v.joints.location),
-                ("vertex.weights.location", v.weights.location),
-            ];
-            for (i, (field, l)) in locations.iter().enumerate() {
-                if let Some((other, _)) = locations[..i].iter().find(|(_, m)| m == l) {
-                    return Err((
-                        field.to_string(),
-                        format!(
-                            "@location({l}) is already `{}`; each attribute has its own location",
-                            other.trim_end_matches(".location")
-                        ),
-                    ));
-                }
-            }
+            self.check_locations(v, sets)?;
         }
         if let Some(c) = &self.compute {
-            if c.weights.format != WeightFormat::F32x4 {
+            check_compute(c, sets)?;
+        }
+        Ok(())
+    }
+
+    /// How many influence sets the shader reads.
+    pub fn sets(&self) -> usize {
+        self.influence_sets.unwrap_or(1)
+    }
+
+    /// One location per influence set for joints and weights, and every attribute at its own.
+    fn check_locations(&self, v: &Vertex, sets: usize) -> Result<(), (String, String)> {
+        let mut locations = vec![("vertex.position.location".to_string(), v.position.location)];
+        for (what, places) in [
+            ("joints", &v.joints.location),
+            ("weights", &v.weights.location),
+        ] {
+            let field = format!("vertex.{what}.location");
+            per_set(&field, places, sets)?;
+            locations.extend(places.0.iter().map(|&l| (field.clone(), l)));
+        }
+        for (i, (field, l)) in locations.iter().enumerate() {
+            if let Some((other, _)) = locations[..i].iter().find(|(_, m)| m == l) {
                 return Err((
-                    "compute.weights.format".into(),
+                    field.to_string(),
                     format!(
-                        "storage weights are f32x4 (`array<vec4<f32>>`); {} is a vertex format",
-                        c.weights.format.name()
+                        "@location({l}) is already `{}`; each attribute has its own location",
+                        other.trim_end_matches(".location")
                     ),
-                ));
-            }
-            if c.joints.format == JointFormat::U8x4 {
-                return Err((
-                    "compute.joints.format".into(),
-                    "storage joints are u32x4 or u16x4 (u16 pairs in u32 words); u8x4 is a vertex format".into(),
                 ));
             }
         }
         Ok(())
     }
+}
 
+/// A list with one entry per influence set.
+fn per_set(field: &str, places: &Places, sets: usize) -> Result<(), (String, String)> {
+    if places.0.len() == sets {
+        return Ok(());
+    }
+    Err((
+        field.into(),
+        format!(
+            "gives {} for {sets} influence set{} (`influence_sets`): give one per set, e.g. [{}]",
+            match places.0.len() {
+                1 => "1 place".to_string(),
+                n => format!("{n} places"),
+            },
+            if sets == 1 { "" } else { "s" },
+            (0..sets)
+                .map(|k| (k * 2).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ))
+}
+
+/// The compute stage's buffers: separate or byte-addressed inputs, and one output, each whole;
+/// formats storage can hold; byte-addressed fields aligned, inside the stride, apart.
+fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
+    let separate = [
+        ("compute.positions", c.positions.is_some()),
+        ("compute.joints", c.joints.is_some()),
+        ("compute.weights", c.weights.is_some()),
+    ];
+    match (&c.vertices, separate.iter().find(|s| s.1)) {
+        (Some(_), Some((field, _))) => {
+            return Err((
+                field.to_string(),
+                "give either `vertices` (one byte-addressed buffer) or `positions`, `joints` and `weights`, not both".into(),
+            ))
+        }
+        (None, _) => {
+            if let Some((field, _)) = separate.iter().find(|s| !s.1) {
+                return Err((
+                    "compute".into(),
+                    format!("`{}` is missing: give `positions`, `joints` and `weights`, or one byte-addressed `vertices` buffer", field.trim_start_matches("compute.")),
+                ));
+            }
+        }
+        (Some(v), None) => check_vertices(v, sets)?,
+    }
+    match (&c.skinned, &c.output) {
+        (Some(_), Some(_)) => {
+            return Err((
+                "compute.output".into(),
+                "give either `skinned` or a byte-addressed `output`, not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err((
+                "compute".into(),
+                "the output is missing: give `skinned` or a byte-addressed `output`".into(),
+            ))
+        }
+        (None, Some(o)) => {
+            crate::format::check_fields(o.stride, &[("position".into(), o.position, 12)])
+                .map_err(|(f, m)| (format!("compute.output.{f}"), m))?
+        }
+        (Some(_), None) => {}
+    }
+    if let Some(w) = c.weights.filter(|w| w.format != WeightFormat::F32x4) {
+        return Err((
+            "compute.weights.format".into(),
+            format!(
+                "storage weights are f32x4 (`array<vec4<f32>>`); {} is a vertex format",
+                w.format.name()
+            ),
+        ));
+    }
+    if c.joints.is_some_and(|j| j.format == JointFormat::U8x4) {
+        return Err((
+            "compute.joints.format".into(),
+            "storage joints are u32x4 or u16x4 (u16 pairs in u32 words); u8x4 is a vertex format"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A byte-addressed vertex buffer's offsets: one per set, each field aligned, inside the stride,
+/// apart from the others.
+fn check_vertices(v: &Vertices, sets: usize) -> Result<(), (String, String)> {
+    per_set("compute.vertices.joints.offset", &v.joints.offset, sets)?;
+    per_set("compute.vertices.weights.offset", &v.weights.offset, sets)?;
+    crate::format::check_fields(v.stride, &v.layout().fields()).map_err(|(name, message)| {
+        let field = match name.split('[').next().unwrap_or_default() {
+            "position" => "compute.vertices.position".to_string(),
+            "stride" => "compute.vertices.stride".to_string(),
+            what => format!("compute.vertices.{what}.offset"),
+        };
+        let message = if name == "stride" {
+            message
+        } else {
+            format!("`{name}`: {message}")
+        };
+        (field, message)
+    })
+}
+
+impl Vertices {
+    /// The layout the harness packs the buffer in.
+    pub fn layout(&self) -> crate::format::Pulled {
+        crate::format::Pulled {
+            stride: self.stride,
+            position: self.position,
+            joints: self.joints.offset.0.clone(),
+            joint_format: self.joints.format,
+            weight_offsets: self.weights.offset.0.clone(),
+            weights: self.weights.format,
+        }
+    }
+}
+
+impl Profile {
     /// Every entry point and function name the profile gives, with its field.
     fn entries(&self) -> Vec<(&'static str, &str)> {
         let mut out = Vec::new();
@@ -346,6 +577,103 @@ impl Profile {
     fn whence(&self, field: &str) -> String {
         let line = yaml_line::line_near(&self.source, field).unwrap_or(1);
         format!("{}:{line}, field `{field}`", self.path.display())
+    }
+
+    /// The compute stage's bindings: (role, slot, space, type, what it holds, field).
+    fn compute_slots(
+        &self,
+        k: &Compute,
+    ) -> Vec<(Role, Slot, Space, Want, &'static str, &'static str)> {
+        let read = Space::Storage { writable: false };
+        let mut out = Vec::new();
+        if let Some(p) = k.positions {
+            // Either element type reads them (the same 16-byte stride, w unused).
+            out.push((
+                Role::Positions,
+                p.slot(),
+                read,
+                Want::Positions,
+                "source positions",
+                "compute.positions",
+            ));
+        }
+        if let Some(j) = k.joints {
+            let ty = match j.format {
+                JointFormat::U16x4 => Want::PackedJoints,
+                _ => Want::Array(Elem::Vec4U32),
+            };
+            out.push((
+                Role::Joints,
+                j.slot(),
+                read,
+                ty,
+                "joint indices",
+                "compute.joints",
+            ));
+        }
+        if let Some(w) = k.weights {
+            out.push((
+                Role::Weights,
+                w.slot(),
+                read,
+                Want::Array(Elem::Vec4F32),
+                "weights",
+                "compute.weights",
+            ));
+        }
+        if let Some(v) = &k.vertices {
+            let slot = Slot {
+                group: v.group,
+                binding: v.binding,
+            };
+            out.push((
+                Role::Positions,
+                slot,
+                read,
+                Want::Words,
+                "the byte-addressed vertices",
+                "compute.vertices",
+            ));
+        }
+        let write = Space::Storage { writable: true };
+        if let Some(o) = k.skinned {
+            // The output is what the profile says, since the harness checks its w.
+            let ty = Want::Array(match o.format {
+                PositionFormat::Vec3 => Elem::Vec3F32,
+                PositionFormat::Vec4 => Elem::Vec4F32,
+            });
+            out.push((
+                Role::Skinned,
+                o.slot(),
+                write,
+                ty,
+                "skinned positions",
+                "compute.skinned",
+            ));
+        }
+        if let Some(o) = &k.output {
+            let slot = Slot {
+                group: o.group,
+                binding: o.binding,
+            };
+            out.push((
+                Role::Skinned,
+                slot,
+                write,
+                Want::OutputWords,
+                "the byte-addressed output",
+                "compute.output",
+            ));
+        }
+        out.push((
+            Role::Count,
+            k.count,
+            Space::Uniform,
+            Want::Count,
+            "the vertex count",
+            "compute.count",
+        ));
+        out
     }
 
     /// The contract this profile describes: the built-in one with each role moved where the
@@ -423,58 +751,7 @@ impl Profile {
             ));
         }
         if let Some(k) = compute {
-            let joints = match k.joints.format {
-                JointFormat::U16x4 => Want::PackedJoints,
-                _ => Want::Array(Elem::Vec4U32),
-            };
-            // Source positions may be either (the same 16-byte stride, w unused); the output is
-            // what the profile says, since the harness checks its w.
-            let skinned = Want::Array(match k.skinned.format {
-                PositionFormat::Vec3 => Elem::Vec3F32,
-                PositionFormat::Vec4 => Elem::Vec4F32,
-            });
-            for (role, b, space, ty, holds, field) in [
-                (
-                    Role::Positions,
-                    k.positions.slot(),
-                    read,
-                    Want::Positions,
-                    "source positions",
-                    "compute.positions",
-                ),
-                (
-                    Role::Joints,
-                    k.joints.slot(),
-                    read,
-                    joints,
-                    "joint indices",
-                    "compute.joints",
-                ),
-                (
-                    Role::Weights,
-                    k.weights.slot(),
-                    read,
-                    Want::Array(Elem::Vec4F32),
-                    "weights",
-                    "compute.weights",
-                ),
-                (
-                    Role::Skinned,
-                    k.skinned.slot(),
-                    Space::Storage { writable: true },
-                    skinned,
-                    "skinned positions",
-                    "compute.skinned",
-                ),
-                (
-                    Role::Count,
-                    k.count,
-                    Space::Uniform,
-                    Want::Count,
-                    "the vertex count",
-                    "compute.count",
-                ),
-            ] {
+            for (role, b, space, ty, holds, field) in self.compute_slots(k) {
                 slots.push(slot(
                     role,
                     b.group,
@@ -486,9 +763,23 @@ impl Profile {
                     field,
                 ));
             }
-            c.formats.joints = k.joints.format;
-            c.formats.positions = k.positions.format;
-            c.formats.skinned = k.skinned.format;
+            if let Some(j) = k.joints {
+                c.formats.joints = j.format;
+            }
+            if let Some(p) = k.positions {
+                c.formats.positions = p.format;
+            }
+            if let Some(p) = k.skinned {
+                c.formats.skinned = p.format;
+            }
+            if let Some(v) = &k.vertices {
+                c.formats.joints = v.joints.format;
+                c.pulled = Some(v.layout());
+            }
+            c.packed = k.output.as_ref().map(|o| crate::format::Packed {
+                stride: o.stride,
+                position: o.position,
+            });
         }
         c.vertex_inputs.clear();
         if let Some(v) = vertex {
@@ -515,32 +806,37 @@ impl Profile {
                     Some(self.whence(field)),
                 )
             };
-            c.vertex_inputs = vec![
-                input(
-                    Role::Positions,
-                    Elem::Vec3F32,
-                    Some(Elem::Vec4F32),
-                    v.position.format.vertex_format(),
-                    v.position.location,
-                    "vertex.position",
-                ),
-                input(
+            c.vertex_inputs = vec![input(
+                Role::Positions,
+                Elem::Vec3F32,
+                Some(Elem::Vec4F32),
+                v.position.format.vertex_format(),
+                v.position.location,
+                "vertex.position",
+            )];
+            let per_set = [
+                (
                     Role::Joints,
                     Elem::Vec4U32,
-                    None,
                     v.joints.format.vertex_format(),
-                    v.joints.location,
+                    &v.joints.location,
                     "vertex.joints",
                 ),
-                input(
+                (
                     Role::Weights,
                     Elem::Vec4F32,
-                    None,
                     v.weights.format.vertex_format(),
-                    v.weights.location,
+                    &v.weights.location,
                     "vertex.weights",
                 ),
             ];
+            for set in 0..self.sets() {
+                for (role, ty, format, places, field) in per_set {
+                    let mut i = input(role, ty, None, format, places.0[set], field);
+                    i.set = set;
+                    c.vertex_inputs.push(i);
+                }
+            }
             c.formats.vertex_joints = v.joints.format;
             c.formats.vertex_weights = v.weights.format;
             c.tint = v.colour == Colour::Tint;
@@ -560,9 +856,11 @@ impl Profile {
                 entries.push((f.clone(), self.whence("vertex.fragment")));
             }
         }
+        c.influence_sets = self.sets();
         c.profile = Some(Origin {
             path: self.path.display().to_string(),
             entries,
+            sets: self.influence_sets.map(|_| self.whence("influence_sets")),
         });
         c
     }
@@ -676,7 +974,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 4);
+        assert_eq!(n, 6);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

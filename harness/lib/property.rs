@@ -440,9 +440,7 @@ pub fn pose_locality(ctx: &Context) -> Outcome {
                     0.0f64,
                     |m, x| if x.is_nan() { f64::INFINITY } else { m.max(x) },
                 );
-            let below = (0..4)
-                .filter(|&s| mesh.weights[v][s] != 0.0)
-                .all(|s| (mesh.joints[v][s] as usize) < k);
+            let below = mesh.influences(v).iter().all(|&(j, _)| (j as usize) < k);
             if below {
                 fixed += 1;
                 if d > fixed_max {

@@ -4,20 +4,18 @@ use glam::{DVec4, Mat4};
 
 use crate::rig::Mesh;
 
-/// p' = sum over the 4 influences of `w_k * (skin[j_k] * (p, 1)).xyz`; a zero weight contributes nothing.
+/// p' = sum over every influence of every set of `w_k * (skin[j_k] * (p, 1)).xyz`; a zero weight
+/// contributes nothing.
 pub fn skin(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
     let palette: Vec<glam::DMat4> = palette.iter().map(|m| m.as_dmat4()).collect();
     mesh.positions
         .iter()
-        .zip(&mesh.joints)
-        .zip(&mesh.weights)
-        .map(|((p, j), w)| {
+        .enumerate()
+        .map(|(v, p)| {
             let p = DVec4::new(p[0] as f64, p[1] as f64, p[2] as f64, 1.0);
             let mut acc = DVec4::ZERO;
-            for k in 0..4 {
-                if w[k] != 0.0 {
-                    acc += w[k] as f64 * (palette[j[k] as usize] * p);
-                }
+            for (j, w) in mesh.influences(v) {
+                acc += w as f64 * (palette[j as usize] * p);
             }
             [acc.x as f32, acc.y as f32, acc.z as f32]
         })
@@ -58,6 +56,7 @@ mod tests {
             joints: vec![[0, 1, 0, 0]],
             weights: vec![[0.5, 0.5, 0.0, 0.0]],
             indices: vec![],
+            more: vec![],
         };
         assert_eq!(skin(&palette, &mesh), vec![[1.0, 1.0, 0.0]]);
     }
@@ -70,6 +69,7 @@ mod tests {
             joints: vec![[0, 1, 1, 1]],
             weights: vec![[1.0, 0.0, 0.0, 0.0]],
             indices: vec![],
+            more: vec![],
         };
         assert_eq!(skin(&palette, &mesh), vec![[1.0, 2.0, 3.0]]);
     }
@@ -86,6 +86,7 @@ mod tests {
             joints: vec![[1, 0, 0, 0], [0, 1, 0, 0]],
             weights: vec![[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]],
             indices: vec![],
+            more: vec![],
         };
         let out = skin(&s.palette(&pose), &mesh);
         assert!((out[0][0] + 1.0).abs() < 1e-6 && (out[0][1] - 1.0).abs() < 1e-6);

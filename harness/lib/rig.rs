@@ -130,13 +130,23 @@ pub fn rigid_inverse(m: &DMat4) -> DMat4 {
     )
 }
 
-/// Vertex data: positions, 4 joint indices and 4 weights per vertex, and triangle indices for drawing.
+/// Vertex data: positions, influence sets of 4 joint indices and 4 weights per vertex (the first
+/// in `joints` and `weights`, the others in `more`), and triangle indices for drawing.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mesh {
     pub positions: Vec<[f32; 3]>,
     pub joints: Vec<[u32; 4]>,
     pub weights: Vec<[f32; 4]>,
     pub indices: Vec<u32>,
+    /// The influence sets past the first (glTF's JOINTS_1/WEIGHTS_1 and on), one entry per vertex each.
+    pub more: Vec<InfluenceSet>,
+}
+
+/// Four joint indices and four weights per vertex: one influence set.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InfluenceSet {
+    pub joints: Vec<[u32; 4]>,
+    pub weights: Vec<[f32; 4]>,
 }
 
 impl Mesh {
@@ -146,6 +156,69 @@ impl Mesh {
 
     pub fn is_empty(&self) -> bool {
         self.positions.is_empty()
+    }
+
+    /// How many influence sets of 4 each vertex has.
+    pub fn sets(&self) -> usize {
+        1 + self.more.len()
+    }
+
+    /// Influence set `k` of vertex `v`; zero weights past the mesh's sets.
+    pub fn set(&self, v: usize, k: usize) -> ([u32; 4], [f32; 4]) {
+        match k {
+            0 => (self.joints[v], self.weights[v]),
+            _ => self
+                .more
+                .get(k - 1)
+                .map_or(([0; 4], [0.0; 4]), |s| (s.joints[v], s.weights[v])),
+        }
+    }
+
+    /// Every influence of vertex `v` with a nonzero weight, set by set: (joint, weight).
+    pub fn influences(&self, v: usize) -> Vec<(u32, f32)> {
+        (0..self.sets())
+            .flat_map(|k| {
+                let (j, w) = self.set(v, k);
+                j.into_iter().zip(w)
+            })
+            .filter(|&(_, w)| w != 0.0)
+            .collect()
+    }
+
+    /// Each vertex's joints and weights of influence set `k`, zero past the mesh's sets.
+    pub fn set_data(&self, k: usize) -> (Vec<[u32; 4]>, Vec<[f32; 4]>) {
+        (0..self.len()).map(|v| self.set(v, k)).unzip()
+    }
+
+    /// Every weight of every set, mutably (to quantise them as the shader reads them).
+    pub fn weights_mut(&mut self) -> impl Iterator<Item = &mut [f32; 4]> {
+        self.weights
+            .iter_mut()
+            .chain(self.more.iter_mut().flat_map(|s| s.weights.iter_mut()))
+    }
+
+    /// Sets each vertex's influences, 4 to a set, in as many sets as the vertex with the most needs
+    /// (at least one); the rest of a set is joint 0 at weight 0.
+    pub fn set_influences(&mut self, per_vertex: &[Vec<(u32, f32)>]) {
+        let sets = per_vertex
+            .iter()
+            .map(|i| i.len().div_ceil(4))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let mut all = vec![InfluenceSet::default(); sets];
+        for influences in per_vertex {
+            for (k, set) in all.iter_mut().enumerate() {
+                let (mut j, mut w) = ([0u32; 4], [0f32; 4]);
+                for (slot, &(joint, weight)) in influences.iter().skip(4 * k).take(4).enumerate() {
+                    (j[slot], w[slot]) = (joint, weight);
+                }
+                set.joints.push(j);
+                set.weights.push(w);
+            }
+        }
+        let first = all.remove(0);
+        (self.joints, self.weights, self.more) = (first.joints, first.weights, all);
     }
 
     /// Largest distance of a vertex from the origin along any axis (at least 1, so it can scale tolerances).
@@ -158,11 +231,13 @@ impl Mesh {
 }
 
 /// A strip along the chain: `vertices` points in rows of two (x = -width/2, +width/2), rows evenly
-/// spaced on Y from 0 to `joints * segment`, each vertex weighted over its `influences` nearest joints.
+/// spaced on Y from 0 to `joints * segment`, each vertex weighted over its `influences` nearest
+/// joints (4 to an influence set: more than 4 fill further sets).
 pub fn strip(joints: usize, segment: f64, vertices: usize, width: f64, influences: usize) -> Mesh {
     let rows = vertices.div_ceil(2);
     let length = joints as f64 * segment;
     let mut mesh = Mesh::default();
+    let mut per_vertex = Vec::with_capacity(vertices);
     for v in 0..vertices {
         let row = v / 2;
         let y = if rows > 1 {
@@ -178,11 +253,10 @@ pub fn strip(joints: usize, segment: f64, vertices: usize, width: f64, influence
         // With one row the single column sits on the axis.
         let x = if vertices == 1 { 0.0 } else { x };
         let t = if segment > 0.0 { y / segment } else { 0.0 };
-        let (j, w) = influence(t, joints, influences);
         mesh.positions.push([x as f32, y as f32, 0.0]);
-        mesh.joints.push(j);
-        mesh.weights.push(w);
+        per_vertex.push(influence(t, joints, influences));
     }
+    mesh.set_influences(&per_vertex);
     for row in 0..rows.saturating_sub(1) {
         let a = 2 * row as u32;
         let (b, c, d) = (a + 1, a + 2, a + 3);
@@ -198,8 +272,8 @@ pub fn strip(joints: usize, segment: f64, vertices: usize, width: f64, influence
 
 /// Weights of the `k` joints nearest to the joint coordinate `t`, a tent of radius k/2 normalised to 1.
 /// k = 2 is the linear blend between the joint below and the joint above.
-fn influence(t: f64, joints: usize, k: usize) -> ([u32; 4], [f32; 4]) {
-    let k = k.clamp(1, 4);
+fn influence(t: f64, joints: usize, k: usize) -> Vec<(u32, f32)> {
+    let k = k.max(1);
     let radius = k as f64 / 2.0;
     let first = if k.is_multiple_of(2) {
         t.floor() as i64 - (k as i64 / 2 - 1)
@@ -218,13 +292,10 @@ fn influence(t: f64, joints: usize, k: usize) -> ([u32; 4], [f32; 4]) {
         picked = vec![(nearest as u32, 1.0)];
     }
     let total: f64 = picked.iter().map(|p| p.1).sum();
-    let mut ji = [0u32; 4];
-    let mut wi = [0f32; 4];
-    for (slot, (j, w)) in picked.into_iter().enumerate() {
-        ji[slot] = j;
-        wi[slot] = (w / total) as f32;
-    }
-    (ji, wi)
+    picked
+        .into_iter()
+        .map(|(j, w)| (j, (w / total) as f32))
+        .collect()
 }
 
 /// How a skinned mesh is drawn into the target: clip = (x / half_width, y * scale + offset_y).
@@ -244,11 +315,9 @@ mod tests {
     fn one_influence_exactly_between_two_joints_holds_to_a_neighbour() {
         // Rows at y = 0.5, 1.5, 2.5 of a 4-joint chain: the tent of one influence is 0 there.
         for (t, joint) in [(0.5, 1), (1.5, 2), (2.5, 3), (3.7, 3), (9.0, 3)] {
-            let (j, w) = influence(t, 4, 1);
-            assert_eq!((j[0], w[0]), (joint, 1.0), "t = {t}");
+            assert_eq!(influence(t, 4, 1), [(joint, 1.0)], "t = {t}");
         }
-        let (j, _) = influence(0.2, 4, 1);
-        assert_eq!(j[0], 0);
+        assert_eq!(influence(0.2, 4, 1)[0].0, 0);
     }
 
     #[test]
@@ -293,19 +362,31 @@ mod tests {
         assert_eq!(m.positions[2], [-0.1, 1.0, 0.0]);
         assert_eq!(m.joints[2][0], 1);
         assert_eq!(m.weights[2][0], 1.0);
-        let (j, w) = influence(0.25, 4, 2);
-        assert_eq!((j[0], j[1]), (0, 1));
-        assert_eq!((w[0], w[1]), (0.75, 0.25));
+        assert_eq!(influence(0.25, 4, 2), [(0, 0.75), (1, 0.25)]);
     }
 
     #[test]
     fn four_influences_spread_over_four_neighbours() {
-        let (j, w) = influence(1.5, 8, 4);
-        assert_eq!(j, [0, 1, 2, 3]);
-        assert_eq!(w, [0.125, 0.375, 0.375, 0.125]);
-        let (_, w) = influence(0.5, 8, 3);
+        assert_eq!(
+            influence(1.5, 8, 4),
+            [(0, 0.125), (1, 0.375), (2, 0.375), (3, 0.125)]
+        );
+        let w: Vec<f32> = influence(0.5, 8, 3).iter().map(|p| p.1).collect();
         assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         assert_eq!(w.iter().filter(|&&x| x > 0.0).count(), 2);
+    }
+
+    #[test]
+    fn eight_influences_fill_two_sets() {
+        let m = strip(12, 1.0, 40, 0.2, 8);
+        assert_eq!(m.sets(), 2);
+        let most = (0..m.len()).map(|v| m.influences(v).len()).max().unwrap();
+        assert!(most > 4, "{most}");
+        for v in 0..m.len() {
+            let sum: f32 = m.influences(v).iter().map(|p| p.1).sum();
+            assert!((sum - 1.0).abs() < 1e-5, "vertex {v}: {sum}");
+        }
+        assert_eq!(strip(12, 1.0, 40, 0.2, 4).sets(), 1);
     }
 
     #[test]

@@ -125,7 +125,8 @@ impl Scene {
             (None, Some(s), Some(m)) => {
                 let skeleton = Skeleton::chain(s.joints, s.segment_length);
                 let width = m.width.unwrap_or(0.2 * s.segment_length);
-                let mesh = strip(s.joints, s.segment_length, m.vertices, width, m.influences);
+                let influences = m.influences.count(reads.sets);
+                let mesh = strip(s.joints, s.segment_length, m.vertices, width, influences);
                 let pose = skeleton.bind_pose();
                 let bind = skeleton.palette(&pose);
                 (skeleton, mesh, pose, bind)
@@ -153,14 +154,26 @@ impl Scene {
             }
             apply(&skeleton, &mut pose, jp);
         }
-        if let Err(e) = reads.joints.pack(&mesh.joints) {
+        if let Some(v) = (0..mesh.len()).find(|&v| mesh.influences(v).len() > 4 * reads.sets) {
             return Err(SceneError::Fail(format!(
-                "{}: {e}{}",
+                "{}: vertex {v} has {} influences, more than the shader reads ({} influence set{} of 4{}); dropping any would test another deformation than the case's",
                 case.path.display(),
-                reads.joints_whence
+                mesh.influences(v).len(),
+                reads.sets,
+                if reads.sets == 1 { "" } else { "s" },
+                reads.sets_whence,
             )));
         }
-        for w in mesh.weights.iter_mut() {
+        for k in 0..mesh.sets() {
+            if let Err(e) = reads.joints.pack(&mesh.set_data(k).0) {
+                return Err(SceneError::Fail(format!(
+                    "{}: {e}{}",
+                    case.path.display(),
+                    reads.joints_whence
+                )));
+            }
+        }
+        for w in mesh.weights_mut() {
             *w = reads.weights.quantise(*w);
         }
         let posed_palette = skeleton.palette(&pose);

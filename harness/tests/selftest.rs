@@ -998,7 +998,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 4] = [
+    let examples: [Example; 6] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         (
             "compute_u16_pairs",
@@ -1018,6 +1018,13 @@ fn example_shaders_pass_through_their_profiles() {
             None,
             Some("the shader's palette is a fixed array of 256 matrices"),
         ),
+        (
+            "compute_pulled",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
+        ),
+        ("vertex_eight_influences", "posed_matches_cpu", None, None),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));

@@ -135,8 +135,58 @@ pub struct MeshSpec {
     /// Strip width in model units; defaults to a fifth of a segment.
     #[serde(default)]
     pub width: Option<f64>,
-    #[serde(default = "two")]
-    pub influences: usize,
+    #[serde(default)]
+    pub influences: Influences,
+}
+
+/// How many joints weigh each strip vertex: a number (4 to an influence set, so more than 4 fill
+/// further sets), or `max`: 4 for each influence set the shader under test reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Influences {
+    Count(usize),
+    Max,
+}
+
+impl Default for Influences {
+    fn default() -> Influences {
+        Influences::Count(2)
+    }
+}
+
+impl Influences {
+    /// The count for a shader that reads `sets` influence sets.
+    pub fn count(self, sets: usize) -> usize {
+        match self {
+            Influences::Count(n) => n,
+            Influences::Max => 4 * sets,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Influences {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Influences, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Influences;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number of influences (1 to 16) or `max`")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Influences, E> {
+                Ok(Influences::Count(usize::try_from(v).unwrap_or(usize::MAX)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Influences, E> {
+                // A negative count is out of range, as 0 is; validation says so with the range.
+                Ok(Influences::Count(usize::try_from(v).unwrap_or(0)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Influences, E> {
+                match v {
+                    "max" => Ok(Influences::Max),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -307,9 +357,6 @@ fn one() -> f64 {
 fn one_u64() -> u64 {
     1
 }
-fn two() -> usize {
-    2
-}
 fn z_axis() -> [f64; 3] {
     [0.0, 0.0, 1.0]
 }
@@ -356,6 +403,8 @@ pub(crate) fn read_text(path: &Path) -> Result<String, CaseError> {
 pub const MAX_JOINTS: usize = 65_536;
 /// Largest render target side.
 pub const MAX_TARGET: u32 = 8_192;
+/// The most influences a strip vertex may ask for: four influence sets.
+pub const MAX_INFLUENCES: usize = 16;
 /// Largest strip mesh (16 Mi vertices: 256 MiB of skinned output; the device's own buffer and
 /// dispatch limits are checked again when the work is submitted).
 pub const MAX_VERTICES: usize = 16 * 1024 * 1024;

@@ -18,7 +18,7 @@ fn minimal_case_takes_defaults() {
     let c = parse(MINIMAL).unwrap();
     assert_eq!(c.name, "example");
     assert_eq!(c.skeleton.as_ref().unwrap().segment_length, 1.0);
-    assert_eq!(c.mesh.as_ref().unwrap().influences, 2);
+    assert_eq!(c.mesh.as_ref().unwrap().influences, Influences::Count(2));
     assert_eq!(c.tolerance.max_abs_error, None);
     assert_eq!((c.render.width, c.render.height), (128, 128));
     assert_eq!(c.golden_name(), "example");
@@ -65,7 +65,7 @@ fn generated_cases_are_valid_and_varied() {
     assert_eq!(cases[7].name, "generated_007");
     assert!(cases
         .iter()
-        .any(|c| c.mesh.as_ref().unwrap().influences == 4));
+        .any(|c| c.mesh.as_ref().unwrap().influences == Influences::Count(4)));
     assert!(cases.iter().all(|c| !c.golden.compare));
 }
 
@@ -239,9 +239,9 @@ fn joint_counts_and_indices_out_of_range() {
     );
     located(&format!("{MINIMAL}mesh:\n"), 5, "duplicate field `mesh`");
     located(
-        "skeleton:\n  joints: 3\nmesh:\n  vertices: 3\n  influences: 5\n",
+        "skeleton:\n  joints: 3\nmesh:\n  vertices: 3\n  influences: 17\n",
         5,
-        "field `mesh.influences`: must be 1 to 4, got 5",
+        "field `mesh.influences`: must be 1 to 16 (4 to an influence set), or `max` (4 for each set the shader reads), got 17",
     );
     located(
         &format!("{MINIMAL}pose:\n- joint: 3\n"),

@@ -3,8 +3,8 @@
 use crate::identity::{parse_backend, BACKEND_NAMES};
 
 use super::{
-    AdapterMatch, Case, GoldenSpec, IfMissing, JointPose, MeshSpec, ModelSpec, RenderSpec,
-    SkeletonSpec, Tolerance, MAX_JOINTS, MAX_TARGET, MAX_VERTICES,
+    AdapterMatch, Case, GoldenSpec, IfMissing, Influences, JointPose, MeshSpec, ModelSpec,
+    RenderSpec, SkeletonSpec, Tolerance, MAX_INFLUENCES, MAX_JOINTS, MAX_TARGET, MAX_VERTICES,
 };
 
 /// A constraint a case breaks: the field path and the problem.
@@ -235,11 +235,13 @@ fn check_chain(s: &SkeletonSpec, m: &MeshSpec) -> Checked {
             );
         }
     }
-    if !(1..=4).contains(&m.influences) {
-        return bad(
-            "mesh.influences",
-            format!("must be 1 to 4, got {}", m.influences),
-        );
+    if let Influences::Count(n) = m.influences {
+        if !(1..=MAX_INFLUENCES).contains(&n) {
+            return bad(
+                "mesh.influences",
+                format!("must be 1 to {MAX_INFLUENCES} (4 to an influence set), or `max` (4 for each set the shader reads), got {n}"),
+            );
+        }
     }
     Ok(())
 }

@@ -28,6 +28,8 @@ pub enum Fault {
     Unwritten(usize),
     /// The first vertex whose output w is not 0.
     NonZeroW { vertex: usize, w: f32 },
+    /// The first byte of a byte-addressed output that the shader wrote outside the vertex's fields.
+    OutsideFields { vertex: usize, byte: usize },
 }
 
 impl std::fmt::Display for Fault {
@@ -44,6 +46,10 @@ impl std::fmt::Display for Fault {
             Fault::NonZeroW { vertex, w } => write!(
                 f,
                 "the output w of vertex {vertex} is {w:?}: the contract writes vec4(skinned, 0)"
+            ),
+            Fault::OutsideFields { vertex, byte } => write!(
+                f,
+                "the shader wrote byte {byte} of vertex {vertex}'s output, which is none of its fields (a wrong offset or stride)"
             ),
         }
     }
@@ -80,8 +86,96 @@ pub struct Dispatch {
     vertices: u32,
     /// The workgroups the dispatch runs.
     workgroups: u32,
-    /// Whether the output is vec4 (its w must be written 0) rather than vec3 (w is padding).
-    w_written: bool,
+    /// Where each vertex's output lies.
+    layout: Output,
+}
+
+/// Where a vertex's output lies in the output buffer, in u32 words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Output {
+    /// Words per vertex.
+    stride: usize,
+    /// The first of the position's 3 words.
+    position: usize,
+    /// The word that must be written 0 (a vec4 output's w); none for vec3 padding.
+    w: Option<usize>,
+    /// Whether every word outside the position must stay untouched (a byte-addressed output,
+    /// where such a write lands on another field or vertex).
+    fields_only: bool,
+}
+
+impl Output {
+    fn of(contract: &crate::contract::Contract) -> Output {
+        match &contract.packed {
+            Some(p) => Output {
+                stride: p.stride as usize / 4,
+                position: p.position as usize / 4,
+                w: None,
+                fields_only: true,
+            },
+            None => Output {
+                stride: 4,
+                position: 0,
+                w: (contract.formats.skinned == crate::contract::PositionFormat::Vec4).then_some(3),
+                fields_only: false,
+            },
+        }
+    }
+}
+
+/// The per-vertex input buffers in the contract's layout: (role, label, bytes). One byte-addressed
+/// buffer, or positions (vec4, w = 0), joints and weights apart, each with the contract's
+/// influence sets one after another per vertex.
+fn vertex_data(
+    contract: &crate::contract::Contract,
+    mesh: &Mesh,
+) -> Result<Vec<(Role, &'static str, Vec<u8>)>, GpuError> {
+    let sets: Vec<_> = (0..contract.influence_sets)
+        .map(|k| mesh.set_data(k))
+        .collect();
+    if let Some(pulled) = &contract.pulled {
+        let bytes = pulled.pack(&mesh.positions, &sets)?;
+        return Ok(vec![(Role::Positions, "vertices", bytes)]);
+    }
+    let positions: Vec<[f32; 4]> = mesh
+        .positions
+        .iter()
+        // w is unused by the contract. 0, not 1: a shader that took the stored w as the
+        // homogeneous 1 loses the palette's translation, and the comparisons see it.
+        .map(|p| [p[0], p[1], p[2], 0.0])
+        .collect();
+    let format = contract.formats.joints;
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    for (j, w) in &sets {
+        joints.push(format.pack(j)?);
+        weights.push(bytemuck::cast_slice::<_, u8>(w).to_vec());
+    }
+    Ok(vec![
+        (
+            Role::Positions,
+            "positions",
+            bytemuck::cast_slice(&positions).to_vec(),
+        ),
+        (Role::Joints, "joints", interleave(&joints, mesh.len())),
+        (Role::Weights, "weights", interleave(&weights, mesh.len())),
+    ])
+}
+
+/// Per-set buffers of `n` equal elements each, interleaved: vertex 0's element of every set, then
+/// vertex 1's, and so on.
+fn interleave(sets: &[Vec<u8>], n: usize) -> Vec<u8> {
+    if sets.len() == 1 || n == 0 {
+        return sets.concat();
+    }
+    let size = sets[0].len() / n;
+    let mut out = Vec::with_capacity(size * n * sets.len());
+    for v in 0..n {
+        for set in sets {
+            out.extend_from_slice(&set[v * size..(v + 1) * size]);
+        }
+    }
+    out
 }
 
 impl Dispatch {
@@ -103,14 +197,6 @@ impl Dispatch {
         // Output elements past `count`, filled with the sentinel: a shader whose count guard is
         // off writes into them instead of being silently clipped by the buffer's end.
         let guard = contract.output_guard;
-        let positions: Vec<[f32; 4]> = mesh
-            .positions
-            .iter()
-            // w is unused by the contract. 0, not 1: a shader that took the stored w as the
-            // homogeneous 1 loses the palette's translation, and the comparisons see it.
-            .map(|p| [p[0], p[1], p[2], 0.0])
-            .collect();
-        let joints = contract.formats.joints.pack(&mesh.joints)?;
         let mut count = vec![0u8; contract.uniform_bytes as usize];
         count[..4].copy_from_slice(&(n as u32).to_le_bytes());
         // (role, buffer, bytes bound): every input binding covers exactly the case's data.
@@ -119,34 +205,20 @@ impl Dispatch {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
         }
-        let per_vertex: [(Role, &str, &[u8], wgpu::BufferUsages); 4] = [
-            (
-                Role::Positions,
-                "positions",
-                bytemuck::cast_slice(&positions),
-                storage,
-            ),
-            (Role::Joints, "joints", &joints, storage),
-            (
-                Role::Weights,
-                "weights",
-                bytemuck::cast_slice(&mesh.weights),
-                storage,
-            ),
-            (Role::Count, "count", &count, uniform),
-        ];
-        for (role, label, bytes, usage) in per_vertex {
-            bound.push((role, init(label, bytes, usage), bytes.len()));
+        for (role, label, bytes) in vertex_data(contract, mesh)? {
+            bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
+        bound.push((Role::Count, init("count", &count, uniform), count.len()));
         // The sentinel everywhere: in the vertices' elements until the shader writes them, and in
         // the guard past them.
-        let initial = vec![SENTINEL; (n + guard) * 4];
+        let layout = Output::of(contract);
+        let initial = vec![SENTINEL; (n + guard) * layout.stride];
         let out = init(
             "skinned",
             bytemuck::cast_slice(&initial),
             storage | wgpu::BufferUsages::COPY_SRC,
         );
-        let size = ((n + guard) * 16) as u64;
+        let size = (initial.len() * 4) as u64;
         let readback = pool.buffer(
             device,
             "skinned readback",
@@ -155,7 +227,7 @@ impl Dispatch {
         );
         let mut entries: Vec<(Role, &wgpu::Buffer, usize)> =
             bound.iter().map(|(r, b, n)| (*r, b, *n)).collect();
-        entries.push((Role::Skinned, &out, (n + guard) * 16));
+        entries.push((Role::Skinned, &out, size as usize));
         let binds = bind_groups(ctx, layouts, &entries, "compute bindings");
         Ok(Dispatch {
             binds,
@@ -165,7 +237,7 @@ impl Dispatch {
             size,
             vertices: n as u32,
             workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
-            w_written: contract.formats.skinned == crate::contract::PositionFormat::Vec4,
+            layout,
         })
     }
 
@@ -209,38 +281,57 @@ impl Dispatch {
         Ok(inspect(
             bytemuck::cast_slice(&bytes),
             self.vertices as usize,
-            self.w_written,
+            self.layout,
         ))
     }
 }
 
-/// The positions and the first fault of an output of `n` vertices and the guard after them; `w`:
-/// whether the shader writes each element's w (a vec4 output) or leaves it as padding (vec3).
-fn inspect(words: &[u32], n: usize, w: bool) -> Skinned {
-    let (vertices, guard) = words.split_at(n * 4);
+/// The positions and the first fault of an output of `n` vertices and the guard after them, laid
+/// out as `layout` says.
+fn inspect(words: &[u32], n: usize, layout: Output) -> Skinned {
+    let (vertices, guard) = words.split_at(n * layout.stride);
     let past = guard
-        .chunks(4)
+        .chunks(layout.stride)
         .position(|v| v.iter().any(|&w| w != SENTINEL))
         .map(|i| Fault::WrotePastCount(n + i));
+    let at = layout.position;
     let unwritten = || {
         vertices
-            .chunks(4)
-            .position(|v| v[..3].iter().all(|&w| w == SENTINEL))
+            .chunks(layout.stride)
+            .position(|v| v[at..at + 3].iter().all(|&w| w == SENTINEL))
             .map(Fault::Unwritten)
     };
     let bad_w = || {
+        let w = layout.w?;
         vertices
-            .chunks(4)
-            .position(|v| w && f32::from_bits(v[3]) != 0.0)
+            .chunks(layout.stride)
+            .position(|v| f32::from_bits(v[w]) != 0.0)
             .map(|vertex| Fault::NonZeroW {
                 vertex,
-                w: f32::from_bits(vertices[vertex * 4 + 3]),
+                w: f32::from_bits(vertices[vertex * layout.stride + w]),
             })
     };
-    let fault = past.or_else(unwritten).or_else(bad_w);
+    let outside = || {
+        if !layout.fields_only {
+            return None;
+        }
+        vertices
+            .chunks(layout.stride)
+            .enumerate()
+            .find_map(|(vertex, v)| {
+                v.iter()
+                    .enumerate()
+                    .find(|&(i, &w)| !(at..at + 3).contains(&i) && w != SENTINEL)
+                    .map(|(i, _)| Fault::OutsideFields {
+                        vertex,
+                        byte: 4 * i,
+                    })
+            })
+    };
+    let fault = past.or_else(unwritten).or_else(bad_w).or_else(outside);
     let positions = vertices
-        .chunks(4)
-        .map(|v| [v[0], v[1], v[2]].map(f32::from_bits))
+        .chunks(layout.stride)
+        .map(|v| [v[at], v[at + 1], v[at + 2]].map(f32::from_bits))
         .collect();
     Skinned { positions, fault }
 }
@@ -313,8 +404,17 @@ pub fn check_limits(ctx: &Context, joints: usize, vertices: usize) -> Result<(),
     let limits = ctx.device.limits();
     let binding = storage_binding(&limits);
     over("the palette (bytes)", joints as u64 * 64, binding)?;
-    over("the vertex buffers (bytes)", vertices as u64 * 16, binding)?;
-    let threads = ctx.contract().workgroup_threads();
+    let contract = ctx.contract();
+    let per_vertex = contract
+        .pulled
+        .as_ref()
+        .map_or(16 * contract.influence_sets as u64, |p| p.stride as u64);
+    over(
+        "the vertex buffers (bytes)",
+        vertices as u64 * per_vertex,
+        binding,
+    )?;
+    let threads = contract.workgroup_threads();
     over(
         &format!("the dispatch (workgroups of {threads})"),
         (vertices as u64).div_ceil(threads as u64),
@@ -359,12 +459,19 @@ mod tests {
         w
     }
 
+    const VEC4: Output = Output {
+        stride: 4,
+        position: 0,
+        w: Some(3),
+        fields_only: false,
+    };
+
     #[test]
     fn a_contract_output_has_no_fault() {
         let s = inspect(
             &words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, -0.0]], 2),
             2,
-            true,
+            VEC4,
         );
         assert_eq!(s.fault, None);
         assert_eq!(s.positions, vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
@@ -375,17 +482,46 @@ mod tests {
         let w1 = inspect(
             &words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, 1.0]], 2),
             2,
-            true,
+            VEC4,
         );
         assert_eq!(w1.fault, Some(Fault::NonZeroW { vertex: 1, w: 1.0 }));
         let s = f32::from_bits(SENTINEL);
-        let skipped = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [s, s, s, s]], 2), 2, true);
+        let skipped = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [s, s, s, s]], 2), 2, VEC4);
         assert_eq!(skipped.fault, Some(Fault::Unwritten(1)));
         let mut past = words(&[[1.0, 2.0, 3.0, 0.0]], 3);
         past[4 * 2] = 0;
         assert_eq!(
-            inspect(&past, 1, true).fault,
+            inspect(&past, 1, VEC4).fault,
             Some(Fault::WrotePastCount(2))
+        );
+        // Tightly packed vec3: a write past the position lands on the next vertex.
+        let packed = Output {
+            stride: 3,
+            position: 0,
+            w: None,
+            fields_only: true,
+        };
+        let mut tight: Vec<u32> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].map(f32::to_bits).to_vec();
+        tight.extend([SENTINEL; 6]);
+        let s = inspect(&tight, 2, packed);
+        assert_eq!((s.fault, s.positions[1]), (None, [4.0, 5.0, 6.0]));
+        tight[6] = 0;
+        assert_eq!(
+            inspect(&tight, 2, packed).fault,
+            Some(Fault::WrotePastCount(2))
+        );
+        let gap = Output {
+            stride: 4,
+            ..packed
+        };
+        let mut gapped: Vec<u32> = [1.0f32, 2.0, 3.0].map(f32::to_bits).to_vec();
+        gapped.extend([0, SENTINEL, SENTINEL, SENTINEL, SENTINEL]);
+        assert_eq!(
+            inspect(&gapped, 1, gap).fault,
+            Some(Fault::OutsideFields {
+                vertex: 0,
+                byte: 12
+            })
         );
         let text = Fault::NonZeroW { vertex: 1, w: 1.0 }.to_string();
         assert!(

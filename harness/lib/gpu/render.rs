@@ -120,10 +120,11 @@ impl Draw {
         let formats = contract.formats;
         let mut vertex = Vec::new();
         for input in &contract.vertex_inputs {
+            let (joints, weights) = mesh.set_data(input.set);
             let (label, data): (&str, Vec<u8>) = match input.role {
                 Role::Positions => ("positions", bytemuck::cast_slice(&mesh.positions).to_vec()),
-                Role::Joints => ("joints", formats.vertex_joints.pack(&mesh.joints)?),
-                Role::Weights => ("weights", formats.vertex_weights.pack(&mesh.weights)),
+                Role::Joints => ("joints", formats.vertex_joints.pack(&joints)?),
+                Role::Weights => ("weights", formats.vertex_weights.pack(&weights)),
                 other => panic!("{other:?} is not per-vertex data"),
             };
             vertex.push(init(label, &data, wgpu::BufferUsages::VERTEX));

@@ -42,7 +42,8 @@ pub struct GpuBench {
     pub rows: Vec<GpuRow>,
 }
 
-/// A static transform with the contract's bindings: the fast baseline of the compute tiers.
+/// A static transform with the contract's bindings: the fast baseline of the compute tiers. It
+/// reads and writes positions where the contract lays them, byte-addressed or not.
 fn static_wgsl(contract: &Contract) -> String {
     let bindings = contract.declarations(&[
         (Role::Palette, "palette"),
@@ -51,12 +52,36 @@ fn static_wgsl(contract: &Contract) -> String {
         (Role::Count, "params"),
     ]);
     let workgroup = contract.workgroup_wgsl();
+    let word =
+        |stride: u32, offset: u32, k: u32| format!("id.x * {}u + {}u", stride / 4, offset / 4 + k);
+    let load = match &contract.pulled {
+        Some(p) => {
+            let c: Vec<String> = (0..3)
+                .map(|k| format!("bitcast<f32>(positions[{}])", word(p.stride, p.position, k)))
+                .collect();
+            format!("vec3<f32>({})", c.join(", "))
+        }
+        None => "positions[id.x].xyz".into(),
+    };
+    let store = match &contract.packed {
+        Some(p) => (0..3)
+            .map(|k| {
+                format!(
+                    "skinned[{}] = bitcast<u32>(q[{k}]);",
+                    word(p.stride, p.position, k)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n    "),
+        None => "skinned[id.x] = vec4<f32>(q, 0.0);".into(),
+    };
     format!(
         r#"{bindings}
 @compute @workgroup_size({workgroup})
 fn static_compute(@builtin(global_invocation_id) id: vec3<u32>) {{
     if (id.x >= params.count) {{ return; }}
-    skinned[id.x] = vec4<f32>((palette[0] * vec4<f32>(positions[id.x].xyz, 1.0)).xyz, 0.0);
+    let q = (palette[0] * vec4<f32>({load}, 1.0)).xyz;
+    {store}
 }}
 "#
     )
@@ -405,11 +430,34 @@ mod tests {
 
     #[test]
     fn the_static_shader_validates() {
-        let src = static_wgsl(&Contract::builtin());
-        let module = naga::front::wgsl::parse_str(&src).unwrap();
-        naga::valid::Validator::new(Default::default(), Default::default())
-            .validate(&module)
-            .unwrap();
+        use crate::contract::{Packed, Pulled, Want};
+        let mut pulled = Contract::builtin();
+        pulled.pulled = Some(Pulled {
+            stride: 36,
+            position: 0,
+            joints: vec![12],
+            joint_format: crate::contract::JointFormat::U16x4,
+            weight_offsets: vec![20],
+            weights: crate::contract::WeightFormat::F32x4,
+        });
+        pulled.packed = Some(Packed {
+            stride: 12,
+            position: 0,
+        });
+        for s in &mut pulled.slots {
+            match s.role {
+                Role::Positions => s.ty = Want::Words,
+                Role::Skinned => s.ty = Want::OutputWords,
+                _ => {}
+            }
+        }
+        for contract in [Contract::builtin(), pulled] {
+            let src = static_wgsl(&contract);
+            let module = naga::front::wgsl::parse_str(&src).unwrap();
+            naga::valid::Validator::new(Default::default(), Default::default())
+                .validate(&module)
+                .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+        }
     }
 
     #[test]

@@ -13,8 +13,10 @@
 //!   with shear is an error (a `Transform` cannot hold it).
 //! * `JOINTS_0` (u8 or u16) index the skin's joints, i.e. palette entries; every index must be below
 //!   the joint count, zero-weighted slots included (a GPU reads them all).
-//! * A second influence set (`JOINTS_1`/`WEIGHTS_1`) folds into the first where a vertex has at
-//!   most 4 nonzero influences in both together (the shader reads 4); more is an error naming it.
+//! * Further influence sets (`JOINTS_1`/`WEIGHTS_1` and on) are read too: each vertex keeps its
+//!   nonzero influences in order, 4 to a set, in as many sets as the vertex with the most needs
+//!   (influences spread over two sets that number at most 4 load into one). Whether the shader
+//!   reads that many is the scene's to check.
 //! * `WEIGHTS_0` (f32, or normalized u8/u16) must be finite and non-negative, and each vertex's sum
 //!   must be within [`WEIGHT_SUM_TOLERANCE`] (1e-2) of 1, or loading fails naming the vertex. Sums
 //!   within 1e-6 of 1 are kept exactly as stored; sums between 1e-6 and 1e-2 away from 1 (exporter
@@ -903,13 +905,13 @@ where
     {
         return Err(cx.bad(attr("POSITION"), format!("vertex {v} is not finite")));
     }
-    let mut joints: Vec<[u32; 4]> = reader
+    let joints: Vec<[u32; 4]> = reader
         .read_joints(0)
         .ok_or_else(|| outside("JOINTS_0"))?
         .into_u16()
         .map(|j| j.map(u32::from))
         .collect();
-    let mut weights: Vec<[f32; 4]> = reader
+    let weights: Vec<[f32; 4]> = reader
         .read_weights(0)
         .ok_or_else(|| outside("WEIGHTS_0"))?
         .into_f32()
@@ -930,43 +932,53 @@ where
             ));
         }
     }
-    // A second influence set (JOINTS_1 / WEIGHTS_1: influences 5 to 8). The shader reads 4 per
-    // vertex: a vertex whose influences, both sets together, number at most 4 loads into one set;
-    // one with more is refused, since dropping any would test another deformation than the model's.
-    if let Some(extra_acc) = prim.get(&Semantic::Weights(1)) {
+    // Further influence sets (JOINTS_1 / WEIGHTS_1 and on: influences 5 to 8, ...). A vertex with
+    // influences past its first set keeps its nonzero ones in order, 4 to a set, in as many sets
+    // as the vertex with the most needs: influences spread over two sets that number at most 4
+    // load into one set. Other vertices keep their first set as stored.
+    let mut used: Vec<Vec<(u32, f32)>> = joints
+        .iter()
+        .zip(&weights)
+        .map(|(j, w)| j.iter().copied().zip(w.iter().copied()).collect())
+        .collect();
+    let mut set = 1;
+    while let Some(acc) = prim.get(&Semantic::Weights(set)) {
+        let (wname, jname) = (format!("WEIGHTS_{set}"), format!("JOINTS_{set}"));
         cx.check_accessor(
-            &attr("WEIGHTS_1"),
-            &extra_acc,
+            &attr(&wname),
+            &acc,
             Dimensions::Vec4,
             &[DataType::F32, DataType::U8, DataType::U16],
             Some(true),
         )?;
         let extra_w: Vec<[f32; 4]> = reader
-            .read_weights(1)
-            .ok_or_else(|| outside("WEIGHTS_1"))?
+            .read_weights(set)
+            .ok_or_else(|| outside(&wname))?
             .into_f32()
             .collect();
-        let extra_j: Vec<[u32; 4]> = match reader.read_joints(1) {
-            Some(j) => j.into_u16().map(|j| j.map(u32::from)).collect(),
-            // Without JOINTS_1 only zero weights mean anything.
-            None => vec![[0; 4]; extra_w.len()],
-        };
-        let has_joints = prim.get(&Semantic::Joints(1)).is_some();
-        for (name, len) in [("JOINTS_1", extra_j.len()), ("WEIGHTS_1", extra_w.len())] {
+        let extra_j: Option<Vec<[u32; 4]>> = reader
+            .read_joints(set)
+            .map(|j| j.into_u16().map(|j| j.map(u32::from)).collect());
+        for (name, len) in [
+            (&jname, extra_j.as_ref().map_or(n, Vec::len)),
+            (&wname, extra_w.len()),
+        ] {
             if len != n {
                 return Err(cx.bad(attr(name), format!("has {len} elements for {n} vertices")));
             }
         }
-        merge_second_set(
+        more_influences(
             cx,
             &attr,
+            set,
             joint_count,
-            has_joints,
-            (&extra_j, &extra_w),
-            (&mut joints, &mut weights),
+            (extra_j.as_deref(), &extra_w),
+            &mut used,
         )?;
+        set += 1;
     }
-    for (v, w) in weights.iter_mut().enumerate() {
+    for (v, influences) in used.iter_mut().enumerate() {
+        let w: Vec<f32> = influences.iter().map(|p| p.1).collect();
         if w.iter().any(|x| !x.is_finite() || *x < 0.0) {
             return Err(cx.bad(
                 attr("WEIGHTS_0"),
@@ -981,7 +993,9 @@ where
             ));
         }
         if (sum - 1.0).abs() > WEIGHT_SUM_EXACT {
-            *w = w.map(|x| (f64::from(x) / sum) as f32);
+            for p in influences.iter_mut() {
+                p.1 = (f64::from(p.1) / sum) as f32;
+            }
         }
     }
 
@@ -1007,70 +1021,45 @@ where
             idx
         }
     };
-    Ok(Mesh {
+    let mut mesh = Mesh {
         positions,
-        joints,
-        weights,
         indices,
-    })
+        ..Mesh::default()
+    };
+    mesh.set_influences(&used);
+    Ok(mesh)
 }
 
-/// Folds a vertex's second influence set into its first: the nonzero influences of both, at most
-/// 4 (the shader reads 4), in their order; a vertex with more is refused, naming it and the count.
-fn merge_second_set(
+/// Appends influence set `set` (JOINTS_`set` / WEIGHTS_`set`) to each vertex's nonzero influences;
+/// a weight without joints, or a joint past the skin, is refused naming the vertex.
+fn more_influences(
     cx: &Cx,
     attr: &dyn Fn(&str) -> String,
+    set: u32,
     joint_count: usize,
-    has_joints: bool,
-    (extra_j, extra_w): (&[[u32; 4]], &[[f32; 4]]),
-    (joints, weights): (&mut [[u32; 4]], &mut [[f32; 4]]),
+    (extra_j, extra_w): (Option<&[[u32; 4]]>, &[[f32; 4]]),
+    used: &mut [Vec<(u32, f32)>],
 ) -> Result<(), ModelError> {
-    for v in 0..joints.len() {
-        let second = extra_w[v]
-            .iter()
-            .zip(extra_j[v])
-            .filter(|(w, _)| **w != 0.0);
-        let mut used: Vec<(u32, f32)> = joints[v]
-            .iter()
-            .zip(weights[v])
-            .filter(|(_, w)| *w != 0.0)
-            .map(|(j, w)| (*j, w))
-            .collect();
-        let before = used.len();
-        used.extend(second.map(|(w, j)| (j, *w)));
-        if used.len() == before {
-            continue;
+    for (v, influences) in used.iter_mut().enumerate() {
+        for k in (0..4).filter(|&k| extra_w[v][k] != 0.0) {
+            let Some(j) = extra_j.map(|j| j[v][k]) else {
+                return Err(cx.bad(
+                    attr(&format!("WEIGHTS_{set}")),
+                    format!(
+                        "vertex {v} has weights {:?} in influence set {set} without JOINTS_{set}",
+                        extra_w[v]
+                    ),
+                ));
+            };
+            if j as usize >= joint_count {
+                return Err(cx.bad(
+                    attr(&format!("JOINTS_{set}")),
+                    format!("vertex {v} uses joint {j} but the skin has {joint_count} joints"),
+                ));
+            }
+            influences.retain(|p| p.1 != 0.0);
+            influences.push((j, extra_w[v][k]));
         }
-        if !has_joints {
-            return Err(cx.bad(
-                attr("WEIGHTS_1"),
-                format!(
-                    "vertex {v} has weights {:?} in a second influence set without JOINTS_1",
-                    extra_w[v]
-                ),
-            ));
-        }
-        if let Some(&(j, _)) = used[before..]
-            .iter()
-            .find(|(j, _)| *j as usize >= joint_count)
-        {
-            return Err(cx.bad(
-                attr("JOINTS_1"),
-                format!("vertex {v} uses joint {j} but the skin has {joint_count} joints"),
-            ));
-        }
-        if used.len() > 4 {
-            return Err(cx.bad(
-                attr("WEIGHTS_1"),
-                format!(
-                    "vertex {v} has {} influences (JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1 together): the shader reads 4 per vertex",
-                    used.len()
-                ),
-            ));
-        }
-        used.resize(4, (0, 0.0));
-        joints[v] = [used[0].0, used[1].0, used[2].0, used[3].0];
-        weights[v] = [used[0].1, used[1].1, used[2].1, used[3].1];
     }
     Ok(())
 }

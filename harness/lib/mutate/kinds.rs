@@ -18,7 +18,7 @@ pub(super) type Mutator = fn(&Sites) -> Vec<Candidate>;
 
 /// Every kind, with its name, the part of the shader it changes and its mutator, in the order
 /// mutants are generated and listed.
-pub(super) const KINDS: [(Kind, &str, Part, Mutator); 11] = [
+pub(super) const KINDS: [(Kind, &str, Part, Mutator); 13] = [
     (Kind::WeightSwap, "weight_swap", Part::Skinning, weight_swap),
     (
         Kind::HomogeneousDropped,
@@ -70,6 +70,13 @@ pub(super) const KINDS: [(Kind, &str, Part, Mutator); 11] = [
         Part::Glue,
         uniform_field,
     ),
+    (
+        Kind::InfluenceSetDropped,
+        "influence_set_dropped",
+        Part::Skinning,
+        influence_set_dropped,
+    ),
+    (Kind::ByteOffset, "byte_offset", Part::Glue, byte_offset),
 ];
 
 fn candidate(description: impl Into<String>, hint: &str, edits: Vec<Edit>) -> Candidate {
@@ -487,6 +494,117 @@ fn uniform_field(s: &Sites) -> Vec<Candidate> {
                 hint,
                 edits,
             ));
+        }
+    }
+    out
+}
+
+/// The last influence set dropped: its weights read as 0 where they enter the skinning, so a
+/// vertex with more than 4 influences keeps only its first 4.
+fn influence_set_dropped(s: &Sites) -> Vec<Candidate> {
+    let last = s.contract.influence_sets.saturating_sub(1);
+    if last == 0 {
+        return Vec::new();
+    }
+    let weights = s.sources_of_set(Role::Weights, last);
+    if weights.is_empty() {
+        return Vec::new();
+    }
+    vec![candidate(
+        format!("influence set {} dropped: its weights read as 0", last + 1),
+        "a case whose vertices have more than 4 influences, posed so their 5th to 8th joints move (mesh.influences: max)",
+        s.rebind(&weights, |_| "vec4<f32>(0.0)".into()),
+    )]
+}
+
+/// A byte-addressed field read or written one word off: a named integer constant that is one of
+/// the profile's byte offsets (or that offset in words) moved by 4 bytes (one word), or else each
+/// index into a byte-addressed buffer moved by one word.
+fn byte_offset(s: &Sites) -> Vec<Candidate> {
+    let c = s.contract;
+    let mut offsets: Vec<u32> = Vec::new();
+    if let Some(p) = &c.pulled {
+        offsets.extend(p.fields().iter().map(|f| f.1));
+    }
+    if let Some(p) = &c.packed {
+        offsets.push(p.position);
+    }
+    let buffers: Vec<_> = [Role::Positions, Role::Skinned]
+        .into_iter()
+        .filter(|&r| {
+            c.try_slot(r).is_some_and(|s| {
+                matches!(
+                    s.ty,
+                    crate::contract::Want::Words | crate::contract::Want::OutputWords
+                )
+            })
+        })
+        .filter_map(|r| s.globals.get(&r).copied())
+        .collect();
+    if buffers.is_empty() {
+        return Vec::new();
+    }
+    let hint = "any case: a byte-addressed field read one word off reads another field's bits";
+    let mut out = Vec::new();
+    for (_, constant) in s.module.constants.iter() {
+        let Some(name) = &constant.name else { continue };
+        let Some(value) = int_literal(&s.module.global_expressions[constant.init]) else {
+            continue;
+        };
+        let Ok(value) = u32::try_from(value) else {
+            continue;
+        };
+        let step = if value != 0 && offsets.contains(&value) {
+            4
+        } else if value != 0 && offsets.iter().any(|o| o / 4 == value && o % 4 == 0) {
+            1
+        } else {
+            continue;
+        };
+        let Some(r) = s
+            .module
+            .global_expressions
+            .get_span(constant.init)
+            .to_range()
+            .filter(|r| r.start < r.end && r.end <= s.src.len())
+        else {
+            continue;
+        };
+        let text = s.text(&r);
+        let digits = text.trim_end_matches(|ch: char| ch.is_ascii_alphabetic());
+        let suffix = &text[digits.len()..];
+        out.push(candidate(
+            format!("`{name}` one word off: {text} -> {}{suffix}", value + step),
+            hint,
+            vec![Edit {
+                range: r,
+                text: format!("{}{suffix}", value + step),
+            }],
+        ));
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    for f in s.funcs() {
+        let exprs = &s.func(f).expressions;
+        for (_, e) in exprs.iter() {
+            let Expression::Access { base, index } = *e else {
+                continue;
+            };
+            if !matches!(exprs[base], Expression::GlobalVariable(g) if buffers.contains(&g)) {
+                continue;
+            }
+            if let Some(r) = s.span(f, index) {
+                let text = s.text(&r).to_string();
+                out.push(candidate(
+                    format!("index `{text}` one word (4 bytes) off"),
+                    hint,
+                    vec![Edit {
+                        range: r,
+                        text: format!("({text}) + 1u"),
+                    }],
+                ));
+            }
         }
     }
     out

@@ -60,6 +60,10 @@ pub enum Kind {
     UniformField,
     /// The compute output's w written as 1 instead of 0.
     OutputW,
+    /// The last influence set's weights dropped (read as 0).
+    InfluenceSetDropped,
+    /// A field of a byte-addressed buffer read or written one word (4 bytes) off its offset.
+    ByteOffset,
 }
 
 impl Kind {

@@ -30,7 +30,8 @@ pub(super) struct Sites<'a> {
     /// Global variable per contract role.
     pub(super) globals: HashMap<Role, Handle<GlobalVariable>>,
     /// Roles of helper parameters, from the arguments their callers pass.
-    pub(super) param_roles: HashMap<(Handle<Function>, usize), Role>,
+    /// With the influence set of a per-set input (joints, weights; 0 otherwise).
+    pub(super) param_roles: HashMap<(Handle<Function>, usize), (Role, usize)>,
 }
 
 impl<'a> Sites<'a> {
@@ -65,8 +66,8 @@ impl<'a> Sites<'a> {
                     } = s
                     {
                         for (i, &arg) in arguments.iter().enumerate() {
-                            if let Some(role) = me.role(f, arg) {
-                                roles.insert((*function, i), role);
+                            if let Some(input) = me.input(f, arg) {
+                                roles.insert((*function, i), input);
                             }
                         }
                     }
@@ -121,11 +122,12 @@ impl<'a> Sites<'a> {
         Some(self.contract.slot_at(b.group, b.binding)?.role)
     }
 
-    /// The per-vertex input at a vertex-stage location.
-    fn input_at(&self, binding: Option<&naga::Binding>) -> Option<Role> {
+    /// The per-vertex input at a vertex-stage location, with its influence set.
+    fn input_at(&self, binding: Option<&naga::Binding>) -> Option<(Role, usize)> {
         match binding {
             Some(naga::Binding::Location { location, .. }) => {
-                Some(self.contract.input_at(*location)?.role)
+                let input = self.contract.input_at(*location)?;
+                Some((input.role, input.set))
             }
             _ => None,
         }
@@ -134,6 +136,12 @@ impl<'a> Sites<'a> {
     /// Which per-vertex input (a role with a vertex input: positions, joints, weights) an
     /// expression in `f` is, if it is one.
     pub(super) fn role(&self, f: Func, e: Handle<Expression>) -> Option<Role> {
+        self.input(f, e).map(|(role, _)| role)
+    }
+
+    /// Which per-vertex input an expression in `f` is, with its influence set (0 for a storage
+    /// buffer, which holds every set).
+    pub(super) fn input(&self, f: Func, e: Handle<Expression>) -> Option<(Role, usize)> {
         let func = self.func(f);
         let mut e = e;
         // The member taken last on the way, for a vertex input given as a struct (`v.position`).
@@ -151,6 +159,7 @@ impl<'a> Sites<'a> {
                     return self
                         .role_of(g)
                         .filter(|&r| self.contract.input(r).is_some())
+                        .map(|r| (r, 0))
                 }
                 Expression::FunctionArgument(i) => {
                     return match f {
@@ -313,20 +322,30 @@ impl<'a> Sites<'a> {
 
     /// Where the per-vertex input `role` enters each skinning site.
     pub(super) fn sources(&self, role: Role) -> Vec<Source> {
+        self.sources_where(|(r, _)| r == role)
+    }
+
+    /// Where influence set `set` of the per-vertex input `role` enters each skinning site, where
+    /// the set can be told (vertex attributes and the parameters they reach).
+    pub(super) fn sources_of_set(&self, role: Role, set: usize) -> Vec<Source> {
+        self.sources_where(|input| input == (role, set))
+    }
+
+    fn sources_where(&self, wanted: impl Fn((Role, usize)) -> bool) -> Vec<Source> {
         let mut out = Vec::new();
         for f in self.skin_sites() {
             let func = self.func(f);
             match f {
                 Func::Helper(h) => {
                     for (i, _) in func.arguments.iter().enumerate() {
-                        if self.param_roles.get(&(h, i)) == Some(&role) {
+                        if self.param_roles.get(&(h, i)).is_some_and(|&r| wanted(r)) {
                             out.extend(self.param_source(f, i));
                         }
                     }
                 }
                 Func::Entry(_) if self.stage(f) == Some(ShaderStage::Vertex) => {
                     for (i, a) in func.arguments.iter().enumerate() {
-                        if self.input_at(a.binding.as_ref()) == Some(role) {
+                        if self.input_at(a.binding.as_ref()).is_some_and(&wanted) {
                             out.extend(self.param_source(f, i));
                         }
                     }
@@ -336,7 +355,7 @@ impl<'a> Sites<'a> {
                     for (e, expr) in func.expressions.iter() {
                         if let Expression::Load { pointer } = *expr {
                             let whole = matches!(func.expressions[pointer], Expression::Access { base, .. } | Expression::AccessIndex { base, .. } if matches!(func.expressions[base], Expression::GlobalVariable(_)));
-                            if whole && self.role(f, e) == Some(role) {
+                            if whole && self.input(f, e).is_some_and(&wanted) {
                                 out.extend(self.span(f, e).map(Source::Expr));
                             }
                         }

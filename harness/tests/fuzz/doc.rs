@@ -1,6 +1,6 @@
 //! `docs/bad-inputs.md`: every class of bad input with the message the code really prints.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use skinproof::case::Case;
 
@@ -99,7 +99,7 @@ const CASE_INPUTS: &[(&str, &str, &str)] = &[
     ("joint count too large", "skeleton:\n  joints: 70000\nmesh:\n  vertices: 3\n", "skeleton.joints"),
     ("joint index out of range", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n  - joint: 7\n", "pose[1].joint"),
     ("negative joint index", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: -1\n", "pose[0].joint"),
-    ("influences out of range", "skeleton:\n  joints: 3\nmesh:\n  vertices: 3\n  influences: 5\n", "mesh.influences"),
+    ("influences out of range", "skeleton:\n  joints: 3\nmesh:\n  vertices: 3\n  influences: 17\n", "mesh.influences"),
     ("NaN in a pose", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    degrees: .nan\n", "pose[0].degrees"),
     ("infinity in a pose", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    translation: [0, .inf, 0]\n", "pose[0].translation"),
     ("beyond f32 in a pose", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\npose:\n  - joint: 1\n    translation: [1e39, 0, 0]\n", "pose[0].translation"),
@@ -365,18 +365,85 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/compute_pulled.profile.yaml` (byte-addressed) and
+/// `shaders/examples/vertex_eight_influences.profile.yaml` (two influence sets).
+const LAYOUT_EDITS: &[ProfileEdit] = &[
+    (
+        "a byte offset not aligned to 4",
+        &[("joints: { offset: 12", "joints: { offset: 14")],
+        "compute.vertices.joints.offset",
+    ),
+    (
+        "two fields overlapping",
+        &[("weights: { offset: 20", "weights: { offset: 16")],
+        "compute.vertices.weights.offset",
+    ),
+    (
+        "a field past the stride",
+        &[("stride: 36", "stride: 32")],
+        "compute.vertices.weights.offset",
+    ),
+    (
+        "a stride not a multiple of 4",
+        &[("stride: 12", "stride: 14")],
+        "compute.output.stride",
+    ),
+    (
+        "one offset for two influence sets",
+        &[(
+            "shader: compute_pulled.wgsl",
+            "shader: compute_pulled.wgsl\ninfluence_sets: 2",
+        )],
+        "compute.vertices.joints.offset",
+    ),
+    (
+        "both separate and byte-addressed inputs",
+        &[(
+            "  count:",
+            "  positions: { group: 0, binding: 5, format: vec4 }\n  count:",
+        )],
+        "compute.positions",
+    ),
+];
+
+const SETS_EDITS: &[ProfileEdit] = &[
+    (
+        "one location for two influence sets",
+        &[("location: [2, 4]", "location: 2")],
+        "vertex.weights.location",
+    ),
+    (
+        "a second set's attribute on another's location",
+        &[("location: [2, 4]", "location: [2, 3]")],
+        "vertex.weights.location",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of `shaders/examples/compute_u16_pairs.profile.yaml`, written as `target/bad-inputs/example.profile.yaml` and used with `shaders/examples/compute_u16_pairs.wgsl`.\n\n");
-    let shader = Path::new("shaders/examples/compute_u16_pairs.wgsl");
-    let good =
-        std::fs::read_to_string(root().join("shaders/examples/compute_u16_pairs.profile.yaml"))
-            .unwrap();
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = Path::new("target/bad-inputs/example.profile.yaml");
     let mut rows = Vec::new();
-    for (class, edits, names) in PROFILE_EDITS {
+    for (example, edits) in [
+        ("compute_u16_pairs", PROFILE_EDITS),
+        ("compute_pulled", LAYOUT_EDITS),
+        ("vertex_eight_influences", SETS_EDITS),
+    ] {
+        profile_rows(&mut rows, example, edits);
+    }
+    table(out, &rows);
+}
+
+/// One row per edit of example `example`'s profile.
+fn profile_rows(rows: &mut Vec<Tried>, example: &str, all: &[ProfileEdit]) {
+    let shader = PathBuf::from(format!("shaders/examples/{example}.wgsl"));
+    let shader = shader.as_path();
+    let good =
+        std::fs::read_to_string(root().join(format!("shaders/examples/{example}.profile.yaml")))
+            .unwrap();
+    let path = Path::new("target/bad-inputs/example.profile.yaml");
+    for (class, edits, names) in all {
         let mut text = good.clone();
         for (from, to) in *edits {
             assert!(
@@ -395,9 +462,8 @@ fn profiles(out: &mut String) {
                 .to_string(),
         };
         let shown: Vec<String> = edits.iter().map(|(f, t)| format!("{f} -> {t}")).collect();
-        row(&mut rows, class, &shown.join("; "), names, msg);
+        row(rows, class, &shown.join("; "), names, msg);
     }
-    table(out, &rows);
 }
 
 /// The whole doc, or why the run-time section cannot be written (no adapter).

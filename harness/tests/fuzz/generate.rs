@@ -374,7 +374,7 @@ fn body() -> BoxedStrategy<Body> {
             ("width", positive()),
             (
                 "influences",
-                pick(1usize..=4, prop::sample::select(vec![0usize, 5, 100]), |v| {
+                pick(1usize..=16, prop::sample::select(vec![0usize, 17, 100]), |v| {
                     v.to_string()
                 }),
             ),

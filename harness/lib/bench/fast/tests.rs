@@ -349,6 +349,7 @@ fn zero_weights_ignore_bad_joints_and_non_finite_matrices_like_the_oracle() {
             .collect(),
         weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
         indices: vec![],
+        more: vec![],
     };
     let want = reference::skin(&palette, &mesh);
     let aligned = AlignedPalette::from(palette.as_slice());
