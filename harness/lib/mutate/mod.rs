@@ -67,6 +67,12 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Whether the kind needs a shape the built-in contract lacks: two influence sets, or a
+    /// byte-addressed buffer.
+    pub fn needs_layout(self) -> bool {
+        matches!(self, Kind::InfluenceSetDropped | Kind::ByteOffset)
+    }
+
     /// Every kind, in the order of `kinds::KINDS`, which registers them.
     pub const ALL: [Kind; kinds::KINDS.len()] = {
         let mut all = [Kind::WeightSwap; kinds::KINDS.len()];
