@@ -234,6 +234,9 @@ pub struct Packed {
     pub position: u32,
 }
 
+/// One influence set: each vertex's 4 joints and 4 weights.
+pub type SetData = (Vec<[u32; 4]>, Vec<[f32; 4]>);
+
 /// A field of a byte-addressed vertex: its name, byte offset and size.
 pub type Field = (String, u32, u32);
 
@@ -271,7 +274,7 @@ impl Pulled {
     pub fn pack(
         &self,
         positions: &[[f32; 3]],
-        sets: &[(Vec<[u32; 4]>, Vec<[f32; 4]>)],
+        sets: &[SetData],
     ) -> Result<Vec<u8>, TooWide> {
         let stride = self.stride as usize;
         let mut out = vec![0u8; positions.len() * stride];
