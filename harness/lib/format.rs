@@ -217,7 +217,7 @@ impl PositionFormat {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pulled {
     pub stride: u32,
-    /// The vec3<f32> position (12 bytes).
+    /// The `vec3<f32>` position (12 bytes).
     pub position: u32,
     /// Each influence set's joints, in `joint_format`.
     pub joints: Vec<u32>,
@@ -227,7 +227,7 @@ pub struct Pulled {
     pub weights: WeightFormat,
 }
 
-/// A byte-addressed output: vertex i's skinned vec3<f32> at `i * stride + position` bytes.
+/// A byte-addressed output: vertex i's skinned `vec3<f32>` at `i * stride + position` bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packed {
     pub stride: u32,

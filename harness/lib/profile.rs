@@ -121,7 +121,7 @@ pub struct Vertices {
     pub group: u32,
     pub binding: u32,
     pub stride: u32,
-    /// The vec3<f32> position's offset (12 bytes).
+    /// The `vec3<f32>` position's offset (12 bytes).
     pub position: u32,
     pub joints: Field<JointFormat>,
     pub weights: Field<WeightFormat>,
@@ -136,7 +136,7 @@ pub struct Field<F> {
     pub format: F,
 }
 
-/// A byte-addressed output: one `array<u32>` or `array<f32>`, vertex i's skinned vec3<f32> at
+/// A byte-addressed output: one `array<u32>` or `array<f32>`, vertex i's skinned `vec3<f32>` at
 /// `i * stride + position` bytes (12 bytes: tightly packed).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
