@@ -9,6 +9,8 @@ use crate::gpu::compute::{Fault, Skinned};
 use crate::gpu::{Context, GpuError};
 use crate::run::Run;
 
+mod frames;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Status {
@@ -167,7 +169,7 @@ const GOLDEN: &str = "render_matches_golden";
 
 impl Check {
     /// The checks, in report order.
-    pub const ALL: [Check; 8] = [
+    pub const ALL: [Check; 10] = [
         Check {
             name: "shader_builds",
             title: "the shader validates and builds on the adapter (errors)",
@@ -191,6 +193,18 @@ impl Check {
             title: "after posing the joints, GPU still equals CPU (max abs error)",
             heading: "posed = CPU",
             run: posed_matches_cpu,
+        },
+        Check {
+            name: "normals_match_cpu",
+            title: "GPU-skinned normals point as the CPU's inverse-transpose normals, unit length (max angle)",
+            heading: "normals",
+            run: frames::normals_match_cpu,
+        },
+        Check {
+            name: "tangents_match_cpu",
+            title: "GPU-skinned tangents point as the CPU's, unit length, handedness kept (max angle)",
+            heading: "tangents",
+            run: frames::tangents_match_cpu,
         },
         Check {
             name: "pose_moves_vertices",
@@ -328,6 +342,7 @@ fn positions_match(
         Ok(Skinned {
             fault: Some(fault),
             positions,
+            ..
         }) => {
             let figure = match fault {
                 Fault::WrotePastCount(_) => "wrote past count",
@@ -523,6 +538,8 @@ mod tests {
             Ok(Skinned {
                 positions: p,
                 fault: None,
+                normals: None,
+                tangents: None,
             })
         };
         let nan = positions_match(

@@ -98,6 +98,27 @@ pub struct Compute {
     pub skinned: Buffer<PositionFormat>,
     /// A uniform whose first u32 is the vertex count.
     pub count: Slot,
+    /// Source normals, `vec4` or `vec3` (a 16-byte stride either way; w is 0), if the shader
+    /// skins normals.
+    #[serde(default)]
+    pub normals: Option<Buffer<PositionFormat>>,
+    /// Source tangents, `array<vec4<f32>>` (w = handedness), if the shader skins tangents.
+    #[serde(default)]
+    pub tangents: Option<Slot>,
+    /// Where the shader writes skinned normals (`vec4` or `vec3`, a 16-byte stride), compared
+    /// with the CPU reference's by angle.
+    #[serde(default)]
+    pub skinned_normals: Option<Buffer<PositionFormat>>,
+    /// Where the shader writes skinned tangents (`array<vec4<f32>>`, w the source's).
+    #[serde(default)]
+    pub skinned_tangents: Option<Slot>,
+}
+
+/// A vertex attribute or stage output given by its location alone (its type is the role's).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Location {
+    pub location: u32,
 }
 
 /// A vertex attribute.
@@ -125,12 +146,31 @@ pub struct Vertex {
     pub joints: Attribute<JointFormat>,
     pub weights: Attribute<WeightFormat>,
     pub camera: Camera,
+    /// The source normal attribute (`vec3<f32>`, Float32x3), if the stage reads one.
+    #[serde(default)]
+    pub normal: Option<Location>,
+    /// The source tangent attribute (`vec4<f32>`, Float32x4, w = handedness), if it reads one.
+    #[serde(default)]
+    pub tangent: Option<Location>,
+    /// The location the stage returns its skinned normal at (`vec3<f32>`), if it does.
+    #[serde(default)]
+    pub skinned_normal: Option<Location>,
+    /// The location the stage returns its skinned tangent at (`vec4<f32>`), if it does.
+    #[serde(default)]
+    pub skinned_tangent: Option<Location>,
     /// The shader's skinning function, called by a compute entry point the harness adds, so that
     /// a vertex-only shader's skinned positions can be compared number by number. It takes
     /// (position, joints, weights) and returns the skinned position, or (joints, weights) and
     /// returns the blended matrix.
     #[serde(default)]
     pub skin_function: Option<String>,
+    /// The shader's function that skins a normal, `(normal: vec3<f32>, joints, weights) ->
+    /// vec3<f32>`, called beside `skin_function` so a vertex-only shader's normals compare too.
+    #[serde(default)]
+    pub normal_function: Option<String>,
+    /// Its function that skins a tangent, `(tangent: vec4<f32>, joints, weights) -> vec4<f32>`.
+    #[serde(default)]
+    pub tangent_function: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -236,6 +276,13 @@ impl Profile {
             out.push(("compute.weights", c.weights.slot()));
             out.push(("compute.skinned", c.skinned.slot()));
             out.push(("compute.count", c.count));
+            out.extend(c.normals.map(|b| ("compute.normals", b.slot())));
+            out.extend(c.tangents.map(|b| ("compute.tangents", b)));
+            out.extend(
+                c.skinned_normals
+                    .map(|b| ("compute.skinned_normals", b.slot())),
+            );
+            out.extend(c.skinned_tangents.map(|b| ("compute.skinned_tangents", b)));
         }
         if let Some(v) = &self.vertex {
             out.push((
@@ -284,12 +331,26 @@ impl Profile {
                 return Err((field.into(), format!("`{name}` is not a WGSL identifier")));
             }
         }
+        self.frames_have_sources()?;
         if let Some(v) = &self.vertex {
-            let locations = [
+            let mut locations = vec![
                 ("vertex.position.location", v.position.location),
                 ("vertex.joints.location", v.joints.location),
                 ("vertex.weights.location", v.weights.location),
             ];
+            locations.extend(v.normal.map(|l| ("vertex.normal.location", l.location)));
+            locations.extend(v.tangent.map(|l| ("vertex.tangent.location", l.location)));
+            if let (Some(n), Some(t)) = (v.skinned_normal, v.skinned_tangent) {
+                if n.location == t.location {
+                    return Err((
+                        "vertex.skinned_tangent.location".into(),
+                        format!(
+                            "@location({}) is already `vertex.skinned_normal`; each output has its own location",
+                            t.location
+                        ),
+                    ));
+                }
+            }
             for (i, (field, l)) in locations.iter().enumerate() {
                 if let Some((other, _)) = locations[..i].iter().find(|(_, m)| m == l) {
                     return Err((
@@ -322,6 +383,57 @@ impl Profile {
         Ok(())
     }
 
+    /// A skinned normal or tangent output needs the source it skins, in the same stage.
+    fn frames_have_sources(&self) -> Result<(), (String, String)> {
+        let need = |output: bool, source: bool, field: &str, wants: &str| {
+            if output && !source {
+                Err((field.to_string(), format!("`{field}` needs `{wants}` too")))
+            } else {
+                Ok(())
+            }
+        };
+        if let Some(c) = &self.compute {
+            need(
+                c.skinned_normals.is_some(),
+                c.normals.is_some(),
+                "compute.skinned_normals",
+                "compute.normals",
+            )?;
+            need(
+                c.skinned_tangents.is_some(),
+                c.tangents.is_some(),
+                "compute.skinned_tangents",
+                "compute.tangents",
+            )?;
+        }
+        if let Some(v) = &self.vertex {
+            for (given, field) in [
+                (v.normal_function.is_some(), "vertex.normal_function"),
+                (v.tangent_function.is_some(), "vertex.tangent_function"),
+            ] {
+                need(
+                    given,
+                    v.skin_function.is_some(),
+                    field,
+                    "vertex.skin_function",
+                )?;
+            }
+            need(
+                v.skinned_normal.is_some(),
+                v.normal.is_some(),
+                "vertex.skinned_normal",
+                "vertex.normal",
+            )?;
+            need(
+                v.skinned_tangent.is_some(),
+                v.tangent.is_some(),
+                "vertex.skinned_tangent",
+                "vertex.tangent",
+            )?;
+        }
+        Ok(())
+    }
+
     /// Every entry point and function name the profile gives, with its field.
     fn entries(&self) -> Vec<(&'static str, &str)> {
         let mut out = Vec::new();
@@ -335,6 +447,16 @@ impl Profile {
                 v.skin_function
                     .as_deref()
                     .map(|f| ("vertex.skin_function", f)),
+            );
+            out.extend(
+                v.normal_function
+                    .as_deref()
+                    .map(|f| ("vertex.normal_function", f)),
+            );
+            out.extend(
+                v.tangent_function
+                    .as_deref()
+                    .map(|f| ("vertex.tangent_function", f)),
             );
         }
         out
@@ -486,6 +608,7 @@ impl Profile {
                     field,
                 ));
             }
+            slots.extend(self.compute_frames(k));
             c.formats.joints = k.joints.format;
             c.formats.positions = k.positions.format;
             c.formats.skinned = k.skinned.format;
@@ -541,10 +664,17 @@ impl Profile {
                     "vertex.weights",
                 ),
             ];
+            let (inputs, outputs) = self.vertex_frames(v);
+            c.vertex_inputs.extend(inputs);
+            c.vertex_outputs = outputs;
             c.formats.vertex_joints = v.joints.format;
             c.formats.vertex_weights = v.weights.format;
             c.tint = v.colour == Colour::Tint;
             c.skin_function = v.skin_function.clone();
+            c.frame_functions = crate::contract::FrameFunctions {
+                normal: v.normal_function.clone(),
+                tangent: v.tangent_function.clone(),
+            };
         }
         c.slots = slots;
         c.compute = compute.map(|k| k.entry.clone());
@@ -565,6 +695,129 @@ impl Profile {
             entries,
         });
         c
+    }
+}
+
+impl Profile {
+    /// The compute stage's normal and tangent bindings, those the profile gives.
+    fn compute_frames(&self, k: &Compute) -> Vec<crate::contract::Slot> {
+        let read = Space::Storage { writable: false };
+        let write = Space::Storage { writable: true };
+        let tangents = Want::Array(Elem::Vec4F32);
+        let given = [
+            (
+                Role::Normals,
+                k.normals.map(|b| b.slot()),
+                read,
+                Want::Positions,
+                "source normals",
+                "compute.normals",
+            ),
+            (
+                Role::Tangents,
+                k.tangents,
+                read,
+                tangents,
+                "source tangents",
+                "compute.tangents",
+            ),
+            (
+                Role::SkinnedNormals,
+                k.skinned_normals.map(|b| b.slot()),
+                write,
+                Want::Positions,
+                "skinned normals",
+                "compute.skinned_normals",
+            ),
+            (
+                Role::SkinnedTangents,
+                k.skinned_tangents,
+                write,
+                tangents,
+                "skinned tangents",
+                "compute.skinned_tangents",
+            ),
+        ];
+        given
+            .into_iter()
+            .filter_map(|(role, slot, space, ty, holds, field)| {
+                let s = slot?;
+                Some(crate::contract::Slot {
+                    role,
+                    group: s.group,
+                    binding: s.binding,
+                    space,
+                    ty,
+                    holds: holds.into(),
+                    pipelines: vec![Pipeline::Compute],
+                    origin: Some(self.whence(field)),
+                })
+            })
+            .collect()
+    }
+
+    /// The vertex stage's normal and tangent attributes and outputs, those the profile gives.
+    fn vertex_frames(
+        &self,
+        v: &Vertex,
+    ) -> (
+        Vec<crate::contract::VertexInput>,
+        Vec<crate::contract::VertexOutput>,
+    ) {
+        use crate::contract::{VertexInput, VertexOutput};
+        let mut inputs = Vec::new();
+        for (role, at, ty, format, field) in [
+            (
+                Role::Normals,
+                v.normal,
+                Elem::Vec3F32,
+                wgpu::VertexFormat::Float32x3,
+                "vertex.normal",
+            ),
+            (
+                Role::Tangents,
+                v.tangent,
+                Elem::Vec4F32,
+                wgpu::VertexFormat::Float32x4,
+                "vertex.tangent",
+            ),
+        ] {
+            if let Some(l) = at {
+                let whence = Some(self.whence(field));
+                inputs.push(VertexInput::new(
+                    role,
+                    (ty, None),
+                    format,
+                    l.location,
+                    whence,
+                ));
+            }
+        }
+        let mut outputs = Vec::new();
+        for (role, at, ty, field) in [
+            (
+                Role::SkinnedNormals,
+                v.skinned_normal,
+                Elem::Vec3F32,
+                "vertex.skinned_normal",
+            ),
+            (
+                Role::SkinnedTangents,
+                v.skinned_tangent,
+                Elem::Vec4F32,
+                "vertex.skinned_tangent",
+            ),
+        ] {
+            if let Some(l) = at {
+                outputs.push(VertexOutput {
+                    role,
+                    location: l.location,
+                    ty,
+                    origin: Some(self.whence(field)),
+                });
+            }
+        }
+        (inputs, outputs)
     }
 }
 
@@ -676,7 +929,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 4);
+        assert_eq!(n, 5);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

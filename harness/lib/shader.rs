@@ -379,6 +379,26 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
             list(&locations)
         ));
     }
+    let outputs = located_outputs(module, ep);
+    for out in &contract.vertex_outputs {
+        let (loc, want) = (out.location, out.ty);
+        let whence = out
+            .origin
+            .as_ref()
+            .map_or(String::new(), |o| format!(" (the profile's {o})"));
+        match outputs.iter().find(|(l, _)| *l == loc) {
+            None => bad.push(format!(
+                "entry point `{name}`: output @location({loc}) is missing (expected {}){whence}",
+                want.wgsl()
+            )),
+            Some((_, ty)) if !want.matches(&module.types[*ty].inner) => bad.push(format!(
+                "entry point `{name}`: output @location({loc}) must be {}, is {}{whence}",
+                want.wgsl(),
+                describe(module, *ty)
+            )),
+            Some(_) => {}
+        }
+    }
     bad
 }
 

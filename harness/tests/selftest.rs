@@ -988,6 +988,36 @@ fn a_setup_past_the_deadline_is_timeout_and_the_process_ends() {
 /// harness adds), a stage the shader lacks SKIP with its reason, and the one case that does not fit
 /// a narrow layout (300 joints: past u8 joints, past a 256-matrix palette) failing with a message
 /// that names the layout.
+/// The normal and tangent checks of an example: where it writes them (`skinning_normals`) they
+/// pass on every mesh that has them (the strip, the models with NORMAL) and skip naming what the
+/// mesh lacks; elsewhere they skip, naming the profile fields.
+fn normal_rows(name: &str, report: &Report) {
+    for (check, attribute) in [
+        ("normals_match_cpu", "NORMAL"),
+        ("tangents_match_cpu", "TANGENT"),
+    ] {
+        let rows: Vec<_> = report.rows.iter().filter(|r| r.check == check).collect();
+        assert!(!rows.is_empty(), "{name}: no {check} rows");
+        for r in rows {
+            let o = &r.outcome;
+            let ok = match (name, r.case.starts_with("gltf_")) {
+                ("skinning_normals", false) => o.status == Status::Pass,
+                ("skinning_normals", true) => {
+                    o.status == Status::Pass
+                        || (o.status == Status::Skip
+                            && o.message.contains(&format!("the model has no {attribute}")))
+                }
+                _ => o.status == Status::Skip && o.message.contains("its profile names no"),
+            };
+            assert!(
+                ok,
+                "{name}: {}::{check} [{}]: {:?} {}",
+                r.case, r.adapter, o.status, o.message
+            );
+        }
+    }
+}
+
 #[test]
 fn example_shaders_pass_through_their_profiles() {
     // (shader, a check that must PASS, the check that SKIPs for a missing stage and why, what
@@ -998,8 +1028,9 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 4] = [
+    let examples: [Example; 5] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
+        ("skinning_normals", "posed_matches_cpu", None, None),
         (
             "compute_u16_pairs",
             "posed_matches_cpu",
@@ -1039,6 +1070,7 @@ fn example_shaders_pass_through_their_profiles() {
             .collect();
         assert!(bad.is_empty(), "{name}:\n{}", bad.join("\n"));
         let rows = |check: &'static str| report.rows.iter().filter(move |r| r.check == check);
+        normal_rows(name, &report);
         assert!(
             rows(passes).count() > 0
                 && rows(passes).all(|r| r.case == "wide_indices"

@@ -124,6 +124,9 @@ impl Draw {
                 Role::Positions => ("positions", bytemuck::cast_slice(&mesh.positions).to_vec()),
                 Role::Joints => ("joints", formats.vertex_joints.pack(&mesh.joints)?),
                 Role::Weights => ("weights", formats.vertex_weights.pack(&mesh.weights)),
+                // A mesh without them gets placeholders, as the compute path does.
+                Role::Normals => ("normals", bytemuck::cast_slice(&mesh.frames().0).to_vec()),
+                Role::Tangents => ("tangents", bytemuck::cast_slice(&mesh.frames().1).to_vec()),
                 other => panic!("{other:?} is not per-vertex data"),
             };
             vertex.push(init(label, &data, wgpu::BufferUsages::VERTEX));

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::Contract;
 use crate::suite::Suite;
 
+mod frames;
 mod kinds;
 mod report;
 mod run;
@@ -60,6 +61,12 @@ pub enum Kind {
     UniformField,
     /// The compute output's w written as 1 instead of 0.
     OutputW,
+    /// Normals transformed by the plain blended matrix, not its inverse transpose.
+    NormalPlainMatrix,
+    /// Skinned normals and tangents left unnormalised.
+    RenormalisationDropped,
+    /// The skinned tangent's handedness w written as 1, not the source's.
+    TangentWLost,
 }
 
 impl Kind {

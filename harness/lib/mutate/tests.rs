@@ -6,10 +6,22 @@ use super::*;
 use crate::contract::Contract;
 use crate::shader::tests::default_source;
 
+/// The kinds that need skinned normal or tangent outputs, which the built-in contract has not.
+const FRAMES: [Kind; 3] = [
+    Kind::NormalPlainMatrix,
+    Kind::RenormalisationDropped,
+    Kind::TangentWLost,
+];
+
+/// Every kind but those of normals and tangents.
+fn positional() -> impl Iterator<Item = Kind> {
+    Kind::ALL.into_iter().filter(|k| !FRAMES.contains(k))
+}
+
 #[test]
 fn every_kind_is_generated_for_the_default_shader() {
     let mutants = generate(&default_source(), &Contract::builtin());
-    for kind in Kind::ALL {
+    for kind in positional() {
         assert!(
             mutants.iter().any(|m| m.kind == kind),
             "no {kind} mutant: {:#?}",
@@ -84,7 +96,7 @@ fn every_kind_is_generated_for_a_shader_written_another_way() {
     )
     .is_empty());
     let mutants = generate(OTHER_STYLE, &Contract::builtin());
-    for kind in Kind::ALL {
+    for kind in positional() {
         assert!(
             mutants.iter().any(|m| m.kind == kind),
             "no {kind} mutant: {:#?}",
@@ -199,7 +211,7 @@ fn located_by_naga_not_by_our_names() {
     assert!(source.contains("wi.w * (bones[ji.w]"), "{source}");
     parse_and_validate(&source).unwrap();
     let mutants = generate(&source, &Contract::builtin());
-    for kind in Kind::ALL {
+    for kind in positional() {
         assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
     }
     for m in &mutants {
@@ -378,4 +390,40 @@ fn each_kind_is_registered_once_under_its_serialized_name() {
         let serialized = serde_json::to_string(&kind).unwrap();
         assert_eq!(serialized, format!("\"{}\"", kind.name()));
     }
+}
+
+#[test]
+fn every_kind_is_generated_for_the_shader_that_skins_normals() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("shaders/examples/skinning_normals.wgsl");
+    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    let mutants = generate(&shader.source, &shader.contract);
+    for kind in Kind::ALL {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+    let after = |kind: Kind| {
+        let m = mutants.iter().find(|m| m.kind == kind).unwrap();
+        m.diff
+            .iter()
+            .map(|d| d.after.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        after(Kind::NormalPlainMatrix),
+        ["return normalize((blend(j, w)) * n);"]
+    );
+    assert_eq!(
+        after(Kind::RenormalisationDropped),
+        [
+            "return (normal_matrix(blend(j, w)) * n);",
+            "return vec4<f32>((blend(j, w) * t.xyz), t.w);"
+        ]
+    );
+    assert_eq!(
+        after(Kind::TangentWLost),
+        ["skinned_tangents[i] = vec4<f32>((skin_tangent(tangents[i], joints[i], weights[i])).xyz, 1.0);"]
+    );
 }

@@ -348,7 +348,7 @@ fn zero_weights_ignore_bad_joints_and_non_finite_matrices_like_the_oracle() {
             .map(|i| [0, 1, if i % 5 == 0 { 9 } else { 0 }, 1])
             .collect(),
         weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
-        indices: vec![],
+        ..Default::default()
     };
     let want = reference::skin(&palette, &mesh);
     let aligned = AlignedPalette::from(palette.as_slice());
