@@ -278,7 +278,7 @@ fn compute_matches_cpu(input: &Input) -> Outcome {
     by_path(
         input,
         positions_match(
-            &input.run.gpu_bind,
+            input.run.gpu_bind(),
             &scene.cpu_bind,
             scene.tolerance,
             "GPU (bind pose)",
@@ -292,7 +292,7 @@ fn bind_reproduces_source(input: &Input) -> Outcome {
     by_path(
         input,
         positions_match(
-            &input.run.gpu_bind,
+            input.run.gpu_bind(),
             &scene.mesh.positions,
             scene.tolerance,
             "GPU (bind pose)",
@@ -306,7 +306,7 @@ fn posed_matches_cpu(input: &Input) -> Outcome {
     by_path(
         input,
         positions_match(
-            &input.run.gpu_posed,
+            input.run.gpu_posed(),
             &scene.cpu_posed,
             scene.tolerance,
             "GPU (posed)",
@@ -412,7 +412,7 @@ fn render_covers_bind_pose(input: &Input) -> Outcome {
     if let Some(skip) = no_triangles(input) {
         return skip;
     }
-    let img = match &input.run.image_bind {
+    let img = match input.run.image_bind() {
         Ok(i) => i,
         Err(e) => return Outcome::gpu(e),
     };
@@ -439,7 +439,7 @@ fn render_changes_after_pose(input: &Input) -> Outcome {
     if !input.run.scene.is_posed() {
         return Outcome::skip(input.run.scene.unposed_reason());
     }
-    let (bind, posed) = match (&input.run.image_bind, &input.run.image_posed) {
+    let (bind, posed) = match (input.run.image_bind(), input.run.image_posed()) {
         (Ok(b), Ok(p)) => (b, p),
         (Err(e), _) | (_, Err(e)) => return Outcome::gpu(e),
     };
@@ -459,7 +459,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
     if !case.golden.compare {
         return Outcome::skip("the case turns the golden comparison off (golden.compare: false)");
     }
-    let actual = match (&input.run.image_posed, &input.run.image_posed_again) {
+    let actual = match (input.run.image_posed(), input.run.image_posed_again()) {
         (Ok(i), Ok(again)) => {
             let differ = compare::changed_pixels(i, again);
             if differ > 0 {

@@ -632,10 +632,15 @@ fn a_readback_timeout_is_reported_as_timeout_and_the_run_goes_on() {
         })
         .collect();
     assert!(!errors.is_empty(), "no readback timed out");
+    // The first wait past the deadline gives the device up; work after it is not run there.
     assert!(
-        errors
-            .iter()
-            .all(|e| e.is_timeout() && e.to_string().contains("did not finish within")),
+        errors[0].to_string().contains("did not finish within"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1..].iter().all(|e| e.is_timeout()
+            && e.to_string()
+                .contains("not run: the device was abandoned after a hung step")),
         "{errors:?}"
     );
 }
@@ -981,6 +986,259 @@ fn a_setup_past_the_deadline_is_timeout_and_the_process_ends() {
             .count();
         assert_eq!(setups, 1);
     }
+}
+
+/// Where the child run of the hung-step tests works; set only in that child process.
+const HANG_CHILD: &str = "SELFTEST_HANG_DIR";
+
+/// The deadline the hung-step runs give each GPU step, in seconds.
+const HANG_DEADLINE_S: f64 = 2.0;
+
+/// The margin README states: a hung step is a TIMEOUT row this long after its deadline at most.
+const HANG_MARGIN_S: f64 = 1.0;
+
+/// A shader whose GPU work does not end on a case with 7 joints (as no other case and no property
+/// has): the loop's exit depends on a padding word the harness leaves 0, so no compiler can drop
+/// it, and Vulkan's loop bounding (2^64 iterations) does not end it in practice. llvmpipe's GL
+/// ends any invocation after 65535 loop iterations, so each iteration is made long enough that
+/// the step still lasts minutes there. The vertex loop's value is used through the padding too
+/// (`spin * 0.0` would be folded, and the loop dropped with it).
+fn hanging_shader(dir: &Path, stage: &str) -> PathBuf {
+    let body = |x: &str| -> String {
+        (0..64)
+            .map(|_| format!("            {x} = sin({x}) * 0.5 + cos({x}) * 0.5;\n"))
+            .collect()
+    };
+    match stage {
+        "compute" => mutant(
+            dir,
+            "    skinned[i] = vec4<f32>(skin(",
+            &format!(
+                "    if (arrayLength(&palette) == 7u) {{\n        var x = positions[i].x;\n        loop {{\n            if (params._pad0 == 7u) {{\n                break;\n            }}\n{}            skinned[i].w = x;\n        }}\n    }}\n    skinned[i] = vec4<f32>(skin(",
+                body("x")
+            ),
+        ),
+        _ => mutant(
+            dir,
+            "    out.tint = f32(joint.x) / 8.0;",
+            &format!(
+                "    var spin = position.x;\n    if (arrayLength(&palette) == 7u) {{\n        loop {{\n            if (view._pad == 7.0) {{\n                break;\n            }}\n{}        }}\n    }}\n    out.tint = f32(joint.x) / 8.0 + spin * view._pad;",
+                body("spin")
+            ),
+        ),
+    }
+}
+
+#[test]
+#[ignore = "the child run of the hung-step tests"]
+fn hang_child() {
+    let Some(dir) = std::env::var_os(HANG_CHILD).map(PathBuf::from) else {
+        return;
+    };
+    let start = std::time::Instant::now();
+    let vars = [
+        ("SKINPROOF_CASES", dir.join("cases").display().to_string()),
+        (
+            "SKINPROOF_SHADER",
+            dir.join("mutant.wgsl").display().to_string(),
+        ),
+        ("SKINPROOF_TIMEOUT_S", HANG_DEADLINE_S.to_string()),
+        ("SKINPROOF_BENCH", "off".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let mut config = Config::from_vars(root(), vars).unwrap();
+    config.reports = dir.join("reports");
+    let reports = config.reports.clone();
+    let suite = Suite::discover(config);
+    // Each trial timed from its start to its row.
+    let mut times = String::new();
+    for job in suite.jobs() {
+        if !job.ignored {
+            let trial = std::time::Instant::now();
+            let _ = (job.body)();
+            times.push_str(&format!(
+                "{}\t{}\n",
+                job.name,
+                trial.elapsed().as_secs_f64()
+            ));
+        }
+    }
+    std::fs::write(dir.join("times.tsv"), times).unwrap();
+    let mut report = suite.report();
+    report.wall_s = start.elapsed().as_secs_f64();
+    report.write(&reports).unwrap();
+    // As the conformance runner does before it exits: this must not wait for the hung device.
+    drop(suite);
+    eprintln!(
+        "hang_child: trials done and suite dropped after {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    // As the runner ends: not through the drivers' exit handlers while a thread is inside one.
+    skinproof::gpu::worker::exit(0);
+}
+
+/// Runs the suite over a case the shader hangs on (`a_hang`, first) and one it passes
+/// (`bend_two_joints`) in a child process with an outer bound, and checks that the hung step is
+/// TIMEOUT within the deadline and margin, its device is reported abandoned, and every later
+/// trial of the adapter ran on a fresh device and passed.
+fn a_hung_step_is_timeout_and_the_adapter_goes_on(stage: &str, step: &str, hung: &[&str]) {
+    let dir = scratch(&format!("hang_{stage}"));
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
+    let bend = std::fs::read_to_string(cases.join("bend_two_joints.yaml")).unwrap();
+    // Many vertices, so that the GL step lasts long after the deadline too.
+    let hang = bend
+        .replace("joints: 4", "joints: 7")
+        .replace("vertices: 128", "vertices: 8192");
+    std::fs::write(cases.join("a_hang.yaml"), hang).unwrap();
+    hanging_shader(&dir, stage);
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "hang_child", "--ignored", "--nocapture"])
+        .env(HANG_CHILD, &dir)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let bound = std::time::Duration::from_secs(240);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run with a hung {stage} step did not end within {bound:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    eprintln!(
+        "the run with a hung {stage} step ended after {:.1?}",
+        start.elapsed()
+    );
+    assert!(status.success(), "the child run failed: {status}");
+    let report = Report::load(&dir.join("reports/report.json")).expect("the report was written");
+    if report.adapters.is_empty() {
+        eprintln!("self-test skipped: no adapter");
+        return;
+    }
+    let times = std::fs::read_to_string(dir.join("times.tsv")).unwrap();
+    let took = |trial: &str| -> f64 {
+        let line = times.lines().find(|l| l.starts_with(&format!("{trial}\t")));
+        line.and_then(|l| l.split('\t').nth(1)?.parse().ok())
+            .unwrap_or_else(|| panic!("no time for {trial}:\n{times}"))
+    };
+    let deadline = format!("took longer than the deadline of {HANG_DEADLINE_S} s");
+    for adapter in &report.adapters {
+        let tag = &adapter.tag;
+        let rows = |case: &'static str| {
+            report
+                .rows
+                .iter()
+                .filter(move |r| &r.adapter == tag && r.case == case)
+        };
+        for r in rows("a_hang").filter(|r| hung.contains(&r.check.as_str())) {
+            assert!(
+                r.outcome.status == Status::Timeout
+                    && r.outcome.message.contains(step)
+                    && r.outcome.message.contains(&deadline),
+                "{r:#?}"
+            );
+        }
+        // The first trial that needed the hung step: its row came within the deadline and margin.
+        let first = took(&format!("a_hang::{} [{tag}]", hung[0]));
+        eprintln!("{tag}: a_hang::{} was TIMEOUT after {first:.2} s", hung[0]);
+        assert!(
+            first <= HANG_DEADLINE_S + HANG_MARGIN_S,
+            "{tag}: the TIMEOUT row came after {first:.2} s"
+        );
+        // The case's other path, and every later trial, ran on a fresh device.
+        let ran: Vec<_> = rows("a_hang")
+            .filter(|r| !hung.contains(&r.check.as_str()))
+            .filter(|r| r.outcome.status == Status::Timeout)
+            .collect();
+        assert!(ran.is_empty(), "{ran:#?}");
+        let later: Vec<_> = rows("bend_two_joints")
+            .chain(rows(skinproof::suite::PROPERTIES))
+            .collect();
+        assert_eq!(
+            later.len(),
+            skinproof::check::Check::ALL.len() + skinproof::property::ALL.len()
+        );
+        let abandoned: Vec<_> = report
+            .abandoned
+            .iter()
+            .filter(|a| &a.adapter == tag)
+            .collect();
+        assert!(abandoned[0].why.contains(step), "{abandoned:#?}");
+        // A driver that shares its shader threads between devices (llvmpipe's GL compute) keeps
+        // a fresh device waiting behind the abandoned work: its rows say so, and are not PASS.
+        let waited = abandoned.len() - 1;
+        let passed = later
+            .iter()
+            .filter(|r| r.outcome.status == Status::Pass)
+            .count();
+        eprintln!(
+            "{tag}: {} devices abandoned; {passed} of the {} later trials PASS",
+            abandoned.len(),
+            later.len()
+        );
+        assert!(
+            abandoned[1..]
+                .iter()
+                .all(|a| a.why.contains("on a fresh device after")),
+            "{abandoned:#?}"
+        );
+        if waited == 0 {
+            assert_eq!(passed, later.len(), "{later:#?}");
+        }
+        assert!(
+            later.iter().all(|r| r.outcome.status == Status::Pass
+                || r.outcome.status == Status::Timeout
+                    && (r.outcome.message.contains("on a fresh device after")
+                        || r.outcome.message.contains("no more are made on it"))),
+            "{later:#?}"
+        );
+    }
+    // One adapter at least shows the whole way: hang, fresh device, every later trial PASS.
+    assert!(
+        report.adapters.iter().any(|a| report
+            .abandoned
+            .iter()
+            .filter(|b| b.adapter == a.tag)
+            .count()
+            == 1),
+        "{:#?}",
+        report.abandoned
+    );
+    let md = std::fs::read_to_string(dir.join("reports/REPORT.md")).unwrap();
+    assert!(md.contains("**Device abandoned:**"), "{md}");
+}
+
+#[test]
+fn an_endless_compute_loop_is_timeout_and_the_adapter_goes_on() {
+    a_hung_step_is_timeout_and_the_adapter_goes_on(
+        "compute",
+        "the compute dispatch (skin_compute)",
+        &[
+            "compute_matches_cpu",
+            "bind_pose_reproduces_source",
+            "posed_matches_cpu",
+        ],
+    );
+}
+
+#[test]
+fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
+    a_hung_step_is_timeout_and_the_adapter_goes_on(
+        "vertex",
+        "the draw (vs_skin)",
+        &[
+            "render_covers_bind_pose",
+            "render_changes_after_pose",
+            "render_matches_golden",
+        ],
+    );
 }
 
 /// Each example shader of `shaders/examples/` passes the whole suite through its layout profile:

@@ -61,6 +61,11 @@ const SENTINEL: u32 = 0x7fc0_5eed;
 pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skinned, GpuError> {
     check_limits(ctx, palette.len(), mesh.len())?;
     let compute = ctx.compute()?;
+    ctx.step(format!(
+        "the compute dispatch ({}) of {} vertices",
+        ctx.contract().compute.as_deref().unwrap_or_default(),
+        mesh.len()
+    ));
     ctx.scoped(|| {
         let job = Dispatch::new(ctx, &compute.layouts, palette, mesh)?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());

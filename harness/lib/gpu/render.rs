@@ -55,6 +55,11 @@ pub fn render(
         });
     }
     let render = ctx.render()?;
+    ctx.step(format!(
+        "the draw ({}) of {} vertices into {width}x{height}",
+        ctx.contract().vertex.as_deref().unwrap_or_default(),
+        mesh.len()
+    ));
     ctx.scoped(|| {
         let draw = Draw::new(ctx, &render.layouts, palette, mesh, view, width, height)?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());

@@ -42,6 +42,13 @@ impl Report {
         for p in &self.problems {
             let _ = writeln!(md, "**The run fails:** {}\n", p.replace('\n', " "));
         }
+        for a in &self.abandoned {
+            let _ = writeln!(
+                md,
+                "**Device abandoned:** `{}`: {}; its thread was left in the driver and the adapter's later trials ran on a fresh device.\n",
+                a.adapter, a.why
+            );
+        }
         let validation = self.validation.as_ref().map_or("not run".to_string(), |o| {
             format!("{} ({})", o.status, o.figure)
         });

@@ -61,6 +61,11 @@ impl Report {
                     out.unused_goldens.push(f);
                 }
             }
+            for a in p.abandoned {
+                if !out.abandoned.contains(&a) {
+                    out.abandoned.push(a);
+                }
+            }
             out.timings.extend(p.timings);
             out.pools.extend(p.pools);
             out.wall_s = out.wall_s.max(p.wall_s);

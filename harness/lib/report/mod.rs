@@ -48,6 +48,15 @@ pub struct PoolUse {
     pub reused: u64,
 }
 
+/// A device given up after a GPU step outlasted the deadline: its thread was left in the driver,
+/// and the adapter's later trials ran on a fresh device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Abandoned {
+    pub adapter: String,
+    /// The step that hung and the deadline it outlasted.
+    pub why: String,
+}
+
 /// Everything one run found.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
@@ -83,6 +92,9 @@ pub struct Report {
     /// Failures of the run that are no case's row (a required adapter missing).
     #[serde(default)]
     pub problems: Vec<String>,
+    /// Devices abandoned after a hung GPU step, in the order it happened.
+    #[serde(default)]
+    pub abandoned: Vec<Abandoned>,
 }
 
 /// The benchmark figures of one run.
