@@ -143,7 +143,7 @@ pub fn external_urls(html: &str) -> Vec<String> {
             }
         }
     }
-    for attr in ["src=\"", "href=\""] {
+    for attr in [" src=\"", " href=\""] {
         for (i, _) in html.match_indices(attr) {
             let value = &html[i + attr.len()..];
             if !(value.starts_with("data:") || value.starts_with('#')) {
