@@ -486,6 +486,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
         case: &case.name,
         stem: case.golden_for(info),
         case_source: &case.source,
+        case_file: &case.path,
         adapter: golden::Adapter {
             tag: &info.tag,
             name: &info.name,

@@ -141,6 +141,14 @@ pub enum ConfigError {
     Mutate(String),
 }
 
+/// Whether a `CI` value says the run is in CI: set, and neither empty, `0` nor `false`.
+pub fn is_ci(value: Option<&str>) -> bool {
+    value.is_some_and(|v| {
+        let v = v.trim();
+        !v.is_empty() && v != "0" && v != "false"
+    })
+}
+
 /// What is at a path that is not what a variable needs: `other` when something is there.
 fn there(exists: bool, other: &'static str) -> &'static str {
     if exists {
@@ -306,7 +314,7 @@ impl Config {
             }
         }
         fuzz_cases(get("SKINPROOF_FUZZ_CASES").as_deref())?;
-        let ci = get("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+        let ci = is_ci(get("CI").as_deref());
         let bless = Bless::parse(&get("SKINPROOF_BLESS").unwrap_or_default())?;
         if bless != Bless::Off && ci {
             return Err(ConfigError::BlessInCi);

@@ -66,7 +66,7 @@ fn main() {
                 );
             }
         }
-        publish(&report, &reports, &args);
+        publish(&report, root, &reports, &args);
     }
     // Every device, adapter and the instance go before the process exits: leaving them to the
     // drivers' exit handlers has crashed Mesa's EGL teardown (a double free after all trials passed).
@@ -140,7 +140,7 @@ fn mutation(config: &Config, report: &mut Report) -> Option<String> {
 
 /// Writes the report: under cargo-nextest (one process per trial) this process's rows, which
 /// `skinproof merge` turns back into a report; otherwise REPORT.md, report.json and the summary.
-fn publish(report: &Report, reports: &Path, args: &Arguments) {
+fn publish(report: &Report, root: &Path, reports: &Path, args: &Arguments) {
     if let Ok(run_id) = std::env::var("NEXTEST_RUN_ID") {
         let trial: String = args
             .filter
@@ -164,7 +164,20 @@ fn publish(report: &Report, reports: &Path, args: &Arguments) {
         }
         return;
     }
-    if let Err(e) = report.append_step_summary() {
+    let review = match report.write_review(root, reports) {
+        Ok(page) => page,
+        Err(e) => {
+            eprintln!(
+                "skinproof: cannot write the review page in {}: {e}",
+                reports.display()
+            );
+            None
+        }
+    };
+    let to_review = review
+        .as_ref()
+        .map_or(0, |_| report.review_set().rows.len());
+    if let Err(e) = report.append_step_summary(to_review) {
         eprintln!("skinproof: cannot append to GITHUB_STEP_SUMMARY: {e}");
     }
     match report.write(reports) {
@@ -176,7 +189,13 @@ fn publish(report: &Report, reports: &Path, args: &Arguments) {
                     report.unused_goldens.join(", ")
                 );
             }
-            eprintln!("skinproof: report written to {}", md.display())
+            eprintln!("skinproof: report written to {}", md.display());
+            if let Some(page) = &review {
+                eprintln!(
+                    "skinproof: {to_review} goldens to review: {} (`skinproof accept` takes this run's images)",
+                    page.display()
+                );
+            }
         }
         Err(e) => eprintln!(
             "skinproof: cannot write the report in {}: {e}",

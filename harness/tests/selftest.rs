@@ -1422,3 +1422,201 @@ fn layout_bugs_in_example_shaders_fail() {
         );
     }
 }
+
+#[path = "selftest/browser.rs"]
+mod browser;
+
+/// A scratch project part whose wide_view golden no longer matches: the goldens, the wide_view
+/// case and a copy of the default shader, and the suite's report over them (`None` without an
+/// adapter, where that may skip).
+fn differing_golden(name: &str) -> Option<(PathBuf, Report)> {
+    let dir = scratch(name);
+    let goldens = copy_goldens(&dir);
+    deface(&goldens.join("wide_view.png"));
+    let cases = copy_cases(&dir, &["wide_view"]);
+    let shader = dir.join("skinning.wgsl");
+    std::fs::copy(root().join("shaders/skinning.wgsl"), &shader).unwrap();
+    let report = run_suite_with(
+        &dir,
+        &[("SKINPROOF_SHADER", shader.to_str().unwrap())],
+        |c| {
+            c.goldens = goldens;
+            c.cases = cases;
+        },
+    )?;
+    let bad = failing(&report, "render_matches_golden");
+    assert_eq!(bad.len(), report.adapters.len(), "{bad:#?}");
+    Some((dir, report))
+}
+
+/// The largest review page for 20 failing cases of the project's renders (up to 128x128, each
+/// with four embedded PNGs), as README states.
+const PAGE_BOUND_20_CASES: usize = 1 << 20;
+
+#[test]
+fn a_differing_golden_gets_a_review_page_a_browser_draws() {
+    let Some((dir, report)) = differing_golden("review_page") else {
+        return;
+    };
+    let reports = dir.join("reports");
+    let page = report.write_review(root(), &reports).unwrap().unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(browser::external_urls(&html), Vec::<String>::new());
+    // From a copied folder, alone: everything it shows is in the file.
+    let copied = dir.join("copied");
+    std::fs::create_dir_all(&copied).unwrap();
+    let page = copied.join("review.html");
+    std::fs::copy(dir.join("reports/review.html"), &page).unwrap();
+    // Its size for 20 failing cases: the same images under 20 names.
+    let mut set = report.review_set();
+    let one = set.rows[0].clone();
+    set.rows = (0..20)
+        .map(|i| {
+            let mut r = one.clone();
+            r.case = format!("{}_{i}", one.case);
+            r
+        })
+        .collect();
+    let twenty = set.html(root(), &reports);
+    assert!(
+        twenty.len() < PAGE_BOUND_20_CASES,
+        "{} bytes for 20 cases",
+        twenty.len()
+    );
+    eprintln!("review page: {} bytes for 20 failing cases", twenty.len());
+
+    let Some(chromium) = browser::find() else {
+        assert!(
+            !browser::required(),
+            "no Chromium on PATH (scripts/setup-adapters installs it)"
+        );
+        eprintln!("skipped: no Chromium on PATH (scripts/setup-adapters installs it)");
+        return;
+    };
+    let v = one.outcome.review.as_ref().unwrap();
+    let open = |p: PathBuf| image::open(p).unwrap().to_rgba8();
+    let images = [
+        ("expected", open(dir.join("golden/wide_view.png"))),
+        ("actual", open(reports.join(v.actual.as_ref().unwrap()))),
+        ("diff", open(reports.join(v.diff.as_ref().unwrap()))),
+        ("flip", open(reports.join(v.flip_map.as_ref().unwrap()))),
+    ];
+    let window = (1600, 2400);
+    let dom = browser::dom(&chromium, &page, "zoom=1&swipe=0", window);
+    let shot = browser::screenshot(&chromium, &page, "zoom=1&swipe=0", window);
+    for (role, img) in &images {
+        let at = browser::drawn(&dom, role);
+        assert_eq!(at.len(), report.adapters.len(), "{role}: {at:?}");
+        let share = browser::agreement(&shot, at[0], img);
+        assert!(share > 0.99, "{role} drawn at {:?}: {share}", at[0]);
+    }
+    // At 2x each image is drawn twice as wide and high.
+    let dom2 = browser::dom(&chromium, &page, "zoom=2", window);
+    let (w, h) = images[0].1.dimensions();
+    assert_eq!(browser::drawn(&dom2, "expected")[0][2..], [w * 2, h * 2]);
+    // The swipe slider: all expected at 0, all actual at 100.
+    let swipe = browser::drawn(&dom, "swipe")[0];
+    let shot100 = browser::screenshot(&chromium, &page, "zoom=1&swipe=100", window);
+    assert!(browser::agreement(&shot, swipe, &images[0].1) > 0.99);
+    assert!(browser::agreement(&shot100, swipe, &images[1].1) > 0.99);
+    let moved = browser::changed(&shot, &shot100, swipe);
+    assert!(moved >= v.differing_pixels, "{moved} pixels changed");
+}
+
+/// The `skinproof` command with `CI` removed and these variables added.
+fn skinproof(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_skinproof"));
+    command.env_remove("CI");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.args(args).current_dir(root()).output().unwrap()
+}
+
+#[test]
+fn accept_after_a_failing_run_makes_the_next_run_pass() {
+    let Some((dir, report)) = differing_golden("accept") else {
+        return;
+    };
+    let reports = dir.join("reports");
+    report.write_review(root(), &reports).unwrap().unwrap();
+    let reports_arg = reports.to_str().unwrap();
+    let accept = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["accept", "--reports", reports_arg];
+        args.extend(extra);
+        let o = skinproof(&args, env);
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let png = dir.join("golden/wide_view.png");
+    let defaced = std::fs::read(&png).unwrap();
+    let (ok, text) = accept(&[], &[("CI", "true")]);
+    assert!(
+        !ok && text.contains("accept is refused when CI is set"),
+        "{text}"
+    );
+    // A shader or case file edited after the run: its images were not judged.
+    for (file, what) in [
+        ("skinning.wgsl", "the shader"),
+        ("cases/wide_view.yaml", "the case file"),
+    ] {
+        let path = dir.join(file);
+        let source = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{source}\n# edited\n")).unwrap();
+        let (ok, text) = accept(&[], &[]);
+        let shown = path.strip_prefix(root()).unwrap().display().to_string();
+        assert!(
+            !ok && text.contains(&format!("{what} {shown} changed since the last run")),
+            "{text}"
+        );
+        std::fs::write(&path, source).unwrap();
+    }
+    let (ok, text) = accept(&["no_such_case"], &[]);
+    assert!(
+        !ok && text.contains("nothing to accept matching `no_such_case`"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(&png).unwrap(),
+        defaced,
+        "a refusal wrote the golden"
+    );
+    let (ok, text) = accept(&["wide_view"], &[]);
+    assert!(
+        ok && text.contains("accepted ")
+            && text.contains("golden/wide_view.png from wide_view::render_matches_golden ["),
+        "{text}"
+    );
+    let sidecar = skinproof::golden::Provenance::load(&png).unwrap();
+    let shader = std::fs::read(dir.join("skinning.wgsl")).unwrap();
+    assert_eq!(sidecar.shader_sha256, skinproof::golden::sha256(&shader));
+    // The next run passes, with no GPU run in between.
+    let again = run_suite_with(
+        &dir,
+        &[(
+            "SKINPROOF_SHADER",
+            dir.join("skinning.wgsl").to_str().unwrap(),
+        )],
+        |c| {
+            c.goldens = dir.join("golden");
+            c.cases = dir.join("cases");
+        },
+    )
+    .unwrap();
+    let golden_rows: Vec<_> = again
+        .rows
+        .iter()
+        .filter(|r| r.check == "render_matches_golden")
+        .collect();
+    assert_eq!(golden_rows.len(), again.adapters.len());
+    for r in golden_rows {
+        assert_eq!(r.outcome.status, Status::Pass, "{}", r.outcome.message);
+        assert!(r.outcome.message.is_empty(), "{}", r.outcome.message);
+    }
+    assert!(again.write_review(root(), &reports).unwrap().is_none());
+    let o = skinproof(&["review", "--reports", reports_arg], &[]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no review page"));
+}

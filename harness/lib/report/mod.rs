@@ -11,8 +11,11 @@ use crate::gpu::AdapterInfo;
 mod markdown;
 mod merge;
 pub mod mutation;
+mod page;
+pub mod review;
 
 pub use mutation::MutationSection;
+pub use review::ReviewSet;
 
 /// One check of one case on one adapter.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -167,15 +170,23 @@ impl Report {
         })
     }
 
-    /// Appends the headline and the golden review to `$GITHUB_STEP_SUMMARY`, when it is set.
-    pub fn append_step_summary(&self) -> std::io::Result<()> {
+    /// Appends the headline and the line about the review page when there is one (`review`: the
+    /// count of goldens on it) to `$GITHUB_STEP_SUMMARY`, when it is set. The images are on the
+    /// page: the summary cannot show files of the run.
+    pub fn append_step_summary(&self, review: usize) -> std::io::Result<()> {
         let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
             return Ok(());
         };
         let md = self.markdown();
         // The headline is everything up to the adapters table.
-        let head = md.split("## Adapters").next().unwrap_or_default();
-        let text = format!("{head}{}", self.review_markdown());
+        let mut text = md
+            .split("## Adapters")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        if review > 0 {
+            text += &review::summary_line(review, |k| std::env::var(k).ok());
+        }
         use std::io::Write as _;
         std::fs::OpenOptions::new()
             .create(true)
