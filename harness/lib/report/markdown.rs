@@ -170,6 +170,15 @@ impl Report {
         if let Some(b) = &self.benchmarks {
             b.markdown(&mut md);
         }
+        if !self.cpu_per_machine.is_empty() {
+            let _ = writeln!(
+                md,
+                "\n## CPU bounds per machine\n\nEach merged report's CPU tiers: every fast row against its own memory and arithmetic bounds, measured in that run.\n"
+            );
+            for cpu in &self.cpu_per_machine {
+                let _ = writeln!(md, "{}", crate::bench::bounds_markdown(cpu));
+            }
+        }
         if !self.case_problems.is_empty() {
             let _ = writeln!(md, "\n## Case files with errors\n");
             for p in &self.case_problems {

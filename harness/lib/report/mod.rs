@@ -83,6 +83,9 @@ pub struct Report {
     pub pools: Vec<PoolUse>,
     /// The benchmark section; `None` when benchmarks were off or not run.
     pub benchmarks: Option<Benchmarks>,
+    /// A merged report's CPU tiers, one per machine (each part's), with every row's bounds.
+    #[serde(default)]
+    pub cpu_per_machine: Vec<crate::bench::CpuBench>,
     /// The mutation check (`SKINPROOF_MUTATE=1`), when it ran.
     #[serde(default)]
     pub mutation: Option<MutationSection>,
