@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::case::CaseError;
+use crate::compose::Define;
 use crate::contract::{Contract, Elem, Origin, Pipeline, Role, Space, Want};
 use crate::format::{JointFormat, PositionFormat, WeightFormat};
 use crate::yaml_line;
@@ -19,6 +20,9 @@ pub struct Profile {
     /// another shader by mistake.
     #[serde(default)]
     pub shader: Option<String>,
+    /// The shader is split into modules, composed before anything reads it.
+    #[serde(default)]
+    pub modules: Option<Modules>,
     pub palette: Palette,
     /// The compute pre-skinning pass, if the shader has one.
     #[serde(default)]
@@ -31,6 +35,20 @@ pub struct Profile {
     /// The file's text, for the lines messages point to.
     #[serde(skip)]
     pub source: String,
+}
+
+/// A shader split into modules (naga_oil's `#import`, `#ifdef`, `#define_import_path`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Modules {
+    /// The entry module, relative to the profile's folder: the shader under test.
+    pub entry: String,
+    /// The folders its imports are found in, relative to the profile's folder.
+    #[serde(default)]
+    pub folders: Vec<String>,
+    /// The defines, name -> `true`, `false` (left undefined) or an integer.
+    #[serde(default)]
+    pub defines: BTreeMap<String, Define>,
 }
 
 /// A resource binding.
@@ -201,6 +219,42 @@ pub enum CameraForm {
     Matrix,
 }
 
+impl Modules {
+    /// Paths that stay inside the profile's folder, defines named as WGSL names with values naga_oil
+    /// can hold.
+    fn validate(&self) -> Result<(), (String, String)> {
+        let paths = std::iter::once(("modules.entry".to_string(), &self.entry)).chain(
+            self.folders
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (format!("modules.folders[{i}]"), f)),
+        );
+        for (field, path) in paths {
+            if !crate::compose::stays_inside(path) {
+                return Err((
+                    field,
+                    format!("`{path}` leaves the profile's folder: module paths are relative to the profile and stay inside it (no absolute path, no `..` past it)"),
+                ));
+            }
+        }
+        for (name, value) in &self.defines {
+            let field = format!("modules.defines.{name}");
+            if !is_identifier(name) {
+                return Err((
+                    field,
+                    format!("`{name}` is not a define name (letters, digits, `_`)"),
+                ));
+            }
+            if let Define::Int(i) = value {
+                if i32::try_from(*i).is_err() {
+                    return Err((field, format!("{i} does not fit a define's 32-bit integer")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The file name a shader's profile has beside it: `skinning.wgsl` -> `skinning.profile.yaml`.
 pub fn beside(shader: &Path) -> PathBuf {
     let stem = shader
@@ -239,6 +293,20 @@ impl Profile {
 
     /// Refuses a profile whose `shader` names another file than `shader`.
     pub fn describes(&self, shader: &Path) -> Result<(), CaseError> {
+        if let Some(m) = &self.modules {
+            let entry = self.folder().join(&m.entry);
+            let same = |p: &Path| std::fs::canonicalize(p).ok();
+            if same(&entry).is_none() || same(&entry) != same(shader) {
+                return Err(self.located(
+                    "modules.entry",
+                    format!(
+                        "the entry module `{}` is not the shader under test `{}`: SKINPROOF_SHADER names the entry module",
+                        entry.display(),
+                        shader.display()
+                    ),
+                ));
+            }
+        }
         let Some(named) = &self.shader else {
             return Ok(());
         };
@@ -256,6 +324,42 @@ impl Profile {
                 beside(shader).display()
             ),
         })
+    }
+
+    /// The folder the profile's paths are relative to.
+    pub fn folder(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// An error at `field` of this profile.
+    pub fn located(&self, field: &str, message: String) -> CaseError {
+        CaseError::Invalid {
+            file: self.path.display().to_string(),
+            line: yaml_line::line_near(&self.source, field).unwrap_or(1),
+            field: field.into(),
+            message,
+        }
+    }
+
+    /// The profile's text without its `modules` section: the profile of the composed shader as
+    /// one file (how a mutant of a composed shader is held to the same layout).
+    pub fn without_modules(&self) -> String {
+        let mut out = String::new();
+        let mut skipping = false;
+        for line in self.source.lines() {
+            let top_level = !line.starts_with([' ', '\t', '#']) && !line.trim().is_empty();
+            if top_level {
+                skipping = line.starts_with("modules:");
+            }
+            if !skipping {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
     }
 
     /// The roles and the slot each takes, with the field that names it.
@@ -325,6 +429,9 @@ impl Profile {
                     ),
                 ));
             }
+        }
+        if let Some(m) = &self.modules {
+            m.validate()?;
         }
         for (field, name) in self.entries() {
             if !is_identifier(name) {
@@ -906,7 +1013,8 @@ mod tests {
 mod examples {
     use super::*;
 
-    /// Every example shader validates with naga and its profile parses.
+    /// Every example shader (composed from its modules where its profile says so) validates with
+    /// naga and its profile parses.
     #[test]
     fn examples_validate_and_their_profiles_parse() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/examples");
@@ -914,18 +1022,19 @@ mod examples {
         for e in std::fs::read_dir(&dir).unwrap() {
             let path = e.unwrap().path();
             if path.extension().is_some_and(|x| x == "wgsl") {
-                let src = std::fs::read_to_string(&path).unwrap();
-                let module = naga::front::wgsl::parse_str(&src)
-                    .map_err(|e| e.emit_to_string_with_path(&src, &path.display().to_string()))
+                Profile::load(&beside(&path)).unwrap();
+                let shader = crate::shader::Shader::load(&path, None).unwrap();
+                let src = &shader.source;
+                let module = naga::front::wgsl::parse_str(src)
+                    .map_err(|e| e.emit_to_string_with_path(src, &path.display().to_string()))
                     .unwrap();
                 naga::valid::Validator::new(
                     naga::valid::ValidationFlags::all(),
                     naga::valid::Capabilities::default(),
                 )
                 .validate(&module)
-                .map_err(|e| e.emit_to_string_with_path(&src, &path.display().to_string()))
+                .map_err(|e| e.emit_to_string_with_path(src, &path.display().to_string()))
                 .unwrap();
-                Profile::load(&beside(&path)).unwrap();
                 n += 1;
             }
         }
@@ -999,5 +1108,44 @@ mod examples {
             &[("shader: compute_u16_pairs.wgsl", "shader: skinning.wgsl")],
             &["other_shader.profile.yaml:2: field `shader`: this profile describes `skinning.wgsl`, not the shader under test"],
         );
+    }
+
+    #[test]
+    fn a_profile_without_its_modules_keeps_the_rest() {
+        let text = "shader: a.wgsl\nmodules:\n  entry: a.wgsl\n  # note\n  defines:\n    X: true\npalette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n";
+        let p = Profile {
+            source: text.into(),
+            ..Profile::parse(Path::new("p.profile.yaml"), "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n  count: { group: 0, binding: 5 }\n").unwrap()
+        };
+        assert_eq!(
+            p.without_modules(),
+            "shader: a.wgsl\npalette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n"
+        );
+    }
+
+    #[test]
+    fn module_paths_and_defines_are_located() {
+        let base = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n  count: { group: 0, binding: 5 }\n";
+        for (modules, field) in [
+            ("modules:\n  entry: /tmp/a.wgsl\n", "modules.entry"),
+            (
+                "modules:\n  entry: a.wgsl\n  folders: [x, ../../y]\n",
+                "modules.folders[1]",
+            ),
+            (
+                "modules:\n  entry: a.wgsl\n  defines:\n    N: 9999999999\n",
+                "modules.defines.N",
+            ),
+            (
+                "modules:\n  entry: a.wgsl\n  defines:\n    a-b: true\n",
+                "modules.defines.a-b",
+            ),
+        ] {
+            let text = format!("{modules}{base}");
+            let e = Profile::parse(Path::new("p.profile.yaml"), &text)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("field `{field}`")), "{e}");
+        }
     }
 }

@@ -368,7 +368,7 @@ impl Suite {
         };
         let shader_sha256 = shader
             .as_ref()
-            .map(|s| crate::golden::sha256(s.source.as_bytes()))
+            .map(|s| crate::golden::sha256(s.provenance().as_bytes()))
             .unwrap_or_default();
         let report = Report {
             unused_goldens,

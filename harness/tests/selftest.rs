@@ -1286,9 +1286,10 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 5] = [
+    let examples: [Example; 6] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
+        ("composed_skinning", "posed_matches_cpu", None, None),
         (
             "compute_u16_pairs",
             "posed_matches_cpu",
@@ -1619,4 +1620,106 @@ fn accept_after_a_failing_run_makes_the_next_run_pass() {
     let o = skinproof(&["review", "--reports", reports_arg], &[]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no review page"));
+/// A copy of the composed example (entry module, profile, `composed/` modules) in `dir`, with one
+/// edit in `file`; the edit must apply. Returns the entry module's path.
+fn composed_copy(dir: &Path, file: &str, from: &str, to: &str) -> PathBuf {
+    let examples = root().join("shaders/examples");
+    std::fs::create_dir_all(dir.join("composed")).unwrap();
+    let mut files = vec![
+        "composed_skinning.wgsl".to_string(),
+        "composed_skinning.profile.yaml".to_string(),
+    ];
+    for m in std::fs::read_dir(examples.join("composed")).unwrap() {
+        let name = m.unwrap().file_name().to_string_lossy().into_owned();
+        files.push(format!("composed/{name}"));
+    }
+    assert!(files.iter().any(|f| f == file), "no {file} in the example");
+    for f in &files {
+        let mut text = std::fs::read_to_string(examples.join(f)).unwrap();
+        if f == file {
+            assert!(text.contains(from), "{f} no longer has `{from}`");
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(dir.join(f), text).unwrap();
+    }
+    dir.join("composed_skinning.wgsl")
+}
+
+/// The define that switches skinning on is what the numbers hang on: the composed example with
+/// `SKINNING: false` draws the bind pose and fails posed_matches_cpu.
+#[test]
+fn a_composed_shader_with_skinning_defined_off_fails_the_posed_comparison() {
+    let dir = scratch("composed_skinning_off");
+    let shader = composed_copy(
+        &dir,
+        "composed_skinning.profile.yaml",
+        "SKINNING: true",
+        "SKINNING: false",
+    );
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+        return;
+    };
+    assert!(
+        report
+            .validation
+            .as_ref()
+            .is_some_and(|v| !v.status.fails()),
+        "{:?}",
+        report.validation
+    );
+    let failed = failing(&report, "posed_matches_cpu");
+    assert!(
+        failed.len() >= 2
+            && failed
+                .iter()
+                .all(|r| r.outcome.message.contains("max abs error")),
+        "posed_matches_cpu should fail with the error: {:?}",
+        failed
+            .iter()
+            .map(|r| &r.outcome.message)
+            .collect::<Vec<_>>()
+    );
+}
+
+/// A composition error fails `shader::validates` with the module file, line and column, not a
+/// place in the composed text: a missing import, an unknown define, a parse error in a module.
+#[test]
+fn composition_errors_fail_validation_naming_the_module() {
+    for (name, file, from, to, names) in [
+        (
+            "missing_import",
+            "composed/blend.wgsl",
+            "#import skin::palette::joint_matrix",
+            "#import skin::palettes::joint_matrix",
+            "blend.wgsl:3:",
+        ),
+        (
+            "unknown_define",
+            "composed/blend.wgsl",
+            "#ifdef SKINNING",
+            "#ifdef SKINING",
+            "blend.wgsl:7:8",
+        ),
+        (
+            "module_parse_error",
+            "composed/palette.wgsl",
+            "return joint_matrices[j];",
+            "return joint_matrices[j]",
+            "palette.wgsl:7:",
+        ),
+    ] {
+        let dir = scratch(&format!("composition_{name}"));
+        let shader = composed_copy(&dir, file, from, to);
+        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())])
+        else {
+            return;
+        };
+        let v = report.validation.expect("a validation row");
+        assert!(v.status.fails(), "{name}: validated");
+        assert!(
+            v.message.contains(&format!("composed/{names}")),
+            "{name}: the message does not name composed/{names}: {}",
+            v.message
+        );
+    }
 }
