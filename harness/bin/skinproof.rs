@@ -113,6 +113,7 @@ fn out_file(s: &str) -> Result<OutFile, String> {
 }
 
 fn main() -> ExitCode {
+    skinproof::config::install_logger();
     match Cli::parse().command {
         Command::Merge(args) => finish(merge(&args).map(|done| {
             print_notes(&done.notes);
@@ -602,7 +603,7 @@ fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinE
                 .filter(|kv| !kv.ends_with('='))
                 .collect(),
         })?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &skinproof::config::project_root();
     // A command resolves SKINPROOF_SHADER against the folder it runs in, as its other paths.
     let vars = std::env::vars().map(|(k, v)| {
         if k == "SKINPROOF_SHADER" && !v.is_empty() {

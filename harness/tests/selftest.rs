@@ -9,7 +9,8 @@ use skinproof::report::Report;
 use skinproof::suite::Suite;
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(skinproof::config::project_root)
 }
 
 /// A scratch folder under the target directory, fresh for each test.
