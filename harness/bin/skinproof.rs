@@ -143,6 +143,7 @@ fn out_file(s: &str) -> Result<OutFile, String> {
 }
 
 fn main() -> ExitCode {
+    skinproof::config::install_logger();
     match Cli::parse().command {
         Command::Merge(args) => finish(merge(&args).map(|done| {
             print_notes(&done.notes);
@@ -160,9 +161,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// The project root: goldens, cases and reports are found from it, wherever the command runs.
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+/// The project root from the run's environment (`CARGO_MANIFEST_DIR`, else the current folder),
+/// never the path compiled in: goldens, cases and reports are found from it.
+fn root() -> PathBuf {
+    skinproof::config::project_root()
 }
 
 /// The reports folder a command reads: `--reports`, or the project's.
@@ -238,7 +240,7 @@ fn accept(args: &AcceptArgs) -> Result<Vec<Note>, Failed<AcceptError>> {
         .collect();
     let ci = skinproof::config::is_ci(std::env::var("CI").ok().as_deref());
     let done = skinproof::golden::accept(
-        root(),
+        &root(),
         &reports,
         &set.shader,
         &candidates,
@@ -739,7 +741,7 @@ fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinE
                 .filter(|kv| !kv.ends_with('='))
                 .collect(),
         })?;
-    let root = root();
+    let root = &root();
     // A command resolves SKINPROOF_SHADER against the folder it runs in, as its other paths.
     let vars = std::env::vars().map(|(k, v)| {
         if k == "SKINPROOF_SHADER" && !v.is_empty() {

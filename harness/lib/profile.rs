@@ -1017,7 +1017,7 @@ mod examples {
     /// naga and its profile parses.
     #[test]
     fn examples_validate_and_their_profiles_parse() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/examples");
+        let dir = crate::config::project_root().join("shaders/examples");
         let mut n = 0;
         for e in std::fs::read_dir(&dir).unwrap() {
             let path = e.unwrap().path();
@@ -1045,7 +1045,7 @@ mod examples {
     /// shader's binding or entry point.
     #[test]
     fn wrong_profiles_are_located() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = &crate::config::project_root();
         let shader = root.join("shaders/examples/compute_u16_pairs.wgsl");
         let good = std::fs::read_to_string(beside(&shader)).unwrap();
         let dir = root.join("target/profile-tests");

@@ -421,7 +421,7 @@ mod tests {
     }
 
     fn scene(text: &str) -> Result<Scene, SceneError> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/posed.yaml");
+        let path = crate::config::project_root().join("cases/posed.yaml");
         Scene::from_case(&Case::parse(&path, text, &[]).unwrap())
     }
 
@@ -452,20 +452,14 @@ mod tests {
         );
         // A model at its rest pose, not asked to pose: the Fox's rest palette is the identity up to
         // rounding, so it is the bind pose.
-        let fox = "model: { path: ../../shared/assets/gltf/Fox/Fox.glb, if_missing: skip }\n";
-        match scene(fox) {
-            Err(SceneError::Skip(_)) => {}
-            Ok(s) => {
-                assert!(
-                    s.posed_palette != s.bind_palette,
-                    "rounding is what this tests"
-                );
-                assert!(!s.is_posed());
-                let timed = "model: { path: ../../shared/assets/gltf/Fox/Fox.glb, time: 0.5 }\n";
-                assert!(scene(timed).unwrap().is_posed());
-            }
-            Err(e) => panic!("{e:?}"),
-        }
+        let fox = scene("model: { path: models/Fox/Fox.glb }\n").unwrap();
+        assert!(
+            fox.posed_palette != fox.bind_palette,
+            "rounding is what this tests"
+        );
+        assert!(!fox.is_posed());
+        let timed = "model: { path: models/Fox/Fox.glb, time: 0.5 }\n";
+        assert!(scene(timed).unwrap().is_posed());
     }
 
     #[test]

@@ -614,11 +614,8 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn default_source() -> String {
-        std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/shaders/skinning.wgsl"
-        ))
-        .unwrap()
+        std::fs::read_to_string(crate::config::project_root().join("shaders/skinning.wgsl"))
+            .unwrap()
     }
 
     #[test]

@@ -10,8 +10,9 @@ use skinproof::suite::Suite;
 
 fn main() {
     let start = Instant::now();
+    skinproof::config::install_logger();
     let args = Arguments::from_args();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &skinproof::config::project_root();
     // The adapter selection is a setting too: a typo in WGPU_BACKEND must not select nothing.
     let config = Config::from_env(root)
         .map_err(|e| e.to_string())

@@ -12,7 +12,8 @@ use skinproof::property;
 use skinproof::shader::Shader;
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(skinproof::config::project_root)
 }
 
 /// Whether a missing adapter must fail rather than skip (a bad setting counts as required).

@@ -306,7 +306,7 @@ fn config_file_parser() {
         said("min_kill_rate = 1.5"),
         "line 1: min_kill_rate must be between 0 and 1, got 1.5"
     );
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &crate::config::project_root();
     let min = min_kill_rate(root).unwrap();
     assert!((0.0..=1.0).contains(&min));
     assert!(min_kill_rate(&root.join("no-such-dir")).is_err());
