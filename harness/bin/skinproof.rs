@@ -19,7 +19,7 @@ use skinproof::shader::{Shader, ShaderError};
 #[command(
     name = "skinproof",
     version,
-    about = "Merge skinproof reports into one matrix; write skinned positions of a case or model"
+    about = "Merge skinproof reports into one matrix; write skinned positions of a case or model; review and accept the last run's golden images"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -34,6 +34,36 @@ enum Command {
     /// Write the skinned positions (glTF skinned space, POSITION order) of a model or a case as
     /// little-endian f32 xyz (.bin), or as .obj with faces
     Skin(SkinArgs),
+    /// Print the path of the last run's review page (reports/review.html), or open it with --open
+    Review(ReviewArgs),
+    /// Write the last run's actual images as goldens, with their sidecars, for the trials whose
+    /// name contains FILTER (all without one); refused under CI and when the shader or a case file
+    /// changed since that run
+    Accept(AcceptArgs),
+}
+
+#[derive(Args)]
+struct ReviewArgs {
+    /// Open the page in the desktop's browser (xdg-open, or open on macOS)
+    #[arg(long)]
+    open: bool,
+    /// The reports folder of the run (default: the project's reports/)
+    #[arg(long, value_name = "DIR")]
+    reports: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct AcceptArgs {
+    /// Only trials whose name contains this, as `cargo test -- FILTER` selects them, e.g.
+    /// `wide_view` or `[vulkan/`
+    #[arg(value_name = "FILTER")]
+    filter: Option<String>,
+    /// The filter is a whole trial name
+    #[arg(long, requires = "filter")]
+    exact: bool,
+    /// The reports folder of the run (default: the project's reports/)
+    #[arg(long, value_name = "DIR")]
+    reports: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -113,6 +143,7 @@ fn out_file(s: &str) -> Result<OutFile, String> {
 }
 
 fn main() -> ExitCode {
+    skinproof::config::install_logger();
     match Cli::parse().command {
         Command::Merge(args) => finish(merge(&args).map(|done| {
             print_notes(&done.notes);
@@ -122,7 +153,108 @@ fn main() -> ExitCode {
             Vec::new()
         })),
         Command::Skin(args) => finish(skin(&args)),
+        Command::Review(args) => finish(review(&args).map(|page| {
+            print_out(&format!("{}\n", page.display()));
+            Vec::new()
+        })),
+        Command::Accept(args) => finish(accept(&args)),
     }
+}
+
+/// The project root from the run's environment (`CARGO_MANIFEST_DIR`, else the current folder),
+/// never the path compiled in: goldens, cases and reports are found from it.
+fn root() -> PathBuf {
+    skinproof::config::project_root()
+}
+
+/// The reports folder a command reads: `--reports`, or the project's.
+fn reports_dir(given: &Option<PathBuf>) -> PathBuf {
+    given.clone().unwrap_or_else(|| root().join("reports"))
+}
+
+/// Why `review` has no page to show.
+#[derive(Debug, thiserror::Error)]
+enum ReviewError {
+    #[error("no review page {}: the last run had no golden that differs, is missing or is stale (or no run wrote reports there yet)", page.display())]
+    NoPage { page: PathBuf },
+    #[error("cannot open {} with {opener}: {source}", page.display())]
+    Open {
+        page: PathBuf,
+        opener: &'static str,
+        source: std::io::Error,
+    },
+}
+
+fn review(args: &ReviewArgs) -> Result<PathBuf, Failed<ReviewError>> {
+    let page = reports_dir(&args.reports).join(skinproof::report::review::PAGE);
+    if !page.is_file() {
+        Err(ReviewError::NoPage { page: page.clone() })?;
+    }
+    if args.open {
+        let opener = if cfg!(target_os = "macos") {
+            "open"
+        } else {
+            "xdg-open"
+        };
+        let status = std::process::Command::new(opener).arg(&page).status();
+        let failed = match status {
+            Ok(s) if s.success() => None,
+            Ok(s) => Some(std::io::Error::other(format!("it exited with {s}"))),
+            Err(e) => Some(e),
+        };
+        if let Some(source) = failed {
+            Err(ReviewError::Open {
+                page: page.clone(),
+                opener,
+                source,
+            })?;
+        }
+    }
+    Ok(page)
+}
+
+/// Why `accept` wrote nothing.
+#[derive(Debug, thiserror::Error)]
+enum AcceptError {
+    #[error("accept: {0}; a run with goldens to review writes it")]
+    Load(LoadError),
+    #[error("accept: {0}")]
+    Refused(#[from] skinproof::golden::AcceptError),
+}
+
+fn accept(args: &AcceptArgs) -> Result<Vec<Note>, Failed<AcceptError>> {
+    let reports = reports_dir(&args.reports);
+    let set = skinproof::report::ReviewSet::load(&reports).map_err(AcceptError::Load)?;
+    let candidates: Vec<skinproof::golden::Candidate> = set
+        .rows
+        .iter()
+        .filter_map(|r| {
+            r.outcome
+                .review
+                .as_ref()
+                .map(|review| skinproof::golden::Candidate {
+                    trial: skinproof::golden::trial_name(&r.case, &r.adapter),
+                    review,
+                })
+        })
+        .collect();
+    let ci = skinproof::config::is_ci(std::env::var("CI").ok().as_deref());
+    let done = skinproof::golden::accept(
+        &root(),
+        &reports,
+        &set.shader,
+        &candidates,
+        (args.filter.as_deref(), args.exact),
+        ci,
+    )
+    .map_err(AcceptError::from)?;
+    Ok(done
+        .into_iter()
+        .map(|a| Note::Accepted {
+            golden: a.golden,
+            trials: a.trials,
+        })
+        .collect())
 }
 
 /// Prints a subcommand's notes, and its error last, with the exit code to match.
@@ -172,6 +304,10 @@ enum Note {
         positions: usize,
         out: PathBuf,
     },
+    Accepted {
+        golden: String,
+        trials: Vec<String>,
+    },
 }
 
 impl fmt::Display for Note {
@@ -201,6 +337,9 @@ impl fmt::Display for Note {
                     f,
                     "warning: the compute output breaks the contract: {fault}"
                 )
+            }
+            Note::Accepted { golden, trials } => {
+                write!(f, "accepted {golden} from {}", trials.join(", "))
             }
             Note::Wrote { positions, out } => write!(
                 f,
@@ -602,7 +741,7 @@ fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinE
                 .filter(|kv| !kv.ends_with('='))
                 .collect(),
         })?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &root();
     // A command resolves SKINPROOF_SHADER against the folder it runs in, as its other paths.
     let vars = std::env::vars().map(|(k, v)| {
         if k == "SKINPROOF_SHADER" && !v.is_empty() {

@@ -96,15 +96,83 @@ pub fn addition(
             "the shader uses all 4 bind groups, leaving none for the harness's capture bindings"
                 .to_string()
         })?;
-        wgsl.push_str(&compute_wgsl(name, call, group, contract.influence_sets));
-        capture_contract(&mut c, group);
+        let frames = frame_calls(contract, module)?;
+        wgsl.push_str(&compute_wgsl(
+            name,
+            call,
+            group,
+            contract.influence_sets,
+            &frames,
+        ));
+        capture_contract(&mut c, group, &frames);
     }
     Ok((!wgsl.is_empty()).then_some((wgsl, c)))
 }
 
+/// The normal and tangent functions the profile names, checked: (role of their output, name).
+fn frame_calls(contract: &Contract, module: &naga::Module) -> Result<Vec<(Role, String)>, String> {
+    let f = &contract.frame_functions;
+    let mut out = Vec::new();
+    for (role, name, size, field) in [
+        (
+            Role::SkinnedNormals,
+            &f.normal,
+            VectorSize::Tri,
+            "normal_function",
+        ),
+        (
+            Role::SkinnedTangents,
+            &f.tangent,
+            VectorSize::Quad,
+            "tangent_function",
+        ),
+    ] {
+        let Some(name) = name else { continue };
+        let whence = contract.profile.as_ref().map_or(String::new(), |o| {
+            format!(" (the profile's {}, field `vertex.{field}`)", o.path)
+        });
+        let func = module
+            .functions
+            .iter()
+            .find(|(_, x)| x.name.as_deref() == Some(name.as_str()))
+            .map(|(_, x)| x)
+            .ok_or_else(|| format!("the function `{name}` is missing{whence}"))?;
+        let ty = |h: naga::Handle<naga::Type>| &module.types[h].inner;
+        let dir = |t: &TypeInner| is_vec(t, size, ScalarKind::Float);
+        let args: Vec<&TypeInner> = func.arguments.iter().map(|a| ty(a.ty)).collect();
+        let sets = contract.influence_sets;
+        let fits = args.split_first().is_some_and(|(d, rest)| {
+            dir(d)
+                && rest.len() == 2 * sets
+                && rest.chunks(2).all(|p| {
+                    is_vec(p[0], VectorSize::Quad, ScalarKind::Uint)
+                        && is_vec(p[1], VectorSize::Quad, ScalarKind::Float)
+                })
+        }) && func.result.as_ref().is_some_and(|r| dir(ty(r.ty)));
+        if !fits {
+            let d = if size == VectorSize::Tri {
+                "normal: vec3<f32>"
+            } else {
+                "tangent: vec4<f32>"
+            };
+            let pairs = if sets == 1 {
+                "joints: vec4<u32>, weights: vec4<f32>".to_string()
+            } else {
+                format!("then a joints: vec4<u32>, weights: vec4<f32> pair for each of the {sets} influence sets")
+            };
+            return Err(format!(
+                "the function `{name}` must take ({d}, {pairs}) and return the skinned {}{whence}",
+                &d[..d.find(':').unwrap_or(0)]
+            ));
+        }
+        out.push((role, name.clone()));
+    }
+    Ok(out)
+}
+
 /// The added compute stage: each vertex's influence sets lie one after another in the joints and
-/// weights arrays.
-fn compute_wgsl(name: &str, call: Call, g: u32, sets: usize) -> String {
+/// weights arrays; the normal and tangent functions are called with the same influences.
+fn compute_wgsl(name: &str, call: Call, g: u32, sets: usize, frames: &[(Role, String)]) -> String {
     let influences = (0..sets)
         .map(|k| {
             format!("skinproof_joints[i * {sets}u + {k}u], skinproof_weights[i * {sets}u + {k}u]")
@@ -121,9 +189,25 @@ fn compute_wgsl(name: &str, call: Call, g: u32, sets: usize) -> String {
             format!("({name}({influences}) * vec4<f32>(p, 1.0)).xyz")
         }
     };
+    // Normals and tangents: their sources and outputs at bindings 5 to 8 of the same group.
+    let (mut frame_decls, mut frame_lines) = (String::new(), String::new());
+    for (role, f) in frames {
+        let (read, write, arg, value) = if *role == Role::SkinnedNormals {
+            let v = format!("vec4<f32>({f}(skinproof_normals[i].xyz, {influences}), 0.0)");
+            ("normals: array<vec4<f32>>", "skinned_normals", 5, v)
+        } else {
+            let v = format!("{f}(skinproof_tangents[i], {influences})");
+            ("tangents: array<vec4<f32>>", "skinned_tangents", 7, v)
+        };
+        frame_decls.push_str(&format!(
+            "@group({g}) @binding({arg}) var<storage, read> skinproof_{read};\n@group({g}) @binding({}) var<storage, read_write> skinproof_{write}: array<vec4<f32>>;\n",
+            arg + 1
+        ));
+        frame_lines.push_str(&format!("\n    skinproof_{write}[i] = {value};"));
+    }
     format!(
         "
-@group({g}) @binding(0) var<storage, read> skinproof_positions: array<vec4<f32>>;
+{frame_decls}@group({g}) @binding(0) var<storage, read> skinproof_positions: array<vec4<f32>>;
 @group({g}) @binding(1) var<storage, read> skinproof_joints: array<vec4<u32>>;
 @group({g}) @binding(2) var<storage, read> skinproof_weights: array<vec4<f32>>;
 @group({g}) @binding(3) var<storage, read_write> skinproof_skinned: array<vec4<f32>>;
@@ -136,7 +220,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
         return;
     }}
     let p = skinproof_positions[i].xyz;
-    skinproof_skinned[i] = vec4<f32>({skinned}, 0.0);
+    skinproof_skinned[i] = vec4<f32>({skinned}, 0.0);{frame_lines}
 }}
 "
     )
@@ -144,7 +228,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
 
 /// `c` with the added compute stage: its bindings in `group`, the palette's bindings visible to
 /// it, joints as u32x4 (the values the vertex stage reads, whatever its vertex format).
-fn capture_contract(c: &mut Contract, group: u32) {
+fn capture_contract(c: &mut Contract, group: u32, frames: &[(Role, String)]) {
     for s in &mut c.slots {
         if matches!(
             s.role,
@@ -191,6 +275,22 @@ fn capture_contract(c: &mut Contract, group: u32) {
             "the vertex count",
         ),
     ];
+    let mut added = added.to_vec();
+    for (role, _) in frames {
+        let write = Space::Storage { writable: true };
+        let vec4 = Want::Array(Elem::Vec4F32);
+        added.extend(if *role == Role::SkinnedNormals {
+            [
+                (Role::Normals, 5, read, Want::Positions, "source normals"),
+                (Role::SkinnedNormals, 6, write, vec4, "skinned normals"),
+            ]
+        } else {
+            [
+                (Role::Tangents, 7, read, vec4, "source tangents"),
+                (Role::SkinnedTangents, 8, write, vec4, "skinned tangents"),
+            ]
+        });
+    }
     for (role, binding, space, ty, holds) in added {
         c.slots.push(Slot {
             role,
@@ -265,7 +365,34 @@ mod tests {
             },
             3,
             2,
+            &[],
         );
         assert!(wgsl.contains("e(p, skinproof_joints[i * 2u + 0u], skinproof_weights[i * 2u + 0u], skinproof_joints[i * 2u + 1u], skinproof_weights[i * 2u + 1u])"), "{wgsl}");
+    }
+
+    #[test]
+    fn the_capture_calls_the_normal_and_tangent_functions_and_validates() {
+        let src = "@group(0) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
+fn skin(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> { return (palette[j.x] * vec4<f32>(p, 1.0)).xyz * w.x; }
+fn sn(n: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> { return normalize(n); }
+fn st(t: vec4<f32>, j: vec4<u32>, w: vec4<f32>) -> vec4<f32> { return t; }
+";
+        let mut c = Contract::builtin();
+        c.compute = None;
+        c.skin_function = Some("skin".into());
+        c.frame_functions.normal = Some("sn".into());
+        c.frame_functions.tangent = Some("st".into());
+        let (wgsl, extended) = addition(&c, &module(src)).unwrap().unwrap();
+        assert!(
+            wgsl.contains("skinproof_skinned_normals[i] = vec4<f32>(sn(skinproof_normals[i].xyz")
+        );
+        let full = module(&format!("{src}{wgsl}"));
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&full)
+            .unwrap();
+        assert_eq!(extended.try_slot(Role::SkinnedTangents).unwrap().binding, 8);
+        c.frame_functions.tangent = Some("sn".into());
+        let why = addition(&c, &module(src)).unwrap_err();
+        assert!(why.contains("`sn` must take (tangent: vec4<f32>"), "{why}");
     }
 }

@@ -9,6 +9,8 @@ use crate::gpu::compute::{Fault, Skinned};
 use crate::gpu::{Context, GpuError};
 use crate::run::Run;
 
+mod frames;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Status {
@@ -167,7 +169,7 @@ const GOLDEN: &str = "render_matches_golden";
 
 impl Check {
     /// The checks, in report order.
-    pub const ALL: [Check; 8] = [
+    pub const ALL: [Check; 10] = [
         Check {
             name: "shader_builds",
             title: "the shader validates and builds on the adapter (errors)",
@@ -191,6 +193,18 @@ impl Check {
             title: "after posing the joints, GPU still equals CPU (max abs error)",
             heading: "posed = CPU",
             run: posed_matches_cpu,
+        },
+        Check {
+            name: "normals_match_cpu",
+            title: "GPU-skinned normals point as the CPU's inverse-transpose normals, unit length (max angle)",
+            heading: "normals",
+            run: frames::normals_match_cpu,
+        },
+        Check {
+            name: "tangents_match_cpu",
+            title: "GPU-skinned tangents point as the CPU's, unit length, handedness kept (max angle)",
+            heading: "tangents",
+            run: frames::tangents_match_cpu,
         },
         Check {
             name: "pose_moves_vertices",
@@ -264,7 +278,7 @@ fn compute_matches_cpu(input: &Input) -> Outcome {
     by_path(
         input,
         positions_match(
-            &input.run.gpu_bind,
+            input.run.gpu_bind(),
             &scene.cpu_bind,
             scene.tolerance,
             "GPU (bind pose)",
@@ -278,7 +292,7 @@ fn bind_reproduces_source(input: &Input) -> Outcome {
     by_path(
         input,
         positions_match(
-            &input.run.gpu_bind,
+            input.run.gpu_bind(),
             &scene.mesh.positions,
             scene.tolerance,
             "GPU (bind pose)",
@@ -292,7 +306,7 @@ fn posed_matches_cpu(input: &Input) -> Outcome {
     by_path(
         input,
         positions_match(
-            &input.run.gpu_posed,
+            input.run.gpu_posed(),
             &scene.cpu_posed,
             scene.tolerance,
             "GPU (posed)",
@@ -328,6 +342,7 @@ fn positions_match(
         Ok(Skinned {
             fault: Some(fault),
             positions,
+            ..
         }) => {
             let figure = match fault {
                 Fault::WrotePastCount(_) => "wrote past count",
@@ -398,7 +413,7 @@ fn render_covers_bind_pose(input: &Input) -> Outcome {
     if let Some(skip) = no_triangles(input) {
         return skip;
     }
-    let img = match &input.run.image_bind {
+    let img = match input.run.image_bind() {
         Ok(i) => i,
         Err(e) => return Outcome::gpu(e),
     };
@@ -425,7 +440,7 @@ fn render_changes_after_pose(input: &Input) -> Outcome {
     if !input.run.scene.is_posed() {
         return Outcome::skip(input.run.scene.unposed_reason());
     }
-    let (bind, posed) = match (&input.run.image_bind, &input.run.image_posed) {
+    let (bind, posed) = match (input.run.image_bind(), input.run.image_posed()) {
         (Ok(b), Ok(p)) => (b, p),
         (Err(e), _) | (_, Err(e)) => return Outcome::gpu(e),
     };
@@ -445,7 +460,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
     if !case.golden.compare {
         return Outcome::skip("the case turns the golden comparison off (golden.compare: false)");
     }
-    let actual = match (&input.run.image_posed, &input.run.image_posed_again) {
+    let actual = match (input.run.image_posed(), input.run.image_posed_again()) {
         (Ok(i), Ok(again)) => {
             let differ = compare::changed_pixels(i, again);
             if differ > 0 {
@@ -472,6 +487,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
         case: &case.name,
         stem: case.golden_for(info),
         case_source: &case.source,
+        case_file: &case.path,
         adapter: golden::Adapter {
             tag: &info.tag,
             name: &info.name,
@@ -524,6 +540,8 @@ mod tests {
             Ok(Skinned {
                 positions: p,
                 fault: None,
+                normals: None,
+                tangents: None,
             })
         };
         let nan = positions_match(

@@ -141,6 +141,14 @@ pub enum ConfigError {
     Mutate(String),
 }
 
+/// Whether a `CI` value says the run is in CI: set, and neither empty, `0` nor `false`.
+pub fn is_ci(value: Option<&str>) -> bool {
+    value.is_some_and(|v| {
+        let v = v.trim();
+        !v.is_empty() && v != "0" && v != "false"
+    })
+}
+
 /// What is at a path that is not what a variable needs: `other` when something is there.
 fn there(exists: bool, other: &'static str) -> &'static str {
     if exists {
@@ -148,6 +156,25 @@ fn there(exists: bool, other: &'static str) -> &'static str {
     } else {
         "does not exist"
     }
+}
+
+/// The project root (`cases/`, `golden/`, `reports/`) of this run: `CARGO_MANIFEST_DIR` as the
+/// run's environment gives it (cargo and nextest set it, and nextest remaps it for an archive run
+/// elsewhere), else the current folder. Never the path compiled in: a binary built in one checkout
+/// and run in another must read and write only the one it runs in.
+pub fn project_root() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Prints what wgpu, naga and the drivers log (validation-layer messages among them) on stderr,
+/// filtered by `RUST_LOG` as usual, warnings and errors when it is unset. Once per process.
+pub fn install_logger() {
+    let env = env_logger::Env::default().default_filter_or("warn");
+    let _ = env_logger::Builder::from_env(env).try_init();
 }
 
 #[derive(Clone, Debug)]
@@ -306,7 +333,7 @@ impl Config {
             }
         }
         fuzz_cases(get("SKINPROOF_FUZZ_CASES").as_deref())?;
-        let ci = get("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+        let ci = is_ci(get("CI").as_deref());
         let bless = Bless::parse(&get("SKINPROOF_BLESS").unwrap_or_default())?;
         if bless != Bless::Off && ci {
             return Err(ConfigError::BlessInCi);
@@ -396,7 +423,7 @@ mod tests {
 
     #[test]
     fn the_rerun_env_repeats_only_settings_that_differ_from_the_defaults() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = &crate::config::project_root();
         let config = |v: &[(&str, &str)]| Config::from_vars(root, vars(v)).unwrap();
         assert_eq!(config(&[]).rerun_env(), "");
         assert_eq!(config(&[("SKINPROOF_CASES", "cases")]).rerun_env(), "");
@@ -476,7 +503,7 @@ mod tests {
 
     #[test]
     fn every_variable_rejects_a_bad_value_by_name() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = &crate::config::project_root();
         for (name, value) in BAD_VALUES {
             let e = Config::from_vars(root, vars(&[(name, value)]))
                 .unwrap_err()
@@ -502,7 +529,7 @@ mod tests {
 
     #[test]
     fn good_values_of_every_variable() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = &crate::config::project_root();
         let c = Config::from_vars(
             root,
             vars(&[

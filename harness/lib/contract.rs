@@ -22,6 +22,12 @@ pub enum Role {
     InverseBinds,
     /// A uniform whose first u32 is where the case's joint 0 starts in the palette buffer.
     PaletteOffset,
+    /// Source normals (vec3) and tangents (vec4, w = handedness), where the shader reads them.
+    Normals,
+    Tangents,
+    /// The skinned normals and tangents the shader writes, where the harness can read them.
+    SkinnedNormals,
+    SkinnedTangents,
 }
 
 /// The pipelines the harness builds from the shader, apart from each other.
@@ -408,6 +414,16 @@ impl VertexInput {
     }
 }
 
+/// A value the vertex stage returns at a location (a skinned normal or tangent), checked by type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VertexOutput {
+    pub role: Role,
+    pub location: u32,
+    pub ty: Elem,
+    /// Where a profile gave it, for messages.
+    pub origin: Option<String>,
+}
+
 /// The whole contract: entry points, workgroup size, bindings, vertex inputs, output guard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Contract {
@@ -424,6 +440,8 @@ pub struct Contract {
     pub uniform_bytes: u32,
     /// In vertex-buffer order.
     pub vertex_inputs: Vec<VertexInput>,
+    /// Located values the vertex stage must return besides its clip position.
+    pub vertex_outputs: Vec<VertexOutput>,
     /// The type the fragment stage returns at location 0 (the RGBA target).
     pub fragment_output: Elem,
     /// Output elements past `count` that the compute path guards: they must stay untouched.
@@ -438,6 +456,10 @@ pub struct Contract {
     /// A vertex-only shader's skinning function, which a compute entry point the harness adds
     /// calls, so that its skinned positions compare number by number.
     pub skin_function: Option<String>,
+    /// A vertex-only shader's functions that skin a normal `(normal, joints, weights) -> normal`
+    /// and a tangent `(tangent, joints, weights) -> tangent`, which the added compute entry point
+    /// calls too, so that its normals and tangents compare number by number.
+    pub frame_functions: FrameFunctions,
     /// Set when the compute stage is the harness's, calling the vertex stage's skinning function:
     /// the figures of the compute checks then come from that function, and say so.
     pub captured: bool,
@@ -454,6 +476,13 @@ pub struct Contract {
 }
 
 pub use crate::format::{Packed, Pulled};
+
+/// The functions a vertex-only shader skins normals and tangents with, those its profile names.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct FrameFunctions {
+    pub normal: Option<String>,
+    pub tangent: Option<String>,
+}
 
 /// Where a contract came from: a profile file, and the places in it messages point to.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -584,6 +613,7 @@ impl Contract {
                     2,
                 ),
             ],
+            vertex_outputs: Vec::new(),
             fragment_output: Elem::Vec4F32,
             output_guard: 64,
             formats: Formats {
@@ -596,6 +626,7 @@ impl Contract {
             palette_len: None,
             tint: true,
             skin_function: None,
+            frame_functions: FrameFunctions::default(),
             captured: false,
             profile: None,
             influence_sets: 1,

@@ -271,11 +271,7 @@ impl Pulled {
 
     /// The buffer: per vertex its position, then each set's joints and weights packed in their
     /// formats at their offsets; bytes of no field are 0.
-    pub fn pack(
-        &self,
-        positions: &[[f32; 3]],
-        sets: &[SetData],
-    ) -> Result<Vec<u8>, TooWide> {
+    pub fn pack(&self, positions: &[[f32; 3]], sets: &[SetData]) -> Result<Vec<u8>, TooWide> {
         let stride = self.stride as usize;
         let mut out = vec![0u8; positions.len() * stride];
         let mut put = |offset: u32, size: usize, bytes: &[u8]| {

@@ -5,6 +5,7 @@ mod capture;
 pub mod case;
 pub mod check;
 mod compare;
+pub mod compose;
 pub mod config;
 mod contract;
 pub mod file;

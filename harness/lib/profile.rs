@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::case::CaseError;
+use crate::compose::Define;
 use crate::contract::{Contract, Elem, Origin, Pipeline, Role, Space, Want};
 use crate::format::{JointFormat, PositionFormat, WeightFormat};
 use crate::yaml_line;
@@ -19,6 +20,9 @@ pub struct Profile {
     /// another shader by mistake.
     #[serde(default)]
     pub shader: Option<String>,
+    /// The shader is split into modules, composed before anything reads it.
+    #[serde(default)]
+    pub modules: Option<Modules>,
     pub palette: Palette,
     /// The compute pre-skinning pass, if the shader has one.
     #[serde(default)]
@@ -34,6 +38,20 @@ pub struct Profile {
     /// The file's text, for the lines messages point to.
     #[serde(skip)]
     pub source: String,
+}
+
+/// A shader split into modules (naga_oil's `#import`, `#ifdef`, `#define_import_path`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Modules {
+    /// The entry module, relative to the profile's folder: the shader under test.
+    pub entry: String,
+    /// The folders its imports are found in, relative to the profile's folder.
+    #[serde(default)]
+    pub folders: Vec<String>,
+    /// The defines, name -> `true`, `false` (left undefined) or an integer.
+    #[serde(default)]
+    pub defines: BTreeMap<String, Define>,
 }
 
 /// A resource binding.
@@ -111,6 +129,27 @@ pub struct Compute {
     pub output: Option<Output>,
     /// A uniform whose first u32 is the vertex count.
     pub count: Slot,
+    /// Source normals, `vec4` or `vec3` (a 16-byte stride either way; w is 0), if the shader
+    /// skins normals.
+    #[serde(default)]
+    pub normals: Option<Buffer<PositionFormat>>,
+    /// Source tangents, `array<vec4<f32>>` (w = handedness), if the shader skins tangents.
+    #[serde(default)]
+    pub tangents: Option<Slot>,
+    /// Where the shader writes skinned normals (`vec4` or `vec3`, a 16-byte stride), compared
+    /// with the CPU reference's by angle.
+    #[serde(default)]
+    pub skinned_normals: Option<Buffer<PositionFormat>>,
+    /// Where the shader writes skinned tangents (`array<vec4<f32>>`, w the source's).
+    #[serde(default)]
+    pub skinned_tangents: Option<Slot>,
+}
+
+/// A vertex attribute or stage output given by its location alone (its type is the role's).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Location {
+    pub location: u32,
 }
 
 /// A byte-addressed vertex buffer: one `array<u32>`, each vertex `stride` bytes, its fields at
@@ -213,12 +252,31 @@ pub struct Vertex {
     pub joints: Influence<JointFormat>,
     pub weights: Influence<WeightFormat>,
     pub camera: Camera,
+    /// The source normal attribute (`vec3<f32>`, Float32x3), if the stage reads one.
+    #[serde(default)]
+    pub normal: Option<Location>,
+    /// The source tangent attribute (`vec4<f32>`, Float32x4, w = handedness), if it reads one.
+    #[serde(default)]
+    pub tangent: Option<Location>,
+    /// The location the stage returns its skinned normal at (`vec3<f32>`), if it does.
+    #[serde(default)]
+    pub skinned_normal: Option<Location>,
+    /// The location the stage returns its skinned tangent at (`vec4<f32>`), if it does.
+    #[serde(default)]
+    pub skinned_tangent: Option<Location>,
     /// The shader's skinning function, called by a compute entry point the harness adds, so that
     /// a vertex-only shader's skinned positions can be compared number by number. It takes
     /// (position, joints, weights) and returns the skinned position, or (joints, weights) and
     /// returns the blended matrix.
     #[serde(default)]
     pub skin_function: Option<String>,
+    /// The shader's function that skins a normal, `(normal: vec3<f32>, joints, weights) ->
+    /// vec3<f32>`, called beside `skin_function` so a vertex-only shader's normals compare too.
+    #[serde(default)]
+    pub normal_function: Option<String>,
+    /// Its function that skins a tangent, `(tangent: vec4<f32>, joints, weights) -> vec4<f32>`.
+    #[serde(default)]
+    pub tangent_function: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -247,6 +305,42 @@ pub enum CameraForm {
     #[default]
     View,
     Matrix,
+}
+
+impl Modules {
+    /// Paths that stay inside the profile's folder, defines named as WGSL names with values naga_oil
+    /// can hold.
+    fn validate(&self) -> Result<(), (String, String)> {
+        let paths = std::iter::once(("modules.entry".to_string(), &self.entry)).chain(
+            self.folders
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (format!("modules.folders[{i}]"), f)),
+        );
+        for (field, path) in paths {
+            if !crate::compose::stays_inside(path) {
+                return Err((
+                    field,
+                    format!("`{path}` leaves the profile's folder: module paths are relative to the profile and stay inside it (no absolute path, no `..` past it)"),
+                ));
+            }
+        }
+        for (name, value) in &self.defines {
+            let field = format!("modules.defines.{name}");
+            if !is_identifier(name) {
+                return Err((
+                    field,
+                    format!("`{name}` is not a define name (letters, digits, `_`)"),
+                ));
+            }
+            if let Define::Int(i) = value {
+                if i32::try_from(*i).is_err() {
+                    return Err((field, format!("{i} does not fit a define's 32-bit integer")));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The file name a shader's profile has beside it: `skinning.wgsl` -> `skinning.profile.yaml`.
@@ -287,6 +381,20 @@ impl Profile {
 
     /// Refuses a profile whose `shader` names another file than `shader`.
     pub fn describes(&self, shader: &Path) -> Result<(), CaseError> {
+        if let Some(m) = &self.modules {
+            let entry = self.folder().join(&m.entry);
+            let same = |p: &Path| std::fs::canonicalize(p).ok();
+            if same(&entry).is_none() || same(&entry) != same(shader) {
+                return Err(self.located(
+                    "modules.entry",
+                    format!(
+                        "the entry module `{}` is not the shader under test `{}`: SKINPROOF_SHADER names the entry module",
+                        entry.display(),
+                        shader.display()
+                    ),
+                ));
+            }
+        }
         let Some(named) = &self.shader else {
             return Ok(());
         };
@@ -304,6 +412,42 @@ impl Profile {
                 beside(shader).display()
             ),
         })
+    }
+
+    /// The folder the profile's paths are relative to.
+    pub fn folder(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// An error at `field` of this profile.
+    pub fn located(&self, field: &str, message: String) -> CaseError {
+        CaseError::Invalid {
+            file: self.path.display().to_string(),
+            line: yaml_line::line_near(&self.source, field).unwrap_or(1),
+            field: field.into(),
+            message,
+        }
+    }
+
+    /// The profile's text without its `modules` section: the profile of the composed shader as
+    /// one file (how a mutant of a composed shader is held to the same layout).
+    pub fn without_modules(&self) -> String {
+        let mut out = String::new();
+        let mut skipping = false;
+        for line in self.source.lines() {
+            let top_level = !line.starts_with([' ', '\t', '#']) && !line.trim().is_empty();
+            if top_level {
+                skipping = line.starts_with("modules:");
+            }
+            if !skipping {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
     }
 
     /// The roles and the slot each takes, with the field that names it.
@@ -338,6 +482,13 @@ impl Profile {
                 ("compute.output", slot)
             }));
             out.push(("compute.count", c.count));
+            out.extend(c.normals.map(|b| ("compute.normals", b.slot())));
+            out.extend(c.tangents.map(|b| ("compute.tangents", b)));
+            out.extend(
+                c.skinned_normals
+                    .map(|b| ("compute.skinned_normals", b.slot())),
+            );
+            out.extend(c.skinned_tangents.map(|b| ("compute.skinned_tangents", b)));
         }
         if let Some(v) = &self.vertex {
             out.push((
@@ -381,6 +532,9 @@ impl Profile {
                 ));
             }
         }
+        if let Some(m) = &self.modules {
+            m.validate()?;
+        }
         for (field, name) in self.entries() {
             if !is_identifier(name) {
                 return Err((field.into(), format!("`{name}` is not a WGSL identifier")));
@@ -393,6 +547,7 @@ impl Profile {
                 format!("must be 1 to 4 influence sets of 4 influences, got {sets}"),
             ));
         }
+        self.frames_have_sources()?;
         if let Some(v) = &self.vertex {
             self.check_locations(v, sets)?;
         }
@@ -417,6 +572,25 @@ impl Profile {
             let field = format!("vertex.{what}.location");
             per_set(&field, places, sets)?;
             locations.extend(places.0.iter().map(|&l| (field.clone(), l)));
+        }
+        locations.extend(
+            v.normal
+                .map(|l| ("vertex.normal.location".into(), l.location)),
+        );
+        locations.extend(
+            v.tangent
+                .map(|l| ("vertex.tangent.location".into(), l.location)),
+        );
+        if let (Some(n), Some(t)) = (v.skinned_normal, v.skinned_tangent) {
+            if n.location == t.location {
+                return Err((
+                    "vertex.skinned_tangent.location".into(),
+                    format!(
+                        "@location({}) is already `vertex.skinned_normal`; each output has its own location",
+                        t.location
+                    ),
+                ));
+            }
         }
         for (i, (field, l)) in locations.iter().enumerate() {
             if let Some((other, _)) = locations[..i].iter().find(|(_, m)| m == l) {
@@ -553,6 +727,57 @@ impl Vertices {
 }
 
 impl Profile {
+    /// A skinned normal or tangent output needs the source it skins, in the same stage.
+    fn frames_have_sources(&self) -> Result<(), (String, String)> {
+        let need = |output: bool, source: bool, field: &str, wants: &str| {
+            if output && !source {
+                Err((field.to_string(), format!("`{field}` needs `{wants}` too")))
+            } else {
+                Ok(())
+            }
+        };
+        if let Some(c) = &self.compute {
+            need(
+                c.skinned_normals.is_some(),
+                c.normals.is_some(),
+                "compute.skinned_normals",
+                "compute.normals",
+            )?;
+            need(
+                c.skinned_tangents.is_some(),
+                c.tangents.is_some(),
+                "compute.skinned_tangents",
+                "compute.tangents",
+            )?;
+        }
+        if let Some(v) = &self.vertex {
+            for (given, field) in [
+                (v.normal_function.is_some(), "vertex.normal_function"),
+                (v.tangent_function.is_some(), "vertex.tangent_function"),
+            ] {
+                need(
+                    given,
+                    v.skin_function.is_some(),
+                    field,
+                    "vertex.skin_function",
+                )?;
+            }
+            need(
+                v.skinned_normal.is_some(),
+                v.normal.is_some(),
+                "vertex.skinned_normal",
+                "vertex.normal",
+            )?;
+            need(
+                v.skinned_tangent.is_some(),
+                v.tangent.is_some(),
+                "vertex.skinned_tangent",
+                "vertex.tangent",
+            )?;
+        }
+        Ok(())
+    }
+
     /// Every entry point and function name the profile gives, with its field.
     fn entries(&self) -> Vec<(&'static str, &str)> {
         let mut out = Vec::new();
@@ -566,6 +791,16 @@ impl Profile {
                 v.skin_function
                     .as_deref()
                     .map(|f| ("vertex.skin_function", f)),
+            );
+            out.extend(
+                v.normal_function
+                    .as_deref()
+                    .map(|f| ("vertex.normal_function", f)),
+            );
+            out.extend(
+                v.tangent_function
+                    .as_deref()
+                    .map(|f| ("vertex.tangent_function", f)),
             );
         }
         out
@@ -763,6 +998,7 @@ impl Profile {
                     field,
                 ));
             }
+            slots.extend(self.compute_frames(k));
             if let Some(j) = k.joints {
                 c.formats.joints = j.format;
             }
@@ -837,10 +1073,17 @@ impl Profile {
                     c.vertex_inputs.push(i);
                 }
             }
+            let (inputs, outputs) = self.vertex_frames(v);
+            c.vertex_inputs.extend(inputs);
+            c.vertex_outputs = outputs;
             c.formats.vertex_joints = v.joints.format;
             c.formats.vertex_weights = v.weights.format;
             c.tint = v.colour == Colour::Tint;
             c.skin_function = v.skin_function.clone();
+            c.frame_functions = crate::contract::FrameFunctions {
+                normal: v.normal_function.clone(),
+                tangent: v.tangent_function.clone(),
+            };
         }
         c.slots = slots;
         c.compute = compute.map(|k| k.entry.clone());
@@ -863,6 +1106,129 @@ impl Profile {
             sets: self.influence_sets.map(|_| self.whence("influence_sets")),
         });
         c
+    }
+}
+
+impl Profile {
+    /// The compute stage's normal and tangent bindings, those the profile gives.
+    fn compute_frames(&self, k: &Compute) -> Vec<crate::contract::Slot> {
+        let read = Space::Storage { writable: false };
+        let write = Space::Storage { writable: true };
+        let tangents = Want::Array(Elem::Vec4F32);
+        let given = [
+            (
+                Role::Normals,
+                k.normals.map(|b| b.slot()),
+                read,
+                Want::Positions,
+                "source normals",
+                "compute.normals",
+            ),
+            (
+                Role::Tangents,
+                k.tangents,
+                read,
+                tangents,
+                "source tangents",
+                "compute.tangents",
+            ),
+            (
+                Role::SkinnedNormals,
+                k.skinned_normals.map(|b| b.slot()),
+                write,
+                Want::Positions,
+                "skinned normals",
+                "compute.skinned_normals",
+            ),
+            (
+                Role::SkinnedTangents,
+                k.skinned_tangents,
+                write,
+                tangents,
+                "skinned tangents",
+                "compute.skinned_tangents",
+            ),
+        ];
+        given
+            .into_iter()
+            .filter_map(|(role, slot, space, ty, holds, field)| {
+                let s = slot?;
+                Some(crate::contract::Slot {
+                    role,
+                    group: s.group,
+                    binding: s.binding,
+                    space,
+                    ty,
+                    holds: holds.into(),
+                    pipelines: vec![Pipeline::Compute],
+                    origin: Some(self.whence(field)),
+                })
+            })
+            .collect()
+    }
+
+    /// The vertex stage's normal and tangent attributes and outputs, those the profile gives.
+    fn vertex_frames(
+        &self,
+        v: &Vertex,
+    ) -> (
+        Vec<crate::contract::VertexInput>,
+        Vec<crate::contract::VertexOutput>,
+    ) {
+        use crate::contract::{VertexInput, VertexOutput};
+        let mut inputs = Vec::new();
+        for (role, at, ty, format, field) in [
+            (
+                Role::Normals,
+                v.normal,
+                Elem::Vec3F32,
+                wgpu::VertexFormat::Float32x3,
+                "vertex.normal",
+            ),
+            (
+                Role::Tangents,
+                v.tangent,
+                Elem::Vec4F32,
+                wgpu::VertexFormat::Float32x4,
+                "vertex.tangent",
+            ),
+        ] {
+            if let Some(l) = at {
+                let whence = Some(self.whence(field));
+                inputs.push(VertexInput::new(
+                    role,
+                    (ty, None),
+                    format,
+                    l.location,
+                    whence,
+                ));
+            }
+        }
+        let mut outputs = Vec::new();
+        for (role, at, ty, field) in [
+            (
+                Role::SkinnedNormals,
+                v.skinned_normal,
+                Elem::Vec3F32,
+                "vertex.skinned_normal",
+            ),
+            (
+                Role::SkinnedTangents,
+                v.skinned_tangent,
+                Elem::Vec4F32,
+                "vertex.skinned_tangent",
+            ),
+        ] {
+            if let Some(l) = at {
+                outputs.push(VertexOutput {
+                    role,
+                    location: l.location,
+                    ty,
+                    origin: Some(self.whence(field)),
+                });
+            }
+        }
+        (inputs, outputs)
     }
 }
 
@@ -951,37 +1317,39 @@ mod tests {
 mod examples {
     use super::*;
 
-    /// Every example shader validates with naga and its profile parses.
+    /// Every example shader (composed from its modules where its profile says so) validates with
+    /// naga and its profile parses.
     #[test]
     fn examples_validate_and_their_profiles_parse() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/examples");
+        let dir = crate::config::project_root().join("shaders/examples");
         let mut n = 0;
         for e in std::fs::read_dir(&dir).unwrap() {
             let path = e.unwrap().path();
             if path.extension().is_some_and(|x| x == "wgsl") {
-                let src = std::fs::read_to_string(&path).unwrap();
-                let module = naga::front::wgsl::parse_str(&src)
-                    .map_err(|e| e.emit_to_string_with_path(&src, &path.display().to_string()))
+                Profile::load(&beside(&path)).unwrap();
+                let shader = crate::shader::Shader::load(&path, None).unwrap();
+                let src = &shader.source;
+                let module = naga::front::wgsl::parse_str(src)
+                    .map_err(|e| e.emit_to_string_with_path(src, &path.display().to_string()))
                     .unwrap();
                 naga::valid::Validator::new(
                     naga::valid::ValidationFlags::all(),
                     naga::valid::Capabilities::default(),
                 )
                 .validate(&module)
-                .map_err(|e| e.emit_to_string_with_path(&src, &path.display().to_string()))
+                .map_err(|e| e.emit_to_string_with_path(src, &path.display().to_string()))
                 .unwrap();
-                Profile::load(&beside(&path)).unwrap();
                 n += 1;
             }
         }
-        assert_eq!(n, 6);
+        assert_eq!(n, 8);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the
     /// shader's binding or entry point.
     #[test]
     fn wrong_profiles_are_located() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = &crate::config::project_root();
         let shader = root.join("shaders/examples/compute_u16_pairs.wgsl");
         let good = std::fs::read_to_string(beside(&shader)).unwrap();
         let dir = root.join("target/profile-tests");
@@ -1044,5 +1412,44 @@ mod examples {
             &[("shader: compute_u16_pairs.wgsl", "shader: skinning.wgsl")],
             &["other_shader.profile.yaml:2: field `shader`: this profile describes `skinning.wgsl`, not the shader under test"],
         );
+    }
+
+    #[test]
+    fn a_profile_without_its_modules_keeps_the_rest() {
+        let text = "shader: a.wgsl\nmodules:\n  entry: a.wgsl\n  # note\n  defines:\n    X: true\npalette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n";
+        let p = Profile {
+            source: text.into(),
+            ..Profile::parse(Path::new("p.profile.yaml"), "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n  count: { group: 0, binding: 5 }\n").unwrap()
+        };
+        assert_eq!(
+            p.without_modules(),
+            "shader: a.wgsl\npalette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n"
+        );
+    }
+
+    #[test]
+    fn module_paths_and_defines_are_located() {
+        let base = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n  count: { group: 0, binding: 5 }\n";
+        for (modules, field) in [
+            ("modules:\n  entry: /tmp/a.wgsl\n", "modules.entry"),
+            (
+                "modules:\n  entry: a.wgsl\n  folders: [x, ../../y]\n",
+                "modules.folders[1]",
+            ),
+            (
+                "modules:\n  entry: a.wgsl\n  defines:\n    N: 9999999999\n",
+                "modules.defines.N",
+            ),
+            (
+                "modules:\n  entry: a.wgsl\n  defines:\n    a-b: true\n",
+                "modules.defines.a-b",
+            ),
+        ] {
+            let text = format!("{modules}{base}");
+            let e = Profile::parse(Path::new("p.profile.yaml"), &text)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("field `{field}`")), "{e}");
+        }
     }
 }

@@ -1,6 +1,23 @@
 //! The CPU linear-blend-skinning oracle: simple, f64 accumulation, obviously correct.
+//!
+//! Positions: p' = sum_k w_k * (P[j_k] * (p, 1)).xyz.
+//!
+//! Normals and tangents go through the blended matrix M = sum_k w_k * P[j_k] (zero weights left
+//! out), of which only the upper-left 3x3 A acts on directions:
+//!
+//! * a tangent lies in the surface, so it moves as the surface does: t' = normalize(A * t.xyz),
+//!   its w (the handedness, +1 or -1) kept;
+//! * a normal must stay perpendicular to every moved tangent: n'.(A t) = 0 for every t with
+//!   n.t = 0, which n' = A^-T * n keeps (n'^T A t = n^T A^-1 A t = n^T t = 0). A^-T = cof(A) /
+//!   det(A), where the cofactor matrix's columns are the cross products of A's columns
+//!   (a1 x a2, a2 x a0, a0 x a1), so n' = normalize(sign(det A) * cof(A) * n). The plain A gives
+//!   the same direction only when A is a rotation times a uniform scale.
+//!
+//! Both are renormalised: M of a blend of rotations is no rotation, and a scale stretches them. A
+//! direction that M sends to zero (a singular blend) has no direction: it is returned as zero,
+//! and the checks leave such vertices out.
 
-use glam::{DVec4, Mat4};
+use glam::{DMat3, DVec3, DVec4, Mat4, Vec3};
 
 use crate::rig::Mesh;
 
@@ -18,6 +35,60 @@ pub fn skin(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
                 acc += w as f64 * (palette[j as usize] * p);
             }
             [acc.x as f32, acc.y as f32, acc.z as f32]
+        })
+        .collect()
+}
+
+/// Vertex `v`'s blended matrix M = sum_k w_k * P[j_k] over every influence of every set,
+/// upper-left 3x3, in f64.
+fn blended(palette: &[glam::DMat4], mesh: &Mesh, v: usize) -> DMat3 {
+    let mut m = DMat3::ZERO;
+    for (j, w) in mesh.influences(v) {
+        if w != 0.0 {
+            m += DMat3::from_mat4(palette[j as usize]) * w as f64;
+        }
+    }
+    m
+}
+
+/// `v / |v|` as f32, or zero when `v` has no direction.
+fn unit(v: DVec3) -> [f32; 3] {
+    let length = v.length();
+    if length > 0.0 && length.is_finite() {
+        (v / length).as_vec3().into()
+    } else {
+        [0.0; 3]
+    }
+}
+
+/// n' = normalize(sign(det A) * cof(A) * n), the inverse transpose of the blended matrix's 3x3 A
+/// up to a positive factor (module docs). Empty when the mesh has no normals.
+pub fn skin_normals(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
+    let palette: Vec<glam::DMat4> = palette.iter().map(|m| m.as_dmat4()).collect();
+    (0..mesh.normals.len())
+        .map(|v| {
+            let a = blended(&palette, mesh, v);
+            let cofactor = DMat3::from_cols(
+                a.y_axis.cross(a.z_axis),
+                a.z_axis.cross(a.x_axis),
+                a.x_axis.cross(a.y_axis),
+            );
+            let sign = if a.determinant() < 0.0 { -1.0 } else { 1.0 };
+            unit(sign * (cofactor * Vec3::from(mesh.normals[v]).as_dvec3()))
+        })
+        .collect()
+}
+
+/// t' = (normalize(A * t.xyz), t.w): the tangent moves with the surface, its handedness kept.
+/// Empty when the mesh has no tangents.
+pub fn skin_tangents(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 4]> {
+    let palette: Vec<glam::DMat4> = palette.iter().map(|m| m.as_dmat4()).collect();
+    (0..mesh.tangents.len())
+        .map(|v| {
+            let t = mesh.tangents[v];
+            let a = blended(&palette, mesh, v);
+            let [x, y, z] = unit(a * DVec3::new(t[0] as f64, t[1] as f64, t[2] as f64));
+            [x, y, z, t[3]]
         })
         .collect()
 }
@@ -55,8 +126,7 @@ mod tests {
             positions: vec![[0.0, 1.0, 0.0]],
             joints: vec![[0, 1, 0, 0]],
             weights: vec![[0.5, 0.5, 0.0, 0.0]],
-            indices: vec![],
-            more: vec![],
+            ..Default::default()
         };
         assert_eq!(skin(&palette, &mesh), vec![[1.0, 1.0, 0.0]]);
     }
@@ -68,8 +138,7 @@ mod tests {
             positions: vec![[1.0, 2.0, 3.0]],
             joints: vec![[0, 1, 1, 1]],
             weights: vec![[1.0, 0.0, 0.0, 0.0]],
-            indices: vec![],
-            more: vec![],
+            ..Default::default()
         };
         assert_eq!(skin(&palette, &mesh), vec![[1.0, 2.0, 3.0]]);
     }
@@ -85,13 +154,80 @@ mod tests {
             positions: vec![[0.0, 2.0, 0.0], [0.0, 1.5, 0.0]],
             joints: vec![[1, 0, 0, 0], [0, 1, 0, 0]],
             weights: vec![[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]],
-            indices: vec![],
-            more: vec![],
+            ..Default::default()
         };
         let out = skin(&s.palette(&pose), &mesh);
         assert!((out[0][0] + 1.0).abs() < 1e-6 && (out[0][1] - 1.0).abs() < 1e-6);
         // Half of (0, 1.5) and half of (-0.5, 1): (-0.25, 1.25).
         assert!((out[1][0] + 0.25).abs() < 1e-6 && (out[1][1] - 1.25).abs() < 1e-6);
+    }
+
+    /// A mesh of one vertex with a normal and a tangent, fully on joint 0 unless `weights` say.
+    fn frame(normal: [f32; 3], tangent: [f32; 4], weights: [f32; 4]) -> Mesh {
+        Mesh {
+            positions: vec![[0.0; 3]],
+            joints: vec![[0, 1, 0, 0]],
+            weights: vec![weights],
+            normals: vec![normal],
+            tangents: vec![tangent],
+            ..Default::default()
+        }
+    }
+
+    fn close(a: &[f32], b: &[f32]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6)
+    }
+
+    #[test]
+    fn a_non_uniform_scale_moves_normals_by_the_inverse_transpose() {
+        // Scale X by 2: the surface x = y (normal (1, -1, 0)/sqrt 2, tangent (1, 1, 0)/sqrt 2)
+        // becomes y = x / 2, with tangent (2, 1, 0)/sqrt 5 and normal (1, -2, 0)/sqrt 5; the plain
+        // matrix would give (2, -1, 0)/sqrt 5 instead.
+        let palette = [Mat4::from_scale(Vec3::new(2.0, 1.0, 1.0)); 2];
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let mesh = frame([h, -h, 0.0], [h, h, 0.0, -1.0], [1.0, 0.0, 0.0, 0.0]);
+        let r5 = 1.0 / 5f32.sqrt();
+        assert!(close(
+            &skin_normals(&palette, &mesh)[0],
+            &[r5, -2.0 * r5, 0.0]
+        ));
+        assert!(close(
+            &skin_tangents(&palette, &mesh)[0],
+            &[2.0 * r5, r5, 0.0, -1.0]
+        ));
+    }
+
+    #[test]
+    fn a_blend_of_rotations_is_renormalised() {
+        // Joint 1 turns 90 degrees about Z; half and half: A = ((1/2, 1/2, 0), (-1/2, 1/2, 0),
+        // (0, 0, 1)) by columns, a turn of 45 degrees shrunk by 0.707 in XY. The tangent (1, 0, 0)
+        // goes to (1/2, 1/2, 0), of length 0.707, renormalised to (1, 1, 0)/sqrt 2; A^-T grows XY
+        // by 1.414 instead, so the normal (1, 0, 0) goes to (1, 1, 0): renormalised alike.
+        let palette = [
+            Mat4::IDENTITY,
+            Mat4::from_rotation_z(std::f32::consts::FRAC_PI_2),
+        ];
+        let mesh = frame([1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 1.0], [0.5, 0.5, 0.0, 0.0]);
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert!(close(&skin_normals(&palette, &mesh)[0], &[h, h, 0.0]));
+        assert!(close(&skin_tangents(&palette, &mesh)[0], &[h, h, 0.0, 1.0]));
+    }
+
+    #[test]
+    fn a_mirror_keeps_the_normal_on_the_surface_side_and_a_collapse_gives_zero() {
+        // Mirror X: det < 0, so the cofactor alone would flip the normal; the inverse transpose
+        // of diag(-1, 1, 1) is itself, so (1, 0, 0) goes to (-1, 0, 0).
+        let mirror = [Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)); 2];
+        let mesh = frame([1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0]);
+        assert!(close(&skin_normals(&mirror, &mesh)[0], &[-1.0, 0.0, 0.0]));
+        // Scale X to 0: the tangent along X has no direction left.
+        let flat = [Mat4::from_scale(Vec3::new(0.0, 1.0, 1.0)); 2];
+        let mesh = frame([0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(skin_tangents(&flat, &mesh)[0], [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(
+            skin_normals(&flat, &Mesh::default()),
+            Vec::<[f32; 3]>::new()
+        );
     }
 
     #[test]

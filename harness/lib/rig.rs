@@ -131,7 +131,9 @@ pub fn rigid_inverse(m: &DMat4) -> DMat4 {
 }
 
 /// Vertex data: positions, influence sets of 4 joint indices and 4 weights per vertex (the first
-/// in `joints` and `weights`, the others in `more`), and triangle indices for drawing.
+/// in `joints` and `weights`, the others in `more`), and triangle indices for drawing; unit normals
+/// and tangents (xyz unit, w = handedness +1 or -1) per vertex where the mesh has them (empty
+/// where it has none).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mesh {
     pub positions: Vec<[f32; 3]>,
@@ -140,6 +142,8 @@ pub struct Mesh {
     pub indices: Vec<u32>,
     /// The influence sets past the first (glTF's JOINTS_1/WEIGHTS_1 and on), one entry per vertex each.
     pub more: Vec<InfluenceSet>,
+    pub normals: Vec<[f32; 3]>,
+    pub tangents: Vec<[f32; 4]>,
 }
 
 /// Four joint indices and four weights per vertex: one influence set.
@@ -221,6 +225,24 @@ impl Mesh {
         (self.joints, self.weights, self.more) = (first.joints, first.weights, all);
     }
 
+    /// The normals and tangents the GPU paths upload: the mesh's, or placeholders (+Z, and +X
+    /// with w = 1) where it has none, so that a shader that skins them still reads unit vectors
+    /// (and the normal checks skip such a mesh).
+    pub fn frames(&self) -> (Vec<[f32; 3]>, Vec<[f32; 4]>) {
+        let n = self.len();
+        let normals = if self.normals.len() == n {
+            self.normals.clone()
+        } else {
+            vec![[0.0, 0.0, 1.0]; n]
+        };
+        let tangents = if self.tangents.len() == n {
+            self.tangents.clone()
+        } else {
+            vec![[1.0, 0.0, 0.0, 1.0]; n]
+        };
+        (normals, tangents)
+    }
+
     /// Largest distance of a vertex from the origin along any axis (at least 1, so it can scale tolerances).
     pub fn extent(&self) -> f32 {
         self.positions
@@ -255,6 +277,9 @@ pub fn strip(joints: usize, segment: f64, vertices: usize, width: f64, influence
         let t = if segment > 0.0 { y / segment } else { 0.0 };
         mesh.positions.push([x as f32, y as f32, 0.0]);
         per_vertex.push(influence(t, joints, influences));
+        let (normal, tangent) = strip_frame(v);
+        mesh.normals.push(normal);
+        mesh.tangents.push(tangent);
     }
     mesh.set_influences(&per_vertex);
     for row in 0..rows.saturating_sub(1) {
@@ -268,6 +293,28 @@ pub fn strip(joints: usize, segment: f64, vertices: usize, width: f64, influence
         }
     }
     mesh
+}
+
+/// The strip's normal and tangent at vertex `v`. The strip lies in the XY plane, but its normals
+/// lean out of it by a turn that changes from vertex to vertex, so that they are no joint scale's
+/// axis and a normal skinned by the plain blended matrix points elsewhere under a non-uniform
+/// scale; the tangent is the normal's perpendicular along +X turned likewise. Every other vertex
+/// is mirrored (w = -1, as a mirrored half of a model's texture space has), so a lost handedness
+/// shows.
+fn strip_frame(v: usize) -> ([f32; 3], [f32; 4]) {
+    // 0.3 to 0.9 radians out of the plane, in 7 steps; the turn about Z in 5.
+    let lean = 0.3 + 0.1 * (v % 7) as f64;
+    let turn = 0.4 * (v % 5) as f64;
+    let (sl, cl) = lean.sin_cos();
+    let (st, ct) = turn.sin_cos();
+    let normal = DVec3::new(sl * ct, sl * st, cl);
+    // Perpendicular to the normal: +X turned about Z by `turn`, tipped to leave the plane with it.
+    let tangent = DVec3::new(cl * ct, cl * st, -sl);
+    let w = if v.is_multiple_of(2) { 1.0 } else { -1.0 };
+    (
+        normal.as_vec3().into(),
+        [tangent.x as f32, tangent.y as f32, tangent.z as f32, w],
+    )
 }
 
 /// Weights of the `k` joints nearest to the joint coordinate `t`, a tent of radius k/2 normalised to 1.
@@ -310,6 +357,7 @@ pub struct View {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     #[test]
     fn one_influence_exactly_between_two_joints_holds_to_a_neighbour() {
@@ -363,6 +411,20 @@ mod tests {
         assert_eq!(m.joints[2][0], 1);
         assert_eq!(m.weights[2][0], 1.0);
         assert_eq!(influence(0.25, 4, 2), [(0, 0.75), (1, 0.25)]);
+    }
+
+    #[test]
+    fn strip_normals_and_tangents_are_unit_perpendicular_and_mirrored_every_other_vertex() {
+        let m = strip(3, 1.0, 40, 0.5, 2);
+        assert_eq!((m.normals.len(), m.tangents.len()), (40, 40));
+        for (v, (n, t)) in m.normals.iter().zip(&m.tangents).enumerate() {
+            let (n, t3) = (Vec3::from(*n), Vec3::new(t[0], t[1], t[2]));
+            assert!((n.length() - 1.0).abs() < 1e-6 && (t3.length() - 1.0).abs() < 1e-6);
+            assert!(n.dot(t3).abs() < 1e-6, "vertex {v}");
+            assert_eq!(t[3], if v % 2 == 0 { 1.0 } else { -1.0 });
+            // Never along an axis: each has at least two nonzero components.
+            assert!(n.to_array().iter().filter(|c| c.abs() > 0.1).count() >= 2);
+        }
     }
 
     #[test]

@@ -18,6 +18,9 @@ pub struct Scene {
     /// The CPU oracle at the bind pose and at the pose.
     pub cpu_bind: Vec<[f32; 3]>,
     pub cpu_posed: Vec<[f32; 3]>,
+    /// The CPU oracle's normals and tangents at the bind pose and at the pose (empty where the
+    /// mesh has none).
+    pub frames: Frames,
     /// The 2D view both images are drawn through.
     pub view: View,
     /// Allowed covered pixels at the bind pose.
@@ -29,6 +32,27 @@ pub struct Scene {
     pub displacement: f64,
     /// Whether the pose is not the bind pose (see [`Scene::is_posed`]).
     posed: bool,
+}
+
+/// Skinned normals and tangents, by the CPU reference.
+#[derive(Clone, Debug, Default)]
+pub struct Frames {
+    pub bind_normals: Vec<[f32; 3]>,
+    pub posed_normals: Vec<[f32; 3]>,
+    pub bind_tangents: Vec<[f32; 4]>,
+    pub posed_tangents: Vec<[f32; 4]>,
+}
+
+impl Frames {
+    fn skin(bind: &[Mat4], posed: &[Mat4], mesh: &Mesh) -> Frames {
+        use crate::reference::{skin_normals, skin_tangents};
+        Frames {
+            bind_normals: skin_normals(bind, mesh),
+            posed_normals: skin_normals(posed, mesh),
+            bind_tangents: skin_tangents(bind, mesh),
+            posed_tangents: skin_tangents(posed, mesh),
+        }
+    }
 }
 
 /// Why a case has no scene: a skip (an optional asset is absent) or a failure.
@@ -209,7 +233,9 @@ impl Scene {
         // holds it to min_displacement.
         let displacement = crate::compare::max_abs_error(&cpu_posed, &cpu_bind).error;
         let posed = posed_palette != bind_palette && displacement > tolerance;
+        let frames = Frames::skin(&bind_palette, &posed_palette, &mesh);
         Ok(Scene {
+            frames,
             skeleton,
             mesh,
             pose,
@@ -408,7 +434,7 @@ mod tests {
     }
 
     fn scene(text: &str) -> Result<Scene, SceneError> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/posed.yaml");
+        let path = crate::config::project_root().join("cases/posed.yaml");
         Scene::from_case(&Case::parse(&path, text, &[]).unwrap())
     }
 
@@ -439,20 +465,14 @@ mod tests {
         );
         // A model at its rest pose, not asked to pose: the Fox's rest palette is the identity up to
         // rounding, so it is the bind pose.
-        let fox = "model: { path: ../../shared/assets/gltf/Fox/Fox.glb, if_missing: skip }\n";
-        match scene(fox) {
-            Err(SceneError::Skip(_)) => {}
-            Ok(s) => {
-                assert!(
-                    s.posed_palette != s.bind_palette,
-                    "rounding is what this tests"
-                );
-                assert!(!s.is_posed());
-                let timed = "model: { path: ../../shared/assets/gltf/Fox/Fox.glb, time: 0.5 }\n";
-                assert!(scene(timed).unwrap().is_posed());
-            }
-            Err(e) => panic!("{e:?}"),
-        }
+        let fox = scene("model: { path: models/Fox/Fox.glb }\n").unwrap();
+        assert!(
+            fox.posed_palette != fox.bind_palette,
+            "rounding is what this tests"
+        );
+        assert!(!fox.is_posed());
+        let timed = "model: { path: models/Fox/Fox.glb, time: 0.5 }\n";
+        assert!(scene(timed).unwrap().is_posed());
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct Shader {
     pub added: String,
     /// Why the harness could not add what the profile asks for (a missing skinning function).
     pub unmet: Option<String>,
+    /// A shader composed from modules: every input that made `source` (each module's path and
+    /// text, the defines), what its provenance is taken from. `None`: `source` is the file.
+    pub inputs: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -78,7 +81,14 @@ impl Shader {
             profile,
             added,
             unmet,
+            inputs: None,
         }
+    }
+
+    /// What identifies the shader for the goldens' provenance: the file, or for a composed
+    /// shader every module and define that made it (a change in any module makes goldens stale).
+    pub fn provenance(&self) -> &str {
+        self.inputs.as_deref().unwrap_or(&self.source)
     }
 
     /// The source the GPU module is built from: the shader and what the harness adds.
@@ -100,12 +110,23 @@ impl Shader {
         };
         let profile = Profile::load(profile)?;
         profile.describes(path)?;
-        Ok(Shader::held_to(
-            path.to_path_buf(),
-            source,
-            profile.contract(),
-            Some(profile.path),
-        ))
+        let composed = match &profile.modules {
+            Some(modules) => Some(compose(&profile, modules, path, &source)?),
+            None => None,
+        };
+        let (source, inputs) = match composed {
+            Some(c) => (c.source, Some(c.inputs)),
+            None => (source, None),
+        };
+        Ok(Shader {
+            inputs,
+            ..Shader::held_to(
+                path.to_path_buf(),
+                source,
+                profile.contract(),
+                Some(profile.path),
+            )
+        })
     }
 
     /// Parses and validates with naga, then checks entry points and bindings against the contract.
@@ -142,6 +163,34 @@ impl Shader {
         valid.map_err(ShaderError::Invalid)?;
         Ok(module)
     }
+}
+
+/// The entry module at `path` composed with the modules the profile's folders hold, under its
+/// defines. A composition error is located in the module it is in; a define no module reads, in
+/// the profile.
+fn compose(
+    profile: &Profile,
+    modules: &crate::profile::Modules,
+    path: &Path,
+    source: &str,
+) -> Result<crate::compose::Composed, ShaderError> {
+    use crate::compose::ComposeError;
+    let base = profile.folder();
+    let folders: Vec<PathBuf> = modules.folders.iter().map(|f| base.join(f)).collect();
+    crate::compose::compose(&crate::compose::Spec {
+        entry: path,
+        entry_source: source,
+        folders: &folders,
+        defines: &modules.defines,
+        base: &base,
+    })
+    .map_err(|e| match e {
+        ComposeError::Module(message) => ShaderError::Invalid(message),
+        ComposeError::UnusedDefine(name) => ShaderError::Profile(profile.located(
+            &format!("modules.defines.{name}"),
+            format!("no module the entry module imports reads the define `{name}`: a misspelt name, or one for another shader"),
+        )),
+    })
 }
 
 /// What the contract takes from the shader itself: the compute stage's workgroup size and a
@@ -379,6 +428,26 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
             list(&locations)
         ));
     }
+    let outputs = located_outputs(module, ep);
+    for out in &contract.vertex_outputs {
+        let (loc, want) = (out.location, out.ty);
+        let whence = out
+            .origin
+            .as_ref()
+            .map_or(String::new(), |o| format!(" (the profile's {o})"));
+        match outputs.iter().find(|(l, _)| *l == loc) {
+            None => bad.push(format!(
+                "entry point `{name}`: output @location({loc}) is missing (expected {}){whence}",
+                want.wgsl()
+            )),
+            Some((_, ty)) if !want.matches(&module.types[*ty].inner) => bad.push(format!(
+                "entry point `{name}`: output @location({loc}) must be {}, is {}{whence}",
+                want.wgsl(),
+                describe(module, *ty)
+            )),
+            Some(_) => {}
+        }
+    }
     bad
 }
 
@@ -545,11 +614,8 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn default_source() -> String {
-        std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/shaders/skinning.wgsl"
-        ))
-        .unwrap()
+        std::fs::read_to_string(crate::config::project_root().join("shaders/skinning.wgsl"))
+            .unwrap()
     }
 
     #[test]
@@ -831,5 +897,30 @@ pub(crate) mod tests {
         );
         let msg = shader("fn f( {").validate().unwrap_err().to_string();
         assert!(msg.contains("test.wgsl:1:"), "{msg}");
+    }
+
+    /// The composed example: one WGSL text that validates against its profile, whose provenance
+    /// is every module and define, and that changes with a define.
+    #[test]
+    fn a_shader_split_into_modules_is_composed() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let entry = root.join("shaders/examples/composed_skinning.wgsl");
+        let s = Shader::load(&entry, None).unwrap_or_else(|e| panic!("{e}"));
+        s.validate().unwrap_or_else(|e| panic!("{e}\n{}", s.source));
+        assert!(!s.source.contains("#import"), "{}", s.source);
+        let inputs = s.inputs.as_deref().unwrap();
+        for part in [
+            "== composed_skinning.wgsl",
+            "== composed/blend.wgsl",
+            "== composed/palette.wgsl",
+            "== composed/camera.wgsl",
+            "SKINNING = true",
+            "INFLUENCES = 4",
+        ] {
+            assert!(inputs.contains(part), "{part}: {inputs}");
+        }
+        assert_eq!(s.provenance(), inputs);
+        let plain = Shader::new("test.wgsl", default_source());
+        assert_eq!(plain.provenance(), plain.source);
     }
 }

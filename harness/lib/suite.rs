@@ -10,9 +10,10 @@ use crate::case::{Case, CaseError, Expected};
 use crate::check::{Check, Input, Outcome};
 use crate::config::{Config, Require};
 use crate::golden::{Goldens, Settings as GoldenSettings};
+use crate::gpu::worker::on_device;
 use crate::gpu::{self, Context, Found, GpuError};
 use crate::report::{CaseProblem, Report, Row, Timing};
-use crate::run::Run;
+use crate::run::{Devices, Run};
 use crate::scene::{Scene, SceneError};
 use crate::shader::Shader;
 
@@ -58,13 +59,28 @@ struct Shared {
 /// An adapter and its context, created on first use and then shared by every trial on it.
 struct Slot {
     found: Found,
-    /// The adapter's context; replaced when its device is lost, so later trials get a fresh one.
+    /// The adapter's context; replaced when its device is lost or abandoned, so later trials get
+    /// a fresh one.
     ctx: Mutex<Option<Result<Arc<Context>, GpuError>>>,
+    /// Why each device of this adapter was abandoned; none of them is ever released.
+    abandoned: Mutex<Vec<String>>,
 }
 
+/// How many devices of one adapter may be abandoned before its remaining work is not run: each
+/// leaves a thread in the driver (on a software adapter, one that keeps a core busy).
+const MAX_ABANDONED: usize = 3;
+
 impl Slot {
+    fn new(found: Found, ctx: Option<Result<Arc<Context>, GpuError>>) -> Slot {
+        Slot {
+            found,
+            ctx: Mutex::new(ctx),
+            abandoned: Mutex::new(Vec::new()),
+        }
+    }
+
     /// The adapter's device and pipelines, created by the first caller (and again after a device
-    /// loss); the setup time is reported.
+    /// loss or abandonment); the setup time is reported.
     fn context(
         &self,
         shader: &Result<Shader, String>,
@@ -79,17 +95,21 @@ impl Slot {
                     self.found.info.tag
                 );
                 *slot = None;
+            } else if let Some(why) = ctx.abandoned() {
+                *slot = self.give_up(slot.take(), why);
             }
         }
         slot.get_or_insert_with(|| {
             let shader = shader.clone().map_err(GpuError::Pipeline)?;
             let start = Instant::now();
-            let ctx = Context::new(
-                &self.found.adapter,
-                self.found.info.clone(),
-                &shader,
-                timeout,
-            );
+            let replaces = lock(&self.abandoned).len();
+            let ctx = self.adapter().and_then(|adapter| {
+                Context::new(&adapter, self.found.info.clone(), &shader, timeout)
+            });
+            let ctx = ctx.map(|mut ctx| {
+                ctx.replaces = replaces;
+                ctx
+            });
             lock(report).timings.push(Timing {
                 what: "device and pipelines".into(),
                 adapter: self.found.info.tag.clone(),
@@ -98,6 +118,64 @@ impl Slot {
             ctx.map(Arc::new)
         })
         .clone()
+    }
+
+    /// The adapter for a new device: the one found, or after an abandonment the same adapter
+    /// from a new instance, which shares nothing with the abandoned device.
+    fn adapter(&self) -> Result<wgpu::Adapter, GpuError> {
+        if lock(&self.abandoned).is_empty() {
+            return Ok(self.found.adapter.clone());
+        }
+        gpu::adapter::again(&self.found.adapter).ok_or_else(|| {
+            GpuError::Device(format!(
+                "{} was not found again for a fresh device after its device was abandoned",
+                self.found.info.tag
+            ))
+        })
+    }
+
+    /// Records the abandoned device `old` and leaves it unreleased (its thread may be inside the
+    /// driver for good); past `MAX_ABANDONED` the adapter's remaining work is not run.
+    fn give_up(
+        &self,
+        old: Option<Result<Arc<Context>, GpuError>>,
+        why: String,
+    ) -> Option<Result<Arc<Context>, GpuError>> {
+        std::mem::forget(old);
+        let tag = &self.found.info.tag;
+        let mut gone = lock(&self.abandoned);
+        gone.push(why.clone());
+        eprintln!("skinproof: the device of {tag} was abandoned: {why}; its thread is left in the driver and later trials get a new device");
+        (gone.len() >= MAX_ABANDONED).then(|| {
+            Err(GpuError::Abandoned(format!(
+                "{} devices of {tag} were abandoned, the last as {why}; no more are made on it, since a fresh device that hangs too says the driver is still busy with the abandoned work",
+                gone.len()
+            )))
+        })
+    }
+
+    /// Every device of this adapter abandoned so far, with why.
+    fn abandoned(&self) -> Vec<crate::report::Abandoned> {
+        let mut why = lock(&self.abandoned).clone();
+        if let Some(Ok(ctx)) = lock(&self.ctx).as_ref() {
+            why.extend(ctx.abandoned());
+        }
+        why.into_iter()
+            .map(|why| crate::report::Abandoned {
+                adapter: self.found.info.tag.clone(),
+                why,
+            })
+            .collect()
+    }
+}
+
+impl Drop for Slot {
+    /// An abandoned device is not released: its queue would wait for work that may never end.
+    fn drop(&mut self) {
+        let ctx = self.ctx.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        if matches!(&ctx, Some(Ok(c)) if c.abandoned().is_some()) {
+            std::mem::forget(ctx);
+        }
     }
 }
 
@@ -194,12 +272,7 @@ impl Suite {
                 let instance = gpu::adapter::instance(&selection);
                 let slots: Vec<Arc<Slot>> = gpu::discover(&instance, &selection)
                     .into_iter()
-                    .map(|found| {
-                        Arc::new(Slot {
-                            found,
-                            ctx: Mutex::new(None),
-                        })
-                    })
+                    .map(|found| Arc::new(Slot::new(found, None)))
                     .collect();
                 let none = slots.is_empty().then(|| INSTALL_HINT.to_string());
                 (Some(instance), slots, none)
@@ -230,13 +303,13 @@ impl Suite {
                         Ok(s) => ctx.with_shader(s).map(Arc::new),
                         Err(e) => Err(GpuError::Pipeline(e.clone())),
                     });
-                Arc::new(Slot {
-                    found: Found {
+                Arc::new(Slot::new(
+                    Found {
                         info: slot.found.info.clone(),
                         adapter: slot.found.adapter.clone(),
                     },
-                    ctx: Mutex::new(Some(ctx)),
-                })
+                    Some(ctx),
+                ))
             })
             .collect();
         Self::assemble(
@@ -295,7 +368,7 @@ impl Suite {
         };
         let shader_sha256 = shader
             .as_ref()
-            .map(|s| crate::golden::sha256(s.source.as_bytes()))
+            .map(|s| crate::golden::sha256(s.provenance().as_bytes()))
             .unwrap_or_default();
         let report = Report {
             unused_goldens,
@@ -450,12 +523,13 @@ impl Suite {
         Job::new(
             format!("properties::{name} [{}]", slot.found.info.tag),
             move || {
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match slot
-                    .context(&shader, timeout, &report)
-                {
-                    Ok(ctx) => property(&ctx),
-                    Err(e) if e.is_timeout() => Outcome::gpu(&e),
-                    Err(e) => Outcome::fail("-", format!("harness: {e}")),
+                let devices = || slot.context(&shader, timeout, &report);
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    match on_device(&devices, &format!("the property {name}"), property) {
+                        Ok(outcome) => outcome,
+                        Err(e) if e.is_timeout() => Outcome::gpu(&e),
+                        Err(e) => Outcome::fail("-", format!("harness: {e}")),
+                    }
                 }))
                 .unwrap_or_else(|p| {
                     Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
@@ -575,14 +649,11 @@ impl Suite {
                             Err(SceneError::Fail(why)) => Outcome::fail("-", why.clone()),
                             Ok(scene) => {
                                 let run = run.get_or_init(|| {
-                                    let start = Instant::now();
-                                    let run = Run::execute(&ctx, &case, scene.clone());
-                                    lock(&report).timings.push(Timing {
-                                        what: case.name.clone(),
-                                        adapter: tag.clone(),
-                                        ms: start.elapsed().as_secs_f64() * 1e3,
-                                    });
-                                    run
+                                    let (slot, shader) = (slot.clone(), shader.clone());
+                                    let report = report.clone();
+                                    let devices: Devices =
+                                        Box::new(move || slot.context(&shader, timeout, &report));
+                                    Run::new(devices, &case, scene.clone())
                                 });
                                 let input = Input {
                                     case: &case,
@@ -590,7 +661,16 @@ impl Suite {
                                     run,
                                     goldens: &goldens,
                                 };
-                                check.run(&input).expecting(expect, &file)
+                                let outcome = check.run(&input).expecting(expect, &file);
+                                // Once per case and adapter, by the check after both paths ran.
+                                if let Some(ms) = run.take_ms() {
+                                    lock(&report).timings.push(Timing {
+                                        what: case.name.clone(),
+                                        adapter: tag.clone(),
+                                        ms,
+                                    });
+                                }
+                                outcome
                             }
                         }
                     }
@@ -640,10 +720,11 @@ impl Suite {
         }
     }
 
-    /// The report so far, with each adapter's pool use.
+    /// The report so far, with each adapter's pool use and abandoned devices.
     pub fn report(&self) -> Report {
         let mut report = lock(&self.report).clone();
         for slot in &self.slots {
+            report.abandoned.extend(slot.abandoned());
             if let Some(Ok(ctx)) = lock(&slot.ctx).as_ref() {
                 let (created, reused) = ctx.pool.counts();
                 report.pools.push(crate::report::PoolUse {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+    skinproof::config::project_root()
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -10,8 +10,9 @@ use skinproof::suite::Suite;
 
 fn main() {
     let start = Instant::now();
+    skinproof::config::install_logger();
     let args = Arguments::from_args();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &skinproof::config::project_root();
     // The adapter selection is a setting too: a typo in WGPU_BACKEND must not select nothing.
     let config = Config::from_env(root)
         .map_err(|e| e.to_string())
@@ -66,16 +67,16 @@ fn main() {
                 );
             }
         }
-        publish(&report, &reports, &args);
+        publish(&report, root, &reports, &args);
     }
     // Every device, adapter and the instance go before the process exits: leaving them to the
     // drivers' exit handlers has crashed Mesa's EGL teardown (a double free after all trials passed).
     drop(suite);
     if let Some(why) = failure {
         eprintln!("skinproof: {why}");
-        std::process::exit(101);
+        skinproof::gpu::worker::exit(101);
     }
-    conclusion.exit();
+    skinproof::gpu::worker::exit(if conclusion.has_failed() { 101 } else { 0 });
 }
 
 /// The benchmarks (never pass/fail) on the CPU and on every adapter; `None` when they are off.
@@ -85,7 +86,7 @@ fn benchmark(suite: &Suite) -> Option<Benchmarks> {
     if mode == Mode::Off {
         return None;
     }
-    let (sizes, reps): (&[usize], usize) = if mode == Mode::Full {
+    let (sizes, reps): (&'static [usize], usize) = if mode == Mode::Full {
         (&[10_000, 200_000, 2_000_000], 15)
     } else {
         (&[10_000, 200_000], 5)
@@ -97,7 +98,14 @@ fn benchmark(suite: &Suite) -> Option<Benchmarks> {
         ..Default::default()
     };
     for (tag, ctx) in suite.contexts() {
-        match ctx.and_then(|ctx| skinproof::gpu::timing::run(&ctx, sizes, reps)) {
+        // On the device's thread, each step under the deadline: a shader that hangs there does
+        // not hold up the report.
+        let bench = ctx.and_then(|ctx| {
+            ctx.job("the GPU benchmarks", move |ctx| {
+                skinproof::gpu::timing::run(ctx, sizes, reps)
+            })
+        });
+        match bench.and_then(|b| b) {
             Ok(g) => benchmarks.gpu.push(g),
             Err(e) => benchmarks.gpu_errors.push(format!("{tag}: {e}")),
         }
@@ -133,7 +141,7 @@ fn mutation(config: &Config, report: &mut Report) -> Option<String> {
 
 /// Writes the report: under cargo-nextest (one process per trial) this process's rows, which
 /// `skinproof merge` turns back into a report; otherwise REPORT.md, report.json and the summary.
-fn publish(report: &Report, reports: &Path, args: &Arguments) {
+fn publish(report: &Report, root: &Path, reports: &Path, args: &Arguments) {
     if let Ok(run_id) = std::env::var("NEXTEST_RUN_ID") {
         let trial: String = args
             .filter
@@ -157,7 +165,20 @@ fn publish(report: &Report, reports: &Path, args: &Arguments) {
         }
         return;
     }
-    if let Err(e) = report.append_step_summary() {
+    let review = match report.write_review(root, reports) {
+        Ok(page) => page,
+        Err(e) => {
+            eprintln!(
+                "skinproof: cannot write the review page in {}: {e}",
+                reports.display()
+            );
+            None
+        }
+    };
+    let to_review = review
+        .as_ref()
+        .map_or(0, |_| report.review_set().rows.len());
+    if let Err(e) = report.append_step_summary(to_review) {
         eprintln!("skinproof: cannot append to GITHUB_STEP_SUMMARY: {e}");
     }
     match report.write(reports) {
@@ -169,7 +190,13 @@ fn publish(report: &Report, reports: &Path, args: &Arguments) {
                     report.unused_goldens.join(", ")
                 );
             }
-            eprintln!("skinproof: report written to {}", md.display())
+            eprintln!("skinproof: report written to {}", md.display());
+            if let Some(page) = &review {
+                eprintln!(
+                    "skinproof: {to_review} goldens to review: {} (`skinproof accept` takes this run's images)",
+                    page.display()
+                );
+            }
         }
         Err(e) => eprintln!(
             "skinproof: cannot write the report in {}: {e}",

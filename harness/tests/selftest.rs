@@ -9,7 +9,8 @@ use skinproof::report::Report;
 use skinproof::suite::Suite;
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(skinproof::config::project_root)
 }
 
 /// A scratch folder under the target directory, fresh for each test.
@@ -632,10 +633,15 @@ fn a_readback_timeout_is_reported_as_timeout_and_the_run_goes_on() {
         })
         .collect();
     assert!(!errors.is_empty(), "no readback timed out");
+    // The first wait past the deadline gives the device up; work after it is not run there.
     assert!(
-        errors
-            .iter()
-            .all(|e| e.is_timeout() && e.to_string().contains("did not finish within")),
+        errors[0].to_string().contains("did not finish within"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1..].iter().all(|e| e.is_timeout()
+            && e.to_string()
+                .contains("not run: the device was abandoned after a hung step")),
         "{errors:?}"
     );
 }
@@ -983,11 +989,294 @@ fn a_setup_past_the_deadline_is_timeout_and_the_process_ends() {
     }
 }
 
+/// Where the child run of the hung-step tests works; set only in that child process.
+const HANG_CHILD: &str = "SELFTEST_HANG_DIR";
+
+/// The deadline the hung-step runs give each GPU step, in seconds.
+const HANG_DEADLINE_S: f64 = 2.0;
+
+/// The margin README states: a hung step is a TIMEOUT row this long after its deadline at most.
+const HANG_MARGIN_S: f64 = 1.0;
+
+/// A shader whose GPU work does not end on a case with 7 joints (as no other case and no property
+/// has): the loop's exit depends on a padding word the harness leaves 0, so no compiler can drop
+/// it, and Vulkan's loop bounding (2^64 iterations) does not end it in practice. llvmpipe's GL
+/// ends any invocation after 65535 loop iterations, so each iteration is made long enough that
+/// the step still lasts minutes there. The vertex loop's value is used through the padding too
+/// (`spin * 0.0` would be folded, and the loop dropped with it).
+fn hanging_shader(dir: &Path, stage: &str) -> PathBuf {
+    let body = |x: &str| -> String {
+        (0..64)
+            .map(|_| format!("            {x} = sin({x}) * 0.5 + cos({x}) * 0.5;\n"))
+            .collect()
+    };
+    match stage {
+        "compute" => mutant(
+            dir,
+            "    skinned[i] = vec4<f32>(skin(",
+            &format!(
+                "    if (arrayLength(&palette) == 7u) {{\n        var x = positions[i].x;\n        loop {{\n            if (params._pad0 == 7u) {{\n                break;\n            }}\n{}            skinned[i].w = x;\n        }}\n    }}\n    skinned[i] = vec4<f32>(skin(",
+                body("x")
+            ),
+        ),
+        _ => mutant(
+            dir,
+            "    out.tint = f32(joint.x) / 8.0;",
+            &format!(
+                "    var spin = position.x;\n    if (arrayLength(&palette) == 7u) {{\n        loop {{\n            if (view._pad == 7.0) {{\n                break;\n            }}\n{}        }}\n    }}\n    out.tint = f32(joint.x) / 8.0 + spin * view._pad;",
+                body("spin")
+            ),
+        ),
+    }
+}
+
+#[test]
+#[ignore = "the child run of the hung-step tests"]
+fn hang_child() {
+    let Some(dir) = std::env::var_os(HANG_CHILD).map(PathBuf::from) else {
+        return;
+    };
+    let start = std::time::Instant::now();
+    let vars = [
+        ("SKINPROOF_CASES", dir.join("cases").display().to_string()),
+        (
+            "SKINPROOF_SHADER",
+            dir.join("mutant.wgsl").display().to_string(),
+        ),
+        ("SKINPROOF_TIMEOUT_S", HANG_DEADLINE_S.to_string()),
+        ("SKINPROOF_BENCH", "off".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let mut config = Config::from_vars(root(), vars).unwrap();
+    config.reports = dir.join("reports");
+    let reports = config.reports.clone();
+    let suite = Suite::discover(config);
+    // Each trial timed from its start to its row.
+    let mut times = String::new();
+    for job in suite.jobs() {
+        if !job.ignored {
+            let trial = std::time::Instant::now();
+            let _ = (job.body)();
+            times.push_str(&format!(
+                "{}\t{}\n",
+                job.name,
+                trial.elapsed().as_secs_f64()
+            ));
+        }
+    }
+    std::fs::write(dir.join("times.tsv"), times).unwrap();
+    let mut report = suite.report();
+    report.wall_s = start.elapsed().as_secs_f64();
+    report.write(&reports).unwrap();
+    // As the conformance runner does before it exits: this must not wait for the hung device.
+    drop(suite);
+    eprintln!(
+        "hang_child: trials done and suite dropped after {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    // As the runner ends: not through the drivers' exit handlers while a thread is inside one.
+    skinproof::gpu::worker::exit(0);
+}
+
+/// Runs the suite over a case the shader hangs on (`a_hang`, first) and one it passes
+/// (`bend_two_joints`) in a child process with an outer bound, and checks that the hung step is
+/// TIMEOUT within the deadline and margin, its device is reported abandoned, and every later
+/// trial of the adapter ran on a fresh device and passed.
+fn a_hung_step_is_timeout_and_the_adapter_goes_on(stage: &str, step: &str, hung: &[&str]) {
+    let dir = scratch(&format!("hang_{stage}"));
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
+    let bend = std::fs::read_to_string(cases.join("bend_two_joints.yaml")).unwrap();
+    // Many vertices, so that the GL step lasts long after the deadline too.
+    let hang = bend
+        .replace("joints: 4", "joints: 7")
+        .replace("vertices: 128", "vertices: 8192");
+    std::fs::write(cases.join("a_hang.yaml"), hang).unwrap();
+    hanging_shader(&dir, stage);
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "hang_child", "--ignored", "--nocapture"])
+        .env(HANG_CHILD, &dir)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let bound = std::time::Duration::from_secs(240);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run with a hung {stage} step did not end within {bound:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    eprintln!(
+        "the run with a hung {stage} step ended after {:.1?}",
+        start.elapsed()
+    );
+    assert!(status.success(), "the child run failed: {status}");
+    let report = Report::load(&dir.join("reports/report.json")).expect("the report was written");
+    if report.adapters.is_empty() {
+        eprintln!("self-test skipped: no adapter");
+        return;
+    }
+    let times = std::fs::read_to_string(dir.join("times.tsv")).unwrap();
+    let took = |trial: &str| -> f64 {
+        let line = times.lines().find(|l| l.starts_with(&format!("{trial}\t")));
+        line.and_then(|l| l.split('\t').nth(1)?.parse().ok())
+            .unwrap_or_else(|| panic!("no time for {trial}:\n{times}"))
+    };
+    let deadline = format!("took longer than the deadline of {HANG_DEADLINE_S} s");
+    for adapter in &report.adapters {
+        let tag = &adapter.tag;
+        let rows = |case: &'static str| {
+            report
+                .rows
+                .iter()
+                .filter(move |r| &r.adapter == tag && r.case == case)
+        };
+        for r in rows("a_hang").filter(|r| hung.contains(&r.check.as_str())) {
+            assert!(
+                r.outcome.status == Status::Timeout
+                    && r.outcome.message.contains(step)
+                    && r.outcome.message.contains(&deadline),
+                "{r:#?}"
+            );
+        }
+        // The first trial that needed the hung step: its row came within the deadline and margin.
+        let first = took(&format!("a_hang::{} [{tag}]", hung[0]));
+        eprintln!("{tag}: a_hang::{} was TIMEOUT after {first:.2} s", hung[0]);
+        assert!(
+            first <= HANG_DEADLINE_S + HANG_MARGIN_S,
+            "{tag}: the TIMEOUT row came after {first:.2} s"
+        );
+        // The case's other path, and every later trial, ran on a fresh device.
+        let ran: Vec<_> = rows("a_hang")
+            .filter(|r| !hung.contains(&r.check.as_str()))
+            .filter(|r| r.outcome.status == Status::Timeout)
+            .collect();
+        assert!(ran.is_empty(), "{ran:#?}");
+        let later: Vec<_> = rows("bend_two_joints")
+            .chain(rows(skinproof::suite::PROPERTIES))
+            .collect();
+        assert_eq!(
+            later.len(),
+            skinproof::check::Check::ALL.len() + skinproof::property::ALL.len()
+        );
+        let abandoned: Vec<_> = report
+            .abandoned
+            .iter()
+            .filter(|a| &a.adapter == tag)
+            .collect();
+        assert!(abandoned[0].why.contains(step), "{abandoned:#?}");
+        // A driver that shares its shader threads between devices (llvmpipe's GL compute) keeps
+        // a fresh device waiting behind the abandoned work: its rows say so, and are not PASS.
+        let waited = abandoned.len() - 1;
+        let passed = later
+            .iter()
+            .filter(|r| r.outcome.status == Status::Pass)
+            .count();
+        eprintln!(
+            "{tag}: {} devices abandoned; {passed} of the {} later trials PASS",
+            abandoned.len(),
+            later.len()
+        );
+        assert!(
+            abandoned[1..]
+                .iter()
+                .all(|a| a.why.contains("on a fresh device after")),
+            "{abandoned:#?}"
+        );
+        if waited == 0 {
+            assert_eq!(passed, later.len(), "{later:#?}");
+        }
+        assert!(
+            later.iter().all(|r| r.outcome.status == Status::Pass
+                || r.outcome.status == Status::Timeout
+                    && (r.outcome.message.contains("on a fresh device after")
+                        || r.outcome.message.contains("no more are made on it"))),
+            "{later:#?}"
+        );
+    }
+    // One adapter at least shows the whole way: hang, fresh device, every later trial PASS.
+    assert!(
+        report.adapters.iter().any(|a| report
+            .abandoned
+            .iter()
+            .filter(|b| b.adapter == a.tag)
+            .count()
+            == 1),
+        "{:#?}",
+        report.abandoned
+    );
+    let md = std::fs::read_to_string(dir.join("reports/REPORT.md")).unwrap();
+    assert!(md.contains("**Device abandoned:**"), "{md}");
+}
+
+#[test]
+fn an_endless_compute_loop_is_timeout_and_the_adapter_goes_on() {
+    a_hung_step_is_timeout_and_the_adapter_goes_on(
+        "compute",
+        "the compute dispatch (skin_compute)",
+        &[
+            "compute_matches_cpu",
+            "bind_pose_reproduces_source",
+            "posed_matches_cpu",
+        ],
+    );
+}
+
+#[test]
+fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
+    a_hung_step_is_timeout_and_the_adapter_goes_on(
+        "vertex",
+        "the draw (vs_skin)",
+        &[
+            "render_covers_bind_pose",
+            "render_changes_after_pose",
+            "render_matches_golden",
+        ],
+    );
+}
+
 /// Each example shader of `shaders/examples/` passes the whole suite through its layout profile:
 /// numbers compared on every shape (a vertex-only shader through the compute entry point the
 /// harness adds), a stage the shader lacks SKIP with its reason, and the one case that does not fit
 /// a narrow layout (300 joints: past u8 joints, past a 256-matrix palette) failing with a message
 /// that names the layout.
+/// The normal and tangent checks of an example: where it writes them (`skinning_normals`) they
+/// pass on every mesh that has them (the strip, the models with NORMAL) and skip naming what the
+/// mesh lacks; elsewhere they skip, naming the profile fields.
+fn normal_rows(name: &str, report: &Report) {
+    for (check, attribute) in [
+        ("normals_match_cpu", "NORMAL"),
+        ("tangents_match_cpu", "TANGENT"),
+    ] {
+        let rows: Vec<_> = report.rows.iter().filter(|r| r.check == check).collect();
+        assert!(!rows.is_empty(), "{name}: no {check} rows");
+        for r in rows {
+            let o = &r.outcome;
+            let ok = match (name, r.case.starts_with("gltf_")) {
+                ("skinning_normals", false) => o.status == Status::Pass,
+                ("skinning_normals", true) => {
+                    o.status == Status::Pass
+                        || (o.status == Status::Skip
+                            && o.message.contains(&format!("the model has no {attribute}")))
+                }
+                _ => o.status == Status::Skip && o.message.contains("its profile names no"),
+            };
+            assert!(
+                ok,
+                "{name}: {}::{check} [{}]: {:?} {}",
+                r.case, r.adapter, o.status, o.message
+            );
+        }
+    }
+}
+
 #[test]
 fn example_shaders_pass_through_their_profiles() {
     // (shader, a check that must PASS, the check that SKIPs for a missing stage and why, what
@@ -998,8 +1287,10 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 6] = [
+    let examples: [Example; 8] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
+        ("skinning_normals", "posed_matches_cpu", None, None),
+        ("composed_skinning", "posed_matches_cpu", None, None),
         (
             "compute_u16_pairs",
             "posed_matches_cpu",
@@ -1046,6 +1337,7 @@ fn example_shaders_pass_through_their_profiles() {
             .collect();
         assert!(bad.is_empty(), "{name}:\n{}", bad.join("\n"));
         let rows = |check: &'static str| report.rows.iter().filter(move |r| r.check == check);
+        normal_rows(name, &report);
         assert!(
             rows(passes).count() > 0
                 && rows(passes).all(|r| r.case == "wide_indices"
@@ -1136,6 +1428,308 @@ fn layout_bugs_in_example_shaders_fail() {
                 .iter()
                 .map(|r| &r.outcome.message)
                 .collect::<Vec<_>>()
+        );
+    }
+}
+
+#[path = "selftest/browser.rs"]
+mod browser;
+
+/// A scratch project part whose wide_view golden no longer matches: the goldens, the wide_view
+/// case and a copy of the default shader, and the suite's report over them (`None` without an
+/// adapter, where that may skip).
+fn differing_golden(name: &str) -> Option<(PathBuf, Report)> {
+    let dir = scratch(name);
+    let goldens = copy_goldens(&dir);
+    deface(&goldens.join("wide_view.png"));
+    let cases = copy_cases(&dir, &["wide_view"]);
+    let shader = dir.join("skinning.wgsl");
+    std::fs::copy(root().join("shaders/skinning.wgsl"), &shader).unwrap();
+    let report = run_suite_with(
+        &dir,
+        &[("SKINPROOF_SHADER", shader.to_str().unwrap())],
+        |c| {
+            c.goldens = goldens;
+            c.cases = cases;
+        },
+    )?;
+    let bad = failing(&report, "render_matches_golden");
+    assert_eq!(bad.len(), report.adapters.len(), "{bad:#?}");
+    Some((dir, report))
+}
+
+/// The largest review page for 20 failing cases of the project's renders (up to 128x128, each
+/// with four embedded PNGs), as README states.
+const PAGE_BOUND_20_CASES: usize = 1 << 20;
+
+#[test]
+fn a_differing_golden_gets_a_review_page_a_browser_draws() {
+    let Some((dir, report)) = differing_golden("review_page") else {
+        return;
+    };
+    let reports = dir.join("reports");
+    let page = report.write_review(root(), &reports).unwrap().unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(browser::external_urls(&html), Vec::<String>::new());
+    // From a copied folder, alone: everything it shows is in the file.
+    let copied = dir.join("copied");
+    std::fs::create_dir_all(&copied).unwrap();
+    let page = copied.join("review.html");
+    std::fs::copy(dir.join("reports/review.html"), &page).unwrap();
+    // Its size for 20 failing cases: the same images under 20 names.
+    let mut set = report.review_set();
+    let one = set.rows[0].clone();
+    set.rows = (0..20)
+        .map(|i| {
+            let mut r = one.clone();
+            r.case = format!("{}_{i}", one.case);
+            r
+        })
+        .collect();
+    let twenty = set.html(root(), &reports);
+    assert!(
+        twenty.len() < PAGE_BOUND_20_CASES,
+        "{} bytes for 20 cases",
+        twenty.len()
+    );
+    eprintln!("review page: {} bytes for 20 failing cases", twenty.len());
+
+    let Some(chromium) = browser::find() else {
+        assert!(
+            !browser::required(),
+            "no Chromium on PATH (scripts/setup-adapters installs it)"
+        );
+        eprintln!("skipped: no Chromium on PATH (scripts/setup-adapters installs it)");
+        return;
+    };
+    let v = one.outcome.review.as_ref().unwrap();
+    let open = |p: PathBuf| image::open(p).unwrap().to_rgba8();
+    let images = [
+        ("expected", open(dir.join("golden/wide_view.png"))),
+        ("actual", open(reports.join(v.actual.as_ref().unwrap()))),
+        ("diff", open(reports.join(v.diff.as_ref().unwrap()))),
+        ("flip", open(reports.join(v.flip_map.as_ref().unwrap()))),
+    ];
+    let window = (1600, 2400);
+    let dom = browser::dom(&chromium, &page, "zoom=1&swipe=0", window);
+    let shot = browser::screenshot(&chromium, &page, "zoom=1&swipe=0", window);
+    for (role, img) in &images {
+        let at = browser::drawn(&dom, role);
+        assert_eq!(at.len(), report.adapters.len(), "{role}: {at:?}");
+        let share = browser::agreement(&shot, at[0], img);
+        assert!(share > 0.99, "{role} drawn at {:?}: {share}", at[0]);
+    }
+    // At 2x each image is drawn twice as wide and high.
+    let dom2 = browser::dom(&chromium, &page, "zoom=2", window);
+    let (w, h) = images[0].1.dimensions();
+    assert_eq!(browser::drawn(&dom2, "expected")[0][2..], [w * 2, h * 2]);
+    // The swipe slider: all expected at 0, all actual at 100.
+    let swipe = browser::drawn(&dom, "swipe")[0];
+    let shot100 = browser::screenshot(&chromium, &page, "zoom=1&swipe=100", window);
+    assert!(browser::agreement(&shot, swipe, &images[0].1) > 0.99);
+    assert!(browser::agreement(&shot100, swipe, &images[1].1) > 0.99);
+    let moved = browser::changed(&shot, &shot100, swipe);
+    assert!(moved >= v.differing_pixels, "{moved} pixels changed");
+}
+
+/// The `skinproof` command with `CI` removed and these variables added.
+fn skinproof(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_skinproof"));
+    command.env_remove("CI");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.args(args).current_dir(root()).output().unwrap()
+}
+
+#[test]
+fn accept_after_a_failing_run_makes_the_next_run_pass() {
+    let Some((dir, report)) = differing_golden("accept") else {
+        return;
+    };
+    let reports = dir.join("reports");
+    report.write_review(root(), &reports).unwrap().unwrap();
+    let reports_arg = reports.to_str().unwrap();
+    let accept = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["accept", "--reports", reports_arg];
+        args.extend(extra);
+        let o = skinproof(&args, env);
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let png = dir.join("golden/wide_view.png");
+    let defaced = std::fs::read(&png).unwrap();
+    let (ok, text) = accept(&[], &[("CI", "true")]);
+    assert!(
+        !ok && text.contains("accept is refused when CI is set"),
+        "{text}"
+    );
+    // A shader or case file edited after the run: its images were not judged.
+    for (file, what) in [
+        ("skinning.wgsl", "the shader"),
+        ("cases/wide_view.yaml", "the case file"),
+    ] {
+        let path = dir.join(file);
+        let source = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{source}\n# edited\n")).unwrap();
+        let (ok, text) = accept(&[], &[]);
+        let shown = path.strip_prefix(root()).unwrap().display().to_string();
+        assert!(
+            !ok && text.contains(&format!("{what} {shown} changed since the last run")),
+            "{text}"
+        );
+        std::fs::write(&path, source).unwrap();
+    }
+    let (ok, text) = accept(&["no_such_case"], &[]);
+    assert!(
+        !ok && text.contains("nothing to accept matching `no_such_case`"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(&png).unwrap(),
+        defaced,
+        "a refusal wrote the golden"
+    );
+    let (ok, text) = accept(&["wide_view"], &[]);
+    assert!(
+        ok && text.contains("accepted ")
+            && text.contains("golden/wide_view.png from wide_view::render_matches_golden ["),
+        "{text}"
+    );
+    let sidecar = skinproof::golden::Provenance::load(&png).unwrap();
+    let shader = std::fs::read(dir.join("skinning.wgsl")).unwrap();
+    assert_eq!(sidecar.shader_sha256, skinproof::golden::sha256(&shader));
+    // The next run passes, with no GPU run in between.
+    let again = run_suite_with(
+        &dir,
+        &[(
+            "SKINPROOF_SHADER",
+            dir.join("skinning.wgsl").to_str().unwrap(),
+        )],
+        |c| {
+            c.goldens = dir.join("golden");
+            c.cases = dir.join("cases");
+        },
+    )
+    .unwrap();
+    let golden_rows: Vec<_> = again
+        .rows
+        .iter()
+        .filter(|r| r.check == "render_matches_golden")
+        .collect();
+    assert_eq!(golden_rows.len(), again.adapters.len());
+    for r in golden_rows {
+        assert_eq!(r.outcome.status, Status::Pass, "{}", r.outcome.message);
+        assert!(r.outcome.message.is_empty(), "{}", r.outcome.message);
+    }
+    assert!(again.write_review(root(), &reports).unwrap().is_none());
+    let o = skinproof(&["review", "--reports", reports_arg], &[]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no review page"));
+}
+
+/// A copy of the composed example (entry module, profile, `composed/` modules) in `dir`, with one
+/// edit in `file`; the edit must apply. Returns the entry module's path.
+fn composed_copy(dir: &Path, file: &str, from: &str, to: &str) -> PathBuf {
+    let examples = root().join("shaders/examples");
+    std::fs::create_dir_all(dir.join("composed")).unwrap();
+    let mut files = vec![
+        "composed_skinning.wgsl".to_string(),
+        "composed_skinning.profile.yaml".to_string(),
+    ];
+    for m in std::fs::read_dir(examples.join("composed")).unwrap() {
+        let name = m.unwrap().file_name().to_string_lossy().into_owned();
+        files.push(format!("composed/{name}"));
+    }
+    assert!(files.iter().any(|f| f == file), "no {file} in the example");
+    for f in &files {
+        let mut text = std::fs::read_to_string(examples.join(f)).unwrap();
+        if f == file {
+            assert!(text.contains(from), "{f} no longer has `{from}`");
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(dir.join(f), text).unwrap();
+    }
+    dir.join("composed_skinning.wgsl")
+}
+
+/// The define that switches skinning on is what the numbers hang on: the composed example with
+/// `SKINNING: false` draws the bind pose and fails posed_matches_cpu.
+#[test]
+fn a_composed_shader_with_skinning_defined_off_fails_the_posed_comparison() {
+    let dir = scratch("composed_skinning_off");
+    let shader = composed_copy(
+        &dir,
+        "composed_skinning.profile.yaml",
+        "SKINNING: true",
+        "SKINNING: false",
+    );
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+        return;
+    };
+    assert!(
+        report
+            .validation
+            .as_ref()
+            .is_some_and(|v| !v.status.fails()),
+        "{:?}",
+        report.validation
+    );
+    let failed = failing(&report, "posed_matches_cpu");
+    assert!(
+        failed.len() >= 2
+            && failed
+                .iter()
+                .all(|r| r.outcome.message.contains("max abs error")),
+        "posed_matches_cpu should fail with the error: {:?}",
+        failed
+            .iter()
+            .map(|r| &r.outcome.message)
+            .collect::<Vec<_>>()
+    );
+}
+
+/// A composition error fails `shader::validates` with the module file, line and column, not a
+/// place in the composed text: a missing import, an unknown define, a parse error in a module.
+#[test]
+fn composition_errors_fail_validation_naming_the_module() {
+    for (name, file, from, to, names) in [
+        (
+            "missing_import",
+            "composed/blend.wgsl",
+            "#import skin::palette::joint_matrix",
+            "#import skin::palettes::joint_matrix",
+            "blend.wgsl:3:",
+        ),
+        (
+            "unknown_define",
+            "composed/blend.wgsl",
+            "#ifdef SKINNING",
+            "#ifdef SKINING",
+            "blend.wgsl:7:8",
+        ),
+        (
+            "module_parse_error",
+            "composed/palette.wgsl",
+            "return joint_matrices[j];",
+            "return joint_matrices[j]",
+            "palette.wgsl:7:",
+        ),
+    ] {
+        let dir = scratch(&format!("composition_{name}"));
+        let shader = composed_copy(&dir, file, from, to);
+        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())])
+        else {
+            return;
+        };
+        let v = report.validation.expect("a validation row");
+        assert!(v.status.fails(), "{name}: validated");
+        assert!(
+            v.message.contains(&format!("composed/{names}")),
+            "{name}: the message does not name composed/{names}: {}",
+            v.message
         );
     }
 }

@@ -12,7 +12,8 @@ use skinproof::property;
 use skinproof::shader::Shader;
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(skinproof::config::project_root)
 }
 
 /// Whether a missing adapter must fail rather than skip (a bad setting counts as required).
@@ -28,10 +29,23 @@ fn no_adapter(reason: &str) {
 
 #[test]
 fn the_default_cases_kill_the_shader_mutants_on_every_adapter() {
+    assert_kills("shaders/skinning.wgsl", "mutants");
+}
+
+/// The kinds of normal and tangent skinning (the plain blended matrix, the renormalisation
+/// dropped, the handedness lost) on the example that skins both: the default cases kill them.
+#[test]
+fn the_default_cases_kill_the_normal_mutants_on_every_adapter() {
+    assert_kills("shaders/examples/skinning_normals.wgsl", "mutants-normals");
+}
+
+/// Runs the mutation check on `shader` with the default cases and asserts the kill rate of
+/// `mutation.toml` on every adapter; the report goes to `target/<folder>/`.
+fn assert_kills(shader: &str, folder: &str) {
     let start = Instant::now();
     let min = mutate::min_kill_rate(root()).unwrap();
-    let report = mutate::run(root(), &root().join("shaders/skinning.wgsl"), None, 2);
-    let dir = root().join("target").join("mutants");
+    let report = mutate::run(root(), &root().join(shader), None, 2);
+    let dir = root().join("target").join(folder);
     let _ = std::fs::create_dir_all(&dir);
     let md = report.markdown();
     let _ = std::fs::write(dir.join("REPORT.md"), &md);

@@ -1,5 +1,6 @@
-//! The CPU tiers: copy floors, static transform, 1- and 4-influence skinning on the fast path and
-//! the reference oracle at 10k, 200k and 2M vertices, with steadiness and the core clock.
+//! The CPU tiers: static transform, 1- and 4-influence skinning on the fast path and the reference
+//! oracle at 10k, 200k and 2M vertices, each fast row beside its own bounds (`bound`), with memcpy
+//! for context, steadiness, the core clock and the FMA peak.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -7,7 +8,8 @@ use std::time::Instant;
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::fast::{self, AlignedPalette, Isa};
+use super::bound::{arithmetic_ms, binding, Binding, FmaPeak};
+use super::fast::{self, AlignedPalette, Isa, Kernel};
 use super::measure::{measure_interleaved, Plan, Stats};
 use super::{bent_chain, clock, cpu_model, Mode};
 use crate::reference;
@@ -27,8 +29,29 @@ pub struct CpuRow {
     pub ns_per_vertex: f64,
     /// Median over the static transform's median at the same vertex count.
     pub vs_static: Option<f64>,
-    /// Median over the row's copy floor at the same vertex count (static: 24 B, skinning: 48 B).
-    pub vs_floor: Option<f64>,
+    /// Bytes the row's kernel reads per vertex (its input slices), where it has a memory bound.
+    #[serde(default)]
+    pub read_bytes: Option<usize>,
+    /// Bytes it writes per vertex.
+    #[serde(default)]
+    pub written_bytes: Option<usize>,
+    /// Its floating-point operations per vertex, counted from its code (`fast::flops_per_vertex`).
+    #[serde(default)]
+    pub flops_per_vertex: Option<u32>,
+    /// Median of the streaming loop with the row's traffic, alignment, stores and threads, sampled
+    /// in turn with it (`fast::stream_with`).
+    #[serde(default)]
+    pub memory_bound_ms: Option<f64>,
+    /// Its flops at the core's measured FMA peak, on as many cores as threads.
+    #[serde(default)]
+    pub arithmetic_bound_ms: Option<f64>,
+    /// The larger bound, the one that binds.
+    #[serde(default)]
+    pub binds: Option<Binding>,
+    /// The row over its binding bound: the median over the sampling rounds of the row's sample
+    /// over the larger bound in the same round (`bound::binding`).
+    #[serde(default)]
+    pub vs_bound: Option<f64>,
 }
 
 /// The CPU tiers of one run.
@@ -51,6 +74,9 @@ pub struct CpuBench {
     /// dependent adds sampled with every tier's rows. None where no chain is written.
     #[serde(default)]
     pub clock_ghz: Option<f64>,
+    /// The core's FMA throughput per SIMD kernel family, sampled with every tier's rows.
+    #[serde(default)]
+    pub fma_peaks: Vec<FmaPeak>,
     /// Wall time of the whole CPU tier benchmark (data building included), ms.
     pub wall_ms: f64,
 }
@@ -84,8 +110,8 @@ impl CpuBench {
 
 /// The vertex counts of the CPU tiers.
 pub const TIERS: [usize; 3] = [10_000, 200_000, 2_000_000];
-pub(super) const FLOOR24: &str = "copy floor 24 B";
-pub(super) const FLOOR48: &str = "copy floor 48 B";
+pub(super) const COPY24: &str = "memcpy 24 B (context)";
+pub(super) const COPY48: &str = "memcpy 48 B (context)";
 pub(super) const STATIC: &str = "static transform";
 pub(super) const SKIN1: &str = "skinning, 1 influence";
 pub(super) const SKIN4: &str = "skinning, 4 influences";
@@ -97,12 +123,17 @@ const CHAIN_JOINTS: usize = 64;
 /// so that its time depends on the core alone, not on memory.
 pub(super) const STEADY_VERTICES: usize = 4096;
 
-/// The CPU tiers at 10k, 200k and 2M vertices: copy floors, static transform, 1- and 4-influence
-/// skinning (fast path, 1 and 2 threads) and the reference oracle. `Mode::Off` returns no rows.
+/// The CPU tiers at 10k, 200k and 2M vertices: static transform, 1- and 4-influence skinning
+/// (fast path, 1 and 2 threads) and the reference oracle, each fast row with its memory and
+/// arithmetic bounds, and memcpy rows for context. `Mode::Off` returns no rows.
 pub fn cpu_tiers(mode: Mode) -> CpuBench {
     let start = Instant::now();
     let plan = Plan::of(mode);
     let isa = Isa::best();
+    let simd: Vec<Isa> = Isa::supported()
+        .into_iter()
+        .filter(|i| fast::peak_flops(*i).is_some())
+        .collect();
     let mut bench = CpuBench {
         mode,
         cpu: cpu_model(),
@@ -112,6 +143,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         rows: Vec::new(),
         steadiness: Vec::new(),
         clock_ghz: None,
+        fma_peaks: Vec::new(),
         wall_ms: 0.0,
     };
     if mode == Mode::Off {
@@ -129,55 +161,28 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
     let mut steady_out = vec![[0f32; 3]; STEADY_VERTICES];
     let mut steady: Vec<(usize, Stats)> = Vec::new();
     let mut chain_fastest = f64::INFINITY;
+    let mut peak_fastest = vec![f64::INFINITY; simd.len()];
+    let mut timed: Vec<(usize, Job, Stats)> = Vec::new();
     for (t, &n) in TIERS.iter().enumerate() {
         let largest = t == TIERS.len() - 1;
         // 4 influences: a tent of radius 2 over the nearest joints, so nearly every vertex has 4 nonzero weights.
         let mesh = strip(CHAIN_JOINTS, 1.0, n, 0.5, 4);
+        let weights: &[[u32; 4]] = bytemuck::cast_slice(&mesh.weights);
+        let wide: [&[[u32; 4]]; 2] = [&mesh.joints, weights];
         let mut out = vec![[0f32; 3]; n];
-        // Every row of a tier is one job of one interleaved measurement.
-        let two = n >= 2 * fast::MIN_VERTICES_PER_THREAD;
-        let mut jobs = vec![Job::Copy(24, 1), Job::Copy(48, 1)];
-        if two {
-            // The same copy on two threads, halves each: the machine's own two-thread memory scaling.
-            jobs.push(Job::Copy(48, 2));
-        }
-        jobs.extend([Job::Static, Job::Skin1, Job::Skin4(1)]);
-        // fast::skin runs small meshes on one thread whatever it is asked: no 2-thread row there.
-        if two {
-            jobs.push(Job::Skin4(2));
-        }
-        if plan.per_kernel && n == TIERS[1] {
-            jobs.extend(Isa::supported().into_iter().map(Job::Kernel));
-        }
-        if !largest || plan.oracle_at_largest {
-            jobs.push(Job::Oracle);
-        }
-        jobs.push(Job::Steady);
-        if clock::MEASURED {
-            jobs.push(Job::Clock);
-        }
+        let jobs = tier_jobs(&plan, n, largest, isa, &simd);
         let src24 = vec![1u8; 24 * n];
         let mut dst24 = vec![0u8; 24 * n];
         let src48 = vec![1u8; 48 * n];
         let mut dst48 = vec![0u8; 48 * n];
         let stats = measure_interleaved(&plan, jobs.len(), |job| match jobs[job] {
-            Job::Copy(bytes, threads) => {
+            Job::Copy(bytes) => {
                 let (src, dst) = if bytes == 24 {
                     (&src24, &mut dst24)
                 } else {
                     (&src48, &mut dst48)
                 };
-                if threads == 1 {
-                    dst.copy_from_slice(black_box(src));
-                } else {
-                    let half = dst.len() / 2;
-                    let (d1, d2) = dst.split_at_mut(half);
-                    let (s1, s2) = src.split_at(half);
-                    std::thread::scope(|scope| {
-                        scope.spawn(|| d1.copy_from_slice(black_box(s1)));
-                        d2.copy_from_slice(black_box(s2));
-                    });
-                }
+                dst.copy_from_slice(black_box(src));
                 black_box(dst);
             }
             Job::Static => {
@@ -211,6 +216,11 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
                 );
                 black_box(&mut out);
             }
+            Job::Stream(b) => {
+                let w = &wide[..b.wide];
+                fast::stream_with(b.isa, black_box(&mesh.positions), w, &mut out, b.threads);
+                black_box(&mut out);
+            }
             Job::Oracle => {
                 black_box(reference::skin(&palette, black_box(&mesh)));
             }
@@ -219,45 +229,130 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
                 black_box(&mut steady_out);
             }
             Job::Clock => clock::add_chain(clock::CHAIN_ADDS),
+            Job::Peak(k) => fast::fma_peak(k),
         });
-        let mut rows: Vec<(&str, usize, Stats)> = Vec::new();
-        for (job, s) in jobs.iter().zip(stats) {
+        for (&job, s) in jobs.iter().zip(stats) {
             match job {
                 Job::Steady => steady.push((n, s)),
                 Job::Clock => chain_fastest = chain_fastest.min(s.min),
-                _ => rows.extend(job.tier().map(|tier| (tier, job.threads(), s))),
+                Job::Peak(k) => {
+                    let i = simd.iter().position(|i| *i == k).unwrap_or(0);
+                    peak_fastest[i] = peak_fastest[i].min(s.min);
+                }
+                _ => timed.push((n, job, s)),
             }
         }
-        // A row's floor is the copy on as many threads, where the tier has one.
-        let median_of = |name: &str, threads: usize| {
-            let on = |t: usize| rows.iter().find(|r| r.0 == name && r.1 == t);
-            on(threads).or_else(|| on(1)).map(|r| r.2.median)
-        };
-        let stat = median_of(STATIC, 1);
-        for (name, threads, s) in &rows {
-            let floor = match *name {
-                FLOOR24 | FLOOR48 => None,
-                STATIC => median_of(FLOOR24, *threads),
-                _ => median_of(FLOOR48, *threads),
-            };
-            bench.rows.push(CpuRow {
-                tier: name.to_string(),
+    }
+    bench.clock_ghz = clock::ghz(chain_fastest);
+    bench.fma_peaks = simd
+        .iter()
+        .zip(&peak_fastest)
+        .filter_map(|(&k, &secs)| {
+            let gflops = fast::peak_flops(k)? / secs / 1e9;
+            gflops.is_finite().then(|| FmaPeak {
+                isa: k.name().to_string(),
+                gflops,
+                flops_per_cycle: bench.clock_ghz.map(|c| gflops / c),
+            })
+        })
+        .collect();
+    bench.rows = rows(&timed, &bench.fma_peaks);
+    bench.steadiness = steadiness(&steady);
+    bench.wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    bench
+}
+
+/// The jobs of one tier, all sampled in turn: its rows, the memory bound of each fast row
+/// (the streaming loop with its traffic, kernel family and threads), and the jobs behind the
+/// lines under the table (steadiness, clock, FMA peaks).
+fn tier_jobs(plan: &Plan, n: usize, largest: bool, isa: Isa, simd: &[Isa]) -> Vec<Job> {
+    let mut rows = vec![Job::Copy(24), Job::Copy(48), Job::Static, Job::Skin1];
+    rows.push(Job::Skin4(1));
+    // fast::skin runs small meshes on one thread whatever it is asked: no 2-thread row there.
+    if n >= 2 * fast::MIN_VERTICES_PER_THREAD {
+        rows.push(Job::Skin4(2));
+    }
+    if plan.per_kernel && n == TIERS[1] {
+        rows.extend(Isa::supported().into_iter().map(Job::Kernel));
+    }
+    if !largest || plan.oracle_at_largest {
+        rows.push(Job::Oracle);
+    }
+    // Each bound is sampled right after the first row it bounds, so that the two samples of a
+    // round are taken close together.
+    let mut jobs: Vec<Job> = Vec::new();
+    for row in rows {
+        jobs.push(row);
+        if let Some(b) = row.bound(isa) {
+            if !jobs.contains(&Job::Stream(b)) {
+                jobs.push(Job::Stream(b));
+            }
+        }
+    }
+    jobs.push(Job::Steady);
+    if clock::MEASURED {
+        jobs.push(Job::Clock);
+    }
+    jobs.extend(simd.iter().map(|&k| Job::Peak(k)));
+    jobs
+}
+
+/// The table's rows from the timed jobs (vertex count, job, statistics): each fast row with its
+/// bounds, the memory bounds as rows of their own.
+fn rows(timed: &[(usize, Job, Stats)], peaks: &[FmaPeak]) -> Vec<CpuRow> {
+    let isa = Isa::best();
+    let stats = |n: usize, want: Job| {
+        timed
+            .iter()
+            .find(|(m, job, _)| *m == n && *job == want)
+            .map(|(_, _, s)| s)
+    };
+    let median = |n: usize, want: Job| stats(n, want).map(|s| s.median * 1e3);
+    timed
+        .iter()
+        .map(|(n, job, s)| {
+            let (n, job) = (*n, *job);
+            let median_ms = s.median * 1e3;
+            let bound = job.bound(isa);
+            let traffic = bound
+                .or(match job {
+                    Job::Stream(b) => Some(b),
+                    _ => None,
+                })
+                .map(|b| fast::traffic(b.wide));
+            let flops = job
+                .kernel(isa)
+                .and_then(|(k, i)| fast::flops_per_vertex(k, i));
+            let memory = bound.and_then(|b| stats(n, Job::Stream(b)));
+            let memory_bound_ms = memory.map(|m| m.median * 1e3);
+            let arithmetic_bound_ms = job.kernel(isa).and_then(|(k, i)| {
+                let peak = peaks.iter().find(|p| p.isa == i.name())?;
+                let flops = fast::flops_per_vertex(k, i)?;
+                Some(arithmetic_ms(flops, n, job.threads(), peak.gflops))
+            });
+            let memory = memory.map(|m| m.per_call.as_slice());
+            let arithmetic = arithmetic_bound_ms.map(|a| a * 1e-3);
+            let bind = bound.and(binding(&s.per_call, memory, arithmetic));
+            CpuRow {
+                tier: job.tier(),
                 vertices: n,
-                threads: *threads,
+                threads: job.threads(),
                 samples: s.samples,
-                median_ms: s.median * 1e3,
+                median_ms,
                 min_ms: s.min * 1e3,
                 max_ms: s.max * 1e3,
                 ns_per_vertex: s.median * 1e9 / n as f64,
-                vs_static: stat.map(|st| s.median / st),
-                vs_floor: floor.map(|f| s.median / f),
-            });
-        }
-    }
-    bench.steadiness = steadiness(&steady);
-    bench.clock_ghz = clock::ghz(chain_fastest);
-    bench.wall_ms = start.elapsed().as_secs_f64() * 1e3;
-    bench
+                vs_static: median(n, Job::Static).map(|st| median_ms / st),
+                read_bytes: traffic.map(|t| t.0),
+                written_bytes: traffic.map(|t| t.1),
+                flops_per_vertex: flops,
+                memory_bound_ms,
+                arithmetic_bound_ms,
+                binds: bind.map(|b| b.0),
+                vs_bound: bind.map(|b| b.1),
+            }
+        })
+        .collect()
 }
 
 /// Each tier's steadiness from the in-cache job's statistics per tier (vertex count, per call).
@@ -268,62 +363,105 @@ fn steadiness(per_tier: &[(usize, Stats)]) -> Vec<Steadiness> {
         .fold(f64::INFINITY, f64::min);
     per_tier
         .iter()
-        .map(|&(vertices, s)| Steadiness {
-            vertices,
+        .map(|(vertices, s)| Steadiness {
+            vertices: *vertices,
             median_ns_per_vertex: s.median * 1e9 / STEADY_VERTICES as f64,
             vs_fastest: s.median / fastest,
         })
         .collect()
 }
 
+/// The streaming loop that bounds a row: its 16-byte input streams beside the positions (0: the
+/// static transform's traffic, 1: joints too, 2: joints and weights), kernel family and threads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct StreamJob {
+    wide: usize,
+    isa: Isa,
+    threads: usize,
+}
+
 /// One row of a CPU tier, as timed.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Job {
-    /// A memcpy of this many bytes per vertex, on 1 or 2 threads.
-    Copy(usize, usize),
+    /// A memcpy of this many bytes per vertex: context only.
+    Copy(usize),
     Static,
     Skin1,
     /// 4-influence skinning with the best kernel, on this many threads.
     Skin4(usize),
     /// 4-influence skinning with this kernel, one thread.
     Kernel(Isa),
+    /// The memory bound of the rows with this traffic, kernel family and threads.
+    Stream(StreamJob),
     Oracle,
     /// The in-cache job behind [`Steadiness`]: not a row of the table.
     Steady,
     /// The add chain behind [`CpuBench::clock_ghz`]: not a row of the table.
     Clock,
+    /// The FMA loop behind [`CpuBench::fma_peaks`]: not a row of the table.
+    Peak(Isa),
 }
 
 impl Job {
-    /// The job's row in the table; None for the jobs that only inform a line below it.
-    fn tier(self) -> Option<&'static str> {
-        Some(match self {
-            Job::Copy(24, _) => FLOOR24,
-            Job::Copy(_, _) => FLOOR48,
-            Job::Static => STATIC,
-            Job::Skin1 => SKIN1,
-            Job::Skin4(_) => SKIN4,
-            Job::Kernel(k) => kernel_tier(k),
-            Job::Oracle => ORACLE,
-            Job::Steady | Job::Clock => return None,
-        })
+    /// The job's row in the table.
+    fn tier(self) -> String {
+        match self {
+            Job::Copy(24) => COPY24.into(),
+            Job::Copy(_) => COPY48.into(),
+            Job::Static => STATIC.into(),
+            Job::Skin1 => SKIN1.into(),
+            Job::Skin4(_) => SKIN4.into(),
+            Job::Kernel(k) => format!("{SKIN4}, {} kernel", k.name()),
+            Job::Stream(b) => {
+                let (read, written) = fast::traffic(b.wide);
+                format!(
+                    "{}, {} kernel",
+                    memory_bound_tier(read, written),
+                    b.isa.name()
+                )
+            }
+            Job::Oracle => ORACLE.into(),
+            Job::Steady => "steadiness".into(),
+            Job::Clock => "clock".into(),
+            Job::Peak(k) => format!("FMA peak, {}", k.name()),
+        }
     }
 
     fn threads(self) -> usize {
         match self {
-            Job::Copy(_, t) | Job::Skin4(t) => t,
+            Job::Skin4(t) => t,
+            Job::Stream(b) => b.threads,
             _ => 1,
+        }
+    }
+
+    /// The streaming loop that bounds the row, for the fast rows (`isa`: the best kernel).
+    fn bound(self, isa: Isa) -> Option<StreamJob> {
+        let (wide, isa, threads) = match self {
+            Job::Static => (0, isa, 1),
+            Job::Skin1 => (1, isa, 1),
+            Job::Skin4(t) => (2, isa, t),
+            Job::Kernel(k) => (2, k, 1),
+            _ => return None,
+        };
+        Some(StreamJob { wide, isa, threads })
+    }
+
+    /// The kernel and family whose flops the row runs.
+    fn kernel(self, isa: Isa) -> Option<(Kernel, Isa)> {
+        match self {
+            Job::Static => Some((Kernel::Static, isa)),
+            Job::Skin1 => Some((Kernel::Skin1, isa)),
+            Job::Skin4(_) => Some((Kernel::Skin4, isa)),
+            Job::Kernel(k) => Some((Kernel::Skin4, k)),
+            _ => None,
         }
     }
 }
 
-/// The tier name of a per-kernel 4-influence row.
-fn kernel_tier(isa: Isa) -> &'static str {
-    match isa {
-        Isa::Portable => "skinning, 4 influences, portable kernel",
-        Isa::Avx2Fma => "skinning, 4 influences, avx2+fma kernel",
-        Isa::Avx512F => "skinning, 4 influences, avx512f kernel",
-    }
+/// The tier name of a memory bound row with this traffic per vertex.
+pub(super) fn memory_bound_tier(read: usize, written: usize) -> String {
+    format!("memory bound, {read} B read + {written} B written")
 }
 
 #[cfg(test)]
@@ -337,6 +475,7 @@ mod tests {
             min,
             max: median * 2.0,
             samples: 5,
+            per_call: vec![min, median, median * 2.0],
         };
         // The 2M tier was slow throughout: its own min says nothing, the run's fastest sample does.
         let per_tier = [

@@ -1,9 +1,9 @@
-//! The benchmark tables in Markdown for the report: CPU tiers with their speedup, steadiness and
-//! cycles lines, and the palette builds.
+//! The benchmark tables in Markdown for the report: CPU tiers with their bounds, speedup,
+//! steadiness and cycles lines, the bounds of several machines, and the palette builds.
 
 use std::fmt::Write as _;
 
-use super::cpu::{CpuBench, FLOOR48, SKIN4, STATIC, STEADY_VERTICES, TIERS};
+use super::cpu::{memory_bound_tier, CpuBench, CpuRow, SKIN4, STATIC, STEADY_VERTICES, TIERS};
 use super::fast;
 use super::palette_build::PaletteRow;
 
@@ -67,6 +67,87 @@ fn cycles_line(cpu: &CpuBench) -> Option<String> {
     })
 }
 
+/// A bound in ms, or "-".
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), sig)
+}
+
+/// The bound columns of a row: memory bound, arithmetic bound, vs bound, which binds.
+fn bound_cells(r: &CpuRow) -> String {
+    format!(
+        "{} | {} | {} | {}",
+        ms(r.memory_bound_ms),
+        ms(r.arithmetic_bound_ms),
+        ratio(r.vs_bound),
+        r.binds.map_or("-", |b| b.name())
+    )
+}
+
+/// How the bounds are made, with this run's FMA peaks and flop counts.
+fn bounds_line(cpu: &CpuBench) -> String {
+    let peaks: Vec<String> = cpu
+        .fma_peaks
+        .iter()
+        .map(|p| {
+            let per_cycle = p
+                .flops_per_cycle
+                .map_or(String::new(), |c| format!(", {c:.1} per cycle"));
+            format!("{} {:.1} GFLOP/s{per_cycle}", p.isa, p.gflops)
+        })
+        .collect();
+    let mut flops: Vec<String> = Vec::new();
+    for r in &cpu.rows {
+        if let Some(f) = r.flops_per_vertex {
+            let s = format!("{} {f}", r.tier);
+            if !flops.contains(&s) {
+                flops.push(s);
+            }
+        }
+    }
+    format!(
+        "Bounds: memory = a streaming loop moving exactly the row's bytes per vertex (its own input and \
+         output slices, so the same alignment; the same kernel family, stores and threads), sampled in \
+         turn with the row; arithmetic = the row's flops per vertex, counted from its kernel ({}), at one \
+         core's FMA peak per thread (independent FMAs, fastest sample: {}). vs bound = the median over \
+         the sampling rounds of the row's time over the larger bound's in the same round (binds names it: \
+         the larger median); 1.00x would be the bound itself.\n",
+        if flops.is_empty() { "none counted".to_string() } else { flops.join(", ") },
+        if peaks.is_empty() { "not measured".to_string() } else { peaks.join("; ") },
+    )
+}
+
+/// The rows of `cpu` that have bounds, one table (for one machine among several).
+pub fn bounds_markdown(cpu: &CpuBench) -> String {
+    let mut md = String::new();
+    let clock = cpu
+        .clock_ghz
+        .map_or(String::new(), |c| format!(", {c:.2} GHz"));
+    let _ = writeln!(
+        md,
+        "### {} ({} kernel{clock}, {} mode)\n",
+        cpu.cpu,
+        cpu.isa,
+        cpu.mode.name()
+    );
+    let _ = writeln!(md, "{}", bounds_line(cpu));
+    let _ = writeln!(
+        md,
+        "| tier | vertices | threads | median (ms) | memory bound (ms) | arithmetic bound (ms) | vs bound | binds |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for r in cpu.rows.iter().filter(|r| r.binds.is_some()) {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            r.tier,
+            count(r.vertices),
+            r.threads,
+            sig(r.median_ms),
+            bound_cells(r)
+        );
+    }
+    md
+}
+
 /// The two benchmark tables (CPU tiers, palette build) in Markdown, with the thread counts and the CPU.
 pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
     let mut md = String::new();
@@ -76,17 +157,18 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
         md,
         "CPU: {}; {} hardware threads available; rows run on {} thread(s) as the threads column says \
          (2 threads only from {} vertices: below that the fast path keeps one thread); fast kernel: {}. \
-         Copy floor N B = memcpy of N bytes per vertex; vs floor: static against 24 B, skinning against 48 B, each on as many threads as the row. \
-         The rows of a tier are sampled in turn (one sample of each row, then the next), so the ratios compare like with like.\n",
+         The rows of a tier are sampled in turn (one sample of each row, then the next), so the ratios compare like with like. \
+         The memcpy rows (N bytes read and N written per vertex) are context only, no row's bound.\n",
         cpu.cpu,
         cpu.available_threads,
         threads.join(" or "),
         2 * fast::MIN_VERTICES_PER_THREAD,
         cpu.isa
     );
+    let _ = writeln!(md, "{}", bounds_line(cpu));
     let _ = writeln!(
         md,
-        "| tier | vertices | threads | median (ms) | min-max | per vertex (ns) | vs static | vs floor |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| tier | vertices | threads | median (ms) | min-max | per vertex (ns) | vs static | memory bound (ms) | arithmetic bound (ms) | vs bound | binds |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     for r in &cpu.rows {
         let _ = writeln!(
@@ -100,23 +182,35 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
             sig(r.max_ms),
             r.ns_per_vertex,
             ratio(r.vs_static),
-            ratio(r.vs_floor)
+            bound_cells(r)
         );
     }
-    // Two threads against one: for skinning, and for the 48 B copy in the same run, which shows
-    // what this machine's memory allows at all.
+    // Two threads against one: for skinning, and for its memory bound in the same run, which
+    // shows what this machine's memory allows at all.
+    let bound4 = format!(
+        "{}, {} kernel",
+        {
+            let (r, w) = fast::traffic(2);
+            memory_bound_tier(r, w)
+        },
+        cpu.isa
+    );
     let lines = [
-        ("\n2 threads vs 1, 4 influences", SKIN4),
         (
-            "2 threads vs 1, the 48 B copy in the same run (what this machine's memory allows)",
-            FLOOR48,
+            "\n2 threads vs 1, 4 influences".to_string(),
+            SKIN4.to_string(),
+        ),
+        (
+            "2 threads vs 1, its memory bound in the same run (what this machine's memory allows)"
+                .to_string(),
+            bound4,
         ),
     ];
     for (label, tier) in lines {
         let speedups: Vec<String> = TIERS
             .iter()
             .filter_map(|&n| {
-                cpu.speedup(tier, n)
+                cpu.speedup(&tier, n)
                     .map(|s| format!("{} {s:.2}x", count(n)))
             })
             .collect();
@@ -177,7 +271,7 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{CpuRow, Mode, Steadiness};
+    use crate::bench::{Binding, CpuRow, FmaPeak, Mode, Steadiness};
 
     fn row(tier: &str, vertices: usize, threads: usize, median_ms: f64) -> CpuRow {
         CpuRow {
@@ -190,7 +284,13 @@ mod tests {
             max_ms: median_ms * 1.2,
             ns_per_vertex: median_ms * 1e6 / vertices as f64,
             vs_static: Some(2.0),
-            vs_floor: None,
+            read_bytes: Some(44),
+            written_bytes: Some(12),
+            flops_per_vertex: Some(105),
+            memory_bound_ms: Some(median_ms / 1.25),
+            arithmetic_bound_ms: Some(median_ms / 4.0),
+            binds: Some(Binding::Memory),
+            vs_bound: Some(1.25),
         }
     }
 
@@ -209,6 +309,11 @@ mod tests {
                 vs_fastest: 1.36,
             }],
             clock_ghz: Some(3.0),
+            fma_peaks: vec![FmaPeak {
+                isa: "avx2+fma".into(),
+                gflops: 96.0,
+                flops_per_cycle: Some(32.0),
+            }],
             wall_ms: 1234.0,
         };
         let pal = vec![PaletteRow {
@@ -221,12 +326,25 @@ mod tests {
             palette_bytes: 16384,
         }];
         let md = markdown(&cpu, &pal);
-        assert!(md.contains("| tier | vertices | threads | median (ms) | min-max | per vertex (ns) | vs static | vs floor |"));
+        assert!(md.contains("| tier | vertices | threads | median (ms) | min-max | per vertex (ns) | vs static | memory bound (ms) | arithmetic bound (ms) | vs bound | binds |"));
         assert!(
             md.contains(
-                "| skinning, 4 influences | 2M | 2 | 2.50 | 2.25-3.00 | 1.25 | 2.00x | - |"
+                "| skinning, 4 influences | 2M | 2 | 2.50 | 2.25-3.00 | 1.25 | 2.00x | 2.00 | 0.625 | 1.25x | memory |"
             ),
             "{md}"
+        );
+        assert!(
+            md.contains("avx2+fma 96.0 GFLOP/s, 32.0 per cycle")
+                && md.contains("skinning, 4 influences 105"),
+            "{md}"
+        );
+        let one = bounds_markdown(&cpu);
+        assert!(
+            one.contains("### Test CPU 9000 (portable kernel, 3.00 GHz, quick mode)")
+                && one.contains(
+                    "| skinning, 4 influences | 2M | 1 | 4.00 | 3.20 | 1.00 | 1.25x | memory |"
+                ),
+            "{one}"
         );
         assert!(md.contains("Test CPU 9000") && md.contains("1 or 2 thread"));
         assert!(md.contains("2M 1.60x"), "{md}");

@@ -35,13 +35,27 @@ impl Plan {
     }
 }
 
-/// Per-call seconds: median, min, max, samples.
-#[derive(Clone, Copy, Debug)]
+/// Per-call seconds: median, min, max, samples, and each sample in the order taken (sample i of
+/// every job of one measurement was taken in the same round).
+#[derive(Clone, Debug)]
 pub(super) struct Stats {
     pub median: f64,
     pub min: f64,
     pub max: f64,
     pub samples: usize,
+    pub per_call: Vec<f64>,
+}
+
+/// The median of `values` (NaN when empty).
+pub(super) fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => 0.5 * (v[n / 2 - 1] + v[n / 2]),
+    }
 }
 
 /// Warms `f` up, then times `plan.samples` samples of enough calls to last `plan.min_sample` each.
@@ -88,19 +102,13 @@ pub(super) fn measure_interleaved(
 }
 
 /// Median, min and max of per-call seconds.
-fn stats(mut per_call: Vec<f64>) -> Stats {
-    per_call.sort_by(f64::total_cmp);
-    let n = per_call.len();
-    let median = if n % 2 == 1 {
-        per_call[n / 2]
-    } else {
-        0.5 * (per_call[n / 2 - 1] + per_call[n / 2])
-    };
+fn stats(per_call: Vec<f64>) -> Stats {
     Stats {
-        median,
-        min: per_call[0],
-        max: per_call[n - 1],
-        samples: n,
+        median: median(&per_call),
+        min: per_call.iter().copied().fold(f64::INFINITY, f64::min),
+        max: per_call.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        samples: per_call.len(),
+        per_call,
     }
 }
 

@@ -1,17 +1,20 @@
-//! The benchmark tables of the report (never pass/fail tests): the CPU tiers, the palette builds,
-//! and the fast SIMD skinning path and core clock that only they use.
+//! The benchmark tables of the report (never pass/fail tests): the CPU tiers against their own
+//! bounds, the palette builds, and the fast SIMD skinning path and core clock that only they use.
 //!
-//! "Copy floor N B" is a memcpy of N bytes per vertex (N bytes read, N bytes written): 24 B is the
-//! floor of the static transform (12 B read, 12 B written per vertex), 48 B the floor of skinning
-//! (44 B read: position, 4 joints, 4 weights; 12 B written). Every row is warmed up first, then timed
-//! in samples of enough calls to last a minimum time; median, min and max are per call
-//! (`measure.rs`).
+//! Each fast row of the CPU tiers is timed beside its bounds (`bound.rs`): the memory bound, a
+//! streaming loop moving exactly the row's bytes (the skinning's 44 B read: position 12, joints
+//! 16, weights 16; 12 B written; the static transform's 12 and 12) with the same kernel family,
+//! stores and threads; and the arithmetic bound, the row's flops per vertex (counted from the
+//! kernel, `fast::flops_per_vertex`) at the core's FMA peak measured in the run. Every row is
+//! warmed up first, then timed in samples of enough calls to last a minimum time; median, min and
+//! max are per call (`measure.rs`).
 
 use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
 
 use crate::rig::{Pose, Skeleton};
 
+mod bound;
 pub mod clock;
 mod cpu;
 pub mod fast;
@@ -19,8 +22,9 @@ mod markdown;
 mod measure;
 mod palette_build;
 
+pub use bound::{Binding, FmaPeak};
 pub use cpu::{cpu_tiers, CpuBench, CpuRow, Steadiness, TIERS};
-pub use markdown::markdown;
+pub use markdown::{bounds_markdown, markdown};
 pub use palette_build::{palette_build, PaletteRow, PALETTE_JOINTS};
 
 /// The environment variable that selects the benchmark mode.

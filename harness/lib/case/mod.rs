@@ -245,6 +245,10 @@ pub struct Tolerance {
     /// The pose must move some vertex at least this far, or the posed comparison proves nothing.
     #[serde(default = "default_min_displacement")]
     pub min_displacement: f64,
+    /// Largest allowed angle, in degrees, between a GPU-skinned normal or tangent and the CPU's
+    /// (also how far from unit length one may be: the sine of this angle).
+    #[serde(default = "default_max_angle_degrees")]
+    pub max_angle_degrees: f64,
 }
 
 impl Default for Tolerance {
@@ -253,6 +257,7 @@ impl Default for Tolerance {
             max_abs_error: None,
             max_relative_error: None,
             min_displacement: default_min_displacement(),
+            max_angle_degrees: default_max_angle_degrees(),
         }
     }
 }
@@ -365,6 +370,9 @@ fn ones() -> [f64; 3] {
 }
 fn default_min_displacement() -> f64 {
     1e-3
+}
+fn default_max_angle_degrees() -> f64 {
+    0.05
 }
 fn default_size() -> u32 {
     128

@@ -460,10 +460,11 @@ fn model_files() {
 
 #[test]
 fn the_default_cases_load() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+    let root = crate::config::project_root();
+    let dir = root.join("cases");
     for file in crate::suite::case_files(&dir).unwrap() {
         // Relative like the runner's, so model paths resolve the same way.
-        let rel = file.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let rel = file.strip_prefix(&root).unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
         let c = Case::parse(&file, &text, &checks());
         assert!(c.is_ok(), "{}: {}", rel.display(), c.unwrap_err());

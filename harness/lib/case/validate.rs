@@ -309,6 +309,13 @@ fn check_tolerance(t: &Tolerance) -> Checked {
             format!("must be finite and > 0, got {}", t.min_displacement),
         );
     }
+    let a = t.max_angle_degrees;
+    if !(a.is_finite() && a > 0.0 && a < 90.0) {
+        return bad(
+            "tolerance.max_angle_degrees",
+            format!("must be an angle in degrees above 0 and below 90, got {a}"),
+        );
+    }
     Ok(())
 }
 

@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use crate::compare::{self, Metric};
 use crate::file::write_atomic;
 
+mod accept;
 mod workflow;
 
+pub use accept::{accept, AcceptError, Accepted, Candidate};
 pub use workflow::{Adapter, Goldens, Judgement, Settings, Subject, Tolerance};
 
 #[derive(Debug, thiserror::Error)]
@@ -86,7 +88,7 @@ fn write_error(path: &Path, e: impl std::fmt::Display) -> GoldenError {
 }
 
 /// Where a golden came from: written beside it at bless, read back to flag stale goldens.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
     pub adapter: String,
     pub adapter_name: String,
@@ -154,18 +156,30 @@ fn write_sidecar(png: &Path, provenance: &Provenance) -> Result<(), GoldenError>
 
 /// Where the actual and diff images of a mismatch go: `<reports>/diff/<case>--<adapter>.{actual,diff}.png`.
 pub fn artifact_paths(reports: &Path, case: &str, adapter_tag: &str) -> (PathBuf, PathBuf) {
-    let stem = format!("{case}--{}", adapter_tag.replace('/', "-"));
-    let dir = reports.join("diff");
+    let stem = artifact_stem(reports, case, adapter_tag);
     (
-        dir.join(format!("{stem}.actual.png")),
-        dir.join(format!("{stem}.diff.png")),
+        stem.with_extension("actual.png"),
+        stem.with_extension("diff.png"),
     )
 }
 
-/// Removes the actual and diff images of one case and adapter, if there are any.
+/// Where the FLIP heat map of a mismatch goes: `<reports>/diff/<case>--<adapter>.flip.png`.
+pub fn flip_map_path(reports: &Path, case: &str, adapter_tag: &str) -> PathBuf {
+    artifact_stem(reports, case, adapter_tag).with_extension("flip.png")
+}
+
+/// `<reports>/diff/<case>--<adapter>` (an adapter's `/` as `-`), to which each artifact adds its
+/// extension; a `.` in the case name stays in the stem.
+fn artifact_stem(reports: &Path, case: &str, adapter_tag: &str) -> PathBuf {
+    reports
+        .join("diff")
+        .join(format!("{case}--{}.x", adapter_tag.replace('/', "-")))
+}
+
+/// Removes the actual, diff and FLIP images of one case and adapter, if there are any.
 pub fn clear_artifacts(reports: &Path, case: &str, adapter_tag: &str) {
     let (actual, diff) = artifact_paths(reports, case, adapter_tag);
-    for p in [actual, diff] {
+    for p in [actual, diff, flip_map_path(reports, case, adapter_tag)] {
         // Absent is the usual case; a file that cannot go is left for the next run.
         let _ = std::fs::remove_file(p);
     }
@@ -176,14 +190,27 @@ pub fn clear_artifacts(reports: &Path, case: &str, adapter_tag: &str) {
 /// the shader and the cases (`Config::rerun_env`). `--exact` with the whole trial name: a bare
 /// filter is a substring, and `two_joints` would bless `bend_two_joints` too.
 pub fn bless_command(env: &str, mode: &str, case: &str, tag: &str) -> String {
-    let trial = shell_quote(&format!("{case}::render_matches_golden [{tag}]"));
+    let trial = shell_quote(&trial_name(case, tag));
     format!(
         "{env}SKINPROOF_BLESS={mode} cargo test --release --test conformance -- --exact {trial}"
     )
 }
 
+/// The trial name of the golden comparison of one case on one adapter, as the runner names it.
+pub fn trial_name(case: &str, tag: &str) -> String {
+    format!("{case}::render_matches_golden [{tag}]")
+}
+
+/// The `skinproof accept` command that writes this trial's actual image as its golden.
+pub fn accept_command(case: &str, tag: &str) -> String {
+    format!(
+        "cargo run --release --bin skinproof -- accept --exact {}",
+        shell_quote(&trial_name(case, tag))
+    )
+}
+
 /// `text` in single quotes for a POSIX shell.
-fn shell_quote(text: &str) -> String {
+pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
@@ -202,19 +229,65 @@ pub struct Review {
     pub flip_percentile: f64,
     /// Why the golden may be stale, if it may.
     pub stale: Option<String>,
+    /// The FLIP error map as a heat map (magma ramp), relative to the reports folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flip_map: Option<String>,
+    /// The case file, relative to the project root, for `skinproof accept`'s staleness check.
+    #[serde(default)]
+    pub case_file: String,
+    /// What a golden blessed from this render records: the shader's and the case's SHA-256 at
+    /// run time, the adapter and the versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// The golden's sidecar as it was at run time, to show what changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<Provenance>,
+    /// Whether only coverage was compared (a shader of its own colour): its actual image is a
+    /// mask, never a golden.
+    #[serde(default)]
+    pub coverage_only: bool,
+    /// The command that blesses this golden by running the trial again.
+    #[serde(default)]
+    pub bless: String,
 }
 
-/// FLIP mean and the value at `percentile` (0-1) of the error map between two same-size images.
-pub fn flip(expected: &RgbaImage, actual: &RgbaImage, percentile: f64) -> (f64, f64) {
+/// The FLIP error map between two same-size images; `None` for sizes that differ.
+fn flip_error(expected: &RgbaImage, actual: &RgbaImage) -> Option<nv_flip::FlipImageFloat> {
     if expected.dimensions() != actual.dimensions() {
-        return (1.0, 1.0);
+        return None;
     }
     let rgb =
         |img: &RgbaImage| -> Vec<u8> { img.pixels().flat_map(|p| [p[0], p[1], p[2]]).collect() };
     let (w, h) = expected.dimensions();
     let reference = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(expected));
     let test = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(actual));
-    let error = nv_flip::flip(reference, test, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
+    Some(nv_flip::flip(
+        reference,
+        test,
+        nv_flip::DEFAULT_PIXELS_PER_DEGREE,
+    ))
+}
+
+/// The FLIP error map of two same-size images as a heat map, FLIP's own magma ramp (black for
+/// no error, through purple and orange, to pale yellow for the largest); `None` for sizes that
+/// differ.
+pub fn flip_heat_map(expected: &RgbaImage, actual: &RgbaImage) -> Option<RgbaImage> {
+    let error = flip_error(expected, actual)?;
+    let rgb = error.apply_color_lut(&nv_flip::magma_lut());
+    let (w, h) = (rgb.width(), rgb.height());
+    let rgba: Vec<u8> = rgb
+        .to_vec()
+        .chunks_exact(3)
+        .flat_map(|p| [p[0], p[1], p[2], 255])
+        .collect();
+    RgbaImage::from_raw(w, h, rgba)
+}
+
+/// FLIP mean and the value at `percentile` (0-1) of the error map between two same-size images.
+pub fn flip(expected: &RgbaImage, actual: &RgbaImage, percentile: f64) -> (f64, f64) {
+    let Some(error) = flip_error(expected, actual) else {
+        return (1.0, 1.0);
+    };
     let mut pool = nv_flip::FlipPool::from_image(&error);
     (
         pool.mean() as f64,
@@ -416,7 +489,7 @@ mod tests {
 
     #[test]
     fn versions_come_from_the_lockfile() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = &crate::config::project_root();
         assert!(locked_version(root, "wgpu").starts_with("30."));
     }
 }

@@ -7,8 +7,8 @@ use std::sync::{Mutex, OnceLock};
 use image::RgbaImage;
 
 use super::{
-    artifact_paths, bless_command, load, measure, path, sha256, write_png, write_sidecar, Bless,
-    GoldenError, Metric, Provenance, Review,
+    artifact_paths, bless_command, flip_heat_map, flip_map_path, load, measure, path, sha256,
+    write_png, write_sidecar, Bless, GoldenError, Metric, Provenance, Review,
 };
 use crate::compare::ImageDiff;
 
@@ -72,6 +72,8 @@ pub struct Subject<'a> {
     pub stem: &'a str,
     /// The case file's text, whose SHA-256 the provenance records.
     pub case_source: &'a str,
+    /// The case file, relative to the project root, as the review records it.
+    pub case_file: &'a Path,
     pub adapter: Adapter<'a>,
     pub tolerance: Tolerance,
     /// The render; for a shader whose colour is its own, its coverage (see [`super::coverage`]).
@@ -111,6 +113,13 @@ impl Judgement {
         self.review = Some(review);
         self
     }
+}
+
+/// The images a mismatch with an existing golden leaves for review: the per-channel diff and the
+/// FLIP heat map (none where the sizes differ).
+struct Evidence {
+    diff: RgbaImage,
+    flip: Option<RgbaImage>,
 }
 
 /// The figures of a comparison with an existing golden.
@@ -222,6 +231,7 @@ impl Goldens {
             Err(_) => None,
         };
         let t = &subject.tolerance;
+        let previous = Provenance::load(&golden.png);
         let mut review = Review {
             golden: golden.shown.clone(),
             actual: None,
@@ -232,8 +242,15 @@ impl Goldens {
             flip_mean: 0.0,
             flip_percentile_value: 0.0,
             flip_percentile: t.flip_percentile,
-            stale: Provenance::load(&golden.png)
+            stale: previous
+                .as_ref()
                 .and_then(|p| p.staleness(&self.shader_sha256, &golden.case_sha256)),
+            flip_map: None,
+            case_file: subject.case_file.display().to_string(),
+            provenance: Some(self.provenance(&golden)),
+            previous,
+            coverage_only: subject.coverage_only,
+            bless: String::new(),
         };
         let forgiven;
         let actual = match &expected {
@@ -260,7 +277,12 @@ impl Goldens {
                     return self.matched(&golden, t.figure(&m), review);
                 }
                 let why = t.why(&m, e, actual, &golden.shown);
-                ((t.figure(&m), why), Some(m.diff.image))
+                let figure = t.figure(&m);
+                let images = Evidence {
+                    diff: m.diff.image,
+                    flip: flip_heat_map(e, actual),
+                };
+                ((figure, why), Some(images))
             }
             None => (
                 (
@@ -280,6 +302,7 @@ impl Goldens {
             return self.write(&golden, verdict);
         }
         let mode = if expected.is_some() { "all" } else { "new" };
+        review.bless = self.command(mode, subject);
         self.mismatch(&golden, verdict, diff_image, review, mode)
     }
 
@@ -305,6 +328,9 @@ impl Goldens {
     /// the PNG stays byte-identical and the stale flag clears.
     fn matched(&self, golden: &Golden, figure: String, mut review: Review) -> Judgement {
         let mut judgement = Judgement::pass(figure);
+        if review.stale.is_some() {
+            review.bless = self.command("all", golden.subject);
+        }
         judgement.message = match (review.stale.clone(), self.bless) {
             (None, _) => String::new(),
             (Some(s), Bless::All) => {
@@ -342,12 +368,13 @@ impl Goldens {
         &self,
         golden: &Golden,
         (figure, why): (String, String),
-        diff_image: Option<RgbaImage>,
+        evidence: Option<Evidence>,
         mut review: Review,
         mode: &str,
     ) -> Judgement {
         let s = golden.subject;
         let (a_path, d_path) = artifact_paths(&self.reports, s.case, s.adapter.tag);
+        let diff_image = evidence.as_ref().map(|e| &e.diff);
         let mut saved = write_png(&a_path, s.actual);
         let in_reports = |p: &Path| {
             p.strip_prefix(&self.reports)
@@ -356,15 +383,20 @@ impl Goldens {
                 .to_string()
         };
         review.actual = Some(in_reports(&a_path));
-        if let Some(d) = &diff_image {
+        if let Some(d) = diff_image {
             saved = saved.and_then(|_| write_png(&d_path, d));
             review.diff = Some(in_reports(&d_path));
+        }
+        if let Some(heat) = evidence.as_ref().and_then(|e| e.flip.as_ref()) {
+            let f_path = flip_map_path(&self.reports, s.case, s.adapter.tag);
+            saved = saved.and_then(|_| write_png(&f_path, heat));
+            review.flip_map = Some(in_reports(&f_path));
         }
         let files = match saved {
             Ok(()) => format!(
                 "actual: {}{}",
                 a_path.display(),
-                diff_image.as_ref().map_or(String::new(), |_| format!(
+                diff_image.map_or(String::new(), |_| format!(
                     "\n  diff:   {}",
                     d_path.display()
                 ))

@@ -73,24 +73,7 @@ pub fn discover(instance: &wgpu::Instance, selection: &Selection) -> Vec<Found> 
             }
         }
         let backend = backend_name(i.backend).to_string();
-        let duplicate = found.iter().any(|f| {
-            let j = f.adapter.get_info();
-            (
-                j.backend,
-                &j.name,
-                j.vendor,
-                j.device,
-                &j.driver,
-                &j.driver_info,
-            ) == (
-                i.backend,
-                &i.name,
-                i.vendor,
-                i.device,
-                &i.driver,
-                &i.driver_info,
-            )
-        });
+        let duplicate = found.iter().any(|f| same(&f.adapter.get_info(), &i));
         if duplicate {
             continue;
         }
@@ -115,6 +98,36 @@ pub fn discover(instance: &wgpu::Instance, selection: &Selection) -> Vec<Found> 
         });
     }
     found
+}
+
+/// Whether two adapter descriptions name the same adapter.
+fn same(i: &wgpu::AdapterInfo, j: &wgpu::AdapterInfo) -> bool {
+    let key = |i: &wgpu::AdapterInfo| {
+        (
+            i.backend,
+            i.name.clone(),
+            i.vendor,
+            i.device,
+            i.driver.clone(),
+            i.driver_info.clone(),
+        )
+    };
+    key(i) == key(j)
+}
+
+/// The same adapter from a new instance, for a fresh device after one was abandoned: a thread
+/// left in the driver may hold what the old instance's devices share (GL has one context per
+/// adapter, and a software driver's shader threads). `None` when it is not found again.
+pub fn again(adapter: &wgpu::Adapter) -> Option<wgpu::Adapter> {
+    let want = adapter.get_info();
+    let selection = Selection {
+        backends: want.backend.into(),
+        name: None,
+    };
+    let instance = instance(&selection);
+    pollster::block_on(instance.enumerate_adapters(selection.backends))
+        .into_iter()
+        .find(|a| same(&a.get_info(), &want))
 }
 
 /// A wgpu instance on the selected backends, with flags from the environment (WGPU_VALIDATION...).

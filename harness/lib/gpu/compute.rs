@@ -11,11 +11,15 @@ pub fn skin(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Vec<[f32; 3]
     skin_guarded(ctx, palette, mesh).map(|s| s.positions)
 }
 
-/// The GPU's skinned positions, and the first way the output broke the contract, if any.
+/// The GPU's skinned positions, and the first way the output broke the contract, if any; the
+/// skinned normals and tangents where the contract has outputs for them (or the first way their
+/// output broke it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Skinned {
     pub positions: Vec<[f32; 3]>,
     pub fault: Option<Fault>,
+    pub normals: Option<Result<Vec<[f32; 4]>, Fault>>,
+    pub tangents: Option<Result<Vec<[f32; 4]>, Fault>>,
 }
 
 /// How a compute output breaks the contract (one invocation per vertex writes `vec4(skinned, 0)`
@@ -63,6 +67,11 @@ const SENTINEL: u32 = 0x7fc0_5eed;
 pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skinned, GpuError> {
     check_limits(ctx, palette.len(), mesh.len())?;
     let compute = ctx.compute()?;
+    ctx.step(format!(
+        "the compute dispatch ({}) of {} vertices",
+        ctx.contract().compute.as_deref().unwrap_or_default(),
+        mesh.len()
+    ));
     ctx.scoped(|| {
         let job = Dispatch::new(ctx, &compute.layouts, palette, mesh)?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -83,6 +92,10 @@ pub struct Dispatch {
     /// Bytes of output read back: the vertices and the guard.
     size: u64,
     readback: wgpu::Buffer,
+    /// The skinned normal and tangent outputs the contract has: (role, output, readback).
+    frames: Vec<(Role, wgpu::Buffer, wgpu::Buffer)>,
+    /// Bytes of each normal or tangent output read back.
+    frame_size: u64,
     vertices: u32,
     /// The workgroups the dispatch runs.
     workgroups: u32,
@@ -129,10 +142,7 @@ type Input = (Role, &'static str, Vec<u8>);
 /// The per-vertex input buffers in the contract's layout: (role, label, bytes). One byte-addressed
 /// buffer, or positions (vec4, w = 0), joints and weights apart, each with the contract's
 /// influence sets one after another per vertex.
-fn vertex_data(
-    contract: &crate::contract::Contract,
-    mesh: &Mesh,
-) -> Result<Vec<Input>, GpuError> {
+fn vertex_data(contract: &crate::contract::Contract, mesh: &Mesh) -> Result<Vec<Input>, GpuError> {
     let sets: Vec<_> = (0..contract.influence_sets)
         .map(|k| mesh.set_data(k))
         .collect();
@@ -212,6 +222,11 @@ impl Dispatch {
             bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
         bound.push((Role::Count, init("count", &count, uniform), count.len()));
+        for (role, label, bytes) in frame_inputs(mesh) {
+            if contract.try_slot(role).is_some() {
+                bound.push((role, init(label, &bytes, storage), bytes.len()));
+            }
+        }
         // The sentinel everywhere: in the vertices' elements until the shader writes them, and in
         // the guard past them.
         let layout = Output::of(contract);
@@ -228,16 +243,44 @@ impl Dispatch {
             size,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
+        // Skinned normals and tangents start as the sentinel too, with their own guard: vec4
+        // elements, whatever the position output's layout.
+        let frame_initial = vec![SENTINEL; (n + guard) * 4];
+        let frame_size = (frame_initial.len() * 4) as u64;
+        let frames: Vec<(Role, wgpu::Buffer, wgpu::Buffer)> =
+            [Role::SkinnedNormals, Role::SkinnedTangents]
+                .into_iter()
+                .filter(|r| contract.try_slot(*r).is_some())
+                .map(|role| {
+                    let out = init(
+                        "skinned frames",
+                        bytemuck::cast_slice(&frame_initial),
+                        storage | wgpu::BufferUsages::COPY_SRC,
+                    );
+                    let readback = pool.buffer(
+                        device,
+                        "skinned frames readback",
+                        frame_size,
+                        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    );
+                    (role, out, readback)
+                })
+                .collect();
         let mut entries: Vec<(Role, &wgpu::Buffer, usize)> =
             bound.iter().map(|(r, b, n)| (*r, b, *n)).collect();
         entries.push((Role::Skinned, &out, size as usize));
+        for (role, out, _) in &frames {
+            entries.push((*role, out, frame_size as usize));
+        }
         let binds = bind_groups(ctx, layouts, &entries, "compute bindings");
         Ok(Dispatch {
             binds,
             inputs: bound.into_iter().map(|(_, b, _)| b).collect(),
             out,
             readback,
+            frames,
             size,
+            frame_size,
             vertices: n as u32,
             workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
             layout,
@@ -263,12 +306,18 @@ impl Dispatch {
             pass.dispatch_workgroups(self.workgroups, 1, 1);
         }
         encoder.copy_buffer_to_buffer(&self.out, 0, &self.readback, 0, self.size);
+        for (_, out, readback) in &self.frames {
+            encoder.copy_buffer_to_buffer(out, 0, readback, 0, self.frame_size);
+        }
     }
 
     /// Hands the buffers back to the adapter's pool; only after a successful readback.
     pub fn recycle(self, ctx: &Context) {
         let mut buffers = self.inputs;
         buffers.extend([self.out, self.readback]);
+        for (_, out, readback) in self.frames {
+            buffers.extend([out, readback]);
+        }
         ctx.pool.give(buffers);
     }
 
@@ -281,12 +330,61 @@ impl Dispatch {
     /// `count`, vertices left unwritten, a w other than 0.
     pub fn read_guarded(&self, ctx: &Context) -> Result<Skinned, GpuError> {
         let bytes = readback::read(ctx, &self.readback, self.size)?;
-        Ok(inspect(
+        let mut skinned = inspect(
             bytemuck::cast_slice(&bytes),
             self.vertices as usize,
             self.layout,
-        ))
+        );
+        for (role, _, readback) in &self.frames {
+            let bytes = readback::read(ctx, readback, self.frame_size)?;
+            let frames = inspect_frames(bytemuck::cast_slice(&bytes), self.vertices as usize);
+            match role {
+                Role::SkinnedNormals => skinned.normals = Some(frames),
+                _ => skinned.tangents = Some(frames),
+            }
+        }
+        Ok(skinned)
     }
+}
+
+/// The source normals (xyz, w 0) and tangents (xyzw) as the compute stage reads them.
+fn frame_inputs(mesh: &Mesh) -> [(Role, &'static str, Vec<u8>); 2] {
+    let (normals, tangents) = mesh.frames();
+    let normals: Vec<[f32; 4]> = normals.iter().map(|v| [v[0], v[1], v[2], 0.0]).collect();
+    [
+        (
+            Role::Normals,
+            "normals",
+            bytemuck::cast_slice(&normals).to_vec(),
+        ),
+        (
+            Role::Tangents,
+            "tangents",
+            bytemuck::cast_slice(&tangents).to_vec(),
+        ),
+    ]
+}
+
+/// Skinned normals or tangents of `n` vertices and the guard after them: the values, or the first
+/// element written past `count` or left unwritten.
+fn inspect_frames(words: &[u32], n: usize) -> Result<Vec<[f32; 4]>, Fault> {
+    let (vertices, guard) = words.split_at(n * 4);
+    if let Some(i) = guard
+        .chunks(4)
+        .position(|v| v.iter().any(|&w| w != SENTINEL))
+    {
+        return Err(Fault::WrotePastCount(n + i));
+    }
+    if let Some(v) = vertices
+        .chunks(4)
+        .position(|v| v[..3].iter().all(|&w| w == SENTINEL))
+    {
+        return Err(Fault::Unwritten(v));
+    }
+    Ok(vertices
+        .chunks(4)
+        .map(|v| [v[0], v[1], v[2], v[3]].map(f32::from_bits))
+        .collect())
 }
 
 /// The positions and the first fault of an output of `n` vertices and the guard after them, laid
@@ -336,7 +434,12 @@ fn inspect(words: &[u32], n: usize, layout: Output) -> Skinned {
         .chunks(layout.stride)
         .map(|v| [v[at], v[at + 1], v[at + 2]].map(f32::from_bits))
         .collect();
-    Skinned { positions, fault }
+    Skinned {
+        positions,
+        fault,
+        normals: None,
+        tangents: None,
+    }
 }
 
 /// One bind group per (group, layout), each binding the `bound` buffers of its group: (role,

@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::worker::{self, Worker};
 use super::{deadline, AdapterInfo, GpuError};
 use crate::contract::{Contract, Pipeline};
 use crate::shader::Shader;
@@ -77,6 +78,10 @@ pub struct Context {
     pub timeout: Duration,
     /// Buffers and targets reused across cases on this adapter.
     pub pool: Arc<super::pool::Pool>,
+    /// How many devices of this adapter were abandoned before this one was made.
+    pub replaces: usize,
+    /// The device's thread, which runs its GPU jobs (`job`) under the deadline.
+    pub(super) worker: Arc<Worker>,
     /// Errors raised outside any error scope (wgpu would otherwise panic on them).
     uncaptured: Arc<Mutex<Vec<String>>>,
     lost: Arc<Mutex<Option<String>>>,
@@ -137,6 +142,8 @@ impl Context {
                 Some(format!("{reason:?}: {message}"));
         });
         Ok(Context {
+            replaces: 0,
+            worker: Worker::start(&info.tag)?,
             info,
             device,
             queue,
@@ -159,6 +166,8 @@ impl Context {
             pipelines: Pipelines::unbuilt(shader.contract.clone()),
             timeout: self.timeout,
             pool: self.pool.clone(),
+            replaces: self.replaces,
+            worker: self.worker.clone(),
             uncaptured: self.uncaptured.clone(),
             lost: self.lost.clone(),
         };
@@ -256,6 +265,10 @@ impl Context {
         if let Some(lost) = self.lost() {
             return Err(GpuError::Lost(lost));
         }
+        // Work behind a hung step would wait for it.
+        if let Some(why) = self.abandoned() {
+            return Err(GpuError::Abandoned(why));
+        }
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let result = f();
@@ -276,6 +289,39 @@ impl Context {
             return Err(GpuError::Validation(stray.join("\n")));
         }
         result
+    }
+
+    /// Runs `work` on the device's thread, after the jobs queued before it, with the deadline on
+    /// each of its steps (`step`); see `worker::run`. Every GPU step of a trial goes through here,
+    /// so a hang is a Deadline error, never a stuck trial.
+    pub fn job<T: Send + 'static>(
+        self: &Arc<Self>,
+        first: &str,
+        work: impl FnOnce(&Context) -> T + Send + 'static,
+    ) -> Result<T, GpuError> {
+        worker::run(self, first, work)
+    }
+
+    /// Starts the step `what` of the running job: the deadline restarts, and an overrun names it.
+    pub fn step(&self, what: impl Into<String>) {
+        self.worker.step(what.into());
+    }
+
+    /// Gives the device up after `step` outlasted the deadline: its work may never end. The device
+    /// and queue are never dropped, since dropping a queue waits for its work.
+    pub fn abandon(&self, step: &str) {
+        let why = format!(
+            "{step} outlasted the deadline of {} s",
+            self.timeout.as_secs_f64()
+        );
+        if self.worker.abandon(why) {
+            std::mem::forget((self.device.clone(), self.queue.clone()));
+        }
+    }
+
+    /// Why the device was abandoned, once it was: the adapter needs a new device.
+    pub fn abandoned(&self) -> Option<String> {
+        self.worker.abandoned()
     }
 
     /// Whether the device was lost: its trials failed, and the adapter needs a new device.

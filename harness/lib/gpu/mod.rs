@@ -9,6 +9,7 @@ pub mod pool;
 pub mod readback;
 pub mod render;
 pub mod timing;
+pub mod worker;
 
 use std::time::Duration;
 
@@ -31,6 +32,9 @@ pub enum GpuError {
     /// A driver call that outlasted the deadline: `what` names the step (e.g. a pipeline build).
     #[error("{what} took longer than the deadline of {} s: the driver hung or is too slow (SKINPROOF_TIMEOUT_S raises the deadline)", .after.as_secs_f64())]
     Deadline { what: String, after: Duration },
+    /// The work did not run: its device was given up after a step past the deadline.
+    #[error("not run: the device was abandoned after a hung step ({0})")]
+    Abandoned(String),
     #[error("the device was lost: {0}")]
     Lost(String),
     #[error("{what} needs {need} on this adapter, which allows {limit}")]
@@ -57,8 +61,11 @@ impl From<crate::format::TooWide> for GpuError {
 }
 
 impl GpuError {
-    /// A hang is reported apart from a failure.
+    /// A hang is reported apart from a failure; so is work that did not run because of one.
     pub fn is_timeout(&self) -> bool {
-        matches!(self, GpuError::Timeout(_) | GpuError::Deadline { .. })
+        matches!(
+            self,
+            GpuError::Timeout(_) | GpuError::Deadline { .. } | GpuError::Abandoned(_)
+        )
     }
 }

@@ -16,13 +16,13 @@ pub fn read(ctx: &Context, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, 
         timeout: Some(ctx.timeout),
     }) {
         Ok(_) => {}
-        Err(wgpu::PollError::Timeout) => return Err(GpuError::Timeout(ctx.timeout)),
+        Err(wgpu::PollError::Timeout) => return Err(hung(ctx)),
         Err(e) => return Err(GpuError::Readback(e.to_string())),
     }
     match rx.recv_timeout(ctx.timeout) {
         Ok(Ok(())) => {}
         Ok(Err(e)) => return Err(GpuError::Readback(e.to_string())),
-        Err(_) => return Err(GpuError::Timeout(ctx.timeout)),
+        Err(_) => return Err(hung(ctx)),
     }
     let bytes = slice
         .get_mapped_range()
@@ -30,4 +30,10 @@ pub fn read(ctx: &Context, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, 
         .to_vec();
     buffer.unmap();
     Ok(bytes)
+}
+
+/// A wait past the deadline: the work is still queued, so the device is given up.
+pub fn hung(ctx: &Context) -> GpuError {
+    ctx.abandon("waiting for the GPU");
+    GpuError::Timeout(ctx.timeout)
 }

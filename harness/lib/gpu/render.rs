@@ -55,6 +55,11 @@ pub fn render(
         });
     }
     let render = ctx.render()?;
+    ctx.step(format!(
+        "the draw ({}) of {} vertices into {width}x{height}",
+        ctx.contract().vertex.as_deref().unwrap_or_default(),
+        mesh.len()
+    ));
     ctx.scoped(|| {
         let draw = Draw::new(ctx, &render.layouts, palette, mesh, view, width, height)?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -125,6 +130,9 @@ impl Draw {
                 Role::Positions => ("positions", bytemuck::cast_slice(&mesh.positions).to_vec()),
                 Role::Joints => ("joints", formats.vertex_joints.pack(&joints)?),
                 Role::Weights => ("weights", formats.vertex_weights.pack(&weights)),
+                // A mesh without them gets placeholders, as the compute path does.
+                Role::Normals => ("normals", bytemuck::cast_slice(&mesh.frames().0).to_vec()),
+                Role::Tangents => ("tangents", bytemuck::cast_slice(&mesh.frames().1).to_vec()),
                 other => panic!("{other:?} is not per-vertex data"),
             };
             vertex.push(init(label, &data, wgpu::BufferUsages::VERTEX));

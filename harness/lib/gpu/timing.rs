@@ -143,6 +143,7 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
             let (Some(compute), Some(static_pipeline)) = (compute, &static_pipeline) else {
                 break;
             };
+            ctx.step(format!("the compute benchmark of {n} vertices"));
             let (palette, mesh) = model(n);
             check_fits(ctx, palette.len(), n)?;
             let job = Dispatch::new(ctx, &compute.layouts, &palette, &mesh)?;
@@ -172,6 +173,7 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
             let Some(render) = render else {
                 break;
             };
+            ctx.step(format!("the render benchmark of {n} vertices"));
             let (palette, mesh) = model(n);
             let view = View {
                 scale: 0.9,
@@ -231,6 +233,7 @@ fn submit_compute(
     pipeline: &wgpu::ComputePipeline,
     stamps: Option<wgpu::ComputePassTimestampWrites>,
 ) -> Result<(), GpuError> {
+    ctx.step("a benchmark dispatch");
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     job.encode(&mut encoder, pipeline, stamps);
     ctx.queue.submit([encoder.finish()]);
@@ -243,6 +246,7 @@ fn submit_render(
     pipeline: &wgpu::RenderPipeline,
     stamps: Option<wgpu::RenderPassTimestampWrites>,
 ) -> Result<(), GpuError> {
+    ctx.step("a benchmark draw");
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     draw.encode(&mut encoder, pipeline, stamps);
     ctx.queue.submit([encoder.finish()]);
@@ -257,7 +261,7 @@ fn wait(ctx: &Context) -> Result<(), GpuError> {
         })
         .map(|_| ())
         .map_err(|e| match e {
-            wgpu::PollError::Timeout => GpuError::Timeout(ctx.timeout),
+            wgpu::PollError::Timeout => super::readback::hung(ctx),
             other => GpuError::Readback(other.to_string()),
         })
 }

@@ -38,12 +38,14 @@ use crate::reference;
 use crate::rig::{Mesh, Pose, Skeleton, Transform};
 
 mod buffer;
+mod frames;
 #[cfg(test)]
 mod tests;
 mod write;
 
 use buffer::resolve_buffers;
 pub use buffer::{base64_decode, base64_encode};
+use frames::frames;
 pub use write::{write_chain_gltf, CHAIN_LINEAR_DEGREES};
 
 /// A vertex whose weights sum further than this from 1 is an error.
@@ -87,7 +89,8 @@ impl ModelError {
 pub struct Model {
     /// The skin's joints plus their ancestors, parent-before-child; palette entry j = skin joint j.
     pub skeleton: Skeleton,
-    /// The skinned primitive: POSITION, JOINTS_0, WEIGHTS_0 and triangle indices.
+    /// The skinned primitive: POSITION, JOINTS_0, WEIGHTS_0, triangle indices, and NORMAL and
+    /// TANGENT where it has them.
     pub mesh: Mesh,
     /// Global matrix of the node carrying the skinned mesh (not used for skinning; for tests).
     pub mesh_global: DMat4,
@@ -1021,9 +1024,12 @@ where
             idx
         }
     };
+    let (normals, tangents) = frames(cx, &attr, &prim, &reader, n)?;
     let mut mesh = Mesh {
         positions,
         indices,
+        normals,
+        tangents,
         ..Mesh::default()
     };
     mesh.set_influences(&used);

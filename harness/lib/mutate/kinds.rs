@@ -18,7 +18,7 @@ pub(super) type Mutator = fn(&Sites) -> Vec<Candidate>;
 
 /// Every kind, with its name, the part of the shader it changes and its mutator, in the order
 /// mutants are generated and listed.
-pub(super) const KINDS: [(Kind, &str, Part, Mutator); 13] = [
+pub(super) const KINDS: [(Kind, &str, Part, Mutator); 16] = [
     (Kind::WeightSwap, "weight_swap", Part::Skinning, weight_swap),
     (
         Kind::HomogeneousDropped,
@@ -77,9 +77,27 @@ pub(super) const KINDS: [(Kind, &str, Part, Mutator); 13] = [
         influence_set_dropped,
     ),
     (Kind::ByteOffset, "byte_offset", Part::Glue, byte_offset),
+    (
+        Kind::NormalPlainMatrix,
+        "normal_plain_matrix",
+        Part::Skinning,
+        super::frames::normal_plain_matrix,
+    ),
+    (
+        Kind::RenormalisationDropped,
+        "renormalisation_dropped",
+        Part::Skinning,
+        super::frames::renormalisation_dropped,
+    ),
+    (
+        Kind::TangentWLost,
+        "tangent_w_lost",
+        Part::Skinning,
+        super::frames::tangent_w_lost,
+    ),
 ];
 
-fn candidate(description: impl Into<String>, hint: &str, edits: Vec<Edit>) -> Candidate {
+pub(super) fn candidate(description: impl Into<String>, hint: &str, edits: Vec<Edit>) -> Candidate {
     Candidate {
         description: description.into(),
         hint: hint.into(),

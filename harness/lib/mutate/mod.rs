@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::Contract;
 use crate::suite::Suite;
 
+mod frames;
 mod kinds;
 mod report;
 mod run;
@@ -64,6 +65,12 @@ pub enum Kind {
     InfluenceSetDropped,
     /// A field of a byte-addressed buffer read or written one word (4 bytes) off its offset.
     ByteOffset,
+    /// Normals transformed by the plain blended matrix, not its inverse transpose.
+    NormalPlainMatrix,
+    /// Skinned normals and tangents left unnormalised.
+    RenormalisationDropped,
+    /// The skinned tangent's handedness w written as 1, not the source's.
+    TangentWLost,
 }
 
 impl Kind {

@@ -129,6 +129,20 @@ pub fn run(root: &Path, shader: &Path, profile: Option<&Path>, parallel: usize) 
         }
     };
     let mutants = generate(&original.source, &original.contract);
+    // A composed shader's mutant is its composed text as one file (what the GPU runs, so every
+    // edit lands on code that runs), held to the profile without its `modules` section.
+    let mutant_profile = match original
+        .profile
+        .as_deref()
+        .map(crate::profile::Profile::load)
+    {
+        Some(Ok(p)) => Some(p.without_modules()),
+        Some(Err(e)) => {
+            report.baseline_failures.push(e.to_string());
+            return report;
+        }
+        None => None,
+    };
     let scratch = root.join("target").join("mutants");
     // Job 0 is the original shader; then each valid mutant.
     let mut jobs: Vec<(String, PathBuf)> = vec![("original".into(), shader.to_path_buf())];
@@ -142,8 +156,8 @@ pub fn run(root: &Path, shader: &Path, profile: Option<&Path>, parallel: usize) 
             let path = dir.join(name);
             let written = std::fs::create_dir_all(&dir)
                 .and_then(|_| std::fs::write(&path, &m.source))
-                .and_then(|_| match &original.profile {
-                    Some(p) => std::fs::copy(p, crate::profile::beside(&path)).map(|_| ()),
+                .and_then(|_| match &mutant_profile {
+                    Some(text) => std::fs::write(crate::profile::beside(&path), text),
                     None => Ok(()),
                 });
             if let Err(e) = written {

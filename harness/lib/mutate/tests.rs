@@ -6,10 +6,25 @@ use super::*;
 use crate::contract::Contract;
 use crate::shader::tests::default_source;
 
+/// The kinds that need skinned normal or tangent outputs, which the built-in contract has not.
+const FRAMES: [Kind; 3] = [
+    Kind::NormalPlainMatrix,
+    Kind::RenormalisationDropped,
+    Kind::TangentWLost,
+];
+
+/// Every kind but those of normals and tangents and those of the layouts the built-in contract
+/// has not (influence sets past the first, byte-addressed buffers).
+fn positional() -> impl Iterator<Item = Kind> {
+    Kind::ALL
+        .into_iter()
+        .filter(|k| !FRAMES.contains(k) && !k.needs_layout())
+}
+
 #[test]
 fn every_kind_is_generated_for_the_default_shader() {
     let mutants = generate(&default_source(), &Contract::builtin());
-    for kind in Kind::ALL.into_iter().filter(|k| !k.needs_layout()) {
+    for kind in positional() {
         assert!(
             mutants.iter().any(|m| m.kind == kind),
             "no {kind} mutant: {:#?}",
@@ -84,7 +99,7 @@ fn every_kind_is_generated_for_a_shader_written_another_way() {
     )
     .is_empty());
     let mutants = generate(OTHER_STYLE, &Contract::builtin());
-    for kind in Kind::ALL.into_iter().filter(|k| !k.needs_layout()) {
+    for kind in positional() {
         assert!(
             mutants.iter().any(|m| m.kind == kind),
             "no {kind} mutant: {:#?}",
@@ -199,7 +214,7 @@ fn located_by_naga_not_by_our_names() {
     assert!(source.contains("wi.w * (bones[ji.w]"), "{source}");
     parse_and_validate(&source).unwrap();
     let mutants = generate(&source, &Contract::builtin());
-    for kind in Kind::ALL.into_iter().filter(|k| !k.needs_layout()) {
+    for kind in positional() {
         assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
     }
     for m in &mutants {
@@ -294,7 +309,7 @@ fn config_file_parser() {
         said("min_kill_rate = 1.5"),
         "line 1: min_kill_rate must be between 0 and 1, got 1.5"
     );
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &crate::config::project_root();
     let min = min_kill_rate(root).unwrap();
     assert!((0.0..=1.0).contains(&min));
     assert!(min_kill_rate(&root.join("no-such-dir")).is_err());
@@ -415,4 +430,40 @@ fn layout_kinds_are_generated_for_the_examples() {
                 .collect::<Vec<_>>()
         );
     }
+}
+
+#[test]
+fn every_kind_is_generated_for_the_shader_that_skins_normals() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("shaders/examples/skinning_normals.wgsl");
+    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    let mutants = generate(&shader.source, &shader.contract);
+    for kind in Kind::ALL.into_iter().filter(|k| !k.needs_layout()) {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+    let after = |kind: Kind| {
+        let m = mutants.iter().find(|m| m.kind == kind).unwrap();
+        m.diff
+            .iter()
+            .map(|d| d.after.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        after(Kind::NormalPlainMatrix),
+        ["return normalize((blend(j, w)) * n);"]
+    );
+    assert_eq!(
+        after(Kind::RenormalisationDropped),
+        [
+            "return (normal_matrix(blend(j, w)) * n);",
+            "return vec4<f32>((blend(j, w) * t.xyz), t.w);"
+        ]
+    );
+    assert_eq!(
+        after(Kind::TangentWLost),
+        ["skinned_tangents[i] = vec4<f32>((skin_tangent(tangents[i], joints[i], weights[i])).xyz, 1.0);"]
+    );
 }

@@ -7,25 +7,18 @@ use crate::check::{Check, Status};
 use crate::property::PROPERTIES;
 
 impl Report {
-    pub fn markdown(&self) -> String {
-        let mut md = String::new();
+    /// The report's first line: the counts of each status, case files with errors, wall time, and
+    /// whether the shader fails validation.
+    pub fn headline(&self) -> String {
         let count = |s: Status| self.rows.iter().filter(|r| r.outcome.status == s).count();
-        let _ = writeln!(md, "# skinproof report\n");
-        if let Some(f) = &self.filter {
-            let _ = writeln!(
-                md,
-                "A filtered run ({f}): only the selected trials, no benchmarks and no mutation check. The whole run's report, `REPORT.md`, is left as it was.\n"
-            );
-        }
         // The checks run even when validation fails (each pipeline builds or not on its own), so the
         // headline says so rather than reading "0 FAIL".
         let invalid = self
             .validation
             .as_ref()
             .is_some_and(|o| o.status == Status::Fail);
-        let _ = writeln!(
-            md,
-            "{} checks: {} PASS, {} FAIL, {} TIMEOUT, {} SKIP; {} case files with errors; wall time {:.2} s.{}\n",
+        format!(
+            "{} checks: {} PASS, {} FAIL, {} TIMEOUT, {} SKIP; {} case files with errors; wall time {:.2} s.{}",
             self.rows.len(),
             count(Status::Pass),
             count(Status::Fail),
@@ -38,9 +31,28 @@ impl Report {
             } else {
                 ""
             }
-        );
+        )
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut md = String::new();
+        let _ = writeln!(md, "# skinproof report\n");
+        if let Some(f) = &self.filter {
+            let _ = writeln!(
+                md,
+                "A filtered run ({f}): only the selected trials, no benchmarks and no mutation check. The whole run's report, `REPORT.md`, is left as it was.\n"
+            );
+        }
+        let _ = writeln!(md, "{}\n", self.headline());
         for p in &self.problems {
             let _ = writeln!(md, "**The run fails:** {}\n", p.replace('\n', " "));
+        }
+        for a in &self.abandoned {
+            let _ = writeln!(
+                md,
+                "**Device abandoned:** `{}`: {}; its thread was left in the driver and the adapter's later trials ran on a fresh device.\n",
+                a.adapter, a.why
+            );
         }
         let validation = self.validation.as_ref().map_or("not run".to_string(), |o| {
             format!("{} ({})", o.status, o.figure)
@@ -157,6 +169,15 @@ impl Report {
         self.cost_markdown(&mut md);
         if let Some(b) = &self.benchmarks {
             b.markdown(&mut md);
+        }
+        if !self.cpu_per_machine.is_empty() {
+            let _ = writeln!(
+                md,
+                "\n## CPU bounds per machine\n\nEach merged report's CPU tiers: every fast row against its own memory and arithmetic bounds, measured in that run.\n"
+            );
+            for cpu in &self.cpu_per_machine {
+                let _ = writeln!(md, "{}", crate::bench::bounds_markdown(cpu));
+            }
         }
         if !self.case_problems.is_empty() {
             let _ = writeln!(md, "\n## Case files with errors\n");

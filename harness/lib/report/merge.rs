@@ -6,7 +6,8 @@ impl Report {
     /// One report from several (CI jobs on different GPUs, backends, or nextest shards and
     /// processes): adapters, cases and rows are united. A row seen twice keeps its worse status
     /// (its later copy when they are alike), and two statuses that differ are named in
-    /// `problems`, so that no order of the files hides a failure.
+    /// `problems`, so that no order of the files hides a failure. The benchmark section is the
+    /// first part's; every part's CPU tiers are kept in `cpu_per_machine`.
     pub fn merge(parts: Vec<Report>) -> Report {
         let mut out = Report::default();
         for p in parts {
@@ -61,9 +62,21 @@ impl Report {
                     out.unused_goldens.push(f);
                 }
             }
+            for a in p.abandoned {
+                if !out.abandoned.contains(&a) {
+                    out.abandoned.push(a);
+                }
+            }
             out.timings.extend(p.timings);
             out.pools.extend(p.pools);
             out.wall_s = out.wall_s.max(p.wall_s);
+            // Every machine's CPU tiers, with their bounds: a part merged before brings its own.
+            let cpus = p.cpu_per_machine.into_iter();
+            for cpu in cpus.chain(p.benchmarks.as_ref().and_then(|b| b.cpu.clone())) {
+                if !out.cpu_per_machine.contains(&cpu) {
+                    out.cpu_per_machine.push(cpu);
+                }
+            }
             if out.benchmarks.is_none() {
                 out.benchmarks = p.benchmarks;
             }
@@ -78,5 +91,86 @@ impl Report {
             ))
         });
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{Binding, CpuBench, CpuRow, Mode};
+    use crate::report::Benchmarks;
+
+    /// A report whose CPU tiers ran on `cpu`, one 4-influence row `vs_bound` over its memory bound.
+    fn on(cpu: &str, vs_bound: f64) -> Report {
+        let row = CpuRow {
+            tier: "skinning, 4 influences".into(),
+            vertices: 2_000_000,
+            threads: 2,
+            samples: 5,
+            median_ms: 2.0 * vs_bound,
+            min_ms: 1.9,
+            max_ms: 2.5,
+            ns_per_vertex: 1.0,
+            vs_static: None,
+            read_bytes: Some(44),
+            written_bytes: Some(12),
+            flops_per_vertex: Some(105),
+            memory_bound_ms: Some(2.0),
+            arithmetic_bound_ms: Some(0.5),
+            binds: Some(Binding::Memory),
+            vs_bound: Some(vs_bound),
+        };
+        let cpu = CpuBench {
+            mode: Mode::Quick,
+            cpu: cpu.into(),
+            isa: "avx2+fma".into(),
+            available_threads: 2,
+            thread_counts: vec![1, 2],
+            rows: vec![row],
+            steadiness: Vec::new(),
+            clock_ghz: Some(3.0),
+            fma_peaks: Vec::new(),
+            wall_ms: 1.0,
+        };
+        Report {
+            benchmarks: Some(Benchmarks {
+                cpu: Some(cpu),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn merge_keeps_every_machines_bounds() {
+        let a = on("Machine A", 1.10);
+        let merged = Report::merge(vec![a.clone(), on("Machine B", 1.25), a]);
+        assert_eq!(
+            merged.cpu_per_machine.len(),
+            2,
+            "a machine seen twice is kept once"
+        );
+        // Merging a merged report keeps its machines.
+        let again = Report::merge(vec![merged, on("Machine C", 1.2)]);
+        let names: Vec<&str> = again
+            .cpu_per_machine
+            .iter()
+            .map(|c| c.cpu.as_str())
+            .collect();
+        assert_eq!(names, ["Machine A", "Machine B", "Machine C"]);
+        let md = again.markdown();
+        assert!(md.contains("## CPU bounds per machine"), "{md}");
+        let rows = [
+            ("Machine A", "| 2.20 | 2.00 | 0.500 | 1.10x | memory |"),
+            ("Machine B", "| 2.50 | 2.00 | 0.500 | 1.25x | memory |"),
+        ];
+        for (machine, cells) in rows {
+            let table = md
+                .split(&format!("### {machine}"))
+                .nth(1)
+                .unwrap_or_default();
+            let row = format!("| skinning, 4 influences | 2M | 2 {cells}");
+            assert!(table.contains(&row), "{machine}: {md}");
+        }
     }
 }

@@ -11,8 +11,11 @@ use crate::gpu::AdapterInfo;
 mod markdown;
 mod merge;
 pub mod mutation;
+mod page;
+pub mod review;
 
 pub use mutation::MutationSection;
+pub use review::ReviewSet;
 
 /// One check of one case on one adapter.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -48,6 +51,15 @@ pub struct PoolUse {
     pub reused: u64,
 }
 
+/// A device given up after a GPU step outlasted the deadline: its thread was left in the driver,
+/// and the adapter's later trials ran on a fresh device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Abandoned {
+    pub adapter: String,
+    /// The step that hung and the deadline it outlasted.
+    pub why: String,
+}
+
 /// Everything one run found.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
@@ -71,6 +83,9 @@ pub struct Report {
     pub pools: Vec<PoolUse>,
     /// The benchmark section; `None` when benchmarks were off or not run.
     pub benchmarks: Option<Benchmarks>,
+    /// A merged report's CPU tiers, one per machine (each part's), with every row's bounds.
+    #[serde(default)]
+    pub cpu_per_machine: Vec<crate::bench::CpuBench>,
     /// The mutation check (`SKINPROOF_MUTATE=1`), when it ran.
     #[serde(default)]
     pub mutation: Option<MutationSection>,
@@ -83,6 +98,9 @@ pub struct Report {
     /// Failures of the run that are no case's row (a required adapter missing).
     #[serde(default)]
     pub problems: Vec<String>,
+    /// Devices abandoned after a hung GPU step, in the order it happened.
+    #[serde(default)]
+    pub abandoned: Vec<Abandoned>,
 }
 
 /// The benchmark figures of one run.
@@ -155,15 +173,23 @@ impl Report {
         })
     }
 
-    /// Appends the headline and the golden review to `$GITHUB_STEP_SUMMARY`, when it is set.
-    pub fn append_step_summary(&self) -> std::io::Result<()> {
+    /// Appends the headline and the line about the review page when there is one (`review`: the
+    /// count of goldens on it) to `$GITHUB_STEP_SUMMARY`, when it is set. The images are on the
+    /// page: the summary cannot show files of the run.
+    pub fn append_step_summary(&self, review: usize) -> std::io::Result<()> {
         let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
             return Ok(());
         };
         let md = self.markdown();
         // The headline is everything up to the adapters table.
-        let head = md.split("## Adapters").next().unwrap_or_default();
-        let text = format!("{head}{}", self.review_markdown());
+        let mut text = md
+            .split("## Adapters")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        if review > 0 {
+            text += &review::summary_line(review, |k| std::env::var(k).ok());
+        }
         use std::io::Write as _;
         std::fs::OpenOptions::new()
             .create(true)

@@ -466,6 +466,100 @@ fn profile_rows(rows: &mut Vec<Tried>, example: &str, all: &[ProfileEdit]) {
     }
 }
 
+/// Edits of the composed example (`shaders/examples/composed_skinning.*` and `composed/`): (class,
+/// the file edited, from, to, what the message must name).
+const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "a missing import",
+        "composed/blend.wgsl",
+        "#import skin::palette::joint_matrix",
+        "#import skin::palettes::joint_matrix",
+        "composed/blend.wgsl:3:",
+    ),
+    (
+        "an unknown define",
+        "composed/blend.wgsl",
+        "#ifdef SKINNING",
+        "#ifdef SKINING",
+        "composed/blend.wgsl:7:8",
+    ),
+    (
+        "a parse error in a module",
+        "composed/palette.wgsl",
+        "return joint_matrices[j];",
+        "return joint_matrices[j]",
+        "composed/palette.wgsl:7:",
+    ),
+    (
+        "a type error in a module",
+        "composed/camera.wgsl",
+        "vec4<f32>(world, 1.0)",
+        "vec4<f32>(world, 1u)",
+        "composed/camera.wgsl:10:",
+    ),
+    (
+        "a define no module reads",
+        "composed_skinning.profile.yaml",
+        "    INFLUENCES: 4",
+        "    INFLUENCES: 4\n    SKINNNG: true",
+        "field `modules.defines.SKINNNG`",
+    ),
+    (
+        "a module folder outside the profile's folder",
+        "composed_skinning.profile.yaml",
+        "folders: [composed]",
+        "folders: [../../shaders/examples/composed]",
+        "field `modules.folders[0]`",
+    ),
+    (
+        "an entry module that is not the shader",
+        "composed_skinning.profile.yaml",
+        "entry: composed_skinning.wgsl",
+        "entry: composed/blend.wgsl",
+        "field `modules.entry`",
+    ),
+];
+
+/// The composed shaders section: each class of broken module tree or module profile, on a copy
+/// of the composed example under `target/bad-inputs/composed/`.
+fn composed(out: &mut String) {
+    out.push_str("## Shaders composed from modules (`modules` in the profile)\n\nEach example is one edit of a copy of `shaders/examples/composed_skinning.wgsl`, its profile and its `composed/` modules, under `target/bad-inputs/composed/`; the message fails `shader::validates`.\n\n");
+    let from = root().join("shaders/examples");
+    let dir = Path::new("target/bad-inputs/composed");
+    let mut rows = Vec::new();
+    for (class, file, was, to, names) in COMPOSED_EDITS {
+        let _ = std::fs::remove_dir_all(root().join(dir));
+        std::fs::create_dir_all(root().join(dir).join("composed")).unwrap();
+        let mut files = vec![
+            "composed_skinning.wgsl".to_string(),
+            "composed_skinning.profile.yaml".to_string(),
+        ];
+        for m in std::fs::read_dir(from.join("composed")).unwrap() {
+            let name = m.unwrap().file_name().to_string_lossy().into_owned();
+            files.push(format!("composed/{name}"));
+        }
+        for f in &files {
+            let mut text = std::fs::read_to_string(from.join(f)).unwrap();
+            if f == file {
+                assert!(text.contains(was), "{class}: {f} no longer has `{was}`");
+                text = text.replacen(was, to, 1);
+            }
+            std::fs::write(root().join(dir).join(f), text).unwrap();
+        }
+        let msg = match skinproof::shader::Shader::load(&dir.join("composed_skinning.wgsl"), None) {
+            Err(e) => e.to_string(),
+            Ok(s) => s
+                .validate()
+                .err()
+                .unwrap_or_else(|| panic!("{class}: accepted"))
+                .to_string(),
+        };
+        let input = format!("{file}: {was} -> {to}").replace('\n', " ");
+        row(&mut rows, class, &input, names, msg);
+    }
+    table(out, &rows);
+}
+
 /// The whole doc, or why the run-time section cannot be written (no adapter).
 fn generate() -> Result<String, String> {
     let _scratch = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
@@ -610,6 +704,7 @@ fn generate_sections() -> String {
     table(&mut out, &rows);
 
     profiles(&mut out);
+    composed(&mut out);
 
     out.push_str("## Settings (`SKINPROOF_*`)\n\nEach example is one variable set for `cargo test --release`; the message fails the `harness::environment` trial.\n\n");
     let mut rows = Vec::new();

@@ -27,7 +27,8 @@ fn checks() -> Vec<&'static str> {
 }
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(skinproof::config::project_root)
 }
 
 /// Inputs per property, from `SKINPROOF_FUZZ_CASES`.

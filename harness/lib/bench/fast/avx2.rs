@@ -1,11 +1,12 @@
-//! The AVX2+FMA kernels: 4- and 1-influence skinning and the static transform, 4 to 8 vertices a block.
+//! The AVX2+FMA kernels: 4- and 1-influence skinning and the static transform, 4 to 8 vertices a
+//! block, with streaming stores from the first aligned vertex when asked.
 
 use std::arch::x86_64::*;
 
 use glam::Mat4;
 
 use super::portable::{fill, skin1_vertex, skin_vertex};
-use super::{len_u32, AlignedMat4};
+use super::{head_to, len_u32, AlignedMat4};
 
 /// Whether the joint indices of the 4 vertices from `jnt[b]` (only the first of each when
 /// `first_only`) are all at most `last` (= len - 1).
@@ -77,19 +78,24 @@ unsafe fn apply_256(r01: __m256, r2: __m128, pos: &[[f32; 3]], v: usize) -> (__m
 /// `scalar` does one vertex on the checked path.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)] // the two kernels differ only in these arguments
 fn skin_blocks_256(
     pal: &[AlignedMat4],
     pos: &[[f32; 3]],
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
     first_only: bool,
+    stream: bool,
     rows: impl Fn(usize) -> (__m256, __m128),
     scalar: impl Fn(usize) -> [f32; 3],
 ) {
     let n = out.len();
     assert!(pos.len() == n && jnt.len() == n);
     let last = _mm256_set1_epi32(len_u32(pal).wrapping_sub(1) as i32);
-    let mut b = 0;
+    // Streaming stores need 16-byte aligned addresses: blocks start at the first aligned vertex.
+    let head = if stream { head_to(out, 16, 4) } else { 0 };
+    fill(out, 0..head, &scalar);
+    let mut b = head;
     // Leave at least one vertex after the block: apply_256 reads one float past its vertex.
     while b + 4 < n && !pal.is_empty() {
         // SAFETY: b + 4 <= n.
@@ -111,16 +117,24 @@ fn skin_blocks_256(
             _mm256_extractf128_ps::<1>(xy),
             z,
         );
-        // SAFETY: 12 floats of vertices b..b+4 lie in out; storeu needs no alignment.
+        // SAFETY: 12 floats of vertices b..b+4 lie in out; storeu needs no alignment, and when
+        // streaming out[b] is 16-byte aligned (out[head] is, and 4 vertices are 48 bytes).
         unsafe {
             let d = out.as_mut_ptr().add(b).cast::<f32>();
-            _mm_storeu_ps(d, o[0]);
-            _mm_storeu_ps(d.add(4), o[1]);
-            _mm_storeu_ps(d.add(8), o[2]);
+            for (i, o) in o.into_iter().enumerate() {
+                if stream {
+                    _mm_stream_ps(d.add(4 * i), o);
+                } else {
+                    _mm_storeu_ps(d.add(4 * i), o);
+                }
+            }
         }
         b += 4;
     }
     fill(out, b..n, &scalar);
+    if stream {
+        _mm_sfence();
+    }
 }
 
 /// The AVX2 4-influence kernel. Needs AVX2 and FMA; the slices have equal lengths.
@@ -131,6 +145,7 @@ pub(super) fn skin_avx2(
     jnt: &[[u32; 4]],
     wts: &[[f32; 4]],
     out: &mut [[f32; 3]],
+    stream: bool,
 ) {
     assert_eq!(wts.len(), out.len());
     let base = pal.as_ptr().cast::<f32>();
@@ -150,7 +165,7 @@ pub(super) fn skin_avx2(
             (r01, r2)
         }
     };
-    skin_blocks_256(pal, pos, jnt, out, false, rows, |v| {
+    skin_blocks_256(pal, pos, jnt, out, false, stream, rows, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
@@ -162,6 +177,7 @@ pub(super) fn skin1_avx2(
     pos: &[[f32; 3]],
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
+    stream: bool,
 ) {
     let base = pal.as_ptr().cast::<f32>();
     let rows = |v: usize| {
@@ -171,7 +187,7 @@ pub(super) fn skin1_avx2(
             (_mm256_load_ps(m), _mm_load_ps(m.add(8)))
         }
     };
-    skin_blocks_256(pal, pos, jnt, out, true, rows, |v| {
+    skin_blocks_256(pal, pos, jnt, out, true, stream, rows, |v| {
         skin1_vertex(pal, &pos[v], jnt[v][0])
     });
 }
@@ -179,7 +195,7 @@ pub(super) fn skin1_avx2(
 /// The AVX2 static transform: 8 vertices per step, transposed to x/y/z registers and back.
 /// Needs AVX2 and FMA; the slices have equal lengths.
 #[target_feature(enable = "avx2,fma")]
-pub(super) fn transform_avx2(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]]) {
+pub(super) fn transform_avx2(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]], stream: bool) {
     let n = out.len();
     assert_eq!(pos.len(), n);
     let c = m.to_cols_array_2d();
@@ -191,8 +207,11 @@ pub(super) fn transform_avx2(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]]) {
     ];
     let src = pos.as_ptr().cast::<f32>();
     let dst = out.as_mut_ptr().cast::<f32>();
-    let full = n / 8 * 8;
-    for v in (0..full).step_by(8) {
+    // Streaming stores need 32-byte aligned addresses: steps start at the first aligned vertex.
+    let head = if stream { head_to(out, 32, 8) } else { 0 };
+    super::portable::transform(m, &pos[..head], &mut out[..head]);
+    let full = head + (n - head) / 8 * 8;
+    for v in (head..full).step_by(8) {
         // SAFETY: vertices v..v+8 are 24 floats (6 x 4) in bounds of pos; loadu needs no alignment.
         let (m03, m14, m25) = unsafe {
             let s = src.add(3 * v);
@@ -224,13 +243,26 @@ pub(super) fn transform_avx2(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]]) {
         let r03 = _mm256_shuffle_ps::<0b10_00_10_00>(rxy, rzx);
         let r14 = _mm256_shuffle_ps::<0b11_01_10_00>(ryz, rxy);
         let r25 = _mm256_shuffle_ps::<0b11_01_11_01>(rzx, ryz);
-        // SAFETY: the same 24 floats in bounds of out; storeu needs no alignment.
+        let o = [
+            _mm256_permute2f128_ps::<0x20>(r03, r14),
+            _mm256_permute2f128_ps::<0x30>(r25, r03),
+            _mm256_permute2f128_ps::<0x31>(r14, r25),
+        ];
+        // SAFETY: the same 24 floats in bounds of out; storeu needs no alignment, and when
+        // streaming dst + 3 v is 32-byte aligned (out[head] is, and 8 vertices are 96 bytes).
         unsafe {
             let d = dst.add(3 * v);
-            _mm256_storeu_ps(d, _mm256_permute2f128_ps::<0x20>(r03, r14));
-            _mm256_storeu_ps(d.add(8), _mm256_permute2f128_ps::<0x30>(r25, r03));
-            _mm256_storeu_ps(d.add(16), _mm256_permute2f128_ps::<0x31>(r14, r25));
+            for (i, o) in o.into_iter().enumerate() {
+                if stream {
+                    _mm256_stream_ps(d.add(8 * i), o);
+                } else {
+                    _mm256_storeu_ps(d.add(8 * i), o);
+                }
+            }
         }
     }
     super::portable::transform(m, &pos[full..], &mut out[full..]);
+    if stream {
+        _mm_sfence();
+    }
 }

@@ -55,12 +55,8 @@ fn pack_indices() -> [__m512i; 3] {
 }
 
 /// The vertices before the first one whose output starts a 64-byte line (at most 15).
-fn head_to_align(out: &[[f32; 3]]) -> usize {
-    let addr = out.as_ptr() as usize;
-    (0..16)
-        .find(|h| (addr + 12 * h).is_multiple_of(64))
-        .unwrap_or(0)
-        .min(out.len())
+pub(super) fn head_to_align(out: &[[f32; 3]]) -> usize {
+    super::head_to(out, 64, 16)
 }
 
 /// Whether every joint index of the 16 vertices from `jnt[b]` (only the first of each 4 when
@@ -89,7 +85,7 @@ unsafe fn indices_ok_512(jnt: &[[u32; 4]], b: usize, len: __m512i, first_only: b
 /// `dst` is 64-byte aligned with 48 writable floats.
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn store3_512(dst: *mut f32, o: [__m512; 3], stream: bool) {
+pub(super) unsafe fn store3_512(dst: *mut f32, o: [__m512; 3], stream: bool) {
     // SAFETY: the caller guarantees alignment and room for 48 floats.
     unsafe {
         if stream {

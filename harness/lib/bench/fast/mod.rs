@@ -28,14 +28,18 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod chunk;
+mod flops;
 mod palette;
 mod portable;
+mod stream;
 #[cfg(test)]
 mod tests;
 
 use chunk::par_chunks;
 pub use chunk::MIN_VERTICES_PER_THREAD;
+pub use flops::{flops_per_vertex, fma_peak, peak_flops, Kernel};
 pub use palette::{locals_f32, LocalTrs, PaletteBuilder};
+pub use stream::{stream_with, traffic};
 
 /// One palette matrix alone on a 64-byte cache line, stored by rows (row 0, 1, 2, 3: the columns
 /// of its transpose), so that each output coordinate is one 4-wide dot product.
@@ -194,6 +198,22 @@ impl Isa {
 /// each output line before writing it.
 const STREAM_BYTES: usize = 8 << 20;
 
+/// Whether a call of `isa`'s kernels with `n` outputs writes them with streaming stores.
+fn streams(isa: Isa, n: usize) -> bool {
+    isa != Isa::Portable && n * 12 > STREAM_BYTES
+}
+
+/// The vertices before the first one whose output starts on an `align`-byte boundary (fewer than
+/// `period`, the vertices that span a whole number of such boundaries), at most all of them.
+#[cfg(target_arch = "x86_64")]
+fn head_to(out: &[[f32; 3]], align: usize, period: usize) -> usize {
+    let addr = out.as_ptr() as usize;
+    (0..period)
+        .find(|h| (addr + 12 * h).is_multiple_of(align))
+        .unwrap_or(0)
+        .min(out.len())
+}
+
 fn check_isa(isa: Isa) {
     assert!(
         isa.is_supported(),
@@ -263,7 +283,7 @@ pub fn skin_with(
         Isa::Portable
     };
     let pal = palette.as_slice();
-    let stream = n * 12 > STREAM_BYTES;
+    let stream = streams(isa, n);
     par_chunks(out, threads, |r, out| {
         let (p, j, w) = (&positions[r.clone()], &joints[r.clone()], &weights[r]);
         match isa {
@@ -272,9 +292,9 @@ pub fn skin_with(
             Isa::Avx512F => unsafe { avx512::skin_avx512(pal, p, j, w, out, stream) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { avx2::skin_avx2(pal, p, j, w, out) },
+            Isa::Avx2Fma => unsafe { avx2::skin_avx2(pal, p, j, w, out, stream) },
             _ => {
-                let _ = stream; // only the AVX-512 kernels stream
+                let _ = stream; // the portable kernels do not stream
                 portable::skin(pal, p, j, w, out)
             }
         }
@@ -311,7 +331,7 @@ pub fn skin1_with(
         joints.len()
     );
     let pal = palette.as_slice();
-    let stream = n * 12 > STREAM_BYTES;
+    let stream = streams(isa, n);
     par_chunks(out, threads, |r, out| {
         let (p, j) = (&positions[r.clone()], &joints[r]);
         match isa {
@@ -320,9 +340,9 @@ pub fn skin1_with(
             Isa::Avx512F => unsafe { avx512::skin1_avx512(pal, p, j, out, stream) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { avx2::skin1_avx2(pal, p, j, out) },
+            Isa::Avx2Fma => unsafe { avx2::skin1_avx2(pal, p, j, out, stream) },
             _ => {
-                let _ = stream; // only the AVX-512 kernels stream
+                let _ = stream; // the portable kernels do not stream
                 portable::skin1(pal, p, j, out)
             }
         }
@@ -348,7 +368,7 @@ pub fn transform_with(
         out.len(),
         "fast::transform: positions and output differ in length"
     );
-    let stream = out.len() * 12 > STREAM_BYTES;
+    let stream = streams(isa, out.len());
     par_chunks(out, threads, |r, out| {
         let p = &positions[r];
         match isa {
@@ -357,9 +377,9 @@ pub fn transform_with(
             Isa::Avx512F => unsafe { avx512::transform_avx512(m, p, out, stream) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { avx2::transform_avx2(m, p, out) },
+            Isa::Avx2Fma => unsafe { avx2::transform_avx2(m, p, out, stream) },
             _ => {
-                let _ = stream; // only the AVX-512 kernels stream
+                let _ = stream; // the portable kernels do not stream
                 portable::transform(m, p, out)
             }
         }

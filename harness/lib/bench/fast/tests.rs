@@ -348,8 +348,7 @@ fn zero_weights_ignore_bad_joints_and_non_finite_matrices_like_the_oracle() {
             .map(|i| [0, 1, if i % 5 == 0 { 9 } else { 0 }, 1])
             .collect(),
         weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
-        indices: vec![],
-        more: vec![],
+        ..Default::default()
     };
     let want = reference::skin(&palette, &mesh);
     let aligned = AlignedPalette::from(palette.as_slice());
@@ -598,4 +597,90 @@ fn palette_builder_flags_non_finite_output() {
         b.build_with(isa, &locals_f32(&s.bind_pose()), &mut out);
         assert!(out.is_finite(), "{}", isa.name());
     }
+}
+
+/// The xor of every 32-bit word of the slices: the streaming bound loop xors each input word into
+/// exactly one output word (which one depends on the kernel's block), so its output's xor is its inputs'.
+fn xor_all(pos: &[[f32; 3]], wide: &[&[[u32; 4]]]) -> u32 {
+    let p = pos.iter().flatten().fold(0, |a, f| a ^ f.to_bits());
+    wide.iter()
+        .flat_map(|w| w.iter().flatten())
+        .fold(p, |a, x| a ^ x)
+}
+
+#[test]
+fn the_memory_bound_loop_moves_every_byte_of_its_slices_on_every_kernel() {
+    let mut rng = Rng(11);
+    // Small sizes at every offset (head and tail paths), and one past STREAM_BYTES (streaming
+    // stores). The inputs are random, so a word left out or written twice shows in the xor.
+    let big = STREAM_BYTES / 12 + 37;
+    let len = big + 16;
+    let pos: Vec<[f32; 3]> = (0..len).map(|_| rng.vec3(5.0).into()).collect();
+    let jnt: Vec<[u32; 4]> = (0..len)
+        .map(|_| [0, 1, 2, 3].map(|_| rng.next() as u32))
+        .collect();
+    let wts: Vec<[u32; 4]> = (0..len)
+        .map(|_| [0, 1, 2, 3].map(|_| rng.next() as u32))
+        .collect();
+    let mut cases: Vec<(usize, usize)> = (0..16).flat_map(|s| [(s, 3), (s, 40)]).collect();
+    cases.push((3, big));
+    for isa in Isa::supported() {
+        for &(start, n) in &cases {
+            for wide_n in 0..=2 {
+                let all = [&jnt[start..start + n], &wts[start..start + n]];
+                let wide = &all[..wide_n];
+                let p = &pos[start..start + n];
+                let want = xor_all(p, wide);
+                for threads in [1, 2] {
+                    // One guard vertex either side: the loop writes exactly its slice.
+                    let mut buf = vec![[f32::NAN; 3]; n + 2];
+                    stream_with(isa, p, wide, &mut buf[1..n + 1], threads);
+                    let what = format!(
+                        "{} start {start} n {n} wide {wide_n} threads {threads}",
+                        isa.name()
+                    );
+                    assert_eq!(xor_all(&buf[1..n + 1], &[]), want, "{what}");
+                    assert!(
+                        buf[0][0].is_nan() && buf[n + 1][0].is_nan(),
+                        "{what}: wrote outside"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(traffic(2), (44, 12));
+    assert_eq!(traffic(0), (12, 12));
+}
+
+#[test]
+fn the_fma_peak_runs_its_flops_at_a_plausible_rate() {
+    for isa in Isa::supported() {
+        let Some(flops) = peak_flops(isa) else {
+            assert_eq!(isa, Isa::Portable);
+            continue;
+        };
+        let fastest = |f: &dyn Fn()| {
+            (0..20)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let secs = fastest(&|| fma_peak(isa));
+        let chain = fastest(&|| crate::bench::clock::add_chain(crate::bench::clock::CHAIN_ADDS));
+        let ghz = crate::bench::clock::ghz(chain).unwrap_or(3.0);
+        let lanes = if isa == Isa::Avx512F { 16.0 } else { 8.0 };
+        // FMA instructions per cycle: between 0.5 and 4 on any core (1 or 2 units, some with 4).
+        let per_cycle = flops / secs / (ghz * 1e9) / (2.0 * lanes);
+        assert!(
+            (0.5..=4.0).contains(&per_cycle),
+            "{}: {per_cycle} FMAs per cycle",
+            isa.name()
+        );
+        assert!(flops_per_vertex(Kernel::Skin4, isa).is_some());
+    }
+    assert_eq!(flops_per_vertex(Kernel::Skin4, Isa::Avx2Fma), Some(105));
+    assert_eq!(flops_per_vertex(Kernel::Static, Isa::Avx512F), Some(18));
 }

@@ -1,0 +1,110 @@
+//! The arithmetic bound of the kernels: their floating-point operations per vertex, counted from
+//! their code, and a loop of independent FMAs that runs the core's FMA units at their peak.
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+use std::hint::black_box;
+
+use super::Isa;
+
+/// The kernels whose flops are counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Static,
+    Skin1,
+    Skin4,
+}
+
+/// Floating-point operations per vertex of `kernel` on `isa`, counted from the kernel's code: an
+/// FMA counts 2 per lane, a mul or an add 1 per lane, every lane the instruction computes
+/// (shuffles, blends, broadcasts, loads and stores count 0). None for the portable kernels, which
+/// have no counted code (glam's, as the compiler lowers it) and no FMA loop to compare with.
+///
+/// AVX2 (`avx2.rs`), per vertex:
+/// - blend (4 influences): rows 0-1 in 8 lanes, 1 mul + 3 FMA = 8 + 3 x 16 = 56; row 2 in 4
+///   lanes, 1 mul + 3 FMA = 4 + 3 x 8 = 28; 84 in all.
+/// - apply: 1 mul of 8 lanes + 1 mul of 4 lanes = 12.
+/// - lane sums per 4 vertices: `hsum4_256` 3 adds x 8 lanes = 24, `hsum4_128` 3 x 4 = 12; 9 a vertex.
+/// - skin4 = 84 + 12 + 9 = 105; skin1 (no blend) = 12 + 9 = 21.
+/// - static (`transform_avx2`, 8 vertices per step): 3 outputs x 3 FMA x 8 lanes x 2 = 144 per
+///   step, 18 a vertex.
+///
+/// AVX-512 (`avx512.rs`), per vertex:
+/// - blend: 1 mul + 3 FMA of 16 lanes (the whole matrix, row 3 too) = 16 + 3 x 32 = 112.
+/// - apply: 1 mul of 16 lanes = 16.
+/// - lane sums per 4 vertices: `hsum4_512` 3 adds x 16 lanes = 48; 12 a vertex.
+/// - skin4 = 112 + 16 + 12 = 140; skin1 = 16 + 12 = 28.
+/// - static (`static512_block`, 16 vertices per step): 3 outputs x 3 FMA x 16 lanes x 2 = 288
+///   per step, 18 a vertex.
+pub fn flops_per_vertex(kernel: Kernel, isa: Isa) -> Option<u32> {
+    match (isa, kernel) {
+        (Isa::Portable, _) => None,
+        (Isa::Avx2Fma, Kernel::Skin4) => Some(56 + 28 + 12 + 9),
+        (Isa::Avx2Fma, Kernel::Skin1) => Some(12 + 9),
+        (Isa::Avx512F, Kernel::Skin4) => Some(112 + 16 + 12),
+        (Isa::Avx512F, Kernel::Skin1) => Some(16 + 12),
+        (_, Kernel::Static) => Some(3 * 3 * 2),
+    }
+}
+
+/// Independent FMA chains in the peak loop: more than FMA latency (4 or 5 cycles) times FMA
+/// units (2) on current cores, so no FMA waits for another and every unit takes one each cycle.
+const CHAINS: usize = 12;
+/// Loop turns of one peak call: about 0.1 ms at 2 FMAs per cycle and 3 GHz.
+const TURNS: usize = 1 << 14;
+
+/// Floating-point operations of one [`fma_peak`] call on `isa`, or None where it has no loop.
+pub fn peak_flops(isa: Isa) -> Option<f64> {
+    let lanes = match isa {
+        Isa::Portable => return None,
+        Isa::Avx2Fma => 8,
+        Isa::Avx512F => 16,
+    };
+    Some((TURNS * CHAINS * lanes * 2) as f64)
+}
+
+/// Runs [`peak_flops`]`(isa)` flops as independent FMAs of `isa`'s width (nothing for the
+/// portable kernels); timed, it gives the core's FMA throughput. Panics if the CPU lacks `isa`.
+pub fn fma_peak(isa: Isa) {
+    super::check_isa(isa);
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+        Isa::Avx2Fma => unsafe { peak_avx2() },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: check_isa asserted that this CPU has AVX-512F.
+        Isa::Avx512F => unsafe { peak_avx512() },
+        _ => {}
+    }
+}
+
+/// `acc = acc * a + b` on [`CHAINS`] registers; a and b come through `black_box`, so the compiler
+/// cannot fold the chains, and acc tends to b / (1 - a) = 1: no overflow, no denormals.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn peak_avx2() {
+    let a = _mm256_set1_ps(black_box(0.5));
+    let b = _mm256_set1_ps(black_box(0.5));
+    let mut acc = [_mm256_set1_ps(black_box(0.0)); CHAINS];
+    for _ in 0..TURNS {
+        for c in acc.iter_mut() {
+            *c = _mm256_fmadd_ps(*c, a, b);
+        }
+    }
+    black_box(acc);
+}
+
+/// [`peak_avx2`] in 512-bit registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn peak_avx512() {
+    let a = _mm512_set1_ps(black_box(0.5));
+    let b = _mm512_set1_ps(black_box(0.5));
+    let mut acc = [_mm512_set1_ps(black_box(0.0)); CHAINS];
+    for _ in 0..TURNS {
+        for c in acc.iter_mut() {
+            *c = _mm512_fmadd_ps(*c, a, b);
+        }
+    }
+    black_box(acc);
+}

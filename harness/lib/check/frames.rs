@@ -1,0 +1,210 @@
+//! The normal and tangent checks: GPU-skinned directions against the CPU reference's, by angle,
+//! unit length and (tangents) handedness.
+
+use super::{by_path, Input, Outcome};
+use crate::contract::Role;
+use crate::gpu::compute::{Fault, Skinned};
+
+/// Which direction a check compares.
+#[derive(Clone, Copy, PartialEq)]
+enum Which {
+    Normals,
+    Tangents,
+}
+
+impl Which {
+    fn name(self) -> &'static str {
+        match self {
+            Which::Normals => "normal",
+            Which::Tangents => "tangent",
+        }
+    }
+
+    /// The profile fields that give the shader's output, for a skip's reason.
+    fn fields(self) -> &'static str {
+        match self {
+            Which::Normals => {
+                "`compute.skinned_normals` (with `compute.normals`), nor `vertex.normal_function`"
+            }
+            Which::Tangents => {
+                "`compute.skinned_tangents` (with `compute.tangents`), nor `vertex.tangent_function`"
+            }
+        }
+    }
+
+    fn output(self) -> Role {
+        match self {
+            Which::Normals => Role::SkinnedNormals,
+            Which::Tangents => Role::SkinnedTangents,
+        }
+    }
+
+    /// The GPU's values of this kind in a compute result, as xyzw.
+    fn of(self, s: &Skinned) -> Option<&Result<Vec<[f32; 4]>, Fault>> {
+        match self {
+            Which::Normals => s.normals.as_ref(),
+            Which::Tangents => s.tangents.as_ref(),
+        }
+    }
+}
+
+pub(super) fn normals_match_cpu(input: &Input) -> Outcome {
+    let f = &input.run.scene.frames;
+    let widen = |v: &[[f32; 3]]| {
+        v.iter()
+            .map(|n| [n[0], n[1], n[2], 0.0])
+            .collect::<Vec<_>>()
+    };
+    let (bind, posed) = (widen(&f.bind_normals), widen(&f.posed_normals));
+    frames_match(input, Which::Normals, [&bind, &posed])
+}
+
+pub(super) fn tangents_match_cpu(input: &Input) -> Outcome {
+    let f = &input.run.scene.frames;
+    frames_match(
+        input,
+        Which::Tangents,
+        [&f.bind_tangents, &f.posed_tangents],
+    )
+}
+
+/// Why the check cannot apply to this shader or case, if it cannot.
+fn skip_reason(input: &Input, which: Which, expected: usize) -> Option<String> {
+    let name = which.name();
+    if input.ctx.contract().try_slot(which.output()).is_none() {
+        return Some(format!(
+            "the shader writes no skinned {name}s the harness can read back: its profile names no {}",
+            which.fields()
+        ));
+    }
+    (expected == 0).then(|| {
+        let source = if input.case.model.is_some() {
+            format!("the model has no {}", name.to_uppercase())
+        } else {
+            format!("the mesh has no {name}s")
+        };
+        format!("{source}, so there are no skinned {name}s to compare")
+    })
+}
+
+/// The GPU's skinned directions at the bind pose and at the pose against the CPU's: every one
+/// within the case's angle, of unit length within the angle's sine, a tangent's w the CPU's.
+fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> Outcome {
+    if let Some(why) = skip_reason(input, which, expected[1].len()) {
+        return Outcome::skip(why);
+    }
+    let degrees = input.case.tolerance.max_angle_degrees;
+    let mut worst = 0.0f64;
+    for (gpu, expected, label) in [
+        (input.run.gpu_bind(), expected[0], "bind pose"),
+        (input.run.gpu_posed(), expected[1], "posed"),
+    ] {
+        let gpu = match gpu.as_ref().map(|s| which.of(s)) {
+            Err(e) => return Outcome::gpu(e),
+            Ok(None) => return Outcome::fail("-", "the compute path read back no values"),
+            Ok(Some(Err(fault))) => return Outcome::fail("output fault", format!("{fault}")),
+            Ok(Some(Ok(v))) => v,
+        };
+        match compare(gpu, expected, degrees, which) {
+            Ok(angle) => worst = worst.max(angle),
+            Err((figure, why)) => {
+                return by_path(
+                    input,
+                    Outcome::fail(
+                        figure,
+                        format!("{why} ({label}, {} vertices)", expected.len()),
+                    ),
+                )
+            }
+        }
+    }
+    by_path(input, Outcome::pass(format!("{worst:.2e} deg")))
+}
+
+/// The largest angle in degrees between `gpu` and `expected` (vertices whose expected direction
+/// is zero left out), or the first vertex that breaks the tolerance: (figure, why).
+fn compare(
+    gpu: &[[f32; 4]],
+    expected: &[[f32; 4]],
+    degrees: f64,
+    which: Which,
+) -> Result<f64, (String, String)> {
+    let name = which.name();
+    let unit_slack = degrees.to_radians().sin();
+    let mut worst = 0.0f64;
+    for (v, (g, e)) in gpu.iter().zip(expected).enumerate() {
+        let dir = |x: &[f32; 4]| glam::DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64);
+        let (gd, ed) = (dir(g), dir(e));
+        if ed.length() == 0.0 {
+            continue;
+        }
+        if !gd.is_finite() {
+            return Err((
+                "not finite".into(),
+                format!("the GPU's {name} of vertex {v} is {g:?}, not finite (CPU {e:?})"),
+            ));
+        }
+        let angle = gd.cross(ed).length().atan2(gd.dot(ed)).to_degrees();
+        if angle > degrees {
+            return Err((
+                format!("{angle:.3} deg"),
+                format!(
+                    "the {name} of vertex {v} is {angle:.4} degrees from the CPU reference's (tolerance.max_angle_degrees {degrees}): GPU {g:?} vs CPU {e:?}"
+                ),
+            ));
+        }
+        let off = (gd.length() - 1.0).abs();
+        if off > unit_slack {
+            return Err((
+                format!("length {:.4}", gd.length()),
+                format!(
+                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, the sine of tolerance.max_angle_degrees): renormalise after skinning; GPU {g:?} vs CPU {e:?}",
+                    gd.length()
+                ),
+            ));
+        }
+        if which == Which::Tangents && g[3] != e[3] {
+            return Err((
+                "w lost".into(),
+                format!(
+                    "the tangent of vertex {v} has handedness w = {}, the source's is {}: keep the tangent's w",
+                    g[3], e[3]
+                ),
+            ));
+        }
+        worst = worst.max(angle);
+    }
+    Ok(worst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn angles_lengths_and_handedness_decide() {
+        let cpu = vec![[1.0, 0.0, 0.0, -1.0], [0.0, 0.0, 0.0, 1.0]];
+        // One degree off in the plane; the second vertex has no direction and is left out.
+        let (s, c) = 1f32.to_radians().sin_cos();
+        let off = vec![[c, s, 0.0, -1.0], [5.0, 5.0, 5.0, 1.0]];
+        assert!((compare(&off, &cpu, 1.5, Which::Tangents).unwrap() - 1.0).abs() < 1e-4);
+        let err = compare(&off, &cpu, 0.5, Which::Normals).unwrap_err();
+        assert!(err.1.contains("vertex 0 is 1.0000 degrees"), "{}", err.1);
+        let long = vec![[1.01, 0.0, 0.0, -1.0], cpu[1]];
+        let err = compare(&long, &cpu, 0.05, Which::Normals).unwrap_err();
+        assert!(err.1.contains("has length 1.010000, not 1"), "{}", err.1);
+        let flipped = vec![[1.0, 0.0, 0.0, 1.0], cpu[1]];
+        assert_eq!(
+            compare(&flipped, &cpu, 0.05, Which::Tangents)
+                .unwrap_err()
+                .0,
+            "w lost"
+        );
+        assert!(compare(&flipped, &cpu, 0.05, Which::Normals).is_ok());
+        let nan = vec![[f32::NAN, 0.0, 0.0, -1.0], cpu[1]];
+        assert_eq!(
+            compare(&nan, &cpu, 0.05, Which::Normals).unwrap_err().0,
+            "not finite"
+        );
+    }
+}

@@ -1,0 +1,394 @@
+//! Composes a shader split into modules (naga_oil's `#import`, `#ifdef`, `#define_import_path`) into one WGSL text, errors located in the module files.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path, PathBuf};
+
+use naga_oil::compose::{
+    ComposableModuleDescriptor, Composer, NagaModuleDescriptor, ShaderDefValue,
+};
+
+/// A define's value: `true`/`false` (`false` leaves it undefined, so `#ifdef` is false) or an
+/// integer (for `#if NAME == 4` and `#{NAME}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Define {
+    Bool(bool),
+    Int(i64),
+}
+
+impl std::fmt::Display for Define {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Define::Bool(b) => write!(f, "{b}"),
+            Define::Int(i) => write!(f, "{i}"),
+        }
+    }
+}
+
+/// What composition needs: the entry module, the folders its imports are found in, the defines.
+pub struct Spec<'a> {
+    pub entry: &'a Path,
+    pub entry_source: &'a str,
+    pub folders: &'a [PathBuf],
+    pub defines: &'a BTreeMap<String, Define>,
+    /// The folder module paths are shown relative to in the provenance (the profile's).
+    pub base: &'a Path,
+}
+
+/// The composed shader.
+#[derive(Clone, Debug)]
+pub struct Composed {
+    /// One WGSL text: what is validated, run, mutated and recorded as the shader.
+    pub source: String,
+    /// Every input that made it, for provenance: each module used (its path and text, entry
+    /// first) and the defines. A change in any of them changes this.
+    pub inputs: String,
+    /// The module files used, entry first.
+    pub modules: Vec<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ComposeError {
+    /// A located diagnostic in a module file (file:line:column and the offending line).
+    #[error("{0}")]
+    Module(String),
+    /// A define the profile gives that no module used reads.
+    #[error("no module reads the define `{0}`")]
+    UnusedDefine(String),
+}
+
+/// A module file found in the folders: its path, text and import path.
+struct Found {
+    path: PathBuf,
+    text: String,
+}
+
+/// Composes `spec`'s entry module with the modules it imports, under its defines.
+pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
+    let found = find_modules(spec)?;
+    let order = import_order(spec.entry_source, &found);
+    let mut used: Vec<(&Path, &str)> = vec![(spec.entry, spec.entry_source)];
+    used.extend(
+        order
+            .iter()
+            .map(|name| (found[name].path.as_path(), found[name].text.as_str())),
+    );
+    check_defines(&used, spec.defines)?;
+    let defs: HashMap<String, ShaderDefValue> = spec
+        .defines
+        .iter()
+        .filter_map(|(name, value)| match value {
+            Define::Bool(false) => None,
+            Define::Bool(true) => Some((name.clone(), ShaderDefValue::Bool(true))),
+            Define::Int(i) => Some((name.clone(), ShaderDefValue::Int(*i as i32))),
+        })
+        .collect();
+    let mut composer = Composer::default();
+    for name in &order {
+        let module = &found[name];
+        let file = shown(&module.path);
+        let added = composer.add_composable_module(ComposableModuleDescriptor {
+            source: &module.text,
+            file_path: &file,
+            ..Default::default()
+        });
+        if let Err(e) = added {
+            return Err(ComposeError::Module(e.emit_to_string(&composer)));
+        }
+    }
+    let entry = shown(spec.entry);
+    let module = composer
+        .make_naga_module(NagaModuleDescriptor {
+            source: spec.entry_source,
+            file_path: &entry,
+            shader_defs: defs,
+            ..Default::default()
+        })
+        .map_err(|e| ComposeError::Module(e.emit_to_string(&composer)))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .map_err(|e| {
+        ComposeError::Module(format!(
+            "{entry}: the composed module is invalid: {}",
+            e.into_inner()
+        ))
+    })?;
+    let source =
+        naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
+            .map_err(|e| {
+                ComposeError::Module(format!("{entry}: cannot write the composed module: {e}"))
+            })?;
+    let mut inputs = String::new();
+    let base = std::fs::canonicalize(spec.base).unwrap_or_else(|_| spec.base.to_path_buf());
+    for (path, text) in &used {
+        let full = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let rel = full.strip_prefix(&base).unwrap_or(&full);
+        inputs.push_str(&format!("== {}\n{text}\n", rel.display()));
+    }
+    inputs.push_str("== defines\n");
+    for (name, value) in spec.defines {
+        inputs.push_str(&format!("{name} = {value}\n"));
+    }
+    Ok(Composed {
+        source,
+        inputs,
+        modules: used.iter().map(|(p, _)| p.to_path_buf()).collect(),
+    })
+}
+
+/// A path as messages show it: relative to the folder the run started in.
+fn shown(path: &Path) -> String {
+    let here = std::env::current_dir().unwrap_or_default();
+    path.strip_prefix(&here)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Whether `path` is relative and stays inside the folder it is relative to (no `..` past it).
+pub fn stays_inside(path: &str) -> bool {
+    let mut depth = 0i32;
+    for c in Path::new(path).components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return false,
+        }
+    }
+    true
+}
+
+/// The modules in `spec`'s folders (every `.wgsl` file, searched in depth, that declares a
+/// `#define_import_path`), by import path. Two files declaring one path are refused.
+fn find_modules(spec: &Spec) -> Result<BTreeMap<String, Found>, ComposeError> {
+    let entry = std::fs::canonicalize(spec.entry).ok();
+    let mut files = Vec::new();
+    for folder in spec.folders {
+        wgsl_files(folder, &mut files).map_err(|e| {
+            ComposeError::Module(format!(
+                "{}: cannot read the module folder: {e}",
+                shown(folder)
+            ))
+        })?;
+    }
+    let mut out: BTreeMap<String, Found> = BTreeMap::new();
+    for path in files {
+        if std::fs::canonicalize(&path).ok() == entry {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            ComposeError::Module(format!("{}: cannot read module: {e}", shown(&path)))
+        })?;
+        let (Some(name), _, _) = naga_oil::compose::get_preprocessor_data(&text) else {
+            continue;
+        };
+        if let Some(first) = out.get(&name) {
+            let (line, column) = locate(&text, "#define_import_path").unwrap_or((1, 1));
+            return Err(ComposeError::Module(format!(
+                "{}:{line}:{column}: the module path `{name}` is already declared by {}; each module has its own",
+                shown(&path),
+                shown(&first.path)
+            )));
+        }
+        out.insert(name, Found { path, text });
+    }
+    Ok(out)
+}
+
+/// Every `.wgsl` file under `dir`, in name order.
+fn wgsl_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            wgsl_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "wgsl") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The modules `source` imports, directly or not, each after the modules it imports (the order
+/// the composer takes them in). An import no file declares is left out: the composer then names
+/// it, located where it is imported.
+fn import_order(source: &str, found: &BTreeMap<String, Found>) -> Vec<String> {
+    fn visit(
+        source: &str,
+        found: &BTreeMap<String, Found>,
+        seen: &mut Vec<String>,
+        order: &mut Vec<String>,
+    ) {
+        let (_, imports, _) = naga_oil::compose::get_preprocessor_data(source);
+        for import in imports {
+            let Some(name) = resolve(&import.import, found) else {
+                continue;
+            };
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name.clone());
+            visit(&found[&name].text, found, seen, order);
+            order.push(name);
+        }
+    }
+    let (mut seen, mut order) = (Vec::new(), Vec::new());
+    visit(source, found, &mut seen, &mut order);
+    order
+}
+
+/// The module an import names: `a::b` itself, or `a::b::item`'s module `a::b`.
+fn resolve(import: &str, found: &BTreeMap<String, Found>) -> Option<String> {
+    let mut name = import;
+    loop {
+        if found.contains_key(name) {
+            return Some(name.to_string());
+        }
+        name = &name[..name.rfind("::")?];
+    }
+}
+
+/// Every define a module reads must be given (`false` to leave it off), so that a misspelt
+/// `#ifdef` cannot switch a path off unseen; every define given must be read by some module.
+fn check_defines(
+    modules: &[(&Path, &str)],
+    defines: &BTreeMap<String, Define>,
+) -> Result<(), ComposeError> {
+    let mut read = std::collections::BTreeSet::new();
+    for (path, text) in modules {
+        let declared = declared_defines(text);
+        for (name, line, column) in define_reads(text) {
+            if declared.contains(&name) {
+                continue;
+            }
+            if !defines.contains_key(&name) {
+                let shown_line = text.lines().nth(line - 1).unwrap_or("").trim_end();
+                return Err(ComposeError::Module(format!(
+                    "{}:{line}:{column}: unknown define `{name}`: the profile's `modules.defines` does not give it (write `{name}: false` to leave it off)\n  {line} | {shown_line}",
+                    shown(path)
+                )));
+            }
+            read.insert(name);
+        }
+    }
+    match defines.keys().find(|name| !read.contains(*name)) {
+        Some(unused) => Err(ComposeError::UnusedDefine(unused.clone())),
+        None => Ok(()),
+    }
+}
+
+/// The names a module `#define`s itself (the entry module may).
+fn declared_defines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix('#'))
+        .filter_map(|l| l.trim_start().strip_prefix("define "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// Each define a module reads, with its 1-based line and column: the name after `#ifdef`,
+/// `#ifndef`, `#if` (and their `#else` forms), and each `#{NAME}` or `#NAME` in the code.
+fn define_reads(text: &str) -> Vec<(String, usize, usize)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let trimmed = code.trim_start();
+        if let Some(directive) = trimmed.strip_prefix('#') {
+            let words = directive.trim_start();
+            let words = words.strip_prefix("else").map_or(words, str::trim_start);
+            for keyword in ["ifdef", "ifndef", "if"] {
+                if let Some(rest) = words.strip_prefix(keyword) {
+                    if rest.starts_with(char::is_whitespace) {
+                        let name = identifier(rest.trim_start());
+                        if !name.is_empty() {
+                            let column = offset_in(line, rest.trim_start()) + 1;
+                            out.push((name.to_string(), i + 1, column));
+                        }
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        let mut at = 0;
+        while let Some(hash) = code[at..].find('#') {
+            let start = at + hash + 1;
+            let rest = &code[start..];
+            let (name, skip) = match rest.strip_prefix('{') {
+                Some(inner) => (identifier(inner), 1),
+                None => (identifier(rest), 0),
+            };
+            if !name.is_empty() {
+                out.push((name.to_string(), i + 1, start + skip + 1));
+            }
+            at = start;
+        }
+    }
+    out
+}
+
+/// The identifier `text` starts with (empty if none).
+fn identifier(text: &str) -> &str {
+    let end = text
+        .char_indices()
+        .find(|(i, c)| !(c.is_ascii_alphanumeric() || *c == '_') || (*i == 0 && c.is_ascii_digit()))
+        .map_or(text.len(), |(i, _)| i);
+    &text[..end]
+}
+
+/// The byte offset of `part` (a sub-slice of `line`) in `line`.
+fn offset_in(line: &str, part: &str) -> usize {
+    part.as_ptr() as usize - line.as_ptr() as usize
+}
+
+/// The 1-based line and column where `needle` first appears in `text`.
+fn locate(text: &str, needle: &str) -> Option<(usize, usize)> {
+    let at = text.find(needle)?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Some((line, column))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside() {
+        assert!(stays_inside("composed"));
+        assert!(stays_inside("a/../b"));
+        assert!(!stays_inside("../b"));
+        assert!(!stays_inside("a/../../b"));
+        assert!(!stays_inside("/etc"));
+    }
+
+    #[test]
+    fn define_reads_are_located() {
+        let text =
+            "#ifdef A\nlet x = #{B}u + #C;\n  # else if D == 2\n#ifndef E // F\n#import x::y\n";
+        let reads = define_reads(text);
+        let names: Vec<_> = reads.iter().map(|(n, l, c)| (n.as_str(), *l, *c)).collect();
+        assert_eq!(
+            names,
+            [
+                ("A", 1, 8),
+                ("B", 2, 11),
+                ("C", 2, 18),
+                ("D", 3, 13),
+                ("E", 4, 9)
+            ]
+        );
+    }
+}

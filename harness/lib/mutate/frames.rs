@@ -1,0 +1,145 @@
+//! The mutant kinds of normal and tangent skinning: the plain blended matrix for normals, the
+//! renormalisation dropped, the tangent's handedness lost. Each applies only where the contract
+//! has skinned normal or tangent outputs, which the normal checks read.
+
+use super::kinds::candidate;
+use super::site::{for_each_statement, root_global, stores, Sites};
+use super::*;
+use crate::contract::Role;
+
+/// Whether the harness reads back skinned normals or tangents from this shape.
+fn has_frames(s: &Sites) -> bool {
+    [Role::SkinnedNormals, Role::SkinnedTangents]
+        .iter()
+        .any(|r| s.contract.try_slot(*r).is_some())
+}
+
+/// `(inner)` for the call or builtin `span` whose one argument is at `arg`, if `span` reads as
+/// `name(...)`.
+fn unwrap(s: &Sites, span: Range<usize>, arg: Range<usize>, name: &str) -> Option<Edit> {
+    let text = s.text(&span);
+    (text.starts_with(name) && text.ends_with(')') && span.start < arg.start && arg.end < span.end)
+        .then(|| Edit {
+            range: span,
+            text: format!("({})", s.text(&arg)),
+        })
+}
+
+/// `(inner)` for `name(inner)`, found around the argument's span `arg`.
+fn around(s: &Sites, arg: Range<usize>, name: &str) -> Option<Edit> {
+    let before = s.src[..arg.start].trim_end().strip_suffix('(')?.trim_end();
+    let start = before.strip_suffix(name).map(str::len)?;
+    let after = &s.src[arg.end..];
+    let close = after.len() - after.trim_start().len();
+    after[close..].starts_with(')').then(|| Edit {
+        range: start..arg.end + close + 1,
+        text: format!("({})", s.text(&arg)),
+    })
+}
+
+/// A call of a function from a matrix to a matrix of the same shape (the normal matrix: the
+/// inverse transpose or the cofactor of the blended matrix) replaced by its argument, so
+/// normals go through the plain blended matrix.
+pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
+    if s.contract.try_slot(Role::SkinnedNormals).is_none() {
+        return Vec::new();
+    }
+    let types = &s.module.types;
+    let is_matrix = |h: Handle<naga::Type>| matches!(types[h].inner, TypeInner::Matrix { .. });
+    let mut edits = Vec::new();
+    for f in s.funcs() {
+        let func = s.func(f);
+        for_each_statement(&func.body, &mut |st| {
+            let Statement::Call {
+                function,
+                arguments,
+                result: Some(result),
+            } = st
+            else {
+                return;
+            };
+            let callee = &s.module.functions[*function];
+            let matrix_to_matrix = matches!((callee.arguments.as_slice(), &callee.result), ([a], Some(r)) if is_matrix(a.ty) && types[a.ty].inner == types[r.ty].inner);
+            if !matrix_to_matrix {
+                return;
+            }
+            let name = callee.name.as_deref().unwrap_or("");
+            if let (Some(span), Some(arg)) = (s.span(f, *result), s.span(f, arguments[0])) {
+                edits.extend(unwrap(s, span, arg, name));
+            }
+        });
+    }
+    if edits.is_empty() {
+        return Vec::new();
+    }
+    vec![candidate(
+        "normals by the plain blended matrix: the normal matrix (its inverse transpose) left out",
+        "a posed case with a non-uniform scale (pose[].scale) whose normals are not along the scale's axes",
+        edits,
+    )]
+}
+
+/// Every `normalize(x)` becomes `(x)`: skinned normals and tangents keep the length the blend
+/// gives them.
+pub(super) fn renormalisation_dropped(s: &Sites) -> Vec<Candidate> {
+    if !has_frames(s) {
+        return Vec::new();
+    }
+    let mut edits = Vec::new();
+    for f in s.funcs() {
+        for (_, expr) in s.func(f).expressions.iter() {
+            if let Expression::Math {
+                fun: naga::MathFunction::Normalize,
+                arg,
+                ..
+            } = *expr
+            {
+                // naga's span of a builtin call may be its name alone: the call is found
+                // around its argument.
+                if let Some(arg) = s.span(f, arg) {
+                    edits.extend(around(s, arg, "normalize"));
+                }
+            }
+        }
+    }
+    if edits.is_empty() {
+        return Vec::new();
+    }
+    vec![candidate(
+        "skinned normals and tangents not renormalised (normalize left out)",
+        "a posed case that blends joints rotated apart, or scales one: the blend shortens or stretches directions",
+        edits,
+    )]
+}
+
+/// The value stored to the skinned tangents written with w = 1, not the source's handedness.
+pub(super) fn tangent_w_lost(s: &Sites) -> Vec<Candidate> {
+    if s.contract.try_slot(Role::SkinnedTangents).is_none() {
+        return Vec::new();
+    }
+    let Some(cs) = s.compute() else {
+        return Vec::new();
+    };
+    let func = s.func(cs);
+    let mut stored = Vec::new();
+    stores(&func.body, &mut stored);
+    let edits: Vec<Edit> = stored
+        .into_iter()
+        .filter(|&(pointer, _)| {
+            root_global(func, pointer).and_then(|g| s.role_of(g)) == Some(Role::SkinnedTangents)
+        })
+        .filter_map(|(_, value)| s.span(cs, value))
+        .map(|range| Edit {
+            text: format!("vec4<f32>(({}).xyz, 1.0)", s.text(&range)),
+            range,
+        })
+        .collect();
+    if edits.is_empty() {
+        return Vec::new();
+    }
+    vec![candidate(
+        "the skinned tangent's handedness w written as 1, not the source's",
+        "a case whose mesh has tangents of w = -1 (the built-in strip mirrors every other vertex)",
+        edits,
+    )]
+}
