@@ -363,6 +363,22 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         )],
         "palette.group",
     ),
+    (
+        "skinned normals without the source normals",
+        &[(
+            "count: { group: 1, binding: 5 }",
+            "count: { group: 1, binding: 5 }\n  skinned_normals: { group: 1, binding: 7 }",
+        )],
+        "compute.skinned_normals",
+    ),
+    (
+        "normals the shader does not have",
+        &[(
+            "count: { group: 1, binding: 5 }",
+            "count: { group: 1, binding: 5 }\n  normals: { group: 1, binding: 6 }\n  skinned_normals: { group: 1, binding: 7 }",
+        )],
+        "binding 7 (skinned normals) is missing",
+    ),
 ];
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
