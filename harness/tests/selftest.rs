@@ -1649,7 +1649,7 @@ fn composed_copy(dir: &Path, file: &str, from: &str, to: &str) -> PathBuf {
 }
 
 /// The define that switches skinning on is what the numbers hang on: the composed example with
-/// `SKINNING: false` draws the bind pose and fails posed_matches_cpu.
+/// `SKINNING: false` binds each vertex rigidly to its first joint and fails posed_matches_cpu.
 #[test]
 fn a_composed_shader_with_skinning_defined_off_fails_the_posed_comparison() {
     let dir = scratch("composed_skinning_off");
@@ -1694,7 +1694,7 @@ fn composition_errors_fail_validation_naming_the_module() {
             "composed/blend.wgsl",
             "#import skin::palette::joint_matrix",
             "#import skin::palettes::joint_matrix",
-            "blend.wgsl:3:",
+            "blend.wgsl:10:17",
         ),
         (
             "unknown_define",
@@ -1708,7 +1708,7 @@ fn composition_errors_fail_validation_naming_the_module() {
             "composed/palette.wgsl",
             "return joint_matrices[j];",
             "return joint_matrices[j]",
-            "palette.wgsl:7:",
+            "palette.wgsl:8:1",
         ),
     ] {
         let dir = scratch(&format!("composition_{name}"));

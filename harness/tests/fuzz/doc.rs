@@ -424,7 +424,7 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
         "composed/blend.wgsl",
         "#import skin::palette::joint_matrix",
         "#import skin::palettes::joint_matrix",
-        "composed/blend.wgsl:3:",
+        "composed/blend.wgsl:10:17",
     ),
     (
         "an unknown define",
@@ -438,14 +438,14 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
         "composed/palette.wgsl",
         "return joint_matrices[j];",
         "return joint_matrices[j]",
-        "composed/palette.wgsl:7:",
+        "composed/palette.wgsl:8:1",
     ),
     (
         "a type error in a module",
         "composed/camera.wgsl",
         "vec4<f32>(world, 1.0)",
         "vec4<f32>(world, 1u)",
-        "composed/camera.wgsl:10:",
+        "composed/camera.wgsl:9:",
     ),
     (
         "a define no module reads",
