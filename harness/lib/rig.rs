@@ -236,7 +236,7 @@ fn strip_frame(v: usize) -> ([f32; 3], [f32; 4]) {
     let normal = DVec3::new(sl * ct, sl * st, cl);
     // Perpendicular to the normal: +X turned about Z by `turn`, tipped to leave the plane with it.
     let tangent = DVec3::new(cl * ct, cl * st, -sl);
-    let w = if v % 2 == 0 { 1.0 } else { -1.0 };
+    let w = if v.is_multiple_of(2) { 1.0 } else { -1.0 };
     (
         normal.as_vec3().into(),
         [tangent.x as f32, tangent.y as f32, tangent.z as f32, w],

@@ -1620,6 +1620,8 @@ fn accept_after_a_failing_run_makes_the_next_run_pass() {
     let o = skinproof(&["review", "--reports", reports_arg], &[]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no review page"));
+}
+
 /// A copy of the composed example (entry module, profile, `composed/` modules) in `dir`, with one
 /// edit in `file`; the edit must apply. Returns the entry module's path.
 fn composed_copy(dir: &Path, file: &str, from: &str, to: &str) -> PathBuf {

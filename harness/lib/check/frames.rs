@@ -96,8 +96,8 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
     let degrees = input.case.tolerance.max_angle_degrees;
     let mut worst = 0.0f64;
     for (gpu, expected, label) in [
-        (&input.run.gpu_bind, expected[0], "bind pose"),
-        (&input.run.gpu_posed, expected[1], "posed"),
+        (input.run.gpu_bind(), expected[0], "bind pose"),
+        (input.run.gpu_posed(), expected[1], "posed"),
     ] {
         let gpu = match gpu.as_ref().map(|s| which.of(s)) {
             Err(e) => return Outcome::gpu(e),

@@ -9,6 +9,9 @@ use super::{Cx, ModelError};
 /// unit vectors); nearer ones are normalised, so the reference and the GPU see the same.
 const UNIT_TOLERANCE: f32 = 1e-2;
 
+/// Normals and tangents (xyz and w), in vertex order.
+type Frames = (Vec<[f32; 3]>, Vec<[f32; 4]>);
+
 /// The primitive's normals and tangents (each empty where the primitive has none), `n` per
 /// attribute, finite, unit length, a tangent's w +1 or -1. Morph targets' normal and tangent
 /// displacements are not applied: both paths skin the same stored frames.
@@ -18,7 +21,7 @@ pub(super) fn frames<'a, 's, F>(
     prim: &gltf::Primitive,
     reader: &gltf::mesh::Reader<'a, 's, F>,
     n: usize,
-) -> Result<(Vec<[f32; 3]>, Vec<[f32; 4]>), ModelError>
+) -> Result<Frames, ModelError>
 where
     F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
 {
