@@ -371,3 +371,36 @@ fn no_adapter_names_the_filter_that_left_none() {
         stderr(&o)
     );
 }
+
+#[test]
+fn review_and_accept_without_a_run_say_so() {
+    let dir = scratch("no_review");
+    let reports = dir.to_str().unwrap();
+    let o = skinproof(&["review", "--reports", reports]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no review page") && stderr(&o).contains("review.html"),
+        "{}",
+        stderr(&o)
+    );
+    let o = skinproof(&["accept", "--reports", reports]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).starts_with("skinproof: accept: ")
+            && stderr(&o).contains("review.json")
+            && stderr(&o).contains("a run with goldens to review writes it"),
+        "{}",
+        stderr(&o)
+    );
+    let page = dir.join("review.html");
+    std::fs::write(&page, "<!doctype html>").unwrap();
+    let o = skinproof(&["review", "--reports", reports]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim_end(),
+        page.display().to_string()
+    );
+    let o = skinproof(&["accept", "--exact"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("<FILTER>"), "{}", stderr(&o));
+}
