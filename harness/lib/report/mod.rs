@@ -124,7 +124,7 @@ pub enum LoadError {
     #[error("{path}: {source}")]
     Read {
         path: String,
-        source: std::io::Error,
+        source: crate::file::ReadError,
     },
     #[error("{path}:{line}:{column}: {source}")]
     Parse {
@@ -161,7 +161,8 @@ impl Report {
     /// Reads a `report.json`.
     pub fn load(path: &Path) -> Result<Report, LoadError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+        let read = crate::file::read_text_limited(path, crate::file::MAX_REPORT_BYTES);
+        let text = read.map_err(|source| LoadError::Read {
             path: shown.clone(),
             source,
         })?;

@@ -29,7 +29,8 @@ impl ReviewSet {
     pub fn load(reports: &Path) -> Result<ReviewSet, LoadError> {
         let path = reports.join(ROWS);
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|source| LoadError::Read {
+        let read = crate::file::read_text_limited(&path, crate::file::MAX_REPORT_BYTES);
+        let text = read.map_err(|source| LoadError::Read {
             path: shown.clone(),
             source,
         })?;
