@@ -1646,7 +1646,7 @@ fn accept_after_a_failing_run_makes_the_next_run_pass() {
             && text.contains("golden/wide_view.png from wide_view::render_matches_golden ["),
         "{text}"
     );
-    let sidecar = skinproof::golden::Provenance::load(&png).unwrap();
+    let sidecar = skinproof::golden::Provenance::load(&png).unwrap().unwrap();
     let shader = std::fs::read(dir.join("skinning.wgsl")).unwrap();
     assert_eq!(sidecar.shader_sha256, skinproof::golden::sha256(&shader));
     // The next run passes, with no GPU run in between.
