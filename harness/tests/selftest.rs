@@ -424,6 +424,61 @@ fn bless_all_clears_a_stale_flag_without_touching_a_matching_image() {
 }
 
 #[test]
+fn a_corrupt_sidecar_is_reported_with_the_command_that_rewrites_it() {
+    let dir = scratch("corrupt_sidecar");
+    let goldens = copy_goldens(&dir);
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
+    let sidecar = goldens.join("bend_two_joints.json");
+    std::fs::write(&sidecar, "{ not json").unwrap();
+    let run = |bless: &str| {
+        run_suite_with(&dir, &[("SKINPROOF_BLESS", bless)], |c| {
+            c.goldens = goldens.clone();
+            c.cases = cases.clone();
+        })
+    };
+    let Some(report) = run("") else {
+        return;
+    };
+    let judged: Vec<_> = report
+        .rows
+        .iter()
+        .filter(|r| r.check == "render_matches_golden")
+        .collect();
+    assert!(!judged.is_empty());
+    for r in judged {
+        let m = &r.outcome.message;
+        assert!(
+            m.contains("bend_two_joints.json is corrupt") && m.contains("SKINPROOF_BLESS=all"),
+            "{m}"
+        );
+    }
+    // The command it names rewrites the sidecar.
+    run("all").unwrap();
+    let text = std::fs::read_to_string(&sidecar).unwrap();
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_run_with_no_case_fails_saying_where_it_looked() {
+    let dir = scratch("no_case");
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    // Only files the run does not take for cases.
+    std::fs::write(cases.join("README.md"), "").unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_CASES", cases.to_str().unwrap())]) else {
+        return;
+    };
+    let msg = &report.case_problems[0].message;
+    assert!(
+        msg.contains(cases.to_str().unwrap()) && msg.contains("no case files"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn a_golden_of_another_size_names_both_sizes() {
     let dir = scratch("golden_size");
     let goldens = copy_goldens(&dir);
@@ -1591,7 +1646,7 @@ fn accept_after_a_failing_run_makes_the_next_run_pass() {
             && text.contains("golden/wide_view.png from wide_view::render_matches_golden ["),
         "{text}"
     );
-    let sidecar = skinproof::golden::Provenance::load(&png).unwrap();
+    let sidecar = skinproof::golden::Provenance::load(&png).unwrap().unwrap();
     let shader = std::fs::read(dir.join("skinning.wgsl")).unwrap();
     assert_eq!(sidecar.shader_sha256, skinproof::golden::sha256(&shader));
     // The next run passes, with no GPU run in between.

@@ -124,7 +124,7 @@ pub enum LoadError {
     #[error("{path}: {source}")]
     Read {
         path: String,
-        source: std::io::Error,
+        source: crate::file::ReadError,
     },
     #[error("{path}:{line}:{column}: {source}")]
     Parse {
@@ -192,7 +192,8 @@ impl Report {
 /// Reads a JSON file the run wrote (a report, the review's rows); errors name the file and where.
 fn load_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+    let read = crate::file::read_text_limited(path, crate::file::MAX_REPORT_BYTES);
+    let text = read.map_err(|source| LoadError::Read {
         path: shown.clone(),
         source,
     })?;
