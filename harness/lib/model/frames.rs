@@ -5,9 +5,6 @@ use gltf::mesh::Semantic;
 
 use super::{Cx, ModelError};
 
-/// A primitive's normals and tangents.
-type Frames = (Vec<[f32; 3]>, Vec<[f32; 4]>);
-
 /// Normals and tangents stored further than this from unit length are refused (glTF requires
 /// unit vectors); nearer ones are normalised, so the reference and the GPU see the same.
 const UNIT_TOLERANCE: f32 = 1e-2;
