@@ -1032,7 +1032,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 5);
+        assert_eq!(n, 6);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the
