@@ -41,7 +41,7 @@ pub fn skin(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
         .collect()
 }
 
-/// Vertex `v`'s blended matrix M = sum_k w_k * P[j_k], upper-left 3x3, in f64.
+/// Vertex `v`'s blended matrix M = sum_k w_k * P\[j_k\], upper-left 3x3, in f64.
 fn blended(palette: &[glam::DMat4], mesh: &Mesh, v: usize) -> DMat3 {
     let mut m = DMat3::ZERO;
     for k in 0..4 {
