@@ -646,7 +646,8 @@ const COMMAND_LINE: &str = "command-line.yaml";
 /// A one-off case over the model, so the same loader and pose code serve the command. The model,
 /// mesh and clip are checked here first, so that their errors name the flag that chose them.
 fn model_case(m: &str, args: &SkinArgs) -> Result<Case, SkinError> {
-    let path = std::fs::canonicalize(m).map_err(|source| SkinError::ModelPath {
+    // Absolute but not resolved: messages name the path as the user gave it, not a link's target.
+    let path = std::path::absolute(m).map_err(|source| SkinError::ModelPath {
         model: m.to_string(),
         source,
     })?;

@@ -185,7 +185,8 @@ fn find_modules(spec: &Spec) -> Result<BTreeMap<String, Found>, ComposeError> {
         if std::fs::canonicalize(&path).ok() == entry {
             continue;
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let read = crate::file::read_text_limited(&path, crate::file::MAX_SHADER_BYTES);
+        let text = read.map_err(|e| {
             ComposeError::Module(format!("{}: cannot read module: {e}", shown(&path)))
         })?;
         let (Some(name), _, _) = naga_oil::compose::get_preprocessor_data(&text) else {

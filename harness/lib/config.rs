@@ -90,36 +90,33 @@ pub enum ConfigError {
     #[error("unknown variable {name} (known: {})", KNOWN.join(", "))]
     UnknownVariable { name: String },
     #[error(
-        "SKINPROOF_SHADER: `{value}` is not a file ({} {})",
-        path.display(),
-        there(*exists, "is a folder")
+        "SKINPROOF_SHADER: `{value}` is not a file ({} {what})",
+        path.display()
     )]
     ShaderNotFile {
         value: String,
         path: PathBuf,
-        /// Something else (a folder) is at the path.
-        exists: bool,
+        /// What is at the path instead: `does not exist`, `is a folder`, `is a FIFO (named pipe)`...
+        what: String,
     },
     #[error(
-        "SKINPROOF_PROFILE: `{value}` is not a file ({} {})",
-        path.display(),
-        there(*exists, "is a folder")
+        "SKINPROOF_PROFILE: `{value}` is not a file ({} {what})",
+        path.display()
     )]
     ProfileNotFile {
         value: String,
         path: PathBuf,
-        exists: bool,
+        what: String,
     },
     #[error(
-        "SKINPROOF_CASES: `{value}` is not a folder ({} {})",
-        path.display(),
-        there(*exists, "is a file")
+        "SKINPROOF_CASES: `{value}` is not a folder ({} {what})",
+        path.display()
     )]
     CasesNotFolder {
         value: String,
         path: PathBuf,
-        /// Something else (a file) is at the path.
-        exists: bool,
+        /// What is at the path instead: `does not exist`, `is a file`, `is a FIFO (named pipe)`...
+        what: String,
     },
     #[error("SKINPROOF_FUZZ_CASES: `{0}` is not a count of fuzz inputs (1 to {MAX_FUZZ_CASES})")]
     FuzzCases(String),
@@ -149,12 +146,14 @@ pub fn is_ci(value: Option<&str>) -> bool {
     })
 }
 
-/// What is at a path that is not what a variable needs: `other` when something is there.
-fn there(exists: bool, other: &'static str) -> &'static str {
-    if exists {
-        other
-    } else {
-        "does not exist"
+/// Why `path` is not a regular file (`does not exist`, `is a folder`, `is a FIFO (named pipe)`), or
+/// `None` when it is one; nothing is opened.
+fn not_regular(path: &Path) -> Option<String> {
+    match crate::file::check_regular(path) {
+        Ok(()) => None,
+        Err(e) if e.is_not_found() => Some("does not exist".into()),
+        Err(crate::file::ReadError::NotRegular(kind)) => Some(format!("is {kind}")),
+        Err(e) => Some(format!("cannot be read: {e}")),
     }
 }
 
@@ -301,34 +300,35 @@ impl Config {
         // A path that is given must be there: a typo must not test nothing, or the wrong thing.
         if let Some(v) = get("SKINPROOF_SHADER").filter(|v| !v.is_empty()) {
             let p = root.join(&v);
-            if !p.is_file() {
-                let exists = p.exists();
+            if let Some(what) = not_regular(&p) {
                 return Err(ConfigError::ShaderNotFile {
                     value: v,
                     path: p,
-                    exists,
+                    what,
                 });
             }
         }
         if let Some(v) = get("SKINPROOF_PROFILE").filter(|v| !v.is_empty()) {
             let p = root.join(&v);
-            if !p.is_file() {
-                let exists = p.exists();
+            if let Some(what) = not_regular(&p) {
                 return Err(ConfigError::ProfileNotFile {
                     value: v,
                     path: p,
-                    exists,
+                    what,
                 });
             }
         }
         if let Some(v) = get("SKINPROOF_CASES").filter(|v| !v.is_empty()) {
             let p = root.join(&v);
             if !p.is_dir() {
-                let exists = p.exists();
+                let what = match not_regular(&p) {
+                    None => "is a file".to_string(),
+                    Some(what) => what,
+                };
                 return Err(ConfigError::CasesNotFolder {
                     value: v,
                     path: p,
-                    exists,
+                    what,
                 });
             }
         }

@@ -361,20 +361,14 @@ impl Profile {
     /// Parses and validates profile text; `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Profile, CaseError> {
         let file = path.display().to_string();
+        let mut profile: Profile = crate::case::from_yaml(&file, text)?;
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut profile: Profile =
-            serde_yaml_ng::from_str(body).map_err(|e| crate::case::parse_error(&file, body, &e))?;
         // Messages name it as the user would: relative to the folder the run started in.
         let here = std::env::current_dir().unwrap_or_default();
         profile.path = path.strip_prefix(&here).unwrap_or(path).to_path_buf();
         profile.source = body.to_string();
         if let Err((field, message)) = profile.validate() {
-            return Err(CaseError::Invalid {
-                line: yaml_line::line_near(body, &field).unwrap_or(1),
-                file,
-                field,
-                message,
-            });
+            return Err(CaseError::invalid(&file, body, &field, message));
         }
         Ok(profile)
     }
@@ -402,16 +396,16 @@ impl Profile {
         if shader.file_name().is_some() && shader.file_name() == Path::new(named).file_name() {
             return Ok(());
         }
-        Err(CaseError::Invalid {
-            file: self.path.display().to_string(),
-            line: yaml_line::line_near(&self.source, "shader").unwrap_or(1),
-            field: "shader".into(),
-            message: format!(
+        Err(CaseError::invalid(
+            &self.path.display().to_string(),
+            &self.source,
+            "shader",
+            format!(
                 "this profile describes `{named}`, not the shader under test `{}`: give the profile of that shader (SKINPROOF_PROFILE) or put `{}` beside it",
                 shader.display(),
                 beside(shader).display()
             ),
-        })
+        ))
     }
 
     /// The folder the profile's paths are relative to.
@@ -424,12 +418,12 @@ impl Profile {
 
     /// An error at `field` of this profile.
     pub fn located(&self, field: &str, message: String) -> CaseError {
-        CaseError::Invalid {
-            file: self.path.display().to_string(),
-            line: yaml_line::line_near(&self.source, field).unwrap_or(1),
-            field: field.into(),
+        CaseError::invalid(
+            &self.path.display().to_string(),
+            &self.source,
+            field,
             message,
-        }
+        )
     }
 
     /// The profile's text without its `modules` section: the profile of the composed shader as
@@ -808,10 +802,10 @@ impl Profile {
 }
 
 impl Profile {
-    /// `file:line, field `path``: where the profile writes `field`, for messages.
+    /// `file:line:column, field `path``: where the profile writes `field`, for messages.
     fn whence(&self, field: &str) -> String {
-        let line = yaml_line::line_near(&self.source, field).unwrap_or(1);
-        format!("{}:{line}, field `{field}`", self.path.display())
+        let (line, column) = yaml_line::place_near(&self.source, field).unwrap_or((1, 1));
+        format!("{}:{line}:{column}, field `{field}`", self.path.display())
     }
 
     /// The compute stage's bindings: (role, slot, space, type, what it holds, field).
@@ -1397,20 +1391,20 @@ mod examples {
                 "joints: { group: 1, binding: 2, format: u16x4 }",
                 "joints: { group: 1, binding: 2, format: u32x4 }",
             )],
-            &["binding 2 (`src_joints`) must be array<vec4<u32>>, is array<vec2<u32>> (the profile's", "format.profile.yaml:7, field `compute.joints`"],
+            &["binding 2 (`src_joints`) must be array<vec4<u32>>, is array<vec2<u32>> (the profile's", "format.profile.yaml:7:3, field `compute.joints`"],
         );
         check(
             "entry",
             &[("entry: main", "entry: skin_main")],
             &[
                 "entry point `skin_main` is missing (the profile's",
-                "entry.profile.yaml:5, field `compute.entry`",
+                "entry.profile.yaml:5:3, field `compute.entry`",
             ],
         );
         check(
             "other_shader",
             &[("shader: compute_u16_pairs.wgsl", "shader: skinning.wgsl")],
-            &["other_shader.profile.yaml:2: field `shader`: this profile describes `skinning.wgsl`, not the shader under test"],
+            &["other_shader.profile.yaml:2:1: field `shader`: this profile describes `skinning.wgsl`, not the shader under test"],
         );
     }
 

@@ -1,8 +1,8 @@
 //! The CPU linear-blend-skinning oracle: simple, f64 accumulation, obviously correct.
 //!
-//! Positions: p' = sum_k w_k * (P[j_k] * (p, 1)).xyz.
+//! Positions: p' = sum_k w_k * (P\[j_k\] * (p, 1)).xyz.
 //!
-//! Normals and tangents go through the blended matrix M = sum_k w_k * P[j_k] (zero weights left
+//! Normals and tangents go through the blended matrix M = sum_k w_k * P\[j_k\] (zero weights left
 //! out), of which only the upper-left 3x3 A acts on directions:
 //!
 //! * a tangent lies in the surface, so it moves as the surface does: t' = normalize(A * t.xyz),
@@ -39,7 +39,7 @@ pub fn skin(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
         .collect()
 }
 
-/// Vertex `v`'s blended matrix M = sum_k w_k * P[j_k] over every influence of every set,
+/// Vertex `v`'s blended matrix M = sum_k w_k * P\[j_k\] over every influence of every set,
 /// upper-left 3x3, in f64.
 fn blended(palette: &[glam::DMat4], mesh: &Mesh, v: usize) -> DMat3 {
     let mut m = DMat3::ZERO;

@@ -2,7 +2,7 @@
 
 use glam::{DQuat, DVec3, Mat4};
 
-use crate::case::{Case, IfMissing};
+use crate::case::{Case, CaseError, IfMissing};
 use crate::format::Reads;
 use crate::rig::{strip, Mesh, Pose, Skeleton, View};
 
@@ -297,11 +297,8 @@ fn overflow(case: &Case, skeleton: &Skeleton, mesh: &Mesh, mut pose: Pose) -> Sc
 
 /// A case-file error found only when the scene is built: file, line and field, as at load.
 fn case_error(case: &Case, field: &str, message: String) -> SceneError {
-    let line = crate::yaml_line::line_near(&case.source, field).unwrap_or(1);
-    SceneError::Fail(format!(
-        "{}:{line}: field `{field}`: {message}",
-        case.path.display()
-    ))
+    let file = case.path.display().to_string();
+    SceneError::Fail(CaseError::invalid(&file, &case.source, field, message).to_string())
 }
 
 /// The tolerance a case gets when it sets none: 1e-5, or 8 f32 ulps of the extent (the largest
@@ -494,7 +491,7 @@ mod tests {
             panic!("an overflowing pose was accepted")
         };
         assert!(
-            why.contains("posed.yaml:6: field `pose[2]`") && why.contains("overflows f32"),
+            why.contains("posed.yaml:6:3: field `pose[2]`") && why.contains("overflows f32"),
             "{why}"
         );
         // One such scale alone stays finite.

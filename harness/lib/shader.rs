@@ -31,7 +31,7 @@ pub enum ShaderError {
     #[error("{path}: cannot read shader: {source}")]
     Io {
         path: String,
-        source: std::io::Error,
+        source: crate::file::ReadError,
     },
     /// naga's located diagnostic (file:line:column and the offending source line).
     #[error("{0}")]
@@ -45,6 +45,33 @@ pub enum ShaderError {
     /// The layout profile is unreadable or invalid, or describes another shader.
     #[error("{0}")]
     Profile(#[from] crate::case::CaseError),
+}
+
+/// A naga parse error that comes without a place (its recursion limit): located at the deepest
+/// bracket nesting, which is where a parser that recurses per level gives up.
+fn unlocated(path: &str, source: &str, message: &str) -> String {
+    let (mut depth, mut deepest, mut at) = (0usize, 0usize, 0usize);
+    let mut chars = source.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '/' if chars.peek().is_some_and(|&(_, n)| n == '/') => {
+                // A line comment: skip to its end.
+                while chars.next_if(|&(_, n)| n != '\n').is_some() {}
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > deepest {
+                    (deepest, at) = (depth, i);
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let before = &source[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!("{path}:{line}:{column}: {message} (brackets nest {deepest} deep here)")
 }
 
 impl Shader {
@@ -99,12 +126,14 @@ impl Shader {
     /// The shader at `path`, held to its layout profile: `profile` if given, else the
     /// `<stem>.profile.yaml` beside the shader if there is one, else the built-in contract.
     pub fn load(path: &Path, profile: Option<&Path>) -> Result<Shader, ShaderError> {
-        let source = std::fs::read_to_string(path).map_err(|source| ShaderError::Io {
+        let read = crate::file::read_text_limited(path, crate::file::MAX_SHADER_BYTES);
+        let source = read.map_err(|source| ShaderError::Io {
             path: path.display().to_string(),
             source,
         })?;
         let beside = crate::profile::beside(path);
-        let profile = profile.or(beside.is_file().then_some(beside.as_path()));
+        // Whatever is there is loaded, so that a folder or FIFO there is refused by name.
+        let profile = profile.or(beside.exists().then_some(beside.as_path()));
         let Some(profile) = profile else {
             return Ok(Shader::new(path, source));
         };
@@ -135,8 +164,12 @@ impl Shader {
     pub fn validate(&self) -> Result<naga::Module, ShaderError> {
         let path = self.path.display().to_string();
         let source = self.module_source();
-        let module = naga::front::wgsl::parse_str(&source)
-            .map_err(|e| ShaderError::Invalid(e.emit_to_string_with_path(&source, &path)))?;
+        let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
+            ShaderError::Invalid(match e.location(&source) {
+                Some(_) => e.emit_to_string_with_path(&source, &path),
+                None => unlocated(&path, &source, &e.to_string()),
+            })
+        })?;
         let mut validator = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::default(),

@@ -200,14 +200,24 @@ pub struct Suite {
     shared_goldens: std::collections::BTreeMap<String, String>,
 }
 
-/// Every `*.yaml` in `dir`, sorted by name.
+/// Every `*.yaml` or `*.yml` in `dir` (the extension in any case: `bend.YAML` is a case too),
+/// sorted by name; a folder with none is an error, since a run of no case tests nothing.
 pub fn case_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("{}: cannot list cases: {e}", dir.display()))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x.eq_ignore_ascii_case("yaml") || x.eq_ignore_ascii_case("yml"))
+        })
         .collect();
+    if files.is_empty() {
+        return Err(format!(
+            "{}: no case files (*.yaml or *.yml) in this folder: a run with no case tests nothing",
+            dir.display()
+        ));
+    }
     files.sort();
     Ok(files)
 }
@@ -781,6 +791,23 @@ fn relative(root: &Path, path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_with_no_case_is_an_error_and_extensions_match_in_any_case() {
+        let dir = std::env::temp_dir().join(format!("skinproof-cases-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let e = case_files(&dir).unwrap_err();
+        assert!(
+            e.starts_with(&dir.display().to_string()) && e.contains("no case files"),
+            "{e}"
+        );
+        std::fs::write(dir.join("notes.txt"), "").unwrap();
+        assert!(case_files(&dir).is_err());
+        std::fs::write(dir.join("case.YAML"), "").unwrap();
+        assert_eq!(case_files(&dir).unwrap(), vec![dir.join("case.YAML")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_second_case_file_of_the_same_name_is_refused_naming_both() {

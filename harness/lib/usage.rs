@@ -53,19 +53,17 @@ pub fn shared(cases: &[&Case]) -> BTreeMap<String, String> {
             .map_or("golden.name".to_string(), |i| {
                 format!("golden.overrides[{i}].name")
             });
-        let line = crate::yaml_line::line_near(&case.source, &field).unwrap_or(1);
-        out.insert(
-            case.name.clone(),
-            format!(
-                "{}:{line}: field `{field}`: {}; each case needs its own golden (it defaults to the case's file name)",
-                case.path.display(),
-                clashes
-                    .iter()
-                    .map(|(stem, others)| format!("golden/{stem}.png is also the golden of {others}"))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
+        let message = format!(
+            "{}; each case needs its own golden (it defaults to the case's file name)",
+            clashes
+                .iter()
+                .map(|(stem, others)| format!("golden/{stem}.png is also the golden of {others}"))
+                .collect::<Vec<_>>()
+                .join("; ")
         );
+        let file = case.path.display().to_string();
+        let located = crate::case::CaseError::invalid(&file, &case.source, &field, message);
+        out.insert(case.name.clone(), located.to_string());
     }
     out
 }
@@ -115,7 +113,7 @@ mod tests {
         let why = shared(&[&a, &b, &c]);
         assert_eq!(why.len(), 2, "{why:?}");
         assert!(
-            why["bend"].starts_with("cases/bend.yaml:4: field `golden.name`: golden/two_joints.png is also the golden of `two_joints` (cases/two_joints.yaml)"),
+            why["bend"].starts_with("cases/bend.yaml:4:1: field `golden.name`: golden/two_joints.png is also the golden of `two_joints` (cases/two_joints.yaml)"),
             "{}",
             why["bend"]
         );

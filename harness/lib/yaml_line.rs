@@ -4,7 +4,8 @@
 //! key or written at the key's own indent). Flow-style parts (`mesh: { vertices: 0 }`) are not
 //! parsed: `line_near` then gives the line of the deepest part of the path that is written in block
 //! style, which is the line the flow mapping starts on. Every line number returned is 1-based and
-//! exists in the text (as `str::lines` counts lines). Nothing here panics, whatever the text.
+//! exists in the text (as [`lines`] counts them: a lone CR ends a line too). Nothing here panics,
+//! whatever the text.
 
 /// One step of a field path.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,8 +84,114 @@ impl<'a> Node<'a> {
     }
 }
 
+/// The lines of `text` as YAML counts them: a line ends at `\n`, `\r\n` or a lone `\r` (like
+/// `str::lines`, which knows only the first two, no empty line follows a final break).
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if r[i..].starts_with("\r\n") { 2 } else { 1 };
+                let next = &r[i + skip..];
+                rest = (!next.is_empty()).then_some(next);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                (!r.is_empty()).then_some(r)
+            }
+        }
+    })
+}
+
+/// The 1-based line and column (in characters) of byte `index` of `text`, lines counted as
+/// [`lines`] counts them; an index past the end or inside a character is clamped back.
+pub fn line_col(text: &str, index: usize) -> (usize, usize) {
+    let mut end = index.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let bytes = before.as_bytes();
+    let breaks = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
+        .count();
+    let start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    (breaks + 1, before[start..].chars().count() + 1)
+}
+
+/// Where flow collections (`[`, `{`) or block levels (indents, list dashes) nest deeper than
+/// `max`: the 1-based line and column of the first opener past it. One pass over the text, so a
+/// hostile file is refused before the YAML parser, whose time grows with the square of the flow
+/// depth, sees it. Quotes and comments are skipped; a bracket inside a plain scalar counts, which
+/// only errs towards refusing text nested near `max` already.
+pub fn too_deep(text: &str, max: usize) -> Option<(usize, usize)> {
+    let mut flow = 0usize;
+    let mut indents: Vec<usize> = Vec::new();
+    for (n, line) in lines(text).enumerate() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let body = &line[indent..];
+        if flow == 0 && !body.is_empty() && !body.starts_with('#') {
+            while indents.last().is_some_and(|&i| i >= indent) {
+                indents.pop();
+            }
+            indents.push(indent);
+            // `- - - x` opens a level per dash.
+            let mut rest = body;
+            let mut column = indent;
+            while let Some(r) = rest
+                .strip_prefix('-')
+                .filter(|r| r.is_empty() || r.starts_with(' '))
+            {
+                let r2 = r.trim_start_matches(' ');
+                column += rest.len() - r2.len();
+                indents.push(column);
+                rest = r2;
+            }
+            if indents.len() > max {
+                return Some((n + 1, indent + 1));
+            }
+        }
+        let mut quote: Option<char> = None;
+        let mut prev = ' ';
+        let mut chars = line.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            match (quote, c) {
+                (Some('"'), '\\') => {
+                    chars.next();
+                }
+                (Some(q), c) if c == q => {
+                    if q == '\'' && chars.peek().is_some_and(|&(_, c)| c == '\'') {
+                        chars.next();
+                    } else {
+                        quote = None;
+                    }
+                }
+                (Some(_), _) => {}
+                (None, '#') if prev == ' ' || prev == '\t' => break,
+                (None, '"' | '\'') if matches!(prev, ' ' | '\t' | '[' | '{' | ',' | ':' | '-') => {
+                    quote = Some(c);
+                }
+                (None, '[' | '{') => {
+                    flow += 1;
+                    if indents.len() + flow > max {
+                        return Some((n + 1, line[..i].chars().count() + 1));
+                    }
+                }
+                (None, ']' | '}') => flow = flow.saturating_sub(1),
+                _ => {}
+            }
+            prev = c;
+        }
+    }
+    None
+}
+
 fn nodes(text: &str) -> Vec<Node<'_>> {
-    text.lines()
+    lines(text)
         .enumerate()
         .filter_map(|(n, line)| {
             let body = line.trim_start_matches([' ', '\t']).trim_end();
@@ -124,7 +231,7 @@ fn children<'a>(nodes: &[Node<'a>], at: usize, own: Option<Node<'a>>) -> Vec<Nod
 }
 
 /// Follows `path` through the text: the 0-based line of every step that was found, in order.
-fn follow(text: &str, path: &str) -> (Vec<usize>, bool) {
+fn follow(text: &str, path: &str) -> (Vec<(usize, usize)>, bool) {
     let mut scope: Vec<Node<'_>> = nodes(text);
     let mut found = Vec::new();
     let steps = steps(path);
@@ -148,7 +255,7 @@ fn follow(text: &str, path: &str) -> (Vec<usize>, bool) {
             return (found, false);
         };
         let node = scope[p];
-        found.push(node.line);
+        found.push((node.line, node.indent));
         // The node's children, taken from the scope (an item's own body counts as a child).
         let own = match step {
             Step::Index(_) => node.item_body(),
@@ -167,7 +274,7 @@ fn follow(text: &str, path: &str) -> (Vec<usize>, bool) {
 pub fn line_of(text: &str, path: &str) -> Option<usize> {
     let (found, complete) = follow(text, path);
     if complete {
-        found.last().map(|n| n + 1)
+        found.last().map(|n| n.0 + 1)
     } else {
         None
     }
@@ -177,16 +284,34 @@ pub fn line_of(text: &str, path: &str) -> Option<usize> {
 /// a flow mapping `mesh: { vertices: 0 }` for `mesh.vertices`); `None` when not even the first step
 /// is found.
 pub fn line_near(text: &str, path: &str) -> Option<usize> {
-    follow(text, path).0.last().map(|n| n + 1)
+    place_near(text, path).map(|(line, _)| line)
+}
+
+/// The 1-based line and column where [`line_near`]'s node starts (the key, or an item's dash).
+pub fn place_near(text: &str, path: &str) -> Option<(usize, usize)> {
+    let (found, _) = follow(text, path);
+    found.last().map(|&(line, indent)| {
+        let column = lines(text)
+            .nth(line)
+            .map_or(0, |l| l.get(..indent).map_or(indent, |p| p.chars().count()));
+        (line + 1, column + 1)
+    })
 }
 
 /// The 1-based line where `key` is written a second time in the same mapping (block style), for a
 /// `duplicate field` error that comes without a location.
 pub fn duplicate_key_line(text: &str, key: &str) -> Option<usize> {
     let all = nodes(text);
-    // A key node's mapping: its indent and the line of the nearest shallower node above it.
-    let mut seen: Vec<(usize, Option<usize>)> = Vec::new();
-    for (i, n) in all.iter().enumerate() {
+    // A key node's mapping: its indent and the line of the nearest shallower node above it, found
+    // through a stack of the open nodes, so the whole pass stays linear.
+    let mut seen: std::collections::HashSet<(usize, Option<usize>)> = Default::default();
+    let mut open: Vec<Node<'_>> = Vec::new();
+    for n in &all {
+        while open.last().is_some_and(|p| p.indent >= n.indent) {
+            open.pop();
+        }
+        let above = open.last().map(|p| p.line);
+        open.push(*n);
         let mut cands: Vec<Node<'_>> = vec![*n];
         let mut cur = *n;
         while let Some(b) = cur.item_body() {
@@ -197,30 +322,23 @@ pub fn duplicate_key_line(text: &str, key: &str) -> Option<usize> {
             if c.is_item() || !c.has_key(key) {
                 continue;
             }
-            let parent = all[..i]
-                .iter()
-                .rev()
-                .find(|p| p.indent < c.indent)
-                .map(|p| p.line);
             // An item's key belongs to that item, so its mapping starts on the item's line.
             let parent = if c.line == n.line && c.indent > n.indent {
                 Some(n.line)
             } else {
-                parent
+                above
             };
-            let scope = (c.indent, parent);
-            if seen.contains(&scope) {
+            if !seen.insert((c.indent, parent)) {
                 return Some(c.line + 1);
             }
-            seen.push(scope);
         }
     }
     None
 }
 
-/// Line count as `str::lines` counts it, but at least 1 (an empty file has one empty line).
+/// Line count as [`lines`] counts it, but at least 1 (an empty file has one empty line).
 pub fn line_count(text: &str) -> usize {
-    text.lines().count().max(1)
+    lines(text).count().max(1)
 }
 
 #[cfg(test)]

@@ -371,3 +371,137 @@ fn no_adapter_names_the_filter_that_left_none() {
         stderr(&o)
     );
 }
+
+#[test]
+fn review_and_accept_without_a_run_say_so() {
+    let dir = scratch("no_review");
+    let reports = dir.to_str().unwrap();
+    let o = skinproof(&["review", "--reports", reports]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no review page") && stderr(&o).contains("review.html"),
+        "{}",
+        stderr(&o)
+    );
+    let o = skinproof(&["accept", "--reports", reports]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).starts_with("skinproof: accept: ")
+            && stderr(&o).contains("review.json")
+            && stderr(&o).contains("a run with goldens to review writes it"),
+        "{}",
+        stderr(&o)
+    );
+    let page = dir.join("review.html");
+    std::fs::write(&page, "<!doctype html>").unwrap();
+    let o = skinproof(&["review", "--reports", reports]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim_end(),
+        page.display().to_string()
+    );
+    let o = skinproof(&["accept", "--exact"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("<FILTER>"), "{}", stderr(&o));
+}
+
+/// The command, killed if it runs past `secs`: a regression to a hang fails the test instead of
+/// hanging it. `None` when it had to be killed.
+fn skinproof_within(args: &[&str], secs: u64) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skinproof"))
+        .args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() >= secs {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Some(child.wait_with_output().unwrap())
+}
+
+/// Runs `skin` on `flag file` and returns its error, failing if it hangs or succeeds.
+fn skin_error(flag: &str, file: &Path, extra: &[&str]) -> String {
+    let out = file.with_extension("bin");
+    let mut args = vec![
+        "skin",
+        flag,
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let o = skinproof_within(&args, 20).unwrap_or_else(|| panic!("{args:?} ran past 20 s"));
+    assert!(!o.status.success(), "{args:?}");
+    stderr(&o)
+}
+
+#[test]
+fn special_files_are_refused_by_name_without_reading_them() {
+    let dir = scratch("special");
+    let fifo = dir.join("fifo.yaml");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let zero = dir.join("zero.yaml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let mut files = vec![(zero, "is a character device, not a regular file")];
+    if made.is_ok_and(|s| s.success()) {
+        files.push((fifo, "is a FIFO (named pipe), not a regular file"));
+    }
+    for (file, want) in files {
+        for (flag, extra) in [("--case", &[][..]), ("--model", &["--rest"][..])] {
+            let e = skin_error(flag, &file, extra);
+            assert!(
+                e.contains(file.to_str().unwrap()) && e.contains(want),
+                "{flag}: {e}"
+            );
+        }
+    }
+    // A folder is called a folder, and only a folder.
+    let e = skin_error("--case", &dir, &[]);
+    assert!(e.contains("is a folder, not a regular file"), "{e}");
+}
+
+#[test]
+fn hostile_case_files_are_refused_within_seconds() {
+    let dir = scratch("hostile");
+    // Flow sequences nested 200000 deep (400 KB): 95 s to refuse when the parser saw them.
+    let deep = dir.join("deep.yaml");
+    let n = 200_000;
+    std::fs::write(&deep, format!("pose: {}{}\n", "[".repeat(n), "]".repeat(n))).unwrap();
+    let e = skin_error("--case", &deep, &[]);
+    assert!(
+        e.contains("deep.yaml:1:") && e.contains("nested deeper than 64"),
+        "{e}"
+    );
+    // A duplicate key after 5 MB: refused by size before it is parsed.
+    let big = dir.join("big.yaml");
+    let items = "  - joint: 1\n    degrees: 5\n".repeat(200_000);
+    let text = format!("skeleton:\n  joints: 3\nmesh:\n  vertices: 10\npose:\n{items}mesh: 1\n");
+    std::fs::write(&big, text).unwrap();
+    let e = skin_error("--case", &big, &[]);
+    assert!(
+        e.contains("big.yaml") && e.contains("is larger than 1048576 bytes"),
+        "{e}"
+    );
+    // Under the size limit, a duplicate key at the end is located in linear time.
+    let dup = dir.join("dup.yaml");
+    let items = "  - joint: 1\n    joint: 1\n";
+    let many = "  - joint: 1\n    degrees: 5\n".repeat(30_000);
+    let text = format!("skeleton:\n  joints: 3\nmesh:\n  vertices: 10\npose:\n{many}{items}");
+    std::fs::write(&dup, &text).unwrap();
+    let start = std::time::Instant::now();
+    let e = skin_error("--case", &dup, &[]);
+    let line = text.lines().count();
+    assert!(
+        e.contains(&format!("dup.yaml:{line}:")) && e.contains("duplicate field `joint`"),
+        "{e}"
+    );
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+}

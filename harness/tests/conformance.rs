@@ -13,6 +13,14 @@ fn main() {
     skinproof::config::install_logger();
     let args = Arguments::from_args();
     let root = &skinproof::config::project_root();
+    // Case files and models are named relative to the root, as cargo and nextest run a test from
+    // it; a binary started elsewhere with CARGO_MANIFEST_DIR set runs the same way.
+    if let Err(e) = std::env::set_current_dir(root) {
+        eprintln!(
+            "skinproof: cannot enter the project root {}: {e}",
+            root.display()
+        );
+    }
     // The adapter selection is a setting too: a typo in WGPU_BACKEND must not select nothing.
     let config = Config::from_env(root)
         .map_err(|e| e.to_string())

@@ -424,6 +424,61 @@ fn bless_all_clears_a_stale_flag_without_touching_a_matching_image() {
 }
 
 #[test]
+fn a_corrupt_sidecar_is_reported_with_the_command_that_rewrites_it() {
+    let dir = scratch("corrupt_sidecar");
+    let goldens = copy_goldens(&dir);
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
+    let sidecar = goldens.join("bend_two_joints.json");
+    std::fs::write(&sidecar, "{ not json").unwrap();
+    let run = |bless: &str| {
+        run_suite_with(&dir, &[("SKINPROOF_BLESS", bless)], |c| {
+            c.goldens = goldens.clone();
+            c.cases = cases.clone();
+        })
+    };
+    let Some(report) = run("") else {
+        return;
+    };
+    let judged: Vec<_> = report
+        .rows
+        .iter()
+        .filter(|r| r.check == "render_matches_golden")
+        .collect();
+    assert!(!judged.is_empty());
+    for r in judged {
+        let m = &r.outcome.message;
+        assert!(
+            m.contains("bend_two_joints.json is corrupt") && m.contains("SKINPROOF_BLESS=all"),
+            "{m}"
+        );
+    }
+    // The command it names rewrites the sidecar.
+    run("all").unwrap();
+    let text = std::fs::read_to_string(&sidecar).unwrap();
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_run_with_no_case_fails_saying_where_it_looked() {
+    let dir = scratch("no_case");
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    // Only files the run does not take for cases.
+    std::fs::write(cases.join("README.md"), "").unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_CASES", cases.to_str().unwrap())]) else {
+        return;
+    };
+    let msg = &report.case_problems[0].message;
+    assert!(
+        msg.contains(cases.to_str().unwrap()) && msg.contains("no case files"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn a_golden_of_another_size_names_both_sizes() {
     let dir = scratch("golden_size");
     let goldens = copy_goldens(&dir);
@@ -1249,13 +1304,18 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 /// that names the layout.
 /// The normal and tangent checks of an example: where it writes them (`skinning_normals`) they
 /// pass on every mesh that has them (the strip, the models with NORMAL) and skip naming what the
-/// mesh lacks; elsewhere they skip, naming the profile fields.
-fn normal_rows(name: &str, report: &Report) {
+/// mesh lacks; elsewhere they skip, naming the profile fields. `narrow`: the example fails
+/// `wide_indices` by design, every check of it.
+fn normal_rows(name: &str, report: &Report, narrow: bool) {
     for (check, attribute) in [
         ("normals_match_cpu", "NORMAL"),
         ("tangents_match_cpu", "TANGENT"),
     ] {
-        let rows: Vec<_> = report.rows.iter().filter(|r| r.check == check).collect();
+        let rows: Vec<_> = report
+            .rows
+            .iter()
+            .filter(|r| r.check == check && !(narrow && r.case == "wide_indices"))
+            .collect();
         assert!(!rows.is_empty(), "{name}: no {check} rows");
         for r in rows {
             let o = &r.outcome;
@@ -1337,17 +1397,23 @@ fn example_shaders_pass_through_their_profiles() {
             .collect();
         assert!(bad.is_empty(), "{name}:\n{}", bad.join("\n"));
         let rows = |check: &'static str| report.rows.iter().filter(move |r| r.check == check);
-        normal_rows(name, &report);
+        normal_rows(name, &report, narrow.is_some());
+        // A case that turns its golden comparison off (`many_influences`: its shape depends on the
+        // shader) skips the golden check for that reason first.
+        let own = |r: &&skinproof::report::Row| {
+            r.outcome.status == Status::Skip && r.outcome.message.contains("golden.compare: false")
+        };
         assert!(
             rows(passes).count() > 0
                 && rows(passes).all(|r| r.case == "wide_indices"
                     || r.case == "single_vertex"
+                    || own(&r)
                     || r.outcome.status == Status::Pass),
             "{name}: {passes} did not pass everywhere"
         );
         if let Some((check, why)) = skips {
             let wrong: Vec<String> = rows(check)
-                .filter(|r| r.case != "single_vertex")
+                .filter(|r| r.case != "single_vertex" && !own(r))
                 .filter(|r| r.outcome.status != Status::Skip || !r.outcome.message.contains(why))
                 .map(|r| format!("{}: {:?} {}", r.case, r.outcome.status, r.outcome.message))
                 .collect();
@@ -1598,7 +1664,7 @@ fn accept_after_a_failing_run_makes_the_next_run_pass() {
             && text.contains("golden/wide_view.png from wide_view::render_matches_golden ["),
         "{text}"
     );
-    let sidecar = skinproof::golden::Provenance::load(&png).unwrap();
+    let sidecar = skinproof::golden::Provenance::load(&png).unwrap().unwrap();
     let shader = std::fs::read(dir.join("skinning.wgsl")).unwrap();
     assert_eq!(sidecar.shader_sha256, skinproof::golden::sha256(&shader));
     // The next run passes, with no GPU run in between.
@@ -1656,7 +1722,7 @@ fn composed_copy(dir: &Path, file: &str, from: &str, to: &str) -> PathBuf {
 }
 
 /// The define that switches skinning on is what the numbers hang on: the composed example with
-/// `SKINNING: false` draws the bind pose and fails posed_matches_cpu.
+/// `SKINNING: false` binds each vertex rigidly to its first joint and fails posed_matches_cpu.
 #[test]
 fn a_composed_shader_with_skinning_defined_off_fails_the_posed_comparison() {
     let dir = scratch("composed_skinning_off");
@@ -1701,7 +1767,7 @@ fn composition_errors_fail_validation_naming_the_module() {
             "composed/blend.wgsl",
             "#import skin::palette::joint_matrix",
             "#import skin::palettes::joint_matrix",
-            "blend.wgsl:3:",
+            "blend.wgsl:10:17",
         ),
         (
             "unknown_define",
@@ -1715,7 +1781,7 @@ fn composition_errors_fail_validation_naming_the_module() {
             "composed/palette.wgsl",
             "return joint_matrices[j];",
             "return joint_matrices[j]",
-            "palette.wgsl:7:",
+            "palette.wgsl:8:1",
         ),
     ] {
         let dir = scratch(&format!("composition_{name}"));

@@ -47,7 +47,7 @@ fn out_of_range_joint_names_field_and_line() {
     let msg = parse(&text).unwrap_err().to_string();
     assert_eq!(
         msg,
-        "cases/example.yaml:8: field `pose[1].joint`: joint 7 is out of range: the skeleton has 3 joints"
+        "cases/example.yaml:8:5: field `pose[1].joint`: joint 7 is out of range: the skeleton has 3 joints"
     );
 }
 
@@ -324,12 +324,12 @@ fn zero_and_negative_sizes() {
         (
             "render:\n  width: 0\n",
             6,
-            "field `render.width`: must be 1 to 8192, got 0",
+            "field `render.width`: must be 1 to 4096, got 0",
         ),
         (
             "render:\n  height: 9000\n",
             6,
-            "field `render.height`: must be 1 to 8192, got 9000",
+            "field `render.height`: must be 1 to 4096, got 9000",
         ),
         (
             "render:\n  width: -4\n",
@@ -386,7 +386,7 @@ fn vertex_counts() {
     located(
         "skeleton:\n  joints: 3\nmesh:\n  vertices: 20000000\n",
         4,
-        "field `mesh.vertices`: must be at most 16777216 (16 Mi), got 20000000",
+        "field `mesh.vertices`: must be at most 4194304 (4 Mi), got 20000000",
     );
     located(
         "skeleton:\n  joints: 3\nmesh:\n  vertices: 99999999999999999999999\n",

@@ -224,7 +224,7 @@ fn check_chain(s: &SkeletonSpec, m: &MeshSpec) -> Checked {
     if m.vertices > MAX_VERTICES {
         return bad(
             "mesh.vertices",
-            format!("must be at most {MAX_VERTICES} (16 Mi), got {}", m.vertices),
+            format!("must be at most {MAX_VERTICES} (4 Mi), got {}", m.vertices),
         );
     }
     if let Some(w) = m.width {

@@ -6,7 +6,7 @@ use image::RgbaImage;
 use serde::{Deserialize, Serialize};
 
 use crate::compare::{self, Metric};
-use crate::file::write_atomic;
+use crate::file::{read_limited, write_atomic, MAX_MODEL_BYTES, MAX_SMALL_BYTES};
 
 mod accept;
 mod workflow;
@@ -59,17 +59,21 @@ pub fn sidecar_path(png: &Path) -> PathBuf {
     png.with_extension("json")
 }
 
-/// The golden image, `None` when there is none yet; a corrupt file is an error.
+/// The golden image, `None` when there is none yet; a corrupt file, or one that is not a regular
+/// file, is an error.
 pub fn load(path: &Path) -> Result<Option<RgbaImage>, GoldenError> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    image::open(path)
+    let read_error = |message: String| GoldenError::Read {
+        path: path.display().to_string(),
+        message,
+    };
+    let bytes = match read_limited(path, MAX_MODEL_BYTES) {
+        Ok(bytes) => bytes,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(read_error(e.to_string())),
+    };
+    image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
         .map(|img| Some(img.to_rgba8()))
-        .map_err(|e| GoldenError::Read {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })
+        .map_err(|e| read_error(e.to_string()))
 }
 
 /// Encodes `img` as PNG and writes it atomically.
@@ -103,9 +107,17 @@ pub struct Provenance {
 }
 
 impl Provenance {
-    pub fn load(png: &Path) -> Option<Provenance> {
-        let text = std::fs::read_to_string(sidecar_path(png)).ok()?;
-        serde_json::from_str(&text).ok()
+    /// The sidecar of the golden `png`: `Ok(None)` when there is none, an error (what is wrong
+    /// with it) when it cannot be read or is not a provenance record.
+    pub fn load(png: &Path) -> Result<Option<Provenance>, String> {
+        let bytes = match read_limited(&sidecar_path(png), MAX_SMALL_BYTES) {
+            Ok(bytes) => bytes,
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 
     /// Why the golden may be stale: the shader or the case changed since it was blessed.

@@ -242,13 +242,20 @@ impl Goldens {
             flip_mean: 0.0,
             flip_percentile_value: 0.0,
             flip_percentile: t.flip_percentile,
-            stale: previous
-                .as_ref()
-                .and_then(|p| p.staleness(&self.shader_sha256, &golden.case_sha256)),
+            stale: match &previous {
+                Ok(p) => p
+                    .as_ref()
+                    .and_then(|p| p.staleness(&self.shader_sha256, &golden.case_sha256)),
+                // A corrupt record proves nothing about where the golden came from.
+                Err(why) => Some(format!(
+                    "its provenance sidecar {} is corrupt ({why})",
+                    Path::new(&golden.shown).with_extension("json").display()
+                )),
+            },
             flip_map: None,
             case_file: subject.case_file.display().to_string(),
             provenance: Some(self.provenance(&golden)),
-            previous,
+            previous: previous.ok().flatten(),
             coverage_only: subject.coverage_only,
             bless: String::new(),
         };

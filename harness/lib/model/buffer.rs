@@ -1,6 +1,8 @@
 //! glTF buffer bytes: the GLB binary chunk, `data:` URIs (base64, percent-encoded) or files beside the model.
 
-use std::path::Path;
+use std::path::{Component, Path};
+
+use crate::file::{read_limited, MAX_MODEL_BYTES};
 
 use super::{Cx, ModelError};
 
@@ -24,24 +26,7 @@ pub(super) fn resolve_buffers(cx: &Cx, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>
                 base64_decode(payload)
                     .ok_or_else(|| cx.bad(format!("{field}.uri"), "invalid base64 in data: URI"))?
             }
-            gltf::buffer::Source::Uri(uri) => {
-                if uri.contains("://") {
-                    return Err(cx.bad(
-                        format!("{field}.uri"),
-                        format!("{uri:?}: only data: URIs and relative file paths are supported"),
-                    ));
-                }
-                let rel = percent_decode(uri).ok_or_else(|| {
-                    cx.bad(format!("{field}.uri"), format!("{uri:?}: bad % escape"))
-                })?;
-                let file = cx.path.parent().unwrap_or(Path::new("")).join(rel);
-                std::fs::read(&file).map_err(|e| {
-                    cx.bad(
-                        format!("{field}.uri"),
-                        format!("cannot read {}: {e}", file.display()),
-                    )
-                })?
-            }
+            gltf::buffer::Source::Uri(uri) => read_beside(cx, &format!("{field}.uri"), uri)?,
         };
         if data.len() < buffer.length() {
             return Err(cx.bad(
@@ -57,6 +42,60 @@ pub(super) fn resolve_buffers(cx: &Cx, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>
         out.push(data);
     }
     Ok(out)
+}
+
+/// A buffer file named by a relative URI, read only where it stays inside the model's folder: a
+/// scheme (`http:`, `file:`), an absolute path, a `..` past the folder or a symlink out of it is
+/// refused, naming the buffer and the URI.
+fn read_beside(cx: &Cx, field: &str, uri: &str) -> Result<Vec<u8>, ModelError> {
+    let refuse = |why: &str| {
+        cx.bad(
+            field,
+            format!("{uri:?}: {why}; only data: URIs and relative paths inside the model's folder are read"),
+        )
+    };
+    if let Some(scheme) = uri_scheme(uri) {
+        return Err(refuse(&format!("is a {scheme}: URI")));
+    }
+    let rel = percent_decode(uri).ok_or_else(|| cx.bad(field, format!("{uri:?}: bad % escape")))?;
+    let rel = Path::new(&rel);
+    if rel.has_root() || rel.is_absolute() || rel.starts_with("\\") {
+        return Err(refuse("is an absolute path"));
+    }
+    let mut depth = 0usize;
+    for c in rel.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir if depth > 0 => depth -= 1,
+            _ => return Err(refuse("leaves the model's folder")),
+        }
+    }
+    // Beside the model file itself: a symlinked model's buffers are those beside its target.
+    let cannot = |what: &Path, e: &dyn std::fmt::Display| {
+        cx.bad(field, format!("cannot read {}: {e}", what.display()))
+    };
+    let model = std::fs::canonicalize(cx.path).map_err(|e| cannot(cx.path, &e))?;
+    let dir = model.parent().unwrap_or(Path::new("/"));
+    let file = dir.join(rel);
+    let real = std::fs::canonicalize(&file).map_err(|e| cannot(&file, &e))?;
+    if !real.starts_with(dir) {
+        return Err(refuse(&format!(
+            "resolves to {}, outside the model's folder",
+            real.display()
+        )));
+    }
+    read_limited(&file, MAX_MODEL_BYTES).map_err(|e| cannot(&file, &e))
+}
+
+/// The scheme of a URI (`http` of `http://…`), as RFC 3986 spells one: a letter, then letters,
+/// digits, `+`, `-` or `.`, then a colon.
+fn uri_scheme(uri: &str) -> Option<&str> {
+    let (scheme, _) = uri.split_once(':')?;
+    let mut chars = scheme.chars();
+    (chars.next()?.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then_some(scheme)
 }
 
 /// Decodes `%XX` escapes of a relative URI into a path string.

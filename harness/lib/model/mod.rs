@@ -60,7 +60,7 @@ pub enum ModelError {
     #[error("{}: cannot read the file: {source}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        source: crate::file::ReadError,
     },
     #[error("{}: not a valid glTF 2.0 file: {source}", path.display())]
     Gltf { path: PathBuf, source: gltf::Error },
@@ -83,6 +83,10 @@ impl ModelError {
         }
     }
 }
+
+/// Most elements one accessor may have (a model of more vertices is refused before a reader
+/// allocates: 4 Mi elements of the widest kind, an f32 4x4 matrix, are 256 MiB).
+pub const MAX_ELEMENTS: usize = 1 << 22;
 
 /// A skinned mesh primitive, its skeleton and its animations.
 #[derive(Clone, Debug)]
@@ -333,6 +337,91 @@ impl Cx<'_> {
                 "has no bufferView (all-zero accessors are not supported)",
             ));
         }
+        self.check_accessor_bytes(&field, acc)
+    }
+
+    /// Checks an accessor's count against the bytes its views really hold (and, without a view,
+    /// against [`MAX_ELEMENTS`]) before any reader allocates for it.
+    fn check_accessor_bytes(&self, field: &str, acc: &gltf::Accessor) -> Result<(), ModelError> {
+        let count = acc.count();
+        if count > MAX_ELEMENTS {
+            return Err(self.bad(
+                field,
+                format!("count {count} is more than the {MAX_ELEMENTS} elements a model may have"),
+            ));
+        }
+        let size = acc.size();
+        if let Some(view) = acc.view() {
+            let stride = view.stride().unwrap_or(size).max(size);
+            let need = acc.offset() + stride * (count - 1) + size;
+            self.check_view(field, &view, "the accessor", count, need)?;
+        }
+        if let Some(sparse) = acc.sparse() {
+            let n = sparse.count();
+            if n > count {
+                return Err(self.bad(
+                    format!("{field}.sparse"),
+                    format!("count {n} is more than the accessor's count {count}"),
+                ));
+            }
+            let (idx, values) = (sparse.indices(), sparse.values());
+            let index_size = match idx.index_type() {
+                gltf::accessor::sparse::IndexType::U8 => 1,
+                gltf::accessor::sparse::IndexType::U16 => 2,
+                gltf::accessor::sparse::IndexType::U32 => 4,
+            };
+            let f = format!("{field}.sparse");
+            self.check_view(
+                &f,
+                &idx.view(),
+                "its indices",
+                n,
+                idx.offset() + n * index_size,
+            )?;
+            self.check_view(
+                &f,
+                &values.view(),
+                "its values",
+                n,
+                values.offset() + n * size,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Checks that `what` (`count` elements, `need` bytes into `view`) lies inside the view, and the
+    /// view inside its buffer.
+    fn check_view(
+        &self,
+        field: &str,
+        view: &gltf::buffer::View,
+        what: &str,
+        count: usize,
+        need: usize,
+    ) -> Result<(), ModelError> {
+        let buffer = view.buffer();
+        if view.offset() + view.length() > buffer.length() {
+            return Err(self.bad(
+                format!("bufferViews[{}]", view.index()),
+                format!(
+                    "bytes {}..{} lie past the end of buffers[{}] ({} bytes)",
+                    view.offset(),
+                    view.offset() + view.length(),
+                    buffer.index(),
+                    buffer.length()
+                ),
+            ));
+        }
+        if need > view.length() {
+            return Err(self.bad(
+                field,
+                format!(
+                    "{what}: {count} elements need {need} bytes of bufferViews[{}], which holds {}",
+                    view.index(),
+                    view.length()
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -343,10 +432,13 @@ impl Cx<'_> {
 /// JOINTS_0 and WEIGHTS_0.
 pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
     let cx = Cx { path };
-    let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes =
+        crate::file::read_limited(path, crate::file::MAX_MODEL_BYTES).map_err(|source| {
+            ModelError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
     let gltf = gltf::Gltf::from_slice(&bytes).map_err(|source| ModelError::Gltf {
         path: path.to_path_buf(),
         source,
@@ -890,6 +982,19 @@ where
         Some(true),
     )?;
 
+    // Accessors read without a shape check of their own: their counts, too, before any reader.
+    for (t, target) in prim.morph_targets().enumerate() {
+        if let Some(acc) = target.positions() {
+            let field = format!("{pf}.targets[{t}].POSITION (accessor {})", acc.index());
+            cx.check_accessor_bytes(&field, &acc)?;
+        }
+    }
+    if let Some(acc) = prim.get(&Semantic::Joints(1)) {
+        cx.check_accessor_bytes(
+            &format!("{} (accessor {})", attr("JOINTS_1"), acc.index()),
+            &acc,
+        )?;
+    }
     let reader = prim.reader(get);
     let outside = |name: &str| cx.bad(attr(name), "data lies outside its buffer");
     let positions: Vec<[f32; 3]> = reader

@@ -725,3 +725,76 @@ fn with_sets(path: &Path, first: &[([u16; 4], [f32; 4])], second: Option<&[([u16
     doc["buffers"][0]["byteLength"] = bytes.len().into();
     std::fs::write(path, doc.to_string()).unwrap();
 }
+
+/// A chain model whose JSON `edit` changes, written as `name` in `dir`.
+fn edited(dir: &Scratch, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+    let path = dir.file(name);
+    write_chain_gltf(&path, J, SEG, V, W).unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut doc);
+    std::fs::write(&path, doc.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn counts_past_the_bytes_there_are_refused_before_allocating() {
+    let dir = Scratch::new("sparse");
+    let position = |doc: &serde_json::Value| {
+        doc["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+            .as_u64()
+            .unwrap() as usize
+    };
+    // A sparse accessor with no view claiming 2^31 elements: 24 GiB were allocated for it.
+    let path = edited(&dir, "sparse.gltf", |doc| {
+        let p = position(doc);
+        let acc = &mut doc["accessors"][p];
+        acc.as_object_mut().unwrap().remove("bufferView");
+        acc["count"] = (1u64 << 31).into();
+        acc["sparse"] = serde_json::json!({
+            "count": 1,
+            "indices": {"bufferView": 0, "componentType": 5125},
+            "values": {"bufferView": 0}
+        });
+    });
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("attributes.POSITION") && e.contains("count 2147483648 is more than"),
+        "{e}"
+    );
+    // A view-backed accessor claiming more elements than its view holds.
+    let path = edited(&dir, "long.gltf", |doc| {
+        let p = position(doc);
+        doc["accessors"][p]["count"] = 1_000_000.into();
+    });
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("attributes.POSITION") && e.contains("1000000 elements need"),
+        "{e}"
+    );
+}
+
+#[test]
+fn buffers_outside_the_models_folder_are_refused_naming_buffer_and_uri() {
+    let dir = Scratch::new("uris");
+    std::fs::write(dir.file("outside.bin"), [0u8; 64]).unwrap();
+    std::fs::create_dir_all(dir.file("model")).unwrap();
+    std::os::unix::fs::symlink(dir.file("outside.bin"), dir.file("model/link.bin")).unwrap();
+    for (uri, why) in [
+        ("../outside.bin", "leaves the model's folder"),
+        ("sub/../../outside.bin", "leaves the model's folder"),
+        ("/etc/passwd", "is an absolute path"),
+        ("http://example.com/a.bin", "is a http: URI"),
+        ("file:///etc/passwd", "is a file: URI"),
+        ("link.bin", "outside the model's folder"),
+    ] {
+        let path = edited(&dir, "model/m.gltf", |doc| {
+            doc["buffers"][0]["uri"] = uri.into();
+        });
+        let e = load(&path, None).unwrap_err().to_string();
+        assert!(
+            e.contains("buffers[0].uri") && e.contains(&format!("{uri:?}")) && e.contains(why),
+            "{uri}: {e}"
+        );
+    }
+}

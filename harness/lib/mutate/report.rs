@@ -54,7 +54,7 @@ pub enum ThresholdError {
     #[error("{path}: cannot read: {source}")]
     Read {
         path: String,
-        source: std::io::Error,
+        source: crate::file::ReadError,
     },
     #[error("{path}: {problem}")]
     Invalid { path: String, problem: LineProblem },
@@ -82,7 +82,8 @@ pub enum LineProblem {
 pub fn min_kill_rate(root: &Path) -> Result<f64, ThresholdError> {
     let path = root.join("mutation.toml");
     let shown = || path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|source| ThresholdError::Read {
+    let read = crate::file::read_text_limited(&path, crate::file::MAX_SMALL_BYTES);
+    let text = read.map_err(|source| ThresholdError::Read {
         path: shown(),
         source,
     })?;

@@ -124,7 +124,7 @@ pub enum LoadError {
     #[error("{path}: {source}")]
     Read {
         path: String,
-        source: std::io::Error,
+        source: crate::file::ReadError,
     },
     #[error("{path}:{line}:{column}: {source}")]
     Parse {
@@ -160,17 +160,7 @@ impl Report {
 
     /// Reads a `report.json`.
     pub fn load(path: &Path) -> Result<Report, LoadError> {
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
-            path: shown.clone(),
-            source,
-        })?;
-        serde_json::from_str(&text).map_err(|source| LoadError::Parse {
-            line: source.line(),
-            column: source.column(),
-            path: shown,
-            source,
-        })
+        load_json(path)
     }
 
     /// Appends the headline and the line about the review page when there is one (`review`: the
@@ -197,6 +187,22 @@ impl Report {
             .open(path)?
             .write_all(text.as_bytes())
     }
+}
+
+/// Reads a JSON file the run wrote (a report, the review's rows); errors name the file and where.
+fn load_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
+    let shown = path.display().to_string();
+    let read = crate::file::read_text_limited(path, crate::file::MAX_REPORT_BYTES);
+    let text = read.map_err(|source| LoadError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| LoadError::Parse {
+        line: source.line(),
+        column: source.column(),
+        path: shown,
+        source,
+    })
 }
 
 /// Where a check comes in report order; properties (not in that order) after every check.

@@ -27,18 +27,7 @@ pub struct ReviewSet {
 impl ReviewSet {
     /// Reads `<reports>/review.json`.
     pub fn load(reports: &Path) -> Result<ReviewSet, LoadError> {
-        let path = reports.join(ROWS);
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|source| LoadError::Read {
-            path: shown.clone(),
-            source,
-        })?;
-        serde_json::from_str(&text).map_err(|source| LoadError::Parse {
-            line: source.line(),
-            column: source.column(),
-            path: shown,
-            source,
-        })
+        super::load_json(&reports.join(ROWS))
     }
 
     /// The page for these rows; images are read from under `root` (goldens) and `reports`.

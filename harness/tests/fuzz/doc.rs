@@ -363,6 +363,22 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         )],
         "palette.group",
     ),
+    (
+        "skinned normals without the source normals",
+        &[(
+            "count: { group: 1, binding: 5 }",
+            "count: { group: 1, binding: 5 }\n  skinned_normals: { group: 1, binding: 7 }",
+        )],
+        "compute.skinned_normals",
+    ),
+    (
+        "normals the shader does not have",
+        &[(
+            "count: { group: 1, binding: 5 }",
+            "count: { group: 1, binding: 5 }\n  normals: { group: 1, binding: 6 }\n  skinned_normals: { group: 1, binding: 7 }",
+        )],
+        "binding 7 (skinned normals) is missing",
+    ),
 ];
 
 /// Edits of `shaders/examples/compute_pulled.profile.yaml` (byte-addressed) and
@@ -474,7 +490,7 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
         "composed/blend.wgsl",
         "#import skin::palette::joint_matrix",
         "#import skin::palettes::joint_matrix",
-        "composed/blend.wgsl:3:",
+        "composed/blend.wgsl:10:17",
     ),
     (
         "an unknown define",
@@ -488,14 +504,14 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
         "composed/palette.wgsl",
         "return joint_matrices[j];",
         "return joint_matrices[j]",
-        "composed/palette.wgsl:7:",
+        "composed/palette.wgsl:8:1",
     ),
     (
         "a type error in a module",
         "composed/camera.wgsl",
         "vec4<f32>(world, 1.0)",
         "vec4<f32>(world, 1u)",
-        "composed/camera.wgsl:10:",
+        "composed/camera.wgsl:9:",
     ),
     (
         "a define no module reads",
@@ -666,6 +682,7 @@ fn generate_sections() -> String {
         msg,
     );
     table(&mut out, &rows);
+    special_files(&mut out, &scratch);
 
     out.push_str("## Shaders (`SKINPROOF_SHADER`)\n\nEach example is one edit of `shaders/skinning.wgsl`, validated as `shaders/broken.wgsl`.\n\n");
     let source = std::fs::read_to_string(root().join("shaders/skinning.wgsl")).unwrap();
@@ -734,6 +751,127 @@ fn generate_sections() -> String {
     out
 }
 
+/// A chain glTF in `dir` whose JSON `edit` changes.
+fn edited_gltf(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    skinproof::model::write_chain_gltf(path, 3, 1.0, 8, 0.2).unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    edit(&mut json);
+    std::fs::write(path, json.to_string()).unwrap();
+}
+
+/// Special files, sizes past the stated bounds, files outside the model, runs of nothing: refused
+/// by name before anything is read or allocated.
+fn special_files(out: &mut String, scratch: &Path) {
+    out.push_str("## Special files, sizes and places
+
+Files are read only when they are regular files (a FIFO would block, a device read forever) and only up to a stated size (`skinproof::file::MAX_*_BYTES`: 1 MiB for case and profile files, 4 MiB for shaders, 256 MiB for models, buffers and golden PNGs); glTF counts are checked against the bytes their views hold, and buffers are read only from data URIs and relative paths inside the model's folder. The same hold for `model.path`, `SKINPROOF_SHADER`, `SKINPROOF_PROFILE`, goldens, sidecars and `skinproof skin --model`.\n\n");
+    let dir = scratch.join("special");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rows = Vec::new();
+    let checks = crate::checks();
+    let load = |p: &Path| Case::load(p, &checks).unwrap_err().to_string();
+    let fifo = dir.join("fifo.yaml");
+    if std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        row(
+            &mut rows,
+            "a FIFO as a case file",
+            "mkfifo fifo.yaml",
+            "fifo.yaml",
+            load(&fifo),
+        );
+    }
+    let zero = dir.join("zero.yaml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    row(
+        &mut rows,
+        "an endless file as a case file",
+        "zero.yaml -> /dev/zero",
+        "zero.yaml",
+        load(&zero),
+    );
+    let folder = dir.join("folder.yaml");
+    std::fs::create_dir_all(&folder).unwrap();
+    row(
+        &mut rows,
+        "a folder as a case file",
+        "folder.yaml/",
+        "folder.yaml",
+        load(&folder),
+    );
+    let big = dir.join("big.yaml");
+    std::fs::write(&big, format!("description: {}\n", "x".repeat(2 << 20))).unwrap();
+    row(
+        &mut rows,
+        "a case file over 1 MiB",
+        "big.yaml: 2 MiB",
+        "big.yaml",
+        load(&big),
+    );
+    let n = 200_000;
+    let deep = format!("pose: {}{}\n", "[".repeat(n), "]".repeat(n));
+    let msg = Case::parse(Path::new("cases/deep.yaml"), &deep, &checks)
+        .unwrap_err()
+        .to_string();
+    row(
+        &mut rows,
+        "flow sequences nested 200000 deep",
+        "pose: [[[[...]]]] (400 KB)",
+        "deep.yaml:1:",
+        msg,
+    );
+    let sparse = dir.join("sparse.gltf");
+    edited_gltf(&sparse, |doc| {
+        let p = doc["meshes"][0]["primitives"][0]["attributes"]["POSITION"].clone();
+        let acc = &mut doc["accessors"][p.as_u64().unwrap() as usize];
+        acc.as_object_mut().unwrap().remove("bufferView");
+        acc["count"] = (1u64 << 31).into();
+        acc["sparse"] = serde_json::json!({"count": 1, "indices": {"bufferView": 0, "componentType": 5125}, "values": {"bufferView": 0}});
+    });
+    let msg = skinproof::model::load(&sparse, None)
+        .unwrap_err()
+        .to_string();
+    row(
+        &mut rows,
+        "a sparse accessor claiming 2^31 elements",
+        "POSITION accessor: no bufferView, count 2147483648, sparse",
+        "POSITION",
+        msg,
+    );
+    for uri in [
+        "../../../../etc/passwd",
+        "/etc/passwd",
+        "https://example.com/chain.bin",
+    ] {
+        let path = dir.join("uri.gltf");
+        edited_gltf(&path, |doc| doc["buffers"][0]["uri"] = uri.into());
+        let msg = skinproof::model::load(&path, None).unwrap_err().to_string();
+        row(
+            &mut rows,
+            "a buffer outside the model's folder",
+            &format!("buffers[0].uri: {uri}"),
+            uri,
+            msg,
+        );
+    }
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("notes.txt"), "").unwrap();
+    let msg = skinproof::suite::case_files(&empty).unwrap_err();
+    row(
+        &mut rows,
+        "a cases folder with no case",
+        "SKINPROOF_CASES=empty/ (notes.txt only)",
+        "empty",
+        msg,
+    );
+    table(out, &rows);
+}
+
 /// Goldens and models at run time: a whole run on the adapters, to show which trials fail. The
 /// adapter's tag is written `<adapter>`, so the doc reads the same whichever adapter ran it.
 fn run_time(out: &mut String) -> Result<(), String> {
@@ -761,6 +899,13 @@ fn run_time(out: &mut String) -> Result<(), String> {
         "model:\n  path: missing.glb\n  if_missing: skip\n",
     )
     .unwrap();
+    std::fs::write(cases.join("corrupt_sidecar.yaml"), &bend).unwrap();
+    std::fs::copy(
+        root().join("golden/bend_two_joints.png"),
+        goldens.join("corrupt_sidecar.png"),
+    )
+    .unwrap();
+    std::fs::write(goldens.join("corrupt_sidecar.json"), "{ not json").unwrap();
     let mut rows = Vec::new();
     let msg = skinproof::golden::load(&goldens.join("corrupt_golden.png"))
         .unwrap_err()
@@ -815,6 +960,13 @@ fn run_time(out: &mut String) -> Result<(), String> {
         "corrupt_golden.yaml (bend_two_joints)",
         "corrupt_golden.png",
         find("corrupt_golden", "render_matches_golden"),
+    );
+    row(
+        &mut rows,
+        "corrupt golden sidecar",
+        "corrupt_sidecar.yaml (bend_two_joints), golden/corrupt_sidecar.json: `{ not json`",
+        "corrupt_sidecar.json is corrupt",
+        find("corrupt_sidecar", "render_matches_golden"),
     );
     row(
         &mut rows,

@@ -351,8 +351,8 @@ fn override_entry() -> BoxedStrategy<Node> {
 
 fn size() -> BoxedStrategy<Node> {
     pick(
-        prop_oneof![1i64..=512, Just(8192)],
-        prop::sample::select(vec![0i64, 8193, 100_000, -1, 4_294_967_296]),
+        prop_oneof![1i64..=512, Just(4096)],
+        prop::sample::select(vec![0i64, 4097, 100_000, -1, 4_294_967_296]),
         |v| v.to_string(),
     )
 }

@@ -46,9 +46,9 @@ fn config() -> ProptestConfig {
     }
 }
 
-/// Lines as `str::lines` counts them, at least 1.
+/// Lines as YAML counts them (a lone CR ends one too), at least 1.
 fn line_count(text: &str) -> usize {
-    text.lines().count().max(1)
+    yaml_line::line_count(text)
 }
 
 /// The properties every `Case::parse` result has; the error, if any, for further checks.
@@ -80,6 +80,7 @@ fn well_formed(path: &Path, text: &str) -> Result<Option<CaseError>, TestCaseErr
         }
         CaseError::Invalid {
             line,
+            column,
             field,
             message,
             ..
@@ -87,7 +88,7 @@ fn well_formed(path: &Path, text: &str) -> Result<Option<CaseError>, TestCaseErr
             prop_assert!((1..=lines).contains(line), "line {line} of {lines}: {msg}");
             prop_assert!(!field.is_empty() && !message.is_empty(), "{msg}");
             prop_assert!(
-                msg.starts_with(&format!("{file}:{line}: field `{field}`: ")),
+                msg.starts_with(&format!("{file}:{line}:{column}: field `{field}`: ")),
                 "{msg}"
             );
         }
@@ -134,7 +135,7 @@ proptest! {
                             "reported {field}, invalid were {invalid:?}: {msg}\n{text}"
                         );
                         // The line names the field, or (flow style) a mapping that holds it.
-                        let at = text.lines().nth(line - 1).unwrap_or("");
+                        let at = yaml_line::lines(&text).nth(line - 1).unwrap_or("");
                         prop_assert!(
                             field_keys(field).iter().any(|k| at.contains(k)),
                             "line {line} `{at}` does not hold {field}: {msg}\n{text}"
@@ -184,7 +185,7 @@ proptest! {
             any::<String>(),
         ],
     ) {
-        let lines = text.lines().count();
+        let lines = yaml_line::lines(&text).count();
         for n in [
             yaml_line::line_of(&text, &path),
             yaml_line::line_near(&text, &path),

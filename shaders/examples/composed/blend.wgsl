@@ -2,7 +2,7 @@
 
 #import skin::palette::joint_matrix
 
-// The weighted sum of the first INFLUENCES joint matrices; with SKINNING off, the bind pose.
+// The first INFLUENCES joint matrices blended; with SKINNING off, the first joint's alone.
 fn skin_matrix(joints: vec4<u32>, weights: vec4<f32>) -> mat4x4<f32> {
 #ifdef SKINNING
     var m = mat4x4<f32>();
@@ -11,11 +11,6 @@ fn skin_matrix(joints: vec4<u32>, weights: vec4<f32>) -> mat4x4<f32> {
     }
     return m;
 #else
-    return mat4x4<f32>(
-        vec4<f32>(1.0, 0.0, 0.0, 0.0),
-        vec4<f32>(0.0, 1.0, 0.0, 0.0),
-        vec4<f32>(0.0, 0.0, 1.0, 0.0),
-        vec4<f32>(0.0, 0.0, 0.0, 1.0),
-    );
+    return joint_matrix(joints.x);
 #endif
 }
