@@ -66,6 +66,17 @@ fn run_suite_with(
     Some(report)
 }
 
+/// A TIMEOUT found while the readback waits for work the driver queued without running it.
+const READBACK_HUNG: &str = "GPU work did not finish within";
+
+/// A row the default shader passes: PASS, or a normal or tangent check that SKIPs because the
+/// shader writes no normals or tangents (the built-in contract has none).
+fn passes(r: &skinproof::report::Row) -> bool {
+    r.outcome.status == Status::Pass
+        || (r.outcome.status == Status::Skip
+            && ["normals_match_cpu", "tangents_match_cpu"].contains(&r.check.as_str())
+            && r.outcome.message.contains("its profile names no"))
+}
 fn failing<'a>(report: &'a Report, check: &str) -> Vec<&'a skinproof::report::Row> {
     report
         .rows
@@ -238,11 +249,7 @@ fn a_malformed_case_fails_only_its_own_trials() {
         .iter()
         .all(|r| r.case == "bend_two_joints" || r.case == skinproof::suite::PROPERTIES));
     assert!(!report.rows.is_empty());
-    assert!(
-        report.rows.iter().all(|r| r.outcome.status == Status::Pass),
-        "{:#?}",
-        report.rows
-    );
+    assert!(report.rows.iter().all(passes), "{:#?}", report.rows);
 }
 
 #[test]
@@ -642,7 +649,10 @@ fn assert_run_completed_and_goldens_untouched(report: &Report, before: &[(PathBu
         .iter()
         .filter(|r| r.case != skinproof::suite::PROPERTIES)
         .count();
-    assert_eq!(checks, report.cases.len() * report.adapters.len() * 8);
+    assert_eq!(
+        checks,
+        report.cases.len() * report.adapters.len() * skinproof::check::Check::ALL.len()
+    );
     assert_eq!(
         golden_snapshot(),
         before,
@@ -798,12 +808,12 @@ fn a_fragment_stage_may_read_the_view() {
     };
     assert_eq!(report.validation.as_ref().unwrap().status, Status::Pass);
     assert!(
-        report.rows.iter().all(|r| r.outcome.status == Status::Pass),
+        report.rows.iter().all(passes),
         "{:#?}",
         report
             .rows
             .iter()
-            .filter(|r| r.outcome.status != Status::Pass)
+            .filter(|r| !passes(r))
             .collect::<Vec<_>>()
     );
 }
@@ -822,7 +832,10 @@ fn a_missing_optional_model_is_skip_with_the_reason() {
         return;
     };
     let rows: Vec<_> = report.rows.iter().filter(|r| r.case == "gone").collect();
-    assert_eq!(rows.len(), 8 * report.adapters.len());
+    assert_eq!(
+        rows.len(),
+        skinproof::check::Check::ALL.len() * report.adapters.len()
+    );
     assert!(
         rows.iter()
             .all(|r| r.outcome.status == Status::Skip && r.outcome.message.contains("Gone.glb")),
@@ -1196,8 +1209,9 @@ fn a_hung_step_is_timeout_and_the_adapter_goes_on(stage: &str, step: &str, hung:
         for r in rows("a_hang").filter(|r| hung.contains(&r.check.as_str())) {
             assert!(
                 r.outcome.status == Status::Timeout
-                    && r.outcome.message.contains(step)
-                    && r.outcome.message.contains(&deadline),
+                    && (r.outcome.message.contains(step) && r.outcome.message.contains(&deadline)
+                        || r.outcome.message.contains(READBACK_HUNG)
+                        || r.outcome.message.contains("waiting for the GPU outlasted")),
                 "{r:#?}"
             );
         }
@@ -1226,14 +1240,16 @@ fn a_hung_step_is_timeout_and_the_adapter_goes_on(stage: &str, step: &str, hung:
             .iter()
             .filter(|a| &a.adapter == tag)
             .collect();
-        assert!(abandoned[0].why.contains(step), "{abandoned:#?}");
+        // The hung work is found at its submit, or (where the driver queues it and returns) while
+        // the readback waits for it.
+        assert!(
+            abandoned[0].why.contains(step) || abandoned[0].why.contains("waiting for the GPU"),
+            "{abandoned:#?}"
+        );
         // A driver that shares its shader threads between devices (llvmpipe's GL compute) keeps
         // a fresh device waiting behind the abandoned work: its rows say so, and are not PASS.
         let waited = abandoned.len() - 1;
-        let passed = later
-            .iter()
-            .filter(|r| r.outcome.status == Status::Pass)
-            .count();
+        let passed = later.iter().filter(|r| passes(r)).count();
         eprintln!(
             "{tag}: {} devices abandoned; {passed} of the {} later trials PASS",
             abandoned.len(),
@@ -1249,7 +1265,7 @@ fn a_hung_step_is_timeout_and_the_adapter_goes_on(stage: &str, step: &str, hung:
             assert_eq!(passed, later.len(), "{later:#?}");
         }
         assert!(
-            later.iter().all(|r| r.outcome.status == Status::Pass
+            later.iter().all(|r| passes(r)
                 || r.outcome.status == Status::Timeout
                     && (r.outcome.message.contains("on a fresh device after")
                         || r.outcome.message.contains("no more are made on it"))),
@@ -1325,6 +1341,10 @@ fn normal_rows(name: &str, report: &Report, narrow: bool) {
                     o.status == Status::Pass
                         || (o.status == Status::Skip
                             && o.message.contains(&format!("the model has no {attribute}")))
+                }
+                // The case a narrow layout cannot load fails every check, this one included.
+                _ if r.case == "wide_indices" && o.message.contains("the profile's") => {
+                    o.status == Status::Fail
                 }
                 _ => o.status == Status::Skip && o.message.contains("its profile names no"),
             };
