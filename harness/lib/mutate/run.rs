@@ -143,7 +143,10 @@ pub fn run(root: &Path, shader: &Path, profile: Option<&Path>, parallel: usize) 
         }
         None => None,
     };
-    let scratch = root.join("target").join("mutants");
+    // One folder per shader: two campaigns at once (the sensitivity tests run side by side) share
+    // mutant ids such as `view_transform-2` and would remove each other's files.
+    let stem = shader.file_stem().unwrap_or("shader".as_ref());
+    let scratch = root.join("target").join("mutants").join(stem);
     // Job 0 is the original shader; then each valid mutant.
     let mut jobs: Vec<(String, PathBuf)> = vec![("original".into(), shader.to_path_buf())];
     for m in &mutants {
