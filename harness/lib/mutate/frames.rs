@@ -3,7 +3,7 @@
 //! has skinned normal or tangent outputs, which the normal checks read.
 
 use super::kinds::candidate;
-use super::site::{for_each_statement, root_global, stores, Sites};
+use super::site::{for_each_statement, Sites};
 use super::*;
 use crate::contract::Role;
 
@@ -120,15 +120,10 @@ pub(super) fn tangent_w_lost(s: &Sites) -> Vec<Candidate> {
     let Some(cs) = s.compute() else {
         return Vec::new();
     };
-    let func = s.func(cs);
-    let mut stored = Vec::new();
-    stores(&func.body, &mut stored);
-    let edits: Vec<Edit> = stored
+    let edits: Vec<Edit> = s
+        .stored_to(cs, Role::SkinnedTangents)
         .into_iter()
-        .filter(|&(pointer, _)| {
-            root_global(func, pointer).and_then(|g| s.role_of(g)) == Some(Role::SkinnedTangents)
-        })
-        .filter_map(|(_, value)| s.span(cs, value))
+        .filter_map(|value| s.span(cs, value))
         .map(|range| Edit {
             text: format!("vec4<f32>(({}).xyz, 1.0)", s.text(&range)),
             range,

@@ -1,6 +1,6 @@
 //! The mutant kinds: one function per kind, registered in [`KINDS`] with its name; a new kind is one function and one line there.
 
-use super::site::{float_literal, for_each_statement, int_literal, perturb, root_global, stores};
+use super::site::{float_literal, for_each_statement, int_literal, perturb};
 use super::site::{Func, Sites};
 use super::*;
 use crate::contract::Role;
@@ -424,14 +424,10 @@ fn output_w(s: &Sites) -> Vec<Candidate> {
         return Vec::new();
     };
     let func = s.func(cs);
-    let mut stored = Vec::new();
-    stores(&func.body, &mut stored);
-    let edits: Vec<Edit> = stored
+    let edits: Vec<Edit> = s
+        .stored_to(cs, Role::Skinned)
         .into_iter()
-        .filter(|&(pointer, _)| {
-            root_global(func, pointer).and_then(|g| s.role_of(g)) == Some(Role::Skinned)
-        })
-        .filter_map(|(_, value)| match &func.expressions[value] {
+        .filter_map(|value| match &func.expressions[value] {
             // The w is the last component: `vec4(p, 0.0)` composes a vec3 and a scalar.
             Expression::Compose { components, .. } if !components.is_empty() => {
                 let w = *components.last()?;

@@ -320,6 +320,20 @@ impl<'a> Sites<'a> {
         self.entry(self.contract.vertex.as_deref()?)
     }
 
+    /// The values `f` stores into the global with `role` (`skinned[i] = v` gives `v`).
+    pub(super) fn stored_to(&self, f: Func, role: Role) -> Vec<Handle<Expression>> {
+        let func = self.func(f);
+        let mut stored = Vec::new();
+        stores(&func.body, &mut stored);
+        stored
+            .into_iter()
+            .filter(|&(pointer, _)| {
+                root_global(func, pointer).and_then(|g| self.role_of(g)) == Some(role)
+            })
+            .map(|(_, value)| value)
+            .collect()
+    }
+
     /// Where the per-vertex input `role` enters each skinning site.
     pub(super) fn sources(&self, role: Role) -> Vec<Source> {
         self.sources_where(|(r, _)| r == role)
@@ -589,7 +603,7 @@ pub(super) fn body_open(src: &str, from: usize) -> Option<usize> {
 }
 
 /// Every `Store` in `block` and the blocks inside it, as (pointer, value).
-pub(super) fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Expression>)>) {
+fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Expression>)>) {
     for statement in block.iter() {
         match statement {
             naga::Statement::Store { pointer, value } => out.push((*pointer, *value)),
@@ -615,7 +629,7 @@ pub(super) fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Han
 }
 
 /// The global variable a pointer expression indexes into, if any (`skinned[i]` -> `skinned`).
-pub(super) fn root_global(
+fn root_global(
     func: &Function,
     mut e: Handle<Expression>,
 ) -> Option<Handle<GlobalVariable>> {
