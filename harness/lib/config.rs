@@ -134,6 +134,8 @@ pub enum ConfigError {
     ExtraCases(String),
     #[error(transparent)]
     Bench(#[from] ModeError),
+    #[error(transparent)]
+    Tools(#[from] crate::tools::UnknownTool),
     #[error("SKINPROOF_MUTATE: unknown value `{0}` (expected 0 or 1)")]
     Mutate(String),
 }
@@ -191,6 +193,8 @@ pub struct Config {
     pub reports: PathBuf,
     pub bless: Bless,
     pub require: Require,
+    /// Which shader validators must be installed (`SKINPROOF_REQUIRE_TOOLS`); others SKIP.
+    pub tools: crate::tools::Required,
     pub timeout: Duration,
     /// Generated cases added to the ones on disk, to measure how the suite's cost grows.
     pub extra_cases: usize,
@@ -201,12 +205,13 @@ pub struct Config {
 }
 
 /// Every variable the harness reads; any other `SKINPROOF_*` name is a typo.
-pub const KNOWN: [&str; 10] = [
+pub const KNOWN: [&str; 11] = [
     "SKINPROOF_SHADER",
     "SKINPROOF_PROFILE",
     "SKINPROOF_CASES",
     "SKINPROOF_BLESS",
     "SKINPROOF_REQUIRE_ADAPTER",
+    "SKINPROOF_REQUIRE_TOOLS",
     "SKINPROOF_TIMEOUT_S",
     "SKINPROOF_BENCH",
     "SKINPROOF_EXTRA_CASES",
@@ -216,7 +221,7 @@ pub const KNOWN: [&str; 10] = [
 
 /// A bad value of every `SKINPROOF_*` variable, and misspelt names: each is rejected with an error
 /// that names the variable and the value. The unit tests and `docs/bad-inputs.md` both use it.
-pub const BAD_VALUES: [(&str, &str); 18] = [
+pub const BAD_VALUES: [(&str, &str); 19] = [
     ("SKINPROOF_SHADER", "shaders/missing.wgsl"),
     ("SKINPROOF_PROFILE", "shaders/missing.profile.yaml"),
     ("SKINPROOF_SHADER", "shaders"),
@@ -224,6 +229,7 @@ pub const BAD_VALUES: [(&str, &str); 18] = [
     ("SKINPROOF_BLESS", "yes"),
     ("SKINPROOF_REQUIRE_ADAPTER", "vulcan"),
     ("SKINPROOF_REQUIRE_ADAPTER", ","),
+    ("SKINPROOF_REQUIRE_TOOLS", "spirv-vall"),
     ("SKINPROOF_TIMEOUT_S", "-1"),
     ("SKINPROOF_TIMEOUT_S", "1e30"),
     ("SKINPROOF_TIMEOUT_S", "NaN"),
@@ -339,6 +345,7 @@ impl Config {
             return Err(ConfigError::BlessInCi);
         }
         let require = Require::parse(get("SKINPROOF_REQUIRE_ADAPTER").as_deref())?;
+        let tools = crate::tools::Required::parse(get("SKINPROOF_REQUIRE_TOOLS").as_deref())?;
         let timeout = match get("SKINPROOF_TIMEOUT_S") {
             None => Duration::from_secs(30),
             Some(v) => match v.parse::<f64>() {
@@ -375,6 +382,7 @@ impl Config {
             goldens: root.join("golden"),
             bless,
             require,
+            tools,
             timeout,
         })
     }

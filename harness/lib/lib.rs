@@ -24,5 +24,7 @@ mod run;
 pub mod scene;
 pub mod shader;
 pub mod suite;
+pub mod tools;
+mod translate;
 mod usage;
 pub mod yaml_line;

@@ -12,7 +12,7 @@ use crate::config::{Config, Require};
 use crate::golden::{Goldens, Settings as GoldenSettings};
 use crate::gpu::worker::on_device;
 use crate::gpu::{self, Context, Found, GpuError};
-use crate::report::{CaseProblem, Report, Row, Timing};
+use crate::report::{CaseProblem, CompilerRow, Report, Row, Timing};
 use crate::run::{Devices, Run};
 use crate::scene::{Scene, SceneError};
 use crate::shader::Shader;
@@ -24,6 +24,8 @@ pub type Body = Box<dyn FnOnce() -> Result<(), String> + Send>;
 pub struct Job {
     pub name: String,
     pub ignored: bool,
+    /// A compiler trial (`shader::translates`): no row of the PASS table depends on it.
+    pub compiler: bool,
     pub body: Body,
 }
 
@@ -35,6 +37,7 @@ impl Job {
         Job {
             name: name.into(),
             ignored: false,
+            compiler: false,
             body: Box::new(body),
         }
     }
@@ -446,10 +449,11 @@ impl Suite {
             .collect()
     }
 
-    /// Runs every job that is not ignored on this thread, one after another.
+    /// Runs every job that is not ignored on this thread, one after another; the compiler trials
+    /// are left out, since the mutation check that runs suites this way judges only the rows.
     pub fn run_all(&self) {
         for job in self.jobs() {
-            if !job.ignored {
+            if !job.ignored && !job.compiler {
                 let _ = (job.body)();
             }
         }
@@ -466,6 +470,7 @@ impl Suite {
     /// The trials' names and bodies.
     pub fn jobs(&self) -> Vec<Job> {
         let mut trials = vec![self.validation_trial(), self.adapter_trial()];
+        trials.extend(self.compiler_trials());
         let names = trial_names(self.cases.iter().map(|(p, _)| p.as_path()));
         for ((_, case), stem) in self.cases.iter().zip(names) {
             // The scene (CPU side) is built once per case and shared by every adapter.
@@ -576,6 +581,40 @@ impl Suite {
             lock(&report).validation = Some(outcome);
             result
         })
+    }
+
+    /// `shader::translates::<entry> [<target>]`: each entry point of the shader (as its team wrote
+    /// it, without what the harness adds) through each naga back-end and its validator.
+    fn compiler_trials(&self) -> Vec<Job> {
+        let Ok(shader) = &self.shader else {
+            return Vec::new();
+        };
+        let source: Arc<str> = shader.source.as_str().into();
+        let mut jobs = Vec::new();
+        for entry in crate::translate::entries(&source) {
+            for target in crate::translate::TARGETS {
+                let (source, entry, report) = (source.clone(), entry.clone(), self.report.clone());
+                let (required, deadline) = (self.config.tools.clone(), self.config.timeout);
+                let name = format!("shader::translates::{} [{}]", entry.name, target.name());
+                let mut job = Job::new(name, move || {
+                    let outcome =
+                        crate::translate::outcome(&source, &entry, target, &required, deadline);
+                    let verdict = match outcome.status.fails() {
+                        true => Err(outcome.message.clone()),
+                        false => Ok(()),
+                    };
+                    lock(&report).compilers.push(CompilerRow {
+                        compiler: target.name().into(),
+                        entry: entry.name.clone(),
+                        outcome,
+                    });
+                    verdict
+                });
+                job.compiler = true;
+                jobs.push(job);
+            }
+        }
+        jobs
     }
 
     fn adapter_trial(&self) -> Job {

@@ -217,6 +217,66 @@ fn syntax_error_fails_validation_with_line_and_column() {
     assert!(!failing(&report, "shader_builds").is_empty());
 }
 
+/// Runs only the suite's compiler trials (`shader::translates`) and returns the report.
+fn run_compilers(shader: &Path) -> Report {
+    let mut vars = vec![("SKINPROOF_SHADER".to_string(), shader.display().to_string())];
+    // Where CI requires the validators, a missing one must fail here too, not skip.
+    if let Ok(v) = std::env::var("SKINPROOF_REQUIRE_TOOLS") {
+        vars.push(("SKINPROOF_REQUIRE_TOOLS".into(), v));
+    }
+    let suite = Suite::discover(Config::from_vars(root(), vars).unwrap());
+    for job in suite.jobs().into_iter().filter(|j| j.compiler) {
+        let _ = (job.body)();
+    }
+    let report = suite.report.lock().unwrap().clone();
+    report
+}
+
+#[test]
+fn spirv_that_spirv_val_rejects_fails_its_translation_trial() {
+    let dir = scratch("spirv_val");
+    // naga accepts a function of 300 parameters and writes it; SPIR-V allows at most 255.
+    let params: Vec<String> = (0..300).map(|i| format!("p{i}: f32")).collect();
+    let args = vec!["1.0"; 300].join(", ");
+    let source = std::fs::read_to_string(root().join("shaders/skinning.wgsl")).unwrap();
+    let shader = dir.join("wide.wgsl");
+    std::fs::write(
+        &shader,
+        format!(
+            "{source}\nvar<private> sink: f32;\nfn wide({}) -> f32 {{ return p0 + p299; }}\n@compute @workgroup_size(1)\nfn many_parameters() {{ sink = wide({args}); }}\n",
+            params.join(", ")
+        ),
+    )
+    .unwrap();
+    let report = run_compilers(&shader);
+    let row = |entry: &str, compiler: &str| {
+        report
+            .compilers
+            .iter()
+            .find(|c| c.entry == entry && c.compiler == compiler)
+            .unwrap_or_else(|| panic!("no `{compiler}` row for `{entry}`"))
+            .outcome
+            .clone()
+    };
+    let wide = row("many_parameters", "spirv");
+    if wide.status == Status::Skip {
+        // Only where spirv-val is not installed and not required; the reason names the package.
+        assert!(wide.message.contains("spirv-tools"), "{}", wide.message);
+        return;
+    }
+    assert_eq!(wide.status, Status::Fail, "{}", wide.message);
+    assert!(
+        wide.message
+            .contains("spirv-val rejects naga's spirv of entry point `many_parameters`")
+            && wide.message.contains("255"),
+        "{}",
+        wide.message
+    );
+    // The shader's own entry points still pass: only the broken one fails.
+    assert_eq!(row("skin_compute", "spirv").status, Status::Pass);
+    assert_eq!(row("vs_skin", "glsl-450").status, Status::Pass);
+}
+
 /// A scratch cases folder holding copies of these project cases.
 fn copy_cases(dir: &Path, names: &[&str]) -> PathBuf {
     let cases = dir.join("cases");

@@ -34,6 +34,62 @@ impl Report {
         )
     }
 
+    /// The section of the shader compilers: entry points by compiler, then every failure and
+    /// skip with its message. Empty when no compiler trial ran.
+    fn compilers_markdown(&self) -> String {
+        let mut md = String::new();
+        if self.compilers.is_empty() {
+            return md;
+        }
+        let mut compilers: Vec<&str> = self.compilers.iter().map(|c| c.compiler.as_str()).collect();
+        let mut entries: Vec<&str> = self.compilers.iter().map(|c| c.entry.as_str()).collect();
+        for list in [&mut compilers, &mut entries] {
+            list.sort_unstable();
+            list.dedup();
+        }
+        let _ = writeln!(md, "## Shader compilers\n");
+        let _ = writeln!(
+            md,
+            "Each entry point as each compiler sees it (naga's back-ends with `spirv-val` and `glslangValidator` on their output; HLSL and MSL are only written, with no validator on this platform).\n"
+        );
+        let _ = writeln!(md, "| entry point | {} |", compilers.join(" | "));
+        let _ = writeln!(md, "| --- |{}", " --- |".repeat(compilers.len()));
+        for entry in &entries {
+            let _ = write!(md, "| {entry} |");
+            for compiler in &compilers {
+                match self
+                    .compilers
+                    .iter()
+                    .find(|c| c.entry == *entry && c.compiler == *compiler)
+                {
+                    Some(c) => {
+                        let _ = write!(md, " {} {} |", c.outcome.status, c.outcome.figure);
+                    }
+                    None => md.push_str(" not run |"),
+                }
+            }
+            md.push('\n');
+        }
+        let mut noted: Vec<_> = self
+            .compilers
+            .iter()
+            .filter(|c| c.outcome.status != Status::Pass)
+            .collect();
+        noted.sort_by(|a, b| (&a.entry, &a.compiler).cmp(&(&b.entry, &b.compiler)));
+        for c in noted {
+            let _ = writeln!(
+                md,
+                "\n{} `{}` [{}]:\n\n```text\n{}\n```",
+                c.outcome.status,
+                c.entry,
+                c.compiler,
+                c.outcome.message.trim_end()
+            );
+        }
+        md.push('\n');
+        md
+    }
+
     pub fn markdown(&self) -> String {
         let mut md = String::new();
         let _ = writeln!(md, "# skinproof report\n");
@@ -70,6 +126,7 @@ impl Report {
         {
             let _ = writeln!(md, "```text\n{}\n```\n", o.message.trim_end());
         }
+        md.push_str(&self.compilers_markdown());
         let _ = writeln!(md, "## Adapters\n");
         let _ = writeln!(md, "| tag | name | backend | type | driver | driver info |\n| --- | --- | --- | --- | --- | --- |");
         for a in &self.adapters {

@@ -18,6 +18,15 @@ impl Report {
             if out.validation.is_none() {
                 out.validation = p.validation.clone();
             }
+            for c in p.compilers {
+                let same =
+                    |d: &&mut super::CompilerRow| d.compiler == c.compiler && d.entry == c.entry;
+                match out.compilers.iter_mut().find(same) {
+                    Some(d) if c.outcome.status.severity() > d.outcome.status.severity() => *d = c,
+                    Some(_) => {}
+                    None => out.compilers.push(c),
+                }
+            }
             for a in p.adapters {
                 if !out.adapters.iter().any(|b| b.tag == a.tag) {
                     out.adapters.push(a);

@@ -27,6 +27,16 @@ pub struct Row {
     pub outcome: Outcome,
 }
 
+/// A shader compiler's verdict on one entry point of the shader: a naga back-end and the tool
+/// that validates its output (`spirv`, `glsl-450`, ...).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CompilerRow {
+    pub compiler: String,
+    pub entry: String,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
 /// A case file that did not load.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseProblem {
@@ -69,6 +79,9 @@ pub struct Report {
     pub shader_sha256: String,
     /// naga's verdict on the shader, adapter-independent.
     pub validation: Option<Outcome>,
+    /// Each entry point through each shader compiler, adapter-independent.
+    #[serde(default)]
+    pub compilers: Vec<CompilerRow>,
     pub adapters: Vec<AdapterInfo>,
     /// Case name -> description, for the failures section.
     pub cases: Vec<(String, String)>,

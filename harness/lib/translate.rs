@@ -1,0 +1,311 @@
+//! The shader through naga's back-ends, one entry point at a time (SPIR-V, GLSL ES 3.10,
+//! GLSL 4.50, HLSL, MSL), and each output through its own validator where there is one.
+//!
+//! This is what a team shipping the shader to every vendor meets: wgpu hands Vulkan drivers
+//! naga's SPIR-V, GL drivers its GLSL, D3D12 its HLSL and Metal its MSL. `spirv-val` and
+//! `glslangValidator` judge the SPIR-V and the GLSL; HLSL and MSL have no validator on Linux, so
+//! their trials say only that naga's back-end wrote them.
+
+use std::time::Duration;
+
+use crate::check::Outcome;
+use crate::tools::{Required, Tool};
+
+/// A back-end, named as in the trial `shader::translates::<entry> [<target>]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Spirv,
+    GlslEs310,
+    Glsl450,
+    Hlsl,
+    Msl,
+}
+
+/// Every back-end, in trial order.
+pub const TARGETS: [Target; 5] = [
+    Target::Spirv,
+    Target::GlslEs310,
+    Target::Glsl450,
+    Target::Hlsl,
+    Target::Msl,
+];
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Spirv => "spirv",
+            Target::GlslEs310 => "glsl-es-310",
+            Target::Glsl450 => "glsl-450",
+            Target::Hlsl => "hlsl",
+            Target::Msl => "msl",
+        }
+    }
+
+    /// The tool that judges this target's output, if there is one.
+    pub fn validator(self) -> Option<Tool> {
+        match self {
+            Target::Spirv => Some(Tool::SpirvVal),
+            Target::GlslEs310 | Target::Glsl450 => Some(Tool::Glslang),
+            Target::Hlsl | Target::Msl => None,
+        }
+    }
+}
+
+/// An entry point of the shader: its stage and name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub stage: naga::ShaderStage,
+    pub name: String,
+}
+
+/// The shader's entry points, in the order it declares them; none when naga cannot parse it.
+pub fn entries(source: &str) -> Vec<Entry> {
+    naga::front::wgsl::parse_str(source)
+        .map(|m| {
+            m.entry_points
+                .iter()
+                .map(|e| Entry {
+                    stage: e.stage,
+                    name: e.name.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What a back-end wrote.
+enum Output {
+    Words(Vec<u32>),
+    Text(String),
+}
+
+impl Output {
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            Output::Words(w) => w.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            Output::Text(t) => t.clone().into_bytes(),
+        }
+    }
+}
+
+/// The module validated and its overrides resolved to their defaults (the back-ends other than
+/// SPIR-V refuse overrides), ready for any back-end.
+fn prepared(
+    source: &str,
+    entry: &Entry,
+) -> Result<(naga::Module, naga::valid::ModuleInfo), String> {
+    let rejected = |e: String| format!("naga rejects the shader ({e}); see shader::validates");
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| rejected(e.to_string()))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .map_err(|e| rejected(e.into_inner().to_string()))?;
+    let (module, info) = naga::back::pipeline_constants::process_overrides(
+        &module,
+        &info,
+        Some((entry.stage, &entry.name)),
+        &Default::default(),
+    )
+    .map_err(|e| format!("its overrides cannot be resolved without pipeline constants: {e}"))?;
+    Ok((module.into_owned(), info.into_owned()))
+}
+
+/// `entry` of `module` written by `target`'s back-end, or the back-end's error.
+fn write(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    entry: &Entry,
+    target: Target,
+) -> Result<Output, String> {
+    use naga::back::{glsl, hlsl, msl, spv};
+    let policies = naga::proc::BoundsCheckPolicies::default();
+    match target {
+        Target::Spirv => {
+            let options = spv::Options {
+                flags: spv::WriterFlags::ADJUST_COORDINATE_SPACE | spv::WriterFlags::LABEL_VARYINGS,
+                ..Default::default()
+            };
+            let pipeline = spv::PipelineOptions {
+                shader_stage: entry.stage,
+                entry_point: entry.name.clone(),
+            };
+            spv::write_vec(module, info, &options, Some(&pipeline))
+                .map(Output::Words)
+                .map_err(|e| e.to_string())
+        }
+        Target::GlslEs310 | Target::Glsl450 => {
+            let version = match target {
+                Target::Glsl450 => glsl::Version::Desktop(450),
+                _ => glsl::Version::new_gles(310),
+            };
+            let options = glsl::Options {
+                version,
+                ..Default::default()
+            };
+            let pipeline = glsl::PipelineOptions {
+                shader_stage: entry.stage,
+                entry_point: entry.name.clone(),
+                multiview: None,
+            };
+            let mut text = String::new();
+            glsl::Writer::new(&mut text, module, info, &options, &pipeline, policies)
+                .and_then(|mut w| w.write())
+                .map_err(|e| e.to_string())?;
+            Ok(Output::Text(text))
+        }
+        Target::Hlsl => {
+            let options = hlsl::Options::default();
+            let pipeline = hlsl::PipelineOptions {
+                entry_point: Some((entry.stage, entry.name.clone())),
+            };
+            let mut text = String::new();
+            hlsl::Writer::new(&mut text, &options, &pipeline)
+                .write(module, info, None)
+                .map_err(|e| e.to_string())?;
+            Ok(Output::Text(text))
+        }
+        Target::Msl => {
+            let pipeline = msl::PipelineOptions {
+                entry_point: Some((entry.stage, entry.name.clone())),
+                ..Default::default()
+            };
+            msl::write_string(module, info, &msl::Options::default(), &pipeline)
+                .map(|(text, _)| Output::Text(text))
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// The validator's command line for `target`'s output of a `stage` entry point, read on stdin.
+fn arguments(target: Target, stage: naga::ShaderStage) -> Vec<&'static str> {
+    let stage = match stage {
+        naga::ShaderStage::Vertex => "vert",
+        naga::ShaderStage::Fragment => "frag",
+        _ => "comp",
+    };
+    match target {
+        Target::Spirv => vec!["--target-env", "vulkan1.1", "-"],
+        _ => vec!["--stdin", "-S", stage],
+    }
+}
+
+/// The trial `shader::translates::<entry> [<target>]`: naga's back-end writes the entry point
+/// (an error FAILs with naga's message), then its validator judges the output (a rejection FAILs
+/// with the tool's message). A validator that is not installed SKIPs, or FAILs when `required`.
+pub fn outcome(
+    source: &str,
+    entry: &Entry,
+    target: Target,
+    required: &Required,
+    deadline: Duration,
+) -> Outcome {
+    let (module, info) = match prepared(source, entry) {
+        Ok(m) => m,
+        Err(why) => return Outcome::skip(format!("not translated: {why}")),
+    };
+    let output = match write(&module, &info, entry, target) {
+        Ok(o) => o,
+        Err(why) => {
+            return Outcome::fail(
+                "naga",
+                format!(
+                    "naga's {} back-end cannot write entry point `{}`: {why}",
+                    target.name(),
+                    entry.name
+                ),
+            )
+        }
+    };
+    let Some(tool) = target.validator() else {
+        return Outcome::pass("written");
+    };
+    let path = match tool.find() {
+        Ok(p) => p,
+        Err(why) if required.contains(tool) => {
+            return Outcome::fail(
+                "missing",
+                format!("SKINPROOF_REQUIRE_TOOLS wants {}: {why}", tool.name()),
+            )
+        }
+        Err(why) => {
+            return Outcome::skip(format!("written by naga, not validated: {why}"));
+        }
+    };
+    match crate::tools::run(
+        &path,
+        &arguments(target, entry.stage),
+        &output.bytes(),
+        deadline,
+    ) {
+        Ok(said) if said.success => Outcome::pass(tool.name()),
+        Ok(said) => Outcome::fail(
+            tool.name(),
+            format!(
+                "{} rejects naga's {} of entry point `{}`:\n{}",
+                tool.name(),
+                target.name(),
+                entry.name,
+                said.text
+            ),
+        ),
+        Err(why) => Outcome::fail(tool.name(), why),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Status;
+
+    const SHADER: &str = "
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = f32(id.x) * 2.0; }
+@vertex
+fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> { return vec4(p, 1.0); }
+";
+
+    #[test]
+    fn every_entry_point_is_found_in_order() {
+        let names: Vec<String> = entries(SHADER).into_iter().map(|e| e.name).collect();
+        assert_eq!(names, ["main", "vs"]);
+        assert!(entries("fn broken(").is_empty());
+    }
+
+    #[test]
+    fn each_back_end_writes_each_stage() {
+        for entry in entries(SHADER) {
+            let (module, info) = prepared(SHADER, &entry).unwrap();
+            for target in TARGETS {
+                let out = write(&module, &info, &entry, target).unwrap();
+                match (target, out) {
+                    // The SPIR-V magic number first.
+                    (Target::Spirv, Output::Words(w)) => assert_eq!(w[0], 0x0723_0203),
+                    (Target::Glsl450, Output::Text(t)) => assert!(t.starts_with("#version 450")),
+                    (Target::GlslEs310, Output::Text(t)) => {
+                        assert!(t.starts_with("#version 310 es"))
+                    }
+                    (Target::Hlsl | Target::Msl, Output::Text(t)) => assert!(!t.is_empty()),
+                    (t, _) => panic!("{t:?} wrote the wrong kind of output"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_override_without_a_value_cannot_be_translated() {
+        let shader = "override n: u32;\n@compute @workgroup_size(1) fn main() { _ = n; }";
+        let entry = &entries(shader)[0];
+        let o = outcome(
+            shader,
+            entry,
+            Target::Hlsl,
+            &Required::default(),
+            Duration::from_secs(5),
+        );
+        assert_eq!(o.status, Status::Skip, "{}", o.message);
+        assert!(o.message.contains("pipeline constants"), "{}", o.message);
+    }
+}
