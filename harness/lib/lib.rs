@@ -13,6 +13,7 @@ pub mod format;
 pub mod golden;
 pub mod gpu;
 mod identity;
+pub mod layer;
 pub mod model;
 pub mod mutate;
 pub mod profile;

@@ -283,6 +283,20 @@ fn pass_through_wgsl(contract: &Contract) -> String {
     let view = contract.declarations(&[(Role::View, "view")]);
     let location = |role| contract.input(role).map_or(0, |v| v.location());
     let (p, joint) = (location(Role::Positions), location(Role::Joints));
+    // The render path's other inputs too, unread: an attribute no vertex stage takes is a
+    // validation-layer warning (and wasted fetches).
+    let others: String = contract
+        .vertex_inputs
+        .iter()
+        .filter(|v| ![p, joint].contains(&v.location()))
+        .map(|v| {
+            format!(
+                ", @location({0}) unread_{0}: {1}",
+                v.location(),
+                v.ty.wgsl()
+            )
+        })
+        .collect();
     format!(
         r#"{view}
 struct VertexOut {{
@@ -291,7 +305,7 @@ struct VertexOut {{
 }}
 
 @vertex
-fn vs_pass(@location({p}) p: vec3<f32>, @location({joint}) joint: vec4<u32>) -> VertexOut {{
+fn vs_pass(@location({p}) p: vec3<f32>, @location({joint}) joint: vec4<u32>{others}) -> VertexOut {{
     var out: VertexOut;
     out.clip = vec4<f32>(p.x / view.half_width, p.y * view.scale + view.offset_y, 0.0, 1.0);
     out.tint = f32(joint.x) / 8.0;

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use skinproof::config::Config;
+use skinproof::layer::LayerLog;
 use skinproof::report::{Benchmarks, Report};
 use skinproof::suite::Suite;
 
@@ -22,13 +23,14 @@ fn main() {
         );
     }
     // The adapter selection is a setting too: a typo in WGPU_BACKEND must not select nothing.
+    // The validation layer's log is a setting too: asked for and unusable, it must not pass.
     let config = Config::from_env(root)
         .map_err(|e| e.to_string())
         .and_then(|c| {
             skinproof::gpu::Selection::from_env().map_err(|e| e.to_string())?;
-            Ok(c)
+            Ok((c, LayerLog::configured()?))
         });
-    let config = match config {
+    let (config, layer) = match config {
         Ok(c) => c,
         Err(e) => {
             // A broken setting must not run the suite with a silent default, and no filter may
@@ -64,8 +66,11 @@ fn main() {
             b.shader_cache = skinproof::gpu::timing::describe_cache(suite.cache_before());
             report.benchmarks = Some(b);
         }
+        if let Some(layer) = &layer {
+            failure = report.add_layer(layer, root);
+        }
         if suite.config().mutate && whole_run {
-            failure = mutation(suite.config(), &mut report);
+            failure = failure.or(mutation(suite.config(), &mut report));
         }
         if !whole_run {
             report.filter = Some(selection(&args));

@@ -1879,3 +1879,140 @@ fn composition_errors_fail_validation_naming_the_module() {
         );
     }
 }
+
+/// Where the child run of the validation-layer test works; set only in that child process.
+const LAYER_CHILD: &str = "SELFTEST_LAYER_MISUSE";
+
+/// The child of `a_validation_layer_message_fails_the_run`: on the Vulkan adapter, with the
+/// layer on, builds a render pipeline; with `SELFTEST_LAYER_MISUSE=1` one whose vertex buffer
+/// has an attribute (location 1) that the vertex stage does not take, which wgpu allows and the
+/// layer reports.
+#[test]
+fn layer_child() {
+    let Ok(misuse) = std::env::var(LAYER_CHILD) else {
+        return;
+    };
+    let ctx = first_context().expect("a Vulkan adapter");
+    let module = ctx
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("layer misuse"),
+        source: wgpu::ShaderSource::Wgsl(
+            "@vertex fn vs(@location(0) p: vec4<f32>) -> @builtin(position) vec4<f32> { return p; }
+                 @fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }"
+                .into(),
+        ),
+    });
+    let attributes: &[wgpu::VertexAttribute] = match misuse.as_str() {
+        "1" => &wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4],
+        _ => &wgpu::vertex_attr_array![0 => Float32x4],
+    };
+    let _pipeline = ctx
+        .device
+        .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("layer misuse"),
+            layout: None,
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: 32,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes,
+                })],
+            },
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+    ctx.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+}
+
+/// Runs `layer_child` in its own process with the layer logging to `dir`, and returns what the
+/// run's report makes of the log; `None` where there is no Vulkan adapter or layer.
+fn layer_verdict(dir: &Path, misuse: bool) -> Option<(Report, Option<String>)> {
+    let settings = dir.join("vk_layer_settings.txt");
+    let log = dir.join("layer.log");
+    std::fs::write(
+        &settings,
+        format!(
+            "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\nkhronos_validation.log_filename = {}\nkhronos_validation.report_flags = error,warn,perf\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    let layer = match skinproof::layer::LayerLog::at(&settings) {
+        Ok(l) => l,
+        Err(why) => {
+            // Only where the layer is not installed and no adapter is required (CI installs it).
+            assert!(why.contains("vulkan-validationlayers"), "{why}");
+            assert!(
+                !skinproof::config::Require::from_env()
+                    .unwrap()
+                    .is_required(),
+                "{why}"
+            );
+            eprintln!("self-test skipped: {why}");
+            return None;
+        }
+    };
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "layer_child", "--nocapture"])
+        .env(LAYER_CHILD, if misuse { "1" } else { "0" })
+        .env("WGPU_BACKEND", "vulkan")
+        .env("WGPU_VALIDATION", "1")
+        .env("VK_LAYER_SETTINGS_PATH", &settings)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The child ran on Vulkan, so the layer must have opened its log.
+    let vulkan = skinproof::gpu::AdapterInfo {
+        tag: "vulkan/child".into(),
+        name: "the child's adapter".into(),
+        backend: "vulkan".into(),
+        device_type: String::new(),
+        driver: String::new(),
+        driver_info: String::new(),
+    };
+    let mut report = Report {
+        adapters: vec![vulkan],
+        ..Default::default()
+    };
+    let failure = report.add_layer(&layer, root());
+    Some((report, failure))
+}
+
+#[test]
+fn a_validation_layer_message_fails_the_run() {
+    let dir = scratch("layer");
+    let Some((clean, none)) = layer_verdict(&dir, false) else {
+        return;
+    };
+    assert_eq!(none, None, "{:?}", clean.layer);
+    assert_eq!(clean.layer.as_ref().unwrap().messages, Vec::<String>::new());
+    let (report, failure) = layer_verdict(&dir, true).unwrap();
+    let failure = failure.expect("the layer's message fails the run");
+    assert!(
+        failure.contains("Vertex attribute at location 1 not consumed by vertex shader"),
+        "{failure}"
+    );
+    assert!(report.problems.contains(&failure));
+    assert!(report
+        .markdown()
+        .contains("Khronos validation layer: on for the Vulkan adapters"));
+}

@@ -34,6 +34,23 @@ impl Report {
         )
     }
 
+    /// The validation layer's line, and its messages when it logged any.
+    fn layer_markdown(&self) -> String {
+        let Some(layer) = &self.layer else {
+            return String::new();
+        };
+        let mut md = format!(
+            "Khronos validation layer: on for the Vulkan adapters (settings `{}`, log `{}`): {} messages.\n\n",
+            layer.settings,
+            layer.log,
+            layer.messages.len()
+        );
+        if !layer.messages.is_empty() {
+            let _ = writeln!(md, "```text\n{}\n```\n", layer.messages.join("\n"));
+        }
+        md
+    }
+
     /// The section of the shader compilers: entry points by compiler, then every failure and
     /// skip with its message. Empty when no compiler trial ran.
     fn compilers_markdown(&self) -> String {
@@ -126,6 +143,7 @@ impl Report {
         {
             let _ = writeln!(md, "```text\n{}\n```\n", o.message.trim_end());
         }
+        md.push_str(&self.layer_markdown());
         md.push_str(&self.compilers_markdown());
         let _ = writeln!(md, "## Adapters\n");
         let _ = writeln!(md, "| tag | name | backend | type | driver | driver info |\n| --- | --- | --- | --- | --- | --- |");

@@ -18,6 +18,17 @@ impl Report {
             if out.validation.is_none() {
                 out.validation = p.validation.clone();
             }
+            if let Some(layer) = p.layer {
+                let into = out.layer.get_or_insert_with(|| super::LayerSection {
+                    messages: Vec::new(),
+                    ..layer.clone()
+                });
+                for m in layer.messages {
+                    if !into.messages.contains(&m) {
+                        into.messages.push(m);
+                    }
+                }
+            }
             for c in p.compilers {
                 let same =
                     |d: &&mut super::CompilerRow| d.compiler == c.compiler && d.entry == c.entry;

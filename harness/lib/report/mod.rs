@@ -37,6 +37,46 @@ pub struct CompilerRow {
     pub outcome: Outcome,
 }
 
+/// The Khronos validation layer's part in a run (`WGPU_VALIDATION` with a settings file that
+/// logs to a file): every message it logged, each a failure of the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LayerSection {
+    /// The settings file and the log it names.
+    pub settings: String,
+    pub log: String,
+    pub messages: Vec<String>,
+}
+
+impl Report {
+    /// The validation layer's messages of the run (`vulkan`: whether it had a Vulkan adapter),
+    /// into the report; any message, or a log the layer never opened, is why the run fails.
+    pub fn add_layer(&mut self, layer: &crate::layer::LayerLog, root: &Path) -> Option<String> {
+        let vulkan = self.adapters.iter().any(|a| a.backend == "vulkan");
+        let messages = match layer.messages(vulkan) {
+            Ok(m) => m,
+            Err(why) => vec![why],
+        };
+        let failure = (!messages.is_empty()).then(|| {
+            format!(
+                "the Khronos validation layer logged {} messages (in {}); the first:\n{}",
+                messages.len(),
+                layer.log.display(),
+                messages[0]
+            )
+        });
+        if let Some(why) = &failure {
+            self.problems.push(why.clone());
+        }
+        let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+        self.layer = Some(LayerSection {
+            settings: shown(&layer.settings),
+            log: shown(&layer.log),
+            messages,
+        });
+        failure
+    }
+}
+
 /// A case file that did not load.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseProblem {
@@ -79,6 +119,9 @@ pub struct Report {
     pub shader_sha256: String,
     /// naga's verdict on the shader, adapter-independent.
     pub validation: Option<Outcome>,
+    /// The validation layer's messages, when the run had it on.
+    #[serde(default)]
+    pub layer: Option<LayerSection>,
     /// Each entry point through each shader compiler, adapter-independent.
     #[serde(default)]
     pub compilers: Vec<CompilerRow>,
