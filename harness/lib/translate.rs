@@ -191,6 +191,34 @@ fn arguments(target: Target, stage: naga::ShaderStage) -> Vec<&'static str> {
     }
 }
 
+/// The lines of a text output that a validator's message names (`ERROR: 0:12: ...`), quoted under
+/// it: the message alone points into text the user never sees.
+fn quoted(output: &Output, message: &str) -> String {
+    let Output::Text(text) = output else {
+        return String::new();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut named: Vec<usize> = message
+        .lines()
+        .filter_map(|l| {
+            l.split_once(" 0:")?
+                .1
+                .split(':')
+                .next()?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .filter(|&n: &usize| (1..=lines.len()).contains(&n))
+        .collect();
+    named.dedup();
+    named
+        .iter()
+        .take(5)
+        .map(|&n| format!("\n  {n:>5} | {}", lines[n - 1]))
+        .collect()
+}
+
 /// The trial `shader::translates::<entry> [<target>]`: naga's back-end writes the entry point
 /// (an error FAILs with naga's message), then its validator judges the output (a rejection FAILs
 /// with the tool's message). A validator that is not installed SKIPs, or FAILs when `required`.
@@ -243,11 +271,12 @@ pub fn outcome(
         Ok(said) => Outcome::fail(
             tool.name(),
             format!(
-                "{} rejects naga's {} of entry point `{}`:\n{}",
+                "{} rejects naga's {} of entry point `{}`:\n{}{}",
                 tool.name(),
                 target.name(),
                 entry.name,
-                said.text
+                said.text,
+                quoted(&output, &said.text)
             ),
         ),
         Err(why) => Outcome::fail(tool.name(), why),
@@ -292,6 +321,16 @@ fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> { return vec4(p
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_validator_message_quotes_the_lines_it_names() {
+        let output = Output::Text("#version 450\nvoid main() {\n  x = 1;\n}\n".into());
+        let message =
+            "ERROR: 0:3: 'x' : undeclared identifier\nERROR: 0:3: '' : compilation terminated";
+        assert_eq!(quoted(&output, message), "\n      3 |   x = 1;");
+        assert_eq!(quoted(&output, "ERROR: 0:99: out of range"), "");
+        assert_eq!(quoted(&Output::Words(vec![1]), message), "");
     }
 
     #[test]

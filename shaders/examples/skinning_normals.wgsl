@@ -101,7 +101,13 @@ fn vs_skin(
     return out;
 }
 
+// The skinned normal and tangent are taken (a lit engine shades with them), so that no vertex
+// output goes unconsumed.
 @fragment
-fn fs_skin(@location(0) tint: f32) -> @location(0) vec4<f32> {
+fn fs_skin(
+    @location(0) tint: f32,
+    @location(1) normal: vec3<f32>,
+    @location(2) tangent: vec4<f32>,
+) -> @location(0) vec4<f32> {
     return vec4<f32>(tint, 1.0 - tint, 0.5, 1.0);
 }
