@@ -104,6 +104,32 @@ impl Outcome {
         Self::new(status, "-", e.to_string())
     }
 
+    /// Applies a layout profile's expectation (see `profile::ShaderExpect`): a failure whose message
+    /// contains `matches` is XFAIL; another failure stays FAIL, saying what was expected; a pass is
+    /// XPASS, which fails the run. `at` is the entry's `file:line`.
+    pub fn expected_by_layout(mut self, matches: &str, reason: &str, at: &str) -> Self {
+        match self.status {
+            Status::Fail | Status::Timeout if self.message.contains(matches) => {
+                self.message = format!("expected failure ({reason}; {at}): {}", self.message);
+                self.status = Status::ExpectedFail;
+            }
+            Status::Fail | Status::Timeout => {
+                self.message = format!(
+                    "{}\n  (the layout profile expects a failure matching `{matches}` here, {at}; this is another)",
+                    self.message
+                );
+            }
+            Status::Pass => {
+                self.message = format!(
+                    "unexpected pass: the layout profile expects a failure here ({reason}), but it passed; remove that `expect` entry at {at}"
+                );
+                self.status = Status::UnexpectedPass;
+            }
+            _ => {}
+        }
+        self
+    }
+
     /// Applies the case's expectation for this check and adapter: an expected failure becomes
     /// XFAIL, an expected failure that passed becomes XPASS (which fails the run).
     pub fn expecting(mut self, expect: Option<&crate::case::Expect>, file: &str) -> Self {
@@ -574,6 +600,31 @@ mod tests {
             positions_match(&gpu(expected.clone()), &expected, 1e-5, "GPU", "CPU").status,
             Status::Pass
         );
+    }
+
+    #[test]
+    fn a_layout_expectation_matches_only_the_failure_it_names() {
+        let at = "p.profile.yaml:9";
+        let e = |o: Outcome| o.expected_by_layout("fixed array of 256", "256 matrices", at);
+        let matched = e(Outcome::fail(
+            "-",
+            "the palette is a fixed array of 256 matrices",
+        ));
+        assert_eq!(matched.status, Status::ExpectedFail);
+        assert!(matched
+            .message
+            .starts_with("expected failure (256 matrices; p.profile.yaml:9): "));
+        let other = e(Outcome::fail("-", "max error 0.5"));
+        assert_eq!(other.status, Status::Fail);
+        assert!(other
+            .message
+            .contains("expects a failure matching `fixed array of 256`"));
+        let passed = e(Outcome::pass("0"));
+        assert_eq!(passed.status, Status::UnexpectedPass);
+        assert!(passed
+            .message
+            .contains("remove that `expect` entry at p.profile.yaml:9"));
+        assert_eq!(e(Outcome::skip("no stage")).status, Status::Skip);
     }
 
     #[test]

@@ -33,11 +33,42 @@ pub struct Profile {
     /// How many influence sets of 4 joints and 4 weights the shader reads per vertex (default 1).
     #[serde(default)]
     pub influence_sets: Option<usize>,
+    /// Cases this layout cannot hold, and the failure each is known to give.
+    #[serde(default)]
+    pub expect: Vec<ShaderExpect>,
     #[serde(skip)]
     pub path: PathBuf,
     /// The file's text, for the lines messages point to.
     #[serde(skip)]
     pub source: String,
+}
+
+/// A case the shader's layout cannot hold (300 joints for `u8` joints, or for a palette of 256
+/// matrices), as wgpu's tests state expected failures: which checks, why, and a matcher for the
+/// failure expected. A matching failure is XFAIL; another failure stays FAIL; a pass is XPASS,
+/// which fails the run, so a stale entry is seen.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShaderExpect {
+    /// The case's name (its file stem).
+    pub case: String,
+    /// The checks (and `case_loads`) expected to fail; empty: all of them.
+    #[serde(default)]
+    pub checks: Vec<String>,
+    /// Text the failure's message must contain.
+    pub matches: String,
+    /// Why: required, so that expectations can be reviewed and retired.
+    pub reason: String,
+    /// Where the entry is, `file:line`, for messages.
+    #[serde(skip)]
+    pub at: String,
+}
+
+impl ShaderExpect {
+    /// Whether this entry covers `check` of `case`.
+    pub fn covers(&self, case: &str, check: &str) -> bool {
+        self.case == case && (self.checks.is_empty() || self.checks.iter().any(|c| c == check))
+    }
 }
 
 /// A shader split into modules (naga_oil's `#import`, `#ifdef`, `#define_import_path`).
@@ -370,6 +401,11 @@ impl Profile {
         if let Err((field, message)) = profile.validate() {
             return Err(CaseError::invalid(&file, body, &field, message));
         }
+        let shown = profile.path.display().to_string();
+        for (i, e) in profile.expect.iter_mut().enumerate() {
+            let line = crate::yaml_line::line_near(body, &format!("expect[{i}]")).unwrap_or(1);
+            e.at = format!("{shown}:{line}");
+        }
         Ok(profile)
     }
 
@@ -540,6 +576,17 @@ impl Profile {
                 "influence_sets".into(),
                 format!("must be 1 to 4 influence sets of 4 influences, got {sets}"),
             ));
+        }
+        for (i, e) in self.expect.iter().enumerate() {
+            for (what, text) in [
+                ("case", &e.case),
+                ("matches", &e.matches),
+                ("reason", &e.reason),
+            ] {
+                if text.trim().is_empty() {
+                    return Err((format!("expect[{i}].{what}"), "must not be empty".into()));
+                }
+            }
         }
         self.frames_have_sources()?;
         if let Some(v) = &self.vertex {
@@ -1276,6 +1323,23 @@ mod tests {
             msg.contains("field `vertex.entry`: `vs-skin` is not a WGSL identifier"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn expectations_are_located_and_need_a_matcher_and_a_reason() {
+        let entry =
+            "expect:\n  - case: wide\n    matches: 256 matrices\n    reason: a uniform palette\n";
+        let p = Profile::parse(Path::new("p.profile.yaml"), &format!("{DEFAULT}{entry}")).unwrap();
+        let lines = DEFAULT.lines().count();
+        assert_eq!(p.expect[0].at, format!("p.profile.yaml:{}", lines + 2));
+        assert!(p.expect[0].covers("wide", "case_loads") && !p.expect[0].covers("other", "x"));
+        let msg = parse(&format!("{DEFAULT}{}", entry.replace("256 matrices", "''"))).unwrap_err();
+        assert!(
+            msg.contains("field `expect[0].matches`: must not be empty"),
+            "{msg}"
+        );
+        let msg = parse(&format!("{DEFAULT}{entry}    status: fail\n")).unwrap_err();
+        assert!(msg.contains("status"), "{msg}");
     }
 
     #[test]

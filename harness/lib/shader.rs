@@ -24,6 +24,8 @@ pub struct Shader {
     /// A shader composed from modules: every input that made `source` (each module's path and
     /// text, the defines), what its provenance is taken from. `None`: `source` is the file.
     pub inputs: Option<String>,
+    /// The cases its profile says its layout cannot hold, with the failures expected.
+    pub expect: Vec<crate::profile::ShaderExpect>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -109,6 +111,7 @@ impl Shader {
             added,
             unmet,
             inputs: None,
+            expect: Vec::new(),
         }
     }
 
@@ -149,6 +152,7 @@ impl Shader {
         };
         Ok(Shader {
             inputs,
+            expect: profile.expect.clone(),
             ..Shader::held_to(
                 path.to_path_buf(),
                 source,

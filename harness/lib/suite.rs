@@ -12,6 +12,7 @@ use crate::config::{Config, Require};
 use crate::golden::{Goldens, Settings as GoldenSettings};
 use crate::gpu::worker::on_device;
 use crate::gpu::{self, Context, Found, GpuError};
+use crate::profile::ShaderExpect;
 use crate::report::{CaseProblem, CompilerRow, Report, Row, Timing};
 use crate::run::{Devices, Run};
 use crate::scene::{Scene, SceneError};
@@ -471,6 +472,7 @@ impl Suite {
     pub fn jobs(&self) -> Vec<Job> {
         let mut trials = vec![self.validation_trial(), self.adapter_trial()];
         trials.extend(self.compiler_trials());
+        trials.extend(self.expectation_trial());
         let names = trial_names(self.cases.iter().map(|(p, _)| p.as_path()));
         for ((_, case), stem) in self.cases.iter().zip(names) {
             // The scene (CPU side) is built once per case and shared by every adapter.
@@ -481,13 +483,29 @@ impl Suite {
                     .as_ref()
                     .ok()
                     .and_then(|c| self.shared_goldens.get(&c.name).cloned());
+                let layout = case
+                    .as_ref()
+                    .ok()
+                    .and_then(|c| self.layout_expectation(&c.name, "case_loads"));
                 // Building the scene is part of loading: a broken model, and the case fields only
                 // checkable against it (a clip, a joint, a pose that overflows f32), fail here too.
                 move || {
                     let case = case?;
-                    match scene.get_or_init(|| Scene::for_shader(&case, &reads).map(Arc::new)) {
+                    let verdict = match scene
+                        .get_or_init(|| Scene::for_shader(&case, &reads).map(Arc::new))
+                    {
                         Err(SceneError::Fail(why)) => Err(why.clone()),
                         _ => shared.map_or(Ok(()), Err),
+                    };
+                    let Some(e) = layout else { return verdict };
+                    let outcome = match verdict {
+                        Ok(()) => Outcome::pass("-"),
+                        Err(why) => Outcome::fail("-", why),
+                    };
+                    let outcome = outcome.expected_by_layout(&e.matches, &e.reason, &e.at);
+                    match outcome.status.fails() {
+                        true => Err(outcome.message),
+                        false => Ok(()),
                     }
                 }
             };
@@ -581,6 +599,47 @@ impl Suite {
             lock(&report).validation = Some(outcome);
             result
         })
+    }
+
+    /// The layout profile's expectation for `check` (or `case_loads`) of `case`, if it has one.
+    fn layout_expectation(&self, case: &str, check: &str) -> Option<ShaderExpect> {
+        let shader = self.shader.as_ref().ok()?;
+        shader
+            .expect
+            .iter()
+            .find(|e| e.covers(case, check))
+            .cloned()
+    }
+
+    /// `shader::expectations`, where the layout profile states any: each entry names checks that
+    /// exist, so that a misspelt one does not silently expect nothing.
+    fn expectation_trial(&self) -> Option<Job> {
+        let shader = self.shader.as_ref().ok()?;
+        if shader.expect.is_empty() {
+            return None;
+        }
+        let known: Vec<&str> = std::iter::once("case_loads")
+            .chain(Check::ALL.iter().map(|c| c.name()))
+            .collect();
+        let unknown: Vec<String> = shader
+            .expect
+            .iter()
+            .flat_map(|e| e.checks.iter().map(move |c| (e, c)))
+            .filter(|(_, c)| !known.contains(&c.as_str()))
+            .map(|(e, c)| {
+                format!(
+                    "{}: expect: unknown check `{c}` (expected one of {})",
+                    e.at,
+                    known.join(", ")
+                )
+            })
+            .collect();
+        Some(Job::new("shader::expectations", move || {
+            match unknown.is_empty() {
+                true => Ok(()),
+                false => Err(unknown.join("\n")),
+            }
+        }))
     }
 
     /// `shader::translates::<entry> [<target>]`: each entry point of the shader (as its team wrote
@@ -728,6 +787,17 @@ impl Suite {
             .unwrap_or_else(|p| {
                 Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
             });
+            // The shader's own expectation, where the case states none for this check.
+            let layout = shader
+                .as_ref()
+                .ok()
+                .and_then(|s| s.expect.iter().find(|e| e.covers(&case.name, check.name())));
+            let outcome = match layout {
+                Some(e) if expect.is_none() => {
+                    outcome.expected_by_layout(&e.matches, &e.reason, &e.at)
+                }
+                _ => outcome,
+            };
             let failed = outcome.status.fails();
             let message = format!(
                 "case `{}` ({}): {} on {tag}\n  check: {}\n  {}",

@@ -17,8 +17,14 @@ impl Report {
             .validation
             .as_ref()
             .is_some_and(|o| o.status == Status::Fail);
+        // Expected outcomes only where there are any: most runs have none.
+        let expected = [Status::ExpectedFail, Status::UnexpectedPass]
+            .into_iter()
+            .filter(|&s| count(s) > 0)
+            .map(|s| format!(", {} {s}", count(s)))
+            .collect::<String>();
         format!(
-            "{} checks: {} PASS, {} FAIL, {} TIMEOUT, {} SKIP; {} case files with errors; wall time {:.2} s.{}",
+            "{} checks: {} PASS, {} FAIL, {} TIMEOUT, {} SKIP{expected}; {} case files with errors; wall time {:.2} s.{}",
             self.rows.len(),
             count(Status::Pass),
             count(Status::Fail),
