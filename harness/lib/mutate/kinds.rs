@@ -541,7 +541,7 @@ fn byte_offset(s: &Sites) -> Vec<Candidate> {
         offsets.extend(p.fields().iter().map(|f| f.1));
     }
     if let Some(p) = &c.packed {
-        offsets.push(p.position);
+        offsets.extend(p.fields().iter().map(|f| f.1));
     }
     let buffers: Vec<_> = [Role::Positions, Role::Skinned]
         .into_iter()
