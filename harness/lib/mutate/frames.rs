@@ -14,15 +14,19 @@ fn has_frames(s: &Sites) -> bool {
         .any(|r| s.contract.writes(*r))
 }
 
-/// `(inner)` for the call or builtin `span` whose one argument is at `arg`, if `span` reads as
-/// `name(...)`.
-fn unwrap(s: &Sites, span: Range<usize>, arg: Range<usize>, name: &str) -> Option<Edit> {
+/// `(inner)` for the one-argument call `span` if it reads as `name(inner)`. The argument is taken
+/// from the text: naga's span of a `var` argument is the variable's declaration.
+fn unwrap(s: &Sites, span: Range<usize>, name: &str) -> Option<Edit> {
     let text = s.text(&span);
-    (text.starts_with(name) && text.ends_with(')') && span.start < arg.start && arg.end < span.end)
-        .then(|| Edit {
-            range: span,
-            text: format!("({})", s.text(&arg)),
-        })
+    let inner = text
+        .strip_prefix(name)?
+        .trim_start()
+        .strip_prefix('(')?
+        .strip_suffix(')')?;
+    Some(Edit {
+        range: span,
+        text: format!("({inner})"),
+    })
 }
 
 /// `(inner)` for `name(inner)`, found around the argument's span `arg`.
@@ -52,8 +56,8 @@ pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
         for_each_statement(&func.body, &mut |st| {
             let Statement::Call {
                 function,
-                arguments,
                 result: Some(result),
+                ..
             } = st
             else {
                 return;
@@ -64,8 +68,8 @@ pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
                 return;
             }
             let name = callee.name.as_deref().unwrap_or("");
-            if let (Some(span), Some(arg)) = (s.span(f, *result), s.span(f, arguments[0])) {
-                edits.extend(unwrap(s, span, arg, name));
+            if let Some(span) = s.span(f, *result) {
+                edits.extend(unwrap(s, span, name));
             }
         });
     }

@@ -53,7 +53,15 @@ impl<'a> Sites<'a> {
         };
         // A helper's parameter takes the role of what its callers pass. Repeated until nothing
         // changes, so that roles reach helpers called from helpers (skin(p, j, w) -> blend(j, w));
-        // a call chain is at most as deep as there are functions.
+        // a call chain is at most as deep as there are functions. Only a vector parameter takes
+        // it: a scalar one (`joint_matrix(j: u32)` called with `joints[k]`) holds one component,
+        // which a swizzle of the whole input cannot be applied to.
+        let is_vector = |f: Handle<Function>, i: usize| {
+            module.functions[f]
+                .arguments
+                .get(i)
+                .is_some_and(|a| matches!(module.types[a.ty].inner, TypeInner::Vector { .. }))
+        };
         for _ in 0..=module.functions.len() {
             let mut roles = HashMap::new();
             for f in me.funcs() {
@@ -66,6 +74,9 @@ impl<'a> Sites<'a> {
                     } = s
                     {
                         for (i, &arg) in arguments.iter().enumerate() {
+                            if !is_vector(*function, i) {
+                                continue;
+                            }
                             if let Some(input) = me.input(f, arg) {
                                 roles.insert((*function, i), input);
                             }
