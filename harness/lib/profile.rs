@@ -1392,7 +1392,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 8);
+        assert_eq!(n, 9);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -1375,7 +1375,7 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 
 /// The example shaders that skin normals and tangents where the harness reads them: their own
 /// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
-const SKIN_NORMALS: [&str; 2] = ["skinning_normals", "compute_pulled"];
+const SKIN_NORMALS: [&str; 3] = ["skinning_normals", "compute_pulled", "vertex_normals"];
 
 /// Each example shader of `shaders/examples/` passes the whole suite through its layout profile:
 /// numbers compared on every shape (a vertex-only shader through the compute entry point the
@@ -1432,7 +1432,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 8] = [
+    let examples: [Example; 9] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1461,6 +1461,7 @@ fn example_shaders_pass_through_their_profiles() {
             None,
         ),
         ("vertex_eight_influences", "posed_matches_cpu", None, None),
+        ("vertex_normals", "posed_matches_cpu", None, None),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));
