@@ -180,7 +180,7 @@ fn palette_transposed(s: &Sites) -> Vec<Candidate> {
 /// One influence dropped: a loop bound `< 4` becomes `< 3`, or else the 4th weight is zeroed.
 fn influence_dropped(s: &Sites) -> Vec<Candidate> {
     let mut bounds = Vec::new();
-    for f in s.skin_sites() {
+    for f in s.blend_sites() {
         let exprs = &s.func(f).expressions;
         for (_, e) in exprs.iter() {
             if let Expression::Binary {

@@ -467,3 +467,51 @@ fn every_kind_is_generated_for_the_shader_that_skins_normals() {
         ["skinned_tangents[i] = vec4<f32>((skin_tangent(tangents[i], joints[i], weights[i])).xyz, 1.0);"]
     );
 }
+
+/// The example that pulls its normal and tangent from a byte-addressed buffer and packs the
+/// skinned ones beside the position: the normal kinds land on its entry point's own code.
+#[test]
+fn the_normal_kinds_land_in_a_byte_addressed_output() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("shaders/examples/compute_pulled.wgsl");
+    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    let mutants = generate(&shader.source, &shader.contract);
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+    let after = |kind: Kind| {
+        let m = mutants.iter().find(|m| m.kind == kind);
+        let m = m.unwrap_or_else(|| panic!("no {kind} mutant"));
+        m.diff
+            .iter()
+            .map(|d| d.after.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        after(Kind::NormalPlainMatrix),
+        ["let sn = normalize((blend) * n);"]
+    );
+    assert_eq!(after(Kind::TangentWLost), ["skinned[ot + 3u] = 1.0f;"]);
+    assert_eq!(after(Kind::RenormalisationDropped).len(), 2);
+}
+
+/// The composed example indexes its palette in `joint_matrix(j: u32)`, which reads no joints or
+/// weights of its own: the influence kinds land in its caller's blend, and no swizzle lands on
+/// the scalar `j`.
+#[test]
+fn influence_kinds_land_where_the_blend_reads_them() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("shaders/examples/composed_skinning.wgsl");
+    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    let mutants = generate(&shader.source, &shader.contract);
+    for kind in [
+        Kind::WeightSwap,
+        Kind::JointIndexSwapped,
+        Kind::InfluenceDropped,
+    ] {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+}
