@@ -698,6 +698,19 @@ impl Contract {
         reads
     }
 
+    /// Whether the shader writes skinned normals ([`Role::SkinnedNormals`]) or tangents
+    /// ([`Role::SkinnedTangents`]) where the harness reads them back: a binding of their own, or
+    /// a field of the byte-addressed output.
+    pub fn writes(&self, role: Role) -> bool {
+        let packed = self.packed.as_ref().map(|p| p.frames);
+        self.try_slot(role).is_some()
+            || match role {
+                Role::SkinnedNormals => packed.is_some_and(|f| f.normal.is_some()),
+                Role::SkinnedTangents => packed.is_some_and(|f| f.tangent.is_some()),
+                _ => false,
+            }
+    }
+
     /// The slot of `role`, if the contract has one (a split palette's inverse binds, an offset).
     pub fn try_slot(&self, role: Role) -> Option<&Slot> {
         self.slots.iter().find(|s| s.role == role)

@@ -225,13 +225,44 @@ pub struct Pulled {
     /// Each influence set's weights, in `weights`' format.
     pub weight_offsets: Vec<u32>,
     pub weights: WeightFormat,
+    /// The `vec3<f32>` normal (12 bytes) and `vec4<f32>` tangent (16 bytes, w = handedness), if
+    /// the shader reads them here.
+    pub frames: FrameFields,
 }
 
-/// A byte-addressed output: vertex i's skinned `vec3<f32>` at `i * stride + position` bytes.
+/// The byte offsets of a vertex's normal (`vec3<f32>`, 12 bytes) and tangent (`vec4<f32>`, 16
+/// bytes) in a byte-addressed buffer, those it holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameFields {
+    pub normal: Option<u32>,
+    pub tangent: Option<u32>,
+}
+
+impl FrameFields {
+    /// (name, offset, size) of each field given.
+    fn fields(&self) -> impl Iterator<Item = Field> {
+        [("normal", self.normal, 12), ("tangent", self.tangent, 16)]
+            .into_iter()
+            .filter_map(|(name, offset, size)| offset.map(|o| (name.to_string(), o, size)))
+    }
+}
+
+/// A byte-addressed output: vertex i's skinned `vec3<f32>` at `i * stride + position` bytes, and
+/// its skinned normal and tangent at theirs where the shader writes them here.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packed {
     pub stride: u32,
     pub position: u32,
+    pub frames: FrameFields,
+}
+
+impl Packed {
+    /// Every field with its byte offset and size, as the profile names them.
+    pub fn fields(&self) -> Vec<Field> {
+        let mut out = vec![("position".to_string(), self.position, 12)];
+        out.extend(self.frames.fields());
+        out
+    }
 }
 
 /// One influence set: each vertex's 4 joints and 4 weights.
@@ -244,6 +275,7 @@ impl Pulled {
     /// Every field with its byte offset and size, as the profile names them.
     pub fn fields(&self) -> Vec<Field> {
         let mut out = vec![("position".to_string(), self.position, 12)];
+        out.extend(self.frames.fields());
         let many = self.joints.len() > 1;
         let name = |what: &str, k: usize| {
             if many {
@@ -269,9 +301,15 @@ impl Pulled {
         out
     }
 
-    /// The buffer: per vertex its position, then each set's joints and weights packed in their
-    /// formats at their offsets; bytes of no field are 0.
-    pub fn pack(&self, positions: &[[f32; 3]], sets: &[SetData]) -> Result<Vec<u8>, TooWide> {
+    /// The buffer: per vertex its position, normal and tangent (where the layout holds them),
+    /// then each set's joints and weights packed in their formats at their offsets; bytes of no
+    /// field are 0.
+    pub fn pack(
+        &self,
+        positions: &[[f32; 3]],
+        frames: (&[[f32; 3]], &[[f32; 4]]),
+        sets: &[SetData],
+    ) -> Result<Vec<u8>, TooWide> {
         let stride = self.stride as usize;
         let mut out = vec![0u8; positions.len() * stride];
         let mut put = |offset: u32, size: usize, bytes: &[u8]| {
@@ -281,6 +319,12 @@ impl Pulled {
             }
         };
         put(self.position, 12, bytemuck::cast_slice(positions));
+        if let Some(o) = self.frames.normal {
+            put(o, 12, bytemuck::cast_slice(frames.0));
+        }
+        if let Some(o) = self.frames.tangent {
+            put(o, 16, bytemuck::cast_slice(frames.1));
+        }
         for ((j, w), (&jo, &wo)) in sets
             .iter()
             .zip(self.joints.iter().zip(&self.weight_offsets))
@@ -393,22 +437,24 @@ mod tests {
 
     #[test]
     fn pulled_vertices_interleave_at_their_offsets() {
-        let layout = Pulled {
+        let mut layout = Pulled {
             stride: 40,
             position: 0,
             joints: vec![12],
             joint_format: JointFormat::U16x4,
             weight_offsets: vec![20],
             weights: WeightFormat::F32x4,
+            frames: FrameFields::default(),
         };
+        let positions = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+        let normals = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]];
+        let tangents = [[1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, -1.0]];
+        let sets = [(
+            vec![[1, 2, 3, 4], [5, 6, 7, 8]],
+            vec![[0.5, 0.5, 0.0, 0.0]; 2],
+        )];
         let bytes = layout
-            .pack(
-                &[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
-                &[(
-                    vec![[1, 2, 3, 4], [5, 6, 7, 8]],
-                    vec![[0.5, 0.5, 0.0, 0.0]; 2],
-                )],
-            )
+            .pack(&positions, (&normals, &tangents), &sets)
             .unwrap();
         assert_eq!(bytes.len(), 80);
         assert_eq!(bytes[40..44], 4.0f32.to_le_bytes());
@@ -416,6 +462,33 @@ mod tests {
         assert_eq!(bytes[60..64], 0.5f32.to_le_bytes());
         assert_eq!(bytes[36..40], [0; 4]);
         assert_eq!(check_fields(layout.stride, &layout.fields()), Ok(()));
+        // A normal and a tangent after the weights: 36 + 12 + 16 = 64 bytes.
+        layout.stride = 64;
+        layout.frames = FrameFields {
+            normal: Some(36),
+            tangent: Some(48),
+        };
+        let bytes = layout
+            .pack(&positions, (&normals, &tangents), &sets)
+            .unwrap();
+        assert_eq!(bytes[64 + 40..64 + 44], 1.0f32.to_le_bytes());
+        assert_eq!(bytes[64 + 60..64 + 64], (-1.0f32).to_le_bytes());
+        assert_eq!(check_fields(layout.stride, &layout.fields()), Ok(()));
+        layout.frames.tangent = Some(44);
+        let overlap = check_fields(layout.stride, &layout.fields()).unwrap_err();
+        assert_eq!(overlap.0, "tangent");
+        assert!(overlap.1.contains("overlap `normal`"), "{}", overlap.1);
+        let packed = Packed {
+            stride: 40,
+            position: 0,
+            frames: FrameFields {
+                normal: Some(12),
+                tangent: Some(28),
+            },
+        };
+        let past = check_fields(packed.stride, &packed.fields()).unwrap_err();
+        assert_eq!(past.0, "tangent");
+        assert!(past.1.contains("bytes 28 to 43 lie past"), "{}", past.1);
         let overlap = check_fields(36, &[("a".into(), 0, 12), ("b".into(), 8, 8)]).unwrap_err();
         assert_eq!(overlap.0, "b");
         assert!(

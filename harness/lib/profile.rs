@@ -195,6 +195,12 @@ pub struct Vertices {
     pub position: u32,
     pub joints: Field<JointFormat>,
     pub weights: Field<WeightFormat>,
+    /// The source `vec3<f32>` normal's offset (12 bytes), if the shader reads it here.
+    #[serde(default)]
+    pub normal: Option<u32>,
+    /// The source `vec4<f32>` tangent's offset (16 bytes, w = handedness), if it reads it here.
+    #[serde(default)]
+    pub tangent: Option<u32>,
 }
 
 /// A field of a byte-addressed vertex: its offset, one per influence set, and format.
@@ -207,7 +213,8 @@ pub struct Field<F> {
 }
 
 /// A byte-addressed output: one `array<u32>` or `array<f32>`, vertex i's skinned `vec3<f32>` at
-/// `i * stride + position` bytes (12 bytes: tightly packed).
+/// `i * stride + position` bytes (12 bytes: tightly packed), its skinned normal and tangent at
+/// their offsets where the shader writes them here.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Output {
@@ -215,6 +222,26 @@ pub struct Output {
     pub binding: u32,
     pub stride: u32,
     pub position: u32,
+    /// The skinned `vec3<f32>` normal's offset (12 bytes).
+    #[serde(default)]
+    pub normal: Option<u32>,
+    /// The skinned `vec4<f32>` tangent's offset (16 bytes, w the source's).
+    #[serde(default)]
+    pub tangent: Option<u32>,
+}
+
+impl Output {
+    /// The layout the harness reads the output in.
+    pub fn layout(&self) -> crate::format::Packed {
+        crate::format::Packed {
+            stride: self.stride,
+            position: self.position,
+            frames: crate::format::FrameFields {
+                normal: self.normal,
+                tangent: self.tangent,
+            },
+        }
+    }
 }
 
 /// One number, or a list of them: one per influence set.
@@ -708,10 +735,8 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
                 "the output is missing: give `skinned` or a byte-addressed `output`".into(),
             ))
         }
-        (None, Some(o)) => {
-            crate::format::check_fields(o.stride, &[("position".into(), o.position, 12)])
-                .map_err(|(f, m)| (format!("compute.output.{f}"), m))?
-        }
+        (None, Some(o)) => crate::format::check_fields(o.stride, &o.layout().fields())
+            .map_err(|(f, m)| (format!("compute.output.{f}"), m))?,
         (Some(_), None) => {}
     }
     if let Some(w) = c.weights.filter(|w| w.format != WeightFormat::F32x4) {
@@ -740,8 +765,9 @@ fn check_vertices(v: &Vertices, sets: usize) -> Result<(), (String, String)> {
     per_set("compute.vertices.weights.offset", &v.weights.offset, sets)?;
     crate::format::check_fields(v.stride, &v.layout().fields()).map_err(|(name, message)| {
         let field = match name.split('[').next().unwrap_or_default() {
-            "position" => "compute.vertices.position".to_string(),
-            "stride" => "compute.vertices.stride".to_string(),
+            what @ ("position" | "stride" | "normal" | "tangent") => {
+                format!("compute.vertices.{what}")
+            }
             what => format!("compute.vertices.{what}.offset"),
         };
         let message = if name == "stride" {
@@ -763,6 +789,10 @@ impl Vertices {
             joint_format: self.joints.format,
             weight_offsets: self.weights.offset.0.clone(),
             weights: self.weights.format,
+            frames: crate::format::FrameFields {
+                normal: self.normal,
+                tangent: self.tangent,
+            },
         }
     }
 }
@@ -778,18 +808,47 @@ impl Profile {
             }
         };
         if let Some(c) = &self.compute {
-            need(
-                c.skinned_normals.is_some(),
-                c.normals.is_some(),
-                "compute.skinned_normals",
-                "compute.normals",
-            )?;
-            need(
-                c.skinned_tangents.is_some(),
-                c.tangents.is_some(),
-                "compute.skinned_tangents",
-                "compute.tangents",
-            )?;
+            let vertices = c.vertices.as_ref();
+            let output = c.output.as_ref();
+            // (source apart, source in `vertices`, output apart, output in `output`, their fields)
+            let frames = [
+                (
+                    c.normals.is_some(),
+                    vertices.is_some_and(|v| v.normal.is_some()),
+                    c.skinned_normals.is_some(),
+                    output.is_some_and(|o| o.normal.is_some()),
+                    ["compute.normals", "compute.vertices.normal"],
+                    ["compute.skinned_normals", "compute.output.normal"],
+                ),
+                (
+                    c.tangents.is_some(),
+                    vertices.is_some_and(|v| v.tangent.is_some()),
+                    c.skinned_tangents.is_some(),
+                    output.is_some_and(|o| o.tangent.is_some()),
+                    ["compute.tangents", "compute.vertices.tangent"],
+                    ["compute.skinned_tangents", "compute.output.tangent"],
+                ),
+            ];
+            for (apart, within, out_apart, out_within, sources, outputs) in frames {
+                for (both, fields) in [
+                    (apart && within, sources),
+                    (out_apart && out_within, outputs),
+                ] {
+                    if both {
+                        return Err((
+                            fields[0].to_string(),
+                            format!("give either `{}` or `{}`, not both", fields[0], fields[1]),
+                        ));
+                    }
+                }
+                let field = if out_within { outputs[1] } else { outputs[0] };
+                need(
+                    out_apart || out_within,
+                    apart || within,
+                    field,
+                    &format!("{}` or `{}", sources[0], sources[1]),
+                )?;
+            }
         }
         if let Some(v) = &self.vertex {
             for (given, field) in [
@@ -1053,10 +1112,7 @@ impl Profile {
                 c.formats.joints = v.joints.format;
                 c.pulled = Some(v.layout());
             }
-            c.packed = k.output.as_ref().map(|o| crate::format::Packed {
-                stride: o.stride,
-                position: o.position,
-            });
+            c.packed = k.output.as_ref().map(Output::layout);
         }
         c.vertex_inputs.clear();
         if let Some(v) = vertex {
@@ -1400,7 +1456,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 8);
+        assert_eq!(n, 9);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -1373,14 +1373,18 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
     );
 }
 
+/// The example shaders that skin normals and tangents where the harness reads them: their own
+/// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
+const SKIN_NORMALS: [&str; 3] = ["skinning_normals", "compute_pulled", "vertex_normals"];
+
 /// Each example shader of `shaders/examples/` passes the whole suite through its layout profile:
 /// numbers compared on every shape (a vertex-only shader through the compute entry point the
 /// harness adds), a stage the shader lacks SKIP with its reason, and the one case that does not fit
 /// a narrow layout (300 joints: past u8 joints, past a 256-matrix palette) failing with a message
 /// that names the layout.
-/// The normal and tangent checks of an example: where it writes them (`skinning_normals`) they
-/// pass on every mesh that has them (the strip, the models with NORMAL) and skip naming what the
-/// mesh lacks; elsewhere they skip, naming the profile fields. `narrow`: the example fails
+/// The normal and tangent checks of an example: where it writes them (`SKIN_NORMALS`) they pass
+/// on every mesh that has them (the strip, the models with NORMAL) and skip naming what the mesh
+/// lacks; elsewhere they skip, naming the profile fields. `narrow`: the example fails
 /// `wide_indices` by design, every check of it.
 fn normal_rows(name: &str, report: &Report, narrow: bool) {
     for (check, attribute) in [
@@ -1395,9 +1399,10 @@ fn normal_rows(name: &str, report: &Report, narrow: bool) {
         assert!(!rows.is_empty(), "{name}: no {check} rows");
         for r in rows {
             let o = &r.outcome;
-            let ok = match (name, r.case.starts_with("gltf_")) {
-                ("skinning_normals", false) => o.status == Status::Pass,
-                ("skinning_normals", true) => {
+            let skins = SKIN_NORMALS.contains(&name);
+            let ok = match (skins, r.case.starts_with("gltf_")) {
+                (true, false) => o.status == Status::Pass,
+                (true, true) => {
                     o.status == Status::Pass
                         || (o.status == Status::Skip
                             && o.message.contains(&format!("the model has no {attribute}")))
@@ -1428,7 +1433,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 8] = [
+    let examples: [Example; 9] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1457,6 +1462,7 @@ fn example_shaders_pass_through_their_profiles() {
             None,
         ),
         ("vertex_eight_influences", "posed_matches_cpu", None, None),
+        ("vertex_normals", "posed_matches_cpu", None, None),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));

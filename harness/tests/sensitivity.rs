@@ -39,6 +39,13 @@ fn the_default_cases_kill_the_normal_mutants_on_every_adapter() {
     assert_kills("shaders/examples/skinning_normals.wgsl", "mutants-normals");
 }
 
+/// The same kinds, and the byte offsets of the normal and tangent fields, on the example that
+/// pulls them from one byte-addressed buffer and packs them into one output.
+#[test]
+fn the_default_cases_kill_the_pulled_mutants_on_every_adapter() {
+    assert_kills("shaders/examples/compute_pulled.wgsl", "mutants-pulled");
+}
+
 /// Runs the mutation check on `shader` with the default cases and asserts the kill rate of
 /// `mutation.toml` on every adapter; the report goes to `target/<folder>/`.
 fn assert_kills(shader: &str, folder: &str) {

@@ -24,10 +24,10 @@ impl Which {
     fn fields(self) -> &'static str {
         match self {
             Which::Normals => {
-                "`compute.skinned_normals` (with `compute.normals`), nor `vertex.normal_function`"
+                "`compute.skinned_normals` or `compute.output.normal` (with a source normal), nor `vertex.normal_function`"
             }
             Which::Tangents => {
-                "`compute.skinned_tangents` (with `compute.tangents`), nor `vertex.tangent_function`"
+                "`compute.skinned_tangents` or `compute.output.tangent` (with a source tangent), nor `vertex.tangent_function`"
             }
         }
     }
@@ -71,7 +71,7 @@ pub(super) fn tangents_match_cpu(input: &Input) -> Outcome {
 /// Why the check cannot apply to this shader or case, if it cannot.
 fn skip_reason(input: &Input, which: Which, expected: usize) -> Option<String> {
     let name = which.name();
-    if input.ctx.contract().try_slot(which.output()).is_none() {
+    if !input.ctx.contract().writes(which.output()) {
         return Some(format!(
             "the shader writes no skinned {name}s the harness can read back: its profile names no {}",
             which.fields()

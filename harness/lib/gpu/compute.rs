@@ -112,9 +112,13 @@ struct Output {
     position: usize,
     /// The word that must be written 0 (a vec4 output's w); none for vec3 padding.
     w: Option<usize>,
-    /// Whether every word outside the position must stay untouched (a byte-addressed output,
+    /// Whether every word outside the fields must stay untouched (a byte-addressed output,
     /// where such a write lands on another field or vertex).
     fields_only: bool,
+    /// The first of the skinned normal's 3 words and the tangent's 4, where the output holds
+    /// them (a byte-addressed output's fields).
+    normal: Option<usize>,
+    tangent: Option<usize>,
 }
 
 impl Output {
@@ -125,14 +129,26 @@ impl Output {
                 position: p.position as usize / 4,
                 w: None,
                 fields_only: true,
+                normal: p.frames.normal.map(|o| o as usize / 4),
+                tangent: p.frames.tangent.map(|o| o as usize / 4),
             },
             None => Output {
                 stride: 4,
                 position: 0,
                 w: (contract.formats.skinned == crate::contract::PositionFormat::Vec4).then_some(3),
                 fields_only: false,
+                normal: None,
+                tangent: None,
             },
         }
+    }
+
+    /// Each field's words: (first word, count), the position first.
+    fn fields(&self) -> Vec<(usize, usize)> {
+        let mut out = vec![(self.position, 3)];
+        out.extend(self.normal.map(|n| (n, 3)));
+        out.extend(self.tangent.map(|t| (t, 4)));
+        out
     }
 }
 
@@ -147,7 +163,8 @@ fn vertex_data(contract: &crate::contract::Contract, mesh: &Mesh) -> Result<Vec<
         .map(|k| mesh.set_data(k))
         .collect();
     if let Some(pulled) = &contract.pulled {
-        let bytes = pulled.pack(&mesh.positions, &sets)?;
+        let (normals, tangents) = mesh.frames();
+        let bytes = pulled.pack(&mesh.positions, (&normals, &tangents), &sets)?;
         return Ok(vec![(Role::Positions, "vertices", bytes)]);
     }
     let positions: Vec<[f32; 4]> = mesh
@@ -388,18 +405,19 @@ fn inspect_frames(words: &[u32], n: usize) -> Result<Vec<[f32; 4]>, Fault> {
 }
 
 /// The positions and the first fault of an output of `n` vertices and the guard after them, laid
-/// out as `layout` says.
+/// out as `layout` says; the skinned normals and tangents where the layout holds them, or the
+/// first fault of theirs.
 fn inspect(words: &[u32], n: usize, layout: Output) -> Skinned {
     let (vertices, guard) = words.split_at(n * layout.stride);
     let past = guard
         .chunks(layout.stride)
         .position(|v| v.iter().any(|&w| w != SENTINEL))
         .map(|i| Fault::WrotePastCount(n + i));
-    let at = layout.position;
-    let unwritten = || {
+    let fields = layout.fields();
+    let unwritten = |(at, k): (usize, usize)| {
         vertices
             .chunks(layout.stride)
-            .position(|v| v[at..at + 3].iter().all(|&w| w == SENTINEL))
+            .position(|v| v[at..at + k].iter().all(|&w| w == SENTINEL))
             .map(Fault::Unwritten)
     };
     let bad_w = || {
@@ -412,6 +430,7 @@ fn inspect(words: &[u32], n: usize, layout: Output) -> Skinned {
                 w: f32::from_bits(vertices[vertex * layout.stride + w]),
             })
     };
+    let in_field = |i: usize| fields.iter().any(|&(at, k)| (at..at + k).contains(&i));
     let outside = || {
         if !layout.fields_only {
             return None;
@@ -422,23 +441,47 @@ fn inspect(words: &[u32], n: usize, layout: Output) -> Skinned {
             .find_map(|(vertex, v)| {
                 v.iter()
                     .enumerate()
-                    .find(|&(i, &w)| !(at..at + 3).contains(&i) && w != SENTINEL)
+                    .find(|&(i, &w)| !in_field(i) && w != SENTINEL)
                     .map(|(i, _)| Fault::OutsideFields {
                         vertex,
                         byte: 4 * i,
                     })
             })
     };
-    let fault = past.or_else(unwritten).or_else(bad_w).or_else(outside);
-    let positions = vertices
-        .chunks(layout.stride)
-        .map(|v| [v[at], v[at + 1], v[at + 2]].map(f32::from_bits))
+    let fault = past
+        .clone()
+        .or_else(|| unwritten(fields[0]))
+        .or_else(bad_w)
+        .or_else(outside);
+    let values = |(at, k): (usize, usize)| -> Vec<[f32; 4]> {
+        vertices
+            .chunks(layout.stride)
+            .map(|v| {
+                let mut x = [0.0; 4];
+                for (c, &w) in x.iter_mut().zip(&v[at..at + k]) {
+                    *c = f32::from_bits(w);
+                }
+                x
+            })
+            .collect()
+    };
+    // A normal or tangent field: the guard's fault is theirs too (the guard is the whole
+    // output's), else a vertex whose field was left unwritten.
+    let frame = |field: Option<usize>, k: usize| {
+        field.map(|at| match past.clone().or_else(|| unwritten((at, k))) {
+            Some(f) => Err(f),
+            None => Ok(values((at, k))),
+        })
+    };
+    let positions = values(fields[0])
+        .into_iter()
+        .map(|v| [v[0], v[1], v[2]])
         .collect();
     Skinned {
         positions,
         fault,
-        normals: None,
-        tangents: None,
+        normals: frame(layout.normal, 3),
+        tangents: frame(layout.tangent, 4),
     }
 }
 
@@ -570,6 +613,8 @@ mod tests {
         position: 0,
         w: Some(3),
         fields_only: false,
+        normal: None,
+        tangent: None,
     };
 
     #[test]
@@ -606,6 +651,8 @@ mod tests {
             position: 0,
             w: None,
             fields_only: true,
+            normal: None,
+            tangent: None,
         };
         let mut tight: Vec<u32> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].map(f32::to_bits).to_vec();
         tight.extend([SENTINEL; 6]);
@@ -629,6 +676,43 @@ mod tests {
                 byte: 12
             })
         );
+        // Position, normal and tangent tightly packed (10 words), a word of padding after them:
+        // the frames read back, a field left unwritten or a write to the padding found.
+        let frames = Output {
+            stride: 11,
+            normal: Some(3),
+            tangent: Some(6),
+            ..packed
+        };
+        let vertex = [1.0f32, 2.0, 3.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, -1.0];
+        let mut both: Vec<u32> = vertex.map(f32::to_bits).to_vec();
+        both.push(SENTINEL);
+        both.extend(std::iter::repeat_n(SENTINEL, 11));
+        let s = inspect(&both, 1, frames);
+        assert_eq!(s.fault, None);
+        assert_eq!(s.normals, Some(Ok(vec![[0.0, 0.0, 1.0, 0.0]])));
+        assert_eq!(s.tangents, Some(Ok(vec![[1.0, 0.0, 0.0, -1.0]])));
+        let mut no_tangent = both.clone();
+        no_tangent[6..10].fill(SENTINEL);
+        let s = inspect(&no_tangent, 1, frames);
+        assert_eq!(
+            (s.fault, s.tangents),
+            (None, Some(Err(Fault::Unwritten(0))))
+        );
+        let mut padding = both.clone();
+        padding[10] = 0;
+        assert_eq!(
+            inspect(&padding, 1, frames).fault,
+            Some(Fault::OutsideFields {
+                vertex: 0,
+                byte: 40
+            })
+        );
+        let mut guard = both;
+        guard[11 + 4] = 0;
+        let s = inspect(&guard, 1, frames);
+        assert_eq!(s.normals, Some(Err(Fault::WrotePastCount(1))));
+        assert_eq!(s.fault, Some(Fault::WrotePastCount(1)));
         let text = Fault::NonZeroW { vertex: 1, w: 1.0 }.to_string();
         assert!(
             text.contains("vertex 1") && text.contains("vec4(skinned, 0)"),

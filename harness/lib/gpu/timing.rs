@@ -443,10 +443,12 @@ mod tests {
             joint_format: crate::contract::JointFormat::U16x4,
             weight_offsets: vec![20],
             weights: crate::contract::WeightFormat::F32x4,
+            frames: Default::default(),
         });
         pulled.packed = Some(Packed {
             stride: 12,
             position: 0,
+            frames: Default::default(),
         });
         for s in &mut pulled.slots {
             match s.role {

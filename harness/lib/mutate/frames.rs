@@ -11,18 +11,22 @@ use crate::contract::Role;
 fn has_frames(s: &Sites) -> bool {
     [Role::SkinnedNormals, Role::SkinnedTangents]
         .iter()
-        .any(|r| s.contract.try_slot(*r).is_some())
+        .any(|r| s.contract.writes(*r))
 }
 
-/// `(inner)` for the call or builtin `span` whose one argument is at `arg`, if `span` reads as
-/// `name(...)`.
-fn unwrap(s: &Sites, span: Range<usize>, arg: Range<usize>, name: &str) -> Option<Edit> {
+/// `(inner)` for the one-argument call `span` if it reads as `name(inner)`. The argument is taken
+/// from the text: naga's span of a `var` argument is the variable's declaration.
+fn unwrap(s: &Sites, span: Range<usize>, name: &str) -> Option<Edit> {
     let text = s.text(&span);
-    (text.starts_with(name) && text.ends_with(')') && span.start < arg.start && arg.end < span.end)
-        .then(|| Edit {
-            range: span,
-            text: format!("({})", s.text(&arg)),
-        })
+    let inner = text
+        .strip_prefix(name)?
+        .trim_start()
+        .strip_prefix('(')?
+        .strip_suffix(')')?;
+    Some(Edit {
+        range: span,
+        text: format!("({inner})"),
+    })
 }
 
 /// `(inner)` for `name(inner)`, found around the argument's span `arg`.
@@ -41,7 +45,7 @@ fn around(s: &Sites, arg: Range<usize>, name: &str) -> Option<Edit> {
 /// inverse transpose or the cofactor of the blended matrix) replaced by its argument, so
 /// normals go through the plain blended matrix.
 pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
-    if s.contract.try_slot(Role::SkinnedNormals).is_none() {
+    if !s.contract.writes(Role::SkinnedNormals) {
         return Vec::new();
     }
     let types = &s.module.types;
@@ -52,8 +56,8 @@ pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
         for_each_statement(&func.body, &mut |st| {
             let Statement::Call {
                 function,
-                arguments,
                 result: Some(result),
+                ..
             } = st
             else {
                 return;
@@ -64,8 +68,8 @@ pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
                 return;
             }
             let name = callee.name.as_deref().unwrap_or("");
-            if let (Some(span), Some(arg)) = (s.span(f, *result), s.span(f, arguments[0])) {
-                edits.extend(unwrap(s, span, arg, name));
+            if let Some(span) = s.span(f, *result) {
+                edits.extend(unwrap(s, span, name));
             }
         });
     }
@@ -112,23 +116,36 @@ pub(super) fn renormalisation_dropped(s: &Sites) -> Vec<Candidate> {
     )]
 }
 
-/// The value stored to the skinned tangents written with w = 1, not the source's handedness.
+/// The value stored to the skinned tangents written with w = 1, not the source's handedness: the
+/// stored vec4 in a binding of its own, or in a byte-addressed output the w component stored into
+/// its word.
 pub(super) fn tangent_w_lost(s: &Sites) -> Vec<Candidate> {
-    if s.contract.try_slot(Role::SkinnedTangents).is_none() {
+    if !s.contract.writes(Role::SkinnedTangents) {
         return Vec::new();
     }
     let Some(cs) = s.compute() else {
         return Vec::new();
     };
-    let edits: Vec<Edit> = s
-        .stored_to(cs, Role::SkinnedTangents)
-        .into_iter()
-        .filter_map(|value| s.span(cs, value))
-        .map(|range| Edit {
-            text: format!("vec4<f32>(({}).xyz, 1.0)", s.text(&range)),
-            range,
-        })
-        .collect();
+    let edits: Vec<Edit> = if s.contract.try_slot(Role::SkinnedTangents).is_some() {
+        s.stored_to(cs, Role::SkinnedTangents)
+            .into_iter()
+            .filter_map(|value| s.span(cs, value))
+            .map(|range| Edit {
+                text: format!("vec4<f32>(({}).xyz, 1.0)", s.text(&range)),
+                range,
+            })
+            .collect()
+    } else {
+        s.stored_to(cs, Role::Skinned)
+            .into_iter()
+            .filter_map(|value| fourth_component(s.func(cs), value))
+            .filter_map(|w| s.span(cs, w))
+            .map(|range| Edit {
+                range,
+                text: "1.0f".into(),
+            })
+            .collect()
+    };
     if edits.is_empty() {
         return Vec::new();
     }
@@ -137,4 +154,31 @@ pub(super) fn tangent_w_lost(s: &Sites) -> Vec<Candidate> {
         "a case whose mesh has tangents of w = -1 (the built-in strip mirrors every other vertex)",
         edits,
     )]
+}
+
+/// The `v.w` (or `v[3]`) a stored value is, through a bitcast or conversion: in a byte-addressed
+/// output only a tangent has a fourth component to store.
+fn fourth_component(
+    func: &naga::Function,
+    mut e: Handle<Expression>,
+) -> Option<Handle<Expression>> {
+    loop {
+        match func.expressions[e] {
+            Expression::As { expr, .. } => e = expr,
+            Expression::AccessIndex { index: 3, .. } => return Some(e),
+            Expression::Access { index, .. }
+                if matches!(
+                    func.expressions[index],
+                    Expression::Literal(naga::Literal::U32(3) | naga::Literal::I32(3))
+                ) =>
+            {
+                return Some(e)
+            }
+            Expression::Load { pointer } => match func.expressions[pointer] {
+                Expression::AccessIndex { index: 3, .. } => return Some(e),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
 }

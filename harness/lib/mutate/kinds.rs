@@ -180,7 +180,7 @@ fn palette_transposed(s: &Sites) -> Vec<Candidate> {
 /// One influence dropped: a loop bound `< 4` becomes `< 3`, or else the 4th weight is zeroed.
 fn influence_dropped(s: &Sites) -> Vec<Candidate> {
     let mut bounds = Vec::new();
-    for f in s.skin_sites() {
+    for f in s.blend_sites() {
         let exprs = &s.func(f).expressions;
         for (_, e) in exprs.iter() {
             if let Expression::Binary {
@@ -541,7 +541,7 @@ fn byte_offset(s: &Sites) -> Vec<Candidate> {
         offsets.extend(p.fields().iter().map(|f| f.1));
     }
     if let Some(p) = &c.packed {
-        offsets.push(p.position);
+        offsets.extend(p.fields().iter().map(|f| f.1));
     }
     let buffers: Vec<_> = [Role::Positions, Role::Skinned]
         .into_iter()

@@ -53,7 +53,15 @@ impl<'a> Sites<'a> {
         };
         // A helper's parameter takes the role of what its callers pass. Repeated until nothing
         // changes, so that roles reach helpers called from helpers (skin(p, j, w) -> blend(j, w));
-        // a call chain is at most as deep as there are functions.
+        // a call chain is at most as deep as there are functions. Only a vector parameter takes
+        // it: a scalar one (`joint_matrix(j: u32)` called with `joints[k]`) holds one component,
+        // which a swizzle of the whole input cannot be applied to.
+        let is_vector = |f: Handle<Function>, i: usize| {
+            module.functions[f]
+                .arguments
+                .get(i)
+                .is_some_and(|a| matches!(module.types[a.ty].inner, TypeInner::Vector { .. }))
+        };
         for _ in 0..=module.functions.len() {
             let mut roles = HashMap::new();
             for f in me.funcs() {
@@ -66,6 +74,9 @@ impl<'a> Sites<'a> {
                     } = s
                     {
                         for (i, &arg) in arguments.iter().enumerate() {
+                            if !is_vector(*function, i) {
+                                continue;
+                            }
                             if let Some(input) = me.input(f, arg) {
                                 roles.insert((*function, i), input);
                             }
@@ -275,6 +286,51 @@ impl<'a> Sites<'a> {
             .collect()
     }
 
+    /// Where the blend reads its joints and weights: each skinning site that reads them, and in
+    /// place of one that reads neither (a `joint_matrix(j: u32)` that only indexes the palette),
+    /// the functions that call it, and so on up: where a swizzle of the whole input or the
+    /// influence loop lies.
+    pub(super) fn blend_sites(&self) -> Vec<Func> {
+        let reads_influences = |f: Func| {
+            self.func(f)
+                .expressions
+                .iter()
+                .any(|(e, _)| matches!(self.role(f, e), Some(Role::Joints | Role::Weights)))
+        };
+        // Breadth first, in the order of the module, each function once.
+        let mut out = Vec::new();
+        let mut queue = self.skin_sites();
+        let mut next = 0;
+        while let Some(&f) = queue.get(next) {
+            next += 1;
+            match f {
+                Func::Helper(h) if !reads_influences(f) => {
+                    for caller in self.callers(h) {
+                        if !queue.contains(&caller) {
+                            queue.push(caller);
+                        }
+                    }
+                }
+                _ => out.push(f),
+            }
+        }
+        out
+    }
+
+    /// The functions whose bodies call `h`.
+    fn callers(&self, h: Handle<Function>) -> Vec<Func> {
+        self.funcs()
+            .into_iter()
+            .filter(|&f| {
+                let mut calls = false;
+                for_each_statement(&self.func(f).body, &mut |s| {
+                    calls |= matches!(s, Statement::Call { function, .. } if *function == h);
+                });
+                calls
+            })
+            .collect()
+    }
+
     /// The skinning sites and the helpers that reach one through their calls (a `skin(p, j, w)`
     /// that calls a `blend(j, w)` that indexes the palette): where the position meets the blend.
     /// Entry points count only when they index the palette themselves.
@@ -347,7 +403,7 @@ impl<'a> Sites<'a> {
 
     fn sources_where(&self, wanted: impl Fn((Role, usize)) -> bool) -> Vec<Source> {
         let mut out = Vec::new();
-        for f in self.skin_sites() {
+        for f in self.blend_sites() {
             let func = self.func(f);
             match f {
                 Func::Helper(h) => {

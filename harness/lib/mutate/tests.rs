@@ -432,25 +432,33 @@ fn layout_kinds_are_generated_for_the_examples() {
     }
 }
 
-#[test]
-fn every_kind_is_generated_for_the_shader_that_skins_normals() {
+/// The mutants of example `name` of `shaders/examples/` (composed where it has modules), each
+/// checked valid.
+fn example_mutants(name: &str) -> Vec<Mutant> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("shaders/examples/skinning_normals.wgsl");
+        .join(format!("shaders/examples/{name}.wgsl"));
     let shader = crate::shader::Shader::load(&path, None).unwrap();
     let mutants = generate(&shader.source, &shader.contract);
-    for kind in Kind::ALL.into_iter().filter(|k| !k.needs_layout()) {
-        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
-    }
     for m in &mutants {
         assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
     }
-    let after = |kind: Kind| {
-        let m = mutants.iter().find(|m| m.kind == kind).unwrap();
-        m.diff
-            .iter()
-            .map(|d| d.after.trim().to_string())
-            .collect::<Vec<_>>()
-    };
+    mutants
+}
+
+/// The changed lines of the first mutant of `kind`, trimmed.
+fn after(mutants: &[Mutant], kind: Kind) -> Vec<String> {
+    let m = mutants.iter().find(|m| m.kind == kind);
+    let m = m.unwrap_or_else(|| panic!("no {kind} mutant"));
+    m.diff.iter().map(|d| d.after.trim().to_string()).collect()
+}
+
+#[test]
+fn every_kind_is_generated_for_the_shader_that_skins_normals() {
+    let mutants = example_mutants("skinning_normals");
+    for kind in Kind::ALL.into_iter().filter(|k| !k.needs_layout()) {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
+    let after = |kind: Kind| after(&mutants, kind);
     assert_eq!(
         after(Kind::NormalPlainMatrix),
         ["return normalize((blend(j, w)) * n);"]
@@ -466,4 +474,35 @@ fn every_kind_is_generated_for_the_shader_that_skins_normals() {
         after(Kind::TangentWLost),
         ["skinned_tangents[i] = vec4<f32>((skin_tangent(tangents[i], joints[i], weights[i])).xyz, 1.0);"]
     );
+}
+
+/// The example that pulls its normal and tangent from a byte-addressed buffer and packs the
+/// skinned ones beside the position: the normal kinds land on its entry point's own code.
+#[test]
+fn the_normal_kinds_land_in_a_byte_addressed_output() {
+    let mutants = example_mutants("compute_pulled");
+    assert_eq!(
+        after(&mutants, Kind::NormalPlainMatrix),
+        ["let sn = normalize((blend) * n);"]
+    );
+    assert_eq!(
+        after(&mutants, Kind::TangentWLost),
+        ["skinned[ot + 3u] = 1.0f;"]
+    );
+    assert_eq!(after(&mutants, Kind::RenormalisationDropped).len(), 2);
+}
+
+/// The composed example indexes its palette in `joint_matrix(j: u32)`, which reads no joints or
+/// weights of its own: the influence kinds land in its caller's blend, and no swizzle lands on
+/// the scalar `j`.
+#[test]
+fn influence_kinds_land_where_the_blend_reads_them() {
+    let mutants = example_mutants("composed_skinning");
+    for kind in [
+        Kind::WeightSwap,
+        Kind::JointIndexSwapped,
+        Kind::InfluenceDropped,
+    ] {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
 }

@@ -386,23 +386,51 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
 const LAYOUT_EDITS: &[ProfileEdit] = &[
     (
         "a byte offset not aligned to 4",
-        &[("joints: { offset: 12", "joints: { offset: 14")],
+        &[("joints: { offset: 40", "joints: { offset: 42")],
         "compute.vertices.joints.offset",
     ),
     (
         "two fields overlapping",
-        &[("weights: { offset: 20", "weights: { offset: 16")],
+        &[("weights: { offset: 48", "weights: { offset: 44")],
         "compute.vertices.weights.offset",
     ),
     (
         "a field past the stride",
-        &[("stride: 36", "stride: 32")],
+        &[("stride: 64", "stride: 60")],
         "compute.vertices.weights.offset",
     ),
     (
         "a stride not a multiple of 4",
-        &[("stride: 12", "stride: 14")],
+        &[("stride: 40", "stride: 42")],
         "compute.output.stride",
+    ),
+    (
+        "a normal overlapping the position",
+        &[("    normal: 12\n", "    normal: 8\n")],
+        "compute.vertices.normal",
+    ),
+    (
+        "a tangent not aligned to 4",
+        &[("    tangent: 24\n", "    tangent: 26\n")],
+        "compute.vertices.tangent",
+    ),
+    (
+        "an output tangent past the stride",
+        &[("tangent: 24 }", "tangent: 28 }")],
+        "compute.output.tangent",
+    ),
+    (
+        "source normals both apart and in the vertices",
+        &[(
+            "  count:",
+            "  normals: { group: 0, binding: 5, format: vec4 }\n  count:",
+        )],
+        "compute.normals",
+    ),
+    (
+        "a skinned tangent field without a source tangent",
+        &[("    tangent: 24\n", "")],
+        "compute.output.tangent",
     ),
     (
         "one offset for two influence sets",
