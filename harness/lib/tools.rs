@@ -56,7 +56,7 @@ impl Tool {
         match self {
             Tool::SpirvVal => "spirv-tools",
             Tool::Glslang => "glslang-tools",
-            Tool::Tint => "nodejs and npm",
+            Tool::Tint => "nodejs, with npm for the package",
         }
     }
 
@@ -299,7 +299,7 @@ mod tests {
         let why = Tool::Tint
             .find_in(std::ffi::OsStr::new(""), root)
             .unwrap_err();
-        assert_eq!(why, "node is not on PATH (Debian package nodejs and npm; scripts/setup-adapters installs it)");
+        assert_eq!(why, "node is not on PATH (Debian package nodejs, with npm for the package; scripts/setup-adapters installs it)");
     }
 
     #[test]
