@@ -627,7 +627,7 @@ impl Suite {
     }
 
     /// `shader::tint_accepts`: Tint compiles the module the pipelines are built from (with what
-    /// the harness adds) and Dawn builds both pipelines; a row per pipeline, by its entry point.
+    /// the harness adds) and Dawn builds both pipelines; a row per entry point of the shader.
     fn tint_trial(&self, shader: &Shader) -> Job {
         let (shader, report, tools) = (shader.clone(), self.report.clone(), self.tools());
         let mut job = Job::new("shader::tint_accepts", move || {

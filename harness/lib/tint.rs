@@ -34,11 +34,11 @@ struct Message {
     message: String,
 }
 
-/// A pipeline the trial builds: its row's entry point (the compute or the vertex entry point)
-/// and what the report calls it.
+/// A pipeline the trial builds: the shader's entry points in it (a row each; the fragment stage
+/// the harness adds has none) and what the report calls it.
 struct Built {
     pipeline: Pipeline,
-    entry: String,
+    entries: Vec<String>,
     shown: String,
 }
 
@@ -47,14 +47,16 @@ fn built(contract: &Contract) -> Vec<Built> {
     if let Some(cs) = &contract.compute {
         out.push(Built {
             pipeline: Pipeline::Compute,
-            entry: cs.clone(),
+            entries: vec![cs.clone()],
             shown: format!("the compute pipeline ({cs})"),
         });
     }
     if let Some(vs) = &contract.vertex {
         out.push(Built {
             pipeline: Pipeline::Render,
-            entry: vs.clone(),
+            entries: std::iter::once(vs.clone())
+                .chain(contract.fragment.clone())
+                .collect(),
             shown: format!("the render pipeline ({vs}, {})", fragment(contract)),
         });
     }
@@ -175,15 +177,14 @@ fn located(shader: &Shader, m: &Message) -> String {
 }
 
 /// The trial `shader::tint_accepts`: Tint compiles the module and Dawn builds each pipeline on
-/// its OpenGL backend; one outcome per pipeline, keyed by its entry point (the compute one, or
-/// the vertex one of the render pipeline). An error FAILs with Tint's or Dawn's message; a Tint
+/// its OpenGL backend; each pipeline's outcome for each of the shader's entry points in it. An error FAILs with Tint's or Dawn's message; a Tint
 /// that is not installed SKIPs, or FAILs when required.
 pub fn outcomes(shader: &Shader, tools: &Tools) -> Vec<(String, Outcome)> {
     let pipelines = built(&shader.contract);
     let all = |o: Outcome| -> Vec<(String, Outcome)> {
         pipelines
             .iter()
-            .map(|p| (p.entry.clone(), o.clone()))
+            .flat_map(|p| p.entries.iter().map(|e| (e.clone(), o.clone())))
             .collect()
     };
     let invocation = match Tool::Tint.find(&tools.root) {
@@ -234,7 +235,7 @@ fn judge(shader: &Shader, answer: &Answer, pipelines: &[Built]) -> Vec<(String, 
     let warnings = answer.module.len() - errors.len();
     pipelines
         .iter()
-        .map(|p| {
+        .flat_map(|p| {
             let outcome = if !errors.is_empty() {
                 Outcome::fail(
                     format!("{} errors", errors.len()),
@@ -263,7 +264,10 @@ fn judge(shader: &Shader, answer: &Answer, pipelines: &[Built]) -> Vec<(String, 
                     None => Outcome::fail("tint", format!("{} was not built", p.shown)),
                 }
             };
-            (p.entry.clone(), outcome)
+            p.entries
+                .iter()
+                .map(|e| (e.clone(), outcome.clone()))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
