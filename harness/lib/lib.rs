@@ -25,6 +25,7 @@ mod run;
 pub mod scene;
 pub mod shader;
 pub mod suite;
+pub mod tint;
 pub mod tools;
 mod translate;
 mod usage;

@@ -653,11 +653,10 @@ impl Suite {
         for entry in crate::translate::entries(&source) {
             for target in crate::translate::TARGETS {
                 let (source, entry, report) = (source.clone(), entry.clone(), self.report.clone());
-                let (required, deadline) = (self.config.tools.clone(), self.config.timeout);
+                let tools = self.tools();
                 let name = format!("shader::translates::{} [{}]", entry.name, target.name());
                 let mut job = Job::new(name, move || {
-                    let outcome =
-                        crate::translate::outcome(&source, &entry, target, &required, deadline);
+                    let outcome = crate::translate::outcome(&source, &entry, target, &tools);
                     let verdict = match outcome.status.fails() {
                         true => Err(outcome.message.clone()),
                         false => Ok(()),
@@ -673,7 +672,44 @@ impl Suite {
                 jobs.push(job);
             }
         }
+        jobs.push(self.tint_trial(shader));
         jobs
+    }
+
+    /// What the compiler trials need to run their tools.
+    fn tools(&self) -> crate::tools::Tools {
+        crate::tools::Tools {
+            root: self.config.root.clone(),
+            required: self.config.tools.clone(),
+            deadline: self.config.timeout,
+        }
+    }
+
+    /// `shader::tint_accepts`: Tint compiles the module the pipelines are built from (with what
+    /// the harness adds) and Dawn builds both pipelines; a row per entry point of the shader.
+    fn tint_trial(&self, shader: &Shader) -> Job {
+        let (shader, report, tools) = (shader.clone(), self.report.clone(), self.tools());
+        let mut job = Job::new("shader::tint_accepts", move || {
+            let outcomes = crate::tint::outcomes(&shader, &tools);
+            let mut failures: Vec<String> = Vec::new();
+            for (entry, outcome) in outcomes {
+                // The module's errors fail both pipelines alike: said once.
+                if outcome.status.fails() && !failures.contains(&outcome.message) {
+                    failures.push(outcome.message.clone());
+                }
+                lock(&report).compilers.push(CompilerRow {
+                    compiler: "tint".into(),
+                    entry,
+                    outcome,
+                });
+            }
+            match failures.is_empty() {
+                true => Ok(()),
+                false => Err(failures.join("\n")),
+            }
+        });
+        job.compiler = true;
+        job
     }
 
     fn adapter_trial(&self) -> Job {

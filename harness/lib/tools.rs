@@ -1,5 +1,6 @@
-//! The external validators the harness runs on translated shaders: found on `PATH`, run with a
-//! deadline on stdin and nothing written, required or not by `SKINPROOF_REQUIRE_TOOLS`.
+//! The external validators and compilers the harness runs on shaders: found on `PATH` (Tint: Node
+//! and the project's pinned Dawn package), run with a deadline on stdin and nothing written,
+//! required or not by `SKINPROOF_REQUIRE_TOOLS`.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -13,45 +14,104 @@ pub enum Tool {
     SpirvVal,
     /// `glslangValidator` (the Khronos reference compiler): the GLSL naga writes.
     Glslang,
+    /// Tint, the WGSL compiler of Chromium-based browsers: Dawn's Node bindings (the npm package
+    /// `webgpu`, pinned in `tools/tint/package.json`) run by `node` on `tools/tint/check.mjs`.
+    Tint,
 }
 
 /// Every tool, in the order `SKINPROOF_REQUIRE_TOOLS=1` lists them.
-pub const ALL: [Tool; 2] = [Tool::SpirvVal, Tool::Glslang];
+pub const ALL: [Tool; 3] = [Tool::SpirvVal, Tool::Glslang, Tool::Tint];
+
+/// The folder of Tint's package and script, under the project root.
+pub const TINT_DIR: &str = "tools/tint";
+
+/// How to run a tool: its program and the arguments that come before the caller's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Invocation {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+}
+
+impl Invocation {
+    /// Runs the tool with `args` after its own, `input` on stdin, within `deadline` (see [`run`]).
+    pub fn run(&self, args: &[&str], input: &[u8], deadline: Duration) -> Result<Said, String> {
+        let mut all: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        all.extend_from_slice(args);
+        run(&self.program, &all, input, deadline)
+    }
+}
 
 impl Tool {
-    /// The command's name, as on `PATH` and in `SKINPROOF_REQUIRE_TOOLS`.
+    /// The tool's name in `SKINPROOF_REQUIRE_TOOLS` (the command's, for those on `PATH`).
     pub fn name(self) -> &'static str {
         match self {
             Tool::SpirvVal => "spirv-val",
             Tool::Glslang => "glslangValidator",
+            Tool::Tint => "tint",
         }
     }
 
-    /// The Debian package that installs it (`scripts/setup-adapters` does).
+    /// The Debian packages that install its program (`scripts/setup-adapters` does).
     pub fn package(self) -> &'static str {
         match self {
             Tool::SpirvVal => "spirv-tools",
             Tool::Glslang => "glslang-tools",
+            Tool::Tint => "nodejs, with npm for the package",
         }
     }
 
-    /// The tool's path on `PATH`, or why it is not there.
-    pub fn find(self) -> Result<PathBuf, String> {
-        self.find_in(&std::env::var_os("PATH").unwrap_or_default())
+    /// The program on `PATH` that runs it.
+    fn program(self) -> &'static str {
+        match self {
+            Tool::Tint => "node",
+            other => other.name(),
+        }
     }
 
-    /// The tool's path in the folders of a `PATH` value.
-    fn find_in(self, path: &std::ffi::OsStr) -> Result<PathBuf, String> {
-        std::env::split_paths(path)
-            .map(|dir| dir.join(self.name()))
+    /// How to run the tool in the project at `root`, or why it cannot run there.
+    pub fn find(self, root: &Path) -> Result<Invocation, String> {
+        self.find_in(&std::env::var_os("PATH").unwrap_or_default(), root)
+    }
+
+    /// How to run the tool with the folders of a `PATH` value, in the project at `root`.
+    fn find_in(self, path: &std::ffi::OsStr, root: &Path) -> Result<Invocation, String> {
+        let program = std::env::split_paths(path)
+            .map(|dir| dir.join(self.program()))
             .find(|p| is_executable(p))
             .ok_or_else(|| {
                 format!(
                     "{} is not on PATH (Debian package {}; scripts/setup-adapters installs it)",
-                    self.name(),
+                    self.program(),
                     self.package()
                 )
-            })
+            })?;
+        let args = match self {
+            Tool::Tint => vec![tint_script(root)?],
+            _ => Vec::new(),
+        };
+        Ok(Invocation { program, args })
+    }
+}
+
+/// Tint's script, once the package it imports is installed at the version `package.json` pins.
+fn tint_script(root: &Path) -> Result<String, String> {
+    let dir = root.join(TINT_DIR);
+    let install = format!("run `npm ci --ignore-scripts` in {TINT_DIR}, or scripts/setup-adapters");
+    let version = |file: &Path, pointer: &str| -> Option<String> {
+        let text = std::fs::read_to_string(file).ok()?;
+        let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+        json.pointer(pointer)?.as_str().map(str::to_string)
+    };
+    let pinned = version(&dir.join("package.json"), "/dependencies/webgpu")
+        .ok_or_else(|| format!("{TINT_DIR}/package.json pins no `webgpu` version"))?;
+    match version(&dir.join("node_modules/webgpu/package.json"), "/version") {
+        None => Err(format!(
+            "Dawn's Node bindings (npm package webgpu {pinned}) are not installed in {TINT_DIR}/node_modules: {install}"
+        )),
+        Some(found) if found != pinned => Err(format!(
+            "{TINT_DIR}/node_modules holds webgpu {found}, package.json pins {pinned}: {install}"
+        )),
+        Some(_) => Ok(dir.join("check.mjs").display().to_string()),
     }
 }
 
@@ -95,6 +155,15 @@ impl Required {
     pub fn contains(&self, tool: Tool) -> bool {
         self.0.contains(&tool)
     }
+}
+
+/// What the trials that run tools need: the project they run in, which tools must be there, and
+/// how long one run may take.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    pub root: PathBuf,
+    pub required: Required,
+    pub deadline: Duration,
 }
 
 /// What a tool said: its exit status and its stdout and stderr together.
@@ -194,10 +263,11 @@ mod tests {
         assert_eq!(Required::parse(Some("1")).unwrap(), Required(ALL.to_vec()));
         let one = Required::parse(Some(" glslangValidator ")).unwrap();
         assert!(one.contains(Tool::Glslang) && !one.contains(Tool::SpirvVal));
+        assert!(Required::parse(Some("1")).unwrap().contains(Tool::Tint));
         let e = Required::parse(Some("spirv-val,spirv-vall")).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "SKINPROOF_REQUIRE_TOOLS: `spirv-vall` names no tool (expected 0, 1, or a comma list of spirv-val, glslangValidator)"
+            "SKINPROOF_REQUIRE_TOOLS: `spirv-vall` names no tool (expected 0, 1, or a comma list of spirv-val, glslangValidator, tint)"
         );
     }
 
@@ -221,7 +291,41 @@ mod tests {
 
     #[test]
     fn a_missing_tool_names_its_package() {
-        let why = Tool::Glslang.find_in(std::ffi::OsStr::new("")).unwrap_err();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let why = Tool::Glslang
+            .find_in(std::ffi::OsStr::new(""), root)
+            .unwrap_err();
         assert_eq!(why, "glslangValidator is not on PATH (Debian package glslang-tools; scripts/setup-adapters installs it)");
+        let why = Tool::Tint
+            .find_in(std::ffi::OsStr::new(""), root)
+            .unwrap_err();
+        assert_eq!(why, "node is not on PATH (Debian package nodejs, with npm for the package; scripts/setup-adapters installs it)");
+    }
+
+    #[test]
+    fn tint_wants_the_pinned_package_installed() {
+        let dir = std::env::temp_dir().join(format!("skinproof-tint-pin-{}", std::process::id()));
+        let tint = dir.join(TINT_DIR);
+        std::fs::create_dir_all(tint.join("node_modules/webgpu")).unwrap();
+        std::fs::write(
+            tint.join("package.json"),
+            r#"{"dependencies":{"webgpu":"1.2.3"}}"#,
+        )
+        .unwrap();
+        let why = tint_script(&dir).unwrap_err();
+        assert!(
+            why.contains("webgpu 1.2.3) are not installed") && why.contains("npm ci"),
+            "{why}"
+        );
+        let installed = tint.join("node_modules/webgpu/package.json");
+        std::fs::write(&installed, r#"{"version":"1.2.2"}"#).unwrap();
+        let why = tint_script(&dir).unwrap_err();
+        assert!(
+            why.contains("holds webgpu 1.2.2, package.json pins 1.2.3"),
+            "{why}"
+        );
+        std::fs::write(&installed, r#"{"version":"1.2.3"}"#).unwrap();
+        assert!(tint_script(&dir).unwrap().ends_with("tools/tint/check.mjs"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -6,10 +6,8 @@
 //! `glslangValidator` judge the SPIR-V and the GLSL; HLSL and MSL have no validator on Linux, so
 //! their trials say only that naga's back-end wrote them.
 
-use std::time::Duration;
-
 use crate::check::Outcome;
-use crate::tools::{Required, Tool};
+use crate::tools::{Tool, Tools};
 
 /// A back-end, named as in the trial `shader::translates::<entry> [<target>]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,13 +220,7 @@ fn quoted(output: &Output, message: &str) -> String {
 /// The trial `shader::translates::<entry> [<target>]`: naga's back-end writes the entry point
 /// (an error FAILs with naga's message), then its validator judges the output (a rejection FAILs
 /// with the tool's message). A validator that is not installed SKIPs, or FAILs when `required`.
-pub fn outcome(
-    source: &str,
-    entry: &Entry,
-    target: Target,
-    required: &Required,
-    deadline: Duration,
-) -> Outcome {
+pub fn outcome(source: &str, entry: &Entry, target: Target, tools: &Tools) -> Outcome {
     let (module, info) = match prepared(source, entry) {
         Ok(m) => m,
         Err(why) => return Outcome::skip(format!("not translated: {why}")),
@@ -249,9 +241,9 @@ pub fn outcome(
     let Some(tool) = target.validator() else {
         return Outcome::pass("written");
     };
-    let path = match tool.find() {
-        Ok(p) => p,
-        Err(why) if required.contains(tool) => {
+    let invocation = match tool.find(&tools.root) {
+        Ok(i) => i,
+        Err(why) if tools.required.contains(tool) => {
             return Outcome::fail(
                 "missing",
                 format!("SKINPROOF_REQUIRE_TOOLS wants {}: {why}", tool.name()),
@@ -261,11 +253,10 @@ pub fn outcome(
             return Outcome::skip(format!("written by naga, not validated: {why}"));
         }
     };
-    match crate::tools::run(
-        &path,
+    match invocation.run(
         &arguments(target, entry.stage),
         &output.bytes(),
-        deadline,
+        tools.deadline,
     ) {
         Ok(said) if said.success => Outcome::pass(tool.name()),
         Ok(said) => Outcome::fail(
@@ -337,13 +328,12 @@ fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> { return vec4(p
     fn an_override_without_a_value_cannot_be_translated() {
         let shader = "override n: u32;\n@compute @workgroup_size(1) fn main() { _ = n; }";
         let entry = &entries(shader)[0];
-        let o = outcome(
-            shader,
-            entry,
-            Target::Hlsl,
-            &Required::default(),
-            Duration::from_secs(5),
-        );
+        let tools = Tools {
+            root: env!("CARGO_MANIFEST_DIR").into(),
+            required: Default::default(),
+            deadline: std::time::Duration::from_secs(5),
+        };
+        let o = outcome(shader, entry, Target::Hlsl, &tools);
         assert_eq!(o.status, Status::Skip, "{}", o.message);
         assert!(o.message.contains("pipeline constants"), "{}", o.message);
     }

@@ -277,6 +277,67 @@ fn spirv_that_spirv_val_rejects_fails_its_translation_trial() {
     assert_eq!(row("vs_skin", "glsl-450").status, Status::Pass);
 }
 
+/// The `tint` rows of a run of the compiler trials, by entry point; `None` where Tint is not
+/// installed and not required (the reason then says how to install it).
+fn tint_rows(report: &Report) -> Option<Vec<(String, skinproof::check::Outcome)>> {
+    let rows: Vec<_> = report
+        .compilers
+        .iter()
+        .filter(|c| c.compiler == "tint")
+        .map(|c| (c.entry.clone(), c.outcome.clone()))
+        .collect();
+    assert!(!rows.is_empty(), "no tint rows");
+    if rows[0].1.status == Status::Skip {
+        assert!(
+            rows[0].1.message.contains("npm ci"),
+            "{}",
+            rows[0].1.message
+        );
+        return None;
+    }
+    Some(rows)
+}
+
+#[test]
+fn a_barrier_naga_accepts_and_tint_rejects_fails_tint_accepts() {
+    let dir = scratch("tint");
+    let source = std::fs::read_to_string(root().join("shaders/skinning.wgsl")).unwrap();
+    // Past the early return of the threads beyond `count`, control flow depends on a per-thread
+    // value: naga 30 accepts a barrier there, WGSL's uniformity analysis (Tint) does not.
+    let store = "    skinned[i] = vec4<f32>(skin(";
+    assert!(source.contains(store));
+    let broken = source.replacen(store, &format!("    workgroupBarrier();\n{store}"), 1);
+    let line = broken
+        .lines()
+        .position(|l| l.contains("workgroupBarrier"))
+        .unwrap()
+        + 1;
+    let shader = dir.join("barrier.wgsl");
+    std::fs::write(&shader, &broken).unwrap();
+    let loaded = skinproof::shader::Shader::load(&shader, None).unwrap();
+    if let Err(e) = loaded.validate() {
+        panic!("naga accepts it: {e}");
+    }
+    let Some(rows) = tint_rows(&run_compilers(&shader)) else {
+        return;
+    };
+    // The module fails, so both pipelines do (compute; vertex and fragment), with Tint's message
+    // at the shader file's line.
+    assert_eq!(rows.len(), 3);
+    for (entry, o) in &rows {
+        assert_eq!(o.status, Status::Fail, "{entry}: {}", o.message);
+        let at = format!("barrier.wgsl:{line}:5: error: 'workgroupBarrier' must only be called from uniform control flow");
+        assert!(o.message.contains(&at), "{entry}: {}", o.message);
+    }
+    // The project's shader passes.
+    let Some(rows) = tint_rows(&run_compilers(&root().join("shaders/skinning.wgsl"))) else {
+        return;
+    };
+    for (entry, o) in &rows {
+        assert_eq!(o.status, Status::Pass, "{entry}: {}", o.message);
+    }
+}
+
 /// A scratch cases folder holding copies of these project cases.
 fn copy_cases(dir: &Path, names: &[&str]) -> PathBuf {
     let cases = dir.join("cases");

@@ -73,7 +73,7 @@ impl Report {
         let _ = writeln!(md, "## Shader compilers\n");
         let _ = writeln!(
             md,
-            "Each entry point as each compiler sees it (naga's back-ends with `spirv-val` and `glslangValidator` on their output; HLSL and MSL are only written, with no validator on this platform).\n"
+            "Each entry point as each compiler sees it (naga's back-ends with `spirv-val` and `glslangValidator` on their output; HLSL and MSL are only written, with no validator on this platform; `tint`: Tint compiles the module and Dawn builds the pipeline the entry point is in).\n"
         );
         let _ = writeln!(md, "| entry point | {} |", compilers.join(" | "));
         let _ = writeln!(md, "| --- |{}", " --- |".repeat(compilers.len()));
