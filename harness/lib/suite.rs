@@ -648,15 +648,15 @@ impl Suite {
         let Ok(shader) = &self.shader else {
             return Vec::new();
         };
-        let source: Arc<str> = shader.source.as_str().into();
+        let validated = Arc::new(crate::translate::Validated::new(&shader.source));
         let mut jobs = Vec::new();
-        for entry in crate::translate::entries(&source) {
+        for entry in crate::translate::entries(&shader.source) {
             for target in crate::translate::TARGETS {
-                let (source, entry, report) = (source.clone(), entry.clone(), self.report.clone());
-                let tools = self.tools();
+                let (validated, entry) = (validated.clone(), entry.clone());
+                let (report, tools) = (self.report.clone(), self.tools());
                 let name = format!("shader::translates::{} [{}]", entry.name, target.name());
                 let mut job = Job::new(name, move || {
-                    let outcome = crate::translate::outcome(&source, &entry, target, &tools);
+                    let outcome = crate::translate::outcome(&validated, &entry, target, &tools);
                     let verdict = match outcome.status.fails() {
                         true => Err(outcome.message.clone()),
                         false => Ok(()),

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::check::Outcome;
 use crate::contract::{Contract, Pipeline};
 use crate::shader::Shader;
-use crate::tools::{Tool, Tools};
+use crate::tools::{Missing, Tool, Tools};
 
 /// What `check.mjs` answers: the adapter, Tint's messages on the module, and the errors of each
 /// pipeline (`None`: not built, because the module failed or the shader has no such stage).
@@ -177,8 +177,9 @@ fn located(shader: &Shader, m: &Message) -> String {
 }
 
 /// The trial `shader::tint_accepts`: Tint compiles the module and Dawn builds each pipeline on
-/// its OpenGL backend; each pipeline's outcome for each of the shader's entry points in it. An error FAILs with Tint's or Dawn's message; a Tint
-/// that is not installed SKIPs, or FAILs when required.
+/// its OpenGL backend; each pipeline's outcome for each of the shader's entry points in it. An
+/// error FAILs with Tint's or Dawn's message; a Tint that is not installed SKIPs, or FAILs when
+/// required.
 pub fn outcomes(shader: &Shader, tools: &Tools) -> Vec<(String, Outcome)> {
     let pipelines = built(&shader.contract);
     let all = |o: Outcome| -> Vec<(String, Outcome)> {
@@ -187,15 +188,12 @@ pub fn outcomes(shader: &Shader, tools: &Tools) -> Vec<(String, Outcome)> {
             .flat_map(|p| p.entries.iter().map(|e| (e.clone(), o.clone())))
             .collect()
     };
-    let invocation = match Tool::Tint.find(&tools.root) {
+    let invocation = match tools.locate(Tool::Tint) {
         Ok(i) => i,
-        Err(why) if tools.required.contains(Tool::Tint) => {
-            return all(Outcome::fail(
-                "missing",
-                format!("SKINPROOF_REQUIRE_TOOLS wants tint: {why}"),
-            ))
+        Err(Missing::Required(why)) => return all(Outcome::fail("missing", why)),
+        Err(Missing::Optional(why)) => {
+            return all(Outcome::skip(format!("not compiled by Tint: {why}")))
         }
-        Err(why) => return all(Outcome::skip(format!("not compiled by Tint: {why}"))),
     };
     let input = job(shader).to_string();
     let said = match invocation.run(&[], input.as_bytes(), tools.deadline) {

@@ -166,6 +166,28 @@ pub struct Tools {
     pub deadline: Duration,
 }
 
+/// Why a tool cannot run: it is required (`SKINPROOF_REQUIRE_TOOLS`), so its trials fail with
+/// the message; or it is not, so they skip saying why.
+#[derive(Debug)]
+pub enum Missing {
+    Required(String),
+    Optional(String),
+}
+
+impl Tools {
+    /// How to run `tool` here, or why not, and whether that fails or skips its trials.
+    pub fn locate(&self, tool: Tool) -> Result<Invocation, Missing> {
+        tool.find(&self.root)
+            .map_err(|why| match self.required.contains(tool) {
+                true => Missing::Required(format!(
+                    "SKINPROOF_REQUIRE_TOOLS wants {}: {why}",
+                    tool.name()
+                )),
+                false => Missing::Optional(why),
+            })
+    }
+}
+
 /// What a tool said: its exit status and its stdout and stderr together.
 #[derive(Debug)]
 pub struct Said {

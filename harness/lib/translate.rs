@@ -6,8 +6,10 @@
 //! `glslangValidator` judge the SPIR-V and the GLSL; HLSL and MSL have no validator on Linux, so
 //! their trials say only that naga's back-end wrote them.
 
+use std::sync::OnceLock;
+
 use crate::check::Outcome;
-use crate::tools::{Tool, Tools};
+use crate::tools::{Missing, Tool, Tools};
 
 /// A back-end, named as in the trial `shader::translates::<entry> [<target>]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,23 +88,49 @@ impl Output {
     }
 }
 
-/// The module validated and its overrides resolved to their defaults (the back-ends other than
-/// SPIR-V refuse overrides), ready for any back-end.
+/// The shader's module parsed and validated once for all its translation trials, on the first
+/// that runs (a run whose filter selects none of them pays nothing).
+pub struct Validated {
+    source: String,
+    module: OnceLock<Result<(naga::Module, naga::valid::ModuleInfo), String>>,
+}
+
+impl Validated {
+    pub fn new(source: &str) -> Validated {
+        Validated {
+            source: source.to_string(),
+            module: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> Result<&(naga::Module, naga::valid::ModuleInfo), &String> {
+        let rejected = |e: String| format!("naga rejects the shader ({e}); see shader::validates");
+        self.module
+            .get_or_init(|| {
+                let module = naga::front::wgsl::parse_str(&self.source)
+                    .map_err(|e| rejected(e.to_string()))?;
+                let info = naga::valid::Validator::new(
+                    naga::valid::ValidationFlags::all(),
+                    naga::valid::Capabilities::default(),
+                )
+                .validate(&module)
+                .map_err(|e| rejected(e.into_inner().to_string()))?;
+                Ok((module, info))
+            })
+            .as_ref()
+    }
+}
+
+/// The module with its overrides resolved to their defaults for `entry` (the back-ends other
+/// than SPIR-V refuse overrides), ready for any back-end.
 fn prepared(
-    source: &str,
+    validated: &Validated,
     entry: &Entry,
 ) -> Result<(naga::Module, naga::valid::ModuleInfo), String> {
-    let rejected = |e: String| format!("naga rejects the shader ({e}); see shader::validates");
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| rejected(e.to_string()))?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .map_err(|e| rejected(e.into_inner().to_string()))?;
+    let (module, info) = validated.get().map_err(String::clone)?;
     let (module, info) = naga::back::pipeline_constants::process_overrides(
-        &module,
-        &info,
+        module,
+        info,
         Some((entry.stage, &entry.name)),
         &Default::default(),
     )
@@ -220,8 +248,8 @@ fn quoted(output: &Output, message: &str) -> String {
 /// The trial `shader::translates::<entry> [<target>]`: naga's back-end writes the entry point
 /// (an error FAILs with naga's message), then its validator judges the output (a rejection FAILs
 /// with the tool's message). A validator that is not installed SKIPs, or FAILs when `required`.
-pub fn outcome(source: &str, entry: &Entry, target: Target, tools: &Tools) -> Outcome {
-    let (module, info) = match prepared(source, entry) {
+pub fn outcome(validated: &Validated, entry: &Entry, target: Target, tools: &Tools) -> Outcome {
+    let (module, info) = match prepared(validated, entry) {
         Ok(m) => m,
         Err(why) => return Outcome::skip(format!("not translated: {why}")),
     };
@@ -241,16 +269,11 @@ pub fn outcome(source: &str, entry: &Entry, target: Target, tools: &Tools) -> Ou
     let Some(tool) = target.validator() else {
         return Outcome::pass("written");
     };
-    let invocation = match tool.find(&tools.root) {
+    let invocation = match tools.locate(tool) {
         Ok(i) => i,
-        Err(why) if tools.required.contains(tool) => {
-            return Outcome::fail(
-                "missing",
-                format!("SKINPROOF_REQUIRE_TOOLS wants {}: {why}", tool.name()),
-            )
-        }
-        Err(why) => {
-            return Outcome::skip(format!("written by naga, not validated: {why}"));
+        Err(Missing::Required(why)) => return Outcome::fail("missing", why),
+        Err(Missing::Optional(why)) => {
+            return Outcome::skip(format!("written by naga, not validated: {why}"))
         }
     };
     match invocation.run(
@@ -296,8 +319,9 @@ fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> { return vec4(p
 
     #[test]
     fn each_back_end_writes_each_stage() {
+        let validated = Validated::new(SHADER);
         for entry in entries(SHADER) {
-            let (module, info) = prepared(SHADER, &entry).unwrap();
+            let (module, info) = prepared(&validated, &entry).unwrap();
             for target in TARGETS {
                 let out = write(&module, &info, &entry, target).unwrap();
                 match (target, out) {
@@ -333,7 +357,7 @@ fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> { return vec4(p
             required: Default::default(),
             deadline: std::time::Duration::from_secs(5),
         };
-        let o = outcome(shader, entry, Target::Hlsl, &tools);
+        let o = outcome(&Validated::new(shader), entry, Target::Hlsl, &tools);
         assert_eq!(o.status, Status::Skip, "{}", o.message);
         assert!(o.message.contains("pipeline constants"), "{}", o.message);
     }

@@ -52,18 +52,23 @@ impl Report {
     /// into the report; any message, or a log the layer never opened, is why the run fails.
     pub fn add_layer(&mut self, layer: &crate::layer::LayerLog, root: &Path) -> Option<String> {
         let vulkan = self.adapters.iter().any(|a| a.backend == "vulkan");
-        let messages = match layer.messages(vulkan) {
-            Ok(m) => m,
-            Err(why) => vec![why],
+        // A log that cannot be judged fails the run too, said as what it is, not as a message.
+        let (messages, failure) = match layer.messages(vulkan) {
+            Ok(m) if m.is_empty() => (m, None),
+            Ok(m) => {
+                let why = format!(
+                    "the Khronos validation layer logged {} messages (in {}); the first:\n{}",
+                    m.len(),
+                    layer.log.display(),
+                    m[0]
+                );
+                (m, Some(why))
+            }
+            Err(why) => (
+                Vec::new(),
+                Some(format!("the Khronos validation layer: {why}")),
+            ),
         };
-        let failure = (!messages.is_empty()).then(|| {
-            format!(
-                "the Khronos validation layer logged {} messages (in {}); the first:\n{}",
-                messages.len(),
-                layer.log.display(),
-                messages[0]
-            )
-        });
         if let Some(why) = &failure {
             self.problems.push(why.clone());
         }
