@@ -764,6 +764,7 @@ impl Suite {
             .compares_golden()
             .then(|| self.shared_goldens.get(&case.name).cloned())
             .flatten();
+        let layout = self.layout_expectation(&case.name, check.name());
         Job::new(name, move || {
             let tag = slot.found.info.tag.clone();
             let expect = case.expectation(check.name(), &slot.found.info);
@@ -824,11 +825,7 @@ impl Suite {
                 Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
             });
             // The shader's own expectation, where the case states none for this check.
-            let layout = shader
-                .as_ref()
-                .ok()
-                .and_then(|s| s.expect.iter().find(|e| e.covers(&case.name, check.name())));
-            let outcome = match layout {
+            let outcome = match &layout {
                 Some(e) if expect.is_none() => {
                     outcome.expected_by_layout(&e.matches, &e.reason, &e.at)
                 }
