@@ -4,8 +4,8 @@
 //! only `main` prints and chooses the exit code.
 
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use skinproof::case::{Case, CaseError};
@@ -142,9 +142,9 @@ fn out_file(s: &str) -> Result<OutFile, String> {
     Ok(OutFile { path, format })
 }
 
-fn main() -> ExitCode {
+fn main() {
     skinproof::config::install_logger();
-    match Cli::parse().command {
+    let code = match Cli::parse().command {
         Command::Merge(args) => finish(merge(&args).map(|done| {
             print_notes(&done.notes);
             if let Some(matrix) = &done.matrix {
@@ -158,7 +158,9 @@ fn main() -> ExitCode {
             Vec::new()
         })),
         Command::Accept(args) => finish(accept(&args)),
-    }
+    };
+    // Without driver teardown, as the conformance runner ends: it has crashed finished processes.
+    skinproof::gpu::worker::exit(code)
 }
 
 /// The project root from the run's environment (`CARGO_MANIFEST_DIR`, else the current folder),
@@ -258,16 +260,16 @@ fn accept(args: &AcceptArgs) -> Result<Vec<Note>, Failed<AcceptError>> {
 }
 
 /// Prints a subcommand's notes, and its error last, with the exit code to match.
-fn finish<E: fmt::Display>(result: Result<Vec<Note>, Failed<E>>) -> ExitCode {
+fn finish<E: fmt::Display>(result: Result<Vec<Note>, Failed<E>>) -> i32 {
     match result {
         Ok(notes) => {
             print_notes(&notes);
-            ExitCode::SUCCESS
+            0
         }
         Err(e) => {
             print_notes(&e.notes);
             eprintln!("skinproof: {}", e.error);
-            ExitCode::FAILURE
+            1
         }
     }
 }
@@ -731,7 +733,8 @@ fn json(value: &impl serde::Serialize) -> String {
 /// The scene's posed positions from the GPU compute path on the first selected adapter.
 fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinError> {
     let selection = skinproof::gpu::Selection::from_env()?;
-    let instance = skinproof::gpu::adapter::instance(&selection);
+    // Never dropped: the process ends without driver teardown (see `main`).
+    let instance = ManuallyDrop::new(skinproof::gpu::adapter::instance(&selection));
     let found = skinproof::gpu::discover(&instance, &selection)
         .into_iter()
         .next()
@@ -759,7 +762,12 @@ fn gpu_skin(scene: &Scene, notes: &mut Vec<Note>) -> Result<Vec<[f32; 3]>, SkinE
     if let Err(e) = shader.validate() {
         notes.push(Note::ContractBroken(e));
     }
-    let ctx = Context::new(&found.adapter, found.info.clone(), &shader, config.timeout)?;
+    let ctx = ManuallyDrop::new(Context::new(
+        &found.adapter,
+        found.info.clone(),
+        &shader,
+        config.timeout,
+    )?);
     notes.push(Note::SkinningOn(found.info.tag.clone()));
     ctx.compute()?;
     let skinned = skinproof::gpu::compute::skin_guarded(&ctx, &scene.posed_palette, &scene.mesh)?;
