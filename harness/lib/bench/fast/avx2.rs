@@ -1,12 +1,12 @@
-//! The AVX2+FMA kernels: 4- and 1-influence skinning and the static transform, 4 to 8 vertices a
-//! block, with streaming stores from the first aligned vertex when asked.
+//! The AVX2+FMA kernels: 4- and 1-influence skinning on the column palette and the static
+//! transform, 4 to 8 vertices a block, with streaming stores from the first aligned vertex when asked.
 
 use std::arch::x86_64::*;
 
 use glam::Mat4;
 
 use super::portable::{fill, skin1_vertex, skin_vertex};
-use super::{head_to, len_u32, AlignedMat4};
+use super::{head_to, AlignedCols, AlignedMat4};
 
 /// Whether the joint indices of the 4 vertices from `jnt[b]` (only the first of each when
 /// `first_only`) are all at most `last` (= len - 1).
@@ -27,109 +27,115 @@ unsafe fn indices_ok_256(jnt: &[[u32; 4]], b: usize, last: __m256i, first_only: 
     ok & lanes == lanes
 }
 
-/// Horizontal sums of each 128-bit lane of a, b, c, d (as `avx512::hsum4_512`).
+/// Rows of 4 vertices' outputs (x, y, z and a lane to drop, one register each) -> their 12
+/// interleaved floats (3 registers).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn hsum4_256(a: __m256, b: __m256, c: __m256, d: __m256) -> __m256 {
-    let ab = _mm256_add_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b));
-    let cd = _mm256_add_ps(_mm256_unpacklo_ps(c, d), _mm256_unpackhi_ps(c, d));
-    _mm256_add_ps(
-        _mm256_shuffle_ps::<0b01_00_01_00>(ab, cd),
-        _mm256_shuffle_ps::<0b11_10_11_10>(ab, cd),
-    )
-}
-
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn hsum4_128(a: __m128, b: __m128, c: __m128, d: __m128) -> __m128 {
-    let ab = _mm_add_ps(_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b));
-    let cd = _mm_add_ps(_mm_unpacklo_ps(c, d), _mm_unpackhi_ps(c, d));
-    _mm_add_ps(_mm_movelh_ps(ab, cd), _mm_movehl_ps(cd, ab))
-}
-
-/// x, y, z of 4 vertices (one register each) -> 12 interleaved floats (3 registers).
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn interleave_128(x: __m128, y: __m128, z: __m128) -> [__m128; 3] {
-    let rxy = _mm_shuffle_ps::<0b10_00_10_00>(x, y); // x0 x2 y0 y2
-    let ryz = _mm_shuffle_ps::<0b11_01_11_01>(y, z); // y1 y3 z1 z3
-    let rzx = _mm_shuffle_ps::<0b11_01_10_00>(z, x); // z0 z2 x1 x3
+fn pack4_128(r: [__m128; 4]) -> [__m128; 3] {
+    let x1 = _mm_shuffle_ps::<0b00_00_00_00>(r[1], r[1]);
+    let z2x3 = _mm_shuffle_ps::<0b00_00_10_10>(r[2], r[3]); // z2 z2 x3 x3
     [
-        _mm_shuffle_ps::<0b10_00_10_00>(rxy, rzx), // x0 y0 z0 x1
-        _mm_shuffle_ps::<0b11_01_10_00>(ryz, rxy), // y1 z1 x2 y2
-        _mm_shuffle_ps::<0b11_01_11_01>(rzx, ryz), // z2 x3 y3 z3
+        _mm_blend_ps::<0b1000>(r[0], x1),            // x0 y0 z0 x1
+        _mm_shuffle_ps::<0b01_00_10_01>(r[1], r[2]), // y1 z1 x2 y2
+        _mm_shuffle_ps::<0b10_01_10_00>(z2x3, r[3]), // z2 x3 y3 z3
     ]
 }
 
-/// Rows 0-1 and row 2 of a matrix times (x, y, z, 1) of vertex v, lane sums still to do.
+/// The blended matrix `b` (columns 0-1, columns 2-3) applied to (x, y, z, 1) of vertex v: the
+/// position's coordinates scale whole columns, (c0|c1)(x|y) + (c2|c3)(z|1), and the two halves
+/// add to x, y, z and a lane to drop; no sums across lanes.
 ///
 /// # Safety
 /// `v + 1 < pos.len()` (reads x, y, z of vertex v and x of vertex v + 1).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn apply_256(r01: __m256, r2: __m128, pos: &[[f32; 3]], v: usize) -> (__m256, __m128) {
+unsafe fn apply_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
     // SAFETY: 4 floats from vertex v are in bounds since v + 1 < pos.len().
     let p = unsafe { _mm_loadu_ps(pos.as_ptr().add(v).cast()) };
-    let p = _mm_blend_ps::<0b1000>(p, _mm_set1_ps(1.0));
-    (_mm256_mul_ps(r01, _mm256_set_m128(p, p)), _mm_mul_ps(r2, p))
+    let p = _mm256_castps128_ps256(_mm_blend_ps::<0b1000>(p, _mm_set1_ps(1.0)));
+    let xy = _mm256_permutevar8x32_ps(p, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+    let z1 = _mm256_permutevar8x32_ps(p, _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3));
+    let t = _mm256_fmadd_ps(b[0], xy, _mm256_mul_ps(b[1], z1));
+    _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps::<1>(t))
 }
 
-/// The AVX2 skinning loop: blocks of 4 vertices; `rows` gives vertex v's rows 0-1 and row 2,
-/// `scalar` does one vertex on the checked path.
+/// Skins `range`, whose joint indices were checked, one vertex at a time with one 16-byte store
+/// each: the lane past z lands on the next vertex's x, which its own store writes next. Apart
+/// from the block loop, so that its registers hold only this loop's values.
+///
+/// # Safety
+/// `range.end < out.len()`, and `blend` may be called for every vertex of `range`.
+#[inline(never)]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn overlapping_run(
+    blend: &impl Fn(usize) -> [__m256; 2],
+    pos: &[[f32; 3]],
+    out: &mut [[f32; 3]],
+    range: std::ops::Range<usize>,
+) {
+    let d = out.as_mut_ptr().cast::<f32>();
+    for v in range {
+        // SAFETY: v + 1 < out.len() = pos.len(): apply_cols reads 4 floats from vertex v, and
+        // the store writes x, y, z of vertex v and x of vertex v + 1.
+        unsafe { _mm_storeu_ps(d.add(3 * v), apply_cols(blend(v), pos, v)) };
+    }
+}
+
+/// Vertices whose joint indices are checked at once; a multiple of 4.
+const BLOCK: usize = 8;
+
+/// The AVX2 skinning loop: blocks of 4 vertices, one at a time; `blend` gives vertex v's matrix
+/// as two registers of columns, `scalar` does one vertex on the checked path.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)] // the two kernels differ only in these arguments
 fn skin_blocks_256(
-    pal: &[AlignedMat4],
+    joints: usize,
     pos: &[[f32; 3]],
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
     first_only: bool,
     stream: bool,
-    rows: impl Fn(usize) -> (__m256, __m128),
+    blend: impl Fn(usize) -> [__m256; 2],
     scalar: impl Fn(usize) -> [f32; 3],
 ) {
     let n = out.len();
     assert!(pos.len() == n && jnt.len() == n);
-    let last = _mm256_set1_epi32(len_u32(pal).wrapping_sub(1) as i32);
+    let last = _mm256_set1_epi32(u32::try_from(joints).unwrap_or(u32::MAX).wrapping_sub(1) as i32);
     // Streaming stores need 16-byte aligned addresses: blocks start at the first aligned vertex.
     let head = if stream { head_to(out, 16, 4) } else { 0 };
     fill(out, 0..head, &scalar);
     let mut b = head;
-    // Leave at least one vertex after the block: apply_256 reads one float past its vertex.
-    while b + 4 < n && !pal.is_empty() {
-        // SAFETY: b + 4 <= n.
-        if !unsafe { indices_ok_256(jnt, b, last, first_only) } {
-            fill(out, b..b + 4, &scalar);
-            b += 4;
+    // Leave at least one vertex after the block: apply_cols reads one float past its vertex.
+    while b + BLOCK < n && joints > 0 {
+        // SAFETY: b + BLOCK <= n.
+        let ok = (b..b + BLOCK)
+            .step_by(4)
+            .all(|c| unsafe { indices_ok_256(jnt, c, last, first_only) });
+        if !ok {
+            fill(out, b..b + BLOCK, &scalar);
+            b += BLOCK;
             continue;
         }
-        // SAFETY: v + 1 < n for v < b + 4.
-        let q = |v: usize| {
-            let (r01, r2) = rows(v);
-            unsafe { apply_256(r01, r2, pos, v) }
-        };
-        let (q0, q1, q2, q3) = (q(b), q(b + 1), q(b + 2), q(b + 3));
-        let xy = hsum4_256(q0.0, q1.0, q2.0, q3.0);
-        let z = hsum4_128(q0.1, q1.1, q2.1, q3.1);
-        let o = interleave_128(
-            _mm256_castps256_ps128(xy),
-            _mm256_extractf128_ps::<1>(xy),
-            z,
-        );
-        // SAFETY: 12 floats of vertices b..b+4 lie in out; storeu needs no alignment, and when
-        // streaming out[b] is 16-byte aligned (out[head] is, and 4 vertices are 48 bytes).
-        unsafe {
-            let d = out.as_mut_ptr().add(b).cast::<f32>();
-            for (i, o) in o.into_iter().enumerate() {
-                if stream {
-                    _mm_stream_ps(d.add(4 * i), o);
-                } else {
-                    _mm_storeu_ps(d.add(4 * i), o);
+        // SAFETY: v + 1 < n for v < b + BLOCK.
+        let q = |v: usize| unsafe { apply_cols(blend(v), pos, v) };
+        let d = out.as_mut_ptr().cast::<f32>();
+        if stream {
+            for c in (b..b + BLOCK).step_by(4) {
+                let o = pack4_128([q(c), q(c + 1), q(c + 2), q(c + 3)]);
+                // SAFETY: 12 floats of vertices c..c+4 lie in out, and out[c] is 16-byte aligned
+                // (out[head] is, and 4 vertices are 48 bytes).
+                unsafe {
+                    for (i, o) in o.into_iter().enumerate() {
+                        _mm_stream_ps(d.add(3 * c + 4 * i), o);
+                    }
                 }
             }
+        } else {
+            // SAFETY: b + BLOCK < n.
+            unsafe { overlapping_run(&blend, pos, out, b..b + BLOCK) };
         }
-        b += 4;
+        b += BLOCK;
     }
     fill(out, b..n, &scalar);
     if stream {
@@ -137,10 +143,12 @@ fn skin_blocks_256(
     }
 }
 
-/// The AVX2 4-influence kernel. Needs AVX2 and FMA; the slices have equal lengths.
+/// The AVX2 4-influence kernel on the column palette `cols` (`pal`, its rows, for the checked
+/// path). Needs AVX2 and FMA; the slices have equal lengths, and so do the two palettes.
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn skin_avx2(
     pal: &[AlignedMat4],
+    cols: &[AlignedCols],
     pos: &[[f32; 3]],
     jnt: &[[u32; 4]],
     wts: &[[f32; 4]],
@@ -148,46 +156,54 @@ pub(super) fn skin_avx2(
     stream: bool,
 ) {
     assert_eq!(wts.len(), out.len());
-    let base = pal.as_ptr().cast::<f32>();
-    let rows = |v: usize| {
+    assert_eq!(pal.len(), cols.len());
+    let base = cols.as_ptr().cast::<f32>();
+    let blend = |v: usize| {
         // SAFETY: called only for v < n in a block whose indices indices_ok_256 checked, so
-        // base + 16 j is one 64-byte aligned AlignedMat4 (an aligned 32- and 16-byte load).
+        // base + 16 j is one 64-byte aligned AlignedCols (two aligned 32-byte loads).
         unsafe {
             let (j, w) = (jnt.get_unchecked(v), wts.get_unchecked(v));
-            let m = |k: usize| base.add(16 * j[k] as usize);
-            let wk = |k: usize| _mm256_set1_ps(w[k]);
-            let mut r01 = _mm256_mul_ps(_mm256_load_ps(m(0)), wk(0));
-            let mut r2 = _mm_mul_ps(_mm_load_ps(m(0).add(8)), _mm256_castps256_ps128(wk(0)));
+            let m = |k: usize| base.add(16 * *j.get_unchecked(k) as usize);
+            let wk = |k: usize| _mm256_broadcast_ss(w.get_unchecked(k));
+            let w0 = wk(0);
+            let mut b = [
+                _mm256_mul_ps(_mm256_load_ps(m(0)), w0),
+                _mm256_mul_ps(_mm256_load_ps(m(0).add(8)), w0),
+            ];
             for k in 1..4 {
-                r01 = _mm256_fmadd_ps(_mm256_load_ps(m(k)), wk(k), r01);
-                r2 = _mm_fmadd_ps(_mm_load_ps(m(k).add(8)), _mm256_castps256_ps128(wk(k)), r2);
+                let w = wk(k);
+                b[0] = _mm256_fmadd_ps(_mm256_load_ps(m(k)), w, b[0]);
+                b[1] = _mm256_fmadd_ps(_mm256_load_ps(m(k).add(8)), w, b[1]);
             }
-            (r01, r2)
+            b
         }
     };
-    skin_blocks_256(pal, pos, jnt, out, false, stream, rows, |v| {
+    skin_blocks_256(cols.len(), pos, jnt, out, false, stream, blend, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
 
-/// The AVX2 1-influence kernel. Needs AVX2 and FMA; the slices have equal lengths.
+/// The AVX2 1-influence kernel on the column palette (`pal`, its rows, for the checked path).
+/// Needs AVX2 and FMA; the slices have equal lengths, and so do the two palettes.
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn skin1_avx2(
     pal: &[AlignedMat4],
+    cols: &[AlignedCols],
     pos: &[[f32; 3]],
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
     stream: bool,
 ) {
-    let base = pal.as_ptr().cast::<f32>();
-    let rows = |v: usize| {
+    assert_eq!(pal.len(), cols.len());
+    let base = cols.as_ptr().cast::<f32>();
+    let blend = |v: usize| {
         // SAFETY: called only for v < n in a block whose first indices indices_ok_256 checked.
         unsafe {
             let m = base.add(16 * jnt.get_unchecked(v)[0] as usize);
-            (_mm256_load_ps(m), _mm_load_ps(m.add(8)))
+            [_mm256_load_ps(m), _mm256_load_ps(m.add(8))]
         }
     };
-    skin_blocks_256(pal, pos, jnt, out, true, stream, rows, |v| {
+    skin_blocks_256(cols.len(), pos, jnt, out, true, stream, blend, |v| {
         skin1_vertex(pal, &pos[v], jnt[v][0])
     });
 }

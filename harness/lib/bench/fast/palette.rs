@@ -149,6 +149,7 @@ impl PaletteBuilder {
             },
             _ => self.build_portable(locals, mats),
         };
+        out.sync_cols();
     }
 
     /// The portable build, with glam; returns whether every entry is finite.
