@@ -6,7 +6,7 @@ use std::arch::x86_64::*;
 use glam::Mat4;
 
 use super::portable::{fill, skin1_vertex, skin_vertex};
-use super::{head_to, AlignedCols, AlignedMat4};
+use super::{head_to, len_u32, AlignedCols, AlignedMat4};
 
 /// Whether the joint indices of the 4 vertices from `jnt[b]` (only the first of each when
 /// `first_only`) are all at most `last` (= len - 1).
@@ -59,38 +59,17 @@ unsafe fn apply_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
     _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps::<1>(t))
 }
 
-/// Skins `range`, whose joint indices were checked, one vertex at a time with one 16-byte store
-/// each: the lane past z lands on the next vertex's x, which its own store writes next. Apart
-/// from the block loop, so that its registers hold only this loop's values.
-///
-/// # Safety
-/// `range.end < out.len()`, and `blend` may be called for every vertex of `range`.
-#[inline(never)]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn overlapping_run(
-    blend: &impl Fn(usize) -> [__m256; 2],
-    pos: &[[f32; 3]],
-    out: &mut [[f32; 3]],
-    range: std::ops::Range<usize>,
-) {
-    let d = out.as_mut_ptr().cast::<f32>();
-    for v in range {
-        // SAFETY: v + 1 < out.len() = pos.len(): apply_cols reads 4 floats from vertex v, and
-        // the store writes x, y, z of vertex v and x of vertex v + 1.
-        unsafe { _mm_storeu_ps(d.add(3 * v), apply_cols(blend(v), pos, v)) };
-    }
-}
-
 /// Vertices whose joint indices are checked at once; a multiple of 4.
 const BLOCK: usize = 8;
 
-/// The AVX2 skinning loop: blocks of 4 vertices, one at a time; `blend` gives vertex v's matrix
-/// as two registers of columns, `scalar` does one vertex on the checked path.
+/// The AVX2 skinning loop: blocks of `BLOCK` vertices whose indices are checked together, then
+/// skinned one at a time; `blend` gives vertex v's matrix as two registers of columns, `scalar`
+/// does one vertex on the checked path.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)] // the two kernels differ only in these arguments
 fn skin_blocks_256(
-    joints: usize,
+    pal: &[AlignedMat4],
     pos: &[[f32; 3]],
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
@@ -101,13 +80,13 @@ fn skin_blocks_256(
 ) {
     let n = out.len();
     assert!(pos.len() == n && jnt.len() == n);
-    let last = _mm256_set1_epi32(u32::try_from(joints).unwrap_or(u32::MAX).wrapping_sub(1) as i32);
+    let last = _mm256_set1_epi32(len_u32(pal).wrapping_sub(1) as i32);
     // Streaming stores need 16-byte aligned addresses: blocks start at the first aligned vertex.
     let head = if stream { head_to(out, 16, 4) } else { 0 };
     fill(out, 0..head, &scalar);
     let mut b = head;
     // Leave at least one vertex after the block: apply_cols reads one float past its vertex.
-    while b + BLOCK < n && joints > 0 {
+    while b + BLOCK < n && !pal.is_empty() {
         // SAFETY: b + BLOCK <= n.
         let ok = (b..b + BLOCK)
             .step_by(4)
@@ -132,8 +111,11 @@ fn skin_blocks_256(
                 }
             }
         } else {
-            // SAFETY: b + BLOCK < n.
-            unsafe { overlapping_run(&blend, pos, out, b..b + BLOCK) };
+            for v in b..b + BLOCK {
+                // SAFETY: x, y, z of vertex v and x of vertex v + 1 (v + 1 < n) lie in out; the
+                // lane past z lands on the next vertex's x, which its own store writes next.
+                unsafe { _mm_storeu_ps(d.add(3 * v), q(v)) };
+            }
         }
         b += BLOCK;
     }
@@ -178,7 +160,7 @@ pub(super) fn skin_avx2(
             b
         }
     };
-    skin_blocks_256(cols.len(), pos, jnt, out, false, stream, blend, |v| {
+    skin_blocks_256(pal, pos, jnt, out, false, stream, blend, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
@@ -203,7 +185,7 @@ pub(super) fn skin1_avx2(
             [_mm256_load_ps(m), _mm256_load_ps(m.add(8))]
         }
     };
-    skin_blocks_256(cols.len(), pos, jnt, out, true, stream, blend, |v| {
+    skin_blocks_256(pal, pos, jnt, out, true, stream, blend, |v| {
         skin1_vertex(pal, &pos[v], jnt[v][0])
     });
 }

@@ -130,7 +130,7 @@ impl AlignedPalette {
     /// Sets joint `j`'s matrix.
     pub fn set(&mut self, j: usize, m: &Mat4) {
         self.mats[j] = AlignedMat4::from(*m);
-        self.cols[j] = AlignedCols(m.to_cols_array());
+        self.cols[j] = AlignedCols::from(&self.mats[j]);
         self.finite = if m.is_finite() {
             self.finite || self.mats.iter().all(|a| a.0.iter().all(|v| v.is_finite()))
         } else {
