@@ -58,7 +58,7 @@ pub struct CpuRow {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct CpuBench {
     pub mode: Mode,
-    /// /proc/cpuinfo's model name, or "unknown CPU".
+    /// /proc/cpuinfo's model name with its family, model and stepping, or "unknown CPU".
     pub cpu: String,
     /// The SIMD kernel the fast rows ran (`fast::Isa::best`).
     pub isa: String,
@@ -116,6 +116,7 @@ pub(super) const STATIC: &str = "static transform";
 pub(super) const SKIN1: &str = "skinning, 1 influence";
 pub(super) const SKIN4: &str = "skinning, 4 influences";
 pub(super) const ORACLE: &str = "reference oracle, 4 influences";
+pub(super) const MOVES4: &str = "skinning, 4 influences, loads and stores alone (context)";
 
 const CHAIN_JOINTS: usize = 64;
 
@@ -204,6 +205,16 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
                 fast::skin_mesh(&aligned, black_box(&mesh), &mut out, threads);
                 black_box(&mut out);
             }
+            Job::Moves => {
+                fast::skin4_moves(
+                    &aligned,
+                    black_box(&mesh.positions),
+                    &mesh.joints,
+                    &mesh.weights,
+                    &mut out,
+                );
+                black_box(&mut out);
+            }
             Job::Kernel(k) => {
                 fast::skin_with(
                     k,
@@ -268,6 +279,10 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
 fn tier_jobs(plan: &Plan, n: usize, largest: bool, isa: Isa, simd: &[Isa]) -> Vec<Job> {
     let mut rows = vec![Job::Copy(24), Job::Copy(48), Job::Static, Job::Skin1];
     rows.push(Job::Skin4(1));
+    // The AVX2 kernel's data movement alone shows how much of the row its loads take.
+    if isa == Isa::Avx2Fma {
+        rows.push(Job::Moves);
+    }
     // fast::skin runs small meshes on one thread whatever it is asked: no 2-thread row there.
     if n >= 2 * fast::MIN_VERTICES_PER_THREAD {
         rows.push(Job::Skin4(2));
@@ -391,6 +406,8 @@ enum Job {
     Skin4(usize),
     /// 4-influence skinning with this kernel, one thread.
     Kernel(Isa),
+    /// The AVX2 4-influence kernel's loads and stores alone, one thread: context only.
+    Moves,
     /// The memory bound of the rows with this traffic, kernel family and threads.
     Stream(StreamJob),
     Oracle,
@@ -412,6 +429,7 @@ impl Job {
             Job::Skin1 => SKIN1.into(),
             Job::Skin4(_) => SKIN4.into(),
             Job::Kernel(k) => format!("{SKIN4}, {} kernel", k.name()),
+            Job::Moves => MOVES4.into(),
             Job::Stream(b) => {
                 let (read, written) = fast::traffic(b.wide);
                 format!(

@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::cpu::{memory_bound_tier, CpuBench, CpuRow, SKIN4, STATIC, STEADY_VERTICES, TIERS};
+use super::cpu::{
+    memory_bound_tier, CpuBench, CpuRow, MOVES4, SKIN4, STATIC, STEADY_VERTICES, TIERS,
+};
 use super::fast;
 use super::palette_build::PaletteRow;
 
@@ -36,7 +38,8 @@ fn count(n: usize) -> String {
     }
 }
 
-/// Cycles per vertex of the one-thread 4-influence and static rows at the run's clock, if measured.
+/// Cycles per vertex of the one-thread 4-influence rows (the kernel, and its loads and stores
+/// alone) and the static rows at the run's clock, if measured.
 fn cycles_line(cpu: &CpuBench) -> Option<String> {
     let ghz = cpu.clock_ghz?;
     let tier = |name: &str| {
@@ -56,7 +59,10 @@ fn cycles_line(cpu: &CpuBench) -> Option<String> {
             .collect();
         (!per.is_empty()).then(|| format!("{name}, one thread: {}", per.join(", ")))
     };
-    let tiers: Vec<String> = [SKIN4, STATIC].into_iter().filter_map(tier).collect();
+    let tiers: Vec<String> = [SKIN4, MOVES4, STATIC]
+        .into_iter()
+        .filter_map(tier)
+        .collect();
     (!tiers.is_empty()).then(|| {
         format!(
             "Cycles per vertex (median, min) at the run's core clock, {ghz:.2} GHz (the fastest timing \
@@ -158,7 +164,11 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
         "CPU: {}; {} hardware threads available; rows run on {} thread(s) as the threads column says \
          (2 threads only from {} vertices: below that the fast path keeps one thread); fast kernel: {}. \
          The rows of a tier are sampled in turn (one sample of each row, then the next), so the ratios compare like with like. \
-         The memcpy rows (N bytes read and N written per vertex) are context only, no row's bound.\n",
+         The memcpy rows (N bytes read and N written per vertex) are context only, no row's bound. \
+         So is \"{MOVES4}\" (AVX2 only): the 4-influence loop with every index check, load and store \
+         it makes (per vertex 4 joint indices, 4 weight broadcasts, 8 palette registers, the position) \
+         and xor in place of its arithmetic, which shows how much of the row's time moving its data \
+         through the core takes, whatever the bounds allow.\n",
         cpu.cpu,
         cpu.available_threads,
         threads.join(" or "),

@@ -93,23 +93,61 @@ pub(crate) fn bent_chain(joints: usize, segment: f64) -> (Skeleton, Pose) {
     (skeleton, pose)
 }
 
-/// The CPU's model name from /proc/cpuinfo, or "unknown CPU".
+/// The CPU's model name from /proc/cpuinfo with its family, model and stepping, or "unknown CPU".
 pub fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown CPU".to_string())
+        .map_or_else(|_| cpu_model_from(""), |s| cpu_model_from(&s))
+}
+
+/// The first processor's model name in `cpuinfo`, then its family, model and stepping: a virtual
+/// machine often names only the brand ("AMD EPYC"), and the three numbers still tell one core
+/// generation from another (family 23 model 49 is a Zen 2 EPYC, family 25 model 1 a Zen 3).
+fn cpu_model_from(cpuinfo: &str) -> String {
+    let field = |key: &str| {
+        cpuinfo
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim() == key)
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let name = field("model name").unwrap_or_else(|| "unknown CPU".to_string());
+    let ids: Vec<String> = [
+        ("family", "cpu family"),
+        ("model", "model"),
+        ("stepping", "stepping"),
+    ]
+    .into_iter()
+    .filter_map(|(label, key)| Some(format!("{label} {}", field(key)?)))
+    .collect();
+    if ids.is_empty() {
+        name
+    } else {
+        format!("{name} ({})", ids.join(", "))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cpu_is_named_with_its_family_model_and_stepping() {
+        let info = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 49\n\
+                    model name\t: AMD EPYC\nstepping\t: 0\n\nprocessor\t: 1\nmodel\t\t: 7\n";
+        assert_eq!(
+            cpu_model_from(info),
+            "AMD EPYC (family 23, model 49, stepping 0)"
+        );
+        // Only the first processor counts; missing numbers are left out; no name at all is said.
+        assert_eq!(
+            cpu_model_from("model name : Neoverse\n\nmodel : 7\n"),
+            "Neoverse"
+        );
+        assert_eq!(cpu_model_from(""), "unknown CPU");
+        assert_eq!(cpu_model_from("cpu family : 6\n"), "unknown CPU (family 6)");
+    }
 
     #[test]
     fn mode_parses_the_allowed_values_and_defaults_to_quick() {

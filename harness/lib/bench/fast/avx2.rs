@@ -63,11 +63,11 @@ unsafe fn apply_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
 const BLOCK: usize = 8;
 
 /// The AVX2 skinning loop: blocks of `BLOCK` vertices whose indices are checked together, then
-/// skinned one at a time; `blend` gives vertex v's matrix as two registers of columns, `scalar`
-/// does one vertex on the checked path.
+/// skinned one at a time; `vertex` gives vertex v's output (x, y, z and a lane to drop; called
+/// only for v + 1 < n in a checked block), `scalar` does one vertex on the checked path.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)] // the two kernels differ only in these arguments
+#[allow(clippy::too_many_arguments)] // the kernels differ only in these arguments
 fn skin_blocks_256(
     pal: &[AlignedMat4],
     pos: &[[f32; 3]],
@@ -75,7 +75,7 @@ fn skin_blocks_256(
     out: &mut [[f32; 3]],
     first_only: bool,
     stream: bool,
-    blend: impl Fn(usize) -> [__m256; 2],
+    vertex: impl Fn(usize) -> __m128,
     scalar: impl Fn(usize) -> [f32; 3],
 ) {
     let n = out.len();
@@ -96,8 +96,7 @@ fn skin_blocks_256(
             b += BLOCK;
             continue;
         }
-        // SAFETY: v + 1 < n for v < b + BLOCK.
-        let q = |v: usize| unsafe { apply_cols(blend(v), pos, v) };
+        let q = &vertex;
         let d = out.as_mut_ptr().cast::<f32>();
         if stream {
             for c in (b..b + BLOCK).step_by(4) {
@@ -160,7 +159,9 @@ pub(super) fn skin_avx2(
             b
         }
     };
-    skin_blocks_256(pal, pos, jnt, out, false, stream, blend, |v| {
+    // SAFETY: skin_blocks_256 asks only for v + 1 < n, as apply_cols needs.
+    let vertex = |v: usize| unsafe { apply_cols(blend(v), pos, v) };
+    skin_blocks_256(pal, pos, jnt, out, false, stream, vertex, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
@@ -185,8 +186,52 @@ pub(super) fn skin1_avx2(
             [_mm256_load_ps(m), _mm256_load_ps(m.add(8))]
         }
     };
-    skin_blocks_256(pal, pos, jnt, out, true, stream, blend, |v| {
+    // SAFETY: skin_blocks_256 asks only for v + 1 < n, as apply_cols needs.
+    let vertex = |v: usize| unsafe { apply_cols(blend(v), pos, v) };
+    skin_blocks_256(pal, pos, jnt, out, true, stream, vertex, |v| {
         skin1_vertex(pal, &pos[v], jnt[v][0])
+    });
+}
+
+/// The 4-influence kernel's data movement alone: its block loop, index checks, loads (4 indices,
+/// 4 weight broadcasts, 8 palette registers, the position) and stores, with xor in place of every
+/// multiply, FMA and shuffle but the one that folds 256 bits to 128. What the core needs to move
+/// the kernel's data, whatever its arithmetic costs. Vertex v's x, y, z are the xor of its
+/// position's, its weights' and, for each influence k with columns c = cols[j_k], c[i] ^ c[4 + i]
+/// ^ c[8 + i] ^ c[12 + i] (the scalar path's head and tail vertices are skinned). Needs AVX2; the
+/// slices have equal lengths, and so do the two palettes.
+#[target_feature(enable = "avx2,fma")]
+pub(super) fn moves_avx2(
+    pal: &[AlignedMat4],
+    cols: &[AlignedCols],
+    pos: &[[f32; 3]],
+    jnt: &[[u32; 4]],
+    wts: &[[f32; 4]],
+    out: &mut [[f32; 3]],
+    stream: bool,
+) {
+    assert_eq!(wts.len(), out.len());
+    assert_eq!(pal.len(), cols.len());
+    let base = cols.as_ptr().cast::<f32>();
+    let x = _mm256_xor_ps;
+    let vertex = |v: usize| {
+        // SAFETY: as skin_avx2's blend and apply_cols: v + 1 < n in a block whose indices
+        // indices_ok_256 checked, so each palette load is one aligned half of an AlignedCols and
+        // the 16-byte position load ends within pos.
+        unsafe {
+            let (j, w) = (jnt.get_unchecked(v), wts.get_unchecked(v));
+            let m = |k: usize| base.add(16 * *j.get_unchecked(k) as usize);
+            let wk = |k: usize| _mm256_broadcast_ss(w.get_unchecked(k));
+            let half = |k: usize| x(_mm256_load_ps(m(k)), _mm256_load_ps(m(k).add(8)));
+            let b = x(x(half(0), half(1)), x(half(2), half(3)));
+            let w = x(x(wk(0), wk(1)), x(wk(2), wk(3)));
+            let p = _mm_loadu_ps(pos.as_ptr().add(v).cast());
+            let b = _mm_xor_ps(_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b));
+            _mm_xor_ps(_mm_xor_ps(p, _mm256_castps256_ps128(w)), b)
+        }
+    };
+    skin_blocks_256(pal, pos, jnt, out, false, stream, vertex, |v| {
+        skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
 

@@ -333,6 +333,43 @@ pub fn skin_with(
     });
 }
 
+/// The AVX2 4-influence kernel's loads and stores alone, on one thread: [`skin_with`]'s AVX2 loop
+/// (the same index checks, loads of indices, weights, palette and position, and stores) with xor in
+/// place of its arithmetic; how long moving the kernel's data through the core takes, as context
+/// for its bounds. The output is garbage. Panics without AVX2 and FMA, or on unequal lengths.
+pub fn skin4_moves(
+    palette: &AlignedPalette,
+    positions: &[[f32; 3]],
+    joints: &[[u32; 4]],
+    weights: &[[f32; 4]],
+    out: &mut [[f32; 3]],
+) {
+    check_isa(Isa::Avx2Fma);
+    let n = out.len();
+    assert!(
+        positions.len() == n && joints.len() == n && weights.len() == n,
+        "fast::skin4_moves: {n} outputs but {} positions, {} joints, {} weights",
+        positions.len(),
+        joints.len(),
+        weights.len()
+    );
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+    unsafe {
+        avx2::moves_avx2(
+            palette.as_slice(),
+            palette.cols(),
+            positions,
+            joints,
+            weights,
+            out,
+            streams(Isa::Avx2Fma, n),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (palette, out); // check_isa has panicked
+}
+
 /// 1-influence skinning with the best kernel: `out[i] = (skin[joints[i][0]] * (p_i, 1)).xyz`
 /// (the other joints and the weights are not read). Panics on an index outside the palette.
 pub fn skin1(
