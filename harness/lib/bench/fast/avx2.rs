@@ -63,19 +63,20 @@ unsafe fn apply_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
 const BLOCK: usize = 8;
 
 /// The AVX2 skinning loop: blocks of `BLOCK` vertices whose indices are checked together, then
-/// skinned one at a time; `vertex` gives vertex v's output (x, y, z and a lane to drop; called
-/// only for v + 1 < n in a checked block), `scalar` does one vertex on the checked path.
+/// skinned one at a time; `blend` gives vertex v's matrix as two registers of columns, `scalar`
+/// does one vertex on the checked path. `MOVES`: xor in place of the position's transform (see
+/// [`moves_avx2`]).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)] // the kernels differ only in these arguments
-fn skin_blocks_256(
+fn skin_blocks_256<const MOVES: bool>(
     pal: &[AlignedMat4],
     pos: &[[f32; 3]],
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
     first_only: bool,
     stream: bool,
-    vertex: impl Fn(usize) -> __m128,
+    blend: impl Fn(usize) -> [__m256; 2],
     scalar: impl Fn(usize) -> [f32; 3],
 ) {
     let n = out.len();
@@ -96,7 +97,14 @@ fn skin_blocks_256(
             b += BLOCK;
             continue;
         }
-        let q = &vertex;
+        // SAFETY: v + 1 < n for v < b + BLOCK.
+        let q = |v: usize| unsafe {
+            if MOVES {
+                xor_cols(blend(v), pos, v)
+            } else {
+                apply_cols(blend(v), pos, v)
+            }
+        };
         let d = out.as_mut_ptr().cast::<f32>();
         if stream {
             for c in (b..b + BLOCK).step_by(4) {
@@ -159,9 +167,7 @@ pub(super) fn skin_avx2(
             b
         }
     };
-    // SAFETY: skin_blocks_256 asks only for v + 1 < n, as apply_cols needs.
-    let vertex = |v: usize| unsafe { apply_cols(blend(v), pos, v) };
-    skin_blocks_256(pal, pos, jnt, out, false, stream, vertex, |v| {
+    skin_blocks_256::<false>(pal, pos, jnt, out, false, stream, blend, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
@@ -186,11 +192,26 @@ pub(super) fn skin1_avx2(
             [_mm256_load_ps(m), _mm256_load_ps(m.add(8))]
         }
     };
-    // SAFETY: skin_blocks_256 asks only for v + 1 < n, as apply_cols needs.
-    let vertex = |v: usize| unsafe { apply_cols(blend(v), pos, v) };
-    skin_blocks_256(pal, pos, jnt, out, true, stream, vertex, |v| {
+    skin_blocks_256::<false>(pal, pos, jnt, out, true, stream, blend, |v| {
         skin1_vertex(pal, &pos[v], jnt[v][0])
     });
+}
+
+/// [`apply_cols`]'s loads with xor for its arithmetic: the position's x, y, z xor the two halves of
+/// `b` (one fold of 256 bits to 128, the one shuffle left).
+///
+/// # Safety
+/// `v + 1 < pos.len()`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn xor_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
+    // SAFETY: 4 floats from vertex v are in bounds since v + 1 < pos.len().
+    let p = unsafe { _mm_loadu_ps(pos.as_ptr().add(v).cast()) };
+    let b = _mm256_xor_ps(b[0], b[1]);
+    _mm_xor_ps(
+        p,
+        _mm_xor_ps(_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b)),
+    )
 }
 
 /// The 4-influence kernel's data movement alone: its block loop, index checks, loads (4 indices,
@@ -214,23 +235,20 @@ pub(super) fn moves_avx2(
     assert_eq!(pal.len(), cols.len());
     let base = cols.as_ptr().cast::<f32>();
     let x = _mm256_xor_ps;
-    let vertex = |v: usize| {
-        // SAFETY: as skin_avx2's blend and apply_cols: v + 1 < n in a block whose indices
-        // indices_ok_256 checked, so each palette load is one aligned half of an AlignedCols and
-        // the 16-byte position load ends within pos.
+    let blend = |v: usize| {
+        // SAFETY: as skin_avx2's blend: v < n in a block whose indices indices_ok_256 checked.
         unsafe {
             let (j, w) = (jnt.get_unchecked(v), wts.get_unchecked(v));
             let m = |k: usize| base.add(16 * *j.get_unchecked(k) as usize);
             let wk = |k: usize| _mm256_broadcast_ss(w.get_unchecked(k));
             let half = |k: usize| x(_mm256_load_ps(m(k)), _mm256_load_ps(m(k).add(8)));
-            let b = x(x(half(0), half(1)), x(half(2), half(3)));
+            // The weights once, in the low half only: the fold of the halves would cancel them.
             let w = x(x(wk(0), wk(1)), x(wk(2), wk(3)));
-            let p = _mm_loadu_ps(pos.as_ptr().add(v).cast());
-            let b = _mm_xor_ps(_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b));
-            _mm_xor_ps(_mm_xor_ps(p, _mm256_castps256_ps128(w)), b)
+            let w = _mm256_zextps128_ps256(_mm256_castps256_ps128(w));
+            [x(half(0), half(1)), x(x(half(2), half(3)), w)]
         }
     };
-    skin_blocks_256(pal, pos, jnt, out, false, stream, vertex, |v| {
+    skin_blocks_256::<true>(pal, pos, jnt, out, false, stream, blend, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }

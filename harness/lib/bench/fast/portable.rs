@@ -62,8 +62,12 @@ pub(super) fn transform(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]]) {
     }
 }
 
-/// `out[v] = f(v)` for v in `range` (the scalar path of the SIMD loops).
+/// `out[v] = f(v)` for v in `range` (the scalar path of the SIMD loops: their head, tail and
+/// blocks with an index to check). Cold and never inlined, so that it takes no registers from the
+/// SIMD loop around it.
 #[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
 pub(super) fn fill(
     out: &mut [[f32; 3]],
     range: std::ops::Range<usize>,
