@@ -218,9 +218,9 @@ unsafe fn xor_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
 /// 4 weight broadcasts, 8 palette registers, the position) and stores, with xor in place of every
 /// multiply, FMA and shuffle but the one that folds 256 bits to 128. What the core needs to move
 /// the kernel's data, whatever its arithmetic costs. Vertex v's x, y, z are the xor of its
-/// position's, its weights' and, for each influence k with columns c = cols[j_k], c[i] ^ c[4 + i]
-/// ^ c[8 + i] ^ c[12 + i] (the scalar path's head and tail vertices are skinned). Needs AVX2; the
-/// slices have equal lengths, and so do the two palettes.
+/// position's, its weights' and, for each influence k with columns `c = cols[j_k]`,
+/// `c[i] ^ c[4 + i] ^ c[8 + i] ^ c[12 + i]` (the scalar path's head and tail vertices are
+/// skinned). Needs AVX2; the slices have equal lengths, and so do the two palettes.
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn moves_avx2(
     pal: &[AlignedMat4],
