@@ -112,7 +112,8 @@ fn bounds_line(cpu: &CpuBench) -> String {
     }
     format!(
         "Bounds: memory = a streaming loop moving exactly the row's bytes per vertex (its own input and \
-         output slices, so the same alignment; the same kernel family, stores and threads), sampled in \
+         output slices, so the same alignment; the same kernel family and threads; streaming stores above \
+         8 MB of output), sampled in \
          turn with the row; arithmetic = the row's flops per vertex, counted from its kernel ({}), at one \
          core's FMA peak per thread (independent FMAs, fastest sample: {}). vs bound = the median over \
          the sampling rounds of the row's time over the larger bound's in the same round (binds names it: \

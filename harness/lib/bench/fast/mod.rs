@@ -5,7 +5,8 @@
 //! 64-byte aligned matrices ([`AlignedPalette`]) so one matrix is one cache line and one aligned
 //! AVX-512 load (stored by rows, see [`AlignedMat4`]). The kernel is chosen at run time
 //! ([`Isa::best`]); large meshes can be split over `threads` scoped threads, each writing its own
-//! chunks of the caller's output slice; outputs over 8 MB are written with streaming stores.
+//! chunks of the caller's output slice; outputs over 8 MB are written with streaming stores (but by
+//! the AVX2 4-influence kernel, see `streams`).
 //!
 //! Semantics kept from the oracle: a zero weight contributes nothing, even for a non-finite matrix
 //! (a palette with a non-finite entry takes the portable path, which skips zero weights), and a
@@ -230,7 +231,13 @@ impl Isa {
 /// each output line before writing it.
 const STREAM_BYTES: usize = 8 << 20;
 
-/// Whether a call of `isa`'s kernels with `n` outputs writes them with streaming stores.
+/// Whether a call of `isa`'s kernels with `n` outputs writes them with streaming stores, and so
+/// does the memory bound's loop at every size. One exception: the AVX2 4-influence kernel stores
+/// plainly at every size. At 2M vertices on a Zen 2 core, alternated in one process, it took 7.7 ms
+/// with plain stores against 8.3 ms with 16-byte streaming stores (7.9-8.1 ms with 32-byte ones);
+/// its 10 or so cycles a vertex leave the memory room for the write-allocate reads. The
+/// 1-influence kernel is the other way round (5.4 ms streaming, 5.6 ms plain), and so is the bound
+/// loop (4.9 against 5.1 ms), which keeps its streaming stores, the faster and so stricter bound.
 fn streams(isa: Isa, n: usize) -> bool {
     isa != Isa::Portable && n * 12 > STREAM_BYTES
 }
@@ -315,7 +322,7 @@ pub fn skin_with(
         Isa::Portable
     };
     let (pal, cols) = (palette.as_slice(), palette.cols());
-    let stream = streams(isa, n);
+    let stream = streams(isa, n) && isa != Isa::Avx2Fma;
     par_chunks(out, threads, |r, out| {
         let (p, j, w) = (&positions[r.clone()], &joints[r.clone()], &weights[r]);
         match isa {
@@ -363,7 +370,7 @@ pub fn skin4_moves(
             joints,
             weights,
             out,
-            streams(Isa::Avx2Fma, n),
+            false, // as skin_with's AVX2 kernel
         );
     }
     #[cfg(not(target_arch = "x86_64"))]

@@ -1,5 +1,6 @@
 //! The memory bound of the kernels: a loop that moves exactly a kernel's traffic (its own input
-//! and output slices, so the same alignment) with the same SIMD width, stores and thread split.
+//! and output slices, so the same alignment) with the same SIMD width and thread split, and with
+//! streaming stores where the kernels' outputs would be (over 8 MB), the faster way to write them.
 //!
 //! Each vertex's input bytes are combined by xor into its output bytes: a few bitwise operations
 //! per 32 or 64 bytes, so the loop runs as fast as the memory lets it, and every byte loaded is
@@ -22,8 +23,8 @@ pub fn traffic(wide: usize) -> (usize, usize) {
 }
 
 /// Reads `positions` and every `wide` stream and writes `out` as a kernel of `isa` with this
-/// traffic would (its loads, its streaming decision, its `threads`); panics on unequal lengths
-/// or more than two wide streams.
+/// traffic would (its loads, its `threads`; streaming stores over 8 MB of output, as `streams`
+/// says); panics on unequal lengths or more than two wide streams.
 pub fn stream_with(
     isa: Isa,
     positions: &[[f32; 3]],
@@ -77,7 +78,7 @@ fn xor_vertices(
 }
 
 /// The AVX2 loop: 8 vertices a step, unaligned 256-bit loads and stores (the AVX2 kernels' own),
-/// streaming stores when the kernels stream, from the first 32-byte aligned output vertex.
+/// streaming stores over 8 MB of output, from the first 32-byte aligned output vertex.
 ///
 /// # Safety
 /// The CPU has AVX2; every slice is `out.len()` long.
