@@ -59,12 +59,37 @@ unsafe fn apply_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
     _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps::<1>(t))
 }
 
+/// Prefetches the inputs of the `BLOCK` vertices from `v` into the cache: their positions, joints
+/// and weights (none when `wts` is empty). Two lines a stream: a block's 96 or 128 bytes, and the
+/// next block's pair starts at most a line further, so every line of each stream is fetched.
+///
+/// # Safety
+/// `v + BLOCK <= pos.len()` and `jnt.len()`, and `wts.len()` unless `wts` is empty.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn prefetch_block(pos: &[[f32; 3]], jnt: &[[u32; 4]], wts: &[[f32; 4]], v: usize) {
+    // SAFETY: as the caller guarantees, each pointer and the one 64 bytes on lie within their
+    // slice (a block is at least 96 bytes of each stream); a prefetch never faults.
+    unsafe {
+        let two = |p: *const i8| {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.add(64));
+        };
+        two(pos.as_ptr().add(v).cast());
+        two(jnt.as_ptr().add(v).cast());
+        if !wts.is_empty() {
+            two(wts.as_ptr().add(v).cast());
+        }
+    }
+}
+
 /// Vertices whose joint indices are checked at once; a multiple of 4.
 const BLOCK: usize = 8;
 
 /// The AVX2 skinning loop: blocks of `BLOCK` vertices whose indices are checked together, then
 /// skinned one at a time; `blend` gives vertex v's matrix as two registers of columns, `scalar`
-/// does one vertex on the checked path. `MOVES`: xor in place of the position's transform (see
+/// does one vertex on the checked path. `ahead`: prefetch positions, joints and these weights (if
+/// any) [`PREFETCH_VERTICES`] ahead. `MOVES`: xor in place of the position's transform (see
 /// [`moves_avx2`]).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -76,11 +101,13 @@ fn skin_blocks_256<const MOVES: bool>(
     out: &mut [[f32; 3]],
     first_only: bool,
     stream: bool,
+    ahead: Option<&[[f32; 4]]>,
     blend: impl Fn(usize) -> [__m256; 2],
     scalar: impl Fn(usize) -> [f32; 3],
 ) {
     let n = out.len();
     assert!(pos.len() == n && jnt.len() == n);
+    assert!(ahead.is_none_or(|w| w.is_empty() || w.len() == n));
     let last = _mm256_set1_epi32(len_u32(pal).wrapping_sub(1) as i32);
     // Streaming stores need 16-byte aligned addresses: blocks start at the first aligned vertex.
     let head = if stream { head_to(out, 16, 4) } else { 0 };
@@ -96,6 +123,12 @@ fn skin_blocks_256<const MOVES: bool>(
             fill(out, b..b + BLOCK, &scalar);
             b += BLOCK;
             continue;
+        }
+        if let Some(wts) = ahead {
+            if b + PREFETCH_VERTICES + BLOCK <= n {
+                // SAFETY: vertices b + PREFETCH_VERTICES.. + BLOCK lie in pos, jnt and wts.
+                unsafe { prefetch_block(pos, jnt, wts, b + PREFETCH_VERTICES) };
+            }
         }
         // SAFETY: v + 1 < n for v < b + BLOCK.
         let q = |v: usize| unsafe {
@@ -133,7 +166,9 @@ fn skin_blocks_256<const MOVES: bool>(
 }
 
 /// The AVX2 4-influence kernel on the column palette `cols` (`pal`, its rows, for the checked
-/// path). Needs AVX2 and FMA; the slices have equal lengths, and so do the two palettes.
+/// path), with plain stores at every size (see `streams` in the parent module) and its inputs
+/// prefetched [`PREFETCH_VERTICES`] ahead when asked. Needs AVX2 and FMA; the slices have equal
+/// lengths, and so do the two palettes.
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn skin_avx2(
     pal: &[AlignedMat4],
@@ -142,7 +177,7 @@ pub(super) fn skin_avx2(
     jnt: &[[u32; 4]],
     wts: &[[f32; 4]],
     out: &mut [[f32; 3]],
-    stream: bool,
+    prefetch: bool,
 ) {
     assert_eq!(wts.len(), out.len());
     assert_eq!(pal.len(), cols.len());
@@ -167,7 +202,8 @@ pub(super) fn skin_avx2(
             b
         }
     };
-    skin_blocks_256::<false>(pal, pos, jnt, out, false, stream, blend, |v| {
+    let ahead = prefetch.then_some(wts);
+    skin_blocks_256::<false>(pal, pos, jnt, out, false, false, ahead, blend, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
@@ -192,7 +228,7 @@ pub(super) fn skin1_avx2(
             [_mm256_load_ps(m), _mm256_load_ps(m.add(8))]
         }
     };
-    skin_blocks_256::<false>(pal, pos, jnt, out, true, stream, blend, |v| {
+    skin_blocks_256::<false>(pal, pos, jnt, out, true, stream, None, blend, |v| {
         skin1_vertex(pal, &pos[v], jnt[v][0])
     });
 }
@@ -215,7 +251,7 @@ unsafe fn xor_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
 }
 
 /// The 4-influence kernel's data movement alone: its block loop, index checks, loads (4 indices,
-/// 4 weight broadcasts, 8 palette registers, the position) and stores, with xor in place of every
+/// 4 weight broadcasts, 8 palette registers, the position), prefetches and stores, with xor in place of every
 /// multiply, FMA and shuffle but the one that folds 256 bits to 128. What the core needs to move
 /// the kernel's data, whatever its arithmetic costs. Vertex v's x, y, z are the xor of its
 /// position's, its weights' and, for each influence k with columns `c = cols[j_k]`,
@@ -229,7 +265,7 @@ pub(super) fn moves_avx2(
     jnt: &[[u32; 4]],
     wts: &[[f32; 4]],
     out: &mut [[f32; 3]],
-    stream: bool,
+    prefetch: bool,
 ) {
     assert_eq!(wts.len(), out.len());
     assert_eq!(pal.len(), cols.len());
@@ -248,16 +284,19 @@ pub(super) fn moves_avx2(
             [x(half(0), half(1)), x(x(half(2), half(3)), w)]
         }
     };
-    skin_blocks_256::<true>(pal, pos, jnt, out, false, stream, blend, |v| {
+    let ahead = prefetch.then_some(wts);
+    skin_blocks_256::<true>(pal, pos, jnt, out, false, false, ahead, blend, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
 
-/// How far ahead, in vertices, the streaming static transform prefetches its positions (3 KB).
-/// Its loop does more per byte than the memory bound's, and from DRAM the hardware prefetcher alone
-/// left it at about 1.45x of that bound at 2M vertices on a Zen 2 core, 1.05-1.12x with this hint
-/// (64 ahead: 1.25x; 1024: 1.2x). The bound's own loop gains nothing from the same hint, and from
-/// L3 (200k vertices, no streaming) the hint made this loop slower.
+/// How far ahead, in vertices, the static transform and the 4-influence kernel prefetch their
+/// inputs when their output is larger than the caches (over 8 MB; the 1-influence kernel, not
+/// measured with it, does not). Their loops do more per byte than the memory bound's, and from DRAM the
+/// hardware prefetcher alone fell short on a Zen 2 core: the static transform ran at about 1.45x of
+/// its bound at 2M vertices, 1.05-1.12x with this hint (64 ahead: 1.25x; 1024: 1.2x); the
+/// 4-influence kernel gained 3-5% (1 and 2 threads). The bound's own loop gains nothing from the
+/// same hint, and from L3 (200k vertices) the hint made the static loop slower.
 const PREFETCH_VERTICES: usize = 256;
 
 /// The AVX2 static transform: 8 vertices per step, transposed to x/y/z registers and back; when

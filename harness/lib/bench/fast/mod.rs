@@ -239,7 +239,13 @@ const STREAM_BYTES: usize = 8 << 20;
 /// 1-influence kernel is the other way round (5.4 ms streaming, 5.6 ms plain), and so is the bound
 /// loop (4.9 against 5.1 ms), which keeps its streaming stores, the faster and so stricter bound.
 fn streams(isa: Isa, n: usize) -> bool {
-    isa != Isa::Portable && n * 12 > STREAM_BYTES
+    isa != Isa::Portable && beyond_caches(n)
+}
+
+/// Whether `n` outputs (over 8 MB) leave a call's data to come from memory rather than the caches:
+/// where the kernels stream their stores and prefetch their inputs.
+fn beyond_caches(n: usize) -> bool {
+    n * 12 > STREAM_BYTES
 }
 
 /// The vertices before the first one whose output starts on an `align`-byte boundary (fewer than
@@ -322,7 +328,9 @@ pub fn skin_with(
         Isa::Portable
     };
     let (pal, cols) = (palette.as_slice(), palette.cols());
-    let stream = streams(isa, n) && isa != Isa::Avx2Fma;
+    // The AVX2 kernel never streams (see `streams`), and prefetches from memory.
+    let stream = streams(isa, n);
+    let prefetch = beyond_caches(n);
     par_chunks(out, threads, |r, out| {
         let (p, j, w) = (&positions[r.clone()], &joints[r.clone()], &weights[r]);
         match isa {
@@ -331,7 +339,7 @@ pub fn skin_with(
             Isa::Avx512F => unsafe { avx512::skin_avx512(pal, p, j, w, out, stream) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { avx2::skin_avx2(pal, cols, p, j, w, out, stream) },
+            Isa::Avx2Fma => unsafe { avx2::skin_avx2(pal, cols, p, j, w, out, prefetch) },
             _ => {
                 let _ = stream; // the portable kernels do not stream
                 portable::skin(pal, p, j, w, out)
@@ -370,7 +378,7 @@ pub fn skin4_moves(
             joints,
             weights,
             out,
-            false, // as skin_with's AVX2 kernel
+            beyond_caches(n),
         );
     }
     #[cfg(not(target_arch = "x86_64"))]
