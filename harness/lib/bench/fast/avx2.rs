@@ -251,10 +251,10 @@ unsafe fn xor_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
 }
 
 /// The 4-influence kernel's data movement alone: its block loop, index checks, loads (4 indices,
-/// 4 weight broadcasts, 8 palette registers, the position), prefetches and stores, with xor in place of every
-/// multiply, FMA and shuffle but the one that folds 256 bits to 128. What the core needs to move
-/// the kernel's data, whatever its arithmetic costs. Vertex v's x, y, z are the xor of its
-/// position's, its weights' and, for each influence k with columns `c = cols[j_k]`,
+/// 4 weight broadcasts, 8 palette registers, the position), prefetches and stores, with xor in
+/// place of every multiply, FMA and shuffle but the one that folds 256 bits to 128: what the core
+/// needs to move the kernel's data, whatever its arithmetic costs. Vertex v's x, y, z are the xor
+/// of its position's, its weights' and, for each influence k with columns `c = cols[j_k]`,
 /// `c[i] ^ c[4 + i] ^ c[8 + i] ^ c[12 + i]` (the scalar path's head and tail vertices are
 /// skinned). Needs AVX2; the slices have equal lengths, and so do the two palettes.
 #[target_feature(enable = "avx2,fma")]
@@ -292,11 +292,11 @@ pub(super) fn moves_avx2(
 
 /// How far ahead, in vertices, the static transform and the 4-influence kernel prefetch their
 /// inputs when their output is larger than the caches (over 8 MB; the 1-influence kernel, not
-/// measured with it, does not). Their loops do more per byte than the memory bound's, and from DRAM the
-/// hardware prefetcher alone fell short on a Zen 2 core: the static transform ran at about 1.45x of
-/// its bound at 2M vertices, 1.05-1.12x with this hint (64 ahead: 1.25x; 1024: 1.2x); the
-/// 4-influence kernel gained 3-5% (1 and 2 threads). The bound's own loop gains nothing from the
-/// same hint, and from L3 (200k vertices) the hint made the static loop slower.
+/// measured with it, does not). Their loops do more per byte than the memory bound's, and from
+/// DRAM the hardware prefetcher alone fell short on a Zen 2 core: the static transform ran at
+/// about 1.45x of its bound at 2M vertices, 1.05-1.12x with this hint (64 ahead: 1.25x; 1024:
+/// 1.2x); the 4-influence kernel gained 3-5% (1 and 2 threads). The bound's own loop gains nothing
+/// from the same hint, and from L3 (200k vertices) the hint made the static loop slower.
 const PREFETCH_VERTICES: usize = 256;
 
 /// The AVX2 static transform: 8 vertices per step, transposed to x/y/z registers and back; when

@@ -231,8 +231,8 @@ impl Isa {
 /// each output line before writing it.
 const STREAM_BYTES: usize = 8 << 20;
 
-/// Whether a call of `isa`'s kernels with `n` outputs writes them with streaming stores, and so
-/// does the memory bound's loop at every size. One exception: the AVX2 4-influence kernel stores
+/// Whether a call of `isa`'s kernels with `n` outputs writes them with streaming stores; the memory
+/// bound's loop follows it for every row. One exception: the AVX2 4-influence kernel stores
 /// plainly at every size. At 2M vertices on a Zen 2 core, alternated in one process, it took 7.7 ms
 /// with plain stores against 8.3 ms with 16-byte streaming stores (7.9-8.1 ms with 32-byte ones);
 /// its 10 or so cycles a vertex leave the memory room for the write-allocate reads. The
@@ -349,8 +349,8 @@ pub fn skin_with(
 }
 
 /// The AVX2 4-influence kernel's loads and stores alone, on one thread: [`skin_with`]'s AVX2 loop
-/// (the same index checks, loads of indices, weights, palette and position, and stores) with xor in
-/// place of its arithmetic; how long moving the kernel's data through the core takes, as context
+/// (the same index checks, loads of indices, weights, palette and position, prefetches and stores)
+/// with xor in place of its arithmetic; how long moving the kernel's data through the core takes, as context
 /// for its bounds. The output is garbage. Panics without AVX2 and FMA, or on unequal lengths.
 pub fn skin4_moves(
     palette: &AlignedPalette,
