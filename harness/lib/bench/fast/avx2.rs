@@ -71,15 +71,25 @@ unsafe fn prefetch_block(pos: &[[f32; 3]], jnt: &[[u32; 4]], wts: &[[f32; 4]], v
     // SAFETY: as the caller guarantees, each pointer and the one 64 bytes on lie within their
     // slice (a block is at least 96 bytes of each stream); a prefetch never faults.
     unsafe {
-        let two = |p: *const i8| {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.add(64));
-        };
-        two(pos.as_ptr().add(v).cast());
-        two(jnt.as_ptr().add(v).cast());
+        prefetch_two(pos.as_ptr().add(v).cast());
+        prefetch_two(jnt.as_ptr().add(v).cast());
         if !wts.is_empty() {
-            two(wts.as_ptr().add(v).cast());
+            prefetch_two(wts.as_ptr().add(v).cast());
         }
+    }
+}
+
+/// Prefetches the cache lines of `p` and `p + 64` into L1.
+///
+/// # Safety
+/// `p + 64` lies within the allocation `p` points into (a prefetch itself never faults).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn prefetch_two(p: *const i8) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        _mm_prefetch::<_MM_HINT_T0>(p);
+        _mm_prefetch::<_MM_HINT_T0>(p.add(64));
     }
 }
 
@@ -90,7 +100,7 @@ const BLOCK: usize = 8;
 /// skinned one at a time; `blend` gives vertex v's matrix as two registers of columns, `scalar`
 /// does one vertex on the checked path. `ahead`: prefetch positions, joints and these weights (if
 /// any) [`PREFETCH_VERTICES`] ahead. `MOVES`: xor in place of the position's transform (see
-/// [`moves_avx2`]).
+/// [`skin_avx2`]).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)] // the kernels differ only in these arguments
@@ -169,8 +179,16 @@ fn skin_blocks_256<const MOVES: bool>(
 /// path), with plain stores at every size (see `streams` in the parent module) and its inputs
 /// prefetched [`PREFETCH_VERTICES`] ahead when asked. Needs AVX2 and FMA; the slices have equal
 /// lengths, and so do the two palettes.
+///
+/// `MOVES`: the kernel's data movement alone, the same loop, index checks, loads (4 indices, 4
+/// weight broadcasts, 8 palette registers, the position), prefetches and stores with xor in place
+/// of every multiply, FMA and shuffle but the one that folds 256 bits to 128: what the core needs
+/// to move the kernel's data, whatever its arithmetic costs. Vertex v's x, y, z are then the xor
+/// of its position's, its weights' and, for each influence k with columns `c = cols[j_k]`,
+/// `c[i] ^ c[4 + i] ^ c[8 + i] ^ c[12 + i]` (the scalar path's head and tail vertices are
+/// skinned).
 #[target_feature(enable = "avx2,fma")]
-pub(super) fn skin_avx2(
+pub(super) fn skin_avx2<const MOVES: bool>(
     pal: &[AlignedMat4],
     cols: &[AlignedCols],
     pos: &[[f32; 3]],
@@ -189,6 +207,14 @@ pub(super) fn skin_avx2(
             let (j, w) = (jnt.get_unchecked(v), wts.get_unchecked(v));
             let m = |k: usize| base.add(16 * *j.get_unchecked(k) as usize);
             let wk = |k: usize| _mm256_broadcast_ss(w.get_unchecked(k));
+            if MOVES {
+                let x = _mm256_xor_ps;
+                let half = |k: usize| x(_mm256_load_ps(m(k)), _mm256_load_ps(m(k).add(8)));
+                // The weights once, in the low half only: the fold of the halves would cancel them.
+                let w = x(x(wk(0), wk(1)), x(wk(2), wk(3)));
+                let w = _mm256_zextps128_ps256(_mm256_castps256_ps128(w));
+                return [x(half(0), half(1)), x(x(half(2), half(3)), w)];
+            }
             let w0 = wk(0);
             let mut b = [
                 _mm256_mul_ps(_mm256_load_ps(m(0)), w0),
@@ -203,7 +229,7 @@ pub(super) fn skin_avx2(
         }
     };
     let ahead = prefetch.then_some(wts);
-    skin_blocks_256::<false>(pal, pos, jnt, out, false, false, ahead, blend, |v| {
+    skin_blocks_256::<MOVES>(pal, pos, jnt, out, false, false, ahead, blend, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
@@ -250,46 +276,6 @@ unsafe fn xor_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
     )
 }
 
-/// The 4-influence kernel's data movement alone: its block loop, index checks, loads (4 indices,
-/// 4 weight broadcasts, 8 palette registers, the position), prefetches and stores, with xor in
-/// place of every multiply, FMA and shuffle but the one that folds 256 bits to 128: what the core
-/// needs to move the kernel's data, whatever its arithmetic costs. Vertex v's x, y, z are the xor
-/// of its position's, its weights' and, for each influence k with columns `c = cols[j_k]`,
-/// `c[i] ^ c[4 + i] ^ c[8 + i] ^ c[12 + i]` (the scalar path's head and tail vertices are
-/// skinned). Needs AVX2; the slices have equal lengths, and so do the two palettes.
-#[target_feature(enable = "avx2,fma")]
-pub(super) fn moves_avx2(
-    pal: &[AlignedMat4],
-    cols: &[AlignedCols],
-    pos: &[[f32; 3]],
-    jnt: &[[u32; 4]],
-    wts: &[[f32; 4]],
-    out: &mut [[f32; 3]],
-    prefetch: bool,
-) {
-    assert_eq!(wts.len(), out.len());
-    assert_eq!(pal.len(), cols.len());
-    let base = cols.as_ptr().cast::<f32>();
-    let x = _mm256_xor_ps;
-    let blend = |v: usize| {
-        // SAFETY: as skin_avx2's blend: v < n in a block whose indices indices_ok_256 checked.
-        unsafe {
-            let (j, w) = (jnt.get_unchecked(v), wts.get_unchecked(v));
-            let m = |k: usize| base.add(16 * *j.get_unchecked(k) as usize);
-            let wk = |k: usize| _mm256_broadcast_ss(w.get_unchecked(k));
-            let half = |k: usize| x(_mm256_load_ps(m(k)), _mm256_load_ps(m(k).add(8)));
-            // The weights once, in the low half only: the fold of the halves would cancel them.
-            let w = x(x(wk(0), wk(1)), x(wk(2), wk(3)));
-            let w = _mm256_zextps128_ps256(_mm256_castps256_ps128(w));
-            [x(half(0), half(1)), x(x(half(2), half(3)), w)]
-        }
-    };
-    let ahead = prefetch.then_some(wts);
-    skin_blocks_256::<true>(pal, pos, jnt, out, false, false, ahead, blend, |v| {
-        skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
-    });
-}
-
 /// How far ahead, in vertices, the static transform and the 4-influence kernel prefetch their
 /// inputs when their output is larger than the caches (over 8 MB; the 1-influence kernel, not
 /// measured with it, does not). Their loops do more per byte than the memory bound's, and from
@@ -323,11 +309,7 @@ pub(super) fn transform_avx2(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]], s
         if stream && v + PREFETCH_VERTICES + 8 <= n {
             // SAFETY: the two lines from vertex v + PREFETCH_VERTICES lie within pos (8 vertices
             // are 96 bytes); a prefetch reads nothing into the program and never faults.
-            unsafe {
-                let ahead = src.add(3 * (v + PREFETCH_VERTICES)).cast::<i8>();
-                _mm_prefetch::<_MM_HINT_T0>(ahead);
-                _mm_prefetch::<_MM_HINT_T0>(ahead.add(64));
-            }
+            unsafe { prefetch_two(src.add(3 * (v + PREFETCH_VERTICES)).cast()) };
         }
         // SAFETY: vertices v..v+8 are 24 floats (6 x 4) in bounds of pos; loadu needs no alignment.
         let (m03, m14, m25) = unsafe {

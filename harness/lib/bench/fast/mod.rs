@@ -314,13 +314,7 @@ pub fn skin_with(
 ) {
     check_isa(isa);
     let n = out.len();
-    assert!(
-        positions.len() == n && joints.len() == n && weights.len() == n,
-        "fast::skin: {n} outputs but {} positions, {} joints, {} weights",
-        positions.len(),
-        joints.len(),
-        weights.len()
-    );
+    check_lengths("fast::skin", n, positions, joints, weights);
     // The SIMD kernels blend every influence; only a finite palette makes 0 * M vanish.
     let isa = if palette.is_finite() {
         isa
@@ -339,7 +333,7 @@ pub fn skin_with(
             Isa::Avx512F => unsafe { avx512::skin_avx512(pal, p, j, w, out, stream) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { avx2::skin_avx2(pal, cols, p, j, w, out, prefetch) },
+            Isa::Avx2Fma => unsafe { avx2::skin_avx2::<false>(pal, cols, p, j, w, out, prefetch) },
             _ => {
                 let _ = stream; // the portable kernels do not stream
                 portable::skin(pal, p, j, w, out)
@@ -350,8 +344,9 @@ pub fn skin_with(
 
 /// The AVX2 4-influence kernel's loads and stores alone, on one thread: [`skin_with`]'s AVX2 loop
 /// (the same index checks, loads of indices, weights, palette and position, prefetches and stores)
-/// with xor in place of its arithmetic; how long moving the kernel's data through the core takes, as context
-/// for its bounds. The output is garbage. Panics without AVX2 and FMA, or on unequal lengths.
+/// with xor in place of its arithmetic; how long moving the kernel's data through the core takes,
+/// as context for its bounds. The output is garbage. Panics without AVX2 and FMA, or on unequal
+/// lengths.
 pub fn skin4_moves(
     palette: &AlignedPalette,
     positions: &[[f32; 3]],
@@ -361,28 +356,32 @@ pub fn skin4_moves(
 ) {
     check_isa(Isa::Avx2Fma);
     let n = out.len();
+    check_lengths("fast::skin4_moves", n, positions, joints, weights);
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+    unsafe {
+        let (pal, cols) = (palette.as_slice(), palette.cols());
+        avx2::skin_avx2::<true>(pal, cols, positions, joints, weights, out, beyond_caches(n));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (palette, out); // check_isa has panicked
+}
+
+/// Panics, naming `what`, unless positions, joints and weights all have `n` entries.
+fn check_lengths(
+    what: &str,
+    n: usize,
+    positions: &[[f32; 3]],
+    joints: &[[u32; 4]],
+    weights: &[[f32; 4]],
+) {
     assert!(
         positions.len() == n && joints.len() == n && weights.len() == n,
-        "fast::skin4_moves: {n} outputs but {} positions, {} joints, {} weights",
+        "{what}: {n} outputs but {} positions, {} joints, {} weights",
         positions.len(),
         joints.len(),
         weights.len()
     );
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-    unsafe {
-        avx2::moves_avx2(
-            palette.as_slice(),
-            palette.cols(),
-            positions,
-            joints,
-            weights,
-            out,
-            beyond_caches(n),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (palette, out); // check_isa has panicked
 }
 
 /// 1-influence skinning with the best kernel: `out[i] = (skin[joints[i][0]] * (p_i, 1)).xyz`

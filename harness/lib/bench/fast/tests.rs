@@ -691,7 +691,7 @@ fn the_moves_loop_loads_every_input_the_avx2_kernel_loads() {
     let mut rng = Rng(12);
     let mats = random_palette(&mut rng, 9, 2.0);
     let palette = AlignedPalette::from(mats.as_slice());
-    // Past STREAM_BYTES too, for the streaming stores and their aligned head.
+    // Past STREAM_BYTES too, where the loop prefetches.
     for n in [3, 9, 40, 1001, STREAM_BYTES / 12 + 37] {
         let mesh = random_mesh(&mut rng, n, 9, 4, 2.0);
         let mut out = vec![[0f32; 3]; n];
