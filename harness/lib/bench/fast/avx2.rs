@@ -1,5 +1,5 @@
-//! The AVX2+FMA kernels: 4- and 1-influence skinning on the column palette and the static
-//! transform, 4 to 8 vertices a block, with streaming stores from the first aligned vertex when asked.
+//! The AVX2+FMA kernels: 4- and 1-influence skinning on the column palette (plain stores, inputs
+//! prefetched beyond the caches) and the static transform (streaming stores when asked).
 
 use std::arch::x86_64::*;
 
@@ -25,20 +25,6 @@ unsafe fn indices_ok_256(jnt: &[[u32; 4]], b: usize, last: __m256i, first_only: 
     let ok = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(mx, last)));
     let lanes = if first_only { 0x11 } else { 0xFF };
     ok & lanes == lanes
-}
-
-/// Rows of 4 vertices' outputs (x, y, z and a lane to drop, one register each) -> their 12
-/// interleaved floats (3 registers).
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn pack4_128(r: [__m128; 4]) -> [__m128; 3] {
-    let x1 = _mm_shuffle_ps::<0b00_00_00_00>(r[1], r[1]);
-    let z2x3 = _mm_shuffle_ps::<0b00_00_10_10>(r[2], r[3]); // z2 z2 x3 x3
-    [
-        _mm_blend_ps::<0b1000>(r[0], x1),            // x0 y0 z0 x1
-        _mm_shuffle_ps::<0b01_00_10_01>(r[1], r[2]), // y1 z1 x2 y2
-        _mm_shuffle_ps::<0b10_01_10_00>(z2x3, r[3]), // z2 x3 y3 z3
-    ]
 }
 
 /// The blended matrix `b` (columns 0-1, columns 2-3) applied to (x, y, z, 1) of vertex v: the
@@ -97,10 +83,10 @@ unsafe fn prefetch_two(p: *const i8) {
 const BLOCK: usize = 8;
 
 /// The AVX2 skinning loop: blocks of `BLOCK` vertices whose indices are checked together, then
-/// skinned one at a time; `blend` gives vertex v's matrix as two registers of columns, `scalar`
-/// does one vertex on the checked path. `ahead`: prefetch positions, joints and these weights (if
-/// any) [`PREFETCH_VERTICES`] ahead. `MOVES`: xor in place of the position's transform (see
-/// [`skin_avx2`]).
+/// skinned one at a time and stored plainly (see `streams` in the parent module); `blend` gives
+/// vertex v's matrix as two registers of columns, `scalar` does one vertex on the checked path.
+/// `ahead`: prefetch positions, joints and these weights (if any) [`PREFETCH_VERTICES`] ahead.
+/// `MOVES`: xor in place of the position's transform (see [`skin_avx2`]).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)] // the kernels differ only in these arguments
@@ -110,7 +96,6 @@ fn skin_blocks_256<const MOVES: bool>(
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
     first_only: bool,
-    stream: bool,
     ahead: Option<&[[f32; 4]]>,
     blend: impl Fn(usize) -> [__m256; 2],
     scalar: impl Fn(usize) -> [f32; 3],
@@ -119,10 +104,7 @@ fn skin_blocks_256<const MOVES: bool>(
     assert!(pos.len() == n && jnt.len() == n);
     assert!(ahead.is_none_or(|w| w.is_empty() || w.len() == n));
     let last = _mm256_set1_epi32(len_u32(pal).wrapping_sub(1) as i32);
-    // Streaming stores need 16-byte aligned addresses: blocks start at the first aligned vertex.
-    let head = if stream { head_to(out, 16, 4) } else { 0 };
-    fill(out, 0..head, &scalar);
-    let mut b = head;
+    let mut b = 0;
     // Leave at least one vertex after the block: apply_cols reads one float past its vertex.
     while b + BLOCK < n && !pal.is_empty() {
         // SAFETY: b + BLOCK <= n.
@@ -149,30 +131,14 @@ fn skin_blocks_256<const MOVES: bool>(
             }
         };
         let d = out.as_mut_ptr().cast::<f32>();
-        if stream {
-            for c in (b..b + BLOCK).step_by(4) {
-                let o = pack4_128([q(c), q(c + 1), q(c + 2), q(c + 3)]);
-                // SAFETY: 12 floats of vertices c..c+4 lie in out, and out[c] is 16-byte aligned
-                // (out[head] is, and 4 vertices are 48 bytes).
-                unsafe {
-                    for (i, o) in o.into_iter().enumerate() {
-                        _mm_stream_ps(d.add(3 * c + 4 * i), o);
-                    }
-                }
-            }
-        } else {
-            for v in b..b + BLOCK {
-                // SAFETY: x, y, z of vertex v and x of vertex v + 1 (v + 1 < n) lie in out; the
-                // lane past z lands on the next vertex's x, which its own store writes next.
-                unsafe { _mm_storeu_ps(d.add(3 * v), q(v)) };
-            }
+        for v in b..b + BLOCK {
+            // SAFETY: x, y, z of vertex v and x of vertex v + 1 (v + 1 < n) lie in out; the lane
+            // past z lands on the next vertex's x, which its own store writes next.
+            unsafe { _mm_storeu_ps(d.add(3 * v), q(v)) };
         }
         b += BLOCK;
     }
     fill(out, b..n, &scalar);
-    if stream {
-        _mm_sfence();
-    }
 }
 
 /// The AVX2 4-influence kernel on the column palette `cols` (`pal`, its rows, for the checked
@@ -229,12 +195,13 @@ pub(super) fn skin_avx2<const MOVES: bool>(
         }
     };
     let ahead = prefetch.then_some(wts);
-    skin_blocks_256::<MOVES>(pal, pos, jnt, out, false, false, ahead, blend, |v| {
+    skin_blocks_256::<MOVES>(pal, pos, jnt, out, false, ahead, blend, |v| {
         skin_vertex(pal, &pos[v], &jnt[v], &wts[v])
     });
 }
 
-/// The AVX2 1-influence kernel on the column palette (`pal`, its rows, for the checked path).
+/// The AVX2 1-influence kernel on the column palette (`pal`, its rows, for the checked path), with
+/// plain stores and, when asked, its positions and joints prefetched [`PREFETCH_VERTICES`] ahead.
 /// Needs AVX2 and FMA; the slices have equal lengths, and so do the two palettes.
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn skin1_avx2(
@@ -243,7 +210,7 @@ pub(super) fn skin1_avx2(
     pos: &[[f32; 3]],
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
-    stream: bool,
+    prefetch: bool,
 ) {
     assert_eq!(pal.len(), cols.len());
     let base = cols.as_ptr().cast::<f32>();
@@ -254,7 +221,8 @@ pub(super) fn skin1_avx2(
             [_mm256_load_ps(m), _mm256_load_ps(m.add(8))]
         }
     };
-    skin_blocks_256::<false>(pal, pos, jnt, out, true, stream, None, blend, |v| {
+    let ahead = prefetch.then_some(&[][..]);
+    skin_blocks_256::<false>(pal, pos, jnt, out, true, ahead, blend, |v| {
         skin1_vertex(pal, &pos[v], jnt[v][0])
     });
 }
@@ -276,13 +244,13 @@ unsafe fn xor_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
     )
 }
 
-/// How far ahead, in vertices, the static transform and the 4-influence kernel prefetch their
-/// inputs when their output is larger than the caches (over 8 MB; the 1-influence kernel, not
-/// measured with it, does not). Their loops do more per byte than the memory bound's, and from
-/// DRAM the hardware prefetcher alone fell short on a Zen 2 core: the static transform ran at
-/// about 1.45x of its bound at 2M vertices, 1.05-1.12x with this hint (64 ahead: 1.25x; 1024:
-/// 1.2x); the 4-influence kernel gained 3-5% (1 and 2 threads). The bound's own loop gains nothing
-/// from the same hint, and from L3 (200k vertices) the hint made the static loop slower.
+/// How far ahead, in vertices, the static transform and the skinning kernels prefetch their
+/// inputs when their output is larger than the caches (over 8 MB). Their loops do more per byte
+/// than the memory bound's, and from DRAM the hardware prefetcher alone fell short on a Zen 2 core:
+/// the static transform ran at about 1.45x of its bound at 2M vertices, 1.05-1.12x with this hint
+/// (64 ahead: 1.25x; 1024: 1.2x); the 4-influence kernel gained 3-5% (1 and 2 threads), the
+/// 1-influence kernel 10-12% (4.85-4.93 ms to 4.31-4.41, one thread). The bound's own loop gains
+/// nothing from the same hint, and from L3 (200k vertices) the hint made the static loop slower.
 const PREFETCH_VERTICES: usize = 256;
 
 /// The AVX2 static transform: 8 vertices per step, transposed to x/y/z registers and back; when

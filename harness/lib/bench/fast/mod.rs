@@ -232,12 +232,13 @@ impl Isa {
 const STREAM_BYTES: usize = 8 << 20;
 
 /// Whether a call of `isa`'s kernels with `n` outputs writes them with streaming stores; the memory
-/// bound's loop follows it for every row. One exception: the AVX2 4-influence kernel stores
-/// plainly at every size. At 2M vertices on a Zen 2 core, alternated in one process, it took 7.7 ms
-/// with plain stores against 8.3 ms with 16-byte streaming stores (7.9-8.1 ms with 32-byte ones);
-/// its 10 or so cycles a vertex leave the memory room for the write-allocate reads. The
-/// 1-influence kernel is the other way round (5.4 ms streaming, 5.6 ms plain), and so is the bound
-/// loop (4.9 against 5.1 ms), which keeps its streaming stores, the faster and so stricter bound.
+/// bound's loop follows it for every row. One exception: the AVX2 skinning kernels (4 and 1
+/// influences) store plainly at every size and prefetch their inputs instead. At 2M vertices on a
+/// Zen 2 core, alternated in one process, the 4-influence kernel took 7.7 ms with plain stores
+/// against 8.3 ms with 16-byte streaming stores (7.9-8.1 ms with 32-byte ones); with its inputs
+/// prefetched, the 1-influence kernel took 3.95-4.21 ms plain against 4.27-4.60 streaming. Their
+/// loops leave the memory room for the write-allocate reads. The bound loop is the other way round
+/// (4.9 against 5.1 ms) and keeps its streaming stores, the faster and so stricter bound.
 fn streams(isa: Isa, n: usize) -> bool {
     isa != Isa::Portable && beyond_caches(n)
 }
@@ -414,7 +415,9 @@ pub fn skin1_with(
         joints.len()
     );
     let (pal, cols) = (palette.as_slice(), palette.cols());
+    // The AVX2 kernel never streams (see `streams`), and prefetches from memory.
     let stream = streams(isa, n);
+    let prefetch = beyond_caches(n);
     par_chunks(out, threads, |r, out| {
         let (p, j) = (&positions[r.clone()], &joints[r]);
         match isa {
@@ -423,7 +426,7 @@ pub fn skin1_with(
             Isa::Avx512F => unsafe { avx512::skin1_avx512(pal, p, j, out, stream) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { avx2::skin1_avx2(pal, cols, p, j, out, stream) },
+            Isa::Avx2Fma => unsafe { avx2::skin1_avx2(pal, cols, p, j, out, prefetch) },
             _ => {
                 let _ = stream; // the portable kernels do not stream
                 portable::skin1(pal, p, j, out)

@@ -287,7 +287,8 @@ fn kernels_write_exactly_their_slice_at_every_alignment() {
 
 #[test]
 fn streaming_sizes_match_the_oracle_on_every_kernel() {
-    // Above STREAM_BYTES of output the AVX-512 kernels switch to non-temporal stores.
+    // Above STREAM_BYTES of output the AVX-512 kernels and the static transform switch to
+    // non-temporal stores, and the AVX2 kernels prefetch their inputs.
     let n = STREAM_BYTES / 12 + 101;
     let mut rng = Rng(5);
     let palette = random_palette(&mut rng, 9, 4.0);
