@@ -267,6 +267,78 @@ pub(super) fn loads_meet_stores(pos: &[[f32; 3]], out: &[[f32; 3]]) -> bool {
     (1..=ALIAS_WINDOW).contains(&past)
 }
 
+/// The static transform's matrix as broadcast rows: `rows[r][c]` is element (r, c) in every lane.
+type Rows = [[__m256; 4]; 3];
+
+/// 8 vertices' positions from `s` (24 floats) as x, y, z registers, transposed per 128-bit half
+/// (vertices 0-3 low, 4-7 high).
+///
+/// # Safety
+/// `s..s + 24` is readable; no alignment needed.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn load_soa(s: *const f32) -> [__m256; 3] {
+    // SAFETY: the caller guarantees the 24 floats; loadu needs no alignment.
+    let (m03, m14, m25) = unsafe {
+        let l = |i: usize| _mm_loadu_ps(s.add(4 * i));
+        (
+            _mm256_set_m128(l(3), l(0)),
+            _mm256_set_m128(l(4), l(1)),
+            _mm256_set_m128(l(5), l(2)),
+        )
+    };
+    let xy = _mm256_shuffle_ps::<0b10_01_11_10>(m14, m25);
+    let yz = _mm256_shuffle_ps::<0b01_00_10_01>(m03, m14);
+    [
+        _mm256_shuffle_ps::<0b10_00_11_00>(m03, xy),
+        _mm256_shuffle_ps::<0b11_01_10_00>(yz, xy),
+        _mm256_shuffle_ps::<0b11_00_11_01>(yz, m25),
+    ]
+}
+
+/// x, y, z of 8 vertices through the matrix: each output is `z r2 + (y r1 + (x r0 + r3))`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn transform_soa([x, y, z]: [__m256; 3], rows: &Rows) -> [__m256; 3] {
+    rows.map(|r| {
+        _mm256_fmadd_ps(
+            z,
+            r[2],
+            _mm256_fmadd_ps(y, r[1], _mm256_fmadd_ps(x, r[0], r[3])),
+        )
+    })
+}
+
+/// 8 vertices' x, y, z registers stored interleaved at `d` (24 floats), streaming when asked.
+///
+/// # Safety
+/// `d..d + 24` is writable, and 32-byte aligned when `stream`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn store_aos(d: *mut f32, [x, y, z]: [__m256; 3], stream: bool) {
+    let rxy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y);
+    let ryz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z);
+    let rzx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x);
+    let r03 = _mm256_shuffle_ps::<0b10_00_10_00>(rxy, rzx);
+    let r14 = _mm256_shuffle_ps::<0b11_01_10_00>(ryz, rxy);
+    let r25 = _mm256_shuffle_ps::<0b11_01_11_01>(rzx, ryz);
+    let o = [
+        _mm256_permute2f128_ps::<0x20>(r03, r14),
+        _mm256_permute2f128_ps::<0x30>(r25, r03),
+        _mm256_permute2f128_ps::<0x31>(r14, r25),
+    ];
+    // SAFETY: as the caller guarantees; storeu needs no alignment.
+    unsafe {
+        for (i, o) in o.into_iter().enumerate() {
+            if stream {
+                _mm256_stream_ps(d.add(8 * i), o);
+            } else {
+                _mm256_storeu_ps(d.add(8 * i), o);
+            }
+        }
+    }
+}
+
 /// The AVX2 static transform: 8 vertices per step, transposed to x/y/z registers and back; when
 /// streaming, positions are prefetched [`PREFETCH_VERTICES`] ahead, and the steps run from the
 /// last to the first where the loads would otherwise meet the stores (see [`ALIAS_WINDOW`]).
@@ -277,67 +349,19 @@ pub(super) fn transform_avx2(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]], s
     assert_eq!(pos.len(), n);
     let c = m.to_cols_array_2d();
     let e = |col: usize, row: usize| _mm256_set1_ps(c[col][row]);
-    let rows = [
-        [e(0, 0), e(1, 0), e(2, 0), e(3, 0)],
-        [e(0, 1), e(1, 1), e(2, 1), e(3, 1)],
-        [e(0, 2), e(1, 2), e(2, 2), e(3, 2)],
-    ];
+    let rows: Rows = [0, 1, 2].map(|r| [e(0, r), e(1, r), e(2, r), e(3, r)]);
     let src = pos.as_ptr().cast::<f32>();
     let dst = out.as_mut_ptr().cast::<f32>();
     // Streaming stores need 32-byte aligned addresses: steps start at the first aligned vertex.
     let head = if stream { head_to(out, 32, 8) } else { 0 };
     super::portable::transform(m, &pos[..head], &mut out[..head]);
     let full = head + (n - head) / 8 * 8;
-    // Step v: vertices v..v+8 with v + 8 <= full.
-    let step = |v: usize| {
-        // SAFETY: vertices v..v+8 are 24 floats (6 x 4) in bounds of pos; loadu needs no alignment.
-        let (m03, m14, m25) = unsafe {
-            let s = src.add(3 * v);
-            let l = |i: usize| _mm_loadu_ps(s.add(4 * i));
-            (
-                _mm256_set_m128(l(3), l(0)),
-                _mm256_set_m128(l(4), l(1)),
-                _mm256_set_m128(l(5), l(2)),
-            )
-        };
-        // AoS -> SoA, per 128-bit half (vertices 0-3 low, 4-7 high).
-        let xy = _mm256_shuffle_ps::<0b10_01_11_10>(m14, m25);
-        let yz = _mm256_shuffle_ps::<0b01_00_10_01>(m03, m14);
-        let x = _mm256_shuffle_ps::<0b10_00_11_00>(m03, xy);
-        let y = _mm256_shuffle_ps::<0b11_01_10_00>(yz, xy);
-        let z = _mm256_shuffle_ps::<0b11_00_11_01>(yz, m25);
-        let t = |r: &[__m256; 4]| {
-            _mm256_fmadd_ps(
-                z,
-                r[2],
-                _mm256_fmadd_ps(y, r[1], _mm256_fmadd_ps(x, r[0], r[3])),
-            )
-        };
-        let (x, y, z) = (t(&rows[0]), t(&rows[1]), t(&rows[2]));
-        // SoA -> AoS.
-        let rxy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y);
-        let ryz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z);
-        let rzx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x);
-        let r03 = _mm256_shuffle_ps::<0b10_00_10_00>(rxy, rzx);
-        let r14 = _mm256_shuffle_ps::<0b11_01_10_00>(ryz, rxy);
-        let r25 = _mm256_shuffle_ps::<0b11_01_11_01>(rzx, ryz);
-        let o = [
-            _mm256_permute2f128_ps::<0x20>(r03, r14),
-            _mm256_permute2f128_ps::<0x30>(r25, r03),
-            _mm256_permute2f128_ps::<0x31>(r14, r25),
-        ];
-        // SAFETY: the same 24 floats in bounds of out; storeu needs no alignment, and when
-        // streaming dst + 3 v is 32-byte aligned (out[head] is, and 8 vertices are 96 bytes).
-        unsafe {
-            let d = dst.add(3 * v);
-            for (i, o) in o.into_iter().enumerate() {
-                if stream {
-                    _mm256_stream_ps(d.add(8 * i), o);
-                } else {
-                    _mm256_storeu_ps(d.add(8 * i), o);
-                }
-            }
-        }
+    // SAFETY: step v covers vertices v..v+8 with v + 8 <= full <= n, 24 floats in bounds of pos
+    // and of out; when streaming dst + 3 v is 32-byte aligned (out[head] is, and 8 vertices are 96
+    // bytes).
+    let step = |v: usize| unsafe {
+        let xyz = transform_soa(load_soa(src.add(3 * v)), &rows);
+        store_aos(dst.add(3 * v), xyz, stream);
     };
     // SAFETY (both prefetches): the two lines from the vertex lie within pos (8 vertices are 96
     // bytes); a prefetch reads nothing into the program and never faults.
