@@ -5,8 +5,8 @@
 //! 64-byte aligned matrices ([`AlignedPalette`]) so one matrix is one cache line and one aligned
 //! AVX-512 load (stored by rows, see [`AlignedMat4`]). The kernel is chosen at run time
 //! ([`Isa::best`]); large meshes can be split over `threads` scoped threads, each writing its own
-//! chunks of the caller's output slice; outputs over 8 MB are written with streaming stores (but by
-//! the AVX2 4-influence kernel, see `streams`).
+//! chunks of the caller's output slice; outputs over 8 MB are written with streaming stores (except
+//! by the AVX2 skinning kernels, see `streams`).
 //!
 //! Semantics kept from the oracle: a zero weight contributes nothing, even for a non-finite matrix
 //! (a palette with a non-finite entry takes the portable path, which skips zero weights), and a
