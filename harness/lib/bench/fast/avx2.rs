@@ -61,26 +61,28 @@ unsafe fn apply_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
 /// Prefetches the inputs of the `BLOCK` vertices from `v` into the cache: their positions, joints
 /// and weights (none when `wts` is empty). Two lines a stream: a block's 96 or 128 bytes, and the
 /// next block's pair starts at most a line further, so every line of each stream is fetched.
-/// Addresses past the slices' ends are only hinted at (see [`prefetch_two`]).
+/// Addresses past the slices' ends are only hinted at (see [`prefetch_two`]). Into all cache
+/// levels: the non-temporal hint made these kernels 8-17% slower at 2M vertices on a Zen 2 core.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn prefetch_block(pos: &[[f32; 3]], jnt: &[[u32; 4]], wts: &[[f32; 4]], v: usize) {
-    prefetch_two(pos.as_ptr().wrapping_add(v).cast());
-    prefetch_two(jnt.as_ptr().wrapping_add(v).cast());
+    prefetch_two::<_MM_HINT_T0>(pos.as_ptr().wrapping_add(v).cast());
+    prefetch_two::<_MM_HINT_T0>(jnt.as_ptr().wrapping_add(v).cast());
     if !wts.is_empty() {
-        prefetch_two(wts.as_ptr().wrapping_add(v).cast());
+        prefetch_two::<_MM_HINT_T0>(wts.as_ptr().wrapping_add(v).cast());
     }
 }
 
-/// Prefetches the cache lines of `p` and `p + 64` into L1, at any address: the addresses are only
-/// computed (wrapping), never dereferenced by the program.
+/// Prefetches the cache lines of `p` and `p + 64` with `HINT` (`_MM_HINT_T0` into every level,
+/// `_MM_HINT_NTA` non-temporal), at any address: the addresses are only computed (wrapping), never
+/// dereferenced by the program.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn prefetch_two(p: *const i8) {
+pub(super) fn prefetch_two<const HINT: i32>(p: *const i8) {
     // A prefetch is a hint: it reads nothing into the program and never faults, whatever the
     // address (so the intrinsic is safe to call).
-    _mm_prefetch::<_MM_HINT_T0>(p);
-    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+    _mm_prefetch::<HINT>(p);
+    _mm_prefetch::<HINT>(p.wrapping_add(64));
 }
 
 /// Vertices whose joint indices are checked at once; a multiple of 4.
@@ -250,14 +252,17 @@ unsafe fn xor_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
     )
 }
 
-/// How far ahead, in vertices, the static transform and the skinning kernels prefetch their
-/// inputs when their output is larger than the caches (over 8 MB). Their loops do more per byte
-/// than the memory bound's, and from DRAM the hardware prefetcher alone fell short on a Zen 2 core:
-/// the static transform ran at about 1.45x of its bound at 2M vertices, 1.05-1.12x with this hint
-/// (64 ahead: 1.25x; 1024: 1.2x); the 4-influence kernel gained 3-5% (1 and 2 threads), the
-/// 1-influence kernel 10-12% (4.85-4.93 ms to 4.31-4.41, one thread). The bound's own loop gains
-/// nothing from the same hint, and from L3 (200k vertices) the hint made the static loop slower.
-const PREFETCH_VERTICES: usize = 256;
+/// How far ahead, in vertices, the AVX2 loops prefetch their inputs when their output is larger
+/// than the caches (over 8 MB): the static transform, the skinning kernels and the memory bound's
+/// loop. From DRAM the hardware prefetcher alone fell short on a Zen 2 core: the static transform
+/// ran at about 1.45x of its bound at 2M vertices, 1.05-1.12x with a T0 hint (64 ahead: 1.25x;
+/// 1024: 1.2x); the 4-influence kernel gained 3-5% (1 and 2 threads), the 1-influence kernel
+/// 10-12% (4.85-4.93 ms to 4.31-4.41, one thread). The non-temporal hint then moved the static
+/// transform and the bound's loop further (2M, one thread: static 1.8-2.0 ms to 1.46-1.55, the
+/// 12 + 12 byte bound 1.8-2.0 to 1.49-1.51, the 44 + 12 byte bound 4.3-4.6 to 4.1-4.2; 128 to 512
+/// ahead alike), and the skinning kernels back (see `prefetch_block`). From L3 (200k vertices)
+/// either hint made the loops slower (the bound's twice as slow), so none prefetch there.
+pub(super) const PREFETCH_VERTICES: usize = 256;
 
 /// How far, in bytes, the static transform's loads run ahead of its streaming stores still in
 /// flight. A load whose address matches such a store's in its low 12 bits (4K aliasing) waits for
@@ -364,7 +369,8 @@ unsafe fn transform_steps<const STREAM: bool>(
     for v in steps {
         if STREAM {
             // The lines ahead may lie outside pos near either end: they are only hinted at.
-            prefetch_two(src.wrapping_offset(3 * (v as isize + ahead)).cast());
+            // Non-temporal, as the memory bound's loop (see PREFETCH_VERTICES).
+            prefetch_two::<_MM_HINT_NTA>(src.wrapping_offset(3 * (v as isize + ahead)).cast());
         }
         // SAFETY: as the caller guarantees for v.
         unsafe {
