@@ -80,11 +80,10 @@ fn xor_vertices(
     }
 }
 
-/// The AVX2 loop: 8 vertices a step, 128-bit unaligned loads (as the static transform's; 256-bit
-/// ones, half of them split across cache lines, made the 44 + 12 byte bound 6% slower at 2M
-/// vertices on a Zen 2 core) and 256-bit stores, over 8 MB of output streaming ones from the first
-/// 32-byte aligned output vertex with every input prefetched non-temporally
-/// [`PREFETCH_VERTICES`] ahead: the fastest way found to move the traffic (see there).
+/// The AVX2 loop: 8 vertices a step, unaligned loads (their width: see [`steps_avx2`]) and 256-bit
+/// stores; over 8 MB of output streaming ones from the first 32-byte aligned output vertex, with
+/// every input prefetched non-temporally [`PREFETCH_VERTICES`] ahead: the fastest way found to
+/// move the traffic (see there).
 ///
 /// # Safety
 /// The CPU has AVX2; every slice is `out.len()` long.
@@ -128,9 +127,9 @@ unsafe fn steps_avx2<const STREAM: bool, const W: usize>(
     out: &mut [[f32; 3]],
     r: std::ops::Range<usize>,
 ) {
-    // Register i of a step's `regs` from p: 256 bits at 8 i, or where the step streams beside wide
-    // streams, the 16-byte pieces i and i + regs (not next to each other, or LLVM merges the two
-    // loads back into one). On a Zen 2 core the 128-bit loads made the 44 + 12 byte bound at 2M
+    // Register i of the `regs` that hold a step's floats from p: the 256 bits at 8 i, or, where the
+    // step streams beside wide streams, the 16-byte pieces i and i + regs (not next to each other,
+    // or LLVM merges the two loads back into one). On a Zen 2 core the 128-bit loads made the 44 + 12 byte bound at 2M
     // vertices 15% faster (3.93 against 4.63 ms; half the 256-bit ones split across lines), the
     // 256-bit ones the 12 + 12 byte one 4% (1.40 against 1.46) and, from L3 (200k), the 44 + 12
     // byte one 13% (0.163 against 0.188).
