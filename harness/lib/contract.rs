@@ -473,9 +473,28 @@ pub struct Contract {
     pub pulled: Option<Pulled>,
     /// A byte-addressed output, bound as [`Role::Skinned`].
     pub packed: Option<Packed>,
+    /// The values of the shader's pipeline-overridable constants (WGSL `override`), keyed as
+    /// WebGPU keys them (the `@id` number where the declaration has one, else the name); every
+    /// pipeline and translation of the shader gets them.
+    pub constants: Vec<(String, f64)>,
 }
 
 pub use crate::format::{Packed, Pulled};
+
+impl Contract {
+    /// [`Contract::constants`] as wgpu's pipeline descriptors take them.
+    pub fn pipeline_constants(&self) -> Vec<(&str, f64)> {
+        self.constants
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect()
+    }
+
+    /// [`Contract::constants`] as naga resolves overrides with them.
+    pub fn naga_constants(&self) -> naga::back::PipelineConstants {
+        self.constants.iter().cloned().collect()
+    }
+}
 
 /// The functions a vertex-only shader skins normals and tangents with, those its profile names.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -492,6 +511,8 @@ pub struct Origin {
     pub entries: Vec<(String, String)>,
     /// Where it gives `influence_sets`, if it does.
     pub sets: Option<String>,
+    /// (key, where it gives that constant's value).
+    pub constants: Vec<(String, String)>,
 }
 
 /// The storage and vertex formats of the per-vertex data.
@@ -632,6 +653,7 @@ impl Contract {
             influence_sets: 1,
             pulled: None,
             packed: None,
+            constants: Vec::new(),
         }
     }
 
@@ -643,12 +665,22 @@ impl Contract {
         }
     }
 
+    /// Where the profile gives constant `key`, as a message's parenthesis; empty when it does not.
+    pub fn constant_whence(&self, key: &str) -> String {
+        self.whence(key, |o| &o.constants)
+    }
+
     /// Where the profile names entry point `name`, for messages; empty for the built-in contract.
     pub fn entry_whence(&self, name: &str) -> String {
+        self.whence(name, |o| &o.entries)
+    }
+
+    /// The place `list` of the profile's [`Origin`] gives for `key`, as a message's parenthesis.
+    fn whence(&self, key: &str, list: impl Fn(&Origin) -> &Vec<(String, String)>) -> String {
         self.profile
             .iter()
-            .flat_map(|o| &o.entries)
-            .find(|(e, _)| e == name)
+            .flat_map(list)
+            .find(|(k, _)| k == key)
             .map_or(String::new(), |(_, w)| format!(" (the profile's {w})"))
     }
 

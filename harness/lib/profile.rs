@@ -33,6 +33,11 @@ pub struct Profile {
     /// How many influence sets of 4 joints and 4 weights the shader reads per vertex (default 1).
     #[serde(default)]
     pub influence_sets: Option<usize>,
+    /// Values for the shader's pipeline-overridable constants (WGSL `override`), keyed by name,
+    /// or by number where the declaration has an `@id`: every pipeline and translation of the
+    /// shader gets them. An override without a default needs one.
+    #[serde(default)]
+    pub constants: BTreeMap<String, Constant>,
     /// Cases this layout cannot hold, and the failure each is known to give.
     #[serde(default)]
     pub expect: Vec<ShaderExpect>,
@@ -41,6 +46,25 @@ pub struct Profile {
     /// The file's text, for the lines messages point to.
     #[serde(skip)]
     pub source: String,
+}
+
+/// A pipeline-overridable constant's value: a number, or `true` / `false` for a `bool` override
+/// (WebGPU passes every value as a double).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Constant {
+    Bool(bool),
+    Number(f64),
+}
+
+impl Constant {
+    /// The value as WebGPU passes it.
+    pub fn value(self) -> f64 {
+        match self {
+            Constant::Bool(b) => f64::from(u8::from(b)),
+            Constant::Number(x) => x,
+        }
+    }
 }
 
 /// A case the shader's layout cannot hold (300 joints for `u8` joints, or for a palette of 256
@@ -597,6 +621,7 @@ impl Profile {
                 return Err((field.into(), format!("`{name}` is not a WGSL identifier")));
             }
         }
+        check_constants(&self.constants)?;
         let sets = self.sets();
         if !(1..=4).contains(&sets) {
             return Err((
@@ -676,6 +701,31 @@ impl Profile {
 }
 
 /// A list with one entry per influence set.
+/// Constant keys as WebGPU takes them (a WGSL name, or an `@id` number from 0 to 65535) with
+/// finite values (naga refuses NaN and infinities for a pipeline constant).
+fn check_constants(constants: &BTreeMap<String, Constant>) -> Result<(), (String, String)> {
+    for (key, value) in constants {
+        let field = format!("constants.{key}");
+        let id = key.bytes().all(|b| b.is_ascii_digit());
+        if id && key.parse::<u16>().is_err() {
+            return Err((
+                field,
+                format!("`{key}` is past the largest override @id, 65535"),
+            ));
+        }
+        if !id && !is_identifier(key) {
+            return Err((
+                field,
+                format!("`{key}` is neither an override's name nor its @id number"),
+            ));
+        }
+        if !value.value().is_finite() {
+            return Err((field, "must be a finite number".into()));
+        }
+    }
+    Ok(())
+}
+
 fn per_set(field: &str, places: &Places, sets: usize) -> Result<(), (String, String)> {
     if places.0.len() == sets {
         return Ok(());
@@ -1197,10 +1247,16 @@ impl Profile {
             }
         }
         c.influence_sets = self.sets();
+        c.constants = (self.constants.iter())
+            .map(|(k, v)| (k.clone(), v.value()))
+            .collect();
         c.profile = Some(Origin {
             path: self.path.display().to_string(),
             entries,
             sets: self.influence_sets.map(|_| self.whence("influence_sets")),
+            constants: (self.constants.keys())
+                .map(|k| (k.clone(), self.whence(&format!("constants.{k}"))))
+                .collect(),
         });
         c
     }

@@ -246,7 +246,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
         .iter()
         .find(|ep| Some(ep.name.as_str()) == entry)
     {
-        if let Some(Ok(size)) = workgroup_size(module, info.as_ref(), ep) {
+        if let Some(size) = workgroup_size(module, info.as_ref(), ep, &contract.naga_constants()) {
             contract.workgroup_size = size;
         }
     }
@@ -337,38 +337,150 @@ fn located_outputs(module: &naga::Module, ep: &naga::EntryPoint) -> Vec<(u32, Ha
 }
 
 /// Why the workgroup size of an entry point is not known.
-#[derive(Debug, thiserror::Error)]
-enum WorkgroupError {
-    #[error("the entry point is gone once overrides are applied")]
-    Gone,
-    #[error("its @workgroup_size depends on overrides that the harness cannot resolve without pipeline constants: {0}")]
-    Unresolved(naga::back::pipeline_constants::PipelineConstantError),
-}
-
 /// The workgroup size a compute pipeline gets from entry point `ep`. A size given by `override`s
-/// takes their defaults, as in the harness's pipelines, which set no constants; that needs the
-/// validation `info`, and without it (naga rejected the shader) the size is not known: `None`.
+/// takes the values the pipelines get (`constants`, else the overrides' defaults); that needs the
+/// validation `info`, and without it (naga rejected the shader) the size is not known: `None`, as
+/// it is when the overrides do not resolve ([`override_violations`] says why).
 fn workgroup_size(
     module: &naga::Module,
     info: Option<&naga::valid::ModuleInfo>,
     ep: &naga::EntryPoint,
-) -> Option<Result<[u32; 3], WorkgroupError>> {
+    constants: &naga::back::PipelineConstants,
+) -> Option<[u32; 3]> {
     if ep.workgroup_size_overrides.is_none() {
-        return Some(Ok(ep.workgroup_size));
+        return Some(ep.workgroup_size);
     }
     let entry = Some((ShaderStage::Compute, ep.name.as_str()));
-    let constants = naga::back::PipelineConstants::default();
-    Some(
-        match naga::back::pipeline_constants::process_overrides(module, info?, entry, &constants) {
-            Ok((resolved, _)) => resolved
-                .entry_points
-                .iter()
-                .find(|e| e.name == ep.name)
-                .map(|e| e.workgroup_size)
-                .ok_or(WorkgroupError::Gone),
-            Err(e) => Err(WorkgroupError::Unresolved(e)),
-        },
-    )
+    let (resolved, _) =
+        naga::back::pipeline_constants::process_overrides(module, info?, entry, constants).ok()?;
+    let found = resolved.entry_points.iter().find(|e| e.name == ep.name);
+    found.map(|e| e.workgroup_size)
+}
+
+/// Whether the contract's constants resolve the overrides of each of its entry points, as the
+/// pipelines will: each key names an override of the shader (by `@id` where it has one) and fits
+/// its type, and each override an entry point uses without a default has a value.
+fn override_violations(
+    contract: &Contract,
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+) -> Vec<String> {
+    use naga::back::pipeline_constants::{process_overrides, PipelineConstantError as E};
+    let mut bad: Vec<String> = (contract.constants.iter())
+        .filter_map(|(key, value)| constant_violation(contract, module, key, *value))
+        .collect();
+    if !bad.is_empty() {
+        return bad;
+    }
+    let constants = contract.naga_constants();
+    for (name, stage) in contract.entry_points() {
+        if !module.entry_points.iter().any(|ep| ep.name == name) {
+            continue;
+        }
+        let message = match process_overrides(module, info, Some((stage, name)), &constants) {
+            Ok(_) => continue,
+            Err(E::MissingValue(key)) => format!(
+                "entry point `{name}`: override `{key}` has no default, and the profile's `constants` gives it no value (key `{key}`)"
+            ),
+            Err(e) => format!(
+                "entry point `{name}`: its overrides do not resolve with the profile's `constants`: {e}"
+            ),
+        };
+        if !bad.contains(&message) {
+            bad.push(message);
+        }
+    }
+    bad
+}
+
+/// What is wrong with constant `key` = `value`, if anything: no override of the shader has that
+/// key, or the value does not fit the override's type.
+fn constant_violation(
+    contract: &Contract,
+    module: &naga::Module,
+    key: &str,
+    value: f64,
+) -> Option<String> {
+    let id = key.parse::<u16>().ok();
+    let found = module.overrides.iter().find(|(_, o)| match o.id {
+        Some(_) => o.id == id,
+        None => o.name.as_deref() == Some(key),
+    });
+    let Some((_, o)) = found else {
+        return Some(unknown_constant(contract, module, key));
+    };
+    let TypeInner::Scalar(scalar) = module.types[o.ty].inner else {
+        return None;
+    };
+    let why = fits(value, scalar).err()?;
+    Some(format!(
+        "constant `{key}`{}: {value} {why}",
+        contract.constant_whence(key)
+    ))
+}
+
+/// Whether a pipeline constant's `value` is one of `scalar`'s values, or why not. WebGPU truncates
+/// a fraction given for an integer; here it is refused, as the mistake it most likely is.
+fn fits(value: f64, scalar: naga::Scalar) -> Result<(), String> {
+    use naga::ScalarKind::{Bool, Float, Sint, Uint};
+    let bits = u32::from(scalar.width) * 8;
+    let (min, max) = match scalar.kind {
+        Sint => (
+            -(2f64.powi(bits as i32 - 1)),
+            2f64.powi(bits as i32 - 1) - 1.0,
+        ),
+        Uint => (0.0, 2f64.powi(bits as i32) - 1.0),
+        Float if bits == 16 => (-65504.0, 65504.0),
+        Float if bits == 32 => (f64::from(f32::MIN), f64::from(f32::MAX)),
+        Bool | Float | naga::ScalarKind::AbstractInt | naga::ScalarKind::AbstractFloat => {
+            return Ok(())
+        }
+    };
+    let ty = match scalar.kind {
+        Sint => format!("i{bits}"),
+        Uint => format!("u{bits}"),
+        _ => format!("f{bits}"),
+    };
+    if matches!(scalar.kind, Sint | Uint) && value.fract() != 0.0 {
+        return Err(format!(
+            "is not a whole number, as the override's type {ty} needs"
+        ));
+    }
+    match (min..=max).contains(&value) {
+        true => Ok(()),
+        false => Err(format!(
+            "does not fit the override's type {ty} ({min} to {max})"
+        )),
+    }
+}
+
+/// Why `key` of the contract's constants names no override: the overrides there are, and the
+/// key an override has by name but must be given by its `@id`.
+fn unknown_constant(contract: &Contract, module: &naga::Module, key: &str) -> String {
+    let whence = contract.constant_whence(key);
+    let named = |o: &naga::Override| match (o.id, &o.name) {
+        (Some(id), Some(n)) => format!("`{id}` ({n})"),
+        (Some(id), None) => format!("`{id}`"),
+        (None, n) => format!("`{}`", n.as_deref().unwrap_or("?")),
+    };
+    let by_id = module
+        .overrides
+        .iter()
+        .find(|(_, o)| o.id.is_some() && o.name.as_deref() == Some(key));
+    if let Some((_, o)) = by_id {
+        return format!(
+            "constant `{key}`{whence}: the override `{key}` has an @id, so WebGPU keys it by number: write `{}` instead",
+            o.id.unwrap_or_default()
+        );
+    }
+    let keys: Vec<String> = module.overrides.iter().map(|(_, o)| named(o)).collect();
+    match keys.is_empty() {
+        true => format!("constant `{key}`{whence}: the shader declares no override"),
+        false => format!(
+            "constant `{key}`{whence} names no override of the shader; its overrides' keys: {}",
+            keys.join(", ")
+        ),
+    }
 }
 
 /// Every way `module` breaks `contract` (entry points, stages, workgroup size, the vertex inputs
@@ -397,30 +509,18 @@ pub fn contract_violations(
             continue;
         }
         match stage {
-            ShaderStage::Compute => bad.extend(compute_stage(module, info, ep)),
+            ShaderStage::Compute => {}
             ShaderStage::Vertex => bad.extend(vertex_stage(contract, module, ep)),
             ShaderStage::Fragment => bad.extend(fragment_stage(contract, module, ep)),
             _ => {}
         }
     }
     if let Some(info) = info {
+        bad.extend(override_violations(contract, module, info));
         bad.extend(stage_bindings(contract, module, info));
     }
     bad.extend(binding_violations(contract, module));
     bad
-}
-
-/// The compute entry point's workgroup size: any size the harness can read (it dispatches by
-/// it), not one given by overrides without defaults.
-fn compute_stage(
-    module: &naga::Module,
-    info: Option<&naga::valid::ModuleInfo>,
-    ep: &naga::EntryPoint,
-) -> Option<String> {
-    match workgroup_size(module, info, ep) {
-        Some(Err(why)) => Some(format!("entry point `{}`: {why}", ep.name)),
-        _ => None,
-    }
 }
 
 /// The vertex entry point's inputs: each of the contract's attributes, and no others.
@@ -908,8 +1008,88 @@ pub(crate) mod tests {
         assert!(
             msg.starts_with("test.wgsl: breaks the shader contract")
                 && msg.contains(
-                    "entry point `skin_compute`: its @workgroup_size depends on overrides"
+                    "entry point `skin_compute`: override `WG` has no default, and the profile's `constants` gives it no value"
                 ),
+            "{msg}"
+        );
+    }
+
+    /// The default shader with a workgroup size from `decl`'s overrides, held to the built-in
+    /// contract with `constants`.
+    fn with_constants(decl: &str, size: &str, constants: &[(&str, f64)]) -> Shader {
+        let src = default_source().replacen(
+            "@compute @workgroup_size(64)",
+            &format!("{decl}\n@compute @workgroup_size({size})"),
+            1,
+        );
+        let mut contract = Contract::builtin();
+        contract.constants = constants.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        Shader::held_to("test.wgsl".into(), src, contract, None)
+    }
+
+    #[test]
+    fn constants_give_overrides_their_values() {
+        // By name, and by @id where the declaration has one; a bool from 1.
+        let s = with_constants("override WG: u32;", "WG", &[("WG", 32.0)]);
+        s.validate().unwrap();
+        assert_eq!(s.contract.workgroup_size, [32, 1, 1]);
+        let s = with_constants(
+            "@id(3) override WG: u32 = 64u;\noverride ON: bool;",
+            "select(1u, WG, ON)",
+            &[("3", 16.0), ("ON", 1.0)],
+        );
+        s.validate().unwrap();
+        assert_eq!(s.contract.workgroup_size, [16, 1, 1]);
+    }
+
+    #[test]
+    fn a_constant_must_name_an_override_and_fit_its_type() {
+        let err = |decl: &str, constants: &[(&str, f64)]| {
+            let msg = with_constants(decl, "WG", constants)
+                .validate()
+                .unwrap_err();
+            msg.to_string()
+        };
+        let msg = err("override WG: u32;", &[("WG", 32.0), ("wg", 1.0)]);
+        assert!(
+            msg.contains(
+                "constant `wg` names no override of the shader; its overrides' keys: `WG`"
+            ),
+            "{msg}"
+        );
+        let msg = err("@id(7) override WG: u32;", &[("WG", 32.0)]);
+        assert!(
+            msg.contains(
+                "the override `WG` has an @id, so WebGPU keys it by number: write `7` instead"
+            ),
+            "{msg}"
+        );
+        for (value, why) in [
+            (
+                -1.0,
+                "-1 does not fit the override's type u32 (0 to 4294967295)",
+            ),
+            (4294967296.0, "does not fit the override's type u32"),
+            (
+                2.5,
+                "2.5 is not a whole number, as the override's type u32 needs",
+            ),
+        ] {
+            let msg = err("override WG: u32;", &[("WG", value)]);
+            assert!(
+                msg.contains(&format!("constant `WG`: {why}")) || msg.contains(why),
+                "{msg}"
+            );
+        }
+        let msg = err(
+            "override WG: u32;\noverride S: f32;",
+            &[("WG", 8.0), ("S", 1e39)],
+        );
+        assert!(msg.contains("constant `S`: 1000000000000000000000000000000000000000 does not fit the override's type f32"), "{msg}");
+        // A zero workgroup size: naga's own reason, for the entry point.
+        let msg = err("override WG: u32;", &[("WG", 0.0)]);
+        assert!(
+            msg.contains("entry point `skin_compute`: its overrides do not resolve with the profile's `constants`: workgroup_size override isn't strictly positive"),
             "{msg}"
         );
     }

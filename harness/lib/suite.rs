@@ -648,7 +648,10 @@ impl Suite {
         let Ok(shader) = &self.shader else {
             return Vec::new();
         };
-        let validated = Arc::new(crate::translate::Validated::new(&shader.source));
+        let validated = Arc::new(crate::translate::Validated::new(
+            &shader.source,
+            shader.contract.naga_constants(),
+        ));
         let mut jobs = Vec::new();
         for entry in crate::translate::entries(&shader.source) {
             for target in crate::translate::TARGETS {

@@ -92,13 +92,16 @@ impl Output {
 /// that runs (a run whose filter selects none of them pays nothing).
 pub struct Validated {
     source: String,
+    /// The values the pipelines give the shader's overrides (the profile's `constants`).
+    constants: naga::back::PipelineConstants,
     module: OnceLock<Result<(naga::Module, naga::valid::ModuleInfo), String>>,
 }
 
 impl Validated {
-    pub fn new(source: &str) -> Validated {
+    pub fn new(source: &str, constants: naga::back::PipelineConstants) -> Validated {
         Validated {
             source: source.to_string(),
+            constants,
             module: OnceLock::new(),
         }
     }
@@ -121,8 +124,9 @@ impl Validated {
     }
 }
 
-/// The module with its overrides resolved to their defaults for `entry` (the back-ends other
-/// than SPIR-V refuse overrides), ready for any back-end.
+/// The module with its overrides resolved for `entry`, as the pipelines resolve them (the
+/// profile's `constants`, else their defaults; the back-ends other than SPIR-V refuse overrides),
+/// ready for any back-end.
 fn prepared(
     validated: &Validated,
     entry: &Entry,
@@ -132,9 +136,9 @@ fn prepared(
         module,
         info,
         Some((entry.stage, &entry.name)),
-        &Default::default(),
+        &validated.constants,
     )
-    .map_err(|e| format!("its overrides cannot be resolved without pipeline constants: {e}"))?;
+    .map_err(|e| format!("its overrides do not resolve with the profile's `constants`: {e}"))?;
     Ok((module.into_owned(), info.into_owned()))
 }
 
@@ -319,7 +323,7 @@ fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> { return vec4(p
 
     #[test]
     fn each_back_end_writes_each_stage() {
-        let validated = Validated::new(SHADER);
+        let validated = Validated::new(SHADER, Default::default());
         for entry in entries(SHADER) {
             let (module, info) = prepared(&validated, &entry).unwrap();
             for target in TARGETS {
@@ -357,8 +361,26 @@ fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> { return vec4(p
             required: Default::default(),
             deadline: std::time::Duration::from_secs(5),
         };
-        let o = outcome(&Validated::new(shader), entry, Target::Hlsl, &tools);
+        let o = outcome(
+            &Validated::new(shader, Default::default()),
+            entry,
+            Target::Msl,
+            &tools,
+        );
         assert_eq!(o.status, Status::Skip, "{}", o.message);
-        assert!(o.message.contains("pipeline constants"), "{}", o.message);
+        assert!(
+            o.message.contains("Missing value") && o.message.contains("`constants`"),
+            "{}",
+            o.message
+        );
+        // With the value the pipelines get, it translates.
+        let constants = [("n".to_string(), 4.0)].into_iter().collect();
+        let o = outcome(
+            &Validated::new(shader, constants),
+            entry,
+            Target::Msl,
+            &tools,
+        );
+        assert!(!o.message.contains("constants"), "{}", o.message);
     }
 }

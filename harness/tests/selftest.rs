@@ -1597,7 +1597,7 @@ fn example_shaders_pass_through_their_profiles() {
 
 /// The layouts' traps spring: an example shader with the bug each layout exists to catch fails
 /// the numeric checks (a base offset ignored, the inverse binds of a split palette left out, the
-/// joints of a u16 pair unpacked in the wrong order).
+/// joints of a u16 pair unpacked in the wrong order, an override's value taken the wrong way).
 #[test]
 fn layout_bugs_in_example_shaders_fail() {
     for (name, from, to) in [
@@ -1615,6 +1615,13 @@ fn layout_bugs_in_example_shaders_fail() {
             "compute_u16_pairs",
             "packed.x & 0xffffu, packed.x >> 16u",
             "packed.x >> 16u, packed.x & 0xffffu",
+        ),
+        // The second influence set behind a bool override that the profile turns on: read only
+        // when it is off, the eight-influence vertices skin wrong.
+        (
+            "vertex_eight_influences",
+            "if SECOND_SET {",
+            "if !SECOND_SET {",
         ),
     ] {
         let dir = scratch(&format!("layout_bug_{name}"));

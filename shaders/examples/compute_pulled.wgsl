@@ -1,9 +1,11 @@
-// Compute-only vertex pulling at workgroup 256, entry `main`: every vertex's fields interleaved in
-// one byte-addressed `array<u32>` (position vec3<f32> at byte 0, normal vec3<f32> at byte 12,
-// tangent vec4<f32> at byte 24, joints as u16 pairs at byte 40, f32 weights at byte 48, 64 bytes a
-// vertex); the skinned position, normal and tangent tightly packed (40 bytes a vertex) in one
-// `array<f32>`. The normal goes through the inverse transpose of the blended matrix, the tangent
-// through the blended matrix, both renormalised; the tangent keeps its handedness w.
+// Compute-only vertex pulling, entry `main`, at the workgroup size its pipelines set (`override
+// WORKGROUP_SIZE` has no default; the profile's `constants` give it): every vertex's fields
+// interleaved in one byte-addressed `array<u32>` (position vec3<f32> at byte 0, normal vec3<f32>
+// at byte 12, tangent vec4<f32> at byte 24, joints as u16 pairs at byte 40, f32 weights at byte
+// 48, 64 bytes a vertex); the skinned position, normal and tangent tightly packed (40 bytes a
+// vertex) in one `array<f32>`. The normal goes through the inverse transpose of the blended
+// matrix, the tangent through the blended matrix, both renormalised; the tangent keeps its
+// handedness w.
 
 struct Params {
     vertex_count: u32,
@@ -42,7 +44,9 @@ fn normal_matrix(a: mat3x3<f32>) -> mat3x3<f32> {
     return mat3x3<f32>(cross(a[1], a[2]) / d, cross(a[2], a[0]) / d, cross(a[0], a[1]) / d);
 }
 
-@compute @workgroup_size(256)
+override WORKGROUP_SIZE: u32;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v = gid.x;
     if (v >= params.vertex_count) {

@@ -3,7 +3,7 @@
 // builds the compute and the render pipeline with the layouts the harness uses, on Dawn's OpenGL
 // backend (a compatibility-mode adapter: llvmpipe through EGL without a display).
 //
-// stdin, JSON: { code, label, compute: null | { entry, groups },
+// stdin, JSON: { code, label, constants: { key: value }, compute: null | { entry, groups },
 //                render: null | { vertex, fragment, buffers, groups, format } }
 //   groups: [{ group, entries: [{ binding, visibility, type, minBindingSize }] }]
 //   buffers: [{ arrayStride, attributes: [{ format, offset, shaderLocation }] }]
@@ -102,7 +102,7 @@ if (!broken && job.compute) {
   result.compute = await scoped(() =>
     device.createComputePipeline({
       layout: layout(c.groups),
-      compute: { module, entryPoint: c.entry },
+      compute: { module, entryPoint: c.entry, constants: job.constants },
     }),
   );
 }
@@ -111,8 +111,13 @@ if (!broken && job.render) {
   result.render = await scoped(() =>
     device.createRenderPipeline({
       layout: layout(r.groups),
-      vertex: { module, entryPoint: r.vertex, buffers: r.buffers },
-      fragment: { module, entryPoint: r.fragment, targets: [{ format: r.format }] },
+      vertex: { module, entryPoint: r.vertex, constants: job.constants, buffers: r.buffers },
+      fragment: {
+        module,
+        entryPoint: r.fragment,
+        constants: job.constants,
+        targets: [{ format: r.format }],
+      },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
     }),
   );

@@ -389,6 +389,15 @@ pub fn bind_group_layouts(
         .collect()
 }
 
+/// A stage's compilation options: the shader's pipeline-overridable constants, the rest WebGPU's
+/// defaults.
+fn options<'a>(constants: &'a [(&'a str, f64)]) -> wgpu::PipelineCompilationOptions<'a> {
+    wgpu::PipelineCompilationOptions {
+        constants,
+        ..Default::default()
+    }
+}
+
 fn build_compute(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
@@ -397,12 +406,13 @@ fn build_compute(
 ) -> ComputeSet {
     let layouts = bind_group_layouts(device, contract, Pipeline::Compute);
     let pipeline_layout = pipeline_layout(device, &layouts);
+    let constants = contract.pipeline_constants();
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(entry),
         layout: Some(&pipeline_layout),
         module,
         entry_point: Some(entry),
-        compilation_options: Default::default(),
+        compilation_options: options(&constants),
         cache: None,
     });
     ComputeSet { layouts, pipeline }
@@ -433,13 +443,14 @@ pub fn render_pipeline(
     let layout = pipeline_layout(device, layouts);
     let buffers: Vec<Option<wgpu::VertexBufferLayout>> =
         contract.vertex_buffers().into_iter().map(Some).collect();
+    let constants = contract.pipeline_constants();
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(vs),
         layout: Some(&layout),
         vertex: wgpu::VertexState {
             module,
             entry_point: Some(vs),
-            compilation_options: Default::default(),
+            compilation_options: options(&constants),
             buffers: &buffers,
         },
         primitive: wgpu::PrimitiveState {
@@ -452,7 +463,7 @@ pub fn render_pipeline(
         fragment: Some(wgpu::FragmentState {
             module,
             entry_point: Some(fs),
-            compilation_options: Default::default(),
+            compilation_options: options(&constants),
             targets: &[Some(wgpu::ColorTargetState {
                 format: TARGET_FORMAT,
                 blend: None,

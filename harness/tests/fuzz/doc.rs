@@ -441,6 +441,31 @@ const LAYOUT_EDITS: &[ProfileEdit] = &[
         "compute.vertices.joints.offset",
     ),
     (
+        "a constant that names no override",
+        &[("WORKGROUP_SIZE: 128", "WORKGROUP: 128")],
+        "constants.WORKGROUP",
+    ),
+    (
+        "an override without a default and no constant",
+        &[("constants:\n  WORKGROUP_SIZE: 128\n", "")],
+        "override `WORKGROUP_SIZE` has no default",
+    ),
+    (
+        "a constant that does not fit its override's type",
+        &[("WORKGROUP_SIZE: 128", "WORKGROUP_SIZE: -128")],
+        "constants.WORKGROUP_SIZE",
+    ),
+    (
+        "a constant that is not finite",
+        &[("WORKGROUP_SIZE: 128", "WORKGROUP_SIZE: .nan")],
+        "constants.WORKGROUP_SIZE",
+    ),
+    (
+        "a constant key that is neither a name nor an @id",
+        &[("WORKGROUP_SIZE: 128", "work-group: 128")],
+        "constants.work-group",
+    ),
+    (
         "both separate and byte-addressed inputs",
         &[(
             "  count:",
@@ -460,6 +485,11 @@ const SETS_EDITS: &[ProfileEdit] = &[
         "a second set's attribute on another's location",
         &[("location: [2, 4]", "location: [2, 3]")],
         "vertex.weights.location",
+    ),
+    (
+        "an override with an @id keyed by its name",
+        &[("  8: true", "  SECOND_SET: true")],
+        "constants.SECOND_SET",
     ),
 ];
 
