@@ -305,8 +305,39 @@ impl Want {
                 matches!(inner, TypeInner::Scalar(naga::Scalar::U32))
                     || Elem::Vec4U32.matches(inner)
             }
+            (_, TypeInner::Struct { .. }) if self.is_array() => {
+                let inner = unwrapped(types, ty);
+                inner != ty && self.matches(types, inner)
+            }
             _ => false,
         }
+    }
+
+    /// Whether a binding of this type is an array of elements (bare, or wrapped in a struct).
+    fn is_array(self) -> bool {
+        !matches!(
+            self,
+            Want::Count | Want::View | Want::Matrix | Want::FirstU32
+        )
+    }
+}
+
+/// The array a struct wraps as its only member (`struct Bones { m: array<mat4x4<f32>> }`, as WGSL
+/// once required of a runtime-sized array and engines still write): the same bytes at the same
+/// offsets, so a binding of the struct holds what one of the array would. Any other type: itself.
+pub fn unwrapped(
+    types: &naga::UniqueArena<naga::Type>,
+    ty: Handle<naga::Type>,
+) -> Handle<naga::Type> {
+    match &types[ty].inner {
+        TypeInner::Struct { members, .. } if members.len() == 1 && members[0].offset == 0 => {
+            let m = members[0].ty;
+            match types[m].inner {
+                TypeInner::Array { .. } => m,
+                _ => ty,
+            }
+        }
+        _ => ty,
     }
 }
 
@@ -1012,5 +1043,38 @@ mod tests {
                 assert_eq!(size, c.uniform_bytes, "{slot:?}");
             }
         }
+    }
+
+    /// Whether `want` takes the type of `var` declared in `src`.
+    fn takes(want: Want, src: &str) -> bool {
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        let (_, var) = module.global_variables.iter().next().unwrap();
+        want.matches(&module.types, var.ty)
+    }
+
+    #[test]
+    fn an_array_wrapped_alone_in_a_struct_is_the_array() {
+        let wrapped =
+            "struct B { m: array<mat4x4<f32>> }\n@group(0) @binding(0) var<storage> b: B;";
+        assert!(takes(Want::Array(Elem::Mat4F32), wrapped));
+        assert!(!takes(Want::Array(Elem::Vec4F32), wrapped));
+        // Bevy's uniform palette.
+        let bevy = "struct SkinnedMesh { data: array<mat4x4<f32>, 256u> }\n@group(0) @binding(0) var<uniform> j: SkinnedMesh;";
+        assert!(takes(Want::FixedMatrices, bevy));
+        assert!(!takes(Want::Array(Elem::Mat4F32), bevy));
+        let positions =
+            "struct P { p: array<vec3<f32>> }\n@group(0) @binding(0) var<storage> p: P;";
+        assert!(takes(Want::Positions, positions));
+        let words = "struct W { w: array<u32> }\n@group(0) @binding(0) var<storage> w: W;";
+        assert!(takes(Want::Words, words) && takes(Want::PackedJoints, words));
+        // Another member first moves the array off byte 0: not the same bytes.
+        let after =
+            "struct B { n: u32, m: array<mat4x4<f32>> }\n@group(0) @binding(0) var<storage> b: B;";
+        assert!(!takes(Want::Array(Elem::Mat4F32), after));
+        // A struct is no array of structs, nor does a count or view unwrap.
+        let nested = "struct M { m: mat4x4<f32> }\nstruct B { m: M }\n@group(0) @binding(0) var<storage> b: B;";
+        assert!(!takes(Want::Array(Elem::Mat4F32), nested));
+        let count = "struct C { c: array<u32, 4> }\n@group(0) @binding(0) var<uniform> c: C;";
+        assert!(!takes(Want::Count, count));
     }
 }

@@ -262,8 +262,10 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
                 size: naga::ArraySize::Constant(n),
                 ..
             },
-        ) = (at, &module.types[var.ty].inner)
-        {
+        ) = (
+            at,
+            &module.types[crate::contract::unwrapped(&module.types, var.ty)].inner,
+        ) {
             contract.palette_len = Some(n.get());
         }
     }

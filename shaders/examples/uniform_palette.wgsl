@@ -15,7 +15,12 @@ struct View {
     _pad: f32,
 }
 
-@group(0) @binding(0) var<uniform> palette: array<mat4x4<f32>, 256>;
+// Bevy's form: the fixed array wrapped in a struct, as its only member.
+struct SkinnedMesh {
+    data: array<mat4x4<f32>, 256u>,
+}
+
+@group(0) @binding(0) var<uniform> palette: SkinnedMesh;
 @group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> joints: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> weights: array<vec4<f32>>;
@@ -28,7 +33,7 @@ fn skin(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> {
     var acc = vec3<f32>(0.0);
     for (var k = 0u; k < 4u; k = k + 1u) {
         if (w[k] != 0.0) {
-            acc = acc + w[k] * (palette[j[k]] * h).xyz;
+            acc = acc + w[k] * (palette.data[j[k]] * h).xyz;
         }
     }
     return acc;

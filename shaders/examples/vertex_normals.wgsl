@@ -10,7 +10,12 @@ struct Camera {
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
-@group(1) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+// A runtime-sized array as a struct's only member, as WGSL once required.
+struct Bones {
+    matrices: array<mat4x4<f32>>,
+}
+
+@group(1) @binding(0) var<storage, read> bones: Bones;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -27,10 +32,10 @@ struct VertexOut {
 }
 
 fn skin_matrix(joints: vec4<u32>, weights: vec4<f32>) -> mat4x4<f32> {
-    return bones[joints.x] * weights.x
-        + bones[joints.y] * weights.y
-        + bones[joints.z] * weights.z
-        + bones[joints.w] * weights.w;
+    return bones.matrices[joints.x] * weights.x
+        + bones.matrices[joints.y] * weights.y
+        + bones.matrices[joints.z] * weights.z
+        + bones.matrices[joints.w] * weights.w;
 }
 
 fn upper3(m: mat4x4<f32>) -> mat3x3<f32> {
