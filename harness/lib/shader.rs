@@ -521,7 +521,7 @@ pub fn contract_violations(
         bad.extend(override_violations(contract, module, info));
         bad.extend(stage_bindings(contract, module, info));
     }
-    bad.extend(binding_violations(contract, module));
+    bad.extend(binding_violations(contract, module, info));
     bad
 }
 
@@ -614,16 +614,32 @@ fn fragment_stage(
 }
 
 /// Each bound global against the contract's slot at its group and binding, then the slots no
-/// global fills.
-fn binding_violations(contract: &Contract, module: &naga::Module) -> Vec<String> {
+/// global fills. A global outside the contract that none of its entry points uses (a material's
+/// texture, when the harness draws with its own fragment stage) is left alone: no pipeline binds
+/// it. Without `info` (naga rejected the shader) every global counts as used.
+fn binding_violations(
+    contract: &Contract,
+    module: &naga::Module,
+    info: Option<&naga::valid::ModuleInfo>,
+) -> Vec<String> {
     let mut bad = Vec::new();
     let groups = contract.groups();
     let mut seen: Vec<(u32, u32)> = Vec::new();
-    for (_, var) in module.global_variables.iter() {
+    let used = |var: Handle<naga::GlobalVariable>| {
+        info.is_none_or(|info| {
+            module.entry_points.iter().enumerate().any(|(i, ep)| {
+                contract.pipeline_of(&ep.name).is_some() && !info.get_entry_point(i)[var].is_empty()
+            })
+        })
+    };
+    for (handle, var) in module.global_variables.iter() {
         let Some(binding) = &var.binding else {
             continue;
         };
         let name = var.name.as_deref().unwrap_or("?");
+        if contract.slot_at(binding.group, binding.binding).is_none() && !used(handle) {
+            continue;
+        }
         if !groups.contains(&binding.group) {
             bad.push(format!(
                 "`{name}` is in group {}; the contract uses group{} {} only",
@@ -767,6 +783,23 @@ pub(crate) mod tests {
         let src = default_source().replace("let i = id.x;", "let i = id.x");
         let msg = shader(&src).validate().unwrap_err().to_string();
         assert!(msg.contains("test.wgsl:"), "{msg}");
+    }
+
+    #[test]
+    fn bindings_outside_the_contract_count_only_where_its_entry_points_use_them() {
+        // A material's texture and a light uniform, read by a fragment stage the contract does
+        // not name: no pipeline of the harness binds them.
+        let material = "\n@group(1) @binding(0) var tex: texture_2d<f32>;\n@group(1) @binding(1) var samp: sampler;\n@group(0) @binding(7) var<uniform> light: vec4<f32>;\n@fragment fn fs_material(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> { return textureSample(tex, samp, uv) * light; }\n";
+        shader(&(default_source() + material)).validate().unwrap();
+        // The same light read by the contract's fragment stage: it would be unbound.
+        let src = default_source().replacen("fn fs_skin(", "fn fs_skin_unlit(", 1)
+            + &material.replace("fn fs_material(", "fn fs_skin(");
+        let msg = shader(&src).validate().unwrap_err().to_string();
+        assert!(
+            msg.contains("`light` uses binding 7; the contract has bindings 0 to 6")
+                && msg.contains("`tex` is in group 1; the contract uses group 0 only"),
+            "{msg}"
+        );
     }
 
     #[test]
