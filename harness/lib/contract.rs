@@ -28,6 +28,9 @@ pub enum Role {
     /// The skinned normals and tangents the shader writes, where the harness can read them.
     SkinnedNormals,
     SkinnedTangents,
+    /// Another buffer the shader's stages read (a model matrix, a material's uniform), which the
+    /// harness fills as the profile's `bindings[i]` says.
+    Filled(u32),
 }
 
 /// The pipelines the harness builds from the shader, apart from each other.
@@ -157,6 +160,8 @@ pub enum Want {
     Words,
     /// Byte-addressed output words: `array<u32>` or `array<f32>`.
     OutputWords,
+    /// Any buffer type: the harness fills it with the profile's bytes, whatever the shader reads.
+    Filled,
 }
 
 impl Want {
@@ -175,6 +180,7 @@ impl Want {
             Want::FirstU32 => "a u32 (or a struct whose first member is a u32)".into(),
             Want::Words => "array<u32> (byte-addressed)".into(),
             Want::OutputWords => "array<u32> or array<f32> (byte-addressed)".into(),
+            Want::Filled => "a buffer (uniform or storage)".into(),
         }
     }
 
@@ -224,7 +230,7 @@ impl Want {
             Want::PackedJoints => ("array<vec2<u32>>".into(), None),
             Want::Matrix => ("mat4x4<f32>".into(), None),
             Want::FirstU32 => ("vec4<u32>".into(), None),
-            Want::Words | Want::OutputWords => ("array<u32>".into(), None),
+            Want::Words | Want::OutputWords | Want::Filled => ("array<u32>".into(), None),
         }
     }
 
@@ -305,6 +311,7 @@ impl Want {
                 matches!(inner, TypeInner::Scalar(naga::Scalar::U32))
                     || Elem::Vec4U32.matches(inner)
             }
+            (Want::Filled, _) => true,
             (_, TypeInner::Struct { .. }) if self.is_array() => {
                 let inner = unwrapped(types, ty);
                 inner != ty && self.matches(types, inner)
@@ -381,8 +388,9 @@ impl Slot {
                 wgpu::BufferBindingType::Uniform,
                 wgpu::BufferSize::new(match self.ty {
                     Want::Matrix => 64,
-                    // A fixed-length palette is as long as the shader declares it.
-                    Want::FixedMatrices => 0,
+                    // A fixed-length palette is as long as the shader declares it, and a filled
+                    // buffer is sized from the shader too.
+                    Want::FixedMatrices | Want::Filled => 0,
                     _ => uniform_bytes as u64,
                 }),
             ),
@@ -508,6 +516,50 @@ pub struct Contract {
     /// WebGPU keys them (the `@id` number where the declaration has one, else the name); every
     /// pipeline and translation of the shader gets them.
     pub constants: Vec<(String, f64)>,
+    /// The buffers the harness fills for the shader's other bindings ([`Role::Filled`]).
+    pub filled: Vec<Filled>,
+}
+
+/// What a buffer the harness fills holds before the profile's floats.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fill {
+    #[default]
+    Zero,
+    /// An identity `mat4x4<f32>` every 64 bytes (a model matrix, an array of them).
+    Identity,
+}
+
+/// A buffer the harness fills: its slot's role, how, and (once the shader's type is read) its
+/// bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Filled {
+    pub role: Role,
+    pub fill: Fill,
+    /// f32 values written from byte 0, over the fill.
+    pub floats: Vec<f32>,
+    /// The buffer's contents, as long as the shader's type needs (empty until it is read).
+    pub bytes: Vec<u8>,
+}
+
+impl Filled {
+    /// The contents for a binding of `size` bytes: the fill, then the floats over it; at least
+    /// `size` and the floats' length, rounded up to 16 bytes.
+    pub fn contents(fill: Fill, floats: &[f32], size: u64) -> Vec<u8> {
+        let len = (size as usize)
+            .max(4 * floats.len())
+            .max(16)
+            .next_multiple_of(16);
+        let mut words = vec![0f32; len / 4];
+        if fill == Fill::Identity {
+            for (i, w) in words.iter_mut().enumerate() {
+                // Elements 0, 5, 10 and 15 of each 16-float matrix.
+                *w = if i % 16 % 5 == 0 { 1.0 } else { 0.0 };
+            }
+        }
+        words[..floats.len()].copy_from_slice(floats);
+        bytemuck::cast_slice(&words).to_vec()
+    }
 }
 
 pub use crate::format::{Packed, Pulled};
@@ -685,6 +737,7 @@ impl Contract {
             pulled: None,
             packed: None,
             constants: Vec::new(),
+            filled: Vec::new(),
         }
     }
 
@@ -1043,6 +1096,23 @@ mod tests {
                 assert_eq!(size, c.uniform_bytes, "{slot:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_filled_buffer_holds_its_fill_then_its_floats() {
+        let floats = |bytes: Vec<u8>| bytemuck::cast_slice::<u8, f32>(&bytes).to_vec();
+        // Zeros, at least 16 bytes, rounded up to 16.
+        assert_eq!(floats(Filled::contents(Fill::Zero, &[], 4)), [0.0; 4]);
+        assert_eq!(Filled::contents(Fill::Zero, &[], 20).len(), 32);
+        // Two identity matrices for 128 bytes: 1 at elements 0, 5, 10, 15 of each.
+        let id = floats(Filled::contents(Fill::Identity, &[], 128));
+        let ones: Vec<usize> = (0..32).filter(|&i| id[i] == 1.0).collect();
+        assert_eq!(ones, [0, 5, 10, 15, 16, 21, 26, 31]);
+        assert!(id.iter().all(|&x| x == 0.0 || x == 1.0));
+        // The floats over the fill, and longer than the type when they are.
+        let over = floats(Filled::contents(Fill::Identity, &[2.0, 3.0], 64));
+        assert_eq!(&over[..6], &[2.0, 3.0, 0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(Filled::contents(Fill::Zero, &[1.0; 9], 16).len(), 48);
     }
 
     /// Whether `want` takes the type of `var` declared in `src`.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::case::CaseError;
 use crate::compose::Define;
-use crate::contract::{Contract, Elem, Origin, Pipeline, Role, Space, Want};
+use crate::contract::{Contract, Elem, Fill, Origin, Pipeline, Role, Space, Want};
 use crate::format::{JointFormat, PositionFormat, WeightFormat};
 use crate::yaml_line;
 
@@ -38,6 +38,10 @@ pub struct Profile {
     /// shader gets them. An override without a default needs one.
     #[serde(default)]
     pub constants: BTreeMap<String, Constant>,
+    /// The shader's other buffers that its stages read (a model matrix, a material's or a
+    /// light's uniform), which the harness fills.
+    #[serde(default)]
+    pub bindings: Vec<FilledBinding>,
     /// Cases this layout cannot hold, and the failure each is known to give.
     #[serde(default)]
     pub expect: Vec<ShaderExpect>,
@@ -65,6 +69,21 @@ impl Constant {
             Constant::Number(x) => x,
         }
     }
+}
+
+/// A buffer outside the skinning roles that the harness binds, sized from the shader's type, for
+/// both pipelines.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FilledBinding {
+    pub group: u32,
+    pub binding: u32,
+    /// `zero` (default) or `identity`: an identity `mat4x4<f32>` every 64 bytes.
+    #[serde(default)]
+    pub fill: Fill,
+    /// f32 values written from byte 0, over the fill.
+    #[serde(default)]
+    pub floats: Vec<f32>,
 }
 
 /// A case the shader's layout cannot hold (300 joints for `u8` joints, or for a palette of 256
@@ -532,7 +551,22 @@ impl Profile {
     }
 
     /// The roles and the slot each takes, with the field that names it.
-    pub fn slots(&self) -> Vec<(&'static str, Slot)> {
+    pub fn slots(&self) -> Vec<(String, Slot)> {
+        let mut out: Vec<(String, Slot)> = (self.role_slots().into_iter())
+            .map(|(field, slot)| (field.to_string(), slot))
+            .collect();
+        for (i, b) in self.bindings.iter().enumerate() {
+            let slot = Slot {
+                group: b.group,
+                binding: b.binding,
+            };
+            out.push((format!("bindings[{i}]"), slot));
+        }
+        out
+    }
+
+    /// The bindings of the skinning roles, with their fields.
+    fn role_slots(&self) -> Vec<(&'static str, Slot)> {
         let p = &self.palette;
         let mut out = vec![(
             "palette",
@@ -592,7 +626,7 @@ impl Profile {
             ));
         }
         // A bind group index past 3 needs a device limit beyond WebGPU's default of 4 groups.
-        let mut seen: BTreeMap<Slot, &str> = BTreeMap::new();
+        let mut seen: BTreeMap<Slot, String> = BTreeMap::new();
         for (field, slot) in self.slots() {
             if slot.group > 3 {
                 return Err((
@@ -603,13 +637,21 @@ impl Profile {
                     ),
                 ));
             }
-            if let Some(other) = seen.insert(slot, field) {
+            if let Some(other) = seen.insert(slot, field.clone()) {
                 return Err((
                     format!("{field}.binding"),
                     format!(
                         "@group({}) @binding({}) is already `{other}`; each role has its own binding",
                         slot.group, slot.binding
                     ),
+                ));
+            }
+        }
+        for (i, b) in self.bindings.iter().enumerate() {
+            if let Some(k) = b.floats.iter().position(|x| !x.is_finite()) {
+                return Err((
+                    format!("bindings[{i}].floats"),
+                    format!("value {k} is not a finite number"),
                 ));
             }
         }
@@ -1231,6 +1273,26 @@ impl Profile {
                 normal: v.normal_function.clone(),
                 tangent: v.tangent_function.clone(),
             };
+        }
+        for (i, b) in self.bindings.iter().enumerate() {
+            let role = Role::Filled(i as u32);
+            // The space and size come from the shader, once it is read.
+            slots.push(slot(
+                role,
+                b.group,
+                b.binding,
+                Space::Uniform,
+                Want::Filled,
+                "a buffer the harness fills",
+                vec![Compute, Render],
+                &format!("bindings[{i}]"),
+            ));
+            c.filled.push(crate::contract::Filled {
+                role,
+                fill: b.fill,
+                floats: b.floats.clone(),
+                bytes: Vec::new(),
+            });
         }
         c.slots = slots;
         c.compute = compute.map(|k| k.entry.clone());

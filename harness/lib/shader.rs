@@ -250,6 +250,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
             contract.workgroup_size = size;
         }
     }
+    fill_buffers(contract, module);
     let palette = contract.slot(Role::Palette).clone();
     for (_, var) in module.global_variables.iter() {
         let at = var
@@ -268,6 +269,54 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
         ) {
             contract.palette_len = Some(n.get());
         }
+    }
+}
+
+/// The buffers the harness fills ([`Role::Filled`]), as the shader declares them: each slot takes
+/// the variable's address space, and its bytes are as long as the variable's type (4 KiB at least
+/// for a runtime-sized array, enough for the few elements an engine's shader indexes). A slot no
+/// variable fills keeps its placeholder; validation names it.
+fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
+    /// A runtime-sized array's bytes, or a struct's that ends in one.
+    const RUNTIME_BYTES: u64 = 4096;
+    for i in 0..contract.filled.len() {
+        let role = contract.filled[i].role;
+        let Some(slot) = contract.slots.iter_mut().find(|s| s.role == role) else {
+            continue;
+        };
+        let at = |b: &naga::ResourceBinding| b.group == slot.group && b.binding == slot.binding;
+        let found = module
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.binding.as_ref().is_some_and(at));
+        let Some((_, var)) = found else { continue };
+        slot.space = match var.space {
+            AddressSpace::Storage { access } => crate::contract::Space::Storage {
+                writable: access.contains(StorageAccess::STORE),
+            },
+            _ => crate::contract::Space::Uniform,
+        };
+        let inner = &module.types[var.ty].inner;
+        let mut size = u64::from(inner.size(module.to_ctx()));
+        if runtime_sized(module, var.ty) {
+            size = size.max(RUNTIME_BYTES);
+        }
+        let f = &mut contract.filled[i];
+        f.bytes = crate::contract::Filled::contents(f.fill, &f.floats, size);
+    }
+}
+
+/// Whether `ty` is a runtime-sized array or a struct ending in one.
+fn runtime_sized(module: &naga::Module, ty: Handle<naga::Type>) -> bool {
+    match &module.types[ty].inner {
+        TypeInner::Array {
+            size: naga::ArraySize::Dynamic,
+            ..
+        } => true,
+        TypeInner::Struct { members, .. } => {
+            members.last().is_some_and(|m| runtime_sized(module, m.ty))
+        }
+        _ => false,
     }
 }
 
@@ -640,9 +689,17 @@ fn binding_violations(
         if contract.slot_at(binding.group, binding.binding).is_none() && !used(handle) {
             continue;
         }
+        // A buffer outside the skinning roles (a world matrix, a light) can be filled.
+        let hint = match var.space {
+            AddressSpace::Uniform | AddressSpace::Storage { .. } => format!(
+                " (a buffer outside the skinning roles: a layout profile's `bindings` can have the harness fill @group({}) @binding({}))",
+                binding.group, binding.binding
+            ),
+            _ => String::new(),
+        };
         if !groups.contains(&binding.group) {
             bad.push(format!(
-                "`{name}` is in group {}; the contract uses group{} {} only",
+                "`{name}` is in group {}; the contract uses group{} {} only{hint}",
                 binding.group,
                 if groups.len() == 1 { "" } else { "s" },
                 list(&groups)
@@ -651,7 +708,7 @@ fn binding_violations(
         }
         let Some(slot) = contract.slot_at(binding.group, binding.binding) else {
             bad.push(format!(
-                "`{name}` uses binding {}; the contract has bindings {}",
+                "`{name}` uses binding {}; the contract has bindings {}{hint}",
                 binding.binding,
                 list(&contract.bindings_in(binding.group))
             ));

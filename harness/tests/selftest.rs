@@ -1595,6 +1595,50 @@ fn example_shaders_pass_through_their_profiles() {
     }
 }
 
+/// The profile's `bindings` reach the shader: the world matrix `vertex_normals` reads, filled with a
+/// half scale instead of the identity, shrinks every drawn shape (the render checks fail), while
+/// the numbers, which come through its skinning function, still pass.
+#[test]
+fn filled_bindings_reach_the_shader() {
+    let dir = scratch("filled_bindings");
+    let name = "vertex_normals";
+    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
+    let shader = dir.join(format!("{name}.wgsl"));
+    std::fs::copy(example("wgsl"), &shader).unwrap();
+    let profile = std::fs::read_to_string(example("profile.yaml")).unwrap();
+    let (from, to) = (
+        "{ group: 2, binding: 0, fill: identity }",
+        "{ group: 2, binding: 0, floats: [0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1] }",
+    );
+    assert!(
+        profile.contains(from),
+        "{name}'s profile no longer has `{from}`"
+    );
+    std::fs::write(
+        dir.join(format!("{name}.profile.yaml")),
+        profile.replacen(from, to, 1),
+    )
+    .unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+        return;
+    };
+    let shrunk = failing(&report, "render_covers_bind_pose");
+    assert!(
+        shrunk.len() >= 2,
+        "a half-scale world matrix should change the drawn coverage: {} failures",
+        shrunk.len()
+    );
+    let numbers = failing(&report, "posed_matches_cpu");
+    assert!(
+        numbers.is_empty(),
+        "the numbers do not go through the world matrix: {:?}",
+        numbers
+            .iter()
+            .map(|r| &r.outcome.message)
+            .collect::<Vec<_>>()
+    );
+}
+
 /// The layouts' traps spring: an example shader with the bug each layout exists to catch fails
 /// the numeric checks (a base offset ignored, the inverse binds of a split palette left out, the
 /// joints of a u16 pair unpacked in the wrong order, an override's value taken the wrong way).

@@ -17,6 +17,15 @@ struct Bones {
 
 @group(1) @binding(0) var<storage, read> bones: Bones;
 
+// The mesh's world matrix and the light, as a renderer binds them per draw; the profile has the
+// harness fill them (`bindings`): the identity, and a light along +z.
+struct Mesh {
+    world_from_local: mat4x4<f32>,
+}
+
+@group(2) @binding(0) var<uniform> mesh: Mesh;
+@group(2) @binding(1) var<uniform> light_dir: vec4<f32>;
+
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) joints: vec4<u32>,
@@ -58,9 +67,9 @@ fn skin_tangent(tangent: vec4<f32>, joints: vec4<u32>, weights: vec4<f32>) -> ve
 
 @vertex
 fn vs_main(in: VertexIn) -> VertexOut {
-    let world = skin_matrix(in.joints, in.weights) * vec4<f32>(in.position, 1.0);
+    let local = skin_matrix(in.joints, in.weights) * vec4<f32>(in.position, 1.0);
     var out: VertexOut;
-    out.clip = camera.view_proj * world;
+    out.clip = camera.view_proj * (mesh.world_from_local * local);
     out.normal = skin_normal(in.normal, in.joints, in.weights);
     out.tangent = skin_tangent(in.tangent, in.joints, in.weights);
     return out;
@@ -70,6 +79,6 @@ fn vs_main(in: VertexIn) -> VertexOut {
 @fragment
 fn fs_main(@location(0) normal: vec3<f32>, @location(1) tangent: vec4<f32>) -> @location(0) vec4<f32> {
     let n = normalize(normal);
-    let light = 0.4 + 0.5 * abs(n.z) + 0.1 * tangent.w * tangent.x;
+    let light = 0.4 + 0.5 * abs(dot(n, light_dir.xyz)) + 0.1 * tangent.w * tangent.x;
     return vec4<f32>(light, light, light, 1.0);
 }

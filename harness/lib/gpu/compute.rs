@@ -486,18 +486,36 @@ fn inspect(words: &[u32], n: usize, layout: Output) -> Skinned {
 }
 
 /// One bind group per (group, layout), each binding the `bound` buffers of its group: (role,
-/// buffer, bytes bound).
+/// buffer, bytes bound), and the buffers the contract fills ([`Role::Filled`]), which every
+/// pipeline binds.
 pub(crate) fn bind_groups(
     ctx: &Context,
     layouts: &[(u32, wgpu::BindGroupLayout)],
     bound: &[(Role, &wgpu::Buffer, usize)],
     label: &str,
 ) -> Vec<(u32, wgpu::BindGroup)> {
+    use wgpu::util::DeviceExt;
     let contract = ctx.contract();
+    // Small and constant: made for each bind group, which keeps them alive.
+    let filled: Vec<(Role, wgpu::Buffer, usize)> = (contract.filled.iter())
+        .map(|f| {
+            let buffer = ctx
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("filled"),
+                    contents: &f.bytes,
+                    usage: contract.slot(f.role).space.usage(),
+                });
+            (f.role, buffer, f.bytes.len())
+        })
+        .collect();
+    let all: Vec<(Role, &wgpu::Buffer, usize)> = (bound.iter().copied())
+        .chain(filled.iter().map(|(r, b, n)| (*r, b, *n)))
+        .collect();
     layouts
         .iter()
         .map(|(group, layout)| {
-            let entries: Vec<wgpu::BindGroupEntry> = bound
+            let entries: Vec<wgpu::BindGroupEntry> = all
                 .iter()
                 .filter(|(role, _, _)| contract.slot(*role).group == *group)
                 .map(|(role, buffer, bytes)| entry(contract.binding(*role), buffer, *bytes))

@@ -493,9 +493,38 @@ const SETS_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_normals.profile.yaml` (buffers the harness fills).
+const FILLED_EDITS: &[ProfileEdit] = &[
+    (
+        "a filled buffer on a role's binding",
+        &[("{ group: 2, binding: 1,", "{ group: 1, binding: 0,")],
+        "bindings[1].binding",
+    ),
+    (
+        "a filled buffer the shader does not declare",
+        &[("{ group: 2, binding: 1,", "{ group: 2, binding: 2,")],
+        "bindings[1]",
+    ),
+    (
+        "a filled buffer past the bind groups",
+        &[("{ group: 2, binding: 1,", "{ group: 4, binding: 1,")],
+        "bindings[1].group",
+    ),
+    (
+        "a filled buffer with a value that is not finite",
+        &[("floats: [0, 0, 1, 0]", "floats: [0, 0, .inf, 0]")],
+        "bindings[1].floats",
+    ),
+    (
+        "an unknown fill",
+        &[("fill: identity", "fill: ones")],
+        "bindings[0].fill",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -503,6 +532,7 @@ fn profiles(out: &mut String) {
         ("compute_u16_pairs", PROFILE_EDITS),
         ("compute_pulled", LAYOUT_EDITS),
         ("vertex_eight_influences", SETS_EDITS),
+        ("vertex_normals", FILLED_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
