@@ -31,6 +31,8 @@ pub enum Role {
     /// Another buffer the shader's stages read (a model matrix, a material's uniform), which the
     /// harness fills as the profile's `bindings[i]` says.
     Filled(u32),
+    /// A vertex attribute the profile does not name (a texture coordinate, a colour): zeros.
+    Zeros,
 }
 
 /// The pipelines the harness builds from the shader, apart from each other.
@@ -102,6 +104,43 @@ pub enum Elem {
     Vec4F32,
     Vec4U32,
     Vec3F32,
+    /// A 32-bit scalar or vector attribute as its vertex format reads it (a [`Role::Zeros`] input).
+    Attribute(wgpu::VertexFormat),
+}
+
+/// The 32-bit vertex formats by WGSL type: the attributes the harness can feed zeros.
+const ATTRIBUTES: [(wgpu::VertexFormat, &str, naga::Scalar, u8); 12] = {
+    use naga::Scalar;
+    use wgpu::VertexFormat as F;
+    [
+        (F::Float32, "f32", Scalar::F32, 1),
+        (F::Float32x2, "vec2<f32>", Scalar::F32, 2),
+        (F::Float32x3, "vec3<f32>", Scalar::F32, 3),
+        (F::Float32x4, "vec4<f32>", Scalar::F32, 4),
+        (F::Uint32, "u32", Scalar::U32, 1),
+        (F::Uint32x2, "vec2<u32>", Scalar::U32, 2),
+        (F::Uint32x3, "vec3<u32>", Scalar::U32, 3),
+        (F::Uint32x4, "vec4<u32>", Scalar::U32, 4),
+        (F::Sint32, "i32", Scalar::I32, 1),
+        (F::Sint32x2, "vec2<i32>", Scalar::I32, 2),
+        (F::Sint32x3, "vec3<i32>", Scalar::I32, 3),
+        (F::Sint32x4, "vec4<i32>", Scalar::I32, 4),
+    ]
+};
+
+/// The scalar and component count of a scalar or vector type.
+fn components(inner: &TypeInner) -> Option<(naga::Scalar, u8)> {
+    match *inner {
+        TypeInner::Scalar(s) => Some((s, 1)),
+        TypeInner::Vector { size, scalar } => Some((scalar, size as u8)),
+        _ => None,
+    }
+}
+
+/// The vertex format that feeds an attribute of type `inner`, if it is a 32-bit one.
+pub fn attribute_format(inner: &TypeInner) -> Option<wgpu::VertexFormat> {
+    let c = components(inner)?;
+    ATTRIBUTES.iter().find(|a| (a.2, a.3) == c).map(|a| a.0)
 }
 
 impl Elem {
@@ -111,12 +150,14 @@ impl Elem {
             Elem::Vec4F32 => "vec4<f32>",
             Elem::Vec4U32 => "vec4<u32>",
             Elem::Vec3F32 => "vec3<f32>",
+            Elem::Attribute(f) => ATTRIBUTES.iter().find(|a| a.0 == f).map_or("?", |a| a.1),
         }
     }
 
     pub fn matches(self, inner: &TypeInner) -> bool {
         use naga::{Scalar, VectorSize::*};
         match (self, inner) {
+            (Elem::Attribute(f), inner) => attribute_format(inner) == Some(f),
             (
                 Elem::Mat4F32,
                 TypeInner::Matrix {
@@ -387,7 +428,8 @@ impl Slot {
             Space::Uniform => (
                 wgpu::BufferBindingType::Uniform,
                 wgpu::BufferSize::new(match self.ty {
-                    Want::Matrix => 64,
+                    // As large as the shader's struct around it: bound as that (camera_bytes).
+                    Want::Matrix => 0,
                     // A fixed-length palette is as long as the shader declares it, and a filled
                     // buffer is sized from the shader too.
                     Want::FixedMatrices | Want::Filled => 0,
@@ -518,6 +560,9 @@ pub struct Contract {
     pub constants: Vec<(String, f64)>,
     /// The buffers the harness fills for the shader's other bindings ([`Role::Filled`]).
     pub filled: Vec<Filled>,
+    /// The bytes a camera given as a matrix is bound with: 64, or the shader's struct around
+    /// it where that is larger (an engine's view uniform), the rest zeros.
+    pub camera_bytes: u32,
 }
 
 /// What a buffer the harness fills holds before the profile's floats.
@@ -738,6 +783,7 @@ impl Contract {
             packed: None,
             constants: Vec::new(),
             filled: Vec::new(),
+            camera_bytes: 64,
         }
     }
 

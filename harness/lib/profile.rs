@@ -1574,7 +1574,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 9);
+        assert_eq!(n, 10);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -251,6 +251,8 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
         }
     }
     fill_buffers(contract, module);
+    zero_attributes(contract, module);
+    size_camera(contract, module);
     let palette = contract.slot(Role::Palette).clone();
     for (_, var) in module.global_variables.iter() {
         let at = var
@@ -303,6 +305,55 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
         }
         let f = &mut contract.filled[i];
         f.bytes = crate::contract::Filled::contents(f.fill, &f.floats, size);
+    }
+}
+
+/// A camera matrix inside a larger struct (an engine's view uniform) is bound as that struct's
+/// size, the matrix first and zeros after it.
+fn size_camera(contract: &mut Contract, module: &naga::Module) {
+    let Some(slot) = contract.try_slot(Role::View) else {
+        return;
+    };
+    if slot.ty != crate::contract::Want::Matrix {
+        return;
+    }
+    let at = |b: &naga::ResourceBinding| b.group == slot.group && b.binding == slot.binding;
+    let found = module
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.binding.as_ref().is_some_and(at));
+    if let Some((_, var)) = found {
+        let size = module.types[var.ty].inner.size(module.to_ctx());
+        contract.camera_bytes = size.max(64).next_multiple_of(16);
+    }
+}
+
+/// The vertex stage's inputs the profile does not name (a texture coordinate, a colour), fed
+/// zeros ([`Role::Zeros`]) where the type is a 32-bit scalar or vector; another type stays
+/// unfed, and validation names it.
+fn zero_attributes(contract: &mut Contract, module: &naga::Module) {
+    let Some(vs) = contract.vertex.as_deref() else {
+        return;
+    };
+    let found = module.entry_points.iter().find(|ep| ep.name == vs);
+    let Some(ep) = found.filter(|ep| ep.stage == ShaderStage::Vertex) else {
+        return;
+    };
+    for (location, ty) in located_inputs(module, ep) {
+        if contract.input_at(location).is_some() {
+            continue;
+        }
+        if let Some(format) = crate::contract::attribute_format(&module.types[ty].inner) {
+            let elem = crate::contract::Elem::Attribute(format);
+            let input = crate::contract::VertexInput::new(
+                Role::Zeros,
+                (elem, None),
+                format,
+                location,
+                None,
+            );
+            contract.vertex_inputs.push(input);
+        }
     }
 }
 
@@ -611,7 +662,7 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
         .filter(|(l, _)| contract.input_at(*l).is_none())
     {
         bad.push(format!(
-            "entry point `{name}`: input @location({loc}) ({}) is not a vertex attribute of the contract ({})",
+            "entry point `{name}`: input @location({loc}) ({}) is not a vertex attribute of the contract ({}), nor a 32-bit scalar or vector the harness can feed zeros",
             describe(module, *ty),
             list(&locations)
         ));
@@ -856,6 +907,43 @@ pub(crate) mod tests {
             msg.contains("`light` uses binding 7; the contract has bindings 0 to 6")
                 && msg.contains("`tex` is in group 1; the contract uses group 0 only"),
             "{msg}"
+        );
+    }
+
+    #[test]
+    fn attributes_the_profile_does_not_name_are_fed_zeros() {
+        // A texture coordinate beside the contract's three attributes.
+        let src = default_source().replacen(
+            "@location(2) weight: vec4<f32>,",
+            "@location(2) weight: vec4<f32>,\n    @location(5) uv: vec2<f32>,",
+            1,
+        );
+        assert_ne!(src, default_source(), "the default shader's inputs changed");
+        let s = shader(&src);
+        s.validate().unwrap();
+        let zeros: Vec<_> = (s.contract.vertex_inputs.iter())
+            .filter(|v| v.role == Role::Zeros)
+            .map(|v| (v.location(), v.attribute.format, v.ty.wgsl()))
+            .collect();
+        assert_eq!(zeros, [(5, wgpu::VertexFormat::Float32x2, "vec2<f32>")]);
+    }
+
+    #[test]
+    fn a_camera_matrix_in_a_larger_struct_is_bound_as_the_struct() {
+        let c = |src: &str| {
+            let path = Path::new("target/test-camera/s.wgsl");
+            let mut contract = Contract::builtin();
+            let view = contract.slots.iter_mut().find(|s| s.role == Role::View);
+            view.unwrap().ty = crate::contract::Want::Matrix;
+            Shader::held_to(path.into(), src.to_string(), contract, None)
+                .contract
+                .camera_bytes
+        };
+        let view = "struct V { clip: mat4x4<f32>, eye: vec3<f32>, exposure: f32, viewport: vec4<f32> }\n@group(0) @binding(6) var<uniform> view: V;";
+        assert_eq!(c(view), 96);
+        assert_eq!(
+            c("@group(0) @binding(6) var<uniform> view: mat4x4<f32>;"),
+            64
         );
     }
 

@@ -201,7 +201,13 @@ fn write(
                 entry_point: Some((entry.stage, entry.name.clone())),
                 ..Default::default()
             };
-            msl::write_string(module, info, &msl::Options::default(), &pipeline)
+            // MSL 2.4 (macOS 12, iOS 15), as wgpu's Metal back-end picks on those systems; the
+            // default 1.0 lacks attributes every engine's vertex stage takes (instance_id).
+            let options = msl::Options {
+                lang_version: (2, 4),
+                ..Default::default()
+            };
+            msl::write_string(module, info, &options, &pipeline)
                 .map(|(text, _)| Output::Text(text))
                 .map_err(|e| e.to_string())
         }

@@ -1494,7 +1494,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 9] = [
+    let examples: [Example; 10] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1524,6 +1524,12 @@ fn example_shaders_pass_through_their_profiles() {
         ),
         ("vertex_eight_influences", "posed_matches_cpu", None, None),
         ("vertex_normals", "posed_matches_cpu", None, None),
+        (
+            "vertex_mesh_bindings",
+            "render_covers_bind_pose",
+            None,
+            None,
+        ),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));

@@ -12,15 +12,18 @@ use crate::rig::{Mesh, View};
 /// What the camera uniform holds for `view`: the contract's struct { scale, offset_y,
 /// half_width, pad }, or the column-major matrix that maps a skinned position to the same clip
 /// position (x / half_width, y * scale + offset_y, 0, 1).
-fn camera_bytes(form: Want, view: View, uniform_bytes: u32) -> Vec<u8> {
-    if form == Want::Matrix {
+fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
+    let uniform_bytes = contract.uniform_bytes;
+    if contract.slot(Role::View).ty == Want::Matrix {
         let m = Mat4::from_cols(
             glam::Vec4::new((1.0 / view.half_width) as f32, 0.0, 0.0, 0.0),
             glam::Vec4::new(0.0, view.scale as f32, 0.0, 0.0),
             glam::Vec4::ZERO,
             glam::Vec4::new(0.0, view.offset_y as f32, 0.0, 1.0),
         );
-        return bytemuck::cast_slice(&[m]).to_vec();
+        let mut bytes = vec![0u8; contract.camera_bytes.max(64) as usize];
+        bytes[..64].copy_from_slice(bytemuck::cast_slice(&[m]));
+        return bytes;
     }
     let mut bytes = vec![0u8; uniform_bytes as usize];
     let data = [
@@ -105,7 +108,7 @@ impl Draw {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
         }
-        let camera = camera_bytes(contract.slot(Role::View).ty, view, contract.uniform_bytes);
+        let camera = camera_bytes(contract, view);
         bound.push((Role::View, init("view", &camera, uniform), camera.len()));
         // An index buffer may not be empty; a mesh without triangles draws nothing.
         let indices: &[u32] = if mesh.indices.is_empty() {
@@ -133,6 +136,7 @@ impl Draw {
                 // A mesh without them gets placeholders, as the compute path does.
                 Role::Normals => ("normals", bytemuck::cast_slice(&mesh.frames().0).to_vec()),
                 Role::Tangents => ("tangents", bytemuck::cast_slice(&mesh.frames().1).to_vec()),
+                Role::Zeros => ("zeros", vec![0; mesh.len() * input.stride as usize]),
                 other => panic!("{other:?} is not per-vertex data"),
             };
             vertex.push(init(label, &data, wgpu::BufferUsages::VERTEX));

@@ -1,0 +1,79 @@
+// A vertex stage laid out as an engine's mesh pipeline lays it out: a view uniform with the clip
+// matrix first among other fields; per-instance mesh data in a storage array indexed by
+// `instance_index` (an affine world matrix as three transposed rows, and where the instance's
+// joints start in the palette); a storage palette; inputs and outputs in structs, with a texture
+// coordinate the profile does not name (the harness feeds it zeros) and varyings the fragment
+// stage shades with (a flat integer one `either`-sampled, as WebGPU's compatibility mode needs).
+
+struct View {
+    clip_from_world: mat4x4<f32>,
+    world_position: vec3<f32>,
+    exposure: f32,
+    viewport: vec4<f32>,
+}
+
+struct Mesh {
+    // The affine world matrix, transposed: three rows of (x, y, z, translation).
+    world_from_local: mat3x4<f32>,
+    local_from_world_transpose_a: mat2x4<f32>,
+    local_from_world_transpose_b: f32,
+    flags: u32,
+    current_skin_index: u32,
+    first_vertex_index: u32,
+}
+
+@group(0) @binding(0) var<uniform> view: View;
+@group(1) @binding(0) var<storage, read> meshes: array<Mesh>;
+@group(1) @binding(1) var<storage, read> joint_matrices: array<mat4x4<f32>>;
+
+fn skin_model(indexes: vec4<u32>, weights: vec4<f32>, skin_index: u32) -> mat4x4<f32> {
+    return weights.x * joint_matrices[skin_index + indexes.x]
+        + weights.y * joint_matrices[skin_index + indexes.y]
+        + weights.z * joint_matrices[skin_index + indexes.z]
+        + weights.w * joint_matrices[skin_index + indexes.w];
+}
+
+// The skinning the harness compares number by number: the first instance's skin.
+fn skin_position(position: vec3<f32>, indexes: vec4<u32>, weights: vec4<f32>) -> vec3<f32> {
+    let skin = skin_model(indexes, weights, meshes[0].current_skin_index);
+    return (skin * vec4<f32>(position, 1.0)).xyz;
+}
+
+fn affine_to_square(affine: mat3x4<f32>) -> mat4x4<f32> {
+    return transpose(mat4x4<f32>(affine[0], affine[1], affine[2], vec4<f32>(0.0, 0.0, 0.0, 1.0)));
+}
+
+struct Vertex {
+    @builtin(instance_index) instance_index: u32,
+    @location(0) position: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(6) joint_indices: vec4<u32>,
+    @location(7) joint_weights: vec4<f32>,
+}
+
+struct VertexOutput {
+    @builtin(position) position: vec4<f32>,
+    @location(0) world_position: vec4<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(5) @interpolate(flat, either) instance_index: u32,
+}
+
+@vertex
+fn vertex(vertex: Vertex) -> VertexOutput {
+    let mesh = meshes[vertex.instance_index];
+    let skin = skin_model(vertex.joint_indices, vertex.joint_weights, mesh.current_skin_index);
+    let world_from_local = affine_to_square(mesh.world_from_local) * skin;
+    var out: VertexOutput;
+    out.world_position = world_from_local * vec4<f32>(vertex.position, 1.0);
+    out.position = view.clip_from_world * out.world_position;
+    out.uv = vertex.uv;
+    out.instance_index = vertex.instance_index;
+    return out;
+}
+
+// Never black: coverage is what the harness compares.
+@fragment
+fn fragment(in: VertexOutput) -> @location(0) vec4<f32> {
+    let shade = 0.5 + 0.25 * fract(in.world_position.x) + 0.25 * in.uv.x;
+    return vec4<f32>(shade, shade, shade, 1.0);
+}
