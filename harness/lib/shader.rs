@@ -286,12 +286,9 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
         let Some(slot) = contract.slots.iter_mut().find(|s| s.role == role) else {
             continue;
         };
-        let at = |b: &naga::ResourceBinding| b.group == slot.group && b.binding == slot.binding;
-        let found = module
-            .global_variables
-            .iter()
-            .find(|(_, v)| v.binding.as_ref().is_some_and(at));
-        let Some((_, var)) = found else { continue };
+        let Some(var) = global_at(module, slot.group, slot.binding) else {
+            continue;
+        };
         slot.space = match var.space {
             AddressSpace::Storage { access } => crate::contract::Space::Storage {
                 writable: access.contains(StorageAccess::STORE),
@@ -308,6 +305,16 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
     }
 }
 
+/// The global variable at `@group(group) @binding(binding)`, if the module declares one.
+fn global_at(module: &naga::Module, group: u32, binding: u32) -> Option<&naga::GlobalVariable> {
+    let at = |b: &naga::ResourceBinding| b.group == group && b.binding == binding;
+    let found = module
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.binding.as_ref().is_some_and(at));
+    found.map(|(_, v)| v)
+}
+
 /// A camera matrix inside a larger struct (an engine's view uniform) is bound as that struct's
 /// size, the matrix first and zeros after it.
 fn size_camera(contract: &mut Contract, module: &naga::Module) {
@@ -317,12 +324,7 @@ fn size_camera(contract: &mut Contract, module: &naga::Module) {
     if slot.ty != crate::contract::Want::Matrix {
         return;
     }
-    let at = |b: &naga::ResourceBinding| b.group == slot.group && b.binding == slot.binding;
-    let found = module
-        .global_variables
-        .iter()
-        .find(|(_, v)| v.binding.as_ref().is_some_and(at));
-    if let Some((_, var)) = found {
+    if let Some(var) = global_at(module, slot.group, slot.binding) {
         let size = module.types[var.ty].inner.size(module.to_ctx());
         contract.camera_bytes = size.max(64).next_multiple_of(16);
     }
