@@ -563,6 +563,8 @@ pub struct Contract {
     /// The bytes a camera given as a matrix is bound with: 64, or the shader's struct around
     /// it where that is larger (an engine's view uniform), the rest zeros.
     pub camera_bytes: u32,
+    /// What those bytes after the matrix hold.
+    pub camera_fill: Fill,
 }
 
 /// What a buffer the harness fills holds before the profile's floats.
@@ -784,6 +786,7 @@ impl Contract {
             constants: Vec::new(),
             filled: Vec::new(),
             camera_bytes: 64,
+            camera_fill: Fill::Zero,
         }
     }
 

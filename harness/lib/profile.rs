@@ -398,6 +398,11 @@ pub struct Camera {
     /// column-major `mat4x4<f32>` view-projection at offset 0.
     #[serde(default)]
     pub form: CameraForm,
+    /// With `matrix`, what the rest of a larger struct around it holds: `zero` (default) or
+    /// `identity` (an identity matrix every 64 bytes: a view and a model matrix after a
+    /// projection, multiplied in the shader).
+    #[serde(default)]
+    pub fill: Fill,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -644,6 +649,14 @@ impl Profile {
                         "@group({}) @binding({}) is already `{other}`; each role has its own binding",
                         slot.group, slot.binding
                     ),
+                ));
+            }
+        }
+        if let Some(v) = &self.vertex {
+            if v.camera.fill != Fill::Zero && v.camera.form != CameraForm::Matrix {
+                return Err((
+                    "vertex.camera.fill".into(),
+                    "fills the rest of a struct around a camera matrix: give `form: matrix`".into(),
                 ));
             }
         }
@@ -1222,6 +1235,7 @@ impl Profile {
                 vec![Render],
                 "vertex.camera",
             ));
+            c.camera_fill = v.camera.fill;
             let input = |role, ty, also, format, location, field: &str| {
                 crate::contract::VertexInput::new(
                     role,
@@ -1497,6 +1511,28 @@ mod tests {
             msg.contains("field `vertex.entry`: `vs-skin` is not a WGSL identifier"),
             "{msg}"
         );
+        // A fill for the rest of a camera struct needs a camera matrix.
+        let camera = "camera: { group: 0, binding: 6, form: view }";
+        assert!(
+            DEFAULT.contains(camera),
+            "the default profile's camera changed"
+        );
+        let text = DEFAULT.replacen(
+            camera,
+            "camera: { group: 0, binding: 6, form: view, fill: identity }",
+            1,
+        );
+        let msg = parse(&text).unwrap_err();
+        assert!(
+            msg.contains("field `vertex.camera.fill`: fills the rest of a struct around a camera matrix: give `form: matrix`"),
+            "{msg}"
+        );
+        let text = DEFAULT.replacen(
+            camera,
+            "camera: { group: 0, binding: 6, form: matrix, fill: identity }",
+            1,
+        );
+        assert_eq!(parse(&text).unwrap().contract().camera_fill, Fill::Identity);
     }
 
     #[test]

@@ -1,15 +1,16 @@
-// A vertex stage laid out as an engine's mesh pipeline lays it out: a view uniform with the clip
-// matrix first among other fields; per-instance mesh data in a storage array indexed by
-// `instance_index` (an affine world matrix as three transposed rows, and where the instance's
-// joints start in the palette); a storage palette; inputs and outputs in structs, with a texture
-// coordinate the profile does not name (the harness feeds it zeros) and varyings the fragment
-// stage shades with (a flat integer one `either`-sampled, as WebGPU's compatibility mode needs).
+// A vertex stage laid out as an engine's mesh pipeline lays it out: a view uniform with the
+// projection first, then the view matrix and other fields; per-instance mesh data in a storage
+// array indexed by `instance_index` (an affine world matrix as three transposed rows, and where
+// the instance's joints start in the palette); a storage palette; inputs and outputs in structs,
+// with a texture coordinate the profile does not name (the harness feeds it zeros) and varyings
+// the fragment stage shades with (a flat integer one `either`-sampled, as WebGPU's compatibility
+// mode needs).
 
 struct View {
-    clip_from_world: mat4x4<f32>,
+    clip_from_view: mat4x4<f32>,
+    view_from_world: mat4x4<f32>,
     world_position: vec3<f32>,
     exposure: f32,
-    viewport: vec4<f32>,
 }
 
 struct Mesh {
@@ -65,7 +66,7 @@ fn vertex(vertex: Vertex) -> VertexOutput {
     let world_from_local = affine_to_square(mesh.world_from_local) * skin;
     var out: VertexOutput;
     out.world_position = world_from_local * vec4<f32>(vertex.position, 1.0);
-    out.position = view.clip_from_world * out.world_position;
+    out.position = view.clip_from_view * (view.view_from_world * out.world_position);
     out.uv = vertex.uv;
     out.instance_index = vertex.instance_index;
     return out;

@@ -21,7 +21,8 @@ fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
             glam::Vec4::ZERO,
             glam::Vec4::new(0.0, view.offset_y as f32, 0.0, 1.0),
         );
-        let mut bytes = vec![0u8; contract.camera_bytes.max(64) as usize];
+        let size = u64::from(contract.camera_bytes.max(64));
+        let mut bytes = crate::contract::Filled::contents(contract.camera_fill, &[], size);
         bytes[..64].copy_from_slice(bytemuck::cast_slice(&[m]));
         return bytes;
     }
