@@ -66,6 +66,7 @@ fn call(module: &naga::Module, f: &naga::Function, sets: usize) -> Result<Call, 
 pub fn addition(
     contract: &Contract,
     module: &naga::Module,
+    source: &str,
 ) -> Result<Option<(String, Contract)>, String> {
     let mut wgsl = String::new();
     let mut c = contract.clone();
@@ -87,26 +88,162 @@ pub fn addition(
             .ok_or_else(|| format!("the skinning function `{name}` is missing{whence}"))?;
         let call = call(module, f, contract.influence_sets)
             .map_err(|why| format!("the skinning function `{name}`: {why}{whence}"))?;
-        let used: Vec<u32> = module
-            .global_variables
-            .iter()
-            .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.group))
-            .collect();
-        let group = (0..4).find(|g| !used.contains(g)).ok_or_else(|| {
-            "the shader uses all 4 bind groups, leaving none for the harness's capture bindings"
-                .to_string()
-        })?;
+        let place = capture_place(module);
         let frames = frame_calls(contract, module)?;
         wgsl.push_str(&compute_wgsl(
             name,
             call,
-            group,
+            place,
             contract.influence_sets,
             &frames,
         ));
-        capture_contract(&mut c, group, &frames);
+        capture_contract(&mut c, place, &frames);
+    } else if let (None, Some(Ok((copy, call, place)))) =
+        (&contract.compute, entry_capture(contract, module, source))
+    {
+        wgsl.push_str(&copy);
+        wgsl.push_str(&format!(
+            "\n{}
+@compute @workgroup_size(64)
+fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
+    let i = id.x;
+    if (i >= skinproof_count.x) {{
+        return;
+    }}
+    let clip = {call};
+    skinproof_skinned[i] = vec4<f32>(clip.xyz / clip.w, 0.0);
+}}
+",
+            declarations(place)
+        ));
+        capture_contract(&mut c, place, &[]);
+        // The camera too, bound as the identity: the clip position is then the skinned one.
+        for s in &mut c.slots {
+            if s.role == Role::View {
+                s.pipelines.push(Pipeline::Compute);
+            }
+        }
     }
     Ok((!wgsl.is_empty()).then_some((wgsl, c)))
+}
+
+/// A vertex-only shader that skins inline, without a skinning function the profile names: its
+/// vertex entry point copied as a function ([`crate::stage_copy`]), the expression that calls it
+/// for vertex `i` and takes its clip position, and where the capture bindings go.
+/// `None` where it does not apply (a compute stage, a skinning function, a 2D view camera, which
+/// drops z); an error where the stage cannot be called so (a builtin input other than the vertex
+/// and instance index).
+fn entry_capture(
+    contract: &Contract,
+    module: &naga::Module,
+    source: &str,
+) -> Option<Result<(String, String, Place), String>> {
+    let vs = contract.vertex.as_deref()?;
+    if contract.skin_function.is_some() || contract.try_slot(Role::View)?.ty != Want::Matrix {
+        return None;
+    }
+    let ep = module.entry_points.iter().find(|e| e.name == vs)?;
+    Some((|| {
+        let copy = crate::stage_copy::copy(module, ep, source)?;
+        let args = (ep.function.arguments.iter())
+            .map(|a| input_value(contract, module, &a.binding, a.ty))
+            .collect::<Result<Vec<_>, _>>()?;
+        let result = ep.function.result.as_ref().ok_or("it returns nothing")?;
+        let position = clip_member(module, result).ok_or("it returns no @builtin(position)")?;
+        let call = format!("{}({}){position}", crate::stage_copy::BODY, args.join(", "));
+        Ok((copy, call, capture_place(module)))
+    })())
+}
+
+/// Where the capture bindings go: a group, and the first of their binding numbers in it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Place {
+    group: u32,
+    base: u32,
+}
+
+/// The first bind group the shader leaves free, from binding 0; where it uses all four, the
+/// last group past its highest binding there.
+fn capture_place(module: &naga::Module) -> Place {
+    let bindings: Vec<(u32, u32)> = (module.global_variables.iter())
+        .filter_map(|(_, v)| v.binding.as_ref().map(|b| (b.group, b.binding)))
+        .collect();
+    match (0..4).find(|g| bindings.iter().all(|b| b.0 != *g)) {
+        Some(group) => Place { group, base: 0 },
+        None => {
+            let top = bindings.iter().filter(|b| b.0 == 3).map(|b| b.1).max();
+            Place {
+                group: 3,
+                base: top.map_or(0, |t| t + 1),
+            }
+        }
+    }
+}
+
+/// What the capture passes for a vertex stage input: the case's position, joints and weights
+/// where the contract has them, the vertex index, instance 0, a struct of such members, and the
+/// zero value of its type for any other attribute (a normal, a texture coordinate).
+fn input_value(
+    contract: &Contract,
+    module: &naga::Module,
+    binding: &Option<naga::Binding>,
+    ty: naga::Handle<naga::Type>,
+) -> Result<String, String> {
+    use naga::common::wgsl::TypeContext;
+    use naga::{Binding, BuiltIn};
+    let sets = contract.influence_sets;
+    let name = module.types.type_to_string(ty);
+    match binding {
+        Some(Binding::Location { location, .. }) => Ok(match contract.input_at(*location) {
+            Some(v) if v.role == Role::Positions => match module.types[ty].inner {
+                TypeInner::Vector {
+                    size: VectorSize::Quad,
+                    ..
+                } => "vec4<f32>(skinproof_positions[i].xyz, 1.0)".into(),
+                _ => "skinproof_positions[i].xyz".into(),
+            },
+            Some(v) if v.role == Role::Joints => {
+                format!("skinproof_joints[i * {sets}u + {}u]", v.set)
+            }
+            Some(v) if v.role == Role::Weights => {
+                format!("skinproof_weights[i * {sets}u + {}u]", v.set)
+            }
+            _ => format!("{name}()"),
+        }),
+        Some(Binding::BuiltIn(BuiltIn::VertexIndex)) => Ok("i".into()),
+        Some(Binding::BuiltIn(BuiltIn::InstanceIndex)) => Ok("0u".into()),
+        Some(Binding::BuiltIn(other)) => Err(format!("it reads @builtin {other:?}")),
+        None => match &module.types[ty].inner {
+            TypeInner::Struct { members, .. } => {
+                let values = (members.iter())
+                    .map(|m| input_value(contract, module, &m.binding, m.ty))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(format!("{name}({})", values.join(", ")))
+            }
+            _ => Err(format!("an input of type {name} without a binding")),
+        },
+    }
+}
+
+/// How to take the clip position from the entry point's result: itself, or its member with
+/// `@builtin(position)`.
+fn clip_member(module: &naga::Module, result: &naga::FunctionResult) -> Option<String> {
+    let is_position = |b: &Option<naga::Binding>| {
+        matches!(
+            b,
+            Some(naga::Binding::BuiltIn(naga::BuiltIn::Position { .. }))
+        )
+    };
+    if is_position(&result.binding) {
+        return Some(String::new());
+    }
+    match &module.types[result.ty].inner {
+        TypeInner::Struct { members, .. } => members
+            .iter()
+            .find(|m| is_position(&m.binding))
+            .map(|m| format!(".{}", m.name.as_deref().unwrap_or("?"))),
+        _ => None,
+    }
 }
 
 /// The normal and tangent functions the profile names, checked: (role of their output, name).
@@ -172,7 +309,14 @@ fn frame_calls(contract: &Contract, module: &naga::Module) -> Result<Vec<(Role, 
 
 /// The added compute stage: each vertex's influence sets lie one after another in the joints and
 /// weights arrays; the normal and tangent functions are called with the same influences.
-fn compute_wgsl(name: &str, call: Call, g: u32, sets: usize, frames: &[(Role, String)]) -> String {
+fn compute_wgsl(
+    name: &str,
+    call: Call,
+    place: Place,
+    sets: usize,
+    frames: &[(Role, String)],
+) -> String {
+    let (g, b) = (place.group, place.base);
     let influences = (0..sets)
         .map(|k| {
             format!("skinproof_joints[i * {sets}u + {k}u], skinproof_weights[i * {sets}u + {k}u]")
@@ -189,7 +333,7 @@ fn compute_wgsl(name: &str, call: Call, g: u32, sets: usize, frames: &[(Role, St
             format!("({name}({influences}) * vec4<f32>(p, 1.0)).xyz")
         }
     };
-    // Normals and tangents: their sources and outputs at bindings 5 to 8 of the same group.
+    // Normals and tangents: their sources and outputs at bindings 5 to 8 past the base.
     let (mut frame_decls, mut frame_lines) = (String::new(), String::new());
     for (role, f) in frames {
         let (read, write, arg, value) = if *role == Role::SkinnedNormals {
@@ -200,19 +344,14 @@ fn compute_wgsl(name: &str, call: Call, g: u32, sets: usize, frames: &[(Role, St
             ("tangents: array<vec4<f32>>", "skinned_tangents", 7, v)
         };
         frame_decls.push_str(&format!(
-            "@group({g}) @binding({arg}) var<storage, read> skinproof_{read};\n@group({g}) @binding({}) var<storage, read_write> skinproof_{write}: array<vec4<f32>>;\n",
-            arg + 1
+            "@group({g}) @binding({}) var<storage, read> skinproof_{read};\n@group({g}) @binding({}) var<storage, read_write> skinproof_{write}: array<vec4<f32>>;\n",
+            b + arg,
+            b + arg + 1
         ));
         frame_lines.push_str(&format!("\n    skinproof_{write}[i] = {value};"));
     }
     format!(
-        "
-{frame_decls}@group({g}) @binding(0) var<storage, read> skinproof_positions: array<vec4<f32>>;
-@group({g}) @binding(1) var<storage, read> skinproof_joints: array<vec4<u32>>;
-@group({g}) @binding(2) var<storage, read> skinproof_weights: array<vec4<f32>>;
-@group({g}) @binding(3) var<storage, read_write> skinproof_skinned: array<vec4<f32>>;
-@group({g}) @binding(4) var<uniform> skinproof_count: vec4<u32>;
-
+        "\n{frame_decls}{}
 @compute @workgroup_size(64)
 fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     let i = id.x;
@@ -222,13 +361,34 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     let p = skinproof_positions[i].xyz;
     skinproof_skinned[i] = vec4<f32>({skinned}, 0.0);{frame_lines}
 }}
-"
+",
+        declarations(place)
     )
 }
 
-/// `c` with the added compute stage: its bindings in `group`, the palette's bindings visible to
+/// The capture bindings at `place`: the case's positions, joints and weights, the skinned
+/// output and the vertex count.
+fn declarations(place: Place) -> String {
+    let g = place.group;
+    let at = |k: u32| place.base + k;
+    format!(
+        "@group({g}) @binding({}) var<storage, read> skinproof_positions: array<vec4<f32>>;
+@group({g}) @binding({}) var<storage, read> skinproof_joints: array<vec4<u32>>;
+@group({g}) @binding({}) var<storage, read> skinproof_weights: array<vec4<f32>>;
+@group({g}) @binding({}) var<storage, read_write> skinproof_skinned: array<vec4<f32>>;
+@group({g}) @binding({}) var<uniform> skinproof_count: vec4<u32>;
+",
+        at(0),
+        at(1),
+        at(2),
+        at(3),
+        at(4)
+    )
+}
+
+/// `c` with the added compute stage: its bindings at `place`, the palette's bindings visible to
 /// it, joints as u32x4 (the values the vertex stage reads, whatever its vertex format).
-fn capture_contract(c: &mut Contract, group: u32, frames: &[(Role, String)]) {
+fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
     for s in &mut c.slots {
         if matches!(
             s.role,
@@ -294,8 +454,8 @@ fn capture_contract(c: &mut Contract, group: u32, frames: &[(Role, String)]) {
     for (role, binding, space, ty, holds) in added {
         c.slots.push(Slot {
             role,
-            group,
-            binding,
+            group: place.group,
+            binding: place.base + binding,
             space,
             ty,
             holds: holds.into(),
@@ -363,7 +523,7 @@ mod tests {
                 p4: false,
                 r4: false,
             },
-            3,
+            Place { group: 3, base: 0 },
             2,
             &[],
         );
@@ -382,7 +542,7 @@ fn st(t: vec4<f32>, j: vec4<u32>, w: vec4<f32>) -> vec4<f32> { return t; }
         c.skin_function = Some("skin".into());
         c.frame_functions.normal = Some("sn".into());
         c.frame_functions.tangent = Some("st".into());
-        let (wgsl, extended) = addition(&c, &module(src)).unwrap().unwrap();
+        let (wgsl, extended) = addition(&c, &module(src), src).unwrap().unwrap();
         assert!(
             wgsl.contains("skinproof_skinned_normals[i] = vec4<f32>(sn(skinproof_normals[i].xyz")
         );
@@ -392,7 +552,73 @@ fn st(t: vec4<f32>, j: vec4<u32>, w: vec4<f32>) -> vec4<f32> { return t; }
             .unwrap();
         assert_eq!(extended.try_slot(Role::SkinnedTangents).unwrap().binding, 8);
         c.frame_functions.tangent = Some("sn".into());
-        let why = addition(&c, &module(src)).unwrap_err();
+        let why = addition(&c, &module(src), src).unwrap_err();
         assert!(why.contains("`sn` must take (tangent: vec4<f32>"), "{why}");
+    }
+
+    #[test]
+    fn capture_bindings_take_a_free_group_or_follow_the_last_ones() {
+        let place = |decls: &str| capture_place(&module(decls));
+        let var = |g: u32, b: u32| {
+            format!("@group({g}) @binding({b}) var<uniform> u{g}_{b}: vec4<f32>;\n")
+        };
+        assert_eq!(place(&var(0, 0)), Place { group: 1, base: 0 });
+        let all = [var(0, 0), var(1, 0), var(2, 0), var(3, 0), var(3, 4)].concat();
+        assert_eq!(place(&all), Place { group: 3, base: 5 });
+    }
+
+    /// A vertex stage that skins inline, all four groups used: the copy of its stage, called with
+    /// the case's inputs (a struct of them, the instance index 0, a normal the harness does not
+    /// have as zeros), validates beside the shader.
+    #[test]
+    fn a_vertex_stage_without_a_skinning_function_is_called_through_a_copy() {
+        let src = "struct Cam { proj: mat4x4<f32>, view: mat4x4<f32> }
+@group(0) @binding(6) var<uniform> cam: Cam;
+@group(0) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
+@group(1) @binding(0) var<uniform> a: vec4<f32>;
+@group(2) @binding(0) var<uniform> b: vec4<f32>;
+@group(3) @binding(2) var<uniform> c: vec4<f32>;
+struct In { @location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>, @location(3) n: vec3<f32> }
+struct Out { @location(0) n: vec3<f32>, @builtin(position) clip: vec4<f32> }
+@vertex fn vs(input: In, @builtin(instance_index) inst: u32) -> Out {
+    var o: Out;
+    let m = input.w.x * palette[input.j.x] + input.w.y * palette[input.j.y];
+    o.clip = cam.proj * cam.view * m * vec4<f32>(input.p, 1.0) + a * 0.0 + b * 0.0 + c * 0.0;
+    o.n = input.n;
+    return o;
+}
+@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }
+";
+        let mut c = Contract::builtin();
+        c.compute = None;
+        c.slots
+            .iter_mut()
+            .find(|s| s.role == Role::View)
+            .unwrap()
+            .ty = Want::Matrix;
+        c.vertex = Some("vs".into());
+        let (wgsl, extended) = addition(&c, &module(src), src).unwrap().unwrap();
+        assert!(
+            wgsl.contains("let clip = skinproof_vertex_body(In(skinproof_positions[i].xyz, skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u], vec3<f32>()), 0u).clip;"),
+            "{wgsl}"
+        );
+        assert!(
+            wgsl.contains("@group(3) @binding(3) var<storage, read> skinproof_positions"),
+            "{wgsl}"
+        );
+        let full = module(&format!("{src}{wgsl}"));
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&full)
+            .unwrap();
+        assert!(extended.captured && extended.compute.as_deref() == Some(ENTRY));
+        assert!(extended.slot(Role::View).used_by(Pipeline::Compute));
+        // A camera that is the 2D view drops z: no capture then.
+        c.slots
+            .iter_mut()
+            .find(|s| s.role == Role::View)
+            .unwrap()
+            .ty = Want::View;
+        let added = addition(&c, &module(src), src).unwrap();
+        assert!(added.is_none_or(|(w, _)| !w.contains(ENTRY)));
     }
 }

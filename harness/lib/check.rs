@@ -293,8 +293,17 @@ impl std::fmt::Debug for Check {
 /// vertex stage's skinning function called from the harness's compute entry point.
 fn by_path(input: &Input, mut outcome: Outcome) -> Outcome {
     let c = input.ctx.contract();
-    if let (true, Some(f)) = (c.captured, &c.skin_function) {
-        outcome.figure = format!("{} (vertex stage, via `{f}`)", outcome.figure);
+    match (c.captured, &c.skin_function, &c.vertex) {
+        (true, Some(f), _) => {
+            outcome.figure = format!("{} (vertex stage, via `{f}`)", outcome.figure)
+        }
+        (true, None, Some(vs)) => {
+            outcome.figure = format!(
+                "{} (vertex stage `{vs}`, its clip position through an identity camera)",
+                outcome.figure
+            )
+        }
+        _ => {}
     }
     outcome
 }

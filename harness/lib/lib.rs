@@ -24,6 +24,7 @@ mod rig;
 mod run;
 pub mod scene;
 pub mod shader;
+mod stage_copy;
 pub mod suite;
 pub mod tint;
 pub mod tools;

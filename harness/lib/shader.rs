@@ -97,7 +97,7 @@ impl Shader {
         let (mut added, mut unmet) = (String::new(), None);
         match module
             .as_ref()
-            .map(|m| crate::capture::addition(&contract, m))
+            .map(|m| crate::capture::addition(&contract, m, &source))
         {
             Some(Ok(Some((wgsl, extended)))) => (added, contract) = (wgsl, extended),
             Some(Err(why)) => unmet = Some(why),

@@ -1645,6 +1645,69 @@ fn filled_bindings_reach_the_shader() {
     );
 }
 
+/// A vertex-only shader that skins inline, with no skinning function named, is still compared
+/// number by number: the harness calls a copy of its vertex stage and reads the clip position
+/// through an identity camera. `vertex_mesh_bindings` without its `skin_function` passes so, and
+/// fails with the second influence read from the first's joint.
+#[test]
+fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
+    let name = "vertex_mesh_bindings";
+    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
+    let source = std::fs::read_to_string(example("wgsl")).unwrap();
+    let profile = std::fs::read_to_string(example("profile.yaml")).unwrap();
+    let line = "  skin_function: skin_position\n";
+    assert!(
+        profile.contains(line),
+        "{name}'s profile no longer has `{line}`"
+    );
+    let (right, wrong) = (
+        "weights.y * joint_matrices[skin_index + indexes.y]",
+        "weights.y * joint_matrices[skin_index + indexes.x]",
+    );
+    assert!(source.contains(right), "{name} no longer has `{right}`");
+    for (label, text, passes) in [
+        ("whole", source.clone(), true),
+        ("whole_bug", source.replacen(right, wrong, 1), false),
+    ] {
+        let dir = scratch(&format!("captured_{label}"));
+        let shader = dir.join(format!("{name}.wgsl"));
+        std::fs::write(&shader, text).unwrap();
+        std::fs::write(
+            dir.join(format!("{name}.profile.yaml")),
+            profile.replacen(line, "", 1),
+        )
+        .unwrap();
+        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())])
+        else {
+            return;
+        };
+        let rows: Vec<_> = (report.rows.iter())
+            .filter(|r| r.check == "posed_matches_cpu")
+            .collect();
+        assert!(rows.len() >= 4, "{label}: {} posed rows", rows.len());
+        if passes {
+            for r in rows {
+                assert!(
+                    r.outcome.status == Status::Pass
+                        && r.outcome.figure.contains("through an identity camera"),
+                    "{label} {}: {:?} {} {}",
+                    r.case,
+                    r.outcome.status,
+                    r.outcome.figure,
+                    r.outcome.message
+                );
+            }
+        } else {
+            let failed = failing(&report, "posed_matches_cpu");
+            assert!(
+                failed.len() >= 2,
+                "{label}: the bug should fail posed_matches_cpu, {} failures",
+                failed.len()
+            );
+        }
+    }
+}
+
 /// The layouts' traps spring: an example shader with the bug each layout exists to catch fails
 /// the numeric checks (a base offset ignored, the inverse binds of a split palette left out, the
 /// joints of a u16 pair unpacked in the wrong order, an override's value taken the wrong way).

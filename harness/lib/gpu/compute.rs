@@ -239,6 +239,16 @@ impl Dispatch {
             bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
         bound.push((Role::Count, init("count", &count, uniform), count.len()));
+        // A vertex stage captured whole reads its camera: the identity, so that its clip
+        // position is the skinned position.
+        let view = contract.try_slot(Role::View);
+        if view.is_some_and(|s| s.used_by(crate::contract::Pipeline::Compute)) {
+            let size = u64::from(contract.camera_bytes.max(64));
+            let mut camera = crate::contract::Filled::contents(contract.camera_fill, &[], size);
+            camera[..64]
+                .copy_from_slice(bytemuck::cast_slice(&glam::Mat4::IDENTITY.to_cols_array()));
+            bound.push((Role::View, init("camera", &camera, uniform), camera.len()));
+        }
         for (role, label, bytes) in frame_inputs(mesh) {
             if contract.try_slot(role).is_some() {
                 bound.push((role, init(label, &bytes, storage), bytes.len()));
