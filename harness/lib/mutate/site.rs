@@ -418,6 +418,25 @@ impl<'a> Sites<'a> {
                         if self.input_at(a.binding.as_ref()).is_some_and(&wanted) {
                             out.extend(self.param_source(f, i));
                         }
+                        // Inputs given as a struct (`input.joints`): each read of the member.
+                        let TypeInner::Struct { members, .. } = &self.module.types[a.ty].inner
+                        else {
+                            continue;
+                        };
+                        for (e, expr) in func.expressions.iter() {
+                            let Expression::AccessIndex { base, index } = *expr else {
+                                continue;
+                            };
+                            let of_arg = matches!(func.expressions[base], Expression::FunctionArgument(k) if k as usize == i);
+                            let member = members.get(index as usize);
+                            if of_arg
+                                && member.is_some_and(|m| {
+                                    self.input_at(m.binding.as_ref()).is_some_and(&wanted)
+                                })
+                            {
+                                out.extend(self.span(f, e).map(Source::Expr));
+                            }
+                        }
                     }
                 }
                 Func::Entry(_) => {

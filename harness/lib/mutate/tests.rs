@@ -506,3 +506,34 @@ fn influence_kinds_land_where_the_blend_reads_them() {
         assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
     }
 }
+
+/// A vertex stage that skins inline from a struct input (`input.w[0]`, as published samples
+/// write it): the influence kinds wrap each read of the struct's joints and weights members.
+#[test]
+fn influence_kinds_land_on_the_members_of_a_struct_input() {
+    let src = "@group(0) @binding(0) var<storage> palette: array<mat4x4f>;
+@group(0) @binding(6) var<uniform> cam: mat4x4f;
+struct In { @location(0) p: vec3f, @location(1) j: vec4u, @location(2) w: vec4f }
+@vertex fn vs_skin(input: In) -> @builtin(position) vec4f {
+    let m = palette[input.j[0]] * input.w[0] + palette[input.j[1]] * input.w[1]
+        + palette[input.j[2]] * input.w[2] + palette[input.j[3]] * input.w[3];
+    return cam * m * vec4f(input.p, 1.0);
+}
+@fragment fn fs_skin() -> @location(0) vec4f { return vec4f(1.0); }
+";
+    let mut contract = Contract::builtin();
+    contract.compute = None;
+    let mutants = generate(src, &contract);
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+    for kind in [
+        Kind::WeightSwap,
+        Kind::JointIndexSwapped,
+        Kind::InfluenceDropped,
+    ] {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
+    let swapped = after(&mutants, Kind::WeightSwap).join("\n");
+    assert!(swapped.contains("(input.w).yxzw[0]"), "{swapped}");
+}
