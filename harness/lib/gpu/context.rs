@@ -236,10 +236,18 @@ impl Context {
     /// The compute pipeline, or a Pipeline error saying why there is none.
     pub fn compute(&self) -> Result<&ComputeSet, GpuError> {
         match &self.pipelines.compute {
-            None => Err(GpuError::Absent(format!(
-                "the shader has no compute stage ({} gives none)",
-                self.contract().name()
-            ))),
+            None => {
+                let c = self.contract();
+                // A vertex-only shader is compared number by number only when it can be called.
+                let hint = match c.vertex {
+                    Some(_) => ", and its vertex stage is not captured: name its skinning function in the profile's `vertex.skin_function`, or give its camera as a `matrix` (the 2D `view` form drops z)",
+                    None => "",
+                };
+                Err(GpuError::Absent(format!(
+                    "the shader has no compute stage ({} gives none){hint}",
+                    c.name()
+                )))
+            }
             Some(built) => built
                 .as_ref()
                 .map_err(|m| GpuError::Pipeline(format!("the compute pipeline: {m}"))),
