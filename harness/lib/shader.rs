@@ -775,7 +775,14 @@ fn binding_violations(
             continue;
         }
         seen.push((binding.group, binding.binding));
-        if !slot.space.matches(var.space) {
+        if slot.ty == crate::contract::Want::Filled && !slot.space.matches(var.space) {
+            bad.push(format!(
+                "binding {} (`{name}`) is {}: the harness fills buffers only (uniform or storage){}",
+                binding.binding,
+                space_wgsl(var.space),
+                slot.whence()
+            ));
+        } else if !slot.space.matches(var.space) {
             bad.push(format!(
                 "binding {} (`{name}`) must be var<{}>, is {}{}",
                 binding.binding,
@@ -946,6 +953,30 @@ pub(crate) mod tests {
         assert_eq!(
             c("@group(0) @binding(6) var<uniform> view: mat4x4<f32>;"),
             64
+        );
+    }
+
+    #[test]
+    fn the_harness_fills_buffers_only() {
+        let mut contract = Contract::builtin();
+        contract.slots.push(crate::contract::Slot {
+            role: Role::Filled(0),
+            group: 1,
+            binding: 0,
+            space: crate::contract::Space::Uniform,
+            ty: crate::contract::Want::Filled,
+            holds: "a buffer the harness fills".into(),
+            pipelines: vec![crate::contract::Pipeline::Render],
+            origin: None,
+        });
+        let src = default_source() + "\n@group(1) @binding(0) var tex: texture_2d<f32>;\n";
+        let s = Shader::held_to("test.wgsl".into(), src, contract, None);
+        let msg = s.validate().unwrap_err().to_string();
+        assert!(
+            msg.contains(
+                "binding 0 (`tex`) is a texture or sampler: the harness fills buffers only"
+            ),
+            "{msg}"
         );
     }
 
