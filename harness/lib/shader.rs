@@ -230,9 +230,10 @@ fn compose(
     })
 }
 
-/// What the contract takes from the shader itself: the compute stage's workgroup size and a
-/// fixed-length palette's length. A shader naga cannot read keeps the defaults; validation then
-/// says why.
+/// What the contract takes from the shader itself: the compute stage's workgroup size (with the
+/// profile's constants), the filled buffers' spaces and bytes, the unnamed attributes fed zeros,
+/// the camera struct's size and a fixed-length palette's length. A shader naga cannot read keeps
+/// the defaults; validation then says why.
 fn resolve(contract: &mut Contract, module: &naga::Module) {
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -253,22 +254,14 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
     fill_buffers(contract, module);
     zero_attributes(contract, module);
     size_camera(contract, module);
-    let palette = contract.slot(Role::Palette).clone();
-    for (_, var) in module.global_variables.iter() {
-        let at = var
-            .binding
-            .as_ref()
-            .is_some_and(|b| b.group == palette.group && b.binding == palette.binding);
-        if let (
-            true,
-            TypeInner::Array {
-                size: naga::ArraySize::Constant(n),
-                ..
-            },
-        ) = (
-            at,
-            &module.types[crate::contract::unwrapped(&module.types, var.ty)].inner,
-        ) {
+    let palette = contract.slot(Role::Palette);
+    if let Some(var) = global_at(module, palette.group, palette.binding) {
+        let ty = crate::contract::unwrapped(&module.types, var.ty);
+        if let TypeInner::Array {
+            size: naga::ArraySize::Constant(n),
+            ..
+        } = module.types[ty].inner
+        {
             contract.palette_len = Some(n.get());
         }
     }
@@ -440,7 +433,6 @@ fn located_outputs(module: &naga::Module, ep: &naga::EntryPoint) -> Vec<(u32, Ha
     }
 }
 
-/// Why the workgroup size of an entry point is not known.
 /// The workgroup size a compute pipeline gets from entry point `ep`. A size given by `override`s
 /// takes the values the pipelines get (`constants`, else the overrides' defaults); that needs the
 /// validation `info`, and without it (naga rejected the shader) the size is not known: `None`, as
@@ -612,8 +604,8 @@ pub fn contract_violations(
             ));
             continue;
         }
+        // A compute stage's workgroup size is checked with its overrides (override_violations).
         match stage {
-            ShaderStage::Compute => {}
             ShaderStage::Vertex => bad.extend(vertex_stage(contract, module, ep)),
             ShaderStage::Fragment => bad.extend(fragment_stage(contract, module, ep)),
             _ => {}

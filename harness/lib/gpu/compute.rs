@@ -243,10 +243,7 @@ impl Dispatch {
         // position is the skinned position.
         let view = contract.try_slot(Role::View);
         if view.is_some_and(|s| s.used_by(crate::contract::Pipeline::Compute)) {
-            let size = u64::from(contract.camera_bytes.max(64));
-            let mut camera = crate::contract::Filled::contents(contract.camera_fill, &[], size);
-            camera[..64]
-                .copy_from_slice(bytemuck::cast_slice(&glam::Mat4::IDENTITY.to_cols_array()));
+            let camera = super::render::camera_matrix(contract, glam::Mat4::IDENTITY);
             bound.push((Role::View, init("camera", &camera, uniform), camera.len()));
         }
         for (role, label, bytes) in frame_inputs(mesh) {
@@ -504,24 +501,9 @@ pub(crate) fn bind_groups(
     bound: &[(Role, &wgpu::Buffer, usize)],
     label: &str,
 ) -> Vec<(u32, wgpu::BindGroup)> {
-    use wgpu::util::DeviceExt;
     let contract = ctx.contract();
-    // Small and constant: made for each bind group, which keeps them alive.
-    let filled: Vec<(Role, wgpu::Buffer, usize)> = (contract.filled.iter())
-        .map(|f| {
-            let buffer = ctx
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("filled"),
-                    contents: &f.bytes,
-                    usage: contract.slot(f.role).space.usage(),
-                });
-            (f.role, buffer, f.bytes.len())
-        })
-        .collect();
-    let all: Vec<(Role, &wgpu::Buffer, usize)> = (bound.iter().copied())
-        .chain(filled.iter().map(|(r, b, n)| (*r, b, *n)))
-        .collect();
+    let filled = ctx.pipelines.filled.iter().map(|(r, b, n)| (*r, b, *n));
+    let all: Vec<(Role, &wgpu::Buffer, usize)> = bound.iter().copied().chain(filled).collect();
     layouts
         .iter()
         .map(|(group, layout)| {

@@ -34,6 +34,9 @@ pub struct Pipelines {
     pub render: Option<Result<RenderSet, BuildError>>,
     /// The contract they were built with.
     pub contract: Arc<Contract>,
+    /// The buffers the contract fills (`Role::Filled`): (role, buffer, bytes
+    /// bound). Constant, so made once with the pipelines and bound by every pass.
+    pub filled: Vec<(crate::contract::Role, wgpu::Buffer, usize)>,
 }
 
 impl Pipelines {
@@ -42,6 +45,7 @@ impl Pipelines {
             compute: Some(Err(BuildError("not built yet".into()))),
             render: Some(Err(BuildError("not built yet".into()))),
             contract,
+            filled: Vec::new(),
         }
     }
 
@@ -203,6 +207,7 @@ impl Context {
                     compute: contract.has(Pipeline::Compute).then(|| Err(m.clone())),
                     render: contract.has(Pipeline::Render).then(|| Err(m)),
                     contract: contract.clone(),
+                    filled: Vec::new(),
                 };
             }
         };
@@ -225,6 +230,7 @@ impl Context {
             compute,
             render,
             contract: contract.clone(),
+            filled: filled_buffers(&self.device, contract),
         }
     }
 
@@ -393,6 +399,24 @@ pub fn bind_group_layouts(
                 entries: &contract.layout_entries(pipeline, group),
             });
             (group, layout)
+        })
+        .collect()
+}
+
+/// The buffers `contract` fills, uploaded: (role, buffer, bytes bound).
+fn filled_buffers(
+    device: &wgpu::Device,
+    contract: &Contract,
+) -> Vec<(crate::contract::Role, wgpu::Buffer, usize)> {
+    use wgpu::util::DeviceExt;
+    (contract.filled.iter())
+        .map(|f| {
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("filled"),
+                contents: &f.bytes,
+                usage: contract.slot(f.role).space.usage(),
+            });
+            (f.role, buffer, f.bytes.len())
         })
         .collect()
 }

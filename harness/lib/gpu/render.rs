@@ -21,10 +21,7 @@ fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
             glam::Vec4::ZERO,
             glam::Vec4::new(0.0, view.offset_y as f32, 0.0, 1.0),
         );
-        let size = u64::from(contract.camera_bytes.max(64));
-        let mut bytes = crate::contract::Filled::contents(contract.camera_fill, &[], size);
-        bytes[..64].copy_from_slice(bytemuck::cast_slice(&[m]));
-        return bytes;
+        return camera_matrix(contract, m);
     }
     let mut bytes = vec![0u8; uniform_bytes as usize];
     let data = [
@@ -33,6 +30,15 @@ fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
         view.half_width as f32,
     ];
     bytes[..12].copy_from_slice(bytemuck::cast_slice(&data));
+    bytes
+}
+
+/// A camera given as a matrix: `m` first, then the rest of the shader's struct around it as the
+/// profile's `camera.fill` says.
+pub(super) fn camera_matrix(contract: &crate::contract::Contract, m: Mat4) -> Vec<u8> {
+    let size = u64::from(contract.camera_bytes.max(64));
+    let mut bytes = crate::contract::Filled::contents(contract.camera_fill, &[], size);
+    bytes[..64].copy_from_slice(bytemuck::cast_slice(&[m]));
     bytes
 }
 
