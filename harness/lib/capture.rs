@@ -139,7 +139,7 @@ fn entry_capture(
     source: &str,
 ) -> Option<Result<(String, String, Place), String>> {
     let vs = contract.vertex.as_deref()?;
-    if contract.skin_function.is_some() || contract.try_slot(Role::View)?.ty != Want::Matrix {
+    if contract.skin_function.is_some() || !contract.matrix_camera() {
         return None;
     }
     let ep = module.entry_points.iter().find(|e| e.name == vs)?;

@@ -428,7 +428,7 @@ impl Slot {
             Space::Uniform => (
                 wgpu::BufferBindingType::Uniform,
                 wgpu::BufferSize::new(match self.ty {
-                    // As large as the shader's struct around it: bound as that (camera_bytes).
+                    // As large as the shader's struct around it: bound as that (camera_struct).
                     Want::Matrix => 0,
                     // A fixed-length palette is as long as the shader declares it, and a filled
                     // buffer is sized from the shader too.
@@ -560,11 +560,42 @@ pub struct Contract {
     pub constants: Vec<(String, f64)>,
     /// The buffers the harness fills for the shader's other bindings ([`Role::Filled`]).
     pub filled: Vec<Filled>,
-    /// The bytes a camera given as a matrix is bound with: 64, or the shader's struct around
-    /// it where that is larger (an engine's view uniform), the rest zeros.
-    pub camera_bytes: u32,
-    /// What those bytes after the matrix hold.
+    /// What a camera given as a matrix is bound with before the harness writes the matrix: 64
+    /// zero bytes, or the shader's struct around it where that is larger (an engine's view
+    /// uniform), filled as `camera_fill` says.
+    pub camera_struct: Vec<u8>,
     pub camera_fill: Fill,
+    /// The palette as one member of a larger struct (an engine's mesh uniform), and what the
+    /// struct's other bytes hold.
+    pub palette_member: Option<Member>,
+    pub palette_fill: Fill,
+    /// That struct as the shader declares it, filled (empty until read; a struct ending in a
+    /// runtime-sized palette grows to hold the case's palette).
+    pub palette_struct: Vec<u8>,
+    /// The camera matrix as one member of its struct, where it is not the first.
+    pub camera_member: Option<Member>,
+    /// The camera matrix is a member of the palette's struct: the harness writes both into the
+    /// one buffer, and the camera has no binding of its own.
+    pub camera_in_palette: bool,
+}
+
+/// A role's data as one named member of a larger struct the harness fills around it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub name: String,
+    /// Its byte offset in the struct, read from the shader (0 until read).
+    pub offset: u32,
+    /// Where a profile names it, for messages.
+    pub origin: Option<String>,
+}
+
+impl Member {
+    /// What a message says after the member: where a profile named it.
+    pub fn whence(&self) -> String {
+        self.origin
+            .as_ref()
+            .map_or(String::new(), |o| format!(" (the profile's {o})"))
+    }
 }
 
 /// What a buffer the harness fills holds before the profile's floats.
@@ -590,21 +621,49 @@ pub struct Filled {
 }
 
 impl Filled {
-    /// The contents for a binding of `size` bytes: the fill, then the floats over it; at least
-    /// `size` and the floats' length, rounded up to 16 bytes.
-    pub fn contents(fill: Fill, floats: &[f32], size: u64) -> Vec<u8> {
-        let len = (size as usize)
+    /// The contents of a binding: `fill` (the fill over the shader's type, see
+    /// [`Fill::over`]), then the floats from byte 0 over it; as long as the longer of the two,
+    /// rounded up to 16 bytes.
+    pub fn contents(fill: &[u8], floats: &[f32]) -> Vec<u8> {
+        let len = fill
+            .len()
             .max(4 * floats.len())
             .max(16)
             .next_multiple_of(16);
+        let mut bytes = fill.to_vec();
+        bytes.resize(len, 0);
+        bytes[..4 * floats.len()].copy_from_slice(bytemuck::cast_slice(floats));
+        bytes
+    }
+}
+
+/// A float matrix inside a buffer: where it starts, its columns and rows, and the bytes from one
+/// column to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatrixAt {
+    pub offset: u64,
+    pub columns: u8,
+    pub rows: u8,
+    pub column_stride: u64,
+}
+
+impl Fill {
+    /// `size` bytes (at least 16, rounded up to 16) of this fill over a type whose float matrices
+    /// are `matrices`: zeros, with 1 on each matrix's diagonal for `identity` (the identity of a
+    /// square matrix; of an affine `mat3x4` or `mat4x3`, its identity transform).
+    pub fn over(self, matrices: &[MatrixAt], size: u64) -> Vec<u8> {
+        let len = (size as usize).max(16).next_multiple_of(16);
         let mut words = vec![0f32; len / 4];
-        if fill == Fill::Identity {
-            for (i, w) in words.iter_mut().enumerate() {
-                // Elements 0, 5, 10 and 15 of each 16-float matrix.
-                *w = if i % 16 % 5 == 0 { 1.0 } else { 0.0 };
+        if self == Fill::Identity {
+            for m in matrices {
+                for c in 0..m.columns.min(m.rows) as u64 {
+                    let at = ((m.offset + c * m.column_stride) / 4 + c) as usize;
+                    if let Some(w) = words.get_mut(at) {
+                        *w = 1.0;
+                    }
+                }
             }
         }
-        words[..floats.len()].copy_from_slice(floats);
         bytemuck::cast_slice(&words).to_vec()
     }
 }
@@ -785,8 +844,31 @@ impl Contract {
             packed: None,
             constants: Vec::new(),
             filled: Vec::new(),
-            camera_bytes: 64,
+            camera_struct: vec![0; 64],
             camera_fill: Fill::Zero,
+            palette_member: None,
+            palette_fill: Fill::Zero,
+            palette_struct: Vec::new(),
+            camera_member: None,
+            camera_in_palette: false,
+        }
+    }
+
+    /// Whether the vertex stage's camera is a matrix: its own binding's, or a member of the
+    /// palette's struct.
+    pub fn matrix_camera(&self) -> bool {
+        self.camera_in_palette
+            || self
+                .try_slot(Role::View)
+                .is_some_and(|s| s.ty == Want::Matrix)
+    }
+
+    /// The member of its binding's struct a role's data lies in, where the profile names one.
+    pub fn member(&self, role: Role) -> Option<&Member> {
+        match role {
+            Role::Palette => self.palette_member.as_ref(),
+            Role::View => self.camera_member.as_ref(),
+            _ => None,
         }
     }
 
@@ -1151,17 +1233,32 @@ mod tests {
     fn a_filled_buffer_holds_its_fill_then_its_floats() {
         let floats = |bytes: Vec<u8>| bytemuck::cast_slice::<u8, f32>(&bytes).to_vec();
         // Zeros, at least 16 bytes, rounded up to 16.
-        assert_eq!(floats(Filled::contents(Fill::Zero, &[], 4)), [0.0; 4]);
-        assert_eq!(Filled::contents(Fill::Zero, &[], 20).len(), 32);
-        // Two identity matrices for 128 bytes: 1 at elements 0, 5, 10, 15 of each.
-        let id = floats(Filled::contents(Fill::Identity, &[], 128));
-        let ones: Vec<usize> = (0..32).filter(|&i| id[i] == 1.0).collect();
-        assert_eq!(ones, [0, 5, 10, 15, 16, 21, 26, 31]);
+        assert_eq!(floats(Fill::Zero.over(&[], 4)), [0.0; 4]);
+        assert_eq!(Fill::Zero.over(&[], 20).len(), 32);
+        // A mat4x4 at 0 and an affine mat4x3 (vec3 columns, 16 bytes apart) at 80: ones on their
+        // diagonals only, the vec4 between them left zero.
+        let m = |offset, columns, rows| MatrixAt {
+            offset,
+            columns,
+            rows,
+            column_stride: 16,
+        };
+        let id = floats(Fill::Identity.over(&[m(0, 4, 4), m(80, 4, 3)], 144));
+        let ones: Vec<usize> = (0..36).filter(|&i| id[i] == 1.0).collect();
+        assert_eq!(ones, [0, 5, 10, 15, 20, 25, 30]);
         assert!(id.iter().all(|&x| x == 0.0 || x == 1.0));
+        // Zero ignores the matrices.
+        assert!(floats(Fill::Zero.over(&[m(0, 4, 4)], 64))
+            .iter()
+            .all(|&x| x == 0.0));
         // The floats over the fill, and longer than the type when they are.
-        let over = floats(Filled::contents(Fill::Identity, &[2.0, 3.0], 64));
+        let fill = Fill::Identity.over(&[m(0, 4, 4)], 64);
+        let over = floats(Filled::contents(&fill, &[2.0, 3.0]));
         assert_eq!(&over[..6], &[2.0, 3.0, 0.0, 0.0, 0.0, 1.0]);
-        assert_eq!(Filled::contents(Fill::Zero, &[1.0; 9], 16).len(), 48);
+        assert_eq!(
+            Filled::contents(&Fill::Zero.over(&[], 16), &[1.0; 9]).len(),
+            48
+        );
     }
 
     /// Whether `want` takes the type of `var` declared in `src`.

@@ -153,6 +153,12 @@ pub struct Palette {
     /// per-draw base offset); the harness puts other matrices before it.
     #[serde(default)]
     pub offset: Option<Slot>,
+    /// The member of a larger struct that holds the palette (an engine's mesh uniform with a
+    /// world matrix before its bones); the harness fills the struct's other bytes as `fill` says.
+    #[serde(default)]
+    pub member: Option<String>,
+    #[serde(default)]
+    pub fill: Fill,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -389,7 +395,7 @@ pub enum Colour {
 }
 
 /// The uniform the vertex stage turns skinned positions into clip space with.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Camera {
     pub group: u32,
@@ -403,6 +409,19 @@ pub struct Camera {
     /// projection, multiplied in the shader).
     #[serde(default)]
     pub fill: Fill,
+    /// With `matrix`, the struct member that holds it, where it is not the first; at the
+    /// palette's group and binding, a member of the palette's struct.
+    #[serde(default)]
+    pub member: Option<String>,
+}
+
+impl Camera {
+    /// Whether it is a member of the palette's struct (at the palette's binding, both members).
+    fn in_palette(&self, palette: &Palette) -> bool {
+        (self.group, self.binding) == (palette.group, palette.binding)
+            && self.member.is_some()
+            && palette.member.is_some()
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -610,7 +629,7 @@ impl Profile {
             );
             out.extend(c.skinned_tangents.map(|b| ("compute.skinned_tangents", b)));
         }
-        if let Some(v) = &self.vertex {
+        if let Some(v) = self.vertex.as_ref().filter(|v| !v.camera.in_palette(p)) {
             out.push((
                 "vertex.camera",
                 Slot {
@@ -622,6 +641,65 @@ impl Profile {
         out
     }
 
+    /// The rules of the palette's and the camera's struct members and fills.
+    fn check_members(&self) -> Result<(), (String, String)> {
+        let p = &self.palette;
+        if p.fill != Fill::Zero && p.member.is_none() {
+            return Err((
+                "palette.fill".into(),
+                "fills the rest of a struct around the palette: give the palette's `member`".into(),
+            ));
+        }
+        if p.member.is_some() && (p.inverse_binds.is_some() || p.offset.is_some()) {
+            return Err((
+                "palette.member".into(),
+                "a palette member of a larger struct is not split (`inverse_binds`) or offset (`offset`)".into(),
+            ));
+        }
+        let Some(v) = &self.vertex else {
+            return Ok(());
+        };
+        let c = &v.camera;
+        if c.form != CameraForm::Matrix {
+            for (field, given) in [
+                ("fill", c.fill != Fill::Zero),
+                ("member", c.member.is_some()),
+            ] {
+                if given {
+                    return Err((
+                        format!("vertex.camera.{field}"),
+                        "is for a camera matrix in a larger struct: give `form: matrix`".into(),
+                    ));
+                }
+            }
+        }
+        let shared = (c.group, c.binding) == (p.group, p.binding);
+        if shared && c.member.is_some() && p.member.is_none() {
+            return Err((
+                "palette.member".into(),
+                "the camera is a member of the palette's binding: name the palette's member too"
+                    .into(),
+            ));
+        }
+        if c.in_palette(p) && c.fill != Fill::Zero {
+            return Err((
+                "vertex.camera.fill".into(),
+                "the camera is a member of the palette's struct, which the palette's `fill` fills"
+                    .into(),
+            ));
+        }
+        if c.in_palette(p) && c.member == p.member {
+            return Err((
+                "vertex.camera.member".into(),
+                format!(
+                    "`{}` is the palette's member",
+                    p.member.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The first field that breaks a rule no serde type can state, and why.
     fn validate(&self) -> Result<(), (String, String)> {
         if self.compute.is_none() && self.vertex.is_none() {
@@ -630,6 +708,7 @@ impl Profile {
                 "the profile names no stage: give `compute`, `vertex` or both".into(),
             ));
         }
+        self.check_members()?;
         // A bind group index past 3 needs a device limit beyond WebGPU's default of 4 groups.
         let mut seen: BTreeMap<Slot, String> = BTreeMap::new();
         for (field, slot) in self.slots() {
@@ -643,20 +722,17 @@ impl Profile {
                 ));
             }
             if let Some(other) = seen.insert(slot, field.clone()) {
+                let hint = if (other.as_str(), field.as_str()) == ("palette", "vertex.camera") {
+                    " (a camera matrix inside the palette's struct is a `member` of it, as the palette is)"
+                } else {
+                    ""
+                };
                 return Err((
                     format!("{field}.binding"),
                     format!(
-                        "@group({}) @binding({}) is already `{other}`; each role has its own binding",
+                        "@group({}) @binding({}) is already `{other}`; each role has its own binding{hint}",
                         slot.group, slot.binding
                     ),
-                ));
-            }
-        }
-        if let Some(v) = &self.vertex {
-            if v.camera.fill != Fill::Zero && v.camera.form != CameraForm::Matrix {
-                return Err((
-                    "vertex.camera.fill".into(),
-                    "fills the rest of a struct around a camera matrix: give `form: matrix`".into(),
                 ));
             }
         }
@@ -1007,7 +1083,19 @@ impl Profile {
                     .as_deref()
                     .map(|f| ("vertex.tangent_function", f)),
             );
+            out.extend(
+                v.camera
+                    .member
+                    .as_deref()
+                    .map(|m| ("vertex.camera.member", m)),
+            );
         }
+        out.extend(
+            self.palette
+                .member
+                .as_deref()
+                .map(|m| ("palette.member", m)),
+        );
         out
     }
 }
@@ -1152,6 +1240,13 @@ impl Profile {
             PaletteForm::Storage => (read, Want::Array(Elem::Mat4F32)),
             PaletteForm::Uniform => (Space::Uniform, Want::FixedMatrices),
         };
+        let member = |name: String, field: &str| crate::contract::Member {
+            name,
+            offset: 0,
+            origin: Some(self.whence(field)),
+        };
+        c.palette_member = p.member.clone().map(|m| member(m, "palette.member"));
+        c.palette_fill = p.fill;
         let mut slots = vec![slot(
             Role::Palette,
             p.group,
@@ -1225,17 +1320,22 @@ impl Profile {
                 CameraForm::View => (Want::View, "the 2D view"),
                 CameraForm::Matrix => (Want::Matrix, "the camera's view-projection"),
             };
-            slots.push(slot(
-                Role::View,
-                v.camera.group,
-                v.camera.binding,
-                Space::Uniform,
-                camera,
-                holds,
-                vec![Render],
-                "vertex.camera",
-            ));
+            // A camera in the palette's struct is written with the palette, into its buffer.
+            if !v.camera.in_palette(p) {
+                slots.push(slot(
+                    Role::View,
+                    v.camera.group,
+                    v.camera.binding,
+                    Space::Uniform,
+                    camera,
+                    holds,
+                    vec![Render],
+                    "vertex.camera",
+                ));
+            }
             c.camera_fill = v.camera.fill;
+            c.camera_in_palette = v.camera.in_palette(p);
+            c.camera_member = (v.camera.member.clone()).map(|m| member(m, "vertex.camera.member"));
             let input = |role, ty, also, format, location, field: &str| {
                 crate::contract::VertexInput::new(
                     role,
@@ -1524,7 +1624,7 @@ mod tests {
         );
         let msg = parse(&text).unwrap_err();
         assert!(
-            msg.contains("field `vertex.camera.fill`: fills the rest of a struct around a camera matrix: give `form: matrix`"),
+            msg.contains("field `vertex.camera.fill`: is for a camera matrix in a larger struct: give `form: matrix`"),
             "{msg}"
         );
         let text = DEFAULT.replacen(
@@ -1533,6 +1633,85 @@ mod tests {
             1,
         );
         assert_eq!(parse(&text).unwrap().contract().camera_fill, Fill::Identity);
+    }
+
+    #[test]
+    fn the_palette_and_the_camera_may_be_members_of_one_struct() {
+        let vertex = "vertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n";
+        let profile = |palette: &str, camera: &str| {
+            parse(&format!("palette: {palette}\n{vertex}  camera: {camera}\n"))
+        };
+        let shared = profile(
+            "{ group: 0, binding: 0, form: uniform, member: bones, fill: identity }",
+            "{ group: 0, binding: 0, form: matrix, member: projection }",
+        )
+        .unwrap()
+        .contract();
+        assert!(shared.camera_in_palette && shared.try_slot(Role::View).is_none());
+        assert_eq!(shared.palette_member.as_ref().unwrap().name, "bones");
+        assert_eq!(shared.camera_member.as_ref().unwrap().name, "projection");
+        assert_eq!(shared.palette_fill, Fill::Identity);
+        // A camera member in a binding of its own.
+        let own = profile(
+            "{ group: 0, binding: 0 }",
+            "{ group: 0, binding: 1, form: matrix, member: view_proj }",
+        )
+        .unwrap()
+        .contract();
+        assert!(!own.camera_in_palette && own.slot(Role::View).ty == Want::Matrix);
+        let err = |palette: &str, camera: &str, field: &str, says: &str| {
+            let msg = profile(palette, camera).unwrap_err();
+            assert!(msg.contains(&format!("field `{field}`: {says}")), "{msg}");
+        };
+        let camera = "{ group: 0, binding: 1, form: matrix }";
+        err(
+            "{ group: 0, binding: 0, member: bones }",
+            "{ group: 0, binding: 0, form: matrix }",
+            "vertex.camera.binding",
+            "@group(0) @binding(0) is already `palette`; each role has its own binding (a camera matrix inside the palette's struct is a `member` of it, as the palette is)",
+        );
+        err(
+            "{ group: 0, binding: 0 }",
+            "{ group: 0, binding: 0, form: matrix, member: m }",
+            "palette.member",
+            "the camera is a member of the palette's binding: name the palette's member too",
+        );
+        err(
+            "{ group: 0, binding: 0, fill: identity }",
+            camera,
+            "palette.fill",
+            "fills the rest of a struct around the palette: give the palette's `member`",
+        );
+        err(
+            "{ group: 0, binding: 0, member: bones, offset: { group: 0, binding: 2 } }",
+            camera,
+            "palette.member",
+            "a palette member of a larger struct is not split (`inverse_binds`) or offset (`offset`)",
+        );
+        err(
+            "{ group: 0, binding: 0, member: bones }",
+            "{ group: 0, binding: 0, form: matrix, member: bones }",
+            "vertex.camera.member",
+            "`bones` is the palette's member",
+        );
+        err(
+            "{ group: 0, binding: 0, member: bones }",
+            "{ group: 0, binding: 0, form: matrix, member: m, fill: identity }",
+            "vertex.camera.fill",
+            "the camera is a member of the palette's struct, which the palette's `fill` fills",
+        );
+        err(
+            "{ group: 0, binding: 0 }",
+            "{ group: 0, binding: 1, member: m }",
+            "vertex.camera.member",
+            "is for a camera matrix in a larger struct: give `form: matrix`",
+        );
+        err(
+            "{ group: 0, binding: 0, member: 2bones }",
+            camera,
+            "palette.member",
+            "`2bones` is not a WGSL identifier",
+        );
     }
 
     #[test]
@@ -1610,7 +1789,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 10);
+        assert_eq!(n, 11);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -254,15 +254,64 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
     fill_buffers(contract, module);
     zero_attributes(contract, module);
     size_camera(contract, module);
+    place_members(contract, module);
     let palette = contract.slot(Role::Palette);
     if let Some(var) = global_at(module, palette.group, palette.binding) {
-        let ty = crate::contract::unwrapped(&module.types, var.ty);
+        let ty = match member_of(module, var.ty, contract.member(Role::Palette)) {
+            Some(m) => m.ty,
+            None => crate::contract::unwrapped(&module.types, var.ty),
+        };
         if let TypeInner::Array {
             size: naga::ArraySize::Constant(n),
             ..
         } = module.types[ty].inner
         {
             contract.palette_len = Some(n.get());
+        }
+    }
+}
+
+/// The struct member `member` names in `ty`, if `ty` is a struct that has it.
+fn member_of<'a>(
+    module: &'a naga::Module,
+    ty: Handle<naga::Type>,
+    member: Option<&crate::contract::Member>,
+) -> Option<&'a naga::StructMember> {
+    let name = member?.name.as_str();
+    match &module.types[ty].inner {
+        TypeInner::Struct { members, .. } => {
+            members.iter().find(|m| m.name.as_deref() == Some(name))
+        }
+        _ => None,
+    }
+}
+
+/// The byte offsets of the palette's and the camera's members in their structs, and the size of
+/// the palette's struct. A member the shader lacks stays at 0; validation names it.
+fn place_members(contract: &mut Contract, module: &naga::Module) {
+    let palette = contract.slot(Role::Palette);
+    let camera_at = if contract.camera_in_palette {
+        Some((palette.group, palette.binding))
+    } else {
+        contract.try_slot(Role::View).map(|s| (s.group, s.binding))
+    };
+    let palette_at = (palette.group, palette.binding);
+    for (role, at) in [(Role::Palette, Some(palette_at)), (Role::View, camera_at)] {
+        let Some(var) = at.and_then(|(g, b)| global_at(module, g, b)) else {
+            continue;
+        };
+        let offset = member_of(module, var.ty, contract.member(role)).map(|m| m.offset);
+        let member = match role {
+            Role::Palette => contract.palette_member.as_mut(),
+            _ => contract.camera_member.as_mut(),
+        };
+        if let (Some(member), Some(offset)) = (member, offset) {
+            member.offset = offset;
+            if role == Role::Palette {
+                let size = u64::from(module.types[var.ty].inner.size(module.to_ctx()));
+                let matrices = matrices(module, var.ty, size);
+                contract.palette_struct = contract.palette_fill.over(&matrices, size);
+            }
         }
     }
 }
@@ -294,7 +343,8 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
             size = size.max(RUNTIME_BYTES);
         }
         let f = &mut contract.filled[i];
-        f.bytes = crate::contract::Filled::contents(f.fill, &f.floats, size);
+        let fill = f.fill.over(&matrices(module, var.ty, size), size);
+        f.bytes = crate::contract::Filled::contents(&fill, &f.floats);
     }
 }
 
@@ -318,8 +368,9 @@ fn size_camera(contract: &mut Contract, module: &naga::Module) {
         return;
     }
     if let Some(var) = global_at(module, slot.group, slot.binding) {
-        let size = module.types[var.ty].inner.size(module.to_ctx());
-        contract.camera_bytes = size.max(64).next_multiple_of(16);
+        let size = u64::from(module.types[var.ty].inner.size(module.to_ctx())).max(64);
+        let matrices = matrices(module, var.ty, size);
+        contract.camera_struct = contract.camera_fill.over(&matrices, size);
     }
 }
 
@@ -350,6 +401,63 @@ fn zero_attributes(contract: &mut Contract, module: &naga::Module) {
             contract.vertex_inputs.push(input);
         }
     }
+}
+
+/// The float matrices of a buffer of type `ty` within its first `size` bytes (a runtime-sized
+/// array's elements repeat to there): struct members and array elements, in depth.
+fn matrices(
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+    size: u64,
+) -> Vec<crate::contract::MatrixAt> {
+    fn walk(
+        module: &naga::Module,
+        ty: Handle<naga::Type>,
+        base: u64,
+        size: u64,
+        out: &mut Vec<crate::contract::MatrixAt>,
+    ) {
+        if base >= size {
+            return;
+        }
+        match module.types[ty].inner {
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar,
+            } if scalar.kind == naga::ScalarKind::Float && scalar.width == 4 => {
+                out.push(crate::contract::MatrixAt {
+                    offset: base,
+                    columns: columns as u8,
+                    rows: rows as u8,
+                    // A vec2 column aligns to 8 bytes, a vec3 or vec4 to 16.
+                    column_stride: if rows == naga::VectorSize::Bi { 8 } else { 16 },
+                })
+            }
+            TypeInner::Array {
+                base: elem,
+                size: n,
+                stride,
+            } => {
+                let count = match n {
+                    naga::ArraySize::Constant(n) => u64::from(n.get()),
+                    _ => (size - base).div_ceil(u64::from(stride.max(1))),
+                };
+                for i in 0..count {
+                    walk(module, elem, base + i * u64::from(stride), size, out);
+                }
+            }
+            TypeInner::Struct { ref members, .. } => {
+                for m in members {
+                    walk(module, m.ty, base + u64::from(m.offset), size, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(module, ty, 0, size, &mut out);
+    out
 }
 
 /// Whether `ty` is a runtime-sized array or a struct ending in one.
@@ -783,7 +891,9 @@ fn binding_violations(
                 slot.whence()
             ));
         }
-        if !slot.ty.matches(&module.types, var.ty) {
+        if contract.member(slot.role).is_some() {
+            bad.extend(member_violations(contract, module, slot, name, var.ty));
+        } else if !slot.ty.matches(&module.types, var.ty) {
             bad.push(format!(
                 "binding {} (`{name}`) must be {}, is {}{}",
                 binding.binding,
@@ -816,6 +926,61 @@ fn binding_violations(
                 slot.ty.wgsl(),
                 slot.whence()
             ));
+        }
+    }
+    bad
+}
+
+/// A binding whose role's data is a member of its struct (the palette in an engine's mesh
+/// uniform, a camera matrix after a model matrix): the member is there with the role's type; a
+/// camera member of the palette's struct is checked with the palette.
+fn member_violations(
+    contract: &Contract,
+    module: &naga::Module,
+    slot: &crate::contract::Slot,
+    var: &str,
+    ty: Handle<naga::Type>,
+) -> Vec<String> {
+    let mut wants = vec![(slot.role, slot.ty)];
+    if slot.role == Role::Palette && contract.camera_in_palette {
+        wants.push((Role::View, crate::contract::Want::Matrix));
+    }
+    let b = slot.binding;
+    let mut bad = Vec::new();
+    for (role, want) in wants {
+        let Some(member) = contract.member(role) else {
+            continue;
+        };
+        let name = member.name.as_str();
+        let found = match &module.types[ty].inner {
+            TypeInner::Struct { members, .. } => {
+                members.iter().find(|m| m.name.as_deref() == Some(name))
+            }
+            _ => {
+                bad.push(format!(
+                    "binding {b} (`{var}`) must be a struct with a member `{name}`, is {}{}",
+                    describe(module, ty),
+                    member.whence()
+                ));
+                return bad;
+            }
+        };
+        match found {
+            None => bad.push(format!(
+                "binding {b} (`{var}`) has no member `{name}`: it is {}{}",
+                describe(module, ty),
+                member.whence()
+            )),
+            Some(m) if !want.matches(&module.types, m.ty) => bad.push(format!(
+                "member `{name}` of binding {b} (`{var}`) must be {}, is {}{}",
+                match want {
+                    crate::contract::Want::Matrix => "mat4x4<f32>".into(),
+                    w => w.wgsl(),
+                },
+                module.types.type_to_string(m.ty),
+                member.whence()
+            )),
+            Some(_) => {}
         }
     }
     bad
@@ -938,13 +1103,63 @@ pub(crate) mod tests {
             view.unwrap().ty = crate::contract::Want::Matrix;
             Shader::held_to(path.into(), src.to_string(), contract, None)
                 .contract
-                .camera_bytes
+                .camera_struct
+                .len()
         };
         let view = "struct V { clip: mat4x4<f32>, eye: vec3<f32>, exposure: f32, viewport: vec4<f32> }\n@group(0) @binding(6) var<uniform> view: V;";
         assert_eq!(c(view), 96);
         assert_eq!(
             c("@group(0) @binding(6) var<uniform> view: mat4x4<f32>;"),
             64
+        );
+    }
+
+    #[test]
+    fn a_palette_and_a_camera_may_be_members_of_one_struct() {
+        let profile = "palette: { group: 0, binding: 0, form: uniform, member: bones, fill: identity }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix, member: projection }\n";
+        let contract = crate::profile::Profile::parse(Path::new("p.profile.yaml"), profile)
+            .unwrap()
+            .contract();
+        let held = |uniforms: &str| {
+            // The shader indexes whichever array member it has.
+            let bones = if uniforms.contains("bones") {
+                "bones"
+            } else {
+                "joints"
+            };
+            let src = format!("struct U {{ {uniforms} }}\n@group(0) @binding(0) var<uniform> u: U;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> {{ return u.projection * (w.x * u.{bones}[j.x]) * vec4<f32>(p, 1.0); }}\n");
+            Shader::held_to("test.wgsl".into(), src, contract.clone(), None)
+        };
+        let s = held("model: mat4x4<f32>, projection: mat4x4<f32>, bones: array<mat4x4<f32>, 8>, cutoff: f32");
+        s.validate().unwrap();
+        let c = &s.contract;
+        assert_eq!(c.palette_member.as_ref().unwrap().offset, 128);
+        assert_eq!(c.camera_member.as_ref().unwrap().offset, 64);
+        assert_eq!(c.palette_len, Some(8));
+        // The model matrix the identity, the float after the bones 0 (not an identity's 1).
+        let words: &[f32] = bytemuck::cast_slice(&c.palette_struct);
+        assert_eq!(words.len(), (128 + 8 * 64 + 16) / 4);
+        let ones: Vec<usize> = (0..words.len()).filter(|&i| words[i] == 1.0).collect();
+        assert_eq!(ones[..4], [0, 5, 10, 15]);
+        assert_eq!(words[(128 + 8 * 64) / 4], 0.0);
+        let msg =
+            held("model: mat4x4<f32>, projection: mat4x4<f32>, joints: array<mat4x4<f32>, 8>")
+                .validate()
+                .unwrap_err()
+                .to_string();
+        assert!(
+            msg.contains("binding 0 (`u`) has no member `bones`: it is struct U { model: mat4x4<f32>, projection: mat4x4<f32>, joints: array<mat4x4<f32>, 8> }"),
+            "{msg}"
+        );
+        let msg = held("projection: mat3x3<f32>, bones: array<mat4x4<f32>, 8>")
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains(
+                "member `projection` of binding 0 (`u`) must be mat4x4<f32>, is mat3x3<f32>"
+            ),
+            "{msg}"
         );
     }
 

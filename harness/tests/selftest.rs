@@ -1497,7 +1497,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 10] = [
+    let examples: [Example; 11] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1532,6 +1532,12 @@ fn example_shaders_pass_through_their_profiles() {
             "render_covers_bind_pose",
             None,
             None,
+        ),
+        (
+            "vertex_one_uniform",
+            "posed_matches_cpu",
+            None,
+            Some("the shader's palette is a fixed array of 256 matrices"),
         ),
     ];
     for (name, passes, skips, narrow) in examples {
@@ -1641,6 +1647,47 @@ fn filled_bindings_reach_the_shader() {
     assert!(
         numbers.is_empty(),
         "the numbers do not go through the world matrix: {:?}",
+        numbers
+            .iter()
+            .map(|r| &r.outcome.message)
+            .collect::<Vec<_>>()
+    );
+}
+
+/// A camera that is a member of the palette's struct is the render's camera: `vertex_one_uniform`
+/// without its projection draws the shapes unprojected (the render checks fail), while its
+/// numbers, read through an identity camera, still pass.
+#[test]
+fn a_camera_in_the_palettes_struct_is_the_renders_camera() {
+    let dir = scratch("camera_in_palette");
+    let name = "vertex_one_uniform";
+    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
+    let source = std::fs::read_to_string(example("wgsl")).unwrap();
+    let (from, to) = (
+        "uniforms.projection * uniforms.view * model",
+        "uniforms.view * model",
+    );
+    assert!(source.contains(from), "{name} no longer has `{from}`");
+    let shader = dir.join(format!("{name}.wgsl"));
+    std::fs::write(&shader, source.replacen(from, to, 1)).unwrap();
+    std::fs::copy(
+        example("profile.yaml"),
+        dir.join(format!("{name}.profile.yaml")),
+    )
+    .unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+        return;
+    };
+    let unprojected = failing(&report, "render_matches_golden");
+    assert!(
+        unprojected.len() >= 4,
+        "without the projection the images should differ: {} failures",
+        unprojected.len()
+    );
+    let numbers = failing(&report, "posed_matches_cpu");
+    assert!(
+        numbers.iter().all(|r| r.case == "wide_indices"),
+        "the numbers do not go through the camera: {:?}",
         numbers
             .iter()
             .map(|r| &r.outcome.message)

@@ -231,7 +231,10 @@ impl Dispatch {
         count[..4].copy_from_slice(&(n as u32).to_le_bytes());
         // (role, buffer, bytes bound): every input binding covers exactly the case's data.
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
-        for (role, bytes, bind) in super::palette::layout(contract, palette)?.buffers {
+        // A vertex stage captured whole reads its camera as the identity, so that its clip
+        // position is the skinned position (here where the camera is in the palette's struct).
+        let identity = glam::Mat4::IDENTITY;
+        for (role, bytes, bind) in super::palette::layout(contract, palette, identity)?.buffers {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
         }
@@ -239,11 +242,10 @@ impl Dispatch {
             bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
         bound.push((Role::Count, init("count", &count, uniform), count.len()));
-        // A vertex stage captured whole reads its camera: the identity, so that its clip
-        // position is the skinned position.
+        // Or in its own binding.
         let view = contract.try_slot(Role::View);
         if view.is_some_and(|s| s.used_by(crate::contract::Pipeline::Compute)) {
-            let camera = super::render::camera_matrix(contract, glam::Mat4::IDENTITY);
+            let camera = super::render::camera_matrix(contract, identity);
             bound.push((Role::View, init("camera", &camera, uniform), camera.len()));
         }
         for (role, label, bytes) in frame_inputs(mesh) {

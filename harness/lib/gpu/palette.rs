@@ -36,8 +36,13 @@ fn inverse_bind(j: usize) -> DMat4 {
 }
 
 /// What the palette bindings hold for `palette` (`skin[j] = global[j] * inverseBind[j]`) under
-/// `contract`, or why the case's palette does not fit the shader's.
-pub fn layout(contract: &Contract, palette: &[Mat4]) -> Result<PaletteData, GpuError> {
+/// `contract`, or why the case's palette does not fit the shader's. `camera` is written where
+/// the camera matrix is a member of the palette's struct.
+pub fn layout(
+    contract: &Contract,
+    palette: &[Mat4],
+    camera: Mat4,
+) -> Result<PaletteData, GpuError> {
     let start = if contract.try_slot(Role::PaletteOffset).is_some() {
         OFFSET
     } else {
@@ -78,7 +83,10 @@ pub fn layout(contract: &Contract, palette: &[Mat4]) -> Result<PaletteData, GpuE
         main.resize(len, Mat4::from_cols_array(&[f32::NAN; 16]));
     }
     let bytes = |m: &[Mat4]| bytemuck::cast_slice(m).to_vec();
-    let main_bytes = bytes(&main);
+    let main_bytes = match &contract.palette_member {
+        Some(member) => hosted(contract, member.offset, &bytes(&main), camera),
+        None => bytes(&main),
+    };
     let bind = main_bytes.len();
     let mut buffers = vec![(Role::Palette, main_bytes, bind)];
     if split {
@@ -95,6 +103,26 @@ pub fn layout(contract: &Contract, palette: &[Mat4]) -> Result<PaletteData, GpuE
         buffers.push((Role::PaletteOffset, offset, n));
     }
     Ok(PaletteData { buffers })
+}
+
+/// The palette's struct: its fill, the palette at `offset` (the struct as long as the shader
+/// declares it, or as the palette makes it where it ends in a runtime-sized palette), and the
+/// camera matrix at its member where it is one of the struct.
+fn hosted(contract: &Contract, offset: u32, palette: &[u8], camera: Mat4) -> Vec<u8> {
+    let offset = offset as usize;
+    let size = (offset + palette.len()).next_multiple_of(16);
+    let mut out = contract.palette_struct.clone();
+    out.resize(out.len().max(size), 0);
+    out[offset..offset + palette.len()].copy_from_slice(palette);
+    if let Some(m) = contract
+        .camera_member
+        .as_ref()
+        .filter(|_| contract.camera_in_palette)
+    {
+        let at = m.offset as usize;
+        out[at..at + 64].copy_from_slice(bytemuck::bytes_of(&camera));
+    }
+    out
 }
 
 #[cfg(test)]

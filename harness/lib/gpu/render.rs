@@ -9,19 +9,23 @@ use super::{readback, Context, GpuError};
 use crate::contract::{Role, Want};
 use crate::rig::{Mesh, View};
 
+/// The column-major matrix that maps a skinned position to the clip position the 2D view gives
+/// it: (x / half_width, y * scale + offset_y, 0, 1).
+pub(super) fn view_matrix(view: View) -> Mat4 {
+    Mat4::from_cols(
+        glam::Vec4::new((1.0 / view.half_width) as f32, 0.0, 0.0, 0.0),
+        glam::Vec4::new(0.0, view.scale as f32, 0.0, 0.0),
+        glam::Vec4::ZERO,
+        glam::Vec4::new(0.0, view.offset_y as f32, 0.0, 1.0),
+    )
+}
+
 /// What the camera uniform holds for `view`: the contract's struct { scale, offset_y,
-/// half_width, pad }, or the column-major matrix that maps a skinned position to the same clip
-/// position (x / half_width, y * scale + offset_y, 0, 1).
+/// half_width, pad }, or [`view_matrix`] in the shader's struct around it.
 fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
     let uniform_bytes = contract.uniform_bytes;
     if contract.slot(Role::View).ty == Want::Matrix {
-        let m = Mat4::from_cols(
-            glam::Vec4::new((1.0 / view.half_width) as f32, 0.0, 0.0, 0.0),
-            glam::Vec4::new(0.0, view.scale as f32, 0.0, 0.0),
-            glam::Vec4::ZERO,
-            glam::Vec4::new(0.0, view.offset_y as f32, 0.0, 1.0),
-        );
-        return camera_matrix(contract, m);
+        return camera_matrix(contract, view_matrix(view));
     }
     let mut bytes = vec![0u8; uniform_bytes as usize];
     let data = [
@@ -33,12 +37,16 @@ fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
     bytes
 }
 
-/// A camera given as a matrix: `m` first, then the rest of the shader's struct around it as the
-/// profile's `camera.fill` says.
+/// A camera given as a matrix: `m` at its member (first, unless the profile names another), the
+/// rest of the shader's struct around it as the profile's `camera.fill` says.
 pub(super) fn camera_matrix(contract: &crate::contract::Contract, m: Mat4) -> Vec<u8> {
-    let size = u64::from(contract.camera_bytes.max(64));
-    let mut bytes = crate::contract::Filled::contents(contract.camera_fill, &[], size);
-    bytes[..64].copy_from_slice(bytemuck::cast_slice(&[m]));
+    let at = contract
+        .camera_member
+        .as_ref()
+        .map_or(0, |m| m.offset as usize);
+    let mut bytes = contract.camera_struct.clone();
+    bytes.resize(bytes.len().max(at + 64), 0);
+    bytes[at..at + 64].copy_from_slice(bytemuck::cast_slice(&[m]));
     bytes
 }
 
@@ -111,12 +119,16 @@ impl Draw {
         let uniform = wgpu::BufferUsages::UNIFORM;
         // (role, buffer, bytes bound).
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
-        for (role, bytes, bind) in super::palette::layout(contract, palette)?.buffers {
+        for (role, bytes, bind) in
+            super::palette::layout(contract, palette, view_matrix(view))?.buffers
+        {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
         }
-        let camera = camera_bytes(contract, view);
-        bound.push((Role::View, init("view", &camera, uniform), camera.len()));
+        if !contract.camera_in_palette {
+            let camera = camera_bytes(contract, view);
+            bound.push((Role::View, init("view", &camera, uniform), camera.len()));
+        }
         // An index buffer may not be empty; a mesh without triangles draws nothing.
         let indices: &[u32] = if mesh.indices.is_empty() {
             &[0]

@@ -146,19 +146,9 @@ fn homogeneous_dropped(s: &Sites) -> Vec<Candidate> {
 
 /// Every access into the palette wrapped in `transpose`.
 fn palette_transposed(s: &Sites) -> Vec<Candidate> {
-    let Some(&palette) = s.globals.get(&Role::Palette) else {
-        return Vec::new();
-    };
     let mut accesses = Vec::new();
     for f in s.funcs() {
-        let exprs = &s.func(f).expressions;
-        for (e, expr) in exprs.iter() {
-            if let Expression::Access { base, .. } | Expression::AccessIndex { base, .. } = *expr {
-                if matches!(exprs[base], Expression::GlobalVariable(g) if g == palette) {
-                    accesses.extend(s.span(f, e));
-                }
-            }
-        }
+        accesses.extend(s.palette_reads(f).into_iter().filter_map(|e| s.span(f, e)));
     }
     if accesses.is_empty() {
         return Vec::new();

@@ -270,11 +270,58 @@ impl<'a> Sites<'a> {
         self.contract.try_slot(role)?.ty.field(name)
     }
 
+    /// The expressions of `f` that read one palette matrix: an index into the palette's array,
+    /// bare or as its struct's member (the array a struct wraps alone, or the profile's
+    /// `palette.member`).
+    pub(super) fn palette_reads(&self, f: Func) -> Vec<Handle<Expression>> {
+        let Some(&palette) = self.globals.get(&Role::Palette) else {
+            return Vec::new();
+        };
+        // The member index of the array, where the palette's type is a struct.
+        let member = match &self.module.types[self.module.global_variables[palette].ty].inner {
+            TypeInner::Struct { members, .. } => {
+                let name = self.contract.member(Role::Palette).map(|m| m.name.as_str());
+                let k = match name {
+                    Some(name) => members.iter().position(|m| m.name.as_deref() == Some(name)),
+                    None => (members.len() == 1).then_some(0),
+                };
+                let Some(k) = k else {
+                    return Vec::new();
+                };
+                Some(k as u32)
+            }
+            _ => None,
+        };
+        let exprs = &self.func(f).expressions;
+        let is_array = |b: Handle<Expression>| match (member, &exprs[b]) {
+            (None, Expression::GlobalVariable(g)) => *g == palette,
+            (Some(k), Expression::AccessIndex { base, index }) => {
+                *index == k && matches!(exprs[*base], Expression::GlobalVariable(g) if g == palette)
+            }
+            _ => false,
+        };
+        exprs
+            .iter()
+            .filter(|(_, e)| {
+                matches!(e, Expression::Access { base, .. } | Expression::AccessIndex { base, .. } if is_array(*base))
+            })
+            .map(|(h, _)| h)
+            .collect()
+    }
+
     /// Functions that index the palette themselves: where skinning happens.
     pub(super) fn skin_sites(&self) -> Vec<Func> {
         let Some(&palette) = self.globals.get(&Role::Palette) else {
             return Vec::new();
         };
+        // A palette in a larger struct (beside a camera or a model matrix) counts only where
+        // its array is indexed.
+        if self.contract.member(Role::Palette).is_some() {
+            let funcs = self.funcs().into_iter();
+            return funcs
+                .filter(|&f| !self.palette_reads(f).is_empty())
+                .collect();
+        }
         self.funcs()
             .into_iter()
             .filter(|&f| {

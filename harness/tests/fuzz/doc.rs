@@ -522,9 +522,34 @@ const FILLED_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_one_uniform.profile.yaml` (the palette and the camera as
+/// members of one struct).
+const MEMBER_EDITS: &[ProfileEdit] = &[
+    (
+        "a palette member the struct does not have",
+        &[("member: bones", "member: joints")],
+        "palette",
+    ),
+    (
+        "a camera member that is not a mat4x4<f32>",
+        &[("member: projection", "member: alpha_cutoff")],
+        "vertex.camera",
+    ),
+    (
+        "a camera at the palette's binding without a member",
+        &[(", member: projection", "")],
+        "vertex.camera.binding",
+    ),
+    (
+        "a palette fill without a member",
+        &[("form: uniform, member: bones,", "form: uniform,")],
+        "palette.fill",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -533,6 +558,7 @@ fn profiles(out: &mut String) {
         ("compute_pulled", LAYOUT_EDITS),
         ("vertex_eight_influences", SETS_EDITS),
         ("vertex_normals", FILLED_EDITS),
+        ("vertex_one_uniform", MEMBER_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
