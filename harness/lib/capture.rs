@@ -27,11 +27,17 @@ fn is_vec(inner: &TypeInner, size: VectorSize, kind: ScalarKind) -> bool {
 
 /// The call a function's signature allows with `sets` influence sets (a joints and a weights
 /// argument each), or why it allows none.
-fn call(module: &naga::Module, f: &naga::Function, sets: usize) -> Result<Call, String> {
+fn call(
+    module: &naga::Module,
+    f: &naga::Function,
+    sets: usize,
+    joint: JointFormat,
+) -> Result<Call, String> {
     let ty = |h: naga::Handle<naga::Type>| &module.types[h].inner;
     let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
     let result = f.result.as_ref().map(|r| ty(r.ty));
-    let joints = |t: &TypeInner| is_vec(t, VectorSize::Quad, ScalarKind::Uint);
+    let joints = |t: &TypeInner| joint.elem().matches(t);
+    let jw = joint.elem().wgsl();
     let weights = |t: &TypeInner| is_vec(t, VectorSize::Quad, ScalarKind::Float);
     let vec3 = |t: &TypeInner| is_vec(t, VectorSize::Tri, ScalarKind::Float);
     let influences = |a: &[&TypeInner]| {
@@ -49,9 +55,9 @@ fn call(module: &naga::Module, f: &naga::Function, sets: usize) -> Result<Call, 
         (Some(_), Some(r)) if influences(&args) && Elem::Mat4F32.matches(r) => Ok(Call::Matrix),
         _ => {
             let pairs = if sets == 1 {
-                "joints: vec4<u32>, weights: vec4<f32>".to_string()
+                format!("joints: {jw}, weights: vec4<f32>")
             } else {
-                format!("then a joints: vec4<u32>, weights: vec4<f32> pair for each of the {sets} influence sets")
+                format!("then a joints: {jw}, weights: vec4<f32> pair for each of the {sets} influence sets")
             };
             Err(format!(
                 "it must take (position: vec3<f32> or vec4<f32>, {pairs}) and return the skinned position, or the same without the position and return the blended mat4x4<f32>"
@@ -86,7 +92,7 @@ pub fn addition(
             .find(|(_, f)| f.name.as_deref() == Some(name.as_str()))
             .map(|(_, f)| f)
             .ok_or_else(|| format!("the skinning function `{name}` is missing{whence}"))?;
-        let call = call(module, f, contract.influence_sets)
+        let call = call(module, f, contract.influence_sets, capture_joints(contract))
             .map_err(|why| format!("the skinning function `{name}`: {why}{whence}"))?;
         let place = capture_place(module);
         let frames = frame_calls(contract, module)?;
@@ -94,7 +100,7 @@ pub fn addition(
             name,
             call,
             place,
-            contract.influence_sets,
+            (contract.influence_sets, capture_joints(contract)),
             &frames,
         ));
         capture_contract(&mut c, place, &frames);
@@ -114,7 +120,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     skinproof_skinned[i] = vec4<f32>(clip.xyz / clip.w, 0.0);
 }}
 ",
-            declarations(place)
+            declarations(place, capture_joints(contract))
         ));
         capture_contract(&mut c, place, &[]);
         // The camera too, bound as the identity: the clip position is then the skinned one.
@@ -282,7 +288,7 @@ fn frame_calls(contract: &Contract, module: &naga::Module) -> Result<Vec<(Role, 
             dir(d)
                 && rest.len() == 2 * sets
                 && rest.chunks(2).all(|p| {
-                    is_vec(p[0], VectorSize::Quad, ScalarKind::Uint)
+                    capture_joints(contract).elem().matches(p[0])
                         && is_vec(p[1], VectorSize::Quad, ScalarKind::Float)
                 })
         }) && func.result.as_ref().is_some_and(|r| dir(ty(r.ty)));
@@ -292,10 +298,11 @@ fn frame_calls(contract: &Contract, module: &naga::Module) -> Result<Vec<(Role, 
             } else {
                 "tangent: vec4<f32>"
             };
+            let jw = capture_joints(contract).elem().wgsl();
             let pairs = if sets == 1 {
-                "joints: vec4<u32>, weights: vec4<f32>".to_string()
+                format!("joints: {jw}, weights: vec4<f32>")
             } else {
-                format!("then a joints: vec4<u32>, weights: vec4<f32> pair for each of the {sets} influence sets")
+                format!("then a joints: {jw}, weights: vec4<f32> pair for each of the {sets} influence sets")
             };
             return Err(format!(
                 "the function `{name}` must take ({d}, {pairs}) and return the skinned {}{whence}",
@@ -313,7 +320,7 @@ fn compute_wgsl(
     name: &str,
     call: Call,
     place: Place,
-    sets: usize,
+    (sets, joints): (usize, JointFormat),
     frames: &[(Role, String)],
 ) -> String {
     let (g, b) = (place.group, place.base);
@@ -362,18 +369,19 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     skinproof_skinned[i] = vec4<f32>({skinned}, 0.0);{frame_lines}
 }}
 ",
-        declarations(place)
+        declarations(place, joints)
     )
 }
 
 /// The capture bindings at `place`: the case's positions, joints and weights, the skinned
 /// output and the vertex count.
-fn declarations(place: Place) -> String {
+fn declarations(place: Place, joints: JointFormat) -> String {
     let g = place.group;
     let at = |k: u32| place.base + k;
+    let joints = joints.elem().wgsl();
     format!(
         "@group({g}) @binding({}) var<storage, read> skinproof_positions: array<vec4<f32>>;
-@group({g}) @binding({}) var<storage, read> skinproof_joints: array<vec4<u32>>;
+@group({g}) @binding({}) var<storage, read> skinproof_joints: array<{joints}>;
 @group({g}) @binding({}) var<storage, read> skinproof_weights: array<vec4<f32>>;
 @group({g}) @binding({}) var<storage, read_write> skinproof_skinned: array<vec4<f32>>;
 @group({g}) @binding({}) var<uniform> skinproof_count: vec4<u32>;
@@ -386,8 +394,17 @@ fn declarations(place: Place) -> String {
     )
 }
 
+/// The joints the capture binds: the values the vertex stage reads, whatever its vertex format,
+/// as u32x4, or as f32x4 where it reads them as floats.
+fn capture_joints(contract: &Contract) -> JointFormat {
+    match contract.formats.vertex_joints {
+        JointFormat::F32x4 => JointFormat::F32x4,
+        _ => JointFormat::U32x4,
+    }
+}
+
 /// `c` with the added compute stage: its bindings at `place`, the palette's bindings visible to
-/// it, joints as u32x4 (the values the vertex stage reads, whatever its vertex format).
+/// it, joints as [`capture_joints`] gives them.
 fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
     for s in &mut c.slots {
         if matches!(
@@ -410,7 +427,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
             Role::Joints,
             1,
             read,
-            Want::Array(Elem::Vec4U32),
+            Want::Array(capture_joints(c).elem()),
             "joint indices",
         ),
         (
@@ -466,7 +483,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
     c.compute = Some(ENTRY.into());
     c.captured = true;
     c.workgroup_size = [64, 1, 1];
-    c.formats.joints = JointFormat::U32x4;
+    c.formats.joints = capture_joints(c);
     c.formats.positions = PositionFormat::Vec4;
     c.formats.skinned = PositionFormat::Vec4;
 }
@@ -493,7 +510,7 @@ mod tests {
                 .iter()
                 .find(|(_, f)| f.name.as_deref() == Some(n))
                 .unwrap();
-            call(&m, f, 1)
+            call(&m, f, 1, JointFormat::U32x4)
         };
         assert_eq!(
             f("a"),
@@ -510,13 +527,15 @@ mod tests {
         );
         let (_, e) = two.functions.iter().next().unwrap();
         assert_eq!(
-            call(&two, e, 2),
+            call(&two, e, 2, JointFormat::U32x4),
             Ok(Call::Position {
                 p4: false,
                 r4: false
             })
         );
-        assert!(call(&two, e, 1).unwrap_err().contains("must take"));
+        assert!(call(&two, e, 1, JointFormat::U32x4)
+            .unwrap_err()
+            .contains("must take"));
         let wgsl = compute_wgsl(
             "e",
             Call::Position {
@@ -524,7 +543,7 @@ mod tests {
                 r4: false,
             },
             Place { group: 3, base: 0 },
-            2,
+            (2, JointFormat::U32x4),
             &[],
         );
         assert!(wgsl.contains("e(p, skinproof_joints[i * 2u + 0u], skinproof_weights[i * 2u + 0u], skinproof_joints[i * 2u + 1u], skinproof_weights[i * 2u + 1u])"), "{wgsl}");

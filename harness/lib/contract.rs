@@ -33,6 +33,8 @@ pub enum Role {
     Filled(u32),
     /// A vertex attribute the profile does not name (a texture coordinate, a colour): zeros.
     Zeros,
+    /// The sampler a palette texture is read through, where the shader takes one.
+    PaletteSampler,
 }
 
 /// The pipelines the harness builds from the shader, apart from each other.
@@ -61,28 +63,33 @@ impl Pipeline {
     }
 }
 
-/// The address space and access of a binding.
+/// The address space and access of a binding: a buffer's, or a texture's or sampler's (WGSL's
+/// handle space, declared without one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Space {
     Storage { writable: bool },
     Uniform,
+    Texture,
+    Sampler,
 }
 
 impl Space {
-    /// As WGSL writes it between `var<` and `>`.
+    /// As WGSL writes it between `var<` and `>` (a texture or sampler: nothing).
     pub fn wgsl(self) -> &'static str {
         match self {
             Space::Storage { writable: false } => "storage, read",
             Space::Storage { writable: true } => "storage, read_write",
             Space::Uniform => "uniform",
+            Space::Texture | Space::Sampler => "handle",
         }
     }
 
-    /// The usage of a buffer bound in this space.
+    /// The usage of a buffer bound in this space (none for a texture or sampler).
     pub fn usage(self) -> wgpu::BufferUsages {
         match self {
             Space::Storage { .. } => wgpu::BufferUsages::STORAGE,
             Space::Uniform => wgpu::BufferUsages::UNIFORM,
+            Space::Texture | Space::Sampler => wgpu::BufferUsages::empty(),
         }
     }
 
@@ -92,8 +99,14 @@ impl Space {
                 access.contains(StorageAccess::STORE) == writable
             }
             (Space::Uniform, AddressSpace::Uniform) => true,
+            (Space::Texture | Space::Sampler, AddressSpace::Handle) => true,
             _ => false,
         }
+    }
+
+    /// Whether a buffer is bound in it.
+    pub fn is_buffer(self) -> bool {
+        matches!(self, Space::Storage { .. } | Space::Uniform)
     }
 }
 
@@ -127,6 +140,17 @@ const ATTRIBUTES: [(wgpu::VertexFormat, &str, naga::Scalar, u8); 12] = {
         (F::Sint32x4, "vec4<i32>", Scalar::I32, 4),
     ]
 };
+
+impl JointFormat {
+    /// The type a vertex stage reads joints of this format as: `vec4<f32>` for f32x4, else
+    /// `vec4<u32>`.
+    pub fn elem(self) -> Elem {
+        match self {
+            JointFormat::F32x4 => Elem::Vec4F32,
+            _ => Elem::Vec4U32,
+        }
+    }
+}
 
 /// The scalar and component count of a scalar or vector type.
 fn components(inner: &TypeInner) -> Option<(naga::Scalar, u8)> {
@@ -203,6 +227,10 @@ pub enum Want {
     OutputWords,
     /// Any buffer type: the harness fills it with the profile's bytes, whatever the shader reads.
     Filled,
+    /// A `texture_2d<f32>` holding the palette as texels (see [`PaletteTexture`]).
+    Texture,
+    /// A `sampler` (not a comparison one) the shader reads the palette texture through.
+    Sampler,
 }
 
 impl Want {
@@ -222,6 +250,8 @@ impl Want {
             Want::Words => "array<u32> (byte-addressed)".into(),
             Want::OutputWords => "array<u32> or array<f32> (byte-addressed)".into(),
             Want::Filled => "a buffer (uniform or storage)".into(),
+            Want::Texture => "texture_2d<f32>".into(),
+            Want::Sampler => "sampler".into(),
         }
     }
 
@@ -272,6 +302,8 @@ impl Want {
             Want::Matrix => ("mat4x4<f32>".into(), None),
             Want::FirstU32 => ("vec4<u32>".into(), None),
             Want::Words | Want::OutputWords | Want::Filled => ("array<u32>".into(), None),
+            Want::Texture => ("texture_2d<f32>".into(), None),
+            Want::Sampler => ("sampler".into(), None),
         }
     }
 
@@ -353,6 +385,19 @@ impl Want {
                     || Elem::Vec4U32.matches(inner)
             }
             (Want::Filled, _) => true,
+            (
+                Want::Texture,
+                TypeInner::Image {
+                    dim: naga::ImageDimension::D2,
+                    arrayed: false,
+                    class:
+                        naga::ImageClass::Sampled {
+                            kind: naga::ScalarKind::Float,
+                            multi: false,
+                        },
+                },
+            ) => true,
+            (Want::Sampler, TypeInner::Sampler { comparison: false }) => true,
             (_, TypeInner::Struct { .. }) if self.is_array() => {
                 let inner = unwrapped(types, ty);
                 inner != ty && self.matches(types, inner)
@@ -365,7 +410,12 @@ impl Want {
     fn is_array(self) -> bool {
         !matches!(
             self,
-            Want::Count | Want::View | Want::Matrix | Want::FirstU32
+            Want::Count
+                | Want::View
+                | Want::Matrix
+                | Want::FirstU32
+                | Want::Texture
+                | Want::Sampler
         )
     }
 }
@@ -417,6 +467,27 @@ impl Slot {
     }
 
     fn layout_entry(&self, pipeline: Pipeline, uniform_bytes: u32) -> wgpu::BindGroupLayoutEntry {
+        let handle = match self.space {
+            // rgba32float: not filterable without a feature, so read by `textureLoad` or through a
+            // non-filtering sampler.
+            Space::Texture => Some(wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            }),
+            Space::Sampler => Some(wgpu::BindingType::Sampler(
+                wgpu::SamplerBindingType::NonFiltering,
+            )),
+            _ => None,
+        };
+        if let Some(ty) = handle {
+            return wgpu::BindGroupLayoutEntry {
+                binding: self.binding,
+                visibility: pipeline.visibility(),
+                ty,
+                count: None,
+            };
+        }
         let (ty, min_binding_size) = match self.space {
             Space::Storage { writable } => (
                 wgpu::BufferBindingType::Storage {
@@ -436,6 +507,7 @@ impl Slot {
                     _ => uniform_bytes as u64,
                 }),
             ),
+            Space::Texture | Space::Sampler => unreachable!("bound above"),
         };
         wgpu::BindGroupLayoutEntry {
             binding: self.binding,
@@ -572,11 +644,70 @@ pub struct Contract {
     /// That struct as the shader declares it, filled (empty until read; a struct ending in a
     /// runtime-sized palette grows to hold the case's palette).
     pub palette_struct: Vec<u8>,
+    /// The palette as texels of a texture (an engine's bone texture), and how they lie.
+    pub palette_texture: Option<PaletteTexture>,
     /// The camera matrix as one member of its struct, where it is not the first.
     pub camera_member: Option<Member>,
     /// The camera matrix is a member of the palette's struct: the harness writes both into the
     /// one buffer, and the camera has no binding of its own.
     pub camera_in_palette: bool,
+}
+
+/// How a palette lies in a texture of RGBA f32 texels: each joint's `texels` in a row, joint 0
+/// first, wrapped at the texture's width (texel t at x = t % width, y = t / width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PaletteTexture {
+    /// 4: a joint's matrix columns (column-major, as the buffers hold it); 3: the rows of its
+    /// affine 3x4 (the transposed upper three rows).
+    pub texels: u32,
+    pub width: TextureWidth,
+}
+
+/// The width of a palette texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureWidth {
+    /// A fixed number of texels.
+    Fixed(u32),
+    /// Every texel in one row.
+    Row,
+    /// The smallest power-of-two square (at least 4 x 4) that holds them.
+    Square,
+}
+
+impl PaletteTexture {
+    /// The texture's (width, height) for `joints` joints.
+    pub fn size(self, joints: usize) -> (u32, u32) {
+        let texels = (self.texels as usize * joints.max(1)) as u32;
+        let width = match self.width {
+            TextureWidth::Fixed(w) => w.max(1),
+            TextureWidth::Row => texels,
+            TextureWidth::Square => {
+                let side = (texels as f64).sqrt().ceil() as u32;
+                let side = side.next_power_of_two().max(4);
+                return (side, side);
+            }
+        };
+        (width, texels.div_ceil(width))
+    }
+
+    /// The texels of `palette` (column-major matrices) in the texture's `width`, row by row,
+    /// past the last joint NaN (a shader reading a joint the case lacks shows it).
+    pub fn texels_of(self, palette: &[[f32; 16]], width: u32, height: u32) -> Vec<f32> {
+        let mut out = vec![f32::NAN; (width * height * 4) as usize];
+        for (j, m) in palette.iter().enumerate() {
+            for k in 0..self.texels as usize {
+                let t = j * self.texels as usize + k;
+                let texel: [f32; 4] = if self.texels == 4 {
+                    [m[4 * k], m[4 * k + 1], m[4 * k + 2], m[4 * k + 3]]
+                } else {
+                    // Row k: element k of each column.
+                    [m[k], m[4 + k], m[8 + k], m[12 + k]]
+                };
+                out[4 * t..4 * t + 4].copy_from_slice(&texel);
+            }
+        }
+        out
+    }
 }
 
 /// A role's data as one named member of a larger struct the harness fills around it.
@@ -851,6 +982,7 @@ impl Contract {
             palette_struct: Vec::new(),
             camera_member: None,
             camera_in_palette: false,
+            palette_texture: None,
         }
     }
 
@@ -1130,6 +1262,12 @@ impl Contract {
             (Want::FixedMatrices, Some(n)) => format!("array<mat4x4<f32>, {n}>"),
             (ty, _) => ty.declared().0,
         };
+        if !s.space.is_buffer() {
+            return format!(
+                "@group({}) @binding({}) var {name}: {ty};",
+                s.group, s.binding
+            );
+        }
         format!(
             "@group({}) @binding({}) var<{}> {name}: {ty};",
             s.group,
@@ -1259,6 +1397,31 @@ mod tests {
             Filled::contents(&Fill::Zero.over(&[], 16), &[1.0; 9]).len(),
             48
         );
+    }
+
+    #[test]
+    fn a_palette_texture_lays_texels_out_row_by_row() {
+        let t = |texels, width| PaletteTexture { texels, width };
+        // 3 joints x 4 texels = 12: square -> 4 x 4 (at least 4), row -> 12 x 1, fixed 5 -> 5 x 3.
+        assert_eq!(t(4, TextureWidth::Square).size(3), (4, 4));
+        assert_eq!(t(4, TextureWidth::Row).size(3), (12, 1));
+        assert_eq!(t(4, TextureWidth::Fixed(5)).size(3), (5, 3));
+        // 300 joints x 4 = 1200 texels: sqrt 34.6 -> 64 x 64; x 3 = 900: 30 -> 32 x 32.
+        assert_eq!(t(4, TextureWidth::Square).size(300), (64, 64));
+        assert_eq!(t(3, TextureWidth::Square).size(300), (32, 32));
+        // Joint 1 of a 2-joint palette: m[i] = 100 j + i (column-major). Columns: its texel 0 is
+        // elements 0-3 (column 0); rows: its texel 0 is elements 0, 4, 8, 12 (row 0).
+        let m = |j: f32| std::array::from_fn::<f32, 16, _>(|i| 100.0 * j + i as f32);
+        let palette = [m(0.0), m(1.0)];
+        let columns = t(4, TextureWidth::Fixed(3)).texels_of(&palette, 3, 3);
+        // Texel 4 (joint 1's first) is at x = 1, y = 1: floats 16 to 19.
+        assert_eq!(&columns[16..20], &[100.0, 101.0, 102.0, 103.0]);
+        assert_eq!(&columns[28..32], &[112.0, 113.0, 114.0, 115.0]);
+        // Texel 8 is past the palette: NaN.
+        assert!(columns[32..36].iter().all(|x| x.is_nan()));
+        let rows = t(3, TextureWidth::Row).texels_of(&palette, 6, 1);
+        assert_eq!(&rows[12..16], &[100.0, 104.0, 108.0, 112.0]);
+        assert_eq!(&rows[20..24], &[102.0, 106.0, 110.0, 114.0]);
     }
 
     /// Whether `want` takes the type of `var` declared in `src`.

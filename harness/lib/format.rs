@@ -14,6 +14,9 @@ pub enum JointFormat {
     /// Vertex format `Uint32x4`, or `array<vec4<u32>>` in storage.
     #[default]
     U32x4,
+    /// Vertex format `Float32x4`, or `array<vec4<f32>>` in storage: whole numbers held as floats,
+    /// as WebGL-era engines store joint indices; read as `vec4<f32>`.
+    F32x4,
 }
 
 impl JointFormat {
@@ -22,6 +25,7 @@ impl JointFormat {
             JointFormat::U8x4 => "u8x4",
             JointFormat::U16x4 => "u16x4",
             JointFormat::U32x4 => "u32x4",
+            JointFormat::F32x4 => "f32x4",
         }
     }
 
@@ -31,6 +35,8 @@ impl JointFormat {
             JointFormat::U8x4 => u8::MAX as u32,
             JointFormat::U16x4 => u16::MAX as u32,
             JointFormat::U32x4 => u32::MAX,
+            // Every whole number up to 2^24 is an f32 exactly.
+            JointFormat::F32x4 => 1 << 24,
         }
     }
 
@@ -38,7 +44,7 @@ impl JointFormat {
         match self {
             JointFormat::U8x4 => 4,
             JointFormat::U16x4 => 8,
-            JointFormat::U32x4 => 16,
+            JointFormat::U32x4 | JointFormat::F32x4 => 16,
         }
     }
 
@@ -47,6 +53,7 @@ impl JointFormat {
             JointFormat::U8x4 => wgpu::VertexFormat::Uint8x4,
             JointFormat::U16x4 => wgpu::VertexFormat::Uint16x4,
             JointFormat::U32x4 => wgpu::VertexFormat::Uint32x4,
+            JointFormat::F32x4 => wgpu::VertexFormat::Float32x4,
         }
     }
 
@@ -71,6 +78,7 @@ impl JointFormat {
                     JointFormat::U8x4 => out.push(j as u8),
                     JointFormat::U16x4 => out.extend_from_slice(&(j as u16).to_le_bytes()),
                     JointFormat::U32x4 => out.extend_from_slice(&j.to_le_bytes()),
+                    JointFormat::F32x4 => out.extend_from_slice(&(j as f32).to_le_bytes()),
                 }
             }
         }
@@ -433,6 +441,13 @@ mod tests {
             JointFormat::U8x4.pack(&[[255, 0, 7, 1]]).unwrap(),
             [255, 0, 7, 1]
         );
+        // Floats: 258.0 is 0x43810000.
+        let floats = JointFormat::F32x4.pack(&joints).unwrap();
+        assert_eq!(&floats[12..], &[0x00, 0x00, 0x81, 0x43]);
+        let err = JointFormat::F32x4
+            .pack(&[[1 << 24, (1 << 24) + 1, 0, 0]])
+            .unwrap_err();
+        assert_eq!(err.joint, (1 << 24) + 1);
     }
 
     #[test]

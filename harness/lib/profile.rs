@@ -159,6 +159,16 @@ pub struct Palette {
     pub member: Option<String>,
     #[serde(default)]
     pub fill: Fill,
+    /// With `form: texture`: texels a joint, 4 (its columns, default) or 3 (the rows of its
+    /// affine 3x4).
+    #[serde(default)]
+    pub texels: Option<u32>,
+    /// With `form: texture`: the texture's width in texels, `row` or `square`.
+    #[serde(default)]
+    pub width: Option<Width>,
+    /// With `form: texture`: the sampler the shader reads it through, if it takes one.
+    #[serde(default)]
+    pub sampler: Option<Slot>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -167,6 +177,40 @@ pub enum PaletteForm {
     #[default]
     Storage,
     Uniform,
+    /// A `texture_2d<f32>` of RGBA f32 texels (an engine's bone texture).
+    Texture,
+}
+
+/// A palette texture's width: a number of texels, `row` (all in one row) or `square` (the
+/// smallest power-of-two square, at least 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Width(pub crate::contract::TextureWidth);
+
+impl<'de> Deserialize<'de> for Width {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Width, D::Error> {
+        use crate::contract::TextureWidth;
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Width;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number of texels from 1 up, `row` or `square`")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Width, E> {
+                match u32::try_from(v) {
+                    Ok(w) if w > 0 => Ok(Width(TextureWidth::Fixed(w))),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Unsigned(v), &self)),
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Width, E> {
+                match v {
+                    "row" => Ok(Width(TextureWidth::Row)),
+                    "square" => Ok(Width(TextureWidth::Square)),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 /// A storage buffer holding one value per vertex.
@@ -601,6 +645,7 @@ impl Profile {
         )];
         out.extend(p.inverse_binds.map(|s| ("palette.inverse_binds", s)));
         out.extend(p.offset.map(|s| ("palette.offset", s)));
+        out.extend(p.sampler.map(|s| ("palette.sampler", s)));
         if let Some(c) = &self.compute {
             out.extend(c.positions.map(|b| ("compute.positions", b.slot())));
             out.extend(c.joints.map(|b| ("compute.joints", b.slot())));
@@ -639,6 +684,52 @@ impl Profile {
             ));
         }
         out
+    }
+
+    /// The rules of a palette texture's fields: only with `form: texture`, and nothing a
+    /// texture cannot hold (a split palette, an offset, a struct).
+    fn check_texture(&self) -> Result<(), (String, String)> {
+        let p = &self.palette;
+        let texture = p.form == PaletteForm::Texture;
+        let fields = [
+            ("texels", p.texels.is_some()),
+            ("width", p.width.is_some()),
+            ("sampler", p.sampler.is_some()),
+        ];
+        for (field, given) in fields {
+            if given && !texture {
+                return Err((
+                    format!("palette.{field}"),
+                    "is for a palette texture: give `form: texture`".into(),
+                ));
+            }
+        }
+        if texture && p.width.is_none() {
+            return Err((
+                "palette.width".into(),
+                "a palette texture needs its `width`: a number of texels, `row` or `square`".into(),
+            ));
+        }
+        if let Some(n) = p.texels.filter(|n| ![3, 4].contains(n)) {
+            return Err((
+                "palette.texels".into(),
+                format!("must be 4 (a joint's columns) or 3 (the rows of its affine 3x4), got {n}"),
+            ));
+        }
+        let others = [
+            ("inverse_binds", p.inverse_binds.is_some()),
+            ("offset", p.offset.is_some()),
+            ("member", p.member.is_some()),
+        ];
+        for (field, given) in others {
+            if given && texture {
+                return Err((
+                    format!("palette.{field}"),
+                    "a palette texture holds the palette alone, from joint 0".into(),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The rules of the palette's and the camera's struct members and fills.
@@ -708,6 +799,7 @@ impl Profile {
                 "the profile names no stage: give `compute`, `vertex` or both".into(),
             ));
         }
+        self.check_texture()?;
         self.check_members()?;
         // A bind group index past 3 needs a device limit beyond WebGPU's default of 4 groups.
         let mut seen: BTreeMap<Slot, String> = BTreeMap::new();
@@ -932,7 +1024,7 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
     if c.joints.is_some_and(|j| j.format == JointFormat::U8x4) {
         return Err((
             "compute.joints.format".into(),
-            "storage joints are u32x4 or u16x4 (u16 pairs in u32 words); u8x4 is a vertex format"
+            "storage joints are u32x4, u16x4 (u16 pairs in u32 words) or f32x4; u8x4 is a vertex format"
                 .into(),
         ));
     }
@@ -1128,6 +1220,7 @@ impl Profile {
         if let Some(j) = k.joints {
             let ty = match j.format {
                 JointFormat::U16x4 => Want::PackedJoints,
+                JointFormat::F32x4 => Want::Array(Elem::Vec4F32),
                 _ => Want::Array(Elem::Vec4U32),
             };
             out.push((
@@ -1239,7 +1332,15 @@ impl Profile {
         let (palette_space, palette_ty) = match p.form {
             PaletteForm::Storage => (read, Want::Array(Elem::Mat4F32)),
             PaletteForm::Uniform => (Space::Uniform, Want::FixedMatrices),
+            PaletteForm::Texture => (Space::Texture, Want::Texture),
         };
+        c.palette_texture =
+            (p.form == PaletteForm::Texture).then(|| crate::contract::PaletteTexture {
+                texels: p.texels.unwrap_or(4),
+                width: p
+                    .width
+                    .map_or(crate::contract::TextureWidth::Square, |w| w.0),
+            });
         let member = |name: String, field: &str| crate::contract::Member {
             name,
             offset: 0,
@@ -1271,6 +1372,18 @@ impl Profile {
                 "the inverse binds",
                 pipelines(true, true),
                 "palette.inverse_binds",
+            ));
+        }
+        if let Some(s) = p.sampler {
+            slots.push(slot(
+                Role::PaletteSampler,
+                s.group,
+                s.binding,
+                Space::Sampler,
+                Want::Sampler,
+                "the palette texture's sampler",
+                pipelines(true, true),
+                "palette.sampler",
             ));
         }
         if let Some(s) = p.offset {
@@ -1356,7 +1469,7 @@ impl Profile {
             let per_set = [
                 (
                     Role::Joints,
-                    Elem::Vec4U32,
+                    v.joints.format.elem(),
                     v.joints.format.vertex_format(),
                     &v.joints.location,
                     "vertex.joints",
@@ -1715,6 +1828,58 @@ mod tests {
     }
 
     #[test]
+    fn a_palette_texture_has_its_own_fields() {
+        let vertex = "vertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
+        let profile = |palette: &str| parse(&format!("palette: {palette}\n{vertex}"));
+        let c = profile("{ group: 0, binding: 1, form: texture, texels: 3, width: 16, sampler: { group: 0, binding: 2 } }")
+            .unwrap()
+            .contract();
+        let t = c.palette_texture.unwrap();
+        assert_eq!(
+            (t.texels, t.width),
+            (3, crate::contract::TextureWidth::Fixed(16))
+        );
+        assert_eq!(c.slot(Role::Palette).space, Space::Texture);
+        assert_eq!(c.slot(Role::PaletteSampler).ty, Want::Sampler);
+        let t = profile("{ group: 0, binding: 1, form: texture, width: row }")
+            .unwrap()
+            .contract();
+        assert_eq!(t.palette_texture.unwrap().texels, 4);
+        let err = |palette: &str, says: &str| {
+            let msg = profile(palette).unwrap_err();
+            assert!(msg.contains(says), "{msg}");
+        };
+        err(
+            "{ group: 0, binding: 1, width: 4 }",
+            "field `palette.width`: is for a palette texture: give `form: texture`",
+        );
+        err(
+            "{ group: 0, binding: 1, form: texture }",
+            "field `palette.width`: a palette texture needs its `width`: a number of texels, `row` or `square`",
+        );
+        err(
+            "{ group: 0, binding: 1, form: texture, width: 4, texels: 2 }",
+            "field `palette.texels`: must be 4 (a joint's columns) or 3 (the rows of its affine 3x4), got 2",
+        );
+        err(
+            "{ group: 0, binding: 1, form: texture, width: wide }",
+            "a number of texels from 1 up, `row` or `square`",
+        );
+        err(
+            "{ group: 0, binding: 1, form: texture, width: 0 }",
+            "a number of texels from 1 up, `row` or `square`",
+        );
+        err(
+            "{ group: 0, binding: 1, form: texture, width: row, member: bones }",
+            "field `palette.member`: a palette texture holds the palette alone, from joint 0",
+        );
+        err(
+            "{ group: 0, binding: 1, form: texture, width: row, sampler: { group: 0, binding: 1 } }",
+            "field `palette.sampler.binding`: @group(0) @binding(1) is already `palette`",
+        );
+    }
+
+    #[test]
     fn expectations_are_located_and_need_a_matcher_and_a_reason() {
         let entry =
             "expect:\n  - case: wide\n    matches: 256 matrices\n    reason: a uniform palette\n";
@@ -1789,7 +1954,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 11);
+        assert_eq!(n, 13);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use naga::common::wgsl::TypeContext;
 use naga::{AddressSpace, Binding, Handle, ShaderStage, StorageAccess, TypeInner};
 
-use crate::contract::{list, Contract, Role};
+use crate::contract::{list, Contract, Elem, Role};
 use crate::profile::Profile;
 
 /// The WGSL source under test, where it came from, and the contract it is held to.
@@ -737,19 +737,35 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
         let want_ok = |inner: &TypeInner| {
             want.matches(inner) || input.also.is_some_and(|also| also.matches(inner))
         };
+        let whence =
+            (input.origin.as_ref()).map_or(String::new(), |o| format!(" (the profile's {o})"));
         match inputs.iter().find(|(l, _)| *l == loc) {
             None => bad.push(format!(
-                "entry point `{name}`: input @location({loc}) is missing (expected {})",
+                "entry point `{name}`: input @location({loc}) is missing (expected {}){whence}",
                 want.wgsl()
             )),
-            Some((_, ty)) if !want_ok(&module.types[*ty].inner) => bad.push(format!(
-                "entry point `{name}`: input @location({loc}) must be {}{}, is {}",
-                want.wgsl(),
-                input
-                    .also
-                    .map_or(String::new(), |also| format!(" (or {})", also.wgsl())),
-                describe(module, *ty)
-            )),
+            Some((_, ty)) if !want_ok(&module.types[*ty].inner) => {
+                let inner = &module.types[*ty].inner;
+                // Joints read as floats take the float format, and the other way round.
+                let hint = match input.role {
+                    _ if contract.profile.is_none() => "",
+                    Role::Joints if Elem::Vec4F32.matches(inner) => {
+                        ": joints read as floats are `format: f32x4`"
+                    }
+                    Role::Joints if Elem::Vec4U32.matches(inner) => {
+                        ": joints read as integers are `format: u8x4`, `u16x4` or `u32x4`"
+                    }
+                    _ => "",
+                };
+                bad.push(format!(
+                    "entry point `{name}`: input @location({loc}) must be {}{}, is {}{whence}{hint}",
+                    want.wgsl(),
+                    input
+                        .also
+                        .map_or(String::new(), |also| format!(" (or {})", also.wgsl())),
+                    describe(module, *ty)
+                ))
+            }
             Some(_) => {}
         }
     }
@@ -882,6 +898,15 @@ fn binding_violations(
                 space_wgsl(var.space),
                 slot.whence()
             ));
+        } else if !slot.space.is_buffer() && !slot.space.matches(var.space) {
+            bad.push(format!(
+                "binding {} (`{name}`) must be a {}, is {}{}",
+                binding.binding,
+                slot.ty.wgsl(),
+                space_wgsl(var.space),
+                slot.whence()
+            ));
+            continue;
         } else if !slot.space.matches(var.space) {
             bad.push(format!(
                 "binding {} (`{name}`) must be var<{}>, is {}{}",
@@ -918,12 +943,15 @@ fn binding_violations(
     for slot in &contract.slots {
         let b = slot.binding;
         if !seen.contains(&(slot.group, b)) {
+            let declared = if slot.space.is_buffer() {
+                format!("var<{}> of {}", slot.space.wgsl(), slot.ty.wgsl())
+            } else {
+                format!("var of type {}", slot.ty.wgsl())
+            };
             bad.push(format!(
-                "binding {b} ({}) is missing: expected @group({}) @binding({b}) var<{}> of {}{}",
+                "binding {b} ({}) is missing: expected @group({}) @binding({b}) {declared}{}",
                 slot.holds,
                 slot.group,
-                slot.space.wgsl(),
-                slot.ty.wgsl(),
                 slot.whence()
             ));
         }

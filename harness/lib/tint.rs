@@ -80,6 +80,22 @@ fn groups(contract: &Contract, pipeline: Pipeline) -> Value {
                 .layout_entries(pipeline, group)
                 .into_iter()
                 .map(|e| {
+                    let handle = match e.ty {
+                        wgpu::BindingType::Texture { .. } => {
+                            Some(("texture", json!({ "sampleType": "unfilterable-float" })))
+                        }
+                        wgpu::BindingType::Sampler(_) => {
+                            Some(("sampler", json!({ "type": "non-filtering" })))
+                        }
+                        _ => None,
+                    };
+                    if let Some((kind, desc)) = handle {
+                        return json!({
+                            "binding": e.binding,
+                            "visibility": e.visibility.bits(),
+                            kind: desc,
+                        });
+                    }
                     let (kind, min) = match e.ty {
                         wgpu::BindingType::Buffer {
                             ty,
@@ -95,8 +111,7 @@ fn groups(contract: &Contract, pipeline: Pipeline) -> Value {
                             },
                             min_binding_size.map_or(0, |s| s.get()),
                         ),
-                        // The contract binds buffers only.
-                        _ => ("storage", 0),
+                        _ => unreachable!("a texture or sampler is described above"),
                     };
                     json!({
                         "binding": e.binding,

@@ -1497,7 +1497,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 11] = [
+    let examples: [Example; 13] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1539,6 +1539,8 @@ fn example_shaders_pass_through_their_profiles() {
             None,
             Some("the shader's palette is a fixed array of 256 matrices"),
         ),
+        ("vertex_bone_texture", "posed_matches_cpu", None, None),
+        ("vertex_float_joints", "posed_matches_cpu", None, None),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));
@@ -1695,6 +1697,69 @@ fn a_camera_in_the_palettes_struct_is_the_renders_camera() {
     );
 }
 
+/// A palette texture holds the texels the profile lays out: `vertex_bone_texture` rewritten to read
+/// each bone as the three rows of its affine 3x4 passes with `texels: 3`, and fails with the
+/// columns its profile gives.
+#[test]
+fn a_palette_texture_is_laid_out_as_the_profile_says() {
+    let name = "vertex_bone_texture";
+    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
+    let source = std::fs::read_to_string(example("wgsl")).unwrap();
+    let profile = std::fs::read_to_string(example("profile.yaml")).unwrap();
+    let start = source.find("fn bone_matrix").expect("bone_matrix");
+    let end = start + source[start..].find("\n}\n").expect("its end") + 3;
+    let rows = "fn bone_matrix(bone: u32) -> mat4x4<f32> {
+    let size = textureDimensions(bone_texture).x;
+    var row: array<vec4<f32>, 3>;
+    for (var k = 0u; k < 3u; k++) {
+        let t = bone * 3u + k;
+        row[k] = textureLoad(bone_texture, vec2<u32>(t % size, t / size), 0);
+    }
+    return transpose(mat4x4<f32>(row[0], row[1], row[2], vec4<f32>(0.0, 0.0, 0.0, 1.0)));
+}
+";
+    let shader_text = format!("{}{rows}{}", &source[..start], &source[end..]);
+    let columns = "texels: 4";
+    assert!(
+        profile.contains(columns),
+        "{name}'s profile no longer has `{columns}`"
+    );
+    for (label, texels, passes) in [
+        ("rows", "texels: 3", true),
+        ("rows_as_columns", columns, false),
+    ] {
+        let dir = scratch(&format!("bone_texture_{label}"));
+        let shader = dir.join(format!("{name}.wgsl"));
+        std::fs::write(&shader, &shader_text).unwrap();
+        std::fs::write(
+            dir.join(format!("{name}.profile.yaml")),
+            profile.replacen(columns, texels, 1),
+        )
+        .unwrap();
+        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())])
+        else {
+            return;
+        };
+        let posed: Vec<_> = (report.rows.iter())
+            .filter(|r| r.check == "posed_matches_cpu")
+            .collect();
+        assert!(posed.len() >= 4, "{label}: {} posed rows", posed.len());
+        let failed = posed
+            .iter()
+            .filter(|r| r.outcome.status == Status::Fail)
+            .count();
+        if passes {
+            let bad: Vec<_> = (report.rows.iter())
+                .filter(|r| r.outcome.status.fails())
+                .map(|r| format!("{}::{}: {}", r.case, r.check, r.outcome.message))
+                .collect();
+            assert!(bad.is_empty(), "{label}:\n{}", bad.join("\n"));
+        } else {
+            assert!(failed >= 4, "{label}: only {failed} posed rows failed");
+        }
+    }
+}
+
 /// A vertex-only shader that skins inline, with no skinning function named, is still compared
 /// number by number: the harness calls a copy of its vertex stage and reads the clip position
 /// through an identity camera. `vertex_mesh_bindings` without its `skin_function` passes so, and
@@ -1760,7 +1825,8 @@ fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
 
 /// The layouts' traps spring: an example shader with the bug each layout exists to catch fails
 /// the numeric checks (a base offset ignored, the inverse binds of a split palette left out, the
-/// joints of a u16 pair unpacked in the wrong order, an override's value taken the wrong way).
+/// joints of a u16 pair unpacked in the wrong order, an override's value taken the wrong way, a
+/// bone texture's stride, float joint indices rounded wrong).
 #[test]
 fn layout_bugs_in_example_shaders_fail() {
     for (name, from, to) in [
@@ -1786,6 +1852,18 @@ fn layout_bugs_in_example_shaders_fail() {
             "if SECOND_SET {",
             "if !SECOND_SET {",
         ),
+        // A bone texture read with a stride of 3 texels where the layout has 4.
+        (
+            "vertex_bone_texture",
+            "let first = bone * 4u;",
+            "let first = bone * 3u;",
+        ),
+        // Float joint indices rounded down from half a joint below: joint 1 reads joint 0.
+        (
+            "vertex_float_joints",
+            "let offset = i32(index) * 4;",
+            "let offset = i32(index - 0.5) * 4;",
+        ),
     ] {
         let dir = scratch(&format!("layout_bug_{name}"));
         let source =
@@ -1802,11 +1880,11 @@ fn layout_bugs_in_example_shaders_fail() {
         let mut failed = failing(&report, "posed_matches_cpu");
         // wide_indices does not fit u8 joints at all: its own message.
         failed.retain(|r| r.case != "wide_indices");
+        // Wrong joints give a wrong position, or, through a vertex stage captured whole, a clip
+        // w near 0 and so an infinite one.
+        let wrong = |m: &str| m.contains("max abs error") || m.contains("are not finite");
         assert!(
-            failed.len() >= 2
-                && failed
-                    .iter()
-                    .all(|r| r.outcome.message.contains("max abs error")),
+            failed.len() >= 2 && failed.iter().all(|r| wrong(&r.outcome.message)),
             "{name} with `{to}`: posed_matches_cpu should fail with the error: {:?}",
             failed
                 .iter()

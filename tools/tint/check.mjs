@@ -5,7 +5,8 @@
 //
 // stdin, JSON: { code, label, constants: { key: value }, compute: null | { entry, groups },
 //                render: null | { vertex, fragment, buffers, groups, format } }
-//   groups: [{ group, entries: [{ binding, visibility, type, minBindingSize }] }]
+//   groups: [{ group, entries: [{ binding, visibility, type, minBindingSize }
+//     | { binding, visibility, texture: { sampleType } } | { binding, visibility, sampler: { type } }] }]
 //   buffers: [{ arrayStride, attributes: [{ format, offset, shaderLocation }] }]
 // stdout, JSON: { adapter, module: [{ type, line, column, message }],
 //                 compute: null | [error text], render: null | [error text] }
@@ -64,11 +65,13 @@ function layout(groups) {
   const count = Math.max(0, ...groups.map((g) => g.group + 1));
   const layouts = [];
   for (let i = 0; i < count; i++) {
-    const entries = (groups.find((g) => g.group === i)?.entries ?? []).map((e) => ({
-      binding: e.binding,
-      visibility: e.visibility,
-      buffer: { type: e.type, minBindingSize: e.minBindingSize },
-    }));
+    const entries = (groups.find((g) => g.group === i)?.entries ?? []).map((e) => {
+      const entry = { binding: e.binding, visibility: e.visibility };
+      if (e.texture) entry.texture = e.texture;
+      else if (e.sampler) entry.sampler = e.sampler;
+      else entry.buffer = { type: e.type, minBindingSize: e.minBindingSize };
+      return entry;
+    });
     layouts.push(device.createBindGroupLayout({ entries }));
   }
   return device.createPipelineLayout({ bindGroupLayouts: layouts });

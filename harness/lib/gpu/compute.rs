@@ -87,6 +87,8 @@ pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skin
 pub struct Dispatch {
     /// (group, bind group), one per group the compute pipeline uses.
     binds: Vec<(u32, wgpu::BindGroup)>,
+    /// The palette texture the bind groups bind, if the shader reads one.
+    _texture: Option<super::palette::Uploaded>,
     inputs: Vec<wgpu::Buffer>,
     out: wgpu::Buffer,
     /// Bytes of output read back: the vertices and the guard.
@@ -234,10 +236,12 @@ impl Dispatch {
         // A vertex stage captured whole reads its camera as the identity, so that its clip
         // position is the skinned position (here where the camera is in the palette's struct).
         let identity = glam::Mat4::IDENTITY;
-        for (role, bytes, bind) in super::palette::layout(contract, palette, identity)?.buffers {
+        let data = super::palette::layout(contract, palette, identity)?;
+        for (role, bytes, bind) in data.buffers {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
         }
+        let texture = data.texture.map(|t| t.upload(ctx)).transpose()?;
         for (role, label, bytes) in vertex_data(contract, mesh)? {
             bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
@@ -298,9 +302,10 @@ impl Dispatch {
         for (role, out, _) in &frames {
             entries.push((*role, out, frame_size as usize));
         }
-        let binds = bind_groups(ctx, layouts, &entries, "compute bindings");
+        let binds = bind_groups(ctx, layouts, &entries, texture.as_ref(), "compute bindings");
         Ok(Dispatch {
             binds,
+            _texture: texture,
             inputs: bound.into_iter().map(|(_, b, _)| b).collect(),
             out,
             readback,
@@ -501,18 +506,26 @@ pub(crate) fn bind_groups(
     ctx: &Context,
     layouts: &[(u32, wgpu::BindGroupLayout)],
     bound: &[(Role, &wgpu::Buffer, usize)],
+    palette: Option<&super::palette::Uploaded>,
     label: &str,
 ) -> Vec<(u32, wgpu::BindGroup)> {
     let contract = ctx.contract();
     let filled = ctx.pipelines.filled.iter().map(|(r, b, n)| (*r, b, *n));
     let all: Vec<(Role, &wgpu::Buffer, usize)> = bound.iter().copied().chain(filled).collect();
+    let handles = palette.map_or(Vec::new(), |p| p.resources());
     layouts
         .iter()
         .map(|(group, layout)| {
-            let entries: Vec<wgpu::BindGroupEntry> = all
-                .iter()
-                .filter(|(role, _, _)| contract.slot(*role).group == *group)
+            let in_group = |role: &Role| contract.slot(*role).group == *group;
+            let entries: Vec<wgpu::BindGroupEntry> = (all.iter())
+                .filter(|(role, _, _)| in_group(role))
                 .map(|(role, buffer, bytes)| entry(contract.binding(*role), buffer, *bytes))
+                .chain((handles.iter()).filter(|(role, _)| in_group(role)).map(
+                    |(role, resource)| wgpu::BindGroupEntry {
+                        binding: contract.binding(*role),
+                        resource: resource.clone(),
+                    },
+                ))
                 .collect();
             let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(label),

@@ -3,7 +3,7 @@
 
 use glam::{DMat4, DQuat, DVec3, Mat4};
 
-use super::GpuError;
+use super::{Context, GpuError};
 use crate::contract::{Contract, Role, Want};
 
 /// Matrices the harness puts before the case's joint 0 when the palette has a base offset: a
@@ -14,6 +14,83 @@ const OFFSET: usize = 3;
 pub struct PaletteData {
     /// (role, bytes, bytes to bind).
     pub buffers: Vec<(Role, Vec<u8>, usize)>,
+    /// The palette as a texture's texels, where the shader reads it from one.
+    pub texture: Option<Texels>,
+}
+
+/// A palette texture's RGBA f32 texels, row by row.
+pub struct Texels {
+    pub width: u32,
+    pub height: u32,
+    pub texels: Vec<f32>,
+}
+
+/// A palette texture on the device, and the sampler bound beside it where the shader takes one.
+pub struct Uploaded {
+    _texture: wgpu::Texture,
+    view: wgpu::TextureView,
+    sampler: Option<wgpu::Sampler>,
+}
+
+impl Texels {
+    /// The texture on `ctx`'s device, or why its size is past the device's limit.
+    pub fn upload(&self, ctx: &Context) -> Result<Uploaded, GpuError> {
+        let max = ctx.device.limits().max_texture_dimension_2d;
+        let side = self.width.max(self.height);
+        if side > max {
+            return Err(GpuError::Limit {
+                what: format!(
+                    "the palette texture ({} x {} texels; texels per side)",
+                    self.width, self.height
+                ),
+                need: side as u64,
+                limit: max as u64,
+            });
+        }
+        use wgpu::util::DeviceExt;
+        let texture = ctx.device.create_texture_with_data(
+            &ctx.queue,
+            &wgpu::TextureDescriptor {
+                label: Some("palette texture"),
+                size: wgpu::Extent3d {
+                    width: self.width,
+                    height: self.height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            bytemuck::cast_slice(&self.texels),
+        );
+        let view = texture.create_view(&Default::default());
+        // Nearest, clamped: a texel read at its centre is that texel exactly.
+        let sampler = (ctx.contract().try_slot(Role::PaletteSampler).is_some())
+            .then(|| ctx.device.create_sampler(&Default::default()));
+        Ok(Uploaded {
+            _texture: texture,
+            view,
+            sampler,
+        })
+    }
+}
+
+impl Uploaded {
+    /// What the palette's bindings bind: the texture's view, and the sampler.
+    pub fn resources(&self) -> Vec<(Role, wgpu::BindingResource<'_>)> {
+        let mut out = vec![(
+            Role::Palette,
+            wgpu::BindingResource::TextureView(&self.view),
+        )];
+        if let Some(s) = &self.sampler {
+            out.push((Role::PaletteSampler, wgpu::BindingResource::Sampler(s)));
+        }
+        out
+    }
 }
 
 /// A matrix that moves every vertex far away, unlike any joint of a case.
@@ -43,6 +120,19 @@ pub fn layout(
     palette: &[Mat4],
     camera: Mat4,
 ) -> Result<PaletteData, GpuError> {
+    if let Some(t) = contract.palette_texture {
+        let (width, height) = t.size(palette.len());
+        let columns: Vec<[f32; 16]> = palette.iter().map(Mat4::to_cols_array).collect();
+        let texels = t.texels_of(&columns, width, height);
+        return Ok(PaletteData {
+            buffers: Vec::new(),
+            texture: Some(Texels {
+                width,
+                height,
+                texels,
+            }),
+        });
+    }
     let start = if contract.try_slot(Role::PaletteOffset).is_some() {
         OFFSET
     } else {
@@ -102,7 +192,10 @@ pub fn layout(
         let n = offset.len();
         buffers.push((Role::PaletteOffset, offset, n));
     }
-    Ok(PaletteData { buffers })
+    Ok(PaletteData {
+        buffers,
+        texture: None,
+    })
 }
 
 /// The palette's struct: its fill, the palette at `offset` (the struct as long as the shader

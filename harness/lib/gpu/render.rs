@@ -93,6 +93,8 @@ pub fn render(
 pub struct Draw {
     /// (group, bind group), one per group the render pipeline uses.
     binds: Vec<(u32, wgpu::BindGroup)>,
+    /// The palette texture the bind groups bind, if the shader reads one.
+    _texture: Option<super::palette::Uploaded>,
     uniforms: Vec<wgpu::Buffer>,
     /// One per vertex input of the contract, in its vertex-buffer order.
     vertex: Vec<wgpu::Buffer>,
@@ -119,12 +121,12 @@ impl Draw {
         let uniform = wgpu::BufferUsages::UNIFORM;
         // (role, buffer, bytes bound).
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
-        for (role, bytes, bind) in
-            super::palette::layout(contract, palette, view_matrix(view))?.buffers
-        {
+        let data = super::palette::layout(contract, palette, view_matrix(view))?;
+        for (role, bytes, bind) in data.buffers {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
         }
+        let texture = data.texture.map(|t| t.upload(ctx)).transpose()?;
         if !contract.camera_in_palette {
             let camera = camera_bytes(contract, view);
             bound.push((Role::View, init("view", &camera, uniform), camera.len()));
@@ -137,7 +139,7 @@ impl Draw {
         };
         let entries: Vec<(Role, &wgpu::Buffer, usize)> =
             bound.iter().map(|(r, b, n)| (*r, b, *n)).collect();
-        let binds = bind_groups(ctx, layouts, &entries, "render bindings");
+        let binds = bind_groups(ctx, layouts, &entries, texture.as_ref(), "render bindings");
         let readback = pool.buffer(
             device,
             "target readback",
@@ -162,6 +164,7 @@ impl Draw {
         }
         Ok(Draw {
             binds,
+            _texture: texture,
             uniforms: bound.into_iter().map(|(_, b, _)| b).collect(),
             vertex,
             indices: init(

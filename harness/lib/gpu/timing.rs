@@ -75,12 +75,25 @@ fn static_wgsl(contract: &Contract) -> String {
             .join("\n    "),
         None => "skinned[id.x] = vec4<f32>(q, 0.0);".into(),
     };
+    // The first joint's matrix, from the palette's array or its texture's first texels.
+    let first = if contract.palette_texture.is_some() {
+        let texel = |k: u32| format!("textureLoad(palette, vec2<i32>({k}, 0), 0)");
+        format!(
+            "mat4x4<f32>({}, {}, {}, {})",
+            texel(0),
+            texel(1),
+            texel(2),
+            texel(3)
+        )
+    } else {
+        "palette[0]".into()
+    };
     format!(
         r#"{bindings}
 @compute @workgroup_size({workgroup})
 fn static_compute(@builtin(global_invocation_id) id: vec3<u32>) {{
     if (id.x >= params.count) {{ return; }}
-    let q = (palette[0] * vec4<f32>({load}, 1.0)).xyz;
+    let q = ({first} * vec4<f32>({load}, 1.0)).xyz;
     {store}
 }}
 "#

@@ -380,19 +380,34 @@ impl<'a> Sites<'a> {
 
     /// The skinning sites and the helpers that reach one through their calls (a `skin(p, j, w)`
     /// that calls a `blend(j, w)` that indexes the palette): where the position meets the blend.
-    /// Entry points count only when they index the palette themselves.
+    /// Entry points count when they index the palette themselves, or, where the numbers come
+    /// through a copy of the vertex stage (no skinning function), when they call a path that
+    /// returns a matrix (a `bone_matrix(j)` or a `blend(j, w)`): they then apply it to the
+    /// position themselves.
     pub(super) fn skin_paths(&self) -> Vec<Func> {
         let mut paths = self.skin_sites();
+        let c = self.contract;
+        let captured = (c.compute.is_none() || c.captured) && c.skin_function.is_none();
+        let returns_matrix = |h: Handle<Function>| {
+            let result = self.module.functions[h].result.as_ref();
+            result
+                .is_some_and(|r| matches!(self.module.types[r.ty].inner, TypeInner::Matrix { .. }))
+        };
         loop {
             let before = paths.len();
             for f in self.funcs() {
-                if paths.contains(&f) || !matches!(f, Func::Helper(_)) {
+                if paths.contains(&f) {
+                    continue;
+                }
+                let entry = !matches!(f, Func::Helper(_));
+                if entry && (!captured || Some(f) != self.vertex()) {
                     continue;
                 }
                 let mut calls_path = false;
                 for_each_statement(&self.func(f).body, &mut |s| {
                     if let Statement::Call { function, .. } = s {
-                        calls_path |= paths.contains(&Func::Helper(*function));
+                        calls_path |= paths.contains(&Func::Helper(*function))
+                            && (!entry || returns_matrix(*function));
                     }
                 });
                 if calls_path {

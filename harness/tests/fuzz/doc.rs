@@ -547,9 +547,46 @@ const MEMBER_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_bone_texture.profile.yaml` (a palette texture).
+const TEXTURE_EDITS: &[ProfileEdit] = &[
+    (
+        "a palette texture without its width",
+        &[(", width: square", "")],
+        "palette.width",
+    ),
+    (
+        "a palette texture of 2 texels a joint",
+        &[("texels: 4", "texels: 2")],
+        "palette.texels",
+    ),
+    (
+        "texture fields on a storage palette",
+        &[("form: texture", "form: storage")],
+        "palette.texels",
+    ),
+    (
+        "a palette texture where the shader has a uniform",
+        &[
+            ("binding: 1, form: texture", "binding: 0, form: texture"),
+            ("binding: 0, form: matrix", "binding: 1, form: matrix"),
+        ],
+        "palette",
+    ),
+];
+
+/// Edits of `shaders/examples/vertex_float_joints.profile.yaml` (float joint indices).
+const FLOAT_JOINT_EDITS: &[ProfileEdit] = &[(
+    "integer joints for a shader that reads them as floats",
+    &[(
+        "joints: { location: 1, format: f32x4 }",
+        "joints: { location: 1, format: u16x4 }",
+    )],
+    "vertex.joints",
+)];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -559,6 +596,8 @@ fn profiles(out: &mut String) {
         ("vertex_eight_influences", SETS_EDITS),
         ("vertex_normals", FILLED_EDITS),
         ("vertex_one_uniform", MEMBER_EDITS),
+        ("vertex_bone_texture", TEXTURE_EDITS),
+        ("vertex_float_joints", FLOAT_JOINT_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
