@@ -409,7 +409,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
     for s in &mut c.slots {
         if matches!(
             s.role,
-            Role::Palette | Role::InverseBinds | Role::PaletteOffset
+            Role::Palette | Role::InverseBinds | Role::PaletteOffset | Role::PaletteSampler
         ) {
             s.pipelines.push(Pipeline::Compute);
         }

@@ -747,8 +747,23 @@ pub struct Filled {
     pub fill: Fill,
     /// f32 values written from byte 0, over the fill.
     pub floats: Vec<f32>,
+    /// Values by member name, written after the floats as each member's type holds them.
+    pub members: Vec<MemberValue>,
     /// The buffer's contents, as long as the shader's type needs (empty until it is read).
     pub bytes: Vec<u8>,
+    /// Why a member value does not fit the shader's type (found when it is read), for the
+    /// contract's messages.
+    pub problems: Vec<String>,
+}
+
+/// A value the profile gives a member of a buffer the harness fills.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberValue {
+    pub name: String,
+    /// One number per scalar: a vector's components, a matrix's column by column.
+    pub values: Vec<f64>,
+    /// Where the profile gives it (`file:line, field `x``).
+    pub origin: String,
 }
 
 impl Filled {

@@ -78,12 +78,53 @@ impl Constant {
 pub struct FilledBinding {
     pub group: u32,
     pub binding: u32,
-    /// `zero` (default) or `identity`: an identity `mat4x4<f32>` every 64 bytes.
+    /// `zero` (default) or `identity`: ones on the diagonal of every float matrix of its type.
     #[serde(default)]
     pub fill: Fill,
     /// f32 values written from byte 0, over the fill.
     #[serde(default)]
     pub floats: Vec<f32>,
+    /// Values by member name of the binding's struct (or of element 0 of an array of structs),
+    /// each written as the member's type holds it (f32, u32, i32; a vector or matrix a list):
+    /// after the floats.
+    #[serde(default)]
+    pub members: BTreeMap<String, Numbers>,
+}
+
+/// One number, or a list of them (a vector's components, a matrix's column by column).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Numbers(pub Vec<f64>);
+
+impl<'de> Deserialize<'de> for Numbers {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Numbers, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Numbers;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number, or a list of numbers (a vector's or a matrix's)")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Numbers, E> {
+                Ok(Numbers(vec![v as f64]))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Numbers, E> {
+                Ok(Numbers(vec![v as f64]))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Numbers, E> {
+                Ok(Numbers(vec![v]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Numbers, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = seq.next_element::<f64>()? {
+                    out.push(v);
+                }
+                Ok(Numbers(out))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 /// A case the shader's layout cannot hold (300 joints for `u8` joints, or for a palette of 256
@@ -835,6 +876,20 @@ impl Profile {
                     format!("value {k} is not a finite number"),
                 ));
             }
+            for (name, v) in &b.members {
+                if !is_identifier(name) {
+                    return Err((
+                        format!("bindings[{i}].members.{name}"),
+                        format!("`{name}` is not a WGSL identifier"),
+                    ));
+                }
+                if let Some(k) = v.0.iter().position(|x| !x.is_finite()) {
+                    return Err((
+                        format!("bindings[{i}].members.{name}"),
+                        format!("value {k} is not a finite number"),
+                    ));
+                }
+            }
         }
         if let Some(m) = &self.modules {
             m.validate()?;
@@ -1514,11 +1569,20 @@ impl Profile {
                 vec![Compute, Render],
                 &format!("bindings[{i}]"),
             ));
+            let members = (b.members.iter())
+                .map(|(name, v)| crate::contract::MemberValue {
+                    name: name.clone(),
+                    values: v.0.clone(),
+                    origin: self.whence(&format!("bindings[{i}].members.{name}")),
+                })
+                .collect();
             c.filled.push(crate::contract::Filled {
                 role,
                 fill: b.fill,
                 floats: b.floats.clone(),
+                members,
                 bytes: Vec::new(),
+                problems: Vec::new(),
             });
         }
         c.slots = slots;

@@ -345,7 +345,103 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
         let f = &mut contract.filled[i];
         let fill = f.fill.over(&matrices(module, var.ty, size), size);
         f.bytes = crate::contract::Filled::contents(&fill, &f.floats);
+        f.problems.clear();
+        for m in &f.members {
+            if let Err(why) = write_member(module, var.ty, m, &mut f.bytes) {
+                f.problems
+                    .push(format!("{why} (the profile's {})", m.origin));
+            }
+        }
     }
+}
+
+/// `m`'s values written into `bytes` at its member of `ty` (a struct, or element 0 of an array of
+/// structs), each scalar as the member's type holds it; or why they do not fit.
+fn write_member(
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+    m: &crate::contract::MemberValue,
+    bytes: &mut [u8],
+) -> Result<(), String> {
+    let types = &module.types;
+    let st = match types[ty].inner {
+        TypeInner::Array { base, .. } => base,
+        _ => ty,
+    };
+    let TypeInner::Struct { members, .. } = &types[st].inner else {
+        return Err(format!(
+            "`{}` names a member, and the binding is {}, not a struct",
+            m.name,
+            describe(module, ty)
+        ));
+    };
+    let Some(member) = members
+        .iter()
+        .find(|x| x.name.as_deref() == Some(m.name.as_str()))
+    else {
+        let names: Vec<&str> = members.iter().filter_map(|x| x.name.as_deref()).collect();
+        return Err(format!(
+            "{} has no member `{}`: its members are {}",
+            describe(module, st),
+            m.name,
+            names.join(", ")
+        ));
+    };
+    let shown = types.type_to_string(member.ty);
+    // (scalar, scalars, byte stride between columns, scalars per column).
+    let (scalar, count, stride, rows) = match types[member.ty].inner {
+        TypeInner::Scalar(s) => (s, 1, 0, 1),
+        TypeInner::Vector { size, scalar } => (scalar, size as usize, 0, size as usize),
+        TypeInner::Matrix {
+            columns,
+            rows,
+            scalar,
+        } => {
+            let stride = if rows == naga::VectorSize::Bi { 8 } else { 16 };
+            (
+                scalar,
+                columns as usize * rows as usize,
+                stride,
+                rows as usize,
+            )
+        }
+        _ => {
+            return Err(format!(
+            "member `{}` is {shown}: the harness writes numbers into scalars, vectors and matrices",
+            m.name
+        ))
+        }
+    };
+    if m.values.len() != count {
+        return Err(format!(
+            "member `{}` is {shown}: give {count} number{}, got {}",
+            m.name,
+            if count == 1 { "" } else { "s" },
+            m.values.len()
+        ));
+    }
+    for (k, &v) in m.values.iter().enumerate() {
+        let word: [u8; 4] = match scalar.kind {
+            naga::ScalarKind::Float if scalar.width == 4 => (v as f32).to_le_bytes(),
+            naga::ScalarKind::Uint if v.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&v) => {
+                (v as u32).to_le_bytes()
+            }
+            naga::ScalarKind::Sint
+                if v.fract() == 0.0 && (i32::MIN as f64..=i32::MAX as f64).contains(&v) =>
+            {
+                (v as i32).to_le_bytes()
+            }
+            _ => {
+                return Err(format!(
+                    "member `{}` is {shown}: value {k} ({v}) does not fit its scalar type",
+                    m.name
+                ))
+            }
+        };
+        let at = member.offset as usize + (k / rows) * stride + (k % rows) * 4;
+        bytes[at..at + 4].copy_from_slice(&word);
+    }
+    Ok(())
 }
 
 /// The global variable at `@group(group) @binding(binding)`, if the module declares one.
@@ -718,6 +814,9 @@ pub fn contract_violations(
             ShaderStage::Fragment => bad.extend(fragment_stage(contract, module, ep)),
             _ => {}
         }
+    }
+    for f in &contract.filled {
+        bad.extend(f.problems.iter().cloned());
     }
     if let Some(info) = info {
         bad.extend(override_violations(contract, module, info));
@@ -1188,6 +1287,57 @@ pub(crate) mod tests {
                 "member `projection` of binding 0 (`u`) must be mat4x4<f32>, is mat3x3<f32>"
             ),
             "{msg}"
+        );
+    }
+
+    #[test]
+    fn member_values_are_written_as_their_types_hold_them() {
+        let src = "struct M { world: mat3x4<f32>, tint: vec3<f32>, index: u32, bias: i32, scale: f32 }\n@group(0) @binding(0) var<storage, read> meshes: array<M>;";
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        let ty = module.global_variables.iter().next().unwrap().1.ty;
+        let value = |name: &str, values: &[f64]| crate::contract::MemberValue {
+            name: name.into(),
+            values: values.to_vec(),
+            origin: "p:1".into(),
+        };
+        let mut bytes = vec![0u8; 96];
+        // world: 3 columns of vec4 (48 bytes), tint at 48, index at 60, bias at 64, scale at 68.
+        for (name, values) in [
+            (
+                "world",
+                &[
+                    1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0,
+                ][..],
+            ),
+            ("tint", &[0.5, 0.25, 2.0]),
+            ("index", &[7.0]),
+            ("bias", &[-3.0]),
+            ("scale", &[1.5]),
+        ] {
+            write_member(&module, ty, &value(name, values), &mut bytes).unwrap();
+        }
+        let word = |at: usize| <[u8; 4]>::try_from(&bytes[at..at + 4]).unwrap();
+        assert_eq!(f32::from_le_bytes(word(20)), 6.0);
+        assert_eq!(f32::from_le_bytes(word(56)), 2.0);
+        assert_eq!(u32::from_le_bytes(word(60)), 7);
+        assert_eq!(i32::from_le_bytes(word(64)), -3);
+        assert_eq!(f32::from_le_bytes(word(68)), 1.5);
+        let mut err = |name: &str, values: &[f64]| {
+            write_member(&module, ty, &value(name, values), &mut bytes).unwrap_err()
+        };
+        assert!(err("colour", &[1.0])
+            .contains("has no member `colour`: its members are world, tint, index, bias, scale"));
+        assert_eq!(
+            err("tint", &[1.0]),
+            "member `tint` is vec3<f32>: give 3 numbers, got 1"
+        );
+        assert_eq!(
+            err("index", &[1.5]),
+            "member `index` is u32: value 0 (1.5) does not fit its scalar type"
+        );
+        assert_eq!(
+            err("index", &[-1.0]),
+            "member `index` is u32: value 0 (-1) does not fit its scalar type"
         );
     }
 

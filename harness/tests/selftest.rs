@@ -1760,6 +1760,62 @@ fn a_palette_texture_is_laid_out_as_the_profile_says() {
     }
 }
 
+/// A palette texture read through a sampler: `vertex_bone_texture` rewritten to sample each texel
+/// at its centre with `textureSampleLevel` passes with the profile's `sampler`.
+#[test]
+fn a_palette_texture_read_through_a_sampler_passes() {
+    let name = "vertex_bone_texture";
+    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
+    let source = std::fs::read_to_string(example("wgsl")).unwrap();
+    let profile = std::fs::read_to_string(example("profile.yaml")).unwrap();
+    let load = "textureLoad(bone_texture, vec2<u32>(x + 1u, y), 0)";
+    assert!(source.contains(load), "{name} no longer has `{load}`");
+    let sampled = source
+        .replace(
+            "@group(0) @binding(1) var bone_texture: texture_2d<f32>;",
+            "@group(0) @binding(1) var bone_texture: texture_2d<f32>;\n@group(0) @binding(2) var bone_sampler: sampler;\n\nfn texel(x: u32, y: u32) -> vec4<f32> {\n    let size = vec2<f32>(textureDimensions(bone_texture));\n    let uv = (vec2<f32>(f32(x), f32(y)) + 0.5) / size;\n    return textureSampleLevel(bone_texture, bone_sampler, uv, 0.0);\n}",
+        )
+        .replace("textureLoad(bone_texture, vec2<u32>(x, y), 0)", "texel(x, y)")
+        .replace("textureLoad(bone_texture, vec2<u32>(x + 1u, y), 0)", "texel(x + 1u, y)")
+        .replace("textureLoad(bone_texture, vec2<u32>(x + 2u, y), 0)", "texel(x + 2u, y)")
+        .replace("textureLoad(bone_texture, vec2<u32>(x + 3u, y), 0)", "texel(x + 3u, y)");
+    assert!(!sampled.contains("textureLoad"), "{sampled}");
+    let texture = "form: texture, texels: 4, width: square";
+    assert!(
+        profile.contains(texture),
+        "{name}'s profile no longer has `{texture}`"
+    );
+    let dir = scratch("bone_texture_sampled");
+    let shader = dir.join(format!("{name}.wgsl"));
+    std::fs::write(&shader, sampled).unwrap();
+    std::fs::write(
+        dir.join(format!("{name}.profile.yaml")),
+        profile.replacen(
+            texture,
+            &format!("{texture}, sampler: {{ group: 0, binding: 2 }}"),
+            1,
+        ),
+    )
+    .unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+        return;
+    };
+    let bad: Vec<_> = (report.rows.iter())
+        .filter(|r| r.outcome.status.fails())
+        .map(|r| {
+            format!(
+                "{}::{} [{}]: {}",
+                r.case, r.check, r.adapter, r.outcome.message
+            )
+        })
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let posed = (report.rows.iter())
+        .filter(|r| r.check == "posed_matches_cpu" && r.outcome.status == Status::Pass)
+        .count();
+    assert!(posed >= 4, "{posed} posed rows passed");
+}
+
 /// A vertex-only shader that skins inline, with no skinning function named, is still compared
 /// number by number: the harness calls a copy of its vertex stage and reads the clip position
 /// through an identity camera. `vertex_mesh_bindings` without its `skin_function` passes so, and

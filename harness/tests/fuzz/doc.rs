@@ -574,15 +574,31 @@ const TEXTURE_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
-/// Edits of `shaders/examples/vertex_float_joints.profile.yaml` (float joint indices).
-const FLOAT_JOINT_EDITS: &[ProfileEdit] = &[(
-    "integer joints for a shader that reads them as floats",
-    &[(
-        "joints: { location: 1, format: f32x4 }",
-        "joints: { location: 1, format: u16x4 }",
-    )],
-    "vertex.joints",
-)];
+/// Edits of `shaders/examples/vertex_float_joints.profile.yaml` (float joint indices, a mesh
+/// uniform filled by member).
+const FLOAT_JOINT_EDITS: &[ProfileEdit] = &[
+    (
+        "a member value for a member the struct lacks",
+        &[("members: { visibility: 1 }", "members: { alpha: 1 }")],
+        "bindings[0].members.alpha",
+    ),
+    (
+        "a list for a scalar member",
+        &[(
+            "members: { visibility: 1 }",
+            "members: { visibility: [1, 1] }",
+        )],
+        "bindings[0].members.visibility",
+    ),
+    (
+        "integer joints for a shader that reads them as floats",
+        &[(
+            "joints: { location: 1, format: f32x4 }",
+            "joints: { location: 1, format: u16x4 }",
+        )],
+        "vertex.joints",
+    ),
+];
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
