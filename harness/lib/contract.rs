@@ -646,11 +646,100 @@ pub struct Contract {
     pub palette_struct: Vec<u8>,
     /// The palette as texels of a texture (an engine's bone texture), and how they lie.
     pub palette_texture: Option<PaletteTexture>,
+    /// What each element of the palette's array is: its matrix form, and the member that holds
+    /// it where elements are structs.
+    pub palette_element: PaletteElement,
     /// The camera matrix as one member of its struct, where it is not the first.
     pub camera_member: Option<Member>,
     /// The camera matrix is a member of the palette's struct: the harness writes both into the
     /// one buffer, and the camera has no binding of its own.
     pub camera_in_palette: bool,
+}
+
+/// One element of a palette array: a column-major `mat4x4<f32>` (default), or a `mat3x4<f32>`
+/// holding the affine's three rows (the transposed upper 3x4); alone, or a member of a struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaletteElement {
+    pub rows: bool,
+    /// The struct member that holds the matrix, where elements are structs (its offset read
+    /// from the shader).
+    pub member: Option<Member>,
+    /// Bytes from one element to the next, read from the shader (64 until read).
+    pub stride: u32,
+}
+
+impl Default for PaletteElement {
+    fn default() -> PaletteElement {
+        PaletteElement {
+            rows: false,
+            member: None,
+            stride: 64,
+        }
+    }
+}
+
+impl PaletteElement {
+    /// Whether a bare column-major `mat4x4<f32>`: the contract's own form.
+    pub fn is_plain(&self) -> bool {
+        !self.rows && self.member.is_none()
+    }
+
+    /// The matrix type, as WGSL writes it.
+    pub fn matrix_wgsl(&self) -> &'static str {
+        if self.rows {
+            "mat3x4<f32>"
+        } else {
+            "mat4x4<f32>"
+        }
+    }
+
+    /// Whether `inner` is the element type: the matrix, or a struct with the member holding it.
+    pub fn matches(&self, types: &naga::UniqueArena<naga::Type>, inner: &TypeInner) -> bool {
+        let matrix = |t: &TypeInner| {
+            matches!(*t, TypeInner::Matrix { columns, rows: naga::VectorSize::Quad, scalar }
+                if scalar == naga::Scalar::F32
+                    && columns == if self.rows { naga::VectorSize::Tri } else { naga::VectorSize::Quad })
+        };
+        match (&self.member, inner) {
+            (None, t) => matrix(t),
+            (Some(m), TypeInner::Struct { members, .. }) => members
+                .iter()
+                .any(|x| x.name.as_deref() == Some(m.name.as_str()) && matrix(&types[x.ty].inner)),
+            _ => false,
+        }
+    }
+
+    /// What an element must be, for messages.
+    pub fn wgsl(&self) -> String {
+        match &self.member {
+            None => self.matrix_wgsl().into(),
+            Some(m) => format!(
+                "a struct with the member `{}: {}`",
+                m.name,
+                self.matrix_wgsl()
+            ),
+        }
+    }
+
+    /// The bytes of `matrices` as elements of this form, each `stride` bytes, the rest zeros.
+    pub fn bytes(&self, matrices: &[glam::Mat4]) -> Vec<u8> {
+        let stride = self.stride as usize;
+        let at = self.member.as_ref().map_or(0, |m| m.offset as usize);
+        let mut out = vec![0u8; stride * matrices.len()];
+        for (i, m) in matrices.iter().enumerate() {
+            let floats: Vec<f32> = if self.rows {
+                // Rows 0 to 2: element r of each column.
+                (0..3)
+                    .flat_map(|r| m.to_cols_array_2d().map(|c| c[r]))
+                    .collect()
+            } else {
+                m.to_cols_array().to_vec()
+            };
+            let start = i * stride + at;
+            out[start..start + 4 * floats.len()].copy_from_slice(bytemuck::cast_slice(&floats));
+        }
+        out
+    }
 }
 
 /// How a palette lies in a texture of RGBA f32 texels: each joint's `texels` in a row, joint 0
@@ -998,6 +1087,7 @@ impl Contract {
             camera_member: None,
             camera_in_palette: false,
             palette_texture: None,
+            palette_element: PaletteElement::default(),
         }
     }
 
@@ -1412,6 +1502,36 @@ mod tests {
             Filled::contents(&Fill::Zero.over(&[], 16), &[1.0; 9]).len(),
             48
         );
+    }
+
+    #[test]
+    fn palette_elements_hold_columns_or_rows_at_their_member() {
+        // m[i] = i, column-major: column c is (4c, 4c + 1, 4c + 2, 4c + 3).
+        let m = glam::Mat4::from_cols_array(&std::array::from_fn(|i| i as f32));
+        let floats = |e: &PaletteElement| {
+            let bytes = e.bytes(&[m, m]);
+            bytemuck::cast_slice::<u8, f32>(&bytes).to_vec()
+        };
+        let plain = floats(&PaletteElement::default());
+        assert_eq!(plain.len(), 32);
+        assert_eq!(&plain[16..20], &[0.0, 1.0, 2.0, 3.0]);
+        // Rows at member offset 16 of a 64-byte struct: row 0 is (0, 4, 8, 12), row 2 (2, 6, 10,
+        // 14); the struct's first 16 bytes and its last 0.
+        let rows = PaletteElement {
+            rows: true,
+            member: Some(Member {
+                name: "rows".into(),
+                offset: 16,
+                origin: None,
+            }),
+            stride: 64,
+        };
+        let r = floats(&rows);
+        assert_eq!(r.len(), 32);
+        assert_eq!(&r[..4], &[0.0; 4]);
+        assert_eq!(&r[4..8], &[0.0, 4.0, 8.0, 12.0]);
+        assert_eq!(&r[12..16], &[2.0, 6.0, 10.0, 14.0]);
+        assert_eq!(&r[20..24], &[0.0, 4.0, 8.0, 12.0]);
     }
 
     #[test]

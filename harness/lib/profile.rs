@@ -210,6 +210,21 @@ pub struct Palette {
     /// With `form: texture`: the sampler the shader reads it through, if it takes one.
     #[serde(default)]
     pub sampler: Option<Slot>,
+    /// Each element's matrix: `columns` (default, a column-major `mat4x4<f32>`) or `rows` (a
+    /// `mat3x4<f32>` holding the affine's three rows).
+    #[serde(default)]
+    pub matrix: MatrixForm,
+    /// Elements are structs, and this member holds each one's matrix.
+    #[serde(default)]
+    pub element_member: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum MatrixForm {
+    #[default]
+    Columns,
+    Rows,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -761,6 +776,8 @@ impl Profile {
             ("inverse_binds", p.inverse_binds.is_some()),
             ("offset", p.offset.is_some()),
             ("member", p.member.is_some()),
+            ("matrix", p.matrix != MatrixForm::Columns),
+            ("element_member", p.element_member.is_some()),
         ];
         for (field, given) in others {
             if given && texture {
@@ -1243,6 +1260,7 @@ impl Profile {
                 .as_deref()
                 .map(|m| ("palette.member", m)),
         );
+        out.extend((self.palette.element_member.as_deref()).map(|m| ("palette.element_member", m)));
         out
     }
 }
@@ -1402,6 +1420,11 @@ impl Profile {
             origin: Some(self.whence(field)),
         };
         c.palette_member = p.member.clone().map(|m| member(m, "palette.member"));
+        c.palette_element = crate::contract::PaletteElement {
+            rows: p.matrix == MatrixForm::Rows,
+            member: (p.element_member.clone()).map(|m| member(m, "palette.element_member")),
+            stride: if p.matrix == MatrixForm::Rows { 48 } else { 64 },
+        };
         c.palette_fill = p.fill;
         let mut slots = vec![slot(
             Role::Palette,
@@ -2018,7 +2041,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 13);
+        assert_eq!(n, 14);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -261,6 +261,14 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
             Some(m) => m.ty,
             None => crate::contract::unwrapped(&module.types, var.ty),
         };
+        if let TypeInner::Array { base, stride, .. } = module.types[ty].inner {
+            let e = &mut contract.palette_element;
+            e.stride = stride;
+            let offset = member_of(module, base, e.member.as_ref()).map(|m| m.offset);
+            if let (Some(m), Some(offset)) = (e.member.as_mut(), offset) {
+                m.offset = offset;
+            }
+        }
         if let TypeInner::Array {
             size: naga::ArraySize::Constant(n),
             ..
@@ -1017,6 +1025,26 @@ fn binding_violations(
         }
         if contract.member(slot.role).is_some() {
             bad.extend(member_violations(contract, module, slot, name, var.ty));
+        } else if is_palette_array(contract, slot) {
+            let ty = crate::contract::unwrapped(&module.types, var.ty);
+            if !palette_array_ok(contract, slot, &module.types, ty) {
+                // An array of structs: its element's members too.
+                let element = match module.types[ty].inner {
+                    TypeInner::Array { base, .. }
+                        if matches!(module.types[base].inner, TypeInner::Struct { .. }) =>
+                    {
+                        format!(" of {}", describe(module, base))
+                    }
+                    _ => String::new(),
+                };
+                bad.push(format!(
+                    "binding {} (`{name}`) must be {}, is {}{element}{}",
+                    binding.binding,
+                    palette_array_wgsl(contract, slot),
+                    describe(module, var.ty),
+                    slot.whence()
+                ));
+            }
         } else if !slot.ty.matches(&module.types, var.ty) {
             bad.push(format!(
                 "binding {} (`{name}`) must be {}, is {}{}",
@@ -1056,6 +1084,55 @@ fn binding_violations(
         }
     }
     bad
+}
+
+/// Whether `slot` holds a palette array (the palette's, or its inverse binds').
+fn is_palette_array(contract: &Contract, slot: &crate::contract::Slot) -> bool {
+    matches!(slot.role, Role::Palette | Role::InverseBinds) && contract.palette_texture.is_none()
+}
+
+/// Whether `ty` is the palette array `slot` wants, of the profile's elements: runtime-sized in
+/// storage, fixed-length in a uniform.
+fn palette_array_ok(
+    contract: &Contract,
+    slot: &crate::contract::Slot,
+    types: &naga::UniqueArena<naga::Type>,
+    ty: Handle<naga::Type>,
+) -> bool {
+    use crate::contract::Want;
+    let e = &contract.palette_element;
+    if e.is_plain() {
+        return slot.ty.matches(types, ty);
+    }
+    match (slot.ty, &types[ty].inner) {
+        (
+            Want::FixedMatrices,
+            TypeInner::Array {
+                base,
+                size: naga::ArraySize::Constant(_),
+                ..
+            },
+        )
+        | (
+            Want::Array(_),
+            TypeInner::Array {
+                base,
+                size: naga::ArraySize::Dynamic,
+                ..
+            },
+        ) => e.matches(types, &types[*base].inner),
+        _ => false,
+    }
+}
+
+/// What [`palette_array_ok`] wants, for messages.
+fn palette_array_wgsl(contract: &Contract, slot: &crate::contract::Slot) -> String {
+    let e = &contract.palette_element;
+    match (slot.ty, e.is_plain()) {
+        (ty, true) => ty.wgsl(),
+        (crate::contract::Want::FixedMatrices, false) => format!("array<E, N>, E {}", e.wgsl()),
+        _ => format!("array<E>, E {}", e.wgsl()),
+    }
 }
 
 /// A binding whose role's data is a member of its struct (the palette in an engine's mesh
@@ -1098,15 +1175,24 @@ fn member_violations(
                 describe(module, ty),
                 member.whence()
             )),
-            Some(m) if !want.matches(&module.types, m.ty) => bad.push(format!(
-                "member `{name}` of binding {b} (`{var}`) must be {}, is {}{}",
-                match want {
-                    crate::contract::Want::Matrix => "mat4x4<f32>".into(),
-                    w => w.wgsl(),
-                },
-                module.types.type_to_string(m.ty),
-                member.whence()
-            )),
+            Some(m)
+                if !if role == Role::Palette {
+                    palette_array_ok(contract, slot, &module.types, m.ty)
+                } else {
+                    want.matches(&module.types, m.ty)
+                } =>
+            {
+                bad.push(format!(
+                    "member `{name}` of binding {b} (`{var}`) must be {}, is {}{}",
+                    match want {
+                        crate::contract::Want::Matrix => "mat4x4<f32>".into(),
+                        _ if role == Role::Palette => palette_array_wgsl(contract, slot),
+                        w => w.wgsl(),
+                    },
+                    module.types.type_to_string(m.ty),
+                    member.whence()
+                ))
+            }
             Some(_) => {}
         }
     }
@@ -1285,6 +1371,51 @@ pub(crate) mod tests {
         assert!(
             msg.contains(
                 "member `projection` of binding 0 (`u`) must be mat4x4<f32>, is mat3x3<f32>"
+            ),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_palette_of_affine_rows_is_read_with_its_stride() {
+        let profile = |extra: &str| {
+            let text = format!("palette: {{ group: 0, binding: 1, matrix: rows{extra} }}\nvertex:\n  entry: vs\n  position: {{ location: 0 }}\n  joints: {{ location: 1 }}\n  weights: {{ location: 2 }}\n  camera: {{ group: 0, binding: 0, form: matrix }}\n");
+            crate::profile::Profile::parse(Path::new("p.profile.yaml"), &text)
+                .unwrap()
+                .contract()
+        };
+        let vs = "@group(0) @binding(0) var<uniform> camera: mat4x4<f32>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> { let m = MATRIX; return camera * vec4<f32>(dot(m[0], vec4<f32>(p, 1.0)), 0.0, 0.0, 1.0) * w.x; }\n";
+        let held = |decl: &str, matrix: &str, contract| {
+            let src = format!("{decl}\n{}", vs.replace("MATRIX", matrix));
+            Shader::held_to("test.wgsl".into(), src, contract, None)
+        };
+        let bare = held(
+            "@group(0) @binding(1) var<storage, read> bones: array<mat3x4<f32>>;",
+            "bones[j.x]",
+            profile(""),
+        );
+        bare.validate().unwrap();
+        assert_eq!(bare.contract.palette_element.stride, 48);
+        let structs = held(
+            "struct B { id: u32, rows: mat3x4<f32> }\n@group(0) @binding(1) var<storage, read> bones: array<B>;",
+            "bones[j.x].rows",
+            profile(", element_member: rows"),
+        );
+        structs.validate().unwrap();
+        let e = &structs.contract.palette_element;
+        assert_eq!((e.stride, e.member.as_ref().unwrap().offset), (64, 16));
+        // Rows where the shader has a mat4x4.
+        let msg = held(
+            "@group(0) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;",
+            "bones[j.x]",
+            profile(""),
+        )
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(
+            msg.contains(
+                "binding 1 (`bones`) must be array<E>, E mat3x4<f32>, is array<mat4x4<f32>>"
             ),
             "{msg}"
         );

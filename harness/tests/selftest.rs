@@ -1497,7 +1497,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 13] = [
+    let examples: [Example; 14] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1541,6 +1541,7 @@ fn example_shaders_pass_through_their_profiles() {
         ),
         ("vertex_bone_texture", "posed_matches_cpu", None, None),
         ("vertex_float_joints", "posed_matches_cpu", None, None),
+        ("vertex_affine_joints", "posed_matches_cpu", None, None),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));
@@ -1913,6 +1914,12 @@ fn layout_bugs_in_example_shaders_fail() {
             "vertex_bone_texture",
             "let first = bone * 4u;",
             "let first = bone * 3u;",
+        ),
+        // An affine joint's rows applied out of order: y and z swapped.
+        (
+            "vertex_affine_joints",
+            "dot(m[0], p), dot(m[1], p), dot(m[2], p)",
+            "dot(m[0], p), dot(m[2], p), dot(m[1], p)",
         ),
         // Float joint indices rounded down from half a joint below: joint 1 reads joint 0.
         (

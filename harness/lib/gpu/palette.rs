@@ -172,7 +172,7 @@ pub fn layout(
         // shows it instead of skinning with zeros.
         main.resize(len, Mat4::from_cols_array(&[f32::NAN; 16]));
     }
-    let bytes = |m: &[Mat4]| bytemuck::cast_slice(m).to_vec();
+    let bytes = |m: &[Mat4]| contract.palette_element.bytes(m);
     let main_bytes = match &contract.palette_member {
         Some(member) => hosted(contract, member.offset, &bytes(&main), camera),
         None => bytes(&main),

@@ -45,12 +45,19 @@ pub struct GpuBench {
 /// A static transform with the contract's bindings: the fast baseline of the compute tiers. It
 /// reads and writes positions where the contract lays them, byte-addressed or not.
 fn static_wgsl(contract: &Contract) -> String {
-    let bindings = contract.declarations(&[
-        (Role::Palette, "palette"),
+    // The palette is declared where the static transform reads it: a bare array of matrices, or
+    // a texture.
+    let reads_palette = contract.palette_texture.is_some()
+        || (contract.palette_element.is_plain() && contract.palette_member.is_none());
+    let mut roles = vec![
         (Role::Positions, "positions"),
         (Role::Skinned, "skinned"),
         (Role::Count, "params"),
-    ]);
+    ];
+    if reads_palette {
+        roles.insert(0, (Role::Palette, "palette"));
+    }
+    let bindings = contract.declarations(&roles);
     let workgroup = contract.workgroup_wgsl();
     let word =
         |stride: u32, offset: u32, k: u32| format!("id.x * {}u + {}u", stride / 4, offset / 4 + k);
@@ -85,8 +92,11 @@ fn static_wgsl(contract: &Contract) -> String {
             texel(2),
             texel(3)
         )
-    } else {
+    } else if contract.palette_element.is_plain() && contract.palette_member.is_none() {
         "palette[0]".into()
+    } else {
+        // A palette of other elements, or inside a struct: not read (the identity).
+        "mat4x4<f32>(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<f32>(0.0, 1.0, 0.0, 0.0), vec4<f32>(0.0, 0.0, 1.0, 0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0))".into()
     };
     format!(
         r#"{bindings}

@@ -146,6 +146,10 @@ fn homogeneous_dropped(s: &Sites) -> Vec<Candidate> {
 
 /// Every access into the palette wrapped in `transpose`.
 fn palette_transposed(s: &Sites) -> Vec<Candidate> {
+    // A mat3x4 of rows transposed is a mat4x3: another type, not a wrong value.
+    if s.contract.palette_element.rows {
+        return Vec::new();
+    }
     let mut accesses = Vec::new();
     for f in s.funcs() {
         accesses.extend(s.palette_reads(f).into_iter().filter_map(|e| s.span(f, e)));

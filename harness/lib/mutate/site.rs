@@ -300,10 +300,45 @@ impl<'a> Sites<'a> {
             }
             _ => false,
         };
-        exprs
+        let elements: Vec<Handle<Expression>> = exprs
             .iter()
             .filter(|(_, e)| {
                 matches!(e, Expression::Access { base, .. } | Expression::AccessIndex { base, .. } if is_array(*base))
+            })
+            .map(|(h, _)| h)
+            .collect();
+        // Struct elements: the member that holds each one's matrix.
+        let Some(name) = self
+            .contract
+            .palette_element
+            .member
+            .as_ref()
+            .map(|m| &m.name)
+        else {
+            return elements;
+        };
+        let element_ty = match &self.module.types[self.module.global_variables[palette].ty].inner {
+            TypeInner::Array { base, .. } => Some(*base),
+            TypeInner::Struct { members, .. } => (members.iter())
+                .filter_map(|m| match self.module.types[m.ty].inner {
+                    TypeInner::Array { base, .. } => Some(base),
+                    _ => None,
+                })
+                .find(|b| matches!(self.module.types[*b].inner, TypeInner::Struct { .. })),
+            _ => None,
+        };
+        let Some(TypeInner::Struct { members, .. }) =
+            element_ty.map(|t| &self.module.types[t].inner)
+        else {
+            return Vec::new();
+        };
+        let Some(k) = members.iter().position(|m| m.name.as_ref() == Some(name)) else {
+            return Vec::new();
+        };
+        exprs
+            .iter()
+            .filter(|(_, e)| {
+                matches!(e, Expression::AccessIndex { base, index } if *index == k as u32 && elements.contains(base))
             })
             .map(|(h, _)| h)
             .collect()
