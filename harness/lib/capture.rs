@@ -120,7 +120,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     skinproof_skinned[i] = vec4<f32>(clip.xyz / clip.w, 0.0);
 }}
 ",
-            declarations(place, capture_joints(contract))
+            declarations(place, capture_joints(contract), contract.pulled.is_some())
         ));
         capture_contract(&mut c, place, &[]);
         // The camera too, bound as the identity: the clip position is then the skinned one.
@@ -369,15 +369,25 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     skinproof_skinned[i] = vec4<f32>({skinned}, 0.0);{frame_lines}
 }}
 ",
-        declarations(place, joints)
+        declarations(place, joints, false)
     )
 }
 
 /// The capture bindings at `place`: the case's positions, joints and weights, the skinned
 /// output and the vertex count.
-fn declarations(place: Place, joints: JointFormat) -> String {
+fn declarations(place: Place, joints: JointFormat, pulls: bool) -> String {
     let g = place.group;
     let at = |k: u32| place.base + k;
+    if pulls {
+        // The stage's own vertex buffer holds the inputs.
+        return format!(
+            "@group({g}) @binding({}) var<storage, read_write> skinproof_skinned: array<vec4<f32>>;
+@group({g}) @binding({}) var<uniform> skinproof_count: vec4<u32>;
+",
+            at(3),
+            at(4)
+        );
+    }
     let joints = joints.elem().wgsl();
     format!(
         "@group({g}) @binding({}) var<storage, read> skinproof_positions: array<vec4<f32>>;
@@ -406,11 +416,15 @@ fn capture_joints(contract: &Contract) -> JointFormat {
 /// `c` with the added compute stage: its bindings at `place`, the palette's bindings visible to
 /// it, joints as [`capture_joints`] gives them.
 fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
+    // A vertex stage that pulls its vertices reads them from its own buffer, bound to the added
+    // stage as well; the capture then binds no positions, joints or weights of its own.
+    let pulls = c.pulled.is_some();
     for s in &mut c.slots {
-        if matches!(
+        let palette = matches!(
             s.role,
             Role::Palette | Role::InverseBinds | Role::PaletteOffset | Role::PaletteSampler
-        ) {
+        );
+        if palette || (pulls && s.role == Role::Positions) {
             s.pipelines.push(Pipeline::Compute);
         }
     }
@@ -453,6 +467,9 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
         ),
     ];
     let mut added = added.to_vec();
+    if pulls {
+        added.retain(|a| !matches!(a.0, Role::Positions | Role::Joints | Role::Weights));
+    }
     for (role, _) in frames {
         let write = Space::Storage { writable: true };
         let vec4 = Want::Array(Elem::Vec4F32);

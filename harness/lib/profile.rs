@@ -455,9 +455,17 @@ pub struct Vertex {
     /// channel by channel; `any`: they compare by coverage.
     #[serde(default)]
     pub colour: Colour,
-    pub position: Attribute<PositionFormat>,
-    pub joints: Influence<JointFormat>,
-    pub weights: Influence<WeightFormat>,
+    /// The attributes the stage skins; or, instead, `vertices`.
+    #[serde(default)]
+    pub position: Option<Attribute<PositionFormat>>,
+    #[serde(default)]
+    pub joints: Option<Influence<JointFormat>>,
+    #[serde(default)]
+    pub weights: Option<Influence<WeightFormat>>,
+    /// Instead of the attributes: one byte-addressed storage buffer the stage pulls each vertex's
+    /// fields from by `@builtin(vertex_index)`, laid out as `compute.vertices` is.
+    #[serde(default)]
+    pub vertices: Option<Vertices>,
     pub camera: Camera,
     /// The source normal attribute (`vec3<f32>`, Float32x3), if the stage reads one.
     #[serde(default)]
@@ -702,6 +710,13 @@ impl Profile {
         out.extend(p.inverse_binds.map(|s| ("palette.inverse_binds", s)));
         out.extend(p.offset.map(|s| ("palette.offset", s)));
         out.extend(p.sampler.map(|s| ("palette.sampler", s)));
+        if let Some(v) = self.vertex.as_ref().and_then(|v| v.vertices.as_ref()) {
+            let slot = Slot {
+                group: v.group,
+                binding: v.binding,
+            };
+            out.push(("vertex.vertices", slot));
+        }
         if let Some(c) = &self.compute {
             out.extend(c.positions.map(|b| ("compute.positions", b.slot())));
             out.extend(c.joints.map(|b| ("compute.joints", b.slot())));
@@ -937,6 +952,7 @@ impl Profile {
         }
         self.frames_have_sources()?;
         if let Some(v) = &self.vertex {
+            self.check_pulling(v, sets)?;
             self.check_locations(v, sets)?;
         }
         if let Some(c) = &self.compute {
@@ -951,12 +967,51 @@ impl Profile {
     }
 
     /// One location per influence set for joints and weights, and every attribute at its own.
+    /// A vertex stage skins its attributes, or pulls its vertices from one byte-addressed buffer
+    /// (vertex-only, compared through a copy of its entry point), not both.
+    fn check_pulling(&self, v: &Vertex, sets: usize) -> Result<(), (String, String)> {
+        let attributes = [
+            ("vertex.position", v.position.is_some()),
+            ("vertex.joints", v.joints.is_some()),
+            ("vertex.weights", v.weights.is_some()),
+        ];
+        let Some(pulled) = &v.vertices else {
+            if let Some((field, _)) = attributes.iter().find(|a| !a.1) {
+                return Err((
+                    "vertex".into(),
+                    format!("`{}` is missing: give `position`, `joints` and `weights`, or one byte-addressed `vertices` buffer", field.trim_start_matches("vertex.")),
+                ));
+            }
+            return Ok(());
+        };
+        if let Some((field, _)) = attributes.iter().find(|a| a.1) {
+            return Err((
+                field.to_string(),
+                "give either `vertices` (one byte-addressed buffer) or `position`, `joints` and `weights`, not both".into(),
+            ));
+        }
+        let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
+        if self.compute.is_some() {
+            return refuse("vertex.vertices", "a vertex stage pulls its vertices in a vertex-only profile: with a compute stage, the compute stage pulls them (`compute.vertices`)");
+        }
+        if v.skin_function.is_some() {
+            return refuse("vertex.skin_function", "a vertex stage that pulls its vertices is compared through a copy of its entry point: leave out `skin_function`");
+        }
+        if pulled.normal.is_some() || pulled.tangent.is_some() {
+            return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights; its normals and tangents are not compared");
+        }
+        check_vertices(pulled, sets, "vertex.vertices")
+    }
+
     fn check_locations(&self, v: &Vertex, sets: usize) -> Result<(), (String, String)> {
-        let mut locations = vec![("vertex.position.location".to_string(), v.position.location)];
-        for (what, places) in [
-            ("joints", &v.joints.location),
-            ("weights", &v.weights.location),
-        ] {
+        let mut locations = Vec::new();
+        locations.extend(
+            (v.position.as_ref()).map(|p| ("vertex.position.location".to_string(), p.location)),
+        );
+        let joints = v.joints.as_ref().map(|j| &j.location);
+        let weights = v.weights.as_ref().map(|w| &w.location);
+        for (what, places) in [("joints", joints), ("weights", weights)] {
+            let Some(places) = places else { continue };
             let field = format!("vertex.{what}.location");
             per_set(&field, places, sets)?;
             locations.extend(places.0.iter().map(|&l| (field.clone(), l)));
@@ -1065,7 +1120,7 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
                 ));
             }
         }
-        (Some(v), None) => check_vertices(v, sets)?,
+        (Some(v), None) => check_vertices(v, sets, "compute.vertices")?,
     }
     match (&c.skinned, &c.output) {
         (Some(_), Some(_)) => {
@@ -1105,15 +1160,13 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
 
 /// A byte-addressed vertex buffer's offsets: one per set, each field aligned, inside the stride,
 /// apart from the others.
-fn check_vertices(v: &Vertices, sets: usize) -> Result<(), (String, String)> {
-    per_set("compute.vertices.joints.offset", &v.joints.offset, sets)?;
-    per_set("compute.vertices.weights.offset", &v.weights.offset, sets)?;
+fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, String)> {
+    per_set(&format!("{at}.joints.offset"), &v.joints.offset, sets)?;
+    per_set(&format!("{at}.weights.offset"), &v.weights.offset, sets)?;
     crate::format::check_fields(v.stride, &v.layout().fields()).map_err(|(name, message)| {
         let field = match name.split('[').next().unwrap_or_default() {
-            what @ ("position" | "stride" | "normal" | "tangent") => {
-                format!("compute.vertices.{what}")
-            }
-            what => format!("compute.vertices.{what}.offset"),
+            what @ ("position" | "stride" | "normal" | "tangent") => format!("{at}.{what}"),
+            what => format!("{at}.{what}.offset"),
         };
         let message = if name == "stride" {
             message
@@ -1536,42 +1589,60 @@ impl Profile {
                     Some(self.whence(field)),
                 )
             };
-            c.vertex_inputs = vec![input(
-                Role::Positions,
-                Elem::Vec3F32,
-                Some(Elem::Vec4F32),
-                v.position.format.vertex_format(),
-                v.position.location,
-                "vertex.position",
-            )];
-            let per_set = [
-                (
-                    Role::Joints,
-                    v.joints.format.elem(),
-                    v.joints.format.vertex_format(),
-                    &v.joints.location,
-                    "vertex.joints",
-                ),
-                (
-                    Role::Weights,
-                    Elem::Vec4F32,
-                    v.weights.format.vertex_format(),
-                    &v.weights.location,
-                    "vertex.weights",
-                ),
-            ];
-            for set in 0..self.sets() {
-                for (role, ty, format, places, field) in per_set {
-                    let mut i = input(role, ty, None, format, places.0[set], field);
-                    i.set = set;
-                    c.vertex_inputs.push(i);
+            if let (Some(p), Some(j), Some(w)) = (&v.position, &v.joints, &v.weights) {
+                c.vertex_inputs = vec![input(
+                    Role::Positions,
+                    Elem::Vec3F32,
+                    Some(Elem::Vec4F32),
+                    p.format.vertex_format(),
+                    p.location,
+                    "vertex.position",
+                )];
+                let per_set = [
+                    (
+                        Role::Joints,
+                        j.format.elem(),
+                        j.format.vertex_format(),
+                        &j.location,
+                        "vertex.joints",
+                    ),
+                    (
+                        Role::Weights,
+                        Elem::Vec4F32,
+                        w.format.vertex_format(),
+                        &w.location,
+                        "vertex.weights",
+                    ),
+                ];
+                for set in 0..self.sets() {
+                    for (role, ty, format, places, field) in per_set {
+                        let mut i = input(role, ty, None, format, places.0[set], field);
+                        i.set = set;
+                        c.vertex_inputs.push(i);
+                    }
                 }
+                c.formats.vertex_joints = j.format;
+                c.formats.vertex_weights = w.format;
+            }
+            if let Some(pulled) = &v.vertices {
+                // The stage's vertices in one storage buffer, as a compute stage pulls them.
+                slots.push(slot(
+                    Role::Positions,
+                    pulled.group,
+                    pulled.binding,
+                    Space::Storage { writable: false },
+                    Want::Words,
+                    "the byte-addressed vertices",
+                    vec![Render],
+                    "vertex.vertices",
+                ));
+                c.pulled = Some(pulled.layout());
+                c.formats.vertex_joints = pulled.joints.format;
+                c.formats.vertex_weights = pulled.weights.format;
             }
             let (inputs, outputs) = self.vertex_frames(v);
             c.vertex_inputs.extend(inputs);
             c.vertex_outputs = outputs;
-            c.formats.vertex_joints = v.joints.format;
-            c.formats.vertex_weights = v.weights.format;
             c.tint = v.colour == Colour::Tint;
             c.skin_function = v.skin_function.clone();
             c.frame_functions = crate::contract::FrameFunctions {
@@ -1915,6 +1986,40 @@ mod tests {
     }
 
     #[test]
+    fn a_vertex_stage_pulls_its_vertices_or_takes_attributes() {
+        let pulled = "  vertices: { group: 0, binding: 2, stride: 32, position: 0, joints: { offset: 12, format: u16x4 }, weights: { offset: 20, format: unorm16x4 } }\n";
+        let profile = |extra: &str| {
+            parse(&format!("palette: {{ group: 0, binding: 1 }}\nvertex:\n  entry: vs\n  camera: {{ group: 0, binding: 0, form: matrix }}\n{extra}"))
+        };
+        let c = profile(pulled).unwrap().contract();
+        assert!(c.vertex_inputs.is_empty());
+        assert_eq!(c.slot(Role::Positions).ty, Want::Words);
+        assert_eq!(c.pulled.as_ref().unwrap().stride, 32);
+        assert_eq!(c.formats.vertex_joints, JointFormat::U16x4);
+        let err = |extra: &str, says: &str| {
+            let msg = profile(extra).unwrap_err();
+            assert!(msg.contains(says), "{msg}");
+        };
+        err(
+            "",
+            "field `vertex`: `position` is missing: give `position`, `joints` and `weights`, or one byte-addressed `vertices` buffer",
+        );
+        err(
+            &format!("{pulled}  skin_function: skin\n"),
+            "field `vertex.skin_function`: a vertex stage that pulls its vertices is compared through a copy of its entry point",
+        );
+        err(
+            &pulled.replace("binding: 2", "binding: 1"),
+            "field `vertex.vertices.binding`: @group(0) @binding(1) is already `palette`",
+        );
+        let both = "compute:\n  entry: main\n  positions: { group: 1, binding: 1 }\n  joints: { group: 1, binding: 2 }\n  weights: { group: 1, binding: 3 }\n  skinned: { group: 1, binding: 4 }\n  count: { group: 1, binding: 5 }\n";
+        err(
+            &format!("{pulled}{both}"),
+            "field `vertex.vertices`: a vertex stage pulls its vertices in a vertex-only profile",
+        );
+    }
+
+    #[test]
     fn a_palette_texture_has_its_own_fields() {
         let vertex = "vertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
         let profile = |palette: &str| parse(&format!("palette: {palette}\n{vertex}"));
@@ -2041,7 +2146,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 14);
+        assert_eq!(n, 15);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

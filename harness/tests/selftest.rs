@@ -1497,7 +1497,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
         Option<&'static str>,
     );
-    let examples: [Example; 14] = [
+    let examples: [Example; 15] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1542,6 +1542,7 @@ fn example_shaders_pass_through_their_profiles() {
         ("vertex_bone_texture", "posed_matches_cpu", None, None),
         ("vertex_float_joints", "posed_matches_cpu", None, None),
         ("vertex_affine_joints", "posed_matches_cpu", None, None),
+        ("vertex_pulled", "posed_matches_cpu", None, None),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));
@@ -1920,6 +1921,12 @@ fn layout_bugs_in_example_shaders_fail() {
             "vertex_affine_joints",
             "dot(m[0], p), dot(m[1], p), dot(m[2], p)",
             "dot(m[0], p), dot(m[2], p), dot(m[1], p)",
+        ),
+        // Pulled u16 joint pairs unpacked high half first.
+        (
+            "vertex_pulled",
+            "vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u)",
+            "vec4<u32>(j01 >> 16u, j01 & 0xffffu, j23 >> 16u, j23 & 0xffffu)",
         ),
         // Float joint indices rounded down from half a joint below: joint 1 reads joint 0.
         (

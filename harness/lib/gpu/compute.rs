@@ -160,7 +160,10 @@ type Input = (Role, &'static str, Vec<u8>);
 /// The per-vertex input buffers in the contract's layout: (role, label, bytes). One byte-addressed
 /// buffer, or positions (vec4, w = 0), joints and weights apart, each with the contract's
 /// influence sets one after another per vertex.
-fn vertex_data(contract: &crate::contract::Contract, mesh: &Mesh) -> Result<Vec<Input>, GpuError> {
+pub(super) fn vertex_data(
+    contract: &crate::contract::Contract,
+    mesh: &Mesh,
+) -> Result<Vec<Input>, GpuError> {
     let sets: Vec<_> = (0..contract.influence_sets)
         .map(|k| mesh.set_data(k))
         .collect();

@@ -131,6 +131,14 @@ impl Draw {
             let camera = camera_bytes(contract, view);
             bound.push((Role::View, init("view", &camera, uniform), camera.len()));
         }
+        // A vertex stage that pulls its vertices: one byte-addressed storage buffer.
+        let pulled = contract.try_slot(Role::Positions);
+        if pulled.is_some_and(|s| s.used_by(crate::contract::Pipeline::Render)) {
+            for (role, label, bytes) in super::compute::vertex_data(contract, mesh)? {
+                let storage = wgpu::BufferUsages::STORAGE;
+                bound.push((role, init(label, &bytes, storage), bytes.len()));
+            }
+        }
         // An index buffer may not be empty; a mesh without triangles draws nothing.
         let indices: &[u32] = if mesh.indices.is_empty() {
             &[0]

@@ -619,9 +619,26 @@ const ELEMENT_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_pulled.profile.yaml` (a vertex stage that pulls).
+const PULLED_EDITS: &[ProfileEdit] = &[
+    (
+        "pulled vertices beside a position attribute",
+        &[(
+            "  colour: any\n",
+            "  colour: any\n  position: { location: 0 }\n",
+        )],
+        "vertex.position",
+    ),
+    (
+        "pulled fields that overlap",
+        &[("weights: { offset: 20,", "weights: { offset: 16,")],
+        "vertex.vertices.weights.offset",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -634,6 +651,7 @@ fn profiles(out: &mut String) {
         ("vertex_bone_texture", TEXTURE_EDITS),
         ("vertex_float_joints", FLOAT_JOINT_EDITS),
         ("vertex_affine_joints", ELEMENT_EDITS),
+        ("vertex_pulled", PULLED_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
