@@ -178,9 +178,18 @@ impl Shader {
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::default(),
         );
-        let valid = validator
-            .validate(&module)
-            .map_err(|e| e.emit_to_string_with_path(&source, &path));
+        let own_lines = self.source.lines().count() as u32;
+        let valid = validator.validate(&module).map_err(|e| {
+            let mut text = e.emit_to_string_with_path(&source, &path);
+            // Past the shader's own lines: in what the harness appends (its capture stage).
+            if let Some(at) = e.location(&source).filter(|l| l.line_number > own_lines) {
+                text.push_str(&format!(
+                    "\n(line {} is in the WGSL the harness appends after the shader's {own_lines} lines: the compute stage that calls the shader's skinning, or the fragment stage it draws with)",
+                    at.line_number
+                ));
+            }
+            text
+        });
         // The contract first: a binding of the wrong type usually also makes naga reject the code
         // that uses it, and the contract says which binding and what it should be.
         let mut broken = contract_violations(&self.contract, &module, valid.as_ref().ok());
