@@ -306,29 +306,31 @@ fn member_of<'a>(
 /// The byte offsets of the palette's and the camera's members in their structs, and the size of
 /// the palette's struct. A member the shader lacks stays at 0; validation names it.
 fn place_members(contract: &mut Contract, module: &naga::Module) {
-    let palette = contract.slot(Role::Palette);
-    let camera_at = if contract.camera_in_palette {
-        Some((palette.group, palette.binding))
-    } else {
-        contract.try_slot(Role::View).map(|s| (s.group, s.binding))
+    let at = |s: &crate::contract::Slot| global_at(module, s.group, s.binding);
+    let palette = at(contract.slot(Role::Palette));
+    let camera = match contract.camera_in_palette {
+        true => palette,
+        false => contract.try_slot(Role::View).and_then(at),
     };
-    let palette_at = (palette.group, palette.binding);
-    for (role, at) in [(Role::Palette, Some(palette_at)), (Role::View, camera_at)] {
-        let Some(var) = at.and_then(|(g, b)| global_at(module, g, b)) else {
-            continue;
-        };
-        let offset = member_of(module, var.ty, contract.member(role)).map(|m| m.offset);
-        let member = match role {
-            Role::Palette => contract.palette_member.as_mut(),
-            _ => contract.camera_member.as_mut(),
-        };
-        if let (Some(member), Some(offset)) = (member, offset) {
-            member.offset = offset;
-            if role == Role::Palette {
-                let size = u64::from(module.types[var.ty].inner.size(module.to_ctx()));
-                let matrices = matrices(module, var.ty, size);
-                contract.palette_struct = contract.palette_fill.over(&matrices, size);
-            }
+    if let Some(var) = palette {
+        if let Some(m) = member_of(module, var.ty, contract.palette_member.as_ref()) {
+            let size = u64::from(module.types[var.ty].inner.size(module.to_ctx()));
+            contract.palette_struct =
+                (contract.palette_fill).over(&matrices(module, var.ty, size), size);
+            let offset = m.offset;
+            contract
+                .palette_member
+                .iter_mut()
+                .for_each(|p| p.offset = offset);
+        }
+    }
+    if let Some(var) = camera {
+        if let Some(m) = member_of(module, var.ty, contract.camera_member.as_ref()) {
+            let offset = m.offset;
+            contract
+                .camera_member
+                .iter_mut()
+                .for_each(|c| c.offset = offset);
         }
     }
 }

@@ -1614,17 +1614,31 @@ fn example_shaders_pass_through_their_profiles() {
     }
 }
 
+/// Example `name`'s shader and profile, as texts (`shaders/examples/`).
+fn example_texts(name: &str) -> (String, String) {
+    let read = |ext: &str| {
+        std::fs::read_to_string(root().join(format!("shaders/examples/{name}.{ext}"))).unwrap()
+    };
+    (read("wgsl"), read("profile.yaml"))
+}
+
+/// The suite's report over example `name` with these shader and profile texts (an edit of its
+/// own), written into the scratch folder `label`; `None` without an adapter, where that may skip.
+fn run_example_as(name: &str, label: &str, shader: &str, profile: &str) -> Option<Report> {
+    let dir = scratch(label);
+    let path = dir.join(format!("{name}.wgsl"));
+    std::fs::write(&path, shader).unwrap();
+    std::fs::write(dir.join(format!("{name}.profile.yaml")), profile).unwrap();
+    run_suite(&dir, &[("SKINPROOF_SHADER", path.to_str().unwrap())])
+}
+
 /// The profile's `bindings` reach the shader: the world matrix `vertex_normals` reads, filled with a
 /// half scale instead of the identity, shrinks every drawn shape (the render checks fail), while
 /// the numbers, which come through its skinning function, still pass.
 #[test]
 fn filled_bindings_reach_the_shader() {
-    let dir = scratch("filled_bindings");
     let name = "vertex_normals";
-    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
-    let shader = dir.join(format!("{name}.wgsl"));
-    std::fs::copy(example("wgsl"), &shader).unwrap();
-    let profile = std::fs::read_to_string(example("profile.yaml")).unwrap();
+    let (source, profile) = example_texts(name);
     let (from, to) = (
         "{ group: 2, binding: 0, fill: identity }",
         "{ group: 2, binding: 0, floats: [0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1] }",
@@ -1633,12 +1647,8 @@ fn filled_bindings_reach_the_shader() {
         profile.contains(from),
         "{name}'s profile no longer has `{from}`"
     );
-    std::fs::write(
-        dir.join(format!("{name}.profile.yaml")),
-        profile.replacen(from, to, 1),
-    )
-    .unwrap();
-    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+    let edited = profile.replacen(from, to, 1);
+    let Some(report) = run_example_as(name, "filled_bindings", &source, &edited) else {
         return;
     };
     let shrunk = failing(&report, "render_covers_bind_pose");
@@ -1663,23 +1673,15 @@ fn filled_bindings_reach_the_shader() {
 /// numbers, read through an identity camera, still pass.
 #[test]
 fn a_camera_in_the_palettes_struct_is_the_renders_camera() {
-    let dir = scratch("camera_in_palette");
     let name = "vertex_one_uniform";
-    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
-    let source = std::fs::read_to_string(example("wgsl")).unwrap();
+    let (source, profile) = example_texts(name);
     let (from, to) = (
         "uniforms.projection * uniforms.view * model",
         "uniforms.view * model",
     );
     assert!(source.contains(from), "{name} no longer has `{from}`");
-    let shader = dir.join(format!("{name}.wgsl"));
-    std::fs::write(&shader, source.replacen(from, to, 1)).unwrap();
-    std::fs::copy(
-        example("profile.yaml"),
-        dir.join(format!("{name}.profile.yaml")),
-    )
-    .unwrap();
-    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+    let edited = source.replacen(from, to, 1);
+    let Some(report) = run_example_as(name, "camera_in_palette", &edited, &profile) else {
         return;
     };
     let unprojected = failing(&report, "render_matches_golden");
@@ -1705,9 +1707,7 @@ fn a_camera_in_the_palettes_struct_is_the_renders_camera() {
 #[test]
 fn a_palette_texture_is_laid_out_as_the_profile_says() {
     let name = "vertex_bone_texture";
-    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
-    let source = std::fs::read_to_string(example("wgsl")).unwrap();
-    let profile = std::fs::read_to_string(example("profile.yaml")).unwrap();
+    let (source, profile) = example_texts(name);
     let start = source.find("fn bone_matrix").expect("bone_matrix");
     let end = start + source[start..].find("\n}\n").expect("its end") + 3;
     let rows = "fn bone_matrix(bone: u32) -> mat4x4<f32> {
@@ -1730,16 +1730,9 @@ fn a_palette_texture_is_laid_out_as_the_profile_says() {
         ("rows", "texels: 3", true),
         ("rows_as_columns", columns, false),
     ] {
-        let dir = scratch(&format!("bone_texture_{label}"));
-        let shader = dir.join(format!("{name}.wgsl"));
-        std::fs::write(&shader, &shader_text).unwrap();
-        std::fs::write(
-            dir.join(format!("{name}.profile.yaml")),
-            profile.replacen(columns, texels, 1),
-        )
-        .unwrap();
-        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())])
-        else {
+        let edited = profile.replacen(columns, texels, 1);
+        let scratch = format!("bone_texture_{label}");
+        let Some(report) = run_example_as(name, &scratch, &shader_text, &edited) else {
             return;
         };
         let posed: Vec<_> = (report.rows.iter())
@@ -1767,9 +1760,7 @@ fn a_palette_texture_is_laid_out_as_the_profile_says() {
 #[test]
 fn a_palette_texture_read_through_a_sampler_passes() {
     let name = "vertex_bone_texture";
-    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
-    let source = std::fs::read_to_string(example("wgsl")).unwrap();
-    let profile = std::fs::read_to_string(example("profile.yaml")).unwrap();
+    let (source, profile) = example_texts(name);
     let load = "textureLoad(bone_texture, vec2<u32>(x + 1u, y), 0)";
     assert!(source.contains(load), "{name} no longer has `{load}`");
     let sampled = source
@@ -1787,19 +1778,9 @@ fn a_palette_texture_read_through_a_sampler_passes() {
         profile.contains(texture),
         "{name}'s profile no longer has `{texture}`"
     );
-    let dir = scratch("bone_texture_sampled");
-    let shader = dir.join(format!("{name}.wgsl"));
-    std::fs::write(&shader, sampled).unwrap();
-    std::fs::write(
-        dir.join(format!("{name}.profile.yaml")),
-        profile.replacen(
-            texture,
-            &format!("{texture}, sampler: {{ group: 0, binding: 2 }}"),
-            1,
-        ),
-    )
-    .unwrap();
-    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())]) else {
+    let sampler = format!("{texture}, sampler: {{ group: 0, binding: 2 }}");
+    let edited = profile.replacen(texture, &sampler, 1);
+    let Some(report) = run_example_as(name, "bone_texture_sampled", &sampled, &edited) else {
         return;
     };
     let bad: Vec<_> = (report.rows.iter())
@@ -1825,9 +1806,7 @@ fn a_palette_texture_read_through_a_sampler_passes() {
 #[test]
 fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
     let name = "vertex_mesh_bindings";
-    let example = |ext: &str| root().join(format!("shaders/examples/{name}.{ext}"));
-    let source = std::fs::read_to_string(example("wgsl")).unwrap();
-    let profile = std::fs::read_to_string(example("profile.yaml")).unwrap();
+    let (source, profile) = example_texts(name);
     let line = "  skin_function: skin_position\n";
     assert!(
         profile.contains(line),
@@ -1842,16 +1821,9 @@ fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
         ("whole", source.clone(), true),
         ("whole_bug", source.replacen(right, wrong, 1), false),
     ] {
-        let dir = scratch(&format!("captured_{label}"));
-        let shader = dir.join(format!("{name}.wgsl"));
-        std::fs::write(&shader, text).unwrap();
-        std::fs::write(
-            dir.join(format!("{name}.profile.yaml")),
-            profile.replacen(line, "", 1),
-        )
-        .unwrap();
-        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())])
-        else {
+        let edited = profile.replacen(line, "", 1);
+        let scratch = format!("captured_{label}");
+        let Some(report) = run_example_as(name, &scratch, &text, &edited) else {
             return;
         };
         let rows: Vec<_> = (report.rows.iter())
@@ -1935,16 +1907,11 @@ fn layout_bugs_in_example_shaders_fail() {
             "let offset = i32(index - 0.5) * 4;",
         ),
     ] {
-        let dir = scratch(&format!("layout_bug_{name}"));
-        let source =
-            std::fs::read_to_string(root().join(format!("shaders/examples/{name}.wgsl"))).unwrap();
+        let (source, profile) = example_texts(name);
         assert!(source.contains(from), "{name} no longer has `{from}`");
-        let shader = dir.join(format!("{name}.wgsl"));
-        std::fs::write(&shader, source.replacen(from, to, 1)).unwrap();
-        let profile = root().join(format!("shaders/examples/{name}.profile.yaml"));
-        std::fs::copy(&profile, dir.join(format!("{name}.profile.yaml"))).unwrap();
-        let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", shader.to_str().unwrap())])
-        else {
+        let edited = source.replacen(from, to, 1);
+        let scratch = format!("layout_bug_{name}");
+        let Some(report) = run_example_as(name, &scratch, &edited, &profile) else {
             return;
         };
         let mut failed = failing(&report, "posed_matches_cpu");

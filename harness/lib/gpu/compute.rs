@@ -515,7 +515,11 @@ pub(crate) fn bind_groups(
     let contract = ctx.contract();
     let filled = ctx.pipelines.filled.iter().map(|(r, b, n)| (*r, b, *n));
     let all: Vec<(Role, &wgpu::Buffer, usize)> = bound.iter().copied().chain(filled).collect();
-    let handles = palette.map_or(Vec::new(), |p| p.resources());
+    // The palette texture, and the adapter's sampler for it.
+    let texture = palette.map(|p| (Role::Palette, p.resource()));
+    let sampler = (ctx.pipelines.palette_sampler.as_ref())
+        .map(|s| (Role::PaletteSampler, wgpu::BindingResource::Sampler(s)));
+    let handles: Vec<_> = texture.into_iter().chain(sampler).collect();
     layouts
         .iter()
         .map(|(group, layout)| {

@@ -37,6 +37,9 @@ pub struct Pipelines {
     /// The buffers the contract fills (`Role::Filled`): (role, buffer, bytes
     /// bound). Constant, so made once with the pipelines and bound by every pass.
     pub filled: Vec<(crate::contract::Role, wgpu::Buffer, usize)>,
+    /// The sampler a palette texture is read through, where the shader takes one: nearest and
+    /// clamped, so a texel read at its centre is that texel exactly. Made once, like `filled`.
+    pub palette_sampler: Option<wgpu::Sampler>,
 }
 
 impl Pipelines {
@@ -46,6 +49,7 @@ impl Pipelines {
             render: Some(Err(BuildError("not built yet".into()))),
             contract,
             filled: Vec::new(),
+            palette_sampler: None,
         }
     }
 
@@ -208,6 +212,7 @@ impl Context {
                     render: contract.has(Pipeline::Render).then(|| Err(m)),
                     contract: contract.clone(),
                     filled: Vec::new(),
+                    palette_sampler: None,
                 };
             }
         };
@@ -231,6 +236,8 @@ impl Context {
             render,
             contract: contract.clone(),
             filled: filled_buffers(&self.device, contract),
+            palette_sampler: (contract.try_slot(crate::contract::Role::PaletteSampler))
+                .map(|_| self.device.create_sampler(&Default::default())),
         }
     }
 

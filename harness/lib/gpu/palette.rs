@@ -25,11 +25,10 @@ pub struct Texels {
     pub texels: Vec<f32>,
 }
 
-/// A palette texture on the device, and the sampler bound beside it where the shader takes one.
+/// A palette texture on the device.
 pub struct Uploaded {
     _texture: wgpu::Texture,
     view: wgpu::TextureView,
-    sampler: Option<wgpu::Sampler>,
 }
 
 impl Texels {
@@ -68,28 +67,17 @@ impl Texels {
             bytemuck::cast_slice(&self.texels),
         );
         let view = texture.create_view(&Default::default());
-        // Nearest, clamped: a texel read at its centre is that texel exactly.
-        let sampler = (ctx.contract().try_slot(Role::PaletteSampler).is_some())
-            .then(|| ctx.device.create_sampler(&Default::default()));
         Ok(Uploaded {
             _texture: texture,
             view,
-            sampler,
         })
     }
 }
 
 impl Uploaded {
-    /// What the palette's bindings bind: the texture's view, and the sampler.
-    pub fn resources(&self) -> Vec<(Role, wgpu::BindingResource<'_>)> {
-        let mut out = vec![(
-            Role::Palette,
-            wgpu::BindingResource::TextureView(&self.view),
-        )];
-        if let Some(s) = &self.sampler {
-            out.push((Role::PaletteSampler, wgpu::BindingResource::Sampler(s)));
-        }
-        out
+    /// What the palette's binding binds: the texture's view.
+    pub fn resource(&self) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::TextureView(&self.view)
     }
 }
 

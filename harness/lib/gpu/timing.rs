@@ -45,18 +45,29 @@ pub struct GpuBench {
 /// A static transform with the contract's bindings: the fast baseline of the compute tiers. It
 /// reads and writes positions where the contract lays them, byte-addressed or not.
 fn static_wgsl(contract: &Contract) -> String {
-    // The palette is declared where the static transform reads it: a bare array of matrices, or
-    // a texture.
-    let reads_palette = contract.palette_texture.is_some()
-        || (contract.palette_element.is_plain() && contract.palette_member.is_none());
+    // The first joint's matrix, from the palette's bare array of matrices or its texture's first
+    // texels (the palette then declared); a palette of other elements, or inside a struct, is not
+    // read.
+    let first = if contract.palette_texture.is_some() {
+        let texel = |k: u32| format!("textureLoad(palette, vec2<i32>({k}, 0), 0)");
+        let texels: Vec<String> = (0..4).map(texel).collect();
+        Some(format!("mat4x4<f32>({})", texels.join(", ")))
+    } else if contract.palette_element.is_plain() && contract.palette_member.is_none() {
+        Some("palette[0]".to_string())
+    } else {
+        None
+    };
     let mut roles = vec![
         (Role::Positions, "positions"),
         (Role::Skinned, "skinned"),
         (Role::Count, "params"),
     ];
-    if reads_palette {
+    if first.is_some() {
         roles.insert(0, (Role::Palette, "palette"));
     }
+    let first = first.unwrap_or_else(|| {
+        "mat4x4<f32>(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<f32>(0.0, 1.0, 0.0, 0.0), vec4<f32>(0.0, 0.0, 1.0, 0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0))".into()
+    });
     let bindings = contract.declarations(&roles);
     let workgroup = contract.workgroup_wgsl();
     let word =
@@ -81,22 +92,6 @@ fn static_wgsl(contract: &Contract) -> String {
             .collect::<Vec<_>>()
             .join("\n    "),
         None => "skinned[id.x] = vec4<f32>(q, 0.0);".into(),
-    };
-    // The first joint's matrix, from the palette's array or its texture's first texels.
-    let first = if contract.palette_texture.is_some() {
-        let texel = |k: u32| format!("textureLoad(palette, vec2<i32>({k}, 0), 0)");
-        format!(
-            "mat4x4<f32>({}, {}, {}, {})",
-            texel(0),
-            texel(1),
-            texel(2),
-            texel(3)
-        )
-    } else if contract.palette_element.is_plain() && contract.palette_member.is_none() {
-        "palette[0]".into()
-    } else {
-        // A palette of other elements, or inside a struct: not read (the identity).
-        "mat4x4<f32>(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<f32>(0.0, 1.0, 0.0, 0.0), vec4<f32>(0.0, 0.0, 1.0, 0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0))".into()
     };
     format!(
         r#"{bindings}
