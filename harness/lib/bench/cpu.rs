@@ -62,6 +62,13 @@ pub struct CpuBench {
     pub cpu: String,
     /// The SIMD kernel the fast rows ran (`fast::Isa::best`).
     pub isa: String,
+    /// The family of the loops that bound them (`fast::Isa::bound_family`); empty in reports made
+    /// before it was recorded, where it was `isa`.
+    #[serde(default)]
+    pub bound_isa: String,
+    /// The timed trial that chose between the AVX2 forms, where one ran (`fast::avx2_trial`).
+    #[serde(default)]
+    pub trial: Option<KernelTrial>,
     /// Hardware threads available to this process.
     pub available_threads: usize,
     /// The thread counts the rows use.
@@ -79,6 +86,31 @@ pub struct CpuBench {
     pub fma_peaks: Vec<FmaPeak>,
     /// Wall time of the whole CPU tier benchmark (data building included), ms.
     pub wall_ms: f64,
+}
+
+/// The timed trial between kernel families that chose the fast rows' kernel.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct KernelTrial {
+    /// The in-cache mesh's vertices (4 influences, one thread).
+    pub vertices: usize,
+    /// Each family timed and its fastest time, ns per vertex.
+    pub timed: Vec<(String, f64)>,
+    /// The family chosen: the fastest.
+    pub chosen: String,
+}
+
+impl KernelTrial {
+    fn of(trial: &fast::Trial) -> Self {
+        KernelTrial {
+            vertices: fast::TrialMesh::VERTICES,
+            timed: trial
+                .timed
+                .iter()
+                .map(|(isa, ns)| (isa.name().to_string(), *ns))
+                .collect(),
+            chosen: trial.chosen.name().to_string(),
+        }
+    }
 }
 
 /// How steady the machine was during one tier: a fixed in-cache job, sampled in turn with the
@@ -139,6 +171,10 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         mode,
         cpu: cpu_model(),
         isa: isa.name().to_string(),
+        bound_isa: isa.bound_family().name().to_string(),
+        trial: fast::avx2_trial()
+            .filter(|t| t.chosen == isa)
+            .map(KernelTrial::of),
         available_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         thread_counts: vec![1, 2],
         rows: Vec::new(),
@@ -207,6 +243,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
             }
             Job::Moves => {
                 fast::skin4_moves(
+                    isa,
                     &aligned,
                     black_box(&mesh.positions),
                     &mesh.joints,
@@ -279,8 +316,8 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
 fn tier_jobs(plan: &Plan, n: usize, largest: bool, isa: Isa, simd: &[Isa]) -> Vec<Job> {
     let mut rows = vec![Job::Copy(24), Job::Copy(48), Job::Static, Job::Skin1];
     rows.push(Job::Skin4(1));
-    // The AVX2 kernel's data movement alone shows how much of the row its loads take.
-    if isa == Isa::Avx2Fma {
+    // An AVX2 kernel's data movement alone shows how much of the row its loads take.
+    if matches!(isa, Isa::Avx2Fma | Isa::Avx2Rows) {
         rows.push(Job::Moves);
     }
     // fast::skin runs small meshes on one thread whatever it is asked: no 2-thread row there.
@@ -341,7 +378,7 @@ fn rows(timed: &[(usize, Job, Stats)], peaks: &[FmaPeak]) -> Vec<CpuRow> {
             let memory = bound.and_then(|b| stats(n, Job::Stream(b)));
             let memory_bound_ms = memory.map(|m| m.median * 1e3);
             let arithmetic_bound_ms = job.kernel(isa).and_then(|(k, i)| {
-                let peak = peaks.iter().find(|p| p.isa == i.name())?;
+                let peak = peaks.iter().find(|p| p.isa == i.bound_family().name())?;
                 let flops = fast::flops_per_vertex(k, i)?;
                 Some(arithmetic_ms(flops, n, job.threads(), peak.gflops))
             });
@@ -406,7 +443,7 @@ enum Job {
     Skin4(usize),
     /// 4-influence skinning with this kernel, one thread.
     Kernel(Isa),
-    /// The AVX2 4-influence kernel's loads and stores alone, one thread: context only.
+    /// The best AVX2 form's 4-influence loads and stores alone, one thread: context only.
     Moves,
     /// The memory bound of the rows with this traffic, kernel family and threads.
     Stream(StreamJob),
@@ -453,7 +490,8 @@ impl Job {
         }
     }
 
-    /// The streaming loop that bounds the row, for the fast rows (`isa`: the best kernel).
+    /// The streaming loop that bounds the row, for the fast rows (`isa`: the best kernel; the loop
+    /// is its [`Isa::bound_family`]'s).
     fn bound(self, isa: Isa) -> Option<StreamJob> {
         let (wide, isa, threads) = match self {
             Job::Static => (0, isa, 1),
@@ -462,6 +500,7 @@ impl Job {
             Job::Kernel(k) => (2, k, 1),
             _ => return None,
         };
+        let isa = isa.bound_family();
         Some(StreamJob { wide, isa, threads })
     }
 

@@ -73,6 +73,33 @@ fn cycles_line(cpu: &CpuBench) -> Option<String> {
     })
 }
 
+/// How the fast kernel was chosen, where a trial chose it: " (the faster ... : a 5.1, b 6.3)".
+fn trial_note(cpu: &CpuBench) -> String {
+    let Some(t) = &cpu.trial else {
+        return String::new();
+    };
+    let timed: Vec<String> = t
+        .timed
+        .iter()
+        .map(|(isa, ns)| format!("{isa} {ns:.2}"))
+        .collect();
+    format!(
+        " (the fastest of the AVX2 forms in a timed trial, 4-influence skinning of {} in-cache \
+         vertices on one thread, fastest of its rounds in ns a vertex: {})",
+        t.vertices,
+        timed.join(", ")
+    )
+}
+
+/// The family of the fast rows' bounding loops (`isa` itself in reports that predate the field).
+fn bound_isa(cpu: &CpuBench) -> &str {
+    if cpu.bound_isa.is_empty() {
+        &cpu.isa
+    } else {
+        &cpu.bound_isa
+    }
+}
+
 /// A bound in ms, or "-".
 fn ms(v: Option<f64>) -> String {
     v.map_or("-".to_string(), sig)
@@ -163,18 +190,20 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
     let _ = writeln!(
         md,
         "CPU: {}; {} hardware threads available; rows run on {} thread(s) as the threads column says \
-         (2 threads only from {} vertices: below that the fast path keeps one thread); fast kernel: {}. \
+         (2 threads only from {} vertices: below that the fast path keeps one thread); fast kernel: {}{}. \
          The rows of a tier are sampled in turn (one sample of each row, then the next), so the ratios compare like with like. \
          The memcpy rows (N bytes read and N written per vertex) are context only, no row's bound. \
-         So is \"{MOVES4}\" (AVX2 only): the 4-influence loop with every index check, load and store \
-         it makes (per vertex 4 joint indices, 4 weight broadcasts, 8 palette registers, the position) \
+         So is \"{MOVES4}\" (AVX2 only): the fast kernel's 4-influence loop with every index check, load and store \
+         it makes (per vertex 4 joint indices, 4 weight broadcasts, the palette: 8 registers of 256 bits by columns, \
+         12 of 128 bits by rows; the position) \
          and xor in place of its arithmetic, which shows how much of the row's time moving its data \
          through the core takes, whatever the bounds allow.\n",
         cpu.cpu,
         cpu.available_threads,
         threads.join(" or "),
         2 * fast::MIN_VERTICES_PER_THREAD,
-        cpu.isa
+        cpu.isa,
+        trial_note(cpu)
     );
     let _ = writeln!(md, "{}", bounds_line(cpu));
     let _ = writeln!(
@@ -204,7 +233,7 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
             let (r, w) = fast::traffic(2);
             memory_bound_tier(r, w)
         },
-        cpu.isa
+        bound_isa(cpu)
     );
     let lines = [
         (
@@ -282,7 +311,7 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{Binding, CpuRow, FmaPeak, Mode, Steadiness};
+    use crate::bench::{Binding, CpuRow, FmaPeak, KernelTrial, Mode, Steadiness};
 
     fn row(tier: &str, vertices: usize, threads: usize, median_ms: f64) -> CpuRow {
         CpuRow {
@@ -311,6 +340,8 @@ mod tests {
             mode: Mode::Quick,
             cpu: "Test CPU 9000".into(),
             isa: "portable".into(),
+            bound_isa: "portable".into(),
+            trial: None,
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row(SKIN4, 2_000_000, 1, 4.0), row(SKIN4, 2_000_000, 2, 2.5)],
@@ -378,6 +409,24 @@ mod tests {
             ..cpu.clone()
         };
         assert!(!markdown(&no_clock, &pal).contains("Cycles per vertex"));
+        // A kernel chosen by a trial says so, with each form's time.
+        let tried = CpuBench {
+            isa: "avx2+fma rows".into(),
+            bound_isa: "avx2+fma".into(),
+            trial: Some(KernelTrial {
+                vertices: 2048,
+                timed: vec![("avx2+fma".into(), 7.049), ("avx2+fma rows".into(), 5.5)],
+                chosen: "avx2+fma rows".into(),
+            }),
+            ..cpu.clone()
+        };
+        let md = markdown(&tried, &pal);
+        assert!(
+            md.contains("fast kernel: avx2+fma rows (the fastest of the AVX2 forms")
+                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50)"),
+            "{md}"
+        );
+        assert!(!markdown(&cpu, &pal).contains("timed trial"));
         let json = serde_json::to_string(&cpu).unwrap();
         let back: CpuBench = serde_json::from_str(&json).unwrap();
         assert_eq!(back, cpu);

@@ -23,7 +23,7 @@ mod measure;
 mod palette_build;
 
 pub use bound::{Binding, FmaPeak};
-pub use cpu::{cpu_tiers, CpuBench, CpuRow, Steadiness, TIERS};
+pub use cpu::{cpu_tiers, CpuBench, CpuRow, KernelTrial, Steadiness, TIERS};
 pub use markdown::{bounds_markdown, markdown};
 pub use palette_build::{palette_build, PaletteRow, PALETTE_JOINTS};
 

@@ -144,6 +144,8 @@ mod tests {
             mode: Mode::Quick,
             cpu: cpu.into(),
             isa: "avx2+fma".into(),
+            bound_isa: "avx2+fma".into(),
+            trial: None,
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row],

@@ -86,13 +86,54 @@ pub(super) fn prefetch_two<const HINT: i32>(p: *const i8) {
 }
 
 /// Vertices whose joint indices are checked at once; a multiple of 4.
-const BLOCK: usize = 8;
+pub(super) const BLOCK: usize = 8;
 
-/// The AVX2 skinning loop: blocks of `BLOCK` vertices whose indices are checked together, then
-/// skinned one at a time and stored plainly (see `streams` in the parent module); `blend` gives
-/// vertex v's matrix as two registers of columns, `scalar` does one vertex on the checked path.
-/// `ahead`: prefetch positions, joints and these weights (if any) [`PREFETCH_VERTICES`] ahead.
-/// `MOVES`: xor in place of the position's transform (see [`skin_avx2`]).
+/// The frame of the AVX2 skinning loops: blocks of [`BLOCK`] vertices whose joint indices (the
+/// first of each when `first_only`) are checked together; a block whose indices all lie in the
+/// palette goes to `block(b, out)` (vertices b..b + BLOCK, `out` the output's first float), after
+/// its inputs are prefetched when asked (`ahead`: positions, joints and these weights, if any,
+/// [`PREFETCH_VERTICES`] ahead); the other blocks and the tail go to `scalar`, one vertex at a
+/// time, on the checked path. At least one vertex is left after the last block, so a block may
+/// read one float past its last position.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)] // the kernels differ only in these arguments
+pub(super) fn checked_blocks(
+    pal: &[AlignedMat4],
+    pos: &[[f32; 3]],
+    jnt: &[[u32; 4]],
+    out: &mut [[f32; 3]],
+    first_only: bool,
+    ahead: Option<&[[f32; 4]]>,
+    scalar: impl Fn(usize) -> [f32; 3],
+    mut block: impl FnMut(usize, *mut f32),
+) {
+    let n = out.len();
+    assert!(pos.len() == n && jnt.len() == n);
+    assert!(ahead.is_none_or(|w| w.is_empty() || w.len() == n));
+    let last = _mm256_set1_epi32(len_u32(pal).wrapping_sub(1) as i32);
+    let mut b = 0;
+    while b + BLOCK < n && !pal.is_empty() {
+        // SAFETY: b + BLOCK <= n.
+        let ok = (b..b + BLOCK)
+            .step_by(4)
+            .all(|c| unsafe { indices_ok_256(jnt, c, last, first_only) });
+        if ok {
+            if let Some(wts) = ahead {
+                prefetch_block(pos, jnt, wts, b + PREFETCH_VERTICES);
+            }
+            block(b, out.as_mut_ptr().cast::<f32>());
+        } else {
+            fill(out, b..b + BLOCK, &scalar);
+        }
+        b += BLOCK;
+    }
+    fill(out, b..n, &scalar);
+}
+
+/// The column form's loop ([`checked_blocks`]): each vertex of a block skinned and stored plainly
+/// (see `streams` in the parent module); `blend` gives vertex v's matrix as two registers of
+/// columns. `MOVES`: xor in place of the position's transform (see [`skin_avx2`]).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)] // the kernels differ only in these arguments
@@ -106,42 +147,21 @@ fn skin_blocks_256<const MOVES: bool>(
     blend: impl Fn(usize) -> [__m256; 2],
     scalar: impl Fn(usize) -> [f32; 3],
 ) {
-    let n = out.len();
-    assert!(pos.len() == n && jnt.len() == n);
-    assert!(ahead.is_none_or(|w| w.is_empty() || w.len() == n));
-    let last = _mm256_set1_epi32(len_u32(pal).wrapping_sub(1) as i32);
-    let mut b = 0;
-    // Leave at least one vertex after the block: apply_cols reads one float past its vertex.
-    while b + BLOCK < n && !pal.is_empty() {
-        // SAFETY: b + BLOCK <= n.
-        let ok = (b..b + BLOCK)
-            .step_by(4)
-            .all(|c| unsafe { indices_ok_256(jnt, c, last, first_only) });
-        if !ok {
-            fill(out, b..b + BLOCK, &scalar);
-            b += BLOCK;
-            continue;
-        }
-        if let Some(wts) = ahead {
-            prefetch_block(pos, jnt, wts, b + PREFETCH_VERTICES);
-        }
-        // SAFETY: v + 1 < n for v < b + BLOCK.
-        let q = |v: usize| unsafe {
-            if MOVES {
-                xor_cols(blend(v), pos, v)
-            } else {
-                apply_cols(blend(v), pos, v)
-            }
-        };
-        let d = out.as_mut_ptr().cast::<f32>();
+    checked_blocks(pal, pos, jnt, out, first_only, ahead, scalar, |b, d| {
         for v in b..b + BLOCK {
-            // SAFETY: x, y, z of vertex v and x of vertex v + 1 (v + 1 < n) lie in out; the lane
-            // past z lands on the next vertex's x, which its own store writes next.
-            unsafe { _mm_storeu_ps(d.add(3 * v), q(v)) };
+            // SAFETY: checked_blocks leaves v + 1 < n, so apply_cols' read of one float past
+            // vertex v is in bounds; x, y, z of vertex v and x of vertex v + 1 lie in out, and the
+            // lane past z lands on the next vertex's x, which its own store writes next.
+            unsafe {
+                let q = if MOVES {
+                    xor_cols(blend(v), pos, v)
+                } else {
+                    apply_cols(blend(v), pos, v)
+                };
+                _mm_storeu_ps(d.add(3 * v), q);
+            }
         }
-        b += BLOCK;
-    }
-    fill(out, b..n, &scalar);
+    });
 }
 
 /// The AVX2 4-influence kernel on the column palette `cols` (`pal`, its rows, for the checked
@@ -281,8 +301,11 @@ pub(super) fn loads_meet_stores(pos: &[[f32; 3]], out: &[[f32; 3]]) -> bool {
 /// The static transform's matrix as broadcast rows: `rows[r][c]` is element (r, c) in every lane.
 type Rows = [[__m256; 4]; 3];
 
+/// [`Rows`] in 128-bit registers.
+type Rows128 = [[__m128; 4]; 3];
+
 /// 8 vertices' positions from `s` (24 floats) as x, y, z registers, transposed per 128-bit half
-/// (vertices 0-3 low, 4-7 high).
+/// (vertices 0-3 low, 4-7 high) as [`load_soa4`] does.
 ///
 /// # Safety
 /// `s..s + 24` is readable; no alignment needed.
@@ -307,6 +330,25 @@ unsafe fn load_soa(s: *const f32) -> [__m256; 3] {
     ]
 }
 
+/// 4 vertices' positions from `s` (12 floats) as x, y, z registers: the three loads hold
+/// (x0 y0 z0 x1), (y1 z1 x2 y2) and (z2 x3 y3 z3).
+///
+/// # Safety
+/// `s..s + 12` is readable; no alignment needed.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn load_soa4(s: *const f32) -> [__m128; 3] {
+    // SAFETY: the caller guarantees the 12 floats; loadu needs no alignment.
+    let [m0, m1, m2] = unsafe { [0, 1, 2].map(|i| _mm_loadu_ps(s.add(4 * i))) };
+    let xy = _mm_shuffle_ps::<0b10_01_11_10>(m1, m2);
+    let yz = _mm_shuffle_ps::<0b01_00_10_01>(m0, m1);
+    [
+        _mm_shuffle_ps::<0b10_00_11_00>(m0, xy),
+        _mm_shuffle_ps::<0b11_01_10_00>(yz, xy),
+        _mm_shuffle_ps::<0b11_00_11_01>(yz, m2),
+    ]
+}
+
 /// x, y, z of 8 vertices through the matrix: each output is `z r2 + (y r1 + (x r0 + r3))`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -320,6 +362,13 @@ fn transform_soa([x, y, z]: [__m256; 3], rows: &Rows) -> [__m256; 3] {
     })
 }
 
+/// [`transform_soa`] of 4 vertices.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn transform_soa4([x, y, z]: [__m128; 3], rows: &Rows128) -> [__m128; 3] {
+    rows.map(|r| _mm_fmadd_ps(z, r[2], _mm_fmadd_ps(y, r[1], _mm_fmadd_ps(x, r[0], r[3]))))
+}
+
 /// 8 vertices' x, y, z registers stored interleaved at `d` (24 floats), streaming when asked.
 ///
 /// # Safety
@@ -327,16 +376,24 @@ fn transform_soa([x, y, z]: [__m256; 3], rows: &Rows) -> [__m256; 3] {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn store_aos(d: *mut f32, [x, y, z]: [__m256; 3], stream: bool) {
-    let rxy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y);
-    let ryz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z);
-    let rzx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x);
-    let r03 = _mm256_shuffle_ps::<0b10_00_10_00>(rxy, rzx);
-    let r14 = _mm256_shuffle_ps::<0b11_01_10_00>(ryz, rxy);
-    let r25 = _mm256_shuffle_ps::<0b11_01_11_01>(rzx, ryz);
+    let [r03, r14, r25] = aos([x, y, z]);
+    // (r03 lo | r14 lo), (r25 lo | r03 hi), (r14 hi | r25 hi): 128-bit inserts and a blend, not
+    // vperm2f128, which a Zen 1 core splits into 8 operations (1 on later cores). The extract is in
+    // asm, or LLVM folds it and its insert back into a vperm2f128.
+    let r14_hi: __m128;
+    // SAFETY: a register-to-register extract; no memory, no flags.
+    unsafe {
+        std::arch::asm!(
+            "vextractf128 {hi}, {r}, 1",
+            hi = out(xmm_reg) r14_hi,
+            r = in(ymm_reg) r14,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
     let o = [
-        _mm256_permute2f128_ps::<0x20>(r03, r14),
-        _mm256_permute2f128_ps::<0x30>(r25, r03),
-        _mm256_permute2f128_ps::<0x31>(r14, r25),
+        _mm256_insertf128_ps::<1>(r03, _mm256_castps256_ps128(r14)),
+        _mm256_blend_ps::<0xF0>(r25, r03),
+        _mm256_insertf128_ps::<0>(r25, r14_hi),
     ];
     // SAFETY: as the caller guarantees; storeu needs no alignment.
     unsafe {
@@ -350,24 +407,68 @@ unsafe fn store_aos(d: *mut f32, [x, y, z]: [__m256; 3], stream: bool) {
     }
 }
 
-/// The static transform's steps: for each v of `steps`, vertices v..v+8 loaded, transformed and
-/// stored (streaming when `STREAM`, then also prefetching the positions `ahead` vertices from v).
-/// One loop per store kind, so that no step tests what the call already decided. Software
-/// pipelined: each step's loads and transposes come before the previous step's arithmetic, whose
-/// chain of FMAs and shuffles otherwise held the core's FP queue; on a Zen 2 core from L3 (200k
-/// vertices) 1.75-1.77 cycles a vertex against 1.89-1.90.
-///
-/// # Safety
-/// For every v of `steps`, `src + 3 v .. + 24` is readable and `dst + 3 v .. + 24` writable, and
-/// 32-byte aligned when `STREAM`.
+/// x, y, z registers interleaved back per 128-bit half: (x0 y0 z0 x1), (y1 z1 x2 y2),
+/// (z2 x3 y3 z3) of the vertices in each half.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn transform_steps<const STREAM: bool>(
-    rows: &Rows,
+fn aos([x, y, z]: [__m256; 3]) -> [__m256; 3] {
+    let rxy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y);
+    let ryz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z);
+    let rzx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x);
+    [
+        _mm256_shuffle_ps::<0b10_00_10_00>(rxy, rzx),
+        _mm256_shuffle_ps::<0b11_01_10_00>(ryz, rxy),
+        _mm256_shuffle_ps::<0b11_01_11_01>(rzx, ryz),
+    ]
+}
+
+/// 4 vertices' x, y, z registers stored interleaved at `d` (12 floats), streaming when asked.
+///
+/// # Safety
+/// `d..d + 12` is writable, and 16-byte aligned when `stream`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn store_aos4(d: *mut f32, [x, y, z]: [__m128; 3], stream: bool) {
+    let rxy = _mm_shuffle_ps::<0b10_00_10_00>(x, y);
+    let ryz = _mm_shuffle_ps::<0b11_01_11_01>(y, z);
+    let rzx = _mm_shuffle_ps::<0b11_01_10_00>(z, x);
+    let o = [
+        _mm_shuffle_ps::<0b10_00_10_00>(rxy, rzx),
+        _mm_shuffle_ps::<0b11_01_10_00>(ryz, rxy),
+        _mm_shuffle_ps::<0b11_01_11_01>(rzx, ryz),
+    ];
+    // SAFETY: as the caller guarantees; storeu needs no alignment.
+    unsafe {
+        for (i, o) in o.into_iter().enumerate() {
+            if stream {
+                _mm_stream_ps(d.add(4 * i), o);
+            } else {
+                _mm_storeu_ps(d.add(4 * i), o);
+            }
+        }
+    }
+}
+
+/// The static transform's steps: for each v of `steps`, a step's vertices from v loaded (`load`,
+/// from the step's first float), transformed and stored (`store`, to its first float, streaming
+/// when `STREAM`, then also prefetching the positions `ahead` vertices from v). One loop per store
+/// kind, so that no step tests what the call already decided. Software pipelined: each step's
+/// loads and transposes come before the previous step's arithmetic, whose chain of FMAs and
+/// shuffles otherwise held the core's FP queue; on a Zen 2 core from L3 (200k vertices) 1.75-1.77
+/// cycles a vertex against 1.89-1.90.
+///
+/// # Safety
+/// For every v of `steps`, the floats `load` reads from `src + 3 v` are readable and those `store`
+/// writes from `dst + 3 v` writable, and aligned as `store` needs when `STREAM`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn transform_steps<const STREAM: bool, T: Copy>(
     src: *const f32,
     dst: *mut f32,
     mut steps: impl Iterator<Item = usize>,
     ahead: isize,
+    load: impl Fn(*const f32) -> T,
+    store: impl Fn(*mut f32, T, bool),
 ) {
     let load = |v: usize| {
         if STREAM {
@@ -376,11 +477,10 @@ unsafe fn transform_steps<const STREAM: bool>(
             prefetch_two::<_MM_HINT_NTA>(src.wrapping_offset(3 * (v as isize + ahead)).cast());
         }
         // SAFETY: as the caller guarantees for v.
-        unsafe { load_soa(src.add(3 * v)) }
+        load(unsafe { src.add(3 * v) })
     };
-    // SAFETY (both): as the caller guarantees for v.
-    let store =
-        |v: usize, xyz| unsafe { store_aos(dst.add(3 * v), transform_soa(xyz, rows), STREAM) };
+    // SAFETY: as the caller guarantees for v.
+    let store = |v: usize, xyz| store(unsafe { dst.add(3 * v) }, xyz, STREAM);
     let Some(mut v) = steps.next() else {
         return;
     };
@@ -393,38 +493,87 @@ unsafe fn transform_steps<const STREAM: bool>(
     store(v, xyz);
 }
 
-/// The AVX2 static transform: 8 vertices per step, transposed to x/y/z registers and back; when
-/// streaming, positions are prefetched [`PREFETCH_VERTICES`] ahead, and the steps run from the
-/// last to the first where the loads would otherwise meet the stores (see [`ALIAS_WINDOW`]).
-/// Needs AVX2 and FMA; the slices have equal lengths.
+/// The AVX2 static transform: 8 vertices per step in 256-bit registers (`WIDE`) or 4 in 128-bit
+/// ones, transposed to x/y/z registers and back; when streaming, positions are prefetched
+/// [`PREFETCH_VERTICES`] ahead, and the steps run from the last to the first where the loads would
+/// otherwise meet the stores (see [`ALIAS_WINDOW`]). Needs AVX2 and FMA; the slices have equal
+/// lengths.
+///
+/// The 128-bit steps are the row family's: on a Zen 1 core, which splits each 256-bit operation
+/// in two, the 256-bit steps took 3.3-3.5 cycles a vertex from L2 (10k vertices).
 #[target_feature(enable = "avx2,fma")]
-pub(super) fn transform_avx2(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]], stream: bool) {
+pub(super) fn transform_avx2<const WIDE: bool>(
+    m: &Mat4,
+    pos: &[[f32; 3]],
+    out: &mut [[f32; 3]],
+    stream: bool,
+) {
     let n = out.len();
     assert_eq!(pos.len(), n);
+    let per = if WIDE { 8 } else { 4 };
     let c = m.to_cols_array_2d();
-    let e = |col: usize, row: usize| _mm256_set1_ps(c[col][row]);
-    let rows: Rows = [0, 1, 2].map(|r| [e(0, r), e(1, r), e(2, r), e(3, r)]);
     let src = pos.as_ptr().cast::<f32>();
     let dst = out.as_mut_ptr().cast::<f32>();
-    // Streaming stores need 32-byte aligned addresses: steps start at the first aligned vertex.
-    let head = if stream { head_to(out, 32, 8) } else { 0 };
+    // Streaming stores need aligned addresses (a register's width): steps start at the first
+    // aligned vertex.
+    let head = if stream {
+        head_to(out, 4 * per, per)
+    } else {
+        0
+    };
     super::portable::transform(m, &pos[..head], &mut out[..head]);
-    let full = head + (n - head) / 8 * 8;
-    let steps = (head..full).step_by(8);
-    // SAFETY: every step v covers vertices v..v+8 with head <= v and v + 8 <= full <= n, 24 floats
-    // in bounds of pos and of out; when streaming dst + 3 v is 32-byte aligned (out[head] is, and 8
-    // vertices are 96 bytes).
+    let full = head + (n - head) / per * per;
+    let steps = (head..full).step_by(per);
+    let backward = stream && loads_meet_stores(pos, out);
+    // SAFETY: every step v covers vertices v..v+per with head <= v and v + per <= full <= n, 3 per
+    // floats in bounds of pos and of out; when streaming dst + 3 v is aligned to the register's
+    // width (out[head] is, and per vertices are 3 widths).
     unsafe {
-        if !stream {
-            transform_steps::<false>(&rows, src, dst, steps, 0);
-        } else if loads_meet_stores(pos, out) {
-            transform_steps::<true>(&rows, src, dst, steps.rev(), -(PREFETCH_VERTICES as isize));
+        if WIDE {
+            let e = |col: usize, row: usize| _mm256_set1_ps(c[col][row]);
+            let rows: Rows = [0, 1, 2].map(|r| [e(0, r), e(1, r), e(2, r), e(3, r)]);
+            let load = |s| load_soa(s);
+            let store = |d, xyz, st| store_aos(d, transform_soa(xyz, &rows), st);
+            run_steps(stream, backward, src, dst, steps, load, store);
         } else {
-            transform_steps::<true>(&rows, src, dst, steps, PREFETCH_VERTICES as isize);
+            let e = |col: usize, row: usize| _mm_set1_ps(c[col][row]);
+            let rows: Rows128 = [0, 1, 2].map(|r| [e(0, r), e(1, r), e(2, r), e(3, r)]);
+            let load = |s| load_soa4(s);
+            let store = |d, xyz, st| store_aos4(d, transform_soa4(xyz, &rows), st);
+            run_steps(stream, backward, src, dst, steps, load, store);
         }
     }
     super::portable::transform(m, &pos[full..], &mut out[full..]);
     if stream {
         _mm_sfence();
+    }
+}
+
+/// [`transform_steps`] as the call asks: plain stores, or streaming ones, run backward when
+/// `backward`.
+///
+/// # Safety
+/// As [`transform_steps`] for every step.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_steps<T: Copy>(
+    stream: bool,
+    backward: bool,
+    src: *const f32,
+    dst: *mut f32,
+    steps: std::iter::StepBy<std::ops::Range<usize>>,
+    load: impl Fn(*const f32) -> T,
+    store: impl Fn(*mut f32, T, bool),
+) {
+    let ahead = PREFETCH_VERTICES as isize;
+    // SAFETY (all three): as the caller guarantees.
+    unsafe {
+        if !stream {
+            transform_steps::<false, T>(src, dst, steps, 0, load, store);
+        } else if backward {
+            transform_steps::<true, T>(src, dst, steps.rev(), -ahead, load, store);
+        } else {
+            transform_steps::<true, T>(src, dst, steps, ahead, load, store);
+        }
     }
 }

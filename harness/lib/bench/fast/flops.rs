@@ -28,6 +28,12 @@ pub enum Kernel {
 /// - static (`transform_avx2`, 8 vertices per step): 3 outputs x 3 FMA x 8 lanes x 2 = 144 per
 ///   step, 18 a vertex.
 ///
+/// AVX2 rows (`avx2_rows.rs`, 128-bit registers), per vertex:
+/// - blend (4 influences): rows 0-2 in 4 lanes each, 1 mul + 3 FMA each = 3 x (4 + 3 x 8) = 84.
+/// - apply: 3 muls of 4 lanes = 12.
+/// - lane sums per 4 vertices: `lane_sums` 3 adds x 4 lanes, 3 times = 36; 9 a vertex.
+/// - skin4 = 84 + 12 + 9 = 105; skin1 = 12 + 9 = 21; static as AVX2's (the same loop).
+///
 /// AVX-512 (`avx512.rs`), per vertex:
 /// - blend: 1 mul + 3 FMA of 16 lanes (the whole matrix, row 3 too) = 16 + 3 x 32 = 112.
 /// - apply: 1 mul of 16 lanes = 16.
@@ -40,6 +46,8 @@ pub fn flops_per_vertex(kernel: Kernel, isa: Isa) -> Option<u32> {
         (Isa::Portable, _) => None,
         (Isa::Avx2Fma, Kernel::Skin4) => Some(112 + 28),
         (Isa::Avx2Fma, Kernel::Skin1) => Some(28),
+        (Isa::Avx2Rows, Kernel::Skin4) => Some(84 + 12 + 9),
+        (Isa::Avx2Rows, Kernel::Skin1) => Some(12 + 9),
         (Isa::Avx512F, Kernel::Skin4) => Some(112 + 16 + 12),
         (Isa::Avx512F, Kernel::Skin1) => Some(16 + 12),
         (_, Kernel::Static) => Some(3 * 3 * 2),
@@ -52,18 +60,20 @@ const CHAINS: usize = 12;
 /// Loop turns of one peak call: about 0.1 ms at 2 FMAs per cycle and 3 GHz.
 const TURNS: usize = 1 << 14;
 
-/// Floating-point operations of one [`fma_peak`] call on `isa`, or None where it has no loop.
+/// Floating-point operations of one [`fma_peak`] call on `isa`, or None where it has no loop of
+/// its own (the portable family, and those measured by another's: [`Isa::bound_family`]).
 pub fn peak_flops(isa: Isa) -> Option<f64> {
     let lanes = match isa {
-        Isa::Portable => return None,
+        Isa::Portable | Isa::Avx2Rows => return None,
         Isa::Avx2Fma => 8,
         Isa::Avx512F => 16,
     };
     Some((TURNS * CHAINS * lanes * 2) as f64)
 }
 
-/// Runs [`peak_flops`]`(isa)` flops as independent FMAs of `isa`'s width (nothing for the
-/// portable kernels); timed, it gives the core's FMA throughput. Panics if the CPU lacks `isa`.
+/// Runs [`peak_flops`]`(isa)` flops as independent FMAs of `isa`'s width (nothing for a family
+/// without a loop of its own); timed, it gives the core's FMA throughput. Panics if the CPU lacks
+/// `isa`.
 pub fn fma_peak(isa: Isa) {
     super::check_isa(isa);
     match isa {

@@ -19,7 +19,10 @@
 //! summed together with in-lane shuffles (a 4x4 transpose). By columns, for AVX2: B is two 256-bit
 //! registers (columns 0-1, columns 2-3), and (c0|c1)(x|y) + (c2|c3)(z|1), its two halves added,
 //! is the output with no sums across lanes: fewer shuffles and no wait for four vertices, which
-//! made the AVX2 4-influence kernel about a quarter faster than the row form on the same core.
+//! made the AVX2 4-influence kernel about a quarter faster than the row form on a Zen 2 core. On a
+//! core that splits 256-bit operations in two (Zen 1) the AVX2 kernels by rows in 128-bit
+//! registers are faster (`avx2_rows`); which AVX2 form runs is decided by a timed trial
+//! ([`avx2_trial`]).
 
 use glam::Mat4;
 
@@ -27,6 +30,8 @@ use crate::rig::Mesh;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx2_rows;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod chunk;
@@ -36,12 +41,16 @@ mod portable;
 mod stream;
 #[cfg(test)]
 mod tests;
+mod trial;
+
+use std::sync::OnceLock;
 
 use chunk::par_chunks;
 pub use chunk::MIN_VERTICES_PER_THREAD;
 pub use flops::{flops_per_vertex, fma_peak, peak_flops, Kernel};
 pub use palette::{locals_f32, LocalTrs, PaletteBuilder};
 pub use stream::{stream_with, traffic};
+pub use trial::{Trial, TrialMesh};
 
 /// One palette matrix alone on a 64-byte cache line, stored by rows (row 0, 1, 2, 3: the columns
 /// of its transpose), so that each output coordinate is one 4-wide dot product.
@@ -181,21 +190,27 @@ impl AlignedPalette {
 pub enum Isa {
     /// glam vectors only: compiles and runs everywhere.
     Portable,
-    /// x86_64 AVX2 + FMA, 256-bit.
+    /// x86_64 AVX2 + FMA, 256-bit: skinning on the column palette.
     Avx2Fma,
+    /// x86_64 AVX2 + FMA in 128-bit registers: skinning on the row palette (`avx2_rows`), the
+    /// static transform 4 vertices a step; its memory bound's loop and FMA peak are
+    /// [`Isa::Avx2Fma`]'s ([`Isa::bound_family`]).
+    Avx2Rows,
     /// x86_64 AVX-512F, 512-bit: one whole matrix per register.
     Avx512F,
 }
 
 impl Isa {
-    pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2Fma, Isa::Avx512F];
+    pub const ALL: [Isa; 4] = [Isa::Portable, Isa::Avx2Fma, Isa::Avx2Rows, Isa::Avx512F];
 
     /// Whether this CPU runs the kernel (run-time feature detection).
     pub fn is_supported(self) -> bool {
         match self {
             Isa::Portable => true,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2Fma => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+            Isa::Avx2Fma | Isa::Avx2Rows => {
+                is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+            }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512F => is_x86_feature_detected!("avx512f"),
             #[cfg(not(target_arch = "x86_64"))]
@@ -203,16 +218,17 @@ impl Isa {
         }
     }
 
-    /// The fastest supported kernel.
+    /// The fastest family this CPU runs: AVX-512F where it has it (one whole matrix per
+    /// register), else the AVX2 form that won [`avx2_trial`], else the portable one.
     pub fn best() -> Isa {
-        Isa::ALL
-            .into_iter()
-            .rev()
-            .find(|i| i.is_supported())
-            .unwrap_or(Isa::Portable)
+        if Isa::Avx512F.is_supported() {
+            Isa::Avx512F
+        } else {
+            avx2_trial().map_or(Isa::Portable, |t| t.chosen)
+        }
     }
 
-    /// Every kernel this CPU runs, slowest first.
+    /// Every family this CPU runs, in [`Isa::ALL`]'s order.
     pub fn supported() -> Vec<Isa> {
         Isa::ALL.into_iter().filter(|i| i.is_supported()).collect()
     }
@@ -221,9 +237,36 @@ impl Isa {
         match self {
             Isa::Portable => "portable",
             Isa::Avx2Fma => "avx2+fma",
+            Isa::Avx2Rows => "avx2+fma rows",
             Isa::Avx512F => "avx512f",
         }
     }
+
+    /// The family whose loops bound this one's rows: its streaming loop (the same loads and stores
+    /// for the same traffic) and its FMA loop (the row kernels' 128-bit FMAs run on the same units
+    /// as the 256-bit ones, whose rate is the core's peak).
+    pub fn bound_family(self) -> Isa {
+        match self {
+            Isa::Avx2Rows => Isa::Avx2Fma,
+            isa => isa,
+        }
+    }
+}
+
+/// The timed trial between the two AVX2 skinning forms (`trial::run`, 4 influences, one
+/// thread), run once per process on first use; None where the CPU lacks AVX2 or FMA.
+pub fn avx2_trial() -> Option<&'static Trial> {
+    static TRIAL: OnceLock<Option<Trial>> = OnceLock::new();
+    TRIAL
+        .get_or_init(|| {
+            let forms = [Isa::Avx2Fma, Isa::Avx2Rows];
+            forms.iter().all(|f| f.is_supported()).then(|| {
+                trial::run(&forms, |isa, m, out| {
+                    skin_with(isa, &m.palette, &m.positions, &m.joints, &m.weights, out, 1)
+                })
+            })
+        })
+        .as_ref()
 }
 
 /// Outputs larger than this (in bytes, the whole call's) are written with non-temporal (streaming)
@@ -335,6 +378,9 @@ pub fn skin_with(
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
             Isa::Avx2Fma => unsafe { avx2::skin_avx2::<false>(pal, cols, p, j, w, out, prefetch) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+            Isa::Avx2Rows => unsafe { avx2_rows::skin_rows::<false>(pal, p, j, w, out, prefetch) },
             _ => {
                 let _ = stream; // the portable kernels do not stream
                 portable::skin(pal, p, j, w, out)
@@ -343,29 +389,38 @@ pub fn skin_with(
     });
 }
 
-/// The AVX2 4-influence kernel's loads and stores alone, on one thread: [`skin_with`]'s AVX2 loop
-/// (the same index checks, loads of indices, weights, palette and position, prefetches and stores)
-/// with xor in place of its arithmetic; how long moving the kernel's data through the core takes,
-/// as context for its bounds. The output is garbage. Panics without AVX2 and FMA, or on unequal
-/// lengths.
+/// An AVX2 4-influence kernel's loads and stores alone, on one thread: [`skin_with`]'s loop for
+/// `isa` (an AVX2 form: the same index checks, loads of indices, weights, palette and position,
+/// prefetches and stores) with xor in place of its arithmetic; how long moving the kernel's data
+/// through the core takes, as context for its bounds. The output is garbage. Panics unless `isa`
+/// is an AVX2 form this CPU runs, or on unequal lengths.
 pub fn skin4_moves(
+    isa: Isa,
     palette: &AlignedPalette,
     positions: &[[f32; 3]],
     joints: &[[u32; 4]],
     weights: &[[f32; 4]],
     out: &mut [[f32; 3]],
 ) {
-    check_isa(Isa::Avx2Fma);
+    assert!(
+        matches!(isa, Isa::Avx2Fma | Isa::Avx2Rows),
+        "fast::skin4_moves: {} is not an AVX2 form",
+        isa.name()
+    );
+    check_isa(isa);
     let n = out.len();
     check_lengths("fast::skin4_moves", n, positions, joints, weights);
+    let (pal, cols) = (palette.as_slice(), palette.cols());
+    let ahead = beyond_caches(n);
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-    unsafe {
-        let (pal, cols) = (palette.as_slice(), palette.cols());
-        avx2::skin_avx2::<true>(pal, cols, positions, joints, weights, out, beyond_caches(n));
+    // SAFETY (both): check_isa asserted that this CPU has AVX2 and FMA.
+    if isa == Isa::Avx2Rows {
+        unsafe { avx2_rows::skin_rows::<true>(pal, positions, joints, weights, out, ahead) }
+    } else {
+        unsafe { avx2::skin_avx2::<true>(pal, cols, positions, joints, weights, out, ahead) }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (palette, out); // check_isa has panicked
+    let _ = (pal, cols, ahead); // check_isa has panicked
 }
 
 /// Panics, naming `what`, unless positions, joints and weights all have `n` entries.
@@ -427,6 +482,9 @@ pub fn skin1_with(
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
             Isa::Avx2Fma => unsafe { avx2::skin1_avx2(pal, cols, p, j, out, prefetch) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+            Isa::Avx2Rows => unsafe { avx2_rows::skin1_rows(pal, p, j, out, prefetch) },
             _ => {
                 let _ = stream; // the portable kernels do not stream
                 portable::skin1(pal, p, j, out)
@@ -463,7 +521,10 @@ pub fn transform_with(
             Isa::Avx512F => unsafe { avx512::transform_avx512(m, p, out, stream) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { avx2::transform_avx2(m, p, out, stream) },
+            Isa::Avx2Fma => unsafe { avx2::transform_avx2::<true>(m, p, out, stream) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
+            Isa::Avx2Rows => unsafe { avx2::transform_avx2::<false>(m, p, out, stream) },
             _ => {
                 let _ = stream; // the portable kernels do not stream
                 portable::transform(m, p, out)

@@ -57,7 +57,7 @@ pub fn stream_with(
             Isa::Avx512F => unsafe { stream_avx512(p, w, out, stream) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { stream_avx2(p, w, out, stream) },
+            Isa::Avx2Fma | Isa::Avx2Rows => unsafe { stream_avx2(p, w, out, stream) },
             _ => xor_vertices(p, w, out, 0..out.len()),
         }
     });

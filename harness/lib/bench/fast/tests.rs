@@ -398,9 +398,14 @@ fn the_static_transform_runs_backward_where_its_loads_would_meet_its_stores() {
             avx2::loads_meet_stores(pos, out),
             past <= avx2::ALIAS_WINDOW
         );
-        transform_with(Isa::Avx2Fma, &m, pos, out, 1);
         let want = reference::transform(&m, pos);
-        assert!(max_abs_diff(out, &want) <= 1e-5, "{past} bytes past");
+        // Both widths of steps: 8 vertices in 256-bit registers, 4 in 128-bit ones.
+        for isa in [Isa::Avx2Fma, Isa::Avx2Rows] {
+            out.fill([f32::NAN; 3]);
+            transform_with(isa, &m, pos, out, 1);
+            let what = format!("{} {past} bytes past", isa.name());
+            assert!(max_abs_diff(out, &want) <= 1e-5, "{what}");
+        }
     }
 }
 
@@ -753,47 +758,143 @@ fn the_memory_bound_loop_moves_every_byte_of_its_slices_on_every_kernel() {
     assert_eq!(traffic(0), (12, 12));
 }
 
+/// What the column form's moves loop stores for vertex v: its x, y, z xor its weights' xor and,
+/// for each influence k with columns `c`, `c[i] ^ c[4 + i] ^ c[8 + i] ^ c[12 + i]`.
+fn moves_by_columns(palette: &AlignedPalette, mesh: &Mesh, v: usize) -> [u32; 3] {
+    let w = mesh.weights[v].iter().fold(0, |a, w| a ^ w.to_bits());
+    std::array::from_fn(|i| {
+        let cols = mesh.joints[v].iter().fold(0, |a, &j| {
+            let c = palette.cols()[j as usize].0.map(f32::to_bits);
+            a ^ c[i] ^ c[4 + i] ^ c[8 + i] ^ c[12 + i]
+        });
+        mesh.positions[v][i].to_bits() ^ w ^ cols
+    })
+}
+
+/// What the row form's moves loop stores for float f of the 4 vertices from q (a group of its
+/// loop): the xor of the 4 registers that would be summed into f, each of vertex v and row r being
+/// (x, y, z, 1) xor the weights' xor in lane 0 xor row r of v's 4 matrices; f's lane is f % 4.
+fn moves_by_rows(palette: &AlignedPalette, mesh: &Mesh, q: usize, f: usize) -> u32 {
+    let lane = f % 4;
+    (4 * (f / 4)..4 * (f / 4) + 4)
+        .map(|g| {
+            let (v, r) = (q + g / 3, g % 3);
+            let p = mesh.positions[v];
+            let p1 = [p[0], p[1], p[2], 1.0][lane].to_bits();
+            let w = if lane == 0 {
+                mesh.weights[v].iter().fold(0, |a, w| a ^ w.to_bits())
+            } else {
+                0
+            };
+            let rows = mesh.joints[v].iter().fold(0, |a, &j| {
+                a ^ palette.as_slice()[j as usize].0[4 * r + lane].to_bits()
+            });
+            p1 ^ w ^ rows
+        })
+        .fold(0, |a, x| a ^ x)
+}
+
 #[test]
-fn the_moves_loop_loads_every_input_the_avx2_kernel_loads() {
+fn the_moves_loops_load_every_input_their_avx2_kernels_load() {
     if !Isa::supported().contains(&Isa::Avx2Fma) {
         return;
     }
     let mut rng = Rng(12);
     let mats = random_palette(&mut rng, 9, 2.0);
     let palette = AlignedPalette::from(mats.as_slice());
-    // Past STREAM_BYTES too, where the loop prefetches.
-    for n in [3, 9, 40, 1001, STREAM_BYTES / 12 + 37] {
-        let mesh = random_mesh(&mut rng, n, 9, 4, 2.0);
-        let mut out = vec![[0f32; 3]; n];
-        skin4_moves(
-            &palette,
-            &mesh.positions,
-            &mesh.joints,
-            &mesh.weights,
-            &mut out,
-        );
-        let skinned = reference::skin(&mats, &mesh);
-        let mut moved = 0;
-        for (v, got) in out.iter().enumerate() {
-            let w = mesh.weights[v].iter().fold(0, |a, w| a ^ w.to_bits());
-            let want: [u32; 3] = std::array::from_fn(|i| {
-                let cols = mesh.joints[v].iter().fold(0, |a, &j| {
-                    let c = palette.cols()[j as usize].0.map(f32::to_bits);
-                    a ^ c[i] ^ c[4 + i] ^ c[8 + i] ^ c[12 + i]
-                });
-                mesh.positions[v][i].to_bits() ^ w ^ cols
-            });
-            if got.map(f32::to_bits) == want {
-                moved += 1;
-            } else {
-                // Only the scalar head and tail skin; any other vertex lost one of its loads.
-                let err = (0..3).map(|i| (got[i] as f64 - skinned[v][i] as f64).abs());
-                assert!(err.fold(0.0, f64::max) < 1e-4, "n {n} vertex {v}: {got:?}");
+    for isa in [Isa::Avx2Fma, Isa::Avx2Rows] {
+        // Past STREAM_BYTES too, where the loop prefetches.
+        for n in [3, 9, 40, 1001, STREAM_BYTES / 12 + 37] {
+            let mesh = random_mesh(&mut rng, n, 9, 4, 2.0);
+            let mut out = vec![[0f32; 3]; n];
+            let (p, j, w) = (&mesh.positions, &mesh.joints, &mesh.weights);
+            skin4_moves(isa, &palette, p, j, w, &mut out);
+            let skinned = reference::skin(&mats, &mesh);
+            let mut moved = 0;
+            for (v, got) in out.iter().enumerate() {
+                let want: [u32; 3] = if isa == Isa::Avx2Rows {
+                    let q = v / 4 * 4;
+                    std::array::from_fn(|i| {
+                        let f = 3 * (v - q) + i;
+                        if q + 4 <= n {
+                            moves_by_rows(&palette, &mesh, q, f)
+                        } else {
+                            0
+                        }
+                    })
+                } else {
+                    moves_by_columns(&palette, &mesh, v)
+                };
+                if got.map(f32::to_bits) == want {
+                    moved += 1;
+                } else {
+                    // Only the scalar head and tail skin; any other vertex lost one of its loads.
+                    let err = (0..3).map(|i| (got[i] as f64 - skinned[v][i] as f64).abs());
+                    let what = format!("{} n {n} vertex {v}: {got:?}", isa.name());
+                    assert!(err.fold(0.0, f64::max) < 1e-4, "{what}");
+                }
             }
+            assert!(
+                moved + 2 * 8 + 8 >= n,
+                "{} n {n}: {moved} vertices by the block loop",
+                isa.name()
+            );
         }
+    }
+}
+
+#[test]
+fn the_trial_chooses_the_family_that_ran_fastest() {
+    // The portable family's call is made slower by a wait: the trial must see it.
+    let slow = std::time::Duration::from_micros(200);
+    let families = [Isa::Portable, Isa::Avx2Fma];
+    let t = trial::run(&families, |isa, _, out| {
+        if isa == Isa::Portable {
+            std::thread::sleep(slow);
+        }
+        out[0] = [1.0; 3];
+    });
+    assert_eq!(t.chosen, Isa::Avx2Fma, "{t:?}");
+    assert_eq!(t.timed.len(), 2);
+    let per_vertex = slow.as_secs_f64() * 1e9 / TrialMesh::VERTICES as f64;
+    assert!(
+        t.timed[0].1 >= per_vertex && t.timed[1].1 < per_vertex,
+        "{t:?}"
+    );
+    // The trial's mesh is one the kernels skin as the oracle does.
+    let m = TrialMesh::new();
+    let mesh = Mesh {
+        positions: m.positions.clone(),
+        joints: m.joints.clone(),
+        weights: m.weights.clone(),
+        ..Default::default()
+    };
+    let want = reference::skin(&m.palette.to_mat4s(), &mesh);
+    for isa in Isa::supported() {
+        let mut out = vec![[f32::NAN; 3]; TrialMesh::VERTICES];
+        skin_with(
+            isa,
+            &m.palette,
+            &m.positions,
+            &m.joints,
+            &m.weights,
+            &mut out,
+            1,
+        );
+        assert!(max_abs_diff(&out, &want) < 1e-5, "{}", isa.name());
+    }
+    if let Some(t) = avx2_trial() {
+        assert_eq!(
+            Isa::best(),
+            if Isa::Avx512F.is_supported() {
+                Isa::Avx512F
+            } else {
+                t.chosen
+            }
+        );
         assert!(
-            moved + 2 * 8 + 8 >= n,
-            "n {n}: {moved} vertices by the block loop"
+            t.timed.iter().all(|(_, ns)| *ns > 0.0 && ns.is_finite()),
+            "{t:?}"
         );
     }
 }
@@ -802,7 +903,12 @@ fn the_moves_loop_loads_every_input_the_avx2_kernel_loads() {
 fn the_fma_peak_runs_its_flops_at_a_plausible_rate() {
     for isa in Isa::supported() {
         let Some(flops) = peak_flops(isa) else {
-            assert_eq!(isa, Isa::Portable);
+            assert!(
+                matches!(isa, Isa::Portable | Isa::Avx2Rows),
+                "{}",
+                isa.name()
+            );
+            assert_ne!(isa.bound_family(), Isa::Avx2Rows);
             continue;
         };
         let fastest = |f: &dyn Fn()| {

@@ -1,0 +1,104 @@
+//! A timed trial between kernel families on one small in-cache mesh: which runs faster on this core.
+//!
+//! The AVX2 skinning kernels come in two forms whose speed depends on the core, not on the
+//! instruction set: columns in 256-bit registers (fewer loads; faster where 256-bit operations are
+//! whole, as on Zen 2) and rows in 128-bit ones (fewer operations where they split in two, as on
+//! Zen 1). Rather than guess from the CPU's name, both are timed on 4-influence skinning; the
+//! winner's family also gives the static transform and 1-influence kernels their width.
+
+use std::time::Instant;
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::{AlignedPalette, Isa};
+
+/// Joints of the trial's palette.
+const JOINTS: usize = 32;
+/// Rounds of the trial: each family is timed once a round, in turn, and keeps its fastest time (a
+/// slower one had the core taken away part of the time).
+const ROUNDS: usize = 15;
+
+/// The outcome of one trial.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trial {
+    /// Each family with its fastest time, ns per vertex, in the order they were given.
+    pub timed: Vec<(Isa, f64)>,
+    /// The family with the fastest time.
+    pub chosen: Isa,
+}
+
+/// The trial's inputs: a palette of turned and moved joints, and a mesh whose vertices each take
+/// 4 neighbouring joints with unequal weights.
+pub struct TrialMesh {
+    pub palette: AlignedPalette,
+    pub positions: Vec<[f32; 3]>,
+    pub joints: Vec<[u32; 4]>,
+    pub weights: Vec<[f32; 4]>,
+}
+
+impl TrialMesh {
+    /// Vertices of the mesh: with its inputs and output about 110 KB, in the L2 cache of any
+    /// current core, so that the time is the core's alone.
+    pub const VERTICES: usize = 2048;
+
+    pub fn new() -> Self {
+        let mats: Vec<Mat4> = (0..JOINTS)
+            .map(|j| {
+                let a = j as f32 * 0.1;
+                Mat4::from_rotation_translation(Quat::from_rotation_y(a), Vec3::new(a, 1.0, -a))
+            })
+            .collect();
+        let spread = (JOINTS - 3) as f32 / Self::VERTICES as f32;
+        TrialMesh {
+            palette: AlignedPalette::from(mats.as_slice()),
+            positions: (0..TrialMesh::VERTICES)
+                .map(|v| [(v % 7) as f32 * 0.1, v as f32 * 1e-3, 0.5])
+                .collect(),
+            joints: (0..TrialMesh::VERTICES)
+                .map(|v| {
+                    let j = (v as f32 * spread) as u32;
+                    [j, j + 1, j + 2, j + 3]
+                })
+                .collect(),
+            weights: (0..TrialMesh::VERTICES)
+                .map(|v| {
+                    let t = (v % 10) as f32 * 0.01;
+                    [0.4 - t, 0.3, 0.2, 0.1 + t]
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Default for TrialMesh {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Times `run` for each of `families` in turn, [`ROUNDS`] times over, on the calling thread; the
+/// fastest family wins (the first of equals). `run(isa, mesh, out)` does one call of the kernel.
+pub fn run(families: &[Isa], mut run: impl FnMut(Isa, &TrialMesh, &mut [[f32; 3]])) -> Trial {
+    assert!(!families.is_empty(), "fast::trial: no family to time");
+    let mesh = TrialMesh::new();
+    let mut out = vec![[0f32; 3]; TrialMesh::VERTICES];
+    let mut fastest = vec![f64::INFINITY; families.len()];
+    for _ in 0..ROUNDS {
+        for (&isa, best) in families.iter().zip(&mut fastest) {
+            let start = Instant::now();
+            run(isa, &mesh, &mut out);
+            std::hint::black_box(&mut out);
+            *best = best.min(start.elapsed().as_secs_f64());
+        }
+    }
+    let timed: Vec<(Isa, f64)> = families
+        .iter()
+        .zip(&fastest)
+        .map(|(&isa, &s)| (isa, s * 1e9 / TrialMesh::VERTICES as f64))
+        .collect();
+    let chosen = timed
+        .iter()
+        .fold(timed[0], |a, &b| if b.1 < a.1 { b } else { a })
+        .0;
+    Trial { timed, chosen }
+}
