@@ -172,8 +172,10 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         cpu: cpu_model(),
         isa: isa.name().to_string(),
         bound_isa: isa.bound_family().name().to_string(),
-        trial: fast::avx2_trial()
-            .filter(|t| t.chosen == isa)
+        // Only where an AVX2 form runs: elsewhere no trial chose the kernel.
+        trial: matches!(isa, Isa::Avx2Fma | Isa::Avx2Rows)
+            .then(fast::avx2_trial)
+            .flatten()
             .map(KernelTrial::of),
         available_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         thread_counts: vec![1, 2],

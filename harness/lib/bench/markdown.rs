@@ -73,7 +73,7 @@ fn cycles_line(cpu: &CpuBench) -> Option<String> {
     })
 }
 
-/// How the fast kernel was chosen, where a trial chose it: " (the faster ... : a 5.1, b 6.3)".
+/// How the fast kernel was chosen, where a trial chose it: " (the fastest ...: a 5.10, b 6.30)".
 fn trial_note(cpu: &CpuBench) -> String {
     let Some(t) = &cpu.trial else {
         return String::new();
@@ -409,8 +409,16 @@ mod tests {
             ..cpu.clone()
         };
         assert!(!markdown(&no_clock, &pal).contains("Cycles per vertex"));
-        // A kernel chosen by a trial says so, with each form's time.
+        // A kernel chosen by a trial says so, with each form's time; its rows' memory bound is
+        // the bound family's loop, found by that name.
+        let bound = format!("{}, avx2+fma kernel", memory_bound_tier(44, 12));
+        let mut rows = cpu.rows.clone();
+        rows.extend([
+            row(&bound, 2_000_000, 1, 2.0),
+            row(&bound, 2_000_000, 2, 1.6),
+        ]);
         let tried = CpuBench {
+            rows,
             isa: "avx2+fma rows".into(),
             bound_isa: "avx2+fma".into(),
             trial: Some(KernelTrial {
@@ -423,7 +431,8 @@ mod tests {
         let md = markdown(&tried, &pal);
         assert!(
             md.contains("fast kernel: avx2+fma rows (the fastest of the AVX2 forms")
-                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50)"),
+                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50)")
+                && md.contains("its memory bound in the same run (what this machine's memory allows): 2M 1.25x"),
             "{md}"
         );
         assert!(!markdown(&cpu, &pal).contains("timed trial"));

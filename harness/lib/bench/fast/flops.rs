@@ -25,14 +25,16 @@ pub enum Kernel {
 ///   2 x (8 + 3 x 16) = 112 (the 4 lanes of row 3 included: the instructions compute them).
 /// - apply: 1 mul of 8 lanes + 1 FMA of 8 lanes + 1 add of 4 lanes = 8 + 16 + 4 = 28.
 /// - skin4 = 112 + 28 = 140; skin1 (no blend) = 28.
-/// - static (`transform_avx2`, 8 vertices per step): 3 outputs x 3 FMA x 8 lanes x 2 = 144 per
+/// - static (`transform_avx2::<true>`, 8 vertices per step): 3 outputs x 3 FMA x 8 lanes x 2 = 144 per
 ///   step, 18 a vertex.
 ///
 /// AVX2 rows (`avx2_rows.rs`, 128-bit registers), per vertex:
 /// - blend (4 influences): rows 0-2 in 4 lanes each, 1 mul + 3 FMA each = 3 x (4 + 3 x 8) = 84.
 /// - apply: 3 muls of 4 lanes = 12.
 /// - lane sums per 4 vertices: `lane_sums` 3 adds x 4 lanes, 3 times = 36; 9 a vertex.
-/// - skin4 = 84 + 12 + 9 = 105; skin1 = 12 + 9 = 21; static as AVX2's (the same loop).
+/// - skin4 = 84 + 12 + 9 = 105; skin1 = 12 + 9 = 21.
+/// - static (`transform_avx2::<false>`, 4 vertices per step): 3 outputs x 3 FMA x 4 lanes x 2 =
+///   72 per step, 18 a vertex.
 ///
 /// AVX-512 (`avx512.rs`), per vertex:
 /// - blend: 1 mul + 3 FMA of 16 lanes (the whole matrix, row 3 too) = 16 + 3 x 32 = 112.
