@@ -33,8 +33,8 @@ pub enum Kernel {
 /// - apply: 3 muls of 4 lanes = 12.
 /// - lane sums per 4 vertices: `lane_sums` 3 adds x 4 lanes, 3 times = 36; 9 a vertex.
 /// - skin4 = 84 + 12 + 9 = 105; skin1 = 12 + 9 = 21.
-/// - static (`transform_avx2::<false>`, 4 vertices per step): 3 outputs x 3 FMA x 4 lanes x 2 =
-///   72 per step, 18 a vertex.
+/// - static (`transform_avx2::<false>`, 4 vertices per step): 3 outputs x (2 FMA + 1 mul + 1 add)
+///   x 4 lanes = 72 per step, 18 a vertex.
 ///
 /// AVX-512 (`avx512.rs`), per vertex:
 /// - blend: 1 mul + 3 FMA of 16 lanes (the whole matrix, row 3 too) = 16 + 3 x 32 = 112.
