@@ -1,9 +1,10 @@
 //! A timed trial between kernel families on one small in-cache mesh: which runs faster on this core.
 //!
 //! The AVX2 skinning kernels come in two forms whose speed depends on the core, not on the
-//! instruction set: columns in 256-bit registers (fewer loads; faster where 256-bit operations are
-//! whole, as on Zen 2) and rows in 128-bit ones (fewer operations where they split in two, as on
-//! Zen 1). Rather than guess from the CPU's name, both are timed on 4-influence skinning; the
+//! instruction set: columns in 256-bit registers (fewer loads, for cores whose 256-bit operations
+//! are whole; the form chosen on Zen 2, where this row form was not measured) and rows in 128-bit
+//! ones (fewer operations where they split in two: faster on Zen 1). Rather than guess from the
+//! CPU's name, both are timed on 4-influence skinning; the
 //! winner's family also gives the static transform and 1-influence kernels their width.
 
 use std::time::Instant;
