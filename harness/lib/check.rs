@@ -533,6 +533,7 @@ fn render_matches_golden(input: &Input) -> Outcome {
         tolerance: golden::Tolerance {
             metric: g.metric,
             channel_tolerance: g.channel_tolerance,
+            subpixel: g.subpixel,
             max_differing_pixels: g.max_differing_pixels,
             flip_max_mean: g.flip_max_mean,
             flip_percentile: g.flip_percentile,

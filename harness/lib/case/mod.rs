@@ -301,6 +301,10 @@ pub struct GoldenSpec {
     /// Largest per-channel difference (0-255) that still counts as equal.
     #[serde(default = "default_channel_tolerance")]
     pub channel_tolerance: u8,
+    /// Whether a pixel beyond the channel tolerance that a sub-pixel shift of the golden explains
+    /// still counts as equal (how conformant GPUs differ); false compares pixel by pixel.
+    #[serde(default = "yes")]
+    pub subpixel: bool,
     /// How many pixels may exceed the channel tolerance.
     #[serde(default)]
     pub max_differing_pixels: u64,
@@ -329,6 +333,7 @@ impl Default for GoldenSpec {
         Self {
             name: None,
             channel_tolerance: default_channel_tolerance(),
+            subpixel: true,
             max_differing_pixels: 0,
             compare: true,
             metric: channel(),

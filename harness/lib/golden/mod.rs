@@ -312,9 +312,10 @@ pub fn measure(
     expected: &RgbaImage,
     actual: &RgbaImage,
     threshold: u8,
+    subpixel: bool,
     percentile: f64,
 ) -> (compare::ImageDiff, f64, f64) {
-    let d = compare::diff_images(expected, actual, threshold);
+    let d = compare::diff_images_with(expected, actual, threshold, subpixel);
     let (mean, p) = if d.max_channel == 0 {
         (0.0, 0.0)
     } else {
@@ -493,8 +494,8 @@ mod tests {
         for x in 0..32 {
             b.put_pixel(x, 16, Rgba([255, 0, 128, 255]));
         }
-        assert_eq!(measure(&a, &a, 0, 0.99).1, 0.0);
-        let (d, mean, p) = measure(&a, &b, 0, 0.99);
+        assert_eq!(measure(&a, &a, 0, false, 0.99).1, 0.0);
+        let (d, mean, p) = measure(&a, &b, 0, false, 0.99);
         assert_eq!(d.differing, 32);
         assert!(mean > 0.0 && p > mean, "{mean} {p}");
     }

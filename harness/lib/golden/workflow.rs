@@ -58,6 +58,8 @@ pub struct Adapter<'a> {
 pub struct Tolerance {
     pub metric: Metric,
     pub channel_tolerance: u8,
+    /// Forgive pixels that a sub-pixel shift explains (`compare::shift_explains`).
+    pub subpixel: bool,
     pub max_differing_pixels: u64,
     pub flip_max_mean: f64,
     pub flip_percentile: f64,
@@ -141,6 +143,10 @@ impl Tolerance {
 
     fn figure(&self, m: &Measured) -> String {
         match self.metric {
+            Metric::Channel if m.diff.shifted > 0 => format!(
+                "{} px ({} more within a sub-pixel shift)",
+                m.diff.differing, m.diff.shifted
+            ),
             Metric::Channel => format!("{} px", m.diff.differing),
             Metric::Flip => format!("FLIP {:.4}", m.mean),
         }
@@ -157,8 +163,18 @@ impl Tolerance {
                 "{shown} is {ew}x{eh} pixels, the render {aw}x{ah} (render.width and render.height): every pixel counts as differing"
             ),
             Metric::Channel => format!(
-                "{} pixels differ from {shown} by more than {} per channel (allowed: {}; largest channel difference {}; FLIP mean {mean:.4})",
-                d.differing, self.channel_tolerance, self.max_differing_pixels, d.max_channel
+                "{} pixels differ from {shown} by more than {} per channel{} (allowed: {}; largest channel difference {}; FLIP mean {mean:.4})",
+                d.differing,
+                self.channel_tolerance,
+                match (self.subpixel, d.shifted) {
+                    (false, _) => String::new(),
+                    (true, 0) => " where no sub-pixel shift explains them".into(),
+                    (true, n) => format!(
+                        " where no sub-pixel shift explains them ({n} more are explained)"
+                    ),
+                },
+                self.max_differing_pixels,
+                d.max_channel
             ),
             Metric::Flip => format!(
                 "FLIP against {shown}: mean {mean:.4} (allowed {}), {:.0}th percentile {p:.4} (allowed {}); {} pixels differ",
@@ -269,8 +285,13 @@ impl Goldens {
         };
         let (verdict, diff_image) = match &expected {
             Some(e) => {
-                let (diff, mean, percentile) =
-                    measure(e, actual, t.channel_tolerance, t.flip_percentile);
+                let (diff, mean, percentile) = measure(
+                    e,
+                    actual,
+                    t.channel_tolerance,
+                    t.subpixel,
+                    t.flip_percentile,
+                );
                 let m = Measured {
                     diff,
                     mean,

@@ -38,7 +38,12 @@ impl Selection {
 
 /// `llvmpipe (LLVM 15.0.6, 256 bits)` -> `llvmpipe`; `NVIDIA H200` -> `nvidia-h200`.
 pub fn short_name(name: &str) -> String {
-    let head = name.split('(').next().unwrap_or(name).trim();
+    // Trademark signs would cut the name at their bracket; what follows `(` or `/` is detail
+    // (`llvmpipe (LLVM 15.0.6, 256 bits)`, NVIDIA's GL renderer `NVIDIA H200/PCIe/SSE2`).
+    let name = ["(R)", "(r)", "(TM)", "(tm)"]
+        .iter()
+        .fold(name.to_string(), |n, mark| n.replace(mark, ""));
+    let head = name.split(['(', '/']).next().unwrap_or(&name).trim();
     let s: String = head
         .chars()
         .map(|c| {
@@ -59,6 +64,25 @@ pub fn short_name(name: &str) -> String {
     } else {
         s
     }
+}
+
+/// Why naga cannot write a GL adapter's compute or storage-buffer shaders, where the context's
+/// version explains it: desktop OpenGL below 4.3 (GLSL 4.30 brought both). wgpu asks EGL for
+/// OpenGL 3.3 wherever the driver offers desktop OpenGL, and NVIDIA's returns exactly that; the
+/// driver's extensions that add them are not what naga writes for. `None` for any other adapter.
+pub fn gl_context_limit(backend: &str, driver_info: &str) -> Option<String> {
+    if backend != "gl" {
+        return None;
+    }
+    // Desktop GL_VERSION starts with the version (`3.3.0 NVIDIA 580.159.04`); GLES's with `OpenGL ES`.
+    let mut parts = driver_info.split([' ', '.']);
+    let major: u32 = parts.next()?.parse().ok()?;
+    let minor: u32 = parts.next()?.parse().ok()?;
+    ((major, minor) < (4, 3)).then(|| {
+        format!(
+            "this adapter's context is desktop OpenGL {major}.{minor} (GL_VERSION `{driver_info}`), for which naga writes GLSL {major}{minor}0: it has no compute shaders or storage buffers (GLSL 4.30 has both). wgpu asks EGL for OpenGL 3.3 wherever the driver offers desktop OpenGL, and this driver returns exactly that; the same GPU's Vulkan adapter is not limited so"
+        )
+    })
 }
 
 /// Every adapter on the selected backends whose name matches, each once, with unique tags.
@@ -134,7 +158,12 @@ pub fn again(adapter: &wgpu::Adapter) -> Option<wgpu::Adapter> {
 pub fn instance(selection: &Selection) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = selection.backends;
-    desc.flags = wgpu::InstanceFlags::default().with_env();
+    // The harness makes no indirect draws or dispatches, and wgpu's pipelines that validate them
+    // are compute shaders: on a GL context without them (NVIDIA's EGL gives wgpu desktop GL 3.3)
+    // they fail to build and no device can be made ("Parent device is lost"). The variable
+    // WGPU_VALIDATION_INDIRECT_CALL=1 still turns them on.
+    desc.flags =
+        (wgpu::InstanceFlags::default() - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL).with_env();
     desc.backend_options = desc.backend_options.with_env();
     wgpu::Instance::new(desc)
 }
@@ -151,5 +180,23 @@ mod tests {
             short_name("AMD Radeon RX 7900 XTX (RADV NAVI31)"),
             "amd-radeon-rx-7900-xtx"
         );
+        assert_eq!(short_name("NVIDIA H200/PCIe/SSE2"), "nvidia-h200");
+        assert_eq!(
+            short_name("Mesa Intel(R) UHD Graphics 630 (CFL GT2)"),
+            "mesa-intel-uhd-graphics-630"
+        );
+        assert_eq!(short_name("(R)"), "adapter");
+    }
+
+    #[test]
+    fn desktop_gl_below_4_3_is_named() {
+        let note = gl_context_limit("gl", "3.3.0 NVIDIA 580.159.04").unwrap();
+        assert!(
+            note.contains("desktop OpenGL 3.3") && note.contains("GLSL 330"),
+            "{note}"
+        );
+        assert!(gl_context_limit("gl", "4.5 (Core Profile) Mesa 22.3.6").is_none());
+        assert!(gl_context_limit("gl", "OpenGL ES 3.2 Mesa 22.3.6").is_none());
+        assert!(gl_context_limit("vulkan", "3.3.0").is_none());
     }
 }

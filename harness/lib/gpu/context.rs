@@ -188,9 +188,19 @@ impl Context {
 
     /// The module, then each pipeline in its own error scope; `step` names each as it starts.
     fn build_pipelines(&self, shader: &Shader, step: &dyn Fn(String)) -> Pipelines {
-        let text = |e: GpuError| match e {
-            GpuError::Validation(m) | GpuError::OutOfMemory(m) => BuildError(m),
-            other => BuildError(other.to_string()),
+        // naga's "The selected version doesn't support ..." says what, not why.
+        let limit = super::adapter::gl_context_limit(&self.info.backend, &self.info.driver_info);
+        let text = |e: GpuError| {
+            let m = match e {
+                GpuError::Validation(m) | GpuError::OutOfMemory(m) => m,
+                other => other.to_string(),
+            };
+            match &limit {
+                Some(why) if m.contains("selected version doesn't support") => {
+                    BuildError(format!("{m}\n  why: {why}"))
+                }
+                _ => BuildError(m),
+            }
         };
         step(MODULE_STEP.into());
         let module = match self

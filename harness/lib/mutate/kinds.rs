@@ -265,7 +265,7 @@ fn constant_perturbed(s: &Sites) -> Vec<Candidate> {
             candidate(
                 format!("{what} perturbed: {text} -> {new}{suffix}"),
                 if in_vertex {
-                    "a golden compared with channel_tolerance: 0 over a long tint gradient (e.g. a chain of 8 joints, 256 vertices, a bend at joint 3, 128x128): a perturbation below one 8-bit step only flips the rounding of some pixels where joints.x is 4 or more"
+                    "a golden compared with channel_tolerance: 0 and subpixel: false over a long tint gradient (e.g. a chain of 8 joints, 256 vertices, a bend at joint 3, 128x128): a perturbation below one 8-bit step only flips the rounding of some pixels where joints.x is 4 or more"
                 } else {
                     "a posed case with large translations (long segments or a translated joint) and a tight tolerance (max_abs_error 1e-5 or less)"
                 },
