@@ -77,12 +77,19 @@ pub struct ImageDiff {
     /// Pixels beyond the threshold that a sub-pixel shift explains (see [`shift_explains`]); 0
     /// where shifts are not forgiven.
     pub shifted: u64,
+    /// Whether shifts were looked for: asked, and at most [`SHIFT_SEARCH_SHARE`] of the pixels
+    /// beyond the threshold.
+    pub shift_searched: bool,
     /// Largest channel difference anywhere.
     pub max_channel: u8,
     /// Red where a pixel differs, yellow where a shift explains it, the expected image dimmed
     /// elsewhere.
     pub image: RgbaImage,
 }
+
+/// Above one pixel in this many beyond the threshold, no shift is looked for: a shift moves
+/// edges and ramps, not whole areas, and the search costs about 15 us a pixel.
+pub const SHIFT_SEARCH_SHARE: u64 = 64;
 
 /// Steps per pixel of the sub-pixel search along one axis (the other is solved exactly).
 const SHIFT_STEPS: u32 = 64;
@@ -112,20 +119,31 @@ pub fn diff_images_with(
         return ImageDiff {
             differing: (w as u64 * h as u64).max(1),
             shifted: 0,
+            shift_searched: false,
             max_channel: 255,
             image: RgbaImage::from_pixel(w, h, Rgba([255, 0, 0, 255])),
         };
     }
+    let channel = |x, y| {
+        let (e, a) = (expected.get_pixel(x, y), actual.get_pixel(x, y));
+        (0..4).map(|c| e[c].abs_diff(a[c])).max().unwrap_or(0)
+    };
+    let (w, h) = actual.dimensions();
+    let beyond = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| channel(x, y) > threshold)
+        .count() as u64;
+    let search = subpixel && beyond * SHIFT_SEARCH_SHARE <= w as u64 * h as u64;
     let (mut differing, mut shifted) = (0, 0);
     let mut max_channel = 0u8;
-    let mut image = RgbaImage::new(actual.width(), actual.height());
+    let mut image = RgbaImage::new(w, h);
     for (x, y, out) in image.enumerate_pixels_mut() {
         let (e, a) = (expected.get_pixel(x, y), actual.get_pixel(x, y));
-        let d = (0..4).map(|c| e[c].abs_diff(a[c])).max().unwrap_or(0);
+        let d = channel(x, y);
         max_channel = max_channel.max(d);
         *out = if d <= threshold {
             Rgba([e[0] / 4, e[1] / 4, e[2] / 4, 255])
-        } else if subpixel
+        } else if search
             && shift_explains(expected, x, y, a.0, threshold)
             && shift_explains(actual, x, y, e.0, threshold)
         {
@@ -139,6 +157,7 @@ pub fn diff_images_with(
     ImageDiff {
         differing,
         shifted,
+        shift_searched: search,
         max_channel,
         image,
     }
@@ -251,15 +270,12 @@ mod tests {
         assert_eq!(diff_images(&a, &RgbaImage::new(3, 2), 0).differing, 6);
     }
 
-    /// A 4x1 ramp 0, 100, 200, 250 (grey, opaque).
+    /// A grey ramp along x, 0, 100, 200, then 250 up to x = 15, 8 rows (opaque).
     fn ramp() -> RgbaImage {
-        let mut img = RgbaImage::new(4, 2);
-        for (x, v) in [0u8, 100, 200, 250].into_iter().enumerate() {
-            for y in 0..2 {
-                img.put_pixel(x as u32, y, Rgba([v, v, v, 255]));
-            }
-        }
-        img
+        RgbaImage::from_fn(16, 8, |x, _| {
+            let v = [0u8, 100, 200, 250][x.min(3) as usize];
+            Rgba([v, v, v, 255])
+        })
     }
 
     #[test]
@@ -306,5 +322,19 @@ mod tests {
         assert_eq!((d.differing, d.shifted), (1, 1));
         assert_eq!(d.image.get_pixel(1, 0), &Rgba([255, 255, 0, 255]));
         assert_eq!(d.image.get_pixel(2, 1), &Rgba([255, 0, 0, 255]));
+        assert!(d.shift_searched && !strict.shift_searched);
+    }
+
+    #[test]
+    fn no_shift_is_searched_where_whole_areas_differ() {
+        // 8x8 = 64 pixels: one beyond the threshold is searched, two are not.
+        let golden = RgbaImage::from_pixel(8, 8, Rgba([100, 100, 100, 255]));
+        let mut actual = golden.clone();
+        actual.put_pixel(3, 3, Rgba([180, 180, 180, 255]));
+        let d = diff_images_with(&golden, &actual, 1, true);
+        assert!(d.shift_searched && d.differing == 1);
+        actual.put_pixel(5, 5, Rgba([180, 180, 180, 255]));
+        let d = diff_images_with(&golden, &actual, 1, true);
+        assert!(!d.shift_searched && d.differing == 2);
     }
 }

@@ -166,10 +166,14 @@ impl Tolerance {
                 "{} pixels differ from {shown} by more than {} per channel{} (allowed: {}; largest channel difference {}; FLIP mean {mean:.4})",
                 d.differing,
                 self.channel_tolerance,
-                match (self.subpixel, d.shifted) {
-                    (false, _) => String::new(),
-                    (true, 0) => " where no sub-pixel shift explains them".into(),
-                    (true, n) => format!(
+                match (self.subpixel, d.shift_searched, d.shifted) {
+                    (false, _, _) => String::new(),
+                    (true, false, _) => format!(
+                        " (more than 1 pixel in {}: no sub-pixel shift was looked for)",
+                        crate::compare::SHIFT_SEARCH_SHARE
+                    ),
+                    (true, true, 0) => " where no sub-pixel shift explains them".into(),
+                    (true, true, n) => format!(
                         " where no sub-pixel shift explains them ({n} more are explained)"
                     ),
                 },
