@@ -166,9 +166,9 @@ pub fn diff_images_with(
 /// Whether `image`, sampled at a point less than one pixel from the centre of pixel (x, y), gives
 /// `value` within `threshold` in every channel (and half a step more, the render's 8-bit
 /// rounding): some bilinear blend of one of the four 2x2 blocks of pixels that hold (x, y), with
-/// the same weights for all four channels, each weight up to [`OVERSHOOT`] past 0 or 1. A blend of a block with a transparent pixel keeps alpha
-/// 255 only at weight 0 on it, so colour across a silhouette comes from the covered side, and a
-/// colour that no neighbour has is never explained.
+/// the same weights for all four channels, each weight up to [`OVERSHOOT`] past 0 or 1. A blend
+/// of a block with a transparent pixel keeps alpha 255 only at weight 0 on it, so colour across a
+/// silhouette comes from the covered side, and a colour that no neighbour has is never explained.
 pub fn shift_explains(image: &RgbaImage, x: u32, y: u32, value: [u8; 4], threshold: u8) -> bool {
     let (w, h) = image.dimensions();
     let corners = [
@@ -202,8 +202,8 @@ pub fn shift_explains(image: &RgbaImage, x: u32, y: u32, value: [u8; 4], thresho
         })
 }
 
-/// Whether some s in [-OVERSHOOT, 1 + OVERSHOOT] puts `from + (to - from) * s` within `limit` of `target` in every
-/// channel at once: the intersection of each channel's interval of s.
+/// Whether some s in [-OVERSHOOT, 1 + OVERSHOOT] puts `from + (to - from) * s` within `limit` of
+/// `target` in every channel at once: the intersection of each channel's interval of s.
 fn blend_reaches(from: [f32; 4], to: [f32; 4], target: [f32; 4], limit: f32) -> bool {
     let (mut lo, mut hi) = (-OVERSHOOT, 1.0 + OVERSHOOT);
     for c in 0..4 {

@@ -74,7 +74,7 @@ pub fn gl_context_limit(backend: &str, driver_info: &str) -> Option<String> {
     if backend != "gl" {
         return None;
     }
-    // Desktop GL_VERSION starts with the version (`3.3.0 NVIDIA 580.159.04`); GLES's with `OpenGL ES`.
+    // Desktop GL_VERSION starts with the version (`3.3.0 NVIDIA 580.159.04`), GLES's with `OpenGL`.
     let mut parts = driver_info.split([' ', '.']);
     let major: u32 = parts.next()?.parse().ok()?;
     let minor: u32 = parts.next()?.parse().ok()?;
