@@ -132,6 +132,7 @@ const CASE_INPUTS: &[(&str, &str, &str)] = &[
     ("backend list that never matches", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\nexpect:\n  - backend: vulkan,gl\n    check: posed_matches_cpu\n    status: fail\n    reason: x\n", "expect[0].backend"),
     ("golden name with a path", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  name: ../other\n", "golden.name"),
     ("channel tolerance beyond u8", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  channel_tolerance: 300\n", "golden.channel_tolerance"),
+    ("sub-pixel switch as a word", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  subpixel: yes\n", "golden.subpixel"),
     ("percentile beyond 1", "skeleton: { joints: 3 }\nmesh: { vertices: 3 }\ngolden:\n  flip_percentile: 1.5\n", "golden.flip_percentile"),
 ];
 
