@@ -234,6 +234,10 @@ pub struct Review {
     pub diff: Option<String>,
     pub metric: Metric,
     pub differing_pixels: u64,
+    /// Pixels beyond the channel tolerance that a sub-pixel shift explains (not in
+    /// `differing_pixels`).
+    #[serde(default)]
+    pub shifted_pixels: u64,
     pub max_channel: u8,
     pub flip_mean: f64,
     /// The FLIP value at `flip_percentile`.

@@ -258,6 +258,7 @@ impl Goldens {
             diff: None,
             metric: t.metric,
             differing_pixels: 0,
+            shifted_pixels: 0,
             max_channel: 0,
             flip_mean: 0.0,
             flip_percentile_value: 0.0,
@@ -302,6 +303,7 @@ impl Goldens {
                     percentile,
                 };
                 review.differing_pixels = m.diff.differing;
+                review.shifted_pixels = m.diff.shifted;
                 review.max_channel = m.diff.max_channel;
                 review.flip_mean = m.mean;
                 review.flip_percentile_value = m.percentile;

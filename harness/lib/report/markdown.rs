@@ -292,8 +292,9 @@ impl Report {
                 );
                 let _ = writeln!(
                     md,
-                    "{} pixels beyond the channel tolerance, largest channel difference {}; FLIP mean {:.4}, {:.0}th percentile {:.4}; decided by {}.\n",
+                    "{} pixels beyond the channel tolerance ({} more within a sub-pixel shift), largest channel difference {}; FLIP mean {:.4}, {:.0}th percentile {:.4}; decided by {}.\n",
                     v.differing_pixels,
+                    v.shifted_pixels,
                     v.max_channel,
                     v.flip_mean,
                     v.flip_percentile * 100.0,

@@ -220,11 +220,13 @@ fn figures(out: &mut String, v: &Review) {
     let _ = write!(
         out,
         "<table class=\"figures\"><tr><th>decided by</th><th>pixels beyond the channel tolerance</th>\
-         <th>largest channel difference</th><th>FLIP mean</th><th>FLIP {:.0}th percentile</th></tr>\
-         <tr><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{:.4}</td></tr></table>",
+         <th>more within a sub-pixel shift (yellow)</th><th>largest channel difference</th>\
+         <th>FLIP mean</th><th>FLIP {:.0}th percentile</th></tr>\
+         <tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{:.4}</td></tr></table>",
         v.flip_percentile * 100.0,
         v.metric.name(),
         v.differing_pixels,
+        v.shifted_pixels,
         v.max_channel,
         v.flip_mean,
         v.flip_percentile_value

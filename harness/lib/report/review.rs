@@ -150,6 +150,7 @@ mod tests {
             diff: None,
             metric: Metric::Channel,
             differing_pixels: 1,
+            shifted_pixels: 2,
             max_channel: 9,
             flip_mean: 0.1,
             flip_percentile_value: 0.2,
