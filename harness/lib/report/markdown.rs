@@ -163,6 +163,12 @@ impl Report {
         if self.adapters.is_empty() {
             let _ = writeln!(md, "| - | no adapter | | | | |");
         }
+        // Said once here, rather than only in each of the adapter's failing trials.
+        for a in &self.adapters {
+            if let Some(why) = crate::gpu::adapter::gl_context_limit(&a.backend, &a.driver_info) {
+                let _ = writeln!(md, "\n`{}`: {why}.", a.tag);
+            }
+        }
         let _ = writeln!(md, "\n## Checks\n");
         for c in Check::ALL {
             let _ = writeln!(md, "- **{}** (`{}`): {}", c.heading(), c.name(), c.title());
@@ -541,6 +547,22 @@ mod tests {
         assert!(
             md.contains("| bend | not run | PASS 4.77e-7 | not run | FAIL 3.00e-1 |"),
             "{md}"
+        );
+        assert!(!md.contains("desktop OpenGL"), "{md}");
+        let gl = Report {
+            adapters: vec![AdapterInfo {
+                tag: "gl/nvidia-h200".into(),
+                backend: "gl".into(),
+                driver_info: "3.3.0 NVIDIA 580.159.04".into(),
+                ..report.adapters[0].clone()
+            }],
+            ..Default::default()
+        };
+        assert!(
+            gl.markdown()
+                .contains("`gl/nvidia-h200`: this adapter's context is desktop OpenGL 3.3"),
+            "{}",
+            gl.markdown()
         );
         assert!(
             md.contains("`bend::posed_matches_cpu` [vulkan/llvmpipe] (a bent chain): too far"),
