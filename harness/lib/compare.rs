@@ -124,23 +124,18 @@ pub fn diff_images_with(
             image: RgbaImage::from_pixel(w, h, Rgba([255, 0, 0, 255])),
         };
     }
-    let channel = |x, y| {
-        let (e, a) = (expected.get_pixel(x, y), actual.get_pixel(x, y));
-        (0..4).map(|c| e[c].abs_diff(a[c])).max().unwrap_or(0)
-    };
+    // Each pixel's largest channel difference, in the images' pixel order.
+    let channel: Vec<u8> = (expected.pixels().zip(actual.pixels()))
+        .map(|(e, a)| (0..4).map(|c| e[c].abs_diff(a[c])).max().unwrap_or(0))
+        .collect();
     let (w, h) = actual.dimensions();
-    let beyond = (0..h)
-        .flat_map(|y| (0..w).map(move |x| (x, y)))
-        .filter(|&(x, y)| channel(x, y) > threshold)
-        .count() as u64;
+    let beyond = channel.iter().filter(|&&d| d > threshold).count() as u64;
     let search = subpixel && beyond * SHIFT_SEARCH_SHARE <= w as u64 * h as u64;
     let (mut differing, mut shifted) = (0, 0);
-    let mut max_channel = 0u8;
+    let max_channel = channel.iter().copied().max().unwrap_or(0);
     let mut image = RgbaImage::new(w, h);
-    for (x, y, out) in image.enumerate_pixels_mut() {
+    for ((x, y, out), &d) in image.enumerate_pixels_mut().zip(&channel) {
         let (e, a) = (expected.get_pixel(x, y), actual.get_pixel(x, y));
-        let d = channel(x, y);
-        max_channel = max_channel.max(d);
         *out = if d <= threshold {
             Rgba([e[0] / 4, e[1] / 4, e[2] / 4, 255])
         } else if search
@@ -171,16 +166,13 @@ pub fn diff_images_with(
 /// silhouette comes from the covered side, and a colour that no neighbour has is never explained.
 pub fn shift_explains(image: &RgbaImage, x: u32, y: u32, value: [u8; 4], threshold: u8) -> bool {
     let (w, h) = image.dimensions();
-    let corners = [
-        (x.wrapping_sub(1), y.wrapping_sub(1)),
-        (x, y.wrapping_sub(1)),
-    ];
+    // The blocks' top-left pixels; one left of or above the image wraps and is filtered out.
+    let (left, up) = (x.wrapping_sub(1), y.wrapping_sub(1));
     let px = |x: u32, y: u32| image.get_pixel(x, y).0.map(f32::from);
     let target = value.map(f32::from);
     let limit = f32::from(threshold) + 0.5;
-    corners
-        .iter()
-        .flat_map(|&(bx, by)| [(bx, by), (bx, by.wrapping_add(1))])
+    [(left, up), (x, up), (left, y), (x, y)]
+        .into_iter()
         .filter(|&(bx, by)| bx < w.saturating_sub(1) && by < h.saturating_sub(1))
         .any(|(bx, by)| {
             let [p00, p10, p01, p11] = [
