@@ -12,13 +12,36 @@ pub const ENTRY: &str = "skinproof_capture";
 /// The fragment entry point the harness adds to a shader without one: the shape in one colour.
 pub const FRAGMENT: &str = "skinproof_fragment";
 
-/// How the skinning function is called, from its signature.
+/// How the skinning function is called, from its signature. `indices`: the integer arguments
+/// after the influences (see [`is_index`]), each passed 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Call {
     /// `f(position, joints, weights)` returning the skinned position; vec4 when `wide`.
-    Position { p4: bool, r4: bool },
+    Position { p4: bool, r4: bool, indices: usize },
     /// `f(joints, weights)` returning the blended matrix.
-    Matrix,
+    Matrix { indices: usize },
+}
+
+/// Whether `t` is a 32-bit integer scalar. Such arguments may follow a function's influences:
+/// an engine's instance index (Bevy's `skin_model(indexes, weights, instance_index)`), which the
+/// added stage passes 0, the instance the render draws (as a copied entry point gets it).
+fn is_index(t: &TypeInner) -> bool {
+    matches!(t, TypeInner::Scalar(s) if s.width == 4 && matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint))
+}
+
+/// How many integer arguments follow the influence arguments that `args` starts with (a joints
+/// argument in `joint`'s form and a `vec4<f32>` of weights per set), or None where `args` is not so.
+fn influences_then_indices(args: &[&TypeInner], sets: usize, joint: JointFormat) -> Option<usize> {
+    let (pairs, rest) = args.split_at_checked(2 * sets)?;
+    let pair = |p: &[&TypeInner]| {
+        joint.elem().matches(p[0]) && is_vec(p[1], VectorSize::Quad, ScalarKind::Float)
+    };
+    (pairs.chunks(2).all(pair) && rest.iter().all(|t| is_index(t))).then_some(rest.len())
+}
+
+/// The arguments `0` for `indices` integer arguments, each after a comma.
+fn zeros(indices: usize) -> String {
+    ", 0".repeat(indices)
 }
 
 fn is_vec(inner: &TypeInner, size: VectorSize, kind: ScalarKind) -> bool {
@@ -36,33 +59,44 @@ fn call(
     let ty = |h: naga::Handle<naga::Type>| &module.types[h].inner;
     let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
     let result = f.result.as_ref().map(|r| ty(r.ty));
-    let joints = |t: &TypeInner| joint.elem().matches(t);
     let jw = joint.elem().wgsl();
     let weights = |t: &TypeInner| is_vec(t, VectorSize::Quad, ScalarKind::Float);
     let vec3 = |t: &TypeInner| is_vec(t, VectorSize::Tri, ScalarKind::Float);
-    let influences = |a: &[&TypeInner]| {
-        a.len() == 2 * sets && a.chunks(2).all(|p| joints(p[0]) && weights(p[1]))
-    };
+    let influences = |a: &[&TypeInner]| influences_then_indices(a, sets, joint);
     match (args.split_first(), result) {
-        (Some((p, rest)), Some(r))
-            if (vec3(p) || weights(p)) && influences(rest) && (vec3(r) || weights(r)) =>
-        {
-            Ok(Call::Position {
-                p4: weights(p),
-                r4: weights(r),
-            })
+        (Some((p, rest)), Some(r)) if (vec3(p) || weights(p)) && (vec3(r) || weights(r)) => {
+            match influences(rest) {
+                Some(indices) => Ok(Call::Position {
+                    p4: weights(p),
+                    r4: weights(r),
+                    indices,
+                }),
+                None => Err(must_take(sets, jw)),
+            }
         }
-        (Some(_), Some(r)) if influences(&args) && Elem::Mat4F32.matches(r) => Ok(Call::Matrix),
-        _ => {
-            let pairs = if sets == 1 {
-                format!("joints: {jw}, weights: vec4<f32>")
-            } else {
-                format!("then a joints: {jw}, weights: vec4<f32> pair for each of the {sets} influence sets")
-            };
-            Err(format!(
-                "it must take (position: vec3<f32> or vec4<f32>, {pairs}) and return the skinned position, or the same without the position and return the blended mat4x4<f32>"
-            ))
-        }
+        (Some(_), Some(r)) if Elem::Mat4F32.matches(r) => influences(&args)
+            .map(|indices| Call::Matrix { indices })
+            .ok_or_else(|| must_take(sets, jw)),
+        _ => Err(must_take(sets, jw)),
+    }
+}
+
+/// The signatures a skinning function may have, for its error message.
+fn must_take(sets: usize, jw: &str) -> String {
+    format!(
+        "it must take (position: vec3<f32> or vec4<f32>, {}) and return the skinned position, or the same without the position and return the blended mat4x4<f32>; integer arguments may follow (an instance index), and are passed 0",
+        pairs(sets, jw)
+    )
+}
+
+/// The influence arguments for `sets` influence sets, in words.
+fn pairs(sets: usize, jw: &str) -> String {
+    if sets == 1 {
+        format!("joints: {jw}, weights: vec4<f32>")
+    } else {
+        format!(
+            "then a joints: {jw}, weights: vec4<f32> pair for each of the {sets} influence sets"
+        )
     }
 }
 
@@ -252,8 +286,12 @@ fn clip_member(module: &naga::Module, result: &naga::FunctionResult) -> Option<S
     }
 }
 
-/// The normal and tangent functions the profile names, checked: (role of their output, name).
-fn frame_calls(contract: &Contract, module: &naga::Module) -> Result<Vec<(Role, String)>, String> {
+/// The normal and tangent functions the profile names, checked: (role of their output, name,
+/// integer arguments after the influences).
+fn frame_calls(
+    contract: &Contract,
+    module: &naga::Module,
+) -> Result<Vec<(Role, String, usize)>, String> {
     let f = &contract.frame_functions;
     let mut out = Vec::new();
     for (role, name, size, field) in [
@@ -284,32 +322,26 @@ fn frame_calls(contract: &Contract, module: &naga::Module) -> Result<Vec<(Role, 
         let dir = |t: &TypeInner| is_vec(t, size, ScalarKind::Float);
         let args: Vec<&TypeInner> = func.arguments.iter().map(|a| ty(a.ty)).collect();
         let sets = contract.influence_sets;
-        let fits = args.split_first().is_some_and(|(d, rest)| {
-            dir(d)
-                && rest.len() == 2 * sets
-                && rest.chunks(2).all(|p| {
-                    capture_joints(contract).elem().matches(p[0])
-                        && is_vec(p[1], VectorSize::Quad, ScalarKind::Float)
-                })
-        }) && func.result.as_ref().is_some_and(|r| dir(ty(r.ty)));
-        if !fits {
+        // The direction, the influences, then any integer arguments (passed 0, as the skinning
+        // function's).
+        let indices = args.split_first().and_then(|(d, rest)| {
+            influences_then_indices(rest, sets, capture_joints(contract)).filter(|_| dir(d))
+        });
+        let Some(indices) = indices.filter(|_| func.result.as_ref().is_some_and(|r| dir(ty(r.ty))))
+        else {
             let d = if size == VectorSize::Tri {
                 "normal: vec3<f32>"
             } else {
                 "tangent: vec4<f32>"
             };
             let jw = capture_joints(contract).elem().wgsl();
-            let pairs = if sets == 1 {
-                format!("joints: {jw}, weights: vec4<f32>")
-            } else {
-                format!("then a joints: {jw}, weights: vec4<f32> pair for each of the {sets} influence sets")
-            };
             return Err(format!(
-                "the function `{name}` must take ({d}, {pairs}) and return the skinned {}{whence}",
+                "the function `{name}` must take ({d}, {}) and return the skinned {}; integer arguments may follow, and are passed 0{whence}",
+                pairs(sets, jw),
                 &d[..d.find(':').unwrap_or(0)]
             ));
-        }
-        out.push((role, name.clone()));
+        };
+        out.push((role, name.clone(), indices));
     }
     Ok(out)
 }
@@ -321,7 +353,7 @@ fn compute_wgsl(
     call: Call,
     place: Place,
     (sets, joints): (usize, JointFormat),
-    frames: &[(Role, String)],
+    frames: &[(Role, String, usize)],
 ) -> String {
     let (g, b) = (place.group, place.base);
     let influences = (0..sets)
@@ -331,23 +363,27 @@ fn compute_wgsl(
         .collect::<Vec<_>>()
         .join(", ");
     let skinned = match call {
-        Call::Position { p4, r4 } => {
+        Call::Position { p4, r4, indices } => {
             let p = if p4 { "vec4<f32>(p, 1.0)" } else { "p" };
             let r = if r4 { ".xyz" } else { "" };
-            format!("{name}({p}, {influences}){r}")
+            format!("{name}({p}, {influences}{}){r}", zeros(indices))
         }
-        Call::Matrix => {
-            format!("({name}({influences}) * vec4<f32>(p, 1.0)).xyz")
+        Call::Matrix { indices } => {
+            format!(
+                "({name}({influences}{}) * vec4<f32>(p, 1.0)).xyz",
+                zeros(indices)
+            )
         }
     };
     // Normals and tangents: their sources and outputs at bindings 5 to 8 past the base.
     let (mut frame_decls, mut frame_lines) = (String::new(), String::new());
-    for (role, f) in frames {
+    for (role, f, indices) in frames {
+        let z = zeros(*indices);
         let (read, write, arg, value) = if *role == Role::SkinnedNormals {
-            let v = format!("vec4<f32>({f}(skinproof_normals[i].xyz, {influences}), 0.0)");
+            let v = format!("vec4<f32>({f}(skinproof_normals[i].xyz, {influences}{z}), 0.0)");
             ("normals: array<vec4<f32>>", "skinned_normals", 5, v)
         } else {
-            let v = format!("{f}(skinproof_tangents[i], {influences})");
+            let v = format!("{f}(skinproof_tangents[i], {influences}{z})");
             ("tangents: array<vec4<f32>>", "skinned_tangents", 7, v)
         };
         frame_decls.push_str(&format!(
@@ -415,7 +451,7 @@ fn capture_joints(contract: &Contract) -> JointFormat {
 
 /// `c` with the added compute stage: its bindings at `place`, the palette's bindings visible to
 /// it, joints as [`capture_joints`] gives them.
-fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
+fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String, usize)]) {
     // A vertex stage that pulls its vertices reads them from its own buffer, bound to the added
     // stage as well; the capture then binds no positions, joints or weights of its own.
     let pulls = c.pulled.is_some();
@@ -470,7 +506,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String)]) {
     if pulls {
         added.retain(|a| !matches!(a.0, Role::Positions | Role::Joints | Role::Weights));
     }
-    for (role, _) in frames {
+    for (role, _, _) in frames {
         let write = Space::Storage { writable: true };
         let vec4 = Want::Array(Elem::Vec4F32);
         added.extend(if *role == Role::SkinnedNormals {
@@ -519,7 +555,11 @@ mod tests {
             "fn a(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> { return p; }
              fn b(j: vec4<u32>, w: vec4<f32>) -> mat4x4<f32> { return mat4x4<f32>(); }
              fn c(p: vec4<f32>, j: vec4<u32>, w: vec4<f32>) -> vec4<f32> { return p; }
-             fn d(j: vec4<u32>) -> f32 { return 0.0; }",
+             fn d(j: vec4<u32>) -> f32 { return 0.0; }
+             fn g(j: vec4<u32>, w: vec4<f32>, instance: u32) -> mat4x4<f32> { return mat4x4<f32>(); }
+             fn h(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>, a: u32, b: i32) -> vec3<f32> { return p; }
+             fn k(j: vec4<u32>, w: vec4<f32>, s: f32) -> mat4x4<f32> { return mat4x4<f32>(); }
+             fn l(i: u32, j: vec4<u32>, w: vec4<f32>) -> mat4x4<f32> { return mat4x4<f32>(); }",
         );
         let f = |n: &str| {
             let (_, f) = m
@@ -533,12 +573,34 @@ mod tests {
             f("a"),
             Ok(Call::Position {
                 p4: false,
-                r4: false
+                r4: false,
+                indices: 0
             })
         );
-        assert_eq!(f("b"), Ok(Call::Matrix));
-        assert_eq!(f("c"), Ok(Call::Position { p4: true, r4: true }));
+        assert_eq!(f("b"), Ok(Call::Matrix { indices: 0 }));
+        assert_eq!(
+            f("c"),
+            Ok(Call::Position {
+                p4: true,
+                r4: true,
+                indices: 0
+            })
+        );
         assert!(f("d").unwrap_err().contains("must take"));
+        // An instance index after the influences (Bevy's skin_model), passed 0; a float there
+        // or before the influences is no index.
+        assert_eq!(f("g"), Ok(Call::Matrix { indices: 1 }));
+        assert_eq!(
+            f("h"),
+            Ok(Call::Position {
+                p4: false,
+                r4: false,
+                indices: 2
+            })
+        );
+        for bad in ["k", "l"] {
+            assert!(f(bad).unwrap_err().contains("integer arguments may follow"));
+        }
         let two = module(
             "fn e(p: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> vec3<f32> { return p; }",
         );
@@ -547,7 +609,8 @@ mod tests {
             call(&two, e, 2, JointFormat::U32x4),
             Ok(Call::Position {
                 p4: false,
-                r4: false
+                r4: false,
+                indices: 0
             })
         );
         assert!(call(&two, e, 1, JointFormat::U32x4)
@@ -558,6 +621,7 @@ mod tests {
             Call::Position {
                 p4: false,
                 r4: false,
+                indices: 0,
             },
             Place { group: 3, base: 0 },
             (2, JointFormat::U32x4),
@@ -590,6 +654,36 @@ fn st(t: vec4<f32>, j: vec4<u32>, w: vec4<f32>) -> vec4<f32> { return t; }
         c.frame_functions.tangent = Some("sn".into());
         let why = addition(&c, &module(src), src).unwrap_err();
         assert!(why.contains("`sn` must take (tangent: vec4<f32>"), "{why}");
+    }
+
+    #[test]
+    fn an_instance_index_after_the_influences_is_passed_zero_and_validates() {
+        // Engines index per-instance data (a skin's first matrix) by the instance index.
+        let src = "struct Mesh { world: mat4x4<f32>, skin_index: u32 }
+@group(0) @binding(0) var<storage, read> mesh: array<Mesh>;
+@group(0) @binding(1) var<storage, read> joints: array<mat4x4<f32>>;
+fn skin_model(j: vec4<u32>, w: vec4<f32>, instance_index: u32) -> mat4x4<f32> {
+    let o = mesh[instance_index].skin_index;
+    return joints[o + j.x] * w.x + joints[o + j.y] * w.y + joints[o + j.z] * w.z + joints[o + j.w] * w.w;
+}
+fn sn(n: vec3<f32>, j: vec4<u32>, w: vec4<f32>, instance_index: u32) -> vec3<f32> {
+    return normalize((skin_model(j, w, instance_index) * vec4<f32>(n, 0.0)).xyz);
+}
+";
+        let mut c = Contract::builtin();
+        c.compute = None;
+        c.skin_function = Some("skin_model".into());
+        c.frame_functions.normal = Some("sn".into());
+        let (wgsl, _) = addition(&c, &module(src), src).unwrap().unwrap();
+        assert!(
+            wgsl.contains("(skin_model(skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u], 0) * vec4<f32>(p, 1.0)).xyz"),
+            "{wgsl}"
+        );
+        assert!(wgsl.contains("sn(skinproof_normals[i].xyz, skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u], 0)"), "{wgsl}");
+        let full = module(&format!("{src}{wgsl}"));
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&full)
+            .unwrap();
     }
 
     #[test]

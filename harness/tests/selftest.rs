@@ -1660,6 +1660,47 @@ fn run_example_as(name: &str, label: &str, shader: &str, profile: &str) -> Optio
     run_suite(&dir, &[("SKINPROOF_SHADER", path.to_str().unwrap())])
 }
 
+/// A vertex-only shader left without a compute stage (its skinning function refused, so nothing
+/// captures it) still has its render benchmarked on every adapter; the compute tiers, which need
+/// the positions' bindings the compute stage would have, are left out.
+#[test]
+fn the_gpu_benchmark_of_an_uncaptured_vertex_stage_leaves_out_the_compute_tiers() {
+    let name = "vertex_offset_palette";
+    let (source, profile) = example_texts(name);
+    let line = "  skin_function: skin_matrix\n";
+    assert!(
+        profile.contains(line),
+        "{name}'s profile no longer has `{line}`"
+    );
+    let dir = scratch("bench_uncaptured");
+    let path = dir.join(format!("{name}.wgsl"));
+    std::fs::write(&path, &source).unwrap();
+    let edited = profile.replacen(line, "  skin_function: skin_missing\n", 1);
+    std::fs::write(dir.join(format!("{name}.profile.yaml")), edited).unwrap();
+    let vars = vec![("SKINPROOF_SHADER".to_string(), path.display().to_string())];
+    let mut config = Config::from_vars(root(), vars).unwrap();
+    config.reports = dir.join("reports");
+    let suite = Suite::discover(config);
+    if suite.no_adapter.is_some() {
+        return;
+    }
+    for (tag, ctx) in suite.contexts() {
+        let ctx = ctx.unwrap_or_else(|e| panic!("{tag}: {e}"));
+        let bench = ctx
+            .job("the GPU benchmarks", |ctx| {
+                skinproof::gpu::timing::run(ctx, &[1000], 1)
+            })
+            .and_then(|b| b)
+            .unwrap_or_else(|e| panic!("{tag}: {e}"));
+        let tiers: Vec<&str> = bench.rows.iter().map(|r| r.tier.as_str()).collect();
+        assert!(
+            tiers.iter().all(|t| !t.starts_with("compute"))
+                && tiers.iter().any(|t| t.starts_with("render")),
+            "{tag}: {tiers:?}"
+        );
+    }
+}
+
 /// The profile's `bindings` reach the shader: the world matrix `vertex_normals` reads, filled with a
 /// half scale instead of the identity, shrinks every drawn shape (the render checks fail), while
 /// the numbers, which come through its skinning function, still pass.
@@ -1835,7 +1876,7 @@ fn a_palette_texture_read_through_a_sampler_passes() {
 fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
     let name = "vertex_mesh_bindings";
     let (source, profile) = example_texts(name);
-    let line = "  skin_function: skin_position\n";
+    let line = "  skin_function: skin_model\n";
     assert!(
         profile.contains(line),
         "{name}'s profile no longer has `{line}`"

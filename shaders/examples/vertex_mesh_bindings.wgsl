@@ -27,17 +27,14 @@ struct Mesh {
 @group(1) @binding(0) var<storage, read> meshes: array<Mesh>;
 @group(1) @binding(1) var<storage, read> joint_matrices: array<mat4x4<f32>>;
 
-fn skin_model(indexes: vec4<u32>, weights: vec4<f32>, skin_index: u32) -> mat4x4<f32> {
+// The skinning the harness compares number by number, as Bevy's `skin_model` takes it: the
+// instance index last (the harness passes 0, the instance it draws).
+fn skin_model(indexes: vec4<u32>, weights: vec4<f32>, instance_index: u32) -> mat4x4<f32> {
+    let skin_index = meshes[instance_index].current_skin_index;
     return weights.x * joint_matrices[skin_index + indexes.x]
         + weights.y * joint_matrices[skin_index + indexes.y]
         + weights.z * joint_matrices[skin_index + indexes.z]
         + weights.w * joint_matrices[skin_index + indexes.w];
-}
-
-// The skinning the harness compares number by number: the first instance's skin.
-fn skin_position(position: vec3<f32>, indexes: vec4<u32>, weights: vec4<f32>) -> vec3<f32> {
-    let skin = skin_model(indexes, weights, meshes[0].current_skin_index);
-    return (skin * vec4<f32>(position, 1.0)).xyz;
 }
 
 fn affine_to_square(affine: mat3x4<f32>) -> mat4x4<f32> {
@@ -62,7 +59,7 @@ struct VertexOutput {
 @vertex
 fn vertex(vertex: Vertex) -> VertexOutput {
     let mesh = meshes[vertex.instance_index];
-    let skin = skin_model(vertex.joint_indices, vertex.joint_weights, mesh.current_skin_index);
+    let skin = skin_model(vertex.joint_indices, vertex.joint_weights, vertex.instance_index);
     let world_from_local = affine_to_square(mesh.world_from_local) * skin;
     var out: VertexOutput;
     out.world_position = world_from_local * vec4<f32>(vertex.position, 1.0);

@@ -124,11 +124,13 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
     let (compute, render) = (present(ctx.compute())?, present(ctx.render())?);
     ctx.scoped(|| {
         let device = &ctx.device;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("static transform"),
-            source: wgpu::ShaderSource::Wgsl(static_wgsl(ctx.contract()).into()),
-        });
+        // Only beside a compute stage: without one the contract has no position bindings to
+        // declare (a vertex-only shader that is not captured).
         let static_pipeline = compute.map(|compute| {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("static transform"),
+                source: wgpu::ShaderSource::Wgsl(static_wgsl(ctx.contract()).into()),
+            });
             let layout = super::context::pipeline_layout(device, &compute.layouts);
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("static_compute"),
