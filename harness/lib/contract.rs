@@ -654,7 +654,15 @@ pub struct Contract {
     /// The camera matrix is a member of the palette's struct: the harness writes both into the
     /// one buffer, and the camera has no binding of its own.
     pub camera_in_palette: bool,
+    /// A member of a buffer the harness fills holds the index of the case's joint 0 in the
+    /// palette (`bindings[].palette_offset`, as Bevy's per-instance `current_skin_index`): the
+    /// palette then starts with [`PALETTE_OFFSET`] other matrices, as with [`Role::PaletteOffset`].
+    pub offset_in_filled: bool,
 }
+
+/// How many other matrices come before the case's joint 0 in a palette with a base offset: a
+/// shader that ignores the offset skins with them.
+pub const PALETTE_OFFSET: usize = 3;
 
 /// One element of a palette array: a column-major `mat4x4<f32>` (default), or a `mat3x4<f32>`
 /// holding the affine's three rows (the transposed upper 3x4); alone, or a member of a struct.
@@ -1086,6 +1094,7 @@ impl Contract {
             palette_struct: Vec::new(),
             camera_member: None,
             camera_in_palette: false,
+            offset_in_filled: false,
             palette_texture: None,
             palette_element: PaletteElement::default(),
         }

@@ -89,6 +89,11 @@ pub struct FilledBinding {
     /// after the floats.
     #[serde(default)]
     pub members: BTreeMap<String, Numbers>,
+    /// The u32 or i32 member (of the struct, or of element 0 of an array of structs) that holds
+    /// where the case's joint 0 starts in the palette, as an engine's per-instance skin index:
+    /// the harness puts other matrices first and writes their count here.
+    #[serde(default)]
+    pub palette_offset: Option<String>,
 }
 
 /// One number, or a list of them (a vector's components, a matrix's column by column).
@@ -805,6 +810,31 @@ impl Profile {
         Ok(())
     }
 
+    /// The rules of a filled binding's `palette_offset` (binding `i`, member `name`): an
+    /// identifier the binding's `members` do not also set, one such member in all, and a palette
+    /// that can start past other matrices (not with `palette.offset`, in a texture or a struct).
+    fn check_offset_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
+        let field = format!("bindings[{i}].palette_offset");
+        let p = &self.palette;
+        let why = if !is_identifier(name) {
+            format!("`{name}` is not a WGSL identifier")
+        } else if self.bindings[i].members.contains_key(name) {
+            format!("`{name}` is also given a value in `bindings[{i}].members`: the harness writes the offset there")
+        } else if self.bindings[..i]
+            .iter()
+            .any(|b| b.palette_offset.is_some())
+        {
+            "another binding already holds the palette's offset".into()
+        } else if p.offset.is_some() {
+            "the palette's offset is already `palette.offset`".into()
+        } else if p.form == PaletteForm::Texture || p.member.is_some() {
+            "a palette texture, or a palette member of a larger struct, holds the palette from joint 0".into()
+        } else {
+            return Ok(());
+        };
+        Err((field, why))
+    }
+
     /// The rules of the palette's and the camera's struct members and fills.
     fn check_members(&self) -> Result<(), (String, String)> {
         let p = &self.palette;
@@ -907,6 +937,9 @@ impl Profile {
                     format!("bindings[{i}].floats"),
                     format!("value {k} is not a finite number"),
                 ));
+            }
+            if let Some(name) = &b.palette_offset {
+                self.check_offset_member(i, name)?;
             }
             for (name, v) in &b.members {
                 if !is_identifier(name) {
@@ -1663,13 +1696,21 @@ impl Profile {
                 vec![Compute, Render],
                 &format!("bindings[{i}]"),
             ));
-            let members = (b.members.iter())
+            let mut members: Vec<_> = (b.members.iter())
                 .map(|(name, v)| crate::contract::MemberValue {
                     name: name.clone(),
                     values: v.0.clone(),
                     origin: self.whence(&format!("bindings[{i}].members.{name}")),
                 })
                 .collect();
+            if let Some(name) = &b.palette_offset {
+                members.push(crate::contract::MemberValue {
+                    name: name.clone(),
+                    values: vec![crate::contract::PALETTE_OFFSET as f64],
+                    origin: self.whence(&format!("bindings[{i}].palette_offset")),
+                });
+                c.offset_in_filled = true;
+            }
             c.filled.push(crate::contract::Filled {
                 role,
                 fill: b.fill,
@@ -2113,6 +2154,48 @@ mod tests {
         assert_eq!(
             beside(Path::new("shaders/examples/a.wgsl")),
             Path::new("shaders/examples/a.profile.yaml")
+        );
+    }
+
+    #[test]
+    fn a_filled_members_palette_offset_is_checked() {
+        let root = &crate::config::project_root();
+        let good = std::fs::read_to_string(
+            root.join("shaders/examples/vertex_mesh_bindings.profile.yaml"),
+        )
+        .unwrap();
+        let at = "palette_offset: current_skin_index";
+        assert!(good.contains(at), "the example no longer has `{at}`");
+        let c = parse(&good).unwrap().contract();
+        assert!(c.offset_in_filled);
+        let m = (c.filled[0].members.iter())
+            .find(|m| m.name == "current_skin_index")
+            .unwrap();
+        assert_eq!(m.values, [crate::contract::PALETTE_OFFSET as f64]);
+        assert!(
+            m.origin.contains("bindings[0].palette_offset"),
+            "{}",
+            m.origin
+        );
+        let wrong = |edit: &str, want: &str| {
+            let msg = parse(&good.replacen(at, edit, 1)).unwrap_err();
+            assert!(msg.contains(want), "{edit}: {msg}");
+        };
+        wrong(
+            "palette_offset: skin-index",
+            "field `bindings[0].palette_offset`: `skin-index` is not a WGSL identifier",
+        );
+        wrong(
+            "palette_offset: flags",
+            "`flags` is also given a value in `bindings[0].members`",
+        );
+        let offset = "palette: { group: 1, binding: 1, offset: { group: 2, binding: 0 } }";
+        let both = good.replacen("palette: { group: 1, binding: 1 }", offset, 1);
+        assert!(both.contains(offset));
+        let msg = parse(&both).unwrap_err();
+        assert!(
+            msg.contains("the palette's offset is already `palette.offset`"),
+            "{msg}"
         );
     }
 }

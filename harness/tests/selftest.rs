@@ -1923,9 +1923,10 @@ fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
 }
 
 /// The layouts' traps spring: an example shader with the bug each layout exists to catch fails
-/// the numeric checks (a base offset ignored, the inverse binds of a split palette left out, the
-/// joints of a u16 pair unpacked in the wrong order, an override's value taken the wrong way, a
-/// bone texture's stride, float joint indices rounded wrong).
+/// the numeric checks (a base offset ignored, in a uniform or in per-instance data, the inverse
+/// binds of a split palette left out, the joints of a u16 pair unpacked in the wrong order, an
+/// override's value taken the wrong way, a bone texture's stride, float joint indices rounded
+/// wrong).
 #[test]
 fn layout_bugs_in_example_shaders_fail() {
     for (name, from, to) in [
@@ -1968,6 +1969,13 @@ fn layout_bugs_in_example_shaders_fail() {
             "vertex_pulled",
             "vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u)",
             "vec4<u32>(j01 >> 16u, j01 & 0xffffu, j23 >> 16u, j23 & 0xffffu)",
+        ),
+        // The per-instance skin index left out: the palette read from its first matrix, where
+        // the harness put others before the case's joint 0.
+        (
+            "vertex_mesh_bindings",
+            "let skin_index = meshes[instance_index].current_skin_index;",
+            "let skin_index = 0u;",
         ),
         // Float joint indices rounded down from half a joint below: joint 1 reads joint 0.
         (

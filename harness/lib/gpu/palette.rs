@@ -4,11 +4,7 @@
 use glam::{DMat4, DQuat, DVec3, Mat4};
 
 use super::{Context, GpuError};
-use crate::contract::{Contract, Role, Want};
-
-/// Matrices the harness puts before the case's joint 0 when the palette has a base offset: a
-/// shader that ignores the offset reads these and skins with the wrong joints.
-const OFFSET: usize = 3;
+use crate::contract::{Contract, Role, Want, PALETTE_OFFSET};
 
 /// The bytes of each palette binding, for one palette.
 pub struct PaletteData {
@@ -121,8 +117,8 @@ pub fn layout(
             }),
         });
     }
-    let start = if contract.try_slot(Role::PaletteOffset).is_some() {
-        OFFSET
+    let start = if contract.try_slot(Role::PaletteOffset).is_some() || contract.offset_in_filled {
+        PALETTE_OFFSET
     } else {
         0
     };

@@ -637,9 +637,30 @@ const PULLED_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_mesh_bindings.profile.yaml` (the palette's offset in
+/// per-instance data the harness fills).
+const OFFSET_MEMBER_EDITS: &[ProfileEdit] = &[
+    (
+        "a palette offset member the struct lacks",
+        &[(
+            "palette_offset: current_skin_index",
+            "palette_offset: skin_index",
+        )],
+        "bindings[0].palette_offset",
+    ),
+    (
+        "a palette offset member also given a value",
+        &[(
+            "members: { flags: 0 }",
+            "members: { flags: 0, current_skin_index: 0 }",
+        )],
+        "bindings[0].palette_offset",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -653,6 +674,7 @@ fn profiles(out: &mut String) {
         ("vertex_float_joints", FLOAT_JOINT_EDITS),
         ("vertex_affine_joints", ELEMENT_EDITS),
         ("vertex_pulled", PULLED_EDITS),
+        ("vertex_mesh_bindings", OFFSET_MEMBER_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
