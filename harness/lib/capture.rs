@@ -22,6 +22,21 @@ enum Call {
     Matrix { indices: usize },
 }
 
+/// How a normal or tangent function is called, from its signature.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FrameArgs {
+    /// `f(direction, joints, weights)`, then `indices` integer arguments passed 0.
+    Influences { indices: usize },
+    /// `f(matrix, direction)`, or `f(direction, matrix)` where not `matrix_first`: the matrix the
+    /// skinning function blends (`Call::Matrix` with `indices`), as Bevy's
+    /// `skin_normals(world_from_local, normal)` takes it.
+    Matrix { matrix_first: bool, indices: usize },
+}
+
+/// A normal or tangent function the profile names, checked: the role of its output, its name,
+/// how it is called.
+type Frame = (Role, String, FrameArgs);
+
 /// Whether `t` is a 32-bit integer scalar. Such arguments may follow a function's influences:
 /// an engine's instance index (Bevy's `skin_model(indexes, weights, instance_index)`), which the
 /// added stage passes 0, the instance the render draws (as a copied entry point gets it).
@@ -129,7 +144,7 @@ pub fn addition(
         let call = call(module, f, contract.influence_sets, capture_joints(contract))
             .map_err(|why| format!("the skinning function `{name}`: {why}{whence}"))?;
         let place = capture_place(module);
-        let frames = frame_calls(contract, module)?;
+        let frames = frame_calls(contract, module, call)?;
         wgsl.push_str(&compute_wgsl(
             name,
             call,
@@ -286,12 +301,13 @@ fn clip_member(module: &naga::Module, result: &naga::FunctionResult) -> Option<S
     }
 }
 
-/// The normal and tangent functions the profile names, checked: (role of their output, name,
-/// integer arguments after the influences).
+/// The normal and tangent functions the profile names, checked; a function may take the blended
+/// matrix where the skinning function (called as `skin`) returns one.
 fn frame_calls(
     contract: &Contract,
     module: &naga::Module,
-) -> Result<Vec<(Role, String, usize)>, String> {
+    skin: Call,
+) -> Result<Vec<Frame>, String> {
     let f = &contract.frame_functions;
     let mut out = Vec::new();
     for (role, name, size, field) in [
@@ -323,25 +339,47 @@ fn frame_calls(
         let args: Vec<&TypeInner> = func.arguments.iter().map(|a| ty(a.ty)).collect();
         let sets = contract.influence_sets;
         // The direction, the influences, then any integer arguments (passed 0, as the skinning
-        // function's).
-        let indices = args.split_first().and_then(|(d, rest)| {
-            influences_then_indices(rest, sets, capture_joints(contract)).filter(|_| dir(d))
-        });
-        let Some(indices) = indices.filter(|_| func.result.as_ref().is_some_and(|r| dir(ty(r.ty))))
-        else {
+        // function's); or the blended matrix and the direction, in either order.
+        let blends = match skin {
+            Call::Matrix { indices } => Some(indices),
+            Call::Position { .. } => None,
+        };
+        let matrix = |t: &&TypeInner| blends.is_some() && Elem::Mat4F32.matches(t);
+        let indices = blends.unwrap_or(0);
+        let how = match args.as_slice() {
+            [m, d] if matrix(m) && dir(d) => Some(FrameArgs::Matrix {
+                matrix_first: true,
+                indices,
+            }),
+            [d, m] if matrix(m) && dir(d) => Some(FrameArgs::Matrix {
+                matrix_first: false,
+                indices,
+            }),
+            _ => args.split_first().and_then(|(d, rest)| {
+                influences_then_indices(rest, sets, capture_joints(contract))
+                    .filter(|_| dir(d))
+                    .map(|indices| FrameArgs::Influences { indices })
+            }),
+        };
+        let Some(how) = how.filter(|_| func.result.as_ref().is_some_and(|r| dir(ty(r.ty)))) else {
             let d = if size == VectorSize::Tri {
                 "normal: vec3<f32>"
             } else {
                 "tangent: vec4<f32>"
             };
             let jw = capture_joints(contract).elem().wgsl();
+            let or_matrix = if blends.is_some() {
+                format!(", or (the blended mat4x4<f32> the skinning function returns, {d}) in either order")
+            } else {
+                String::new()
+            };
             return Err(format!(
-                "the function `{name}` must take ({d}, {}) and return the skinned {}; integer arguments may follow, and are passed 0{whence}",
+                "the function `{name}` must take ({d}, {}), integer arguments after them passed 0{or_matrix}, and return the skinned {}{whence}",
                 pairs(sets, jw),
                 &d[..d.find(':').unwrap_or(0)]
             ));
         };
-        out.push((role, name.clone(), indices));
+        out.push((role, name.clone(), how));
     }
     Ok(out)
 }
@@ -353,7 +391,7 @@ fn compute_wgsl(
     call: Call,
     place: Place,
     (sets, joints): (usize, JointFormat),
-    frames: &[(Role, String, usize)],
+    frames: &[Frame],
 ) -> String {
     let (g, b) = (place.group, place.base);
     let influences = (0..sets)
@@ -362,28 +400,40 @@ fn compute_wgsl(
         })
         .collect::<Vec<_>>()
         .join(", ");
+    // The blended matrix, where the skinning function returns one.
+    let blend = |indices: usize| format!("{name}({influences}{})", zeros(indices));
     let skinned = match call {
         Call::Position { p4, r4, indices } => {
             let p = if p4 { "vec4<f32>(p, 1.0)" } else { "p" };
             let r = if r4 { ".xyz" } else { "" };
             format!("{name}({p}, {influences}{}){r}", zeros(indices))
         }
-        Call::Matrix { indices } => {
-            format!(
-                "({name}({influences}{}) * vec4<f32>(p, 1.0)).xyz",
-                zeros(indices)
-            )
-        }
+        Call::Matrix { indices } => format!("({} * vec4<f32>(p, 1.0)).xyz", blend(indices)),
     };
     // Normals and tangents: their sources and outputs at bindings 5 to 8 past the base.
     let (mut frame_decls, mut frame_lines) = (String::new(), String::new());
-    for (role, f, indices) in frames {
-        let z = zeros(*indices);
-        let (read, write, arg, value) = if *role == Role::SkinnedNormals {
-            let v = format!("vec4<f32>({f}(skinproof_normals[i].xyz, {influences}{z}), 0.0)");
+    for (role, f, how) in frames {
+        let normals = *role == Role::SkinnedNormals;
+        let source = if normals {
+            "skinproof_normals[i].xyz"
+        } else {
+            "skinproof_tangents[i]"
+        };
+        let args = match *how {
+            FrameArgs::Matrix {
+                matrix_first: true,
+                indices,
+            } => format!("{}, {source}", blend(indices)),
+            FrameArgs::Matrix { indices, .. } => format!("{source}, {}", blend(indices)),
+            FrameArgs::Influences { indices } => {
+                format!("{source}, {influences}{}", zeros(indices))
+            }
+        };
+        let (read, write, arg, value) = if normals {
+            let v = format!("vec4<f32>({f}({args}), 0.0)");
             ("normals: array<vec4<f32>>", "skinned_normals", 5, v)
         } else {
-            let v = format!("{f}(skinproof_tangents[i], {influences}{z})");
+            let v = format!("{f}({args})");
             ("tangents: array<vec4<f32>>", "skinned_tangents", 7, v)
         };
         frame_decls.push_str(&format!(
@@ -451,7 +501,7 @@ fn capture_joints(contract: &Contract) -> JointFormat {
 
 /// `c` with the added compute stage: its bindings at `place`, the palette's bindings visible to
 /// it, joints as [`capture_joints`] gives them.
-fn capture_contract(c: &mut Contract, place: Place, frames: &[(Role, String, usize)]) {
+fn capture_contract(c: &mut Contract, place: Place, frames: &[Frame]) {
     // A vertex stage that pulls its vertices reads them from its own buffer, bound to the added
     // stage as well; the capture then binds no positions, joints or weights of its own.
     let pulls = c.pulled.is_some();
@@ -684,6 +734,44 @@ fn sn(n: vec3<f32>, j: vec4<u32>, w: vec4<f32>, instance_index: u32) -> vec3<f32
         naga::valid::Validator::new(Default::default(), Default::default())
             .validate(&full)
             .unwrap();
+    }
+
+    #[test]
+    fn normal_and_tangent_functions_may_take_the_blended_matrix() {
+        // Bevy's shape: the normal by the matrix the skinning function returns, matrix first; a
+        // tangent function here takes it second.
+        let src = "@group(0) @binding(0) var<storage, read> joints: array<mat4x4<f32>>;
+fn skin_model(j: vec4<u32>, w: vec4<f32>, instance_index: u32) -> mat4x4<f32> {
+    return joints[j.x] * w.x + joints[j.y] * w.y + joints[j.z] * w.z + joints[j.w] * w.w;
+}
+fn skin_normals(m: mat4x4<f32>, n: vec3<f32>) -> vec3<f32> { return normalize((m * vec4<f32>(n, 0.0)).xyz); }
+fn skin_tangents(t: vec4<f32>, m: mat4x4<f32>) -> vec4<f32> { return vec4<f32>(normalize((m * vec4<f32>(t.xyz, 0.0)).xyz), t.w); }
+fn skin_position(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> { return (skin_model(j, w, 0u) * vec4<f32>(p, 1.0)).xyz; }
+";
+        let mut c = Contract::builtin();
+        c.compute = None;
+        c.skin_function = Some("skin_model".into());
+        c.frame_functions.normal = Some("skin_normals".into());
+        c.frame_functions.tangent = Some("skin_tangents".into());
+        let (wgsl, _) = addition(&c, &module(src), src).unwrap().unwrap();
+        let blend = "skin_model(skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u], 0)";
+        for call in [
+            format!("skin_normals({blend}, skinproof_normals[i].xyz)"),
+            format!("skin_tangents(skinproof_tangents[i], {blend})"),
+        ] {
+            assert!(wgsl.contains(&call), "{call}\n{wgsl}");
+        }
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&module(&format!("{src}{wgsl}")))
+            .unwrap();
+        // A skinning function that returns the position has no matrix to give.
+        c.skin_function = Some("skin_position".into());
+        let why = addition(&c, &module(src), src).unwrap_err();
+        assert!(
+            why.contains("`skin_normals` must take (normal: vec3<f32>, joints: vec4<u32>, weights: vec4<f32>), integer arguments after them passed 0, and return"),
+            "{why}"
+        );
+        assert!(!why.contains("blended"), "{why}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 // A vertex stage laid out as an engine's mesh pipeline lays it out: a view uniform with the
 // projection first, then the view matrix and other fields; per-instance mesh data in a storage
 // array indexed by `instance_index` (an affine world matrix as three transposed rows, and where
-// the instance's joints start in the palette); a storage palette; inputs and outputs in structs,
+// the instance's joints start in the palette); a storage palette; normals skinned by the blended
+// matrix the skinning function returns; inputs and outputs in structs,
 // with a texture coordinate the profile does not name (the harness feeds it zeros) and varyings
 // the fragment stage shades with (a flat integer one `either`-sampled, as WebGPU's compatibility
 // mode needs).
@@ -37,6 +38,15 @@ fn skin_model(indexes: vec4<u32>, weights: vec4<f32>, instance_index: u32) -> ma
         + weights.w * joint_matrices[skin_index + indexes.w];
 }
 
+// The normal skinned by the blended matrix's inverse transpose, as Bevy's `skin_normals` takes
+// it: the matrix first (the harness passes what `skin_model` returns).
+fn skin_normals(world_from_local: mat4x4<f32>, normal: vec3<f32>) -> vec3<f32> {
+    let m = mat3x3<f32>(world_from_local[0].xyz, world_from_local[1].xyz, world_from_local[2].xyz);
+    // The inverse transpose up to scale: the cofactor matrix, its columns cross products.
+    let cofactor = mat3x3<f32>(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));
+    return normalize(cofactor * normal);
+}
+
 fn affine_to_square(affine: mat3x4<f32>) -> mat4x4<f32> {
     return transpose(mat4x4<f32>(affine[0], affine[1], affine[2], vec4<f32>(0.0, 0.0, 0.0, 1.0)));
 }
@@ -44,6 +54,7 @@ fn affine_to_square(affine: mat3x4<f32>) -> mat4x4<f32> {
 struct Vertex {
     @builtin(instance_index) instance_index: u32,
     @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
     @location(6) joint_indices: vec4<u32>,
     @location(7) joint_weights: vec4<f32>,
@@ -52,6 +63,7 @@ struct Vertex {
 struct VertexOutput {
     @builtin(position) position: vec4<f32>,
     @location(0) world_position: vec4<f32>,
+    @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
     @location(5) @interpolate(flat, either) instance_index: u32,
 }
@@ -64,6 +76,7 @@ fn vertex(vertex: Vertex) -> VertexOutput {
     var out: VertexOutput;
     out.world_position = world_from_local * vec4<f32>(vertex.position, 1.0);
     out.position = view.clip_from_view * (view.view_from_world * out.world_position);
+    out.world_normal = skin_normals(world_from_local, vertex.normal);
     out.uv = vertex.uv;
     out.instance_index = vertex.instance_index;
     return out;
@@ -72,6 +85,6 @@ fn vertex(vertex: Vertex) -> VertexOutput {
 // Never black: coverage is what the harness compares.
 @fragment
 fn fragment(in: VertexOutput) -> @location(0) vec4<f32> {
-    let shade = 0.5 + 0.25 * fract(in.world_position.x) + 0.25 * in.uv.x;
+    let shade = 0.4 + 0.25 * fract(in.world_position.x) + 0.25 * in.uv.x + 0.1 * abs(in.world_normal.z);
     return vec4<f32>(shade, shade, shade, 1.0);
 }
