@@ -153,12 +153,33 @@ pub fn addition(
             &frames,
         ));
         capture_contract(&mut c, place, &frames);
-    } else if let (None, Some(Ok((copy, call, place)))) =
-        (&contract.compute, entry_capture(contract, module, source))
-    {
-        wgsl.push_str(&copy);
-        wgsl.push_str(&format!(
-            "\n{}
+    } else if contract.compute.is_none() {
+        match entry_capture(contract, module, source) {
+            Some(Ok((copy, call, place))) => {
+                wgsl.push_str(&copy);
+                wgsl.push_str(&entry_compute_wgsl(&call, place, contract));
+                capture_contract(&mut c, place, &[]);
+                // The camera too, bound as the identity: the clip position is then the skinned
+                // one.
+                for s in &mut c.slots {
+                    if s.role == Role::View {
+                        s.pipelines.push(Pipeline::Compute);
+                    }
+                }
+            }
+            // The numeric checks then SKIP, saying why.
+            Some(Err(why)) => c.uncaptured = Some(why),
+            None => {}
+        }
+    }
+    Ok((!wgsl.is_empty() || c.uncaptured.is_some()).then_some((wgsl, c)))
+}
+
+/// The compute entry point that calls a copy of the vertex stage (`call`, for vertex `i`) and
+/// writes the clip position it returns, divided by w.
+fn entry_compute_wgsl(call: &str, place: Place, contract: &Contract) -> String {
+    format!(
+        "\n{}
 @compute @workgroup_size(64)
 fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     let i = id.x;
@@ -169,17 +190,8 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     skinproof_skinned[i] = vec4<f32>(clip.xyz / clip.w, 0.0);
 }}
 ",
-            declarations(place, capture_joints(contract), contract.pulled.is_some())
-        ));
-        capture_contract(&mut c, place, &[]);
-        // The camera too, bound as the identity: the clip position is then the skinned one.
-        for s in &mut c.slots {
-            if s.role == Role::View {
-                s.pipelines.push(Pipeline::Compute);
-            }
-        }
-    }
-    Ok((!wgsl.is_empty()).then_some((wgsl, c)))
+        declarations(place, capture_joints(contract), contract.pulled.is_some())
+    )
 }
 
 /// A vertex-only shader that skins inline, without a skinning function the profile names: its
@@ -838,5 +850,22 @@ struct Out { @location(0) n: vec3<f32>, @builtin(position) clip: vec4<f32> }
             .ty = Want::View;
         let added = addition(&c, &module(src), src).unwrap();
         assert!(added.is_none_or(|(w, _)| !w.contains(ENTRY)));
+        // A stage that cannot be called so keeps the reason, for its checks' SKIP (a builtin the
+        // copy cannot feed; parsed, not yet validated, as the shader is read).
+        c.slots
+            .iter_mut()
+            .find(|s| s.role == Role::View)
+            .unwrap()
+            .ty = Want::Matrix;
+        let odd = src.replace(
+            "@builtin(instance_index) inst: u32",
+            "@builtin(front_facing) inst: bool",
+        );
+        let (wgsl, extended) = addition(&c, &module(&odd), &odd).unwrap().unwrap();
+        assert!(!wgsl.contains(ENTRY) && !extended.captured);
+        assert_eq!(
+            extended.uncaptured.as_deref(),
+            Some("it reads @builtin FrontFacing")
+        );
     }
 }

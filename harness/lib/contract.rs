@@ -616,6 +616,9 @@ pub struct Contract {
     /// Set when the compute stage is the harness's, calling the vertex stage's skinning function:
     /// the figures of the compute checks then come from that function, and say so.
     pub captured: bool,
+    /// Why a copy of the vertex stage cannot be called where the harness would capture it that
+    /// way (no skinning function named, a camera matrix): what a numeric check's SKIP says.
+    pub uncaptured: Option<String>,
     /// The layout profile this contract was read from, and where it names each entry point;
     /// `None` for the built-in contract.
     pub profile: Option<Origin>,
@@ -1081,6 +1084,7 @@ impl Contract {
             skin_function: None,
             frame_functions: FrameFunctions::default(),
             captured: false,
+            uncaptured: None,
             profile: None,
             influence_sets: 1,
             pulled: None,

@@ -262,9 +262,11 @@ impl Context {
             None => {
                 let c = self.contract();
                 // A vertex-only shader is compared number by number only when it can be called.
-                let hint = match c.vertex {
-                    Some(_) => ", and its vertex stage is not captured: name its skinning function in the profile's `vertex.skin_function`, or give its camera as a `matrix` (the 2D `view` form drops z)",
-                    None => "",
+                let hint = match (&c.vertex, &c.skin_function, &c.uncaptured) {
+                    (None, ..) => String::new(),
+                    (Some(_), Some(f), _) => format!(", and its skinning function `{f}` cannot be called as the profile names it (`shader::validates` says why)"),
+                    (Some(_), None, Some(why)) => format!(", and a copy of its vertex stage cannot be called: {why}; name its skinning function in the profile's `vertex.skin_function`"),
+                    (Some(_), None, None) => ", and its vertex stage is not captured: name its skinning function in the profile's `vertex.skin_function`, or give its camera as a `matrix` (the 2D `view` form drops z)".into(),
                 };
                 Err(GpuError::Absent(format!(
                     "the shader has no compute stage ({} gives none){hint}",
