@@ -122,9 +122,11 @@ fn permutations() -> Vec<[usize; 4]> {
 }
 
 /// A 4-influence strip on a posed 8-joint chain, and that pose's palette.
-fn four_influence_scene() -> (Skeleton, Mesh, Vec<Mat4>) {
-    let skeleton = Skeleton::chain(8, 0.5);
-    let mesh = strip(8, 0.5, 256, 0.3, 4);
+/// A posed chain and a strip whose vertices each take 4 joints in each of `sets` influence sets.
+fn influence_scene(sets: usize) -> (Skeleton, Mesh, Vec<Mat4>) {
+    let joints = 4 + 4 * sets;
+    let skeleton = Skeleton::chain(joints, 0.5);
+    let mesh = strip(joints, 0.5, 256, 0.3, 4 * sets);
     let pose = posed(
         &skeleton,
         &[
@@ -137,30 +139,68 @@ fn four_influence_scene() -> (Skeleton, Mesh, Vec<Mat4>) {
     (skeleton, mesh, palette)
 }
 
-/// Permuting the order of each vertex's 4 (joint, weight) slots changes nothing: per vertex
-/// within 4 ulps x extent (the sum's order may round differently).
-pub fn influence_order(ctx: &Context) -> Outcome {
-    let (_, mesh, palette) = four_influence_scene();
+/// Sets influence set `k` of vertex `v` (the mesh has that set).
+fn put_set(mesh: &mut Mesh, v: usize, k: usize, (j, w): ([u32; 4], [f32; 4])) {
+    if k == 0 {
+        (mesh.joints[v], mesh.weights[v]) = (j, w);
+    } else {
+        let s = &mut mesh.more[k - 1];
+        (s.joints[v], s.weights[v]) = (j, w);
+    }
+}
+
+/// Each vertex's (joint, weight) slots reordered: within each set by one of the 24 orders, and,
+/// where the shader reads more than one set, the sets rotated by the vertex index, so that
+/// influences change sets.
+fn reordered(mesh: &Mesh) -> Mesh {
     let perms = permutations();
+    let sets = mesh.sets();
     let mut shuffled = mesh.clone();
-    let mut reordered = 0;
     for v in 0..mesh.len() {
-        let p = perms[(v * 7 + 3) % perms.len()];
-        let (j, w) = (mesh.joints[v], mesh.weights[v]);
-        shuffled.joints[v] = [j[p[0]], j[p[1]], j[p[2]], j[p[3]]];
-        shuffled.weights[v] = [w[p[0]], w[p[1]], w[p[2]], w[p[3]]];
-        if shuffled.weights[v] != w {
-            reordered += 1;
+        for k in 0..sets {
+            let (j, w) = mesh.set(v, (k + v) % sets);
+            let p = perms[(v * 7 + 3 + 5 * k) % perms.len()];
+            let slot = [j[p[0]], j[p[1]], j[p[2]], j[p[3]]];
+            put_set(
+                &mut shuffled,
+                v,
+                k,
+                (slot, [w[p[0]], w[p[1]], w[p[2]], w[p[3]]]),
+            );
         }
     }
+    shuffled
+}
+
+/// Permuting the order of each vertex's (joint, weight) slots changes nothing: per vertex within
+/// 4 ulps x extent (the sum's order may round differently). With more than one influence set
+/// (the shader's `influence_sets`), each vertex takes 4 joints in every set and the slots also
+/// move between sets.
+pub fn influence_order(ctx: &Context) -> Outcome {
+    let (_, mesh, palette) = influence_scene(ctx.contract().influence_sets.max(1));
+    let shuffled = reordered(&mesh);
+    let sets = mesh.sets();
+    let all = |m: &Mesh, v: usize| (0..sets).map(|k| m.set(v, k)).collect::<Vec<_>>();
+    let changed = (0..mesh.len())
+        .filter(|&v| (0..sets).any(|k| mesh.set(v, k).1 != shuffled.set(v, k).1))
+        .count();
+    // Vertices whose weights in a set past the first moved to another set.
+    let crossed = (0..mesh.len())
+        .filter(|&v| {
+            (1..sets).any(|k| {
+                mesh.set(v, k).1.iter().any(|&w| w != 0.0)
+                    && mesh.set(v, k).1 != shuffled.set(v, k).1
+            })
+        })
+        .count();
     let a = gpu_try!(gpu::compute::skin(ctx, &palette, &mesh));
     let b = gpu_try!(gpu::compute::skin(ctx, &palette, &shuffled));
     let moved = compare::max_abs_error(&a, &mesh.positions).error;
-    if reordered == 0 || moved < 0.05 {
+    if changed == 0 || moved < 0.05 || (sets > 1 && crossed == 0) {
         return Outcome::fail(
             "-",
             format!(
-                "vacuous: {reordered} vertices reordered, the pose moved vertices by {moved:.3}"
+                "vacuous: {changed} vertices reordered ({crossed} across influence sets), the pose moved vertices by {moved:.3}"
             ),
         );
     }
@@ -175,15 +215,13 @@ pub fn influence_order(ctx: &Context) -> Outcome {
         Outcome::fail(
             figure,
             format!(
-                "reordering the influence slots changed vertex {v} of {} by {:.3e} (> 4 ulps x extent {scale:.2} = {:.1e}): slots {:?} / {:?} give {:?}, reordered {:?} / {:?} give {:?}",
+                "reordering the influence slots changed vertex {v} of {} by {:.3e} (> 4 ulps x extent {scale:.2} = {:.1e}): (joints, weights) {:?} give {:?}, reordered {:?} give {:?}",
                 mesh.len(),
                 worst.error,
                 4.0 * ulp,
-                mesh.joints[v],
-                mesh.weights[v],
+                all(&mesh, v),
                 a.get(v),
-                shuffled.joints[v],
-                shuffled.weights[v],
+                all(&shuffled, v),
                 b.get(v)
             ),
         )
@@ -527,9 +565,41 @@ mod tests {
     }
 
     #[test]
+    fn two_sets_reorder_across_sets_and_the_oracle_agrees() {
+        let (_, mesh, palette) = influence_scene(2);
+        assert_eq!(mesh.sets(), 2);
+        // Vertices with more than 4 influences: the second set is not empty.
+        assert!((0..mesh.len()).any(|v| mesh.influences(v).len() > 4));
+        let shuffled = reordered(&mesh);
+        // Some influences of the second set now sit in the first, and the oracle does not mind.
+        assert!(
+            (0..mesh.len()).any(|v| mesh.set(v, 1).1.iter().any(|&w| w != 0.0)
+                && mesh.set(v, 1).1 != shuffled.set(v, 1).1)
+        );
+        for v in 0..mesh.len() {
+            let mut a = mesh.influences(v);
+            let mut b = shuffled.influences(v);
+            a.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+            b.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+            assert_eq!(a, b, "vertex {v}: the same influences");
+        }
+        let (a, b) = (
+            crate::reference::skin(&palette, &mesh),
+            crate::reference::skin(&palette, &shuffled),
+        );
+        assert!(compare::max_abs_error(&a, &mesh.positions).error > 0.05);
+        assert!(compare::max_abs_error(&a, &b).error < 1e-5);
+        // One set: the orders within the set alone, as before.
+        let (_, one, _) = influence_scene(1);
+        let r = reordered(&one);
+        assert_eq!(r.sets(), 1);
+        assert!((0..one.len()).any(|v| one.weights[v] != r.weights[v]));
+    }
+
+    #[test]
     fn the_scenes_are_not_vacuous_on_the_cpu() {
         // The CPU oracle satisfies the properties the GPU is held to, on the same scenes.
-        let (_, mesh, palette) = four_influence_scene();
+        let (_, mesh, palette) = influence_scene(1);
         let a = crate::reference::skin(&palette, &mesh);
         assert!(compare::max_abs_error(&a, &mesh.positions).error > 0.05);
         assert!(mesh
