@@ -65,19 +65,17 @@ fn extent(points: &[[f32; 3]]) -> f64 {
 }
 
 /// The bind pose palette (the identity) reproduces the bind positions, on a strip whose vertices
-/// blend 4 joints: within 1e-6 x extent.
+/// blend 4 joints in each influence set the shader reads: within 1e-6 x extent.
 pub fn identity_pose(ctx: &Context) -> Outcome {
-    let skeleton = Skeleton::chain(6, 0.5);
-    let mesh = strip(6, 0.5, 202, 0.3, 4);
-    let four = mesh
-        .weights
-        .iter()
-        .filter(|w| w.iter().all(|&x| x > 0.0))
+    let (skeleton, mesh) = identity_scene(ctx.contract().influence_sets.max(1));
+    let influences = 4 * mesh.sets();
+    let full = (0..mesh.len())
+        .filter(|&v| mesh.influences(v).len() == influences)
         .count();
-    if four == 0 {
+    if full == 0 {
         return Outcome::fail(
             "-",
-            "vacuous: no vertex of the strip has 4 nonzero influences",
+            format!("vacuous: no vertex of the strip has {influences} nonzero influences"),
         );
     }
     let palette = skeleton.palette(&skeleton.bind_pose());
@@ -91,7 +89,7 @@ pub fn identity_pose(ctx: &Context) -> Outcome {
         Outcome::fail(
             figure,
             format!(
-                "the bind pose palette (identity) moved vertex {} of {} ({four} with 4 influences): source {:?}, GPU {:?}; max abs error {:.3e} > {tolerance:.1e} (1e-6 x extent)",
+                "the bind pose palette (identity) moved vertex {} of {} ({full} with {influences} influences): source {:?}, GPU {:?}; max abs error {:.3e} > {tolerance:.1e} (1e-6 x extent)",
                 worst.vertex,
                 mesh.len(),
                 mesh.positions.get(worst.vertex),
@@ -122,6 +120,15 @@ fn permutations() -> Vec<[usize; 4]> {
 }
 
 /// A 4-influence strip on a posed 8-joint chain, and that pose's palette.
+/// The chain and strip of `identity_pose`: 4 influences a vertex in each of `sets` sets.
+fn identity_scene(sets: usize) -> (Skeleton, Mesh) {
+    let joints = 2 + 4 * sets;
+    (
+        Skeleton::chain(joints, 0.5),
+        strip(joints, 0.5, 202, 0.3, 4 * sets),
+    )
+}
+
 /// A posed chain and a strip whose vertices each take 4 joints in each of `sets` influence sets.
 fn influence_scene(sets: usize) -> (Skeleton, Mesh, Vec<Mat4>) {
     let joints = 4 + 4 * sets;
@@ -589,6 +596,13 @@ mod tests {
         );
         assert!(compare::max_abs_error(&a, &mesh.positions).error > 0.05);
         assert!(compare::max_abs_error(&a, &b).error < 1e-5);
+        // The identity scene's vertices fill both sets.
+        let (skeleton, two) = identity_scene(2);
+        assert_eq!(two.sets(), 2);
+        assert!((0..two.len()).any(|v| two.influences(v).len() == 8));
+        let bind = skeleton.palette(&skeleton.bind_pose());
+        let back = crate::reference::skin(&bind, &two);
+        assert!(compare::max_abs_error(&back, &two.positions).error < 1e-5);
         // One set: the orders within the set alone, as before.
         let (_, one, _) = influence_scene(1);
         let r = reordered(&one);
