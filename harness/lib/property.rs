@@ -119,7 +119,6 @@ fn permutations() -> Vec<[usize; 4]> {
     out
 }
 
-/// A 4-influence strip on a posed 8-joint chain, and that pose's palette.
 /// The chain and strip of `identity_pose`: 4 influences a vertex in each of `sets` sets.
 fn identity_scene(sets: usize) -> (Skeleton, Mesh) {
     let joints = 2 + 4 * sets;
@@ -146,16 +145,6 @@ fn influence_scene(sets: usize) -> (Skeleton, Mesh, Vec<Mat4>) {
     (skeleton, mesh, palette)
 }
 
-/// Sets influence set `k` of vertex `v` (the mesh has that set).
-fn put_set(mesh: &mut Mesh, v: usize, k: usize, (j, w): ([u32; 4], [f32; 4])) {
-    if k == 0 {
-        (mesh.joints[v], mesh.weights[v]) = (j, w);
-    } else {
-        let s = &mut mesh.more[k - 1];
-        (s.joints[v], s.weights[v]) = (j, w);
-    }
-}
-
 /// Each vertex's (joint, weight) slots reordered: within each set by one of the 24 orders, and,
 /// where the shader reads more than one set, the sets rotated by the vertex index, so that
 /// influences change sets.
@@ -168,12 +157,7 @@ fn reordered(mesh: &Mesh) -> Mesh {
             let (j, w) = mesh.set(v, (k + v) % sets);
             let p = perms[(v * 7 + 3 + 5 * k) % perms.len()];
             let slot = [j[p[0]], j[p[1]], j[p[2]], j[p[3]]];
-            put_set(
-                &mut shuffled,
-                v,
-                k,
-                (slot, [w[p[0]], w[p[1]], w[p[2]], w[p[3]]]),
-            );
+            shuffled.put_set(v, k, (slot, [w[p[0]], w[p[1]], w[p[2]], w[p[3]]]));
         }
     }
     shuffled
@@ -195,8 +179,8 @@ pub fn influence_order(ctx: &Context) -> Outcome {
     let crossed = (0..mesh.len())
         .filter(|&v| {
             (1..sets).any(|k| {
-                mesh.set(v, k).1.iter().any(|&w| w != 0.0)
-                    && mesh.set(v, k).1 != shuffled.set(v, k).1
+                let w = mesh.set(v, k).1;
+                w.iter().any(|&x| x != 0.0) && w != shuffled.set(v, k).1
             })
         })
         .count();

@@ -189,6 +189,16 @@ impl Mesh {
             .collect()
     }
 
+    /// Sets influence set `k` of vertex `v`; panics past the mesh's sets.
+    pub fn put_set(&mut self, v: usize, k: usize, (j, w): ([u32; 4], [f32; 4])) {
+        if k == 0 {
+            (self.joints[v], self.weights[v]) = (j, w);
+        } else {
+            let s = &mut self.more[k - 1];
+            (s.joints[v], s.weights[v]) = (j, w);
+        }
+    }
+
     /// Each vertex's joints and weights of influence set `k`, zero past the mesh's sets.
     pub fn set_data(&self, k: usize) -> (Vec<[u32; 4]>, Vec<[f32; 4]>) {
         (0..self.len()).map(|v| self.set(v, k)).unzip()

@@ -1477,8 +1477,9 @@ const SKIN_NORMALS_ONLY: [&str; 1] = ["vertex_mesh_bindings"];
 /// a narrow layout (300 joints: past u8 joints, past a 256-matrix palette) failing with a message
 /// that names the layout.
 /// The normal and tangent checks of an example: where it writes them (`SKIN_NORMALS`, and the
-/// normals of `SKIN_NORMALS_ONLY`) they pass on every mesh that has them (the strip, the models with NORMAL) and skip naming what the mesh
-/// lacks; elsewhere they skip, naming the profile fields. `narrow`: the example fails
+/// normals of `SKIN_NORMALS_ONLY`) they pass on every mesh that has them (the strip, the models
+/// with NORMAL) and skip naming what the mesh lacks; elsewhere they skip, naming the profile
+/// fields. `narrow`: the example fails
 /// `wide_indices` by design, every check of it.
 fn normal_rows(name: &str, report: &Report, narrow: bool) {
     for (check, attribute) in [
@@ -1656,11 +1657,18 @@ fn example_texts(name: &str) -> (String, String) {
 /// The suite's report over example `name` with these shader and profile texts (an edit of its
 /// own), written into the scratch folder `label`; `None` without an adapter, where that may skip.
 fn run_example_as(name: &str, label: &str, shader: &str, profile: &str) -> Option<Report> {
+    let (dir, path) = example_copy(name, label, shader, profile);
+    run_suite(&dir, &[("SKINPROOF_SHADER", path.to_str().unwrap())])
+}
+
+/// Example `name` with these shader and profile texts written into the scratch folder `label`:
+/// (the folder, the shader's path).
+fn example_copy(name: &str, label: &str, shader: &str, profile: &str) -> (PathBuf, PathBuf) {
     let dir = scratch(label);
     let path = dir.join(format!("{name}.wgsl"));
     std::fs::write(&path, shader).unwrap();
     std::fs::write(dir.join(format!("{name}.profile.yaml")), profile).unwrap();
-    run_suite(&dir, &[("SKINPROOF_SHADER", path.to_str().unwrap())])
+    (dir, path)
 }
 
 /// A vertex-only shader left without a compute stage (its skinning function refused, so nothing
@@ -1675,11 +1683,8 @@ fn the_gpu_benchmark_of_an_uncaptured_vertex_stage_leaves_out_the_compute_tiers(
         profile.contains(line),
         "{name}'s profile no longer has `{line}`"
     );
-    let dir = scratch("bench_uncaptured");
-    let path = dir.join(format!("{name}.wgsl"));
-    std::fs::write(&path, &source).unwrap();
     let edited = profile.replacen(line, "  skin_function: skin_missing\n", 1);
-    std::fs::write(dir.join(format!("{name}.profile.yaml")), edited).unwrap();
+    let (dir, path) = example_copy(name, "bench_uncaptured", &source, &edited);
     let vars = vec![("SKINPROOF_SHADER".to_string(), path.display().to_string())];
     let mut config = Config::from_vars(root(), vars).unwrap();
     config.reports = dir.join("reports");
