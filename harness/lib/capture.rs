@@ -267,6 +267,10 @@ fn input_value(
                     size: VectorSize::Quad,
                     ..
                 } => "vec4<f32>(skinproof_positions[i].xyz, 1.0)".into(),
+                TypeInner::Vector {
+                    size: VectorSize::Bi,
+                    ..
+                } => "skinproof_positions[i].xy".into(),
                 _ => "skinproof_positions[i].xyz".into(),
             },
             Some(v) if v.role == Role::Joints => {

@@ -1186,6 +1186,12 @@ impl Contract {
         if let (true, Some(p)) = (self.has(Pipeline::Compute), &self.pulled) {
             reads.weights = p.weights;
         }
+        let planar = (self.input(Role::Positions))
+            .filter(|p| p.attribute.format == wgpu::VertexFormat::Float32x2);
+        if let (true, Some(p)) = (self.has(Pipeline::Render), planar) {
+            let whence = p.origin.as_ref();
+            reads.planar = Some(whence.map_or(String::new(), |o| format!(" (the profile's {o})")));
+        }
         reads.sets = self.influence_sets;
         reads.sets_whence = self
             .profile

@@ -213,10 +213,27 @@ impl PositionFormat {
             PositionFormat::Vec4 => "vec4",
         }
     }
+}
 
-    /// The vertex attribute format: `Float32x3`; a vec4 input reads it with w = 1, as WebGPU fills.
+/// How a vertex stage takes its position attribute: three floats (`vec3`, or `vec4` read with
+/// w = 1, as WebGPU fills), or two (`vec2`: a planar mesh's x and y, as 2D rigs store them, the
+/// stage supplying z itself; a case whose mesh leaves the plane z = 0 cannot be tested).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum AttributePosition {
+    Vec2,
+    #[default]
+    Vec3,
+    Vec4,
+}
+
+impl AttributePosition {
+    /// The vertex attribute format: `Float32x2` for a planar position, else `Float32x3`.
     pub fn vertex_format(self) -> wgpu::VertexFormat {
-        wgpu::VertexFormat::Float32x3
+        match self {
+            AttributePosition::Vec2 => wgpu::VertexFormat::Float32x2,
+            AttributePosition::Vec3 | AttributePosition::Vec4 => wgpu::VertexFormat::Float32x3,
+        }
     }
 }
 
@@ -404,6 +421,9 @@ pub struct Reads {
     /// cannot be tested), and where the profile says so, for the message.
     pub sets: usize,
     pub sets_whence: String,
+    /// Where the profile says the shader takes planar (x, y) positions, for the message: a case
+    /// whose mesh leaves the plane z = 0 cannot be tested.
+    pub planar: Option<String>,
 }
 
 impl Default for Reads {
@@ -414,6 +434,7 @@ impl Default for Reads {
             weights: WeightFormat::F32x4,
             sets: 1,
             sets_whence: String::new(),
+            planar: None,
         }
     }
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::case::CaseError;
 use crate::compose::Define;
 use crate::contract::{Contract, Elem, Fill, Origin, Pipeline, Role, Space, Want};
-use crate::format::{JointFormat, PositionFormat, WeightFormat};
+use crate::format::{AttributePosition, JointFormat, PositionFormat, WeightFormat};
 use crate::yaml_line;
 
 /// A shader's own layout: which stages it has and, per role, its group and binding or vertex
@@ -139,7 +139,8 @@ impl<'de> Deserialize<'de> for Numbers {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ShaderExpect {
-    /// The case's name (its file stem).
+    /// The case's name (its file stem), or a pattern where `*` stands for any run of characters
+    /// (`gltf_*`: every case made from a glTF model).
     pub case: String,
     /// The checks (and `case_loads`) expected to fail; empty: all of them.
     #[serde(default)]
@@ -156,8 +157,29 @@ pub struct ShaderExpect {
 impl ShaderExpect {
     /// Whether this entry covers `check` of `case`.
     pub fn covers(&self, case: &str, check: &str) -> bool {
-        self.case == case && (self.checks.is_empty() || self.checks.iter().any(|c| c == check))
+        names(&self.case, case)
+            && (self.checks.is_empty() || self.checks.iter().any(|c| c == check))
     }
+}
+
+/// Whether `pattern` names `name`: equal, with each `*` standing for any run of characters.
+fn names(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// A shader split into modules (naga_oil's `#import`, `#ifdef`, `#define_import_path`).
@@ -462,7 +484,7 @@ pub struct Vertex {
     pub colour: Colour,
     /// The attributes the stage skins; or, instead, `vertices`.
     #[serde(default)]
-    pub position: Option<Attribute<PositionFormat>>,
+    pub position: Option<Attribute<AttributePosition>>,
     #[serde(default)]
     pub joints: Option<Influence<JointFormat>>,
     #[serde(default)]
@@ -1623,10 +1645,15 @@ impl Profile {
                 )
             };
             if let (Some(p), Some(j), Some(w)) = (&v.position, &v.joints, &v.weights) {
+                // A planar position is taken as its two floats alone.
+                let (ty, also) = match p.format {
+                    AttributePosition::Vec2 => (Elem::Attribute(p.format.vertex_format()), None),
+                    _ => (Elem::Vec3F32, Some(Elem::Vec4F32)),
+                };
                 c.vertex_inputs = vec![input(
                     Role::Positions,
-                    Elem::Vec3F32,
-                    Some(Elem::Vec4F32),
+                    ty,
+                    also,
                     p.format.vertex_format(),
                     p.location,
                     "vertex.position",
@@ -2113,6 +2140,25 @@ mod tests {
     }
 
     #[test]
+    fn an_expected_case_may_be_a_pattern() {
+        for (pattern, name, hit) in [
+            ("gltf_*", "gltf_fox_t0_5", true),
+            ("gltf_*", "gltf_", true),
+            ("gltf_*", "long_chain_256", false),
+            ("*_t0_5", "gltf_fox_t0_5", true),
+            ("*_t0_5", "gltf_fox_t0_50", false),
+            ("gltf_*_t1_*", "gltf_fox_t1_5", true),
+            ("gltf_*_t1_*", "gltf_fox_t2_5", false),
+            ("a*a", "a", false),
+            ("a*a", "aa", true),
+            ("*", "anything", true),
+            ("wide", "wide_indices", false),
+        ] {
+            assert_eq!(names(pattern, name), hit, "{pattern} vs {name}");
+        }
+    }
+
+    #[test]
     fn expectations_are_located_and_need_a_matcher_and_a_reason() {
         let entry =
             "expect:\n  - case: wide\n    matches: 256 matrices\n    reason: a uniform palette\n";
@@ -2120,6 +2166,7 @@ mod tests {
         let lines = DEFAULT.lines().count();
         assert_eq!(p.expect[0].at, format!("p.profile.yaml:{}", lines + 2));
         assert!(p.expect[0].covers("wide", "case_loads") && !p.expect[0].covers("other", "x"));
+        assert!(!p.expect[0].covers("wide_indices", "case_loads"));
         let msg = parse(&format!("{DEFAULT}{}", entry.replace("256 matrices", "''"))).unwrap_err();
         assert!(
             msg.contains("field `expect[0].matches`: must not be empty"),
@@ -2229,7 +2276,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 15);
+        assert_eq!(n, 16);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -188,6 +188,15 @@ impl Scene {
                 reads.sets_whence,
             )));
         }
+        if let Some(whence) = &reads.planar {
+            if let Some(v) = mesh.positions.iter().position(|p| p[2] != 0.0) {
+                return Err(SceneError::Fail(format!(
+                    "{}: vertex {v} is at z = {}, and the shader takes planar positions, x and y alone{whence}; dropping z would test another mesh than the case's",
+                    case.path.display(),
+                    mesh.positions[v][2],
+                )));
+            }
+        }
         for k in 0..mesh.sets() {
             if let Err(e) = reads.joints.pack(&mesh.set_data(k).0) {
                 return Err(SceneError::Fail(format!(
@@ -470,6 +479,26 @@ mod tests {
         assert!(!fox.is_posed());
         let timed = "model: { path: models/Fox/Fox.glb, time: 0.5 }\n";
         assert!(scene(timed).unwrap().is_posed());
+    }
+
+    #[test]
+    fn a_shader_of_planar_positions_refuses_a_mesh_off_the_plane_and_takes_one_in_it() {
+        let planar = Reads {
+            planar: Some(" (the profile's p.profile.yaml:6:3)".into()),
+            ..Reads::default()
+        };
+        let path = crate::config::project_root().join("cases/planar.yaml");
+        let load = |text: &str| Scene::for_shader(&Case::parse(&path, text, &[]).unwrap(), &planar);
+        // The built-in strip lies in z = 0; the Fox does not.
+        assert!(load("skeleton: { joints: 3 }\nmesh: { vertices: 8 }\n").is_ok());
+        let Err(SceneError::Fail(why)) = load("model: { path: models/Fox/Fox.glb }\n") else {
+            panic!("a 3D model was taken for planar positions")
+        };
+        assert!(
+            why.contains("planar.yaml: vertex 0 is at z = ")
+                && why.contains("the shader takes planar positions, x and y alone (the profile's p.profile.yaml:6:3)"),
+            "{why}"
+        );
     }
 
     #[test]

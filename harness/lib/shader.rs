@@ -873,6 +873,16 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                     Role::Joints if Elem::Vec4U32.matches(inner) => {
                         ": joints read as integers are `format: u8x4`, `u16x4` or `u32x4`"
                     }
+                    Role::Positions
+                        if Elem::Attribute(wgpu::VertexFormat::Float32x2).matches(inner) =>
+                    {
+                        ": a planar position, x and y alone, is `format: vec2`"
+                    }
+                    Role::Positions
+                        if Elem::Vec3F32.matches(inner) || Elem::Vec4F32.matches(inner) =>
+                    {
+                        ": a position of three floats is `format: vec3` (`vec4` for a vec4 input)"
+                    }
                     _ => "",
                 };
                 bad.push(format!(

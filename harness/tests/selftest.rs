@@ -1471,17 +1471,11 @@ const SKIN_NORMALS: [&str; 3] = ["skinning_normals", "compute_pulled", "vertex_n
 /// The examples that write skinned normals but no tangents.
 const SKIN_NORMALS_ONLY: [&str; 1] = ["vertex_mesh_bindings"];
 
-/// Each example shader of `shaders/examples/` passes the whole suite through its layout profile:
-/// numbers compared on every shape (a vertex-only shader through the compute entry point the
-/// harness adds), a stage the shader lacks SKIP with its reason, and the one case that does not fit
-/// a narrow layout (300 joints: past u8 joints, past a 256-matrix palette) failing with a message
-/// that names the layout.
 /// The normal and tangent checks of an example: where it writes them (`SKIN_NORMALS`, and the
 /// normals of `SKIN_NORMALS_ONLY`) they pass on every mesh that has them (the strip, the models
 /// with NORMAL) and skip naming what the mesh lacks; elsewhere they skip, naming the profile
-/// fields. `narrow`: the example fails
-/// `wide_indices` by design, every check of it.
-fn normal_rows(name: &str, report: &Report, narrow: bool) {
+/// fields. `narrow`: whether the example fails a case by design, every check of it.
+fn normal_rows(name: &str, report: &Report, narrow: &dyn Fn(&str) -> bool) {
     for (check, attribute) in [
         ("normals_match_cpu", "NORMAL"),
         ("tangents_match_cpu", "TANGENT"),
@@ -1489,7 +1483,7 @@ fn normal_rows(name: &str, report: &Report, narrow: bool) {
         let rows: Vec<_> = report
             .rows
             .iter()
-            .filter(|r| r.check == check && !(narrow && r.case == "wide_indices"))
+            .filter(|r| r.check == check && !narrow(&r.case))
             .collect();
         assert!(!rows.is_empty(), "{name}: no {check} rows");
         for r in rows {
@@ -1519,17 +1513,23 @@ fn normal_rows(name: &str, report: &Report, narrow: bool) {
     }
 }
 
+/// Each example shader of `shaders/examples/` passes the whole suite through its layout profile:
+/// numbers compared on every shape (a vertex-only shader through the compute entry point the
+/// harness adds), a stage the shader lacks SKIP with its reason, and the cases that do not fit a
+/// narrow layout (300 joints: past u8 joints, past a 256-matrix palette; 3D models: past planar
+/// positions) failing as its profile expects, with a message that names the layout.
 #[test]
 fn example_shaders_pass_through_their_profiles() {
-    // (shader, a check that must PASS, the check that SKIPs for a missing stage and why, what
-    // wide_indices fails with).
+    // (shader, a check that must PASS, the check that SKIPs for a missing stage and why, the
+    // cases the layout cannot hold (names starting so) and what they fail with).
     type Example = (
         &'static str,
         &'static str,
         Option<(&'static str, &'static str)>,
-        Option<&'static str>,
+        Option<(&'static str, &'static str)>,
     );
-    let examples: [Example; 15] = [
+    const WIDE: &str = "wide_indices";
+    let examples: [Example; 16] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1543,13 +1543,19 @@ fn example_shaders_pass_through_their_profiles() {
             "vertex_split_palette",
             "posed_matches_cpu",
             None,
-            Some("does not fit the profile's joint format u8x4 (at most 255)"),
+            Some((
+                WIDE,
+                "does not fit the profile's joint format u8x4 (at most 255)",
+            )),
         ),
         (
             "uniform_palette",
             "render_matches_golden",
             None,
-            Some("the shader's palette is a fixed array of 256 matrices"),
+            Some((
+                WIDE,
+                "the shader's palette is a fixed array of 256 matrices",
+            )),
         ),
         (
             "compute_pulled",
@@ -1569,12 +1575,22 @@ fn example_shaders_pass_through_their_profiles() {
             "vertex_one_uniform",
             "posed_matches_cpu",
             None,
-            Some("the shader's palette is a fixed array of 256 matrices"),
+            Some((
+                WIDE,
+                "the shader's palette is a fixed array of 256 matrices",
+            )),
         ),
         ("vertex_bone_texture", "posed_matches_cpu", None, None),
         ("vertex_float_joints", "posed_matches_cpu", None, None),
         ("vertex_affine_joints", "posed_matches_cpu", None, None),
         ("vertex_pulled", "posed_matches_cpu", None, None),
+        // SimpleSkin lies in the plane z = 0 and is tested; the other models are 3D.
+        (
+            "vertex_planar",
+            "posed_matches_cpu",
+            None,
+            Some(("gltf_", "the shader takes planar positions")),
+        ),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));
@@ -1595,7 +1611,10 @@ fn example_shaders_pass_through_their_profiles() {
             .collect();
         assert!(bad.is_empty(), "{name}:\n{}", bad.join("\n"));
         let rows = |check: &'static str| report.rows.iter().filter(move |r| r.check == check);
-        normal_rows(name, &report, narrow.is_some());
+        let narrowed = |case: &str| {
+            narrow.is_some_and(|(n, _)| case.starts_with(n)) && !case.starts_with("gltf_simpleskin")
+        };
+        normal_rows(name, &report, &narrowed);
         // A case that turns its golden comparison off (`many_influences`: its shape depends on the
         // shader) skips the golden check for that reason first.
         let own = |r: &&skinproof::report::Row| {
@@ -1603,7 +1622,7 @@ fn example_shaders_pass_through_their_profiles() {
         };
         assert!(
             rows(passes).count() > 0
-                && rows(passes).all(|r| r.case == "wide_indices"
+                && rows(passes).all(|r| narrowed(&r.case)
                     || r.case == "single_vertex"
                     || own(&r)
                     || r.outcome.status == Status::Pass),
@@ -1621,13 +1640,16 @@ fn example_shaders_pass_through_their_profiles() {
                 wrong.join("\n")
             );
         }
-        if let Some(why) = narrow {
+        if let Some((_, why)) = narrow {
             let wide: Vec<_> = report
                 .rows
                 .iter()
-                .filter(|r| r.case == "wide_indices" && r.check == "posed_matches_cpu")
+                .filter(|r| narrowed(&r.case) && r.check == "posed_matches_cpu")
                 .collect();
-            assert!(!wide.is_empty(), "{name}: no wide_indices rows");
+            assert!(
+                !wide.is_empty(),
+                "{name}: no rows of the cases it cannot hold"
+            );
             // The failure the example's profile expects, with its matcher: XFAIL.
             for r in wide {
                 assert_eq!(
@@ -1994,6 +2016,12 @@ fn layout_bugs_in_example_shaders_fail() {
             "vertex_float_joints",
             "let offset = i32(index) * 4;",
             "let offset = i32(index - 0.5) * 4;",
+        ),
+        // A planar position's x and y swapped, as a layout that stores them the other way round.
+        (
+            "vertex_planar",
+            "let local = vec4<f32>(v.position, 0.0, 1.0);",
+            "let local = vec4<f32>(v.position.yx, 0.0, 1.0);",
         ),
     ] {
         let (source, profile) = example_texts(name);

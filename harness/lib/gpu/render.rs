@@ -51,6 +51,18 @@ pub(super) fn camera_matrix(contract: &crate::contract::Contract, m: Mat4) -> Ve
 }
 
 /// Bytes per pixel of the target.
+/// The position vertex buffer's bytes: each vertex's x, y and z, or x and y alone for a planar
+/// (`Float32x2`) attribute.
+fn positions(mesh: &Mesh, format: wgpu::VertexFormat) -> Vec<u8> {
+    match format {
+        wgpu::VertexFormat::Float32x2 => {
+            let xy: Vec<[f32; 2]> = mesh.positions.iter().map(|p| [p[0], p[1]]).collect();
+            bytemuck::cast_slice(&xy).to_vec()
+        }
+        _ => bytemuck::cast_slice(&mesh.positions).to_vec(),
+    }
+}
+
 const PIXEL: u32 = 4;
 
 /// The mesh skinned by `palette` and drawn through `view` into a `width` x `height` image
@@ -159,7 +171,7 @@ impl Draw {
         for input in &contract.vertex_inputs {
             let (joints, weights) = mesh.set_data(input.set);
             let (label, data): (&str, Vec<u8>) = match input.role {
-                Role::Positions => ("positions", bytemuck::cast_slice(&mesh.positions).to_vec()),
+                Role::Positions => ("positions", positions(mesh, input.attribute.format)),
                 Role::Joints => ("joints", formats.vertex_joints.pack(&joints)?),
                 Role::Weights => ("weights", formats.vertex_weights.pack(&weights)),
                 // A mesh without them gets placeholders, as the compute path does.

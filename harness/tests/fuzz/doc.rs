@@ -658,9 +658,19 @@ const OFFSET_MEMBER_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_planar.profile.yaml` (planar positions).
+const PLANAR_EDITS: &[ProfileEdit] = &[(
+    "three-float positions for a shader that takes x and y",
+    &[(
+        "position: { location: 0, format: vec2 }",
+        "position: { location: 0, format: vec3 }",
+    )],
+    "vertex.position",
+)];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -675,6 +685,7 @@ fn profiles(out: &mut String) {
         ("vertex_affine_joints", ELEMENT_EDITS),
         ("vertex_pulled", PULLED_EDITS),
         ("vertex_mesh_bindings", OFFSET_MEMBER_EDITS),
+        ("vertex_planar", PLANAR_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
