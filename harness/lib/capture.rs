@@ -273,6 +273,13 @@ fn input_value(
                 } => "skinproof_positions[i].xy".into(),
                 _ => "skinproof_positions[i].xyz".into(),
             },
+            // u16 joint pairs in a vec2<u32>, low half first, as the vertex buffer holds them.
+            Some(v)
+                if v.role == Role::Joints && v.attribute.format == wgpu::VertexFormat::Uint32x2 =>
+            {
+                let j = format!("skinproof_joints[i * {sets}u + {}u]", v.set);
+                format!("vec2<u32>({j}.x | ({j}.y << 16u), {j}.z | ({j}.w << 16u))")
+            }
             Some(v) if v.role == Role::Joints => {
                 format!("skinproof_joints[i * {sets}u + {}u]", v.set)
             }

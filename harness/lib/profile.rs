@@ -2276,7 +2276,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 16);
+        assert_eq!(n, 17);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -261,6 +261,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
         }
     }
     fill_buffers(contract, module);
+    pair_joints(contract, module);
     zero_attributes(contract, module);
     size_camera(contract, module);
     place_members(contract, module);
@@ -295,11 +296,24 @@ fn member_of<'a>(
     member: Option<&crate::contract::Member>,
 ) -> Option<&'a naga::StructMember> {
     let name = member?.name.as_str();
-    match &module.types[ty].inner {
+    match &module.types[element(module, ty)].inner {
         TypeInner::Struct { members, .. } => {
             members.iter().find(|m| m.name.as_deref() == Some(name))
         }
         _ => None,
+    }
+}
+
+/// The struct whose members a binding of type `ty` holds: `ty` itself, or, for an array of
+/// structs (per-instance data), its element 0's, the instance the harness draws.
+fn element(module: &naga::Module, ty: Handle<naga::Type>) -> Handle<naga::Type> {
+    match module.types[ty].inner {
+        TypeInner::Array { base, .. }
+            if matches!(module.types[base].inner, TypeInner::Struct { .. }) =>
+        {
+            base
+        }
+        _ => ty,
     }
 }
 
@@ -514,6 +528,31 @@ fn zero_attributes(contract: &mut Contract, module: &naga::Module) {
                 None,
             );
             contract.vertex_inputs.push(input);
+        }
+    }
+}
+
+/// u16 joints a vertex stage takes as `vec2<u32>` pairs (WGSL has no u16: each u32 holds two
+/// indices, low half first): their attributes are read as `Uint32x2`, the same 8 bytes a vertex.
+fn pair_joints(contract: &mut Contract, module: &naga::Module) {
+    use crate::contract::{Elem, JointFormat};
+    let Some(vs) = contract.vertex.as_deref() else {
+        return;
+    };
+    let Some(ep) = module.entry_points.iter().find(|ep| ep.name == vs) else {
+        return;
+    };
+    if contract.formats.vertex_joints != JointFormat::U16x4 {
+        return;
+    }
+    let pairs = wgpu::VertexFormat::Uint32x2;
+    let inputs = located_inputs(module, ep);
+    for input in contract.vertex_inputs.iter_mut() {
+        let at = inputs.iter().find(|(l, _)| *l == input.location());
+        let ty = at.map(|(_, ty)| &module.types[*ty].inner);
+        if input.role == Role::Joints && ty.is_some_and(|t| Elem::Attribute(pairs).matches(t)) {
+            input.ty = Elem::Attribute(pairs);
+            input.attribute.format = pairs;
         }
     }
 }
@@ -1146,6 +1185,23 @@ fn palette_array_ok(
     }
 }
 
+/// Whether `ty` is the palette array a struct member may be: as [`palette_array_ok`] says, or, in
+/// storage, fixed-length as well (a palette of N matrices in per-instance storage data).
+fn member_palette_ok(
+    contract: &Contract,
+    slot: &crate::contract::Slot,
+    types: &naga::UniqueArena<naga::Type>,
+    ty: Handle<naga::Type>,
+) -> bool {
+    let fixed = crate::contract::Slot {
+        ty: crate::contract::Want::FixedMatrices,
+        ..slot.clone()
+    };
+    palette_array_ok(contract, slot, types, ty)
+        || (matches!(slot.space, crate::contract::Space::Storage { .. })
+            && palette_array_ok(contract, &fixed, types, ty))
+}
+
 /// What [`palette_array_ok`] wants, for messages.
 fn palette_array_wgsl(contract: &Contract, slot: &crate::contract::Slot) -> String {
     let e = &contract.palette_element;
@@ -1177,7 +1233,7 @@ fn member_violations(
             continue;
         };
         let name = member.name.as_str();
-        let found = match &module.types[ty].inner {
+        let found = match &module.types[element(module, ty)].inner {
             TypeInner::Struct { members, .. } => {
                 members.iter().find(|m| m.name.as_deref() == Some(name))
             }
@@ -1198,7 +1254,7 @@ fn member_violations(
             )),
             Some(m)
                 if !if role == Role::Palette {
-                    palette_array_ok(contract, slot, &module.types, m.ty)
+                    member_palette_ok(contract, slot, &module.types, m.ty)
                 } else {
                     want.matches(&module.types, m.ty)
                 } =>
@@ -1345,6 +1401,59 @@ pub(crate) mod tests {
         assert_eq!(
             c("@group(0) @binding(6) var<uniform> view: mat4x4<f32>;"),
             64
+        );
+    }
+
+    #[test]
+    fn u16_joints_taken_as_vec2_pairs_are_read_as_two_u32s() {
+        let profile = "palette: { group: 0, binding: 1 }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1, format: u16x4 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
+        let contract = crate::profile::Profile::parse(Path::new("p.profile.yaml"), profile)
+            .unwrap()
+            .contract();
+        let held = |joints: &str| {
+            let src = format!("@group(0) @binding(0) var<uniform> vp: mat4x4<f32>;\n@group(0) @binding(1) var<storage, read> palette: array<mat4x4<f32>>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: {joints}, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> {{ return vp * (w.x * palette[j.x & 0xffffu]) * vec4<f32>(p, 1.0); }}\n");
+            Shader::held_to("test.wgsl".into(), src, contract.clone(), None)
+        };
+        let format = |s: &Shader| s.contract.input(Role::Joints).unwrap().attribute.format;
+        let pairs = held("vec2<u32>");
+        pairs.validate().unwrap();
+        assert_eq!(format(&pairs), wgpu::VertexFormat::Uint32x2);
+        let four = held("vec4<u32>");
+        four.validate().unwrap();
+        assert_eq!(format(&four), wgpu::VertexFormat::Uint16x4);
+        // Three u32s hold no whole number of u16 pairs.
+        assert!(held("vec3<u32>").validate().is_err());
+    }
+
+    #[test]
+    fn a_palette_may_be_a_member_of_per_instance_storage_structs() {
+        let profile = "palette: { group: 1, binding: 0, member: joints, fill: identity }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
+        let contract = crate::profile::Profile::parse(Path::new("p.profile.yaml"), profile)
+            .unwrap()
+            .contract();
+        let held = |joints: &str| {
+            let src = format!("struct I {{ world: mat4x4<f32>, tint: vec4<f32>, joints: {joints} }}\n@group(0) @binding(0) var<uniform> vp: mat4x4<f32>;\n@group(1) @binding(0) var<storage, read> instances: array<I>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>, @builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {{ return vp * (w.x * instances[i].joints[j.x]) * vec4<f32>(p, 1.0); }}\n");
+            Shader::held_to("test.wgsl".into(), src, contract.clone(), None)
+        };
+        // A fixed-length palette in element 0: its length bounds the cases, the world matrix
+        // before it is the identity.
+        let s = held("array<mat4x4<f32>, 16>");
+        s.validate().unwrap();
+        let c = &s.contract;
+        assert_eq!(c.palette_member.as_ref().unwrap().offset, 80);
+        assert_eq!(c.palette_len, Some(16));
+        let words: &[f32] = bytemuck::cast_slice(&c.palette_struct);
+        assert_eq!(words.len(), (80 + 16 * 64) / 4);
+        let ones: Vec<usize> = (0..words.len()).filter(|&i| words[i] == 1.0).collect();
+        assert_eq!(ones[..4], [0, 5, 10, 15]);
+        // A member of another type is named with what it must be.
+        let msg = held("array<vec4<f32>, 16>")
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("member `joints` of binding 0 (`instances`) must be array<mat4x4<f32>>, is array<vec4<f32>, 16>"),
+            "{msg}"
         );
     }
 

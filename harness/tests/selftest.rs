@@ -1529,7 +1529,7 @@ fn example_shaders_pass_through_their_profiles() {
         Option<(&'static str, &'static str)>,
     );
     const WIDE: &str = "wide_indices";
-    let examples: [Example; 16] = [
+    let examples: [Example; 17] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1584,6 +1584,15 @@ fn example_shaders_pass_through_their_profiles() {
         ("vertex_float_joints", "posed_matches_cpu", None, None),
         ("vertex_affine_joints", "posed_matches_cpu", None, None),
         ("vertex_pulled", "posed_matches_cpu", None, None),
+        (
+            "vertex_instance_palette",
+            "posed_matches_cpu",
+            None,
+            Some((
+                WIDE,
+                "the shader's palette is a fixed array of 256 matrices",
+            )),
+        ),
         // SimpleSkin lies in the plane z = 0 and is tested; the other models are 3D.
         (
             "vertex_planar",
@@ -1963,7 +1972,7 @@ fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
 /// wrong).
 #[test]
 fn layout_bugs_in_example_shaders_fail() {
-    for (name, from, to) in [
+    for (n, (name, from, to)) in [
         (
             "vertex_offset_palette",
             "let o = draw.palette_offset;",
@@ -2023,11 +2032,20 @@ fn layout_bugs_in_example_shaders_fail() {
             "let local = vec4<f32>(v.position, 0.0, 1.0);",
             "let local = vec4<f32>(v.position.yx, 0.0, 1.0);",
         ),
-    ] {
+        // Its u16 joint pairs unpacked high half first.
+        (
+            "vertex_planar",
+            "vec4<u32>(p.x & 0xffffu, p.x >> 16u, p.y & 0xffffu, p.y >> 16u)",
+            "vec4<u32>(p.x >> 16u, p.x & 0xffffu, p.y >> 16u, p.y & 0xffffu)",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let (source, profile) = example_texts(name);
         assert!(source.contains(from), "{name} no longer has `{from}`");
         let edited = source.replacen(from, to, 1);
-        let scratch = format!("layout_bug_{name}");
+        let scratch = format!("layout_bug_{n}_{name}");
         let Some(report) = run_example_as(name, &scratch, &edited, &profile) else {
             return;
         };

@@ -1,7 +1,7 @@
 // A 2D rig's vertex stage, as cut-out and sprite animation tools lay theirs out: planar (x, y)
-// positions placed at z = 0 by the stage, the palette split into the joints' global matrices and
-// their inverse binds, a camera struct of three matrices, and an options uniform whose zeros mean
-// the skinned path and the plain colour.
+// positions placed at z = 0 by the stage, four u16 joint indices in two u32s (WGSL has no u16),
+// the palette split into the joints' global matrices and their inverse binds, a camera struct of
+// three matrices, and an options uniform whose zeros mean the skinned path and the plain colour.
 
 struct Camera {
     projection: mat4x4<f32>,
@@ -16,7 +16,7 @@ struct Options {
 
 struct VertexIn {
     @location(0) position: vec2<f32>,
-    @location(1) joints: vec4<u32>,
+    @location(1) joint_pairs: vec2<u32>,
     @location(2) weights: vec4<f32>,
 }
 
@@ -33,9 +33,11 @@ struct VertexOut {
 @vertex
 fn vs_main(v: VertexIn) -> VertexOut {
     let local = vec4<f32>(v.position, 0.0, 1.0);
+    let p = v.joint_pairs;
+    let joints = vec4<u32>(p.x & 0xffffu, p.x >> 16u, p.y & 0xffffu, p.y >> 16u);
     var skin = mat4x4<f32>();
     for (var k = 0u; k < 4u; k++) {
-        let j = v.joints[k];
+        let j = joints[k];
         skin += (joint_globals[j] * inverse_binds[j]) * v.weights[k];
     }
     let placed = select(skin * local, local, options.unskinned != 0u);

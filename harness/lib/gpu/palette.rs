@@ -137,7 +137,9 @@ pub fn layout(
     };
     let mut main: Vec<Mat4> = (0..start).map(decoy).collect();
     main.extend_from_slice(&globals);
-    let fixed = contract.slot(Role::Palette).ty == Want::FixedMatrices;
+    // A uniform's palette, or a fixed-length one in a storage struct (per-instance data).
+    let fixed =
+        contract.slot(Role::Palette).ty == Want::FixedMatrices || contract.palette_len.is_some();
     if fixed {
         let len = contract.palette_len.unwrap_or(0) as usize;
         if main.len() > len {
