@@ -912,6 +912,11 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                     Role::Joints if Elem::Vec4U32.matches(inner) => {
                         ": joints read as integers are `format: u8x4`, `u16x4` or `u32x4`"
                     }
+                    Role::Joints
+                        if Elem::Attribute(wgpu::VertexFormat::Uint32x2).matches(inner) =>
+                    {
+                        ": u16 joints read as vec2<u32> pairs are `format: u16x4`"
+                    }
                     Role::Positions
                         if Elem::Attribute(wgpu::VertexFormat::Float32x2).matches(inner) =>
                     {

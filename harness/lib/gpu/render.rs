@@ -50,7 +50,6 @@ pub(super) fn camera_matrix(contract: &crate::contract::Contract, m: Mat4) -> Ve
     bytes
 }
 
-/// Bytes per pixel of the target.
 /// The position vertex buffer's bytes: each vertex's x, y and z, or x and y alone for a planar
 /// (`Float32x2`) attribute.
 fn positions(mesh: &Mesh, format: wgpu::VertexFormat) -> Vec<u8> {
@@ -63,6 +62,7 @@ fn positions(mesh: &Mesh, format: wgpu::VertexFormat) -> Vec<u8> {
     }
 }
 
+/// Bytes per pixel of the target.
 const PIXEL: u32 = 4;
 
 /// The mesh skinned by `palette` and drawn through `view` into a `width` x `height` image

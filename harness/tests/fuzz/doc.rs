@@ -659,18 +659,28 @@ const OFFSET_MEMBER_EDITS: &[ProfileEdit] = &[
 ];
 
 /// Edits of `shaders/examples/vertex_planar.profile.yaml` (planar positions).
-const PLANAR_EDITS: &[ProfileEdit] = &[(
-    "three-float positions for a shader that takes x and y",
-    &[(
-        "position: { location: 0, format: vec2 }",
-        "position: { location: 0, format: vec3 }",
-    )],
-    "vertex.position",
-)];
+const PLANAR_EDITS: &[ProfileEdit] = &[
+    (
+        "three-float positions for a shader that takes x and y",
+        &[(
+            "position: { location: 0, format: vec2 }",
+            "position: { location: 0, format: vec3 }",
+        )],
+        "vertex.position",
+    ),
+    (
+        "u16 joint pairs given another joint format",
+        &[(
+            "joints: { location: 1, format: u16x4 }",
+            "joints: { location: 1, format: u32x4 }",
+        )],
+        "vertex.joints",
+    ),
+];
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
