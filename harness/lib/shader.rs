@@ -1092,18 +1092,14 @@ fn binding_violations(
             bad.extend(member_violations(contract, module, slot, name, var.ty));
         } else if is_palette_array(contract, slot) {
             let ty = crate::contract::unwrapped(&module.types, var.ty);
-            if !palette_array_ok(contract, slot, &module.types, ty) {
+            if !palette_array_ok(contract, slot.ty, &module.types, ty) {
                 // An array of structs: its element's members too.
-                let element = match module.types[ty].inner {
-                    TypeInner::Array { base, .. }
-                        if matches!(module.types[base].inner, TypeInner::Struct { .. }) =>
-                    {
-                        format!(" of {}", describe(module, base))
-                    }
+                let of = match element(module, ty) {
+                    e if e != ty => format!(" of {}", describe(module, e)),
                     _ => String::new(),
                 };
                 bad.push(format!(
-                    "binding {} (`{name}`) must be {}, is {}{element}{}",
+                    "binding {} (`{name}`) must be {}, is {}{of}{}",
                     binding.binding,
                     palette_array_wgsl(contract, slot),
                     describe(module, var.ty),
@@ -1156,20 +1152,20 @@ fn is_palette_array(contract: &Contract, slot: &crate::contract::Slot) -> bool {
     matches!(slot.role, Role::Palette | Role::InverseBinds) && contract.palette_texture.is_none()
 }
 
-/// Whether `ty` is the palette array `slot` wants, of the profile's elements: runtime-sized in
+/// Whether `ty` is the palette array `want` says, of the profile's elements: runtime-sized in
 /// storage, fixed-length in a uniform.
 fn palette_array_ok(
     contract: &Contract,
-    slot: &crate::contract::Slot,
+    want: crate::contract::Want,
     types: &naga::UniqueArena<naga::Type>,
     ty: Handle<naga::Type>,
 ) -> bool {
     use crate::contract::Want;
     let e = &contract.palette_element;
     if e.is_plain() {
-        return slot.ty.matches(types, ty);
+        return want.matches(types, ty);
     }
-    match (slot.ty, &types[ty].inner) {
+    match (want, &types[ty].inner) {
         (
             Want::FixedMatrices,
             TypeInner::Array {
@@ -1198,13 +1194,10 @@ fn member_palette_ok(
     types: &naga::UniqueArena<naga::Type>,
     ty: Handle<naga::Type>,
 ) -> bool {
-    let fixed = crate::contract::Slot {
-        ty: crate::contract::Want::FixedMatrices,
-        ..slot.clone()
-    };
-    palette_array_ok(contract, slot, types, ty)
+    let fixed = crate::contract::Want::FixedMatrices;
+    palette_array_ok(contract, slot.ty, types, ty)
         || (matches!(slot.space, crate::contract::Space::Storage { .. })
-            && palette_array_ok(contract, &fixed, types, ty))
+            && palette_array_ok(contract, fixed, types, ty))
 }
 
 /// What [`palette_array_ok`] wants, for messages.
@@ -1409,12 +1402,17 @@ pub(crate) mod tests {
         );
     }
 
+    /// The contract a profile's text describes.
+    fn profile_contract(text: &str) -> Contract {
+        crate::profile::Profile::parse(Path::new("p.profile.yaml"), text)
+            .unwrap()
+            .contract()
+    }
+
     #[test]
     fn u16_joints_taken_as_vec2_pairs_are_read_as_two_u32s() {
         let profile = "palette: { group: 0, binding: 1 }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1, format: u16x4 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
-        let contract = crate::profile::Profile::parse(Path::new("p.profile.yaml"), profile)
-            .unwrap()
-            .contract();
+        let contract = profile_contract(profile);
         let held = |joints: &str| {
             let src = format!("@group(0) @binding(0) var<uniform> vp: mat4x4<f32>;\n@group(0) @binding(1) var<storage, read> palette: array<mat4x4<f32>>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: {joints}, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> {{ return vp * (w.x * palette[j.x & 0xffffu]) * vec4<f32>(p, 1.0); }}\n");
             Shader::held_to("test.wgsl".into(), src, contract.clone(), None)
@@ -1433,9 +1431,7 @@ pub(crate) mod tests {
     #[test]
     fn a_palette_may_be_a_member_of_per_instance_storage_structs() {
         let profile = "palette: { group: 1, binding: 0, member: joints, fill: identity }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
-        let contract = crate::profile::Profile::parse(Path::new("p.profile.yaml"), profile)
-            .unwrap()
-            .contract();
+        let contract = profile_contract(profile);
         let held = |joints: &str| {
             let src = format!("struct I {{ world: mat4x4<f32>, tint: vec4<f32>, joints: {joints} }}\n@group(0) @binding(0) var<uniform> vp: mat4x4<f32>;\n@group(1) @binding(0) var<storage, read> instances: array<I>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>, @builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {{ return vp * (w.x * instances[i].joints[j.x]) * vec4<f32>(p, 1.0); }}\n");
             Shader::held_to("test.wgsl".into(), src, contract.clone(), None)
@@ -1465,9 +1461,7 @@ pub(crate) mod tests {
     #[test]
     fn a_palette_and_a_camera_may_be_members_of_one_struct() {
         let profile = "palette: { group: 0, binding: 0, form: uniform, member: bones, fill: identity }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix, member: projection }\n";
-        let contract = crate::profile::Profile::parse(Path::new("p.profile.yaml"), profile)
-            .unwrap()
-            .contract();
+        let contract = profile_contract(profile);
         let held = |uniforms: &str| {
             // The shader indexes whichever array member it has.
             let bones = if uniforms.contains("bones") {
@@ -1515,9 +1509,7 @@ pub(crate) mod tests {
     fn a_palette_of_affine_rows_is_read_with_its_stride() {
         let profile = |extra: &str| {
             let text = format!("palette: {{ group: 0, binding: 1, matrix: rows{extra} }}\nvertex:\n  entry: vs\n  position: {{ location: 0 }}\n  joints: {{ location: 1 }}\n  weights: {{ location: 2 }}\n  camera: {{ group: 0, binding: 0, form: matrix }}\n");
-            crate::profile::Profile::parse(Path::new("p.profile.yaml"), &text)
-                .unwrap()
-                .contract()
+            profile_contract(&text)
         };
         let vs = "@group(0) @binding(0) var<uniform> camera: mat4x4<f32>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> { let m = MATRIX; return camera * vec4<f32>(dot(m[0], vec4<f32>(p, 1.0)), 0.0, 0.0, 1.0) * w.x; }\n";
         let held = |decl: &str, matrix: &str, contract| {
