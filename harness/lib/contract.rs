@@ -247,8 +247,13 @@ impl Want {
             Want::PackedJoints => "array<u32> or array<vec2<u32>> (u16 pairs)".into(),
             Want::Matrix => "mat4x4<f32> (or a struct whose first member is one)".into(),
             Want::FirstU32 => "a u32 (or a struct whose first member is a u32)".into(),
-            Want::Words => "array<u32> (byte-addressed)".into(),
-            Want::OutputWords => "array<u32> or array<f32> (byte-addressed)".into(),
+            Want::Words => {
+                "array<u32> (byte-addressed), or an array of a struct of 32-bit members".into()
+            }
+            Want::OutputWords => {
+                "array<u32> or array<f32> (byte-addressed), or an array of a struct of 32-bit members"
+                    .into()
+            }
             Want::Filled => "a buffer (uniform or storage)".into(),
             Want::Texture => "texture_2d<f32>".into(),
             Want::Sampler => "sampler".into(),
@@ -374,6 +379,9 @@ impl Want {
             ) => match types[*base].inner {
                 TypeInner::Scalar(naga::Scalar::U32) => true,
                 TypeInner::Scalar(naga::Scalar::F32) => self == Want::OutputWords,
+                // An engine's vertex struct: its bytes, laid out by the profile's offsets
+                // (`vertex_struct` checks them against its members).
+                TypeInner::Struct { .. } => crate::vertex_struct::all_words(types, *base),
                 _ => false,
             },
             (Want::Matrix | Want::FirstU32, TypeInner::Struct { members, .. }) => members
@@ -948,6 +956,8 @@ pub struct Origin {
     pub sets: Option<String>,
     /// (key, where it gives that constant's value).
     pub constants: Vec<(String, String)>,
+    /// (`compute.vertices.normal` and the like, where it gives that byte-addressed field).
+    pub fields: Vec<(String, String)>,
 }
 
 /// The storage and vertex formats of the per-vertex data.
@@ -1141,6 +1151,12 @@ impl Contract {
     }
 
     /// The place `list` of the profile's [`Origin`] gives for `key`, as a message's parenthesis.
+    /// ` (the profile's file:line:column, field `compute.vertices.normal`)`: where the profile
+    /// gives a field of a byte-addressed buffer; empty where it does not.
+    pub fn field_whence(&self, field: &str) -> String {
+        self.whence(field, |o| &o.fields)
+    }
+
     fn whence(&self, key: &str, list: impl Fn(&Origin) -> &Vec<(String, String)>) -> String {
         self.profile
             .iter()

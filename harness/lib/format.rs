@@ -253,6 +253,10 @@ pub struct Pulled {
     /// The `vec3<f32>` normal (12 bytes) and `vec4<f32>` tangent (16 bytes, w = handedness), if
     /// the shader reads them here.
     pub frames: FrameFields,
+    /// The fields the profile gives by member name, and the stride if it leaves it to the shader:
+    /// (the field's name as [`Pulled::fields`] gives it, or `stride`; the member, empty for the
+    /// stride). Their numbers are 0 until the shader's vertex struct places them.
+    pub members: Vec<(String, String)>,
 }
 
 /// The byte offsets of a vertex's normal (`vec3<f32>`, 12 bytes) and tangent (`vec4<f32>`, 16
@@ -279,9 +283,37 @@ pub struct Packed {
     pub stride: u32,
     pub position: u32,
     pub frames: FrameFields,
+    /// (offset, bytes) of an output struct's other members, which the shader may write.
+    pub others: Vec<(u32, u32)>,
+    /// The fields given by member name, as [`Pulled::members`].
+    pub members: Vec<(String, String)>,
+}
+
+impl FrameFields {
+    /// Sets field `name` (`normal` or `tangent`) to `offset`; false for another name.
+    fn place(&mut self, name: &str, offset: u32) -> bool {
+        match name {
+            "normal" => self.normal = Some(offset),
+            "tangent" => self.tangent = Some(offset),
+            _ => return false,
+        }
+        true
+    }
 }
 
 impl Packed {
+    /// Sets the stride or field `name` (as [`Packed::fields`] names it) to `value`, as the
+    /// shader's vertex struct places it.
+    pub fn place(&mut self, name: &str, value: u32) {
+        match name {
+            "stride" => self.stride = value,
+            "position" => self.position = value,
+            other => {
+                self.frames.place(other, value);
+            }
+        }
+    }
+
     /// Every field with its byte offset and size, as the profile names them.
     pub fn fields(&self) -> Vec<Field> {
         let mut out = vec![("position".to_string(), self.position, 12)];
@@ -297,6 +329,26 @@ pub type SetData = (Vec<[u32; 4]>, Vec<[f32; 4]>);
 pub type Field = (String, u32, u32);
 
 impl Pulled {
+    /// Sets the stride or field `name` (as [`Pulled::fields`] names it: `joints`, or `joints[1]`
+    /// of several sets) to `value`, as the shader's vertex struct places it.
+    pub fn place(&mut self, name: &str, value: u32) {
+        let (what, set) = match name.split_once('[') {
+            Some((what, k)) => (what, k.trim_end_matches(']').parse().unwrap_or(0)),
+            None => (name, 0),
+        };
+        let slot = match what {
+            "stride" => &mut self.stride,
+            "position" => &mut self.position,
+            "joints" => &mut self.joints[set],
+            "weights" => &mut self.weight_offsets[set],
+            other => {
+                self.frames.place(other, value);
+                return;
+            }
+        };
+        *slot = value;
+    }
+
     /// Every field with its byte offset and size, as the profile names them.
     pub fn fields(&self) -> Vec<Field> {
         let mut out = vec![("position".to_string(), self.position, 12)];
@@ -481,6 +533,7 @@ mod tests {
             weight_offsets: vec![20],
             weights: WeightFormat::F32x4,
             frames: FrameFields::default(),
+            members: Vec::new(),
         };
         let positions = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
         let normals = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]];
@@ -521,6 +574,8 @@ mod tests {
                 normal: Some(12),
                 tangent: Some(28),
             },
+            others: Vec::new(),
+            members: Vec::new(),
         };
         let past = check_fields(packed.stride, &packed.fields()).unwrap_err();
         assert_eq!(past.0, "tangent");

@@ -30,4 +30,5 @@ pub mod tint;
 pub mod tools;
 mod translate;
 mod usage;
+mod vertex_struct;
 pub mod yaml_line;

@@ -359,31 +359,33 @@ pub struct Location {
     pub location: u32,
 }
 
-/// A byte-addressed vertex buffer: one `array<u32>`, each vertex `stride` bytes, its fields at
-/// byte offsets.
+/// A byte-addressed vertex buffer: one `array<u32>` (or an array of the shader's vertex struct),
+/// each vertex `stride` bytes, its fields at byte offsets or, in a struct, at named members.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Vertices {
     pub group: u32,
     pub binding: u32,
-    pub stride: u32,
+    /// Bytes a vertex; left out, the stride of the shader's array of structs.
+    #[serde(default)]
+    pub stride: Option<u32>,
     /// The `vec3<f32>` position's offset (12 bytes).
-    pub position: u32,
+    pub position: Place,
     pub joints: Field<JointFormat>,
     pub weights: Field<WeightFormat>,
     /// The source `vec3<f32>` normal's offset (12 bytes), if the shader reads it here.
     #[serde(default)]
-    pub normal: Option<u32>,
+    pub normal: Option<Place>,
     /// The source `vec4<f32>` tangent's offset (16 bytes, w = handedness), if it reads it here.
     #[serde(default)]
-    pub tangent: Option<u32>,
+    pub tangent: Option<Place>,
 }
 
 /// A field of a byte-addressed vertex: its offset, one per influence set, and format.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Field<F> {
-    pub offset: Places,
+    pub offset: Offsets,
     #[serde(default)]
     pub format: F,
 }
@@ -396,27 +398,98 @@ pub struct Field<F> {
 pub struct Output {
     pub group: u32,
     pub binding: u32,
-    pub stride: u32,
-    pub position: u32,
+    /// Bytes a vertex; left out, the stride of the shader's array of structs.
+    #[serde(default)]
+    pub stride: Option<u32>,
+    pub position: Place,
     /// The skinned `vec3<f32>` normal's offset (12 bytes).
     #[serde(default)]
-    pub normal: Option<u32>,
+    pub normal: Option<Place>,
     /// The skinned `vec4<f32>` tangent's offset (16 bytes, w the source's).
     #[serde(default)]
-    pub tangent: Option<u32>,
+    pub tangent: Option<Place>,
 }
 
 impl Output {
-    /// The layout the harness reads the output in.
+    /// The layout the harness reads the output in (a named member at byte 0 until the shader
+    /// places it).
     pub fn layout(&self) -> crate::format::Packed {
+        let mut named = Named::default();
         crate::format::Packed {
-            stride: self.stride,
-            position: self.position,
+            stride: named.stride(self.stride),
+            position: named.byte("position", &self.position),
             frames: crate::format::FrameFields {
-                normal: self.normal,
-                tangent: self.tangent,
+                normal: named.maybe("normal", &self.normal),
+                tangent: named.maybe("tangent", &self.tangent),
             },
+            others: Vec::new(),
+            members: named.0,
         }
+    }
+}
+
+/// A field's place in a vertex: a byte offset, or the name of the member of the shader's vertex
+/// struct that holds it (its offset read from the shader).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    Byte(u32),
+    Member(String),
+}
+
+impl Place {
+    fn from_u64<E: serde::de::Error>(v: u64, exp: &dyn serde::de::Expected) -> Result<Place, E> {
+        u32::try_from(v)
+            .map(Place::Byte)
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), exp))
+    }
+}
+
+impl<'de> Deserialize<'de> for Place {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Place, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Place;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a byte offset, or the name of a member of the shader's vertex struct")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Place, E> {
+                Place::from_u64(v, &self)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Place, E> {
+                Ok(Place::Member(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// The member names a layout's fields give, gathered as its numbers are read: (the field's name as
+/// [`crate::format::Pulled::fields`] gives it, or `stride`; the member, empty for the stride).
+#[derive(Default)]
+struct Named(Vec<(String, String)>);
+
+impl Named {
+    /// A field's byte offset; a named member's is 0 until the shader places it.
+    fn byte(&mut self, field: &str, place: &Place) -> u32 {
+        match place {
+            Place::Byte(b) => *b,
+            Place::Member(m) => {
+                self.0.push((field.to_string(), m.clone()));
+                0
+            }
+        }
+    }
+
+    fn maybe(&mut self, field: &str, place: &Option<Place>) -> Option<u32> {
+        place.as_ref().map(|p| self.byte(field, p))
+    }
+
+    /// The stride; left out, 0 until the shader's array gives it.
+    fn stride(&mut self, stride: Option<u32>) -> u32 {
+        stride.unwrap_or_else(|| {
+            self.0.push(("stride".into(), String::new()));
+            0
+        })
     }
 }
 
@@ -446,6 +519,41 @@ impl<'de> Deserialize<'de> for Places {
                     out.push(v);
                 }
                 Ok(Places(out))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// A field's place, or a list of them: one per influence set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Offsets(pub Vec<Place>);
+
+impl<'de> Deserialize<'de> for Offsets {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Offsets, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Offsets;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a byte offset or a member name, or a list of them (one per influence set)",
+                )
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Offsets, E> {
+                Place::from_u64(v, &self).map(|p| Offsets(vec![p]))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Offsets, E> {
+                Ok(Offsets(vec![Place::Member(v.to_string())]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Offsets, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = seq.next_element::<Place>()? {
+                    out.push(v);
+                }
+                Ok(Offsets(out))
             }
         }
         d.deserialize_any(Visit)
@@ -1068,7 +1176,7 @@ impl Profile {
         for (what, places) in [("joints", joints), ("weights", weights)] {
             let Some(places) = places else { continue };
             let field = format!("vertex.{what}.location");
-            per_set(&field, places, sets)?;
+            per_set(&field, places.0.len(), sets)?;
             locations.extend(places.0.iter().map(|&l| (field.clone(), l)));
         }
         locations.extend(
@@ -1131,15 +1239,15 @@ fn check_constants(constants: &BTreeMap<String, Constant>) -> Result<(), (String
     Ok(())
 }
 
-fn per_set(field: &str, places: &Places, sets: usize) -> Result<(), (String, String)> {
-    if places.0.len() == sets {
+fn per_set(field: &str, given: usize, sets: usize) -> Result<(), (String, String)> {
+    if given == sets {
         return Ok(());
     }
     Err((
         field.into(),
         format!(
             "gives {} for {sets} influence set{} (`influence_sets`): give one per set, e.g. [{}]",
-            match places.0.len() {
+            match given {
                 1 => "1 place".to_string(),
                 n => format!("{n} places"),
             },
@@ -1190,8 +1298,13 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
                 "the output is missing: give `skinned` or a byte-addressed `output`".into(),
             ))
         }
-        (None, Some(o)) => crate::format::check_fields(o.stride, &o.layout().fields())
-            .map_err(|(f, m)| (format!("compute.output.{f}"), m))?,
+        (None, Some(o)) => {
+            let layout = o.layout();
+            if layout.members.is_empty() {
+                crate::format::check_fields(layout.stride, &layout.fields())
+                    .map_err(|(f, m)| (format!("compute.output.{f}"), m))?
+            }
+        }
         (Some(_), None) => {}
     }
     if let Some(w) = c.weights.filter(|w| w.format != WeightFormat::F32x4) {
@@ -1216,9 +1329,22 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
 /// A byte-addressed vertex buffer's offsets: one per set, each field aligned, inside the stride,
 /// apart from the others.
 fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, String)> {
-    per_set(&format!("{at}.joints.offset"), &v.joints.offset, sets)?;
-    per_set(&format!("{at}.weights.offset"), &v.weights.offset, sets)?;
-    crate::format::check_fields(v.stride, &v.layout().fields()).map_err(|(name, message)| {
+    per_set(
+        &format!("{at}.joints.offset"),
+        v.joints.offset.0.len(),
+        sets,
+    )?;
+    per_set(
+        &format!("{at}.weights.offset"),
+        v.weights.offset.0.len(),
+        sets,
+    )?;
+    let layout = v.layout();
+    if !layout.members.is_empty() {
+        // Checked once the shader's struct places them.
+        return Ok(());
+    }
+    crate::format::check_fields(layout.stride, &layout.fields()).map_err(|(name, message)| {
         let field = match name.split('[').next().unwrap_or_default() {
             what @ ("position" | "stride" | "normal" | "tangent") => format!("{at}.{what}"),
             what => format!("{at}.{what}.offset"),
@@ -1233,19 +1359,31 @@ fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, St
 }
 
 impl Vertices {
-    /// The layout the harness packs the buffer in.
+    /// The layout the harness packs the buffer in (a named member at byte 0 until the shader
+    /// places it).
     pub fn layout(&self) -> crate::format::Pulled {
+        let mut named = Named::default();
+        let sets = |named: &mut Named, what: &str, places: &Offsets| -> Vec<u32> {
+            let many = places.0.len() > 1;
+            (places.0.iter().enumerate())
+                .map(|(k, p)| match many {
+                    true => named.byte(&format!("{what}[{k}]"), p),
+                    false => named.byte(what, p),
+                })
+                .collect()
+        };
         crate::format::Pulled {
-            stride: self.stride,
-            position: self.position,
-            joints: self.joints.offset.0.clone(),
-            joint_format: self.joints.format,
-            weight_offsets: self.weights.offset.0.clone(),
-            weights: self.weights.format,
+            stride: named.stride(self.stride),
+            position: named.byte("position", &self.position),
             frames: crate::format::FrameFields {
-                normal: self.normal,
-                tangent: self.tangent,
+                normal: named.maybe("normal", &self.normal),
+                tangent: named.maybe("tangent", &self.tangent),
             },
+            joints: sets(&mut named, "joints", &self.joints.offset),
+            joint_format: self.joints.format,
+            weight_offsets: sets(&mut named, "weights", &self.weights.offset),
+            weights: self.weights.format,
+            members: named.0,
         }
     }
 }
@@ -1374,6 +1512,52 @@ impl Profile {
 }
 
 impl Profile {
+    /// Where the profile gives each field of its byte-addressed buffers, by its full name.
+    fn field_places(&self) -> Vec<(String, String)> {
+        let mut given = Vec::new();
+        let compute = self.compute.as_ref();
+        if let Some(v) = compute.and_then(|k| k.vertices.as_ref()) {
+            given.push((
+                "compute.vertices",
+                v.normal.is_some(),
+                v.tangent.is_some(),
+                true,
+            ));
+        }
+        if let Some(v) = self.vertex.as_ref().and_then(|v| v.vertices.as_ref()) {
+            given.push((
+                "vertex.vertices",
+                v.normal.is_some(),
+                v.tangent.is_some(),
+                true,
+            ));
+        }
+        if let Some(o) = compute.and_then(|k| k.output.as_ref()) {
+            given.push((
+                "compute.output",
+                o.normal.is_some(),
+                o.tangent.is_some(),
+                false,
+            ));
+        }
+        let mut out = Vec::new();
+        for (what, normal, tangent, influences) in given {
+            let keys = [
+                ("stride", true),
+                ("position", true),
+                ("normal", normal),
+                ("tangent", tangent),
+                ("joints", influences),
+                ("weights", influences),
+            ];
+            for (key, _) in keys.into_iter().filter(|k| k.1) {
+                let field = format!("{what}.{key}");
+                out.push((field.clone(), self.whence(&field)));
+            }
+        }
+        out
+    }
+
     /// `file:line:column, field `path``: where the profile writes `field`, for messages.
     fn whence(&self, field: &str) -> String {
         let (line, column) = yaml_line::place_near(&self.source, field).unwrap_or((1, 1));
@@ -1772,6 +1956,7 @@ impl Profile {
             constants: (self.constants.keys())
                 .map(|k| (k.clone(), self.whence(&format!("constants.{k}"))))
                 .collect(),
+            fields: self.field_places(),
         });
         c
     }
@@ -2276,7 +2461,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 17);
+        assert_eq!(n, 18);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -265,6 +265,8 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
     zero_attributes(contract, module);
     size_camera(contract, module);
     place_members(contract, module);
+    place_named(contract, module);
+    free_members(contract, module);
     let palette = contract.slot(Role::Palette);
     if let Some(var) = global_at(module, palette.group, palette.binding) {
         let ty = match member_of(module, var.ty, contract.member(Role::Palette)) {
@@ -286,6 +288,53 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
         {
             contract.palette_len = Some(n.get());
         }
+    }
+}
+
+/// The byte-addressed buffers' fields the profile gives by member name, and a stride it leaves
+/// out, placed as the shader's vertex struct has them; a member the struct lacks stays at 0
+/// (validation names it).
+fn place_named(contract: &mut Contract, module: &naga::Module) {
+    let element = |role: Role| {
+        let slot = contract.try_slot(role)?;
+        let var = global_at(module, slot.group, slot.binding)?;
+        crate::vertex_struct::element(module, var.ty)
+    };
+    let place = |(s, stride): (Handle<naga::Type>, u32), named: &[(String, String)]| {
+        (named.iter())
+            .filter_map(|(field, member)| match field.as_str() {
+                "stride" => Some((field.clone(), stride)),
+                _ => crate::vertex_struct::member_offset(module, s, member)
+                    .map(|o| (field.clone(), o)),
+            })
+            .collect::<Vec<_>>()
+    };
+    let pulled = element(Role::Positions).zip(contract.pulled.as_ref());
+    let pulled = pulled.map(|(e, p)| place(e, &p.members));
+    let packed = element(Role::Skinned).zip(contract.packed.as_ref());
+    let packed = packed.map(|(e, p)| place(e, &p.members));
+    if let (Some(p), Some(placed)) = (contract.pulled.as_mut(), pulled) {
+        placed.into_iter().for_each(|(f, v)| p.place(&f, v));
+    }
+    if let (Some(p), Some(placed)) = (contract.packed.as_mut(), packed) {
+        placed.into_iter().for_each(|(f, v)| p.place(&f, v));
+    }
+}
+
+/// An output declared as an array of a vertex struct: the bytes of its members the profile names
+/// no field on (a texture coordinate the shader copies through), which the shader may write.
+fn free_members(contract: &mut Contract, module: &naga::Module) {
+    let Some(slot) = contract.try_slot(Role::Skinned) else {
+        return;
+    };
+    let Some(var) = global_at(module, slot.group, slot.binding) else {
+        return;
+    };
+    if let (Some((s, _)), Some(p)) = (
+        crate::vertex_struct::element(module, var.ty),
+        contract.packed.as_mut(),
+    ) {
+        p.others = crate::vertex_struct::others(module, s, &p.fields());
     }
 }
 
@@ -1114,6 +1163,16 @@ fn binding_violations(
                 describe(module, var.ty),
                 slot.whence()
             ));
+        } else if let Some((what, why)) = struct_fields(contract, module, slot, var.ty) {
+            bad.extend(why.into_iter().map(|(key, w)| {
+                // The field's own line, as the profile gives it (`joints[1]` under `joints`).
+                let key = key.split('[').next().unwrap_or(&key);
+                let whence = match contract.field_whence(&format!("{what}.{key}")) {
+                    w if w.is_empty() => slot.whence(),
+                    w => w,
+                };
+                format!("binding {} (`{name}`): {w}{whence}", binding.binding)
+            }));
         } else if slot.ty.is_uniform_struct() {
             // The contract's uniforms are bound as exactly their size; a larger struct (a
             // `vec3<u32>` pad aligns to 16 and doubles it) reads past them and fails to bind.
@@ -1145,6 +1204,74 @@ fn binding_violations(
         }
     }
     bad
+}
+
+/// For a byte-addressed buffer declared as an array of a vertex struct: the profile's name for it
+/// and why its fields cannot be read from it ([`crate::vertex_struct::violations`]); None for any
+/// other binding, or where they can.
+fn struct_fields(
+    contract: &Contract,
+    module: &naga::Module,
+    slot: &crate::contract::Slot,
+    ty: Handle<naga::Type>,
+) -> Option<(&'static str, Vec<(String, String)>)> {
+    use crate::contract::Want;
+    let (fields, what, profile_stride, named) = match slot.ty {
+        Want::Words => {
+            let p = contract.pulled.as_ref()?;
+            let what = match contract.has(crate::contract::Pipeline::Compute) {
+                true => "compute.vertices",
+                false => "vertex.vertices",
+            };
+            (
+                crate::vertex_struct::pulled_fields(p),
+                what,
+                p.stride,
+                &p.members,
+            )
+        }
+        Want::OutputWords => {
+            let p = contract.packed.as_ref()?;
+            let fields = p.fields().into_iter();
+            let fields = fields
+                .map(|f| (f, crate::vertex_struct::Bits::Float))
+                .collect();
+            (fields, "compute.output", p.stride, &p.members)
+        }
+        _ => return None,
+    };
+    let Some((s, stride)) = crate::vertex_struct::element(module, ty) else {
+        // Names need a struct to look in.
+        let why: Vec<(String, String)> = (named.iter())
+            .map(|(field, member)| match field.as_str() {
+                "stride" => (field.clone(), format!("`{what}.stride` is left to the shader's array of structs, but the binding is {}: give it in bytes", describe(module, ty))),
+                _ => (field.clone(), format!("`{what}.{field}` names member `{member}`, but the binding is {}, not an array of structs: give the field's byte offset", describe(module, ty))),
+            })
+            .collect();
+        return (!why.is_empty()).then_some((what, why));
+    };
+    let struct_name = module.types[s].name.clone().unwrap_or_else(|| "_".into());
+    let missing: Vec<(String, String)> = (named.iter())
+        .filter(|(field, member)| {
+            field != "stride" && crate::vertex_struct::member_offset(module, s, member).is_none()
+        })
+        .map(|(field, member)| {
+            let names = crate::vertex_struct::member_names(module, s).join(", ");
+            let message = format!("`{what}.{field}` names member `{member}`, which struct {struct_name} lacks (its members: {names})");
+            (field.clone(), message)
+        })
+        .collect();
+    if !missing.is_empty() {
+        return Some((what, missing));
+    }
+    if !named.is_empty() {
+        // Offsets read from the struct: the rules numbers given are held to when it loads.
+        if let Some(why) = crate::vertex_struct::placed_violation(profile_stride, &fields, what) {
+            return Some((what, vec![why]));
+        }
+    }
+    let why = crate::vertex_struct::violations(module, s, stride, &fields, what, profile_stride);
+    (!why.is_empty()).then_some((what, why))
 }
 
 /// Whether `slot` holds a palette array (the palette's, or its inverse binds').
@@ -1426,6 +1553,26 @@ pub(crate) mod tests {
         assert_eq!(format(&four), wgpu::VertexFormat::Uint16x4);
         // Three u32s hold no whole number of u16 pairs.
         assert!(held("vec3<u32>").validate().is_err());
+    }
+
+    #[test]
+    fn fields_named_by_member_take_the_vertex_structs_offsets() {
+        let profile = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  vertices: { group: 0, binding: 1, position: pos, normal: nrm, joints: { offset: [j0, j1] }, weights: { offset: [w0, w1] } }\n  output: { group: 0, binding: 2, position: p }\n  count: { group: 0, binding: 3 }\ninfluence_sets: 2\n";
+        let contract = profile_contract(profile);
+        let src = "struct V { pos: vec3<f32>, j0: vec4<u32>, nrm: vec3<f32>, j1: vec4<u32>, w0: vec4<f32>, w1: vec4<f32> }\nstruct O { p: vec3<f32>, tint: vec4<f32> }\n@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(1) var<storage, read> vs: array<V>;\n@group(0) @binding(2) var<storage, read_write> out: array<O>;\n@group(0) @binding(3) var<uniform> n: vec4<u32>;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { let v = vs[g.x]; out[g.x] = O((bones[v.j0.x] * vec4<f32>(v.pos, 1.0)).xyz * v.w0.x + v.nrm * f32(v.j1.x) * v.w1.x, vec4<f32>(1.0)); }\n";
+        let s = Shader::held_to("test.wgsl".into(), src.into(), contract, None);
+        s.validate().unwrap();
+        let p = s.contract.pulled.as_ref().unwrap();
+        assert_eq!((p.stride, p.position, p.frames.normal), (96, 0, Some(32)));
+        assert_eq!(
+            (p.joints.clone(), p.weight_offsets.clone()),
+            (vec![16, 48], vec![64, 80])
+        );
+        let o = s.contract.packed.as_ref().unwrap();
+        assert_eq!(
+            (o.stride, o.position, o.others.clone()),
+            (32, 0, vec![(16, 16)])
+        );
     }
 
     #[test]

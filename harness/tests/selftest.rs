@@ -1469,7 +1469,7 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 /// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
 const SKIN_NORMALS: [&str; 3] = ["skinning_normals", "compute_pulled", "vertex_normals"];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 1] = ["vertex_mesh_bindings"];
+const SKIN_NORMALS_ONLY: [&str; 2] = ["vertex_mesh_bindings", "compute_vertex_structs"];
 
 /// The normal and tangent checks of an example: where it writes them (`SKIN_NORMALS`, and the
 /// normals of `SKIN_NORMALS_ONLY`) they pass on every mesh that has them (the strip, the models
@@ -1536,7 +1536,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 17] = [
+    let examples: [Example; 18] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1605,6 +1605,12 @@ fn example_shaders_pass_through_their_profiles() {
             "posed_matches_cpu",
             None,
             Some((MODELS_3D, "the shader takes planar positions")),
+        ),
+        (
+            "compute_vertex_structs",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
         ),
     ];
     for (name, passes, skips, narrow) in examples {
@@ -2042,6 +2048,12 @@ fn layout_bugs_in_example_shaders_fail() {
             "vertex_planar",
             "vec4<u32>(p.x & 0xffffu, p.x >> 16u, p.y & 0xffffu, p.y >> 16u)",
             "vec4<u32>(p.x >> 16u, p.x & 0xffffu, p.y >> 16u, p.y & 0xffffu)",
+        ),
+        // The skinned position and normal written to each other's members of the output struct.
+        (
+            "compute_vertex_structs",
+            "skinned[i] = SkinnedVertex(p, n, v.uv);",
+            "skinned[i] = SkinnedVertex(n, p, v.uv);",
         ),
     ]
     .into_iter()

@@ -106,7 +106,7 @@ pub struct Dispatch {
 }
 
 /// Where a vertex's output lies in the output buffer, in u32 words.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Output {
     /// Words per vertex.
     stride: usize,
@@ -121,6 +121,8 @@ struct Output {
     /// them (a byte-addressed output's fields).
     normal: Option<usize>,
     tangent: Option<usize>,
+    /// The words of an output struct's other members, which the shader may write.
+    others: Vec<usize>,
 }
 
 impl Output {
@@ -133,6 +135,9 @@ impl Output {
                 fields_only: true,
                 normal: p.frames.normal.map(|o| o as usize / 4),
                 tangent: p.frames.tangent.map(|o| o as usize / 4),
+                others: (p.others.iter())
+                    .flat_map(|&(o, n)| (o / 4..(o + n).div_ceil(4)).map(|w| w as usize))
+                    .collect(),
             },
             None => Output {
                 stride: 4,
@@ -141,6 +146,7 @@ impl Output {
                 fields_only: false,
                 normal: None,
                 tangent: None,
+                others: Vec::new(),
             },
         }
     }
@@ -367,7 +373,7 @@ impl Dispatch {
         let mut skinned = inspect(
             bytemuck::cast_slice(&bytes),
             self.vertices as usize,
-            self.layout,
+            &self.layout,
         );
         for (role, _, readback) in &self.frames {
             let bytes = readback::read(ctx, readback, self.frame_size)?;
@@ -424,7 +430,7 @@ fn inspect_frames(words: &[u32], n: usize) -> Result<Vec<[f32; 4]>, Fault> {
 /// The positions and the first fault of an output of `n` vertices and the guard after them, laid
 /// out as `layout` says; the skinned normals and tangents where the layout holds them, or the
 /// first fault of theirs.
-fn inspect(words: &[u32], n: usize, layout: Output) -> Skinned {
+fn inspect(words: &[u32], n: usize, layout: &Output) -> Skinned {
     let (vertices, guard) = words.split_at(n * layout.stride);
     let past = guard
         .chunks(layout.stride)
@@ -447,7 +453,9 @@ fn inspect(words: &[u32], n: usize, layout: Output) -> Skinned {
                 w: f32::from_bits(vertices[vertex * layout.stride + w]),
             })
     };
-    let in_field = |i: usize| fields.iter().any(|&(at, k)| (at..at + k).contains(&i));
+    let in_field = |i: usize| {
+        fields.iter().any(|&(at, k)| (at..at + k).contains(&i)) || layout.others.contains(&i)
+    };
     let outside = || {
         if !layout.fields_only {
             return None;
@@ -640,13 +648,14 @@ mod tests {
         w
     }
 
-    const VEC4: Output = Output {
+    const VEC4: &Output = &Output {
         stride: 4,
         position: 0,
         w: Some(3),
         fields_only: false,
         normal: None,
         tangent: None,
+        others: Vec::new(),
     };
 
     #[test]
@@ -685,24 +694,25 @@ mod tests {
             fields_only: true,
             normal: None,
             tangent: None,
+            others: Vec::new(),
         };
         let mut tight: Vec<u32> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].map(f32::to_bits).to_vec();
         tight.extend([SENTINEL; 6]);
-        let s = inspect(&tight, 2, packed);
+        let s = inspect(&tight, 2, &packed);
         assert_eq!((s.fault, s.positions[1]), (None, [4.0, 5.0, 6.0]));
         tight[6] = 0;
         assert_eq!(
-            inspect(&tight, 2, packed).fault,
+            inspect(&tight, 2, &packed).fault,
             Some(Fault::WrotePastCount(2))
         );
         let gap = Output {
             stride: 4,
-            ..packed
+            ..packed.clone()
         };
         let mut gapped: Vec<u32> = [1.0f32, 2.0, 3.0].map(f32::to_bits).to_vec();
         gapped.extend([0, SENTINEL, SENTINEL, SENTINEL, SENTINEL]);
         assert_eq!(
-            inspect(&gapped, 1, gap).fault,
+            inspect(&gapped, 1, &gap).fault,
             Some(Fault::OutsideFields {
                 vertex: 0,
                 byte: 12
@@ -720,13 +730,13 @@ mod tests {
         let mut both: Vec<u32> = vertex.map(f32::to_bits).to_vec();
         both.push(SENTINEL);
         both.extend(std::iter::repeat_n(SENTINEL, 11));
-        let s = inspect(&both, 1, frames);
+        let s = inspect(&both, 1, &frames);
         assert_eq!(s.fault, None);
         assert_eq!(s.normals, Some(Ok(vec![[0.0, 0.0, 1.0, 0.0]])));
         assert_eq!(s.tangents, Some(Ok(vec![[1.0, 0.0, 0.0, -1.0]])));
         let mut no_tangent = both.clone();
         no_tangent[6..10].fill(SENTINEL);
-        let s = inspect(&no_tangent, 1, frames);
+        let s = inspect(&no_tangent, 1, &frames);
         assert_eq!(
             (s.fault, s.tangents),
             (None, Some(Err(Fault::Unwritten(0))))
@@ -734,15 +744,22 @@ mod tests {
         let mut padding = both.clone();
         padding[10] = 0;
         assert_eq!(
-            inspect(&padding, 1, frames).fault,
+            inspect(&padding, 1, &frames).fault,
             Some(Fault::OutsideFields {
                 vertex: 0,
                 byte: 40
             })
         );
+        // The same word as an output struct's other member (a texture coordinate copied through):
+        // the shader may write it.
+        let with_uv = Output {
+            others: vec![10],
+            ..frames.clone()
+        };
+        assert_eq!(inspect(&padding, 1, &with_uv).fault, None);
         let mut guard = both;
         guard[11 + 4] = 0;
-        let s = inspect(&guard, 1, frames);
+        let s = inspect(&guard, 1, &frames);
         assert_eq!(s.normals, Some(Err(Fault::WrotePastCount(1))));
         assert_eq!(s.fault, Some(Fault::WrotePastCount(1)));
         let text = Fault::NonZeroW { vertex: 1, w: 1.0 }.to_string();

@@ -464,11 +464,14 @@ mod tests {
             weight_offsets: vec![20],
             weights: crate::contract::WeightFormat::F32x4,
             frames: Default::default(),
+            members: Vec::new(),
         });
         pulled.packed = Some(Packed {
             stride: 12,
             position: 0,
             frames: Default::default(),
+            others: Vec::new(),
+            members: Vec::new(),
         });
         for s in &mut pulled.slots {
             match s.role {

@@ -411,6 +411,16 @@ const LAYOUT_EDITS: &[ProfileEdit] = &[
         "compute.vertices.normal",
     ),
     (
+        "a member name in an array of words",
+        &[("    position: 0\n", "    position: position\n")],
+        "names member `position`, but the binding is array<u32>",
+    ),
+    (
+        "a stride left out of an array of words",
+        &[("    stride: 64\n", "")],
+        "`compute.vertices.stride` is left to the shader's array of structs",
+    ),
+    (
         "a tangent not aligned to 4",
         &[("    tangent: 24\n", "    tangent: 26\n")],
         "compute.vertices.tangent",
@@ -678,9 +688,41 @@ const PLANAR_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/compute_vertex_structs.profile.yaml` (typed vertex structs).
+const STRUCT_EDITS: &[ProfileEdit] = &[
+    (
+        "a member the vertex struct lacks",
+        &[("normal: normal\n", "normal: nrm\n")],
+        "names member `nrm`, which struct Vertex lacks",
+    ),
+    (
+        "a field on another member of the vertex struct",
+        &[("normal: normal\n", "normal: uv\n")],
+        "`compute.vertices.normal` is at byte 24, on `uv: vec2<f32>`",
+    ),
+    (
+        "a field on the vertex struct's padding",
+        &[(
+            "offset: weights, format: f32x4",
+            "offset: 44, format: f32x4",
+        )],
+        "padding in struct Vertex",
+    ),
+    (
+        "joints on a float member of the vertex struct",
+        &[("offset: joints, format: u16x4", "offset: uv, format: u16x4")],
+        "lies on Vertex's `uv: vec2<f32>`",
+    ),
+    (
+        "a stride other than the output struct's",
+        &[("binding: 2, position", "binding: 2, stride: 32, position")],
+        "has a stride of 48",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -696,6 +738,7 @@ fn profiles(out: &mut String) {
         ("vertex_pulled", PULLED_EDITS),
         ("vertex_mesh_bindings", OFFSET_MEMBER_EDITS),
         ("vertex_planar", PLANAR_EDITS),
+        ("compute_vertex_structs", STRUCT_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
