@@ -168,6 +168,33 @@ pub fn attribute_format(inner: &TypeInner) -> Option<wgpu::VertexFormat> {
 }
 
 impl Elem {
+    /// A storage element's 32-bit words (byte offset, whether a float) and stride, for elements
+    /// of other types that hold the same (`crate::vertex_struct::same_words`); None for a
+    /// matrix or a vertex attribute.
+    fn words(self) -> Option<(Vec<(u32, naga::ScalarKind)>, u32)> {
+        use naga::ScalarKind::{Float, Uint};
+        let (n, kind) = match self {
+            Elem::Vec4F32 => (4, Float),
+            Elem::Vec4U32 => (4, Uint),
+            Elem::Vec3F32 => (3, Float),
+            Elem::Mat4F32 | Elem::Attribute(_) => return None,
+        };
+        Some(((0..n).map(|i| (4 * i, kind)).collect(), 16))
+    }
+
+    /// Whether an array element of type `base` at `stride` holds this element's words.
+    fn same_words(
+        self,
+        types: &naga::UniqueArena<naga::Type>,
+        base: Handle<naga::Type>,
+        stride: u32,
+    ) -> bool {
+        let same = |(words, at): (Vec<(u32, naga::ScalarKind)>, u32)| {
+            crate::vertex_struct::same_words(types, base, stride, &words, at)
+        };
+        self.words().is_some_and(same)
+    }
+
     pub fn wgsl(self) -> &'static str {
         match self {
             Elem::Mat4F32 => "mat4x4<f32>",
@@ -320,19 +347,19 @@ impl Want {
                 TypeInner::Array {
                     base,
                     size: ArraySize::Dynamic,
-                    ..
+                    stride,
                 },
-            ) => e.matches(&types[*base].inner),
+            ) => e.matches(&types[*base].inner) || e.same_words(types, *base, *stride),
             (
                 Want::Positions,
                 TypeInner::Array {
                     base,
                     size: ArraySize::Dynamic,
-                    ..
+                    stride,
                 },
             ) => [Elem::Vec4F32, Elem::Vec3F32]
                 .iter()
-                .any(|e| e.matches(&types[*base].inner)),
+                .any(|e| e.matches(&types[*base].inner) || e.same_words(types, *base, *stride)),
             (Want::Count, TypeInner::Struct { members, .. }) => members
                 .first()
                 .is_some_and(|m| m.offset == 0 && is(m.ty, naga::Scalar::U32)),
@@ -359,16 +386,24 @@ impl Want {
                 TypeInner::Array {
                     base,
                     size: ArraySize::Dynamic,
-                    ..
+                    stride,
                 },
-            ) => matches!(
-                types[*base].inner,
-                TypeInner::Scalar(naga::Scalar::U32)
-                    | TypeInner::Vector {
-                        size: naga::VectorSize::Bi,
-                        scalar: naga::Scalar::U32
-                    }
-            ),
+            ) => {
+                matches!(
+                    types[*base].inner,
+                    TypeInner::Scalar(naga::Scalar::U32)
+                        | TypeInner::Vector {
+                            size: naga::VectorSize::Bi,
+                            scalar: naga::Scalar::U32
+                        }
+                ) || crate::vertex_struct::same_words(
+                    types,
+                    *base,
+                    *stride,
+                    &[(0, naga::ScalarKind::Uint), (4, naga::ScalarKind::Uint)],
+                    8,
+                )
+            }
             (
                 Want::Words | Want::OutputWords,
                 TypeInner::Array {

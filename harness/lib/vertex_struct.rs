@@ -99,6 +99,25 @@ pub fn member_names(module: &naga::Module, s: Handle<naga::Type>) -> Vec<String>
     words(module, s).1.into_iter().map(|m| m.name).collect()
 }
 
+/// Whether an array element of type `ty` at `stride` bytes holds exactly the 32-bit words `want`
+/// (each its byte offset and scalar kind) at `want_stride`: the same bytes read the same way, as
+/// `array<f32, 4>` or `struct { ws: array<f32, 4> }` hold a `vec4<f32>`, or
+/// `struct { a: u32, b: u32 }` a `vec2<u32>`.
+pub fn same_words(
+    types: &naga::UniqueArena<naga::Type>,
+    ty: Handle<naga::Type>,
+    stride: u32,
+    want: &[(u32, ScalarKind)],
+    want_stride: u32,
+) -> bool {
+    let mut got = Vec::new();
+    walk(types, ty, 0, &mut |offset, s| got.push((offset, s)));
+    let word = |(offset, kind): (u32, ScalarKind)| (offset, naga::Scalar { kind, width: 4 });
+    stride == want_stride
+        && got.len() == want.len()
+        && got.iter().zip(want).all(|(g, w)| *g == word(*w))
+}
+
 /// Whether every scalar of `ty` is 4 bytes wide (u32, i32 or f32): a struct the harness can fill
 /// and read as words.
 pub fn all_words(types: &naga::UniqueArena<naga::Type>, ty: Handle<naga::Type>) -> bool {
@@ -404,6 +423,41 @@ mod tests {
         let stride_msg = violations(&module, s, stride, &[], "compute.vertices", 48);
         assert_eq!(stride_msg[0].0, "stride");
         assert!(stride_msg[0].1.contains("`compute.vertices.stride` is 48 bytes, but the shader's array<Vertex> has a stride of 64"), "{stride_msg:?}");
+    }
+
+    #[test]
+    fn elements_of_the_same_words_are_the_same_data() {
+        let module = naga::front::wgsl::parse_str("struct W { ws: array<f32, 4> }\nstruct J { a: u32, b: u32 }\nstruct P { p: vec3<f32>, pad: f32 }\nstruct S { x: f32, y: f32, z: f32 }\n@group(0) @binding(0) var<storage, read> a: array<W>;\n@group(0) @binding(1) var<storage, read> b: array<J>;\n@group(0) @binding(2) var<storage, read> c: array<P>;\n@group(0) @binding(3) var<storage, read> d: array<S>;\n").unwrap();
+        let types = &module.types;
+        let elem = |i: usize| {
+            let var = module.global_variables.iter().nth(i).unwrap().1;
+            match types[var.ty].inner {
+                TypeInner::Array { base, stride, .. } => (base, stride),
+                _ => unreachable!(),
+            }
+        };
+        let (f, u) = (ScalarKind::Float, ScalarKind::Uint);
+        let floats4 = [(0, f), (4, f), (8, f), (12, f)];
+        let (w, ws) = elem(0);
+        assert!(same_words(types, w, ws, &floats4, 16));
+        let ints4 = floats4.map(|(o, _)| (o, u));
+        assert!(
+            !same_words(types, w, ws, &ints4, 16),
+            "floats are not integer words"
+        );
+        let (j, js) = elem(1);
+        assert!(same_words(types, j, js, &[(0, u), (4, u)], 8));
+        let signed = [(0, ScalarKind::Sint), (4, ScalarKind::Sint)];
+        assert!(
+            !same_words(types, j, js, &signed, 8),
+            "u32 words are not i32 ones"
+        );
+        // A vec3 and its padding word: four words where three are wanted.
+        let (p, ps) = elem(2);
+        assert!(!same_words(types, p, ps, &floats4[..3], 16));
+        // Three packed floats: 12 bytes a vertex, not a vec3<f32>'s 16.
+        let (v, vs) = elem(3);
+        assert!(!same_words(types, v, vs, &floats4[..3], 16));
     }
 
     #[test]

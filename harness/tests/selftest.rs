@@ -1976,6 +1976,57 @@ fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
     }
 }
 
+/// Storage elements declared as other types of the same 32-bit words (rend3's joint pairs as a
+/// struct of two u32s, weights as a struct holding `array<f32, 4>`, positions as a struct of a
+/// vec3 and a padding float) are the same data: the example passes every numeric check with them.
+#[test]
+fn storage_elements_of_the_same_words_pass() {
+    let (source, profile) = example_texts("compute_u16_pairs");
+    let mut edited = source;
+    for (from, to) in [
+        (
+            "@group(1) @binding(1) var<storage, read> src_positions: array<vec4<f32>>;",
+            "struct Position { xyz: vec3<f32>, w: f32 }\nstruct JointPair { indices_0_1: u32, indices_2_3: u32 }\nstruct Weights { ws: array<f32, 4> }\n@group(1) @binding(1) var<storage, read> src_positions: array<Position>;",
+        ),
+        (
+            "var<storage, read> src_joints: array<vec2<u32>>;",
+            "var<storage, read> src_joints: array<JointPair>;",
+        ),
+        (
+            "var<storage, read> src_weights: array<vec4<f32>>;",
+            "var<storage, read> src_weights: array<Weights>;",
+        ),
+        (
+            "let j = unpack_joints(src_joints[v]);",
+            "let pair = src_joints[v];\n    let j = unpack_joints(vec2<u32>(pair.indices_0_1, pair.indices_2_3));",
+        ),
+        (
+            "let w = src_weights[v];",
+            "let ws = src_weights[v].ws;\n    let w = vec4<f32>(ws[0], ws[1], ws[2], ws[3]);",
+        ),
+    ] {
+        assert!(edited.contains(from), "compute_u16_pairs no longer has `{from}`");
+        edited = edited.replacen(from, to, 1);
+    }
+    let Some(report) = run_example_as("compute_u16_pairs", "same_words", &edited, &profile) else {
+        return;
+    };
+    for check in ["compute_matches_cpu", "posed_matches_cpu"] {
+        let rows: Vec<_> = report.rows.iter().filter(|r| r.check == check).collect();
+        assert!(!rows.is_empty(), "no {check} rows");
+        for r in rows {
+            assert!(
+                r.outcome.status == Status::Pass || r.case == "single_vertex",
+                "{}::{check} [{}]: {:?} {}",
+                r.case,
+                r.adapter,
+                r.outcome.status,
+                r.outcome.message
+            );
+        }
+    }
+}
+
 /// The layouts' traps spring: an example shader with the bug each layout exists to catch fails
 /// the numeric checks (a base offset ignored, in a uniform or in per-instance data, the inverse
 /// binds of a split palette left out, the joints of a u16 pair unpacked in the wrong order, an
