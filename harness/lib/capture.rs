@@ -18,8 +18,56 @@ pub const FRAGMENT: &str = "skinproof_fragment";
 enum Call {
     /// `f(position, joints, weights)` returning the skinned position; vec4 when `wide`.
     Position { p4: bool, r4: bool, indices: usize },
-    /// `f(joints, weights)` returning the blended matrix.
-    Matrix { indices: usize },
+    /// `f(joints, weights)` returning the blended matrix, in `form`.
+    Matrix { indices: usize, form: Blended },
+}
+
+/// The form of the blended matrix a skinning function returns: a `mat4x4<f32>`, or an affine one
+/// without its last row, as a `mat4x3<f32>` (its four columns) or a `mat3x4<f32>` (its three rows,
+/// as `palette.matrix: rows` stores a joint). The two affine types are read so because no other
+/// reading transforms a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Blended {
+    Full,
+    Columns,
+    Rows,
+}
+
+impl Blended {
+    fn of(t: &TypeInner) -> Option<Blended> {
+        let TypeInner::Matrix {
+            columns,
+            rows,
+            scalar,
+        } = t
+        else {
+            return None;
+        };
+        match (*scalar == naga::Scalar::F32, columns, rows) {
+            (true, VectorSize::Quad, VectorSize::Quad) => Some(Blended::Full),
+            (true, VectorSize::Quad, VectorSize::Tri) => Some(Blended::Columns),
+            (true, VectorSize::Tri, VectorSize::Quad) => Some(Blended::Rows),
+            _ => None,
+        }
+    }
+
+    fn wgsl(self) -> &'static str {
+        match self {
+            Blended::Full => "mat4x4<f32>",
+            Blended::Columns => "mat4x3<f32>",
+            Blended::Rows => "mat3x4<f32>",
+        }
+    }
+
+    /// WGSL for the point `p` (a `vec3<f32>`) transformed by the matrix expression `m`: a
+    /// `mat3x4`'s columns are the affine's rows, so the point multiplies it from the left.
+    fn apply(self, m: &str) -> String {
+        match self {
+            Blended::Full => format!("({m} * vec4<f32>(p, 1.0)).xyz"),
+            Blended::Columns => format!("{m} * vec4<f32>(p, 1.0)"),
+            Blended::Rows => format!("vec4<f32>(p, 1.0) * {m}"),
+        }
+    }
 }
 
 /// How a normal or tangent function is called, from its signature.
@@ -89,8 +137,9 @@ fn call(
                 None => Err(must_take(sets, jw)),
             }
         }
-        (Some(_), Some(r)) if Elem::Mat4F32.matches(r) => influences(&args)
-            .map(|indices| Call::Matrix { indices })
+        (Some(_), Some(r)) if Blended::of(r).is_some() => influences(&args)
+            .zip(Blended::of(r))
+            .map(|(indices, form)| Call::Matrix { indices, form })
             .ok_or_else(|| must_take(sets, jw)),
         _ => Err(must_take(sets, jw)),
     }
@@ -99,7 +148,7 @@ fn call(
 /// The signatures a skinning function may have, for its error message.
 fn must_take(sets: usize, jw: &str) -> String {
     format!(
-        "it must take (position: vec3<f32> or vec4<f32>, {}) and return the skinned position, or the same without the position and return the blended mat4x4<f32>; integer arguments may follow (an instance index), and are passed 0",
+        "it must take (position: vec3<f32> or vec4<f32>, {}) and return the skinned position, or the same without the position and return the blended matrix (mat4x4<f32>, or an affine mat4x3<f32> of columns or mat3x4<f32> of rows); integer arguments may follow (an instance index), and are passed 0",
         pairs(sets, jw)
     )
 }
@@ -364,11 +413,12 @@ fn frame_calls(
         // The direction, the influences, then any integer arguments (passed 0, as the skinning
         // function's); or the blended matrix and the direction, in either order.
         let blends = match skin {
-            Call::Matrix { indices } => Some(indices),
+            Call::Matrix { indices, form } => Some((indices, form)),
             Call::Position { .. } => None,
         };
-        let matrix = |t: &&TypeInner| blends.is_some() && Elem::Mat4F32.matches(t);
-        let indices = blends.unwrap_or(0);
+        // The matrix argument takes what the skinning function returns, in its form.
+        let matrix = |t: &&TypeInner| blends.is_some_and(|b| Blended::of(t) == Some(b.1));
+        let indices = blends.map_or(0, |b| b.0);
         let how = match args.as_slice() {
             [m, d] if matrix(m) && dir(d) => Some(FrameArgs::Matrix {
                 matrix_first: true,
@@ -391,10 +441,12 @@ fn frame_calls(
                 "tangent: vec4<f32>"
             };
             let jw = capture_joints(contract).elem().wgsl();
-            let or_matrix = if blends.is_some() {
-                format!(", or (the blended mat4x4<f32> the skinning function returns, {d}) in either order")
-            } else {
-                String::new()
+            let or_matrix = match blends {
+                Some((_, form)) => format!(
+                    ", or (the blended {} the skinning function returns, {d}) in either order",
+                    form.wgsl()
+                ),
+                None => String::new(),
             };
             return Err(format!(
                 "the function `{name}` must take ({d}, {}), integer arguments after them passed 0{or_matrix}, and return the skinned {}{whence}",
@@ -431,7 +483,7 @@ fn compute_wgsl(
             let r = if r4 { ".xyz" } else { "" };
             format!("{name}({p}, {influences}{}){r}", zeros(indices))
         }
-        Call::Matrix { indices } => format!("({} * vec4<f32>(p, 1.0)).xyz", blend(indices)),
+        Call::Matrix { indices, form } => form.apply(&blend(indices)),
     };
     // Normals and tangents: their sources and outputs at bindings 5 to 8 past the base.
     let (mut frame_decls, mut frame_lines) = (String::new(), String::new());
@@ -632,7 +684,10 @@ mod tests {
              fn g(j: vec4<u32>, w: vec4<f32>, instance: u32) -> mat4x4<f32> { return mat4x4<f32>(); }
              fn h(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>, a: u32, b: i32) -> vec3<f32> { return p; }
              fn k(j: vec4<u32>, w: vec4<f32>, s: f32) -> mat4x4<f32> { return mat4x4<f32>(); }
-             fn l(i: u32, j: vec4<u32>, w: vec4<f32>) -> mat4x4<f32> { return mat4x4<f32>(); }",
+             fn l(i: u32, j: vec4<u32>, w: vec4<f32>) -> mat4x4<f32> { return mat4x4<f32>(); }
+             fn r(j: vec4<u32>, w: vec4<f32>) -> mat3x4<f32> { return mat3x4<f32>(); }
+             fn s(j: vec4<u32>, w: vec4<f32>) -> mat4x3<f32> { return mat4x3<f32>(); }
+             fn t(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> { return mat3x3<f32>(); }",
         );
         let f = |n: &str| {
             let (_, f) = m
@@ -650,7 +705,13 @@ mod tests {
                 indices: 0
             })
         );
-        assert_eq!(f("b"), Ok(Call::Matrix { indices: 0 }));
+        assert_eq!(
+            f("b"),
+            Ok(Call::Matrix {
+                indices: 0,
+                form: Blended::Full
+            })
+        );
         assert_eq!(
             f("c"),
             Ok(Call::Position {
@@ -662,7 +723,23 @@ mod tests {
         assert!(f("d").unwrap_err().contains("must take"));
         // An instance index after the influences (Bevy's skin_model), passed 0; a float there
         // or before the influences is no index.
-        assert_eq!(f("g"), Ok(Call::Matrix { indices: 1 }));
+        assert_eq!(
+            f("g"),
+            Ok(Call::Matrix {
+                indices: 1,
+                form: Blended::Full
+            })
+        );
+        // Affine blends: rows (a mat3x4's columns) or columns (a mat4x3's); a 3x3 moves no point.
+        for (name, form) in [("r", Blended::Rows), ("s", Blended::Columns)] {
+            assert_eq!(f(name), Ok(Call::Matrix { indices: 0, form }));
+        }
+        assert!(f("t").is_err());
+        assert_eq!(
+            Blended::Rows.apply("m"),
+            "vec4<f32>(p, 1.0) * m",
+            "a row dotted with (p, 1) per coordinate"
+        );
         assert_eq!(
             f("h"),
             Ok(Call::Position {

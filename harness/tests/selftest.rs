@@ -1976,6 +1976,54 @@ fn a_vertex_stage_without_a_skinning_function_is_captured_whole() {
     }
 }
 
+/// A skinning function that returns an affine blend, its three rows (`mat3x4<f32>`) or its four
+/// columns (`mat4x3<f32>`), is compared through it: the vertex-only example whose joints are
+/// affine rows passes with either, and applying the rows as columns fails.
+#[test]
+fn affine_blends_are_compared_through_the_skinning_function() {
+    let (source, profile) = example_texts("vertex_affine_joints");
+    let blend = "\nfn skin_rows(i: vec4<u32>, w: vec4<f32>) -> mat3x4<f32> {\n    return joint_data[i.x].rows * w.x + joint_data[i.y].rows * w.y + joint_data[i.z].rows * w.z + joint_data[i.w].rows * w.w;\n}\nfn skin_columns(i: vec4<u32>, w: vec4<f32>) -> mat4x3<f32> {\n    return transpose(skin_rows(i, w));\n}\nfn skin_rows_as_columns(i: vec4<u32>, w: vec4<f32>) -> mat4x3<f32> {\n    let r = skin_rows(i, w);\n    return mat4x3<f32>(r[0].xyz, r[1].xyz, r[2].xyz, vec3<f32>(r[0].w, r[1].w, r[2].w));\n}\n";
+    let shader = source + blend;
+    for (function, passes) in [
+        ("skin_rows", true),
+        ("skin_columns", true),
+        ("skin_rows_as_columns", false),
+    ] {
+        let edited = profile.replacen(
+            "skin_function: skin_position",
+            &format!("skin_function: {function}"),
+            1,
+        );
+        assert_ne!(
+            edited, profile,
+            "vertex_affine_joints names skin_position no more"
+        );
+        let label = format!("affine_{function}");
+        let Some(report) = run_example_as("vertex_affine_joints", &label, &shader, &edited) else {
+            return;
+        };
+        let rows: Vec<_> = report
+            .rows
+            .iter()
+            .filter(|r| r.check == "posed_matches_cpu" && r.case != "single_vertex")
+            .collect();
+        assert!(!rows.is_empty(), "{function}: no posed_matches_cpu rows");
+        let through = rows
+            .iter()
+            .all(|r| r.outcome.figure.contains(&format!("via `{function}`")));
+        let pass = rows.iter().all(|r| r.outcome.status == Status::Pass);
+        let fail = rows.iter().any(|r| r.outcome.status == Status::Fail);
+        assert!(!passes || through, "{function}: not compared through it");
+        assert!(
+            if passes { pass } else { fail },
+            "{function}: {:?}",
+            rows.iter()
+                .map(|r| (&r.case, r.outcome.status, &r.outcome.message))
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
 /// Storage elements declared as other types of the same 32-bit words (rend3's joint pairs as a
 /// struct of two u32s, weights as a struct holding `array<f32, 4>`, positions as a struct of a
 /// vec3 and a padding float) are the same data: the example passes every numeric check with them.
