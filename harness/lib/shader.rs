@@ -1240,30 +1240,13 @@ fn struct_fields(
         }
         _ => return None,
     };
-    let Some((s, stride)) = crate::vertex_struct::element(module, ty) else {
-        // Names need a struct to look in.
-        let why: Vec<(String, String)> = (named.iter())
-            .map(|(field, member)| match field.as_str() {
-                "stride" => (field.clone(), format!("`{what}.stride` is left to the shader's array of structs, but the binding is {}: give it in bytes", describe(module, ty))),
-                _ => (field.clone(), format!("`{what}.{field}` names member `{member}`, but the binding is {}, not an array of structs: give the field's byte offset", describe(module, ty))),
-            })
-            .collect();
-        return (!why.is_empty()).then_some((what, why));
-    };
-    let struct_name = module.types[s].name.clone().unwrap_or_else(|| "_".into());
-    let missing: Vec<(String, String)> = (named.iter())
-        .filter(|(field, member)| {
-            field != "stride" && crate::vertex_struct::member_offset(module, s, member).is_none()
-        })
-        .map(|(field, member)| {
-            let names = crate::vertex_struct::member_names(module, s).join(", ");
-            let message = format!("`{what}.{field}` names member `{member}`, which struct {struct_name} lacks (its members: {names})");
-            (field.clone(), message)
-        })
-        .collect();
-    if !missing.is_empty() {
-        return Some((what, missing));
+    let element = crate::vertex_struct::element(module, ty);
+    let unplaced =
+        crate::vertex_struct::unplaced(module, element, named, what, || describe(module, ty));
+    if !unplaced.is_empty() {
+        return Some((what, unplaced));
     }
+    let (s, stride) = element?;
     if !named.is_empty() {
         // Offsets read from the struct: the rules numbers given are held to when it loads.
         if let Some(why) = crate::vertex_struct::placed_violation(profile_stride, &fields, what) {

@@ -1,11 +1,14 @@
-//! Typed interleaved vertex buffers: an `array<S>` of an engine's vertex struct read as the
-//! profile's byte-addressed fields, each field checked against the members of S it lies on.
+//! Engines' vertex data as their shaders declare it: an `array<S>` of a vertex struct read as the
+//! profile's byte-addressed fields, and storage elements of other types of the same 32-bit words.
 //!
 //! A byte-addressed buffer (`compute.vertices`, `vertex.vertices`, `compute.output`) is bytes to
 //! the harness whatever the shader declares; a struct only says which bytes the shader reads as
 //! what. So a field must lie on S's scalars (not its padding), on scalars of its own kind where
 //! S mixes kinds (a float position on `vec3<f32>`, joints on `u32`s; an S of one kind is a word
 //! container the shader bitcasts, as an `array<u32>` is), and S's stride must be the profile's.
+//! A field may name its member instead of giving its offset. Likewise a positions, joints or
+//! weights array may hold `struct { ws: array<f32, 4> }` where a `vec4<f32>` is wanted: the same
+//! words at the same stride.
 
 use naga::common::wgsl::TypeContext;
 use naga::{Handle, ScalarKind, TypeInner};
@@ -68,6 +71,33 @@ pub fn element(module: &naga::Module, ty: Handle<naga::Type>) -> Option<(Handle<
         }
         _ => None,
     }
+}
+
+/// Why fields the profile gives by member name (`named`, as [`crate::format::Pulled::members`]),
+/// or a stride it leaves out, cannot be placed: the binding is no array of structs (`described`
+/// says what it is), or its struct `element` lacks the member. One message each, with its key.
+pub fn unplaced(
+    module: &naga::Module,
+    element: Option<(Handle<naga::Type>, u32)>,
+    named: &[(String, String)],
+    what: &str,
+    described: impl Fn() -> String,
+) -> Vec<(String, String)> {
+    let message = |field: &str, member: &str| {
+        match element {
+        None if field == "stride" => Some(format!("`{what}.stride` is left to the shader's array of structs, but the binding is {}: give it in bytes", described())),
+        None => Some(format!("`{what}.{field}` names member `{member}`, but the binding is {}, not an array of structs: give the field's byte offset", described())),
+        Some((s, _)) if field != "stride" && member_offset(module, s, member).is_none() => {
+            let name = module.types[s].name.as_deref().unwrap_or("_");
+            let names = member_names(module, s).join(", ");
+            Some(format!("`{what}.{field}` names member `{member}`, which struct {name} lacks (its members: {names})"))
+        }
+        Some(_) => None,
+    }
+    };
+    (named.iter())
+        .filter_map(|(field, member)| message(field, member).map(|m| (field.clone(), m)))
+        .collect()
 }
 
 /// The first rule of a byte-addressed layout (`crate::format::check_fields`) that fields placed
