@@ -385,7 +385,10 @@ fn positions_match(
                 Fault::NonZeroW { .. } => "w not 0",
                 Fault::OutsideFields { .. } => "wrote outside its fields",
             };
-            return Outcome::fail(figure, format!("{fault} (`count` = {})", positions.len()));
+            return Outcome::fail(
+                figure,
+                format!("{fault} (the case has {} vertices)", positions.len()),
+            );
         }
         Ok(g) => &g.positions,
         Err(e) => return Outcome::gpu(e),

@@ -668,8 +668,12 @@ pub struct Contract {
     /// How many influence sets of 4 joints and 4 weights the shader reads per vertex: in storage,
     /// that many elements per vertex one after another; as vertex attributes, one attribute each.
     pub influence_sets: usize,
-    /// A byte-addressed vertex buffer, bound as [`Role::Positions`] (no joints or weights binding).
+    /// A byte-addressed vertex buffer, bound as [`Role::Positions`] (no joints or weights binding
+    /// where it holds them).
     pub pulled: Option<Pulled>,
+    /// The joints and weights in a byte-addressed buffer of their own, bound as [`Role::Joints`]
+    /// (no weights binding).
+    pub influences: Option<Pulled>,
     /// A byte-addressed output, bound as [`Role::Skinned`].
     pub packed: Option<Packed>,
     /// The values of the shader's pipeline-overridable constants (WGSL `override`), keyed as
@@ -1133,6 +1137,7 @@ impl Contract {
             profile: None,
             influence_sets: 1,
             pulled: None,
+            influences: None,
             packed: None,
             constants: Vec::new(),
             filled: Vec::new(),
@@ -1234,7 +1239,12 @@ impl Contract {
         if self.skin_function.is_some() {
             reads.weights = self.formats.vertex_weights;
         }
-        if let (true, Some(p)) = (self.has(Pipeline::Compute), &self.pulled) {
+        let held = [&self.influences, &self.pulled];
+        let held = held
+            .into_iter()
+            .flatten()
+            .find(|p| !p.weight_offsets.is_empty());
+        if let (true, Some(p)) = (self.has(Pipeline::Compute), held) {
             reads.weights = p.weights;
         }
         let planar = (self.input(Role::Positions))
@@ -1268,6 +1278,25 @@ impl Contract {
     /// The slot of `role`, if the contract has one (a split palette's inverse binds, an offset).
     pub fn try_slot(&self, role: Role) -> Option<&Slot> {
         self.slots.iter().find(|s| s.role == role)
+    }
+
+    /// The byte-addressed layout bound as `role`: the vertices' ([`Role::Positions`]) or the
+    /// influences' ([`Role::Joints`]), where the contract has one.
+    pub fn pulled_as(&self, role: Role) -> Option<&Pulled> {
+        match role {
+            Role::Positions => self.pulled.as_ref(),
+            Role::Joints => self.influences.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// As [`Contract::pulled_as`], to place its named fields.
+    pub fn pulled_as_mut(&mut self, role: Role) -> Option<&mut Pulled> {
+        match role {
+            Role::Positions => self.pulled.as_mut(),
+            Role::Joints => self.influences.as_mut(),
+            _ => None,
+        }
     }
 
     /// The entry points the shader has, by name and stage.

@@ -238,13 +238,15 @@ impl AttributePosition {
 }
 
 /// A byte-addressed vertex buffer: one `array<u32>` holding every vertex's fields one after
-/// another, `stride` bytes apart, each field at its byte offset in the vertex.
+/// another, `stride` bytes apart, each field at its byte offset in the vertex. The vertices'
+/// buffer holds the position; a second one (`compute.influences`) may hold the joints and
+/// weights instead, and then no position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pulled {
     pub stride: u32,
-    /// The `vec3<f32>` position (12 bytes).
-    pub position: u32,
-    /// Each influence set's joints, in `joint_format`.
+    /// The `vec3<f32>` position (12 bytes), where this buffer holds it.
+    pub position: Option<u32>,
+    /// Each influence set's joints, in `joint_format`; none where another buffer holds them.
     pub joints: Vec<u32>,
     pub joint_format: JointFormat,
     /// Each influence set's weights, in `weights`' format.
@@ -338,7 +340,10 @@ impl Pulled {
         };
         let slot = match what {
             "stride" => &mut self.stride,
-            "position" => &mut self.position,
+            "position" => {
+                self.position = Some(value);
+                return;
+            }
             "joints" => &mut self.joints[set],
             "weights" => &mut self.weight_offsets[set],
             other => {
@@ -351,7 +356,8 @@ impl Pulled {
 
     /// Every field with its byte offset and size, as the profile names them.
     pub fn fields(&self) -> Vec<Field> {
-        let mut out = vec![("position".to_string(), self.position, 12)];
+        let position = self.position.map(|o| ("position".to_string(), o, 12));
+        let mut out: Vec<Field> = position.into_iter().collect();
         out.extend(self.frames.fields());
         let many = self.joints.len() > 1;
         let name = |what: &str, k: usize| {
@@ -378,9 +384,8 @@ impl Pulled {
         out
     }
 
-    /// The buffer: per vertex its position, normal and tangent (where the layout holds them),
-    /// then each set's joints and weights packed in their formats at their offsets; bytes of no
-    /// field are 0.
+    /// The buffer: per vertex its position, normal and tangent, and each set's joints and weights
+    /// packed in their formats at their offsets, those the layout holds; bytes of no field are 0.
     pub fn pack(
         &self,
         positions: &[[f32; 3]],
@@ -395,7 +400,9 @@ impl Pulled {
                 out[at..at + size].copy_from_slice(chunk);
             }
         };
-        put(self.position, 12, bytemuck::cast_slice(positions));
+        if let Some(o) = self.position {
+            put(o, 12, bytemuck::cast_slice(positions));
+        }
         if let Some(o) = self.frames.normal {
             put(o, 12, bytemuck::cast_slice(frames.0));
         }
@@ -527,7 +534,7 @@ mod tests {
     fn pulled_vertices_interleave_at_their_offsets() {
         let mut layout = Pulled {
             stride: 40,
-            position: 0,
+            position: Some(0),
             joints: vec![12],
             joint_format: JointFormat::U16x4,
             weight_offsets: vec![20],
@@ -580,6 +587,25 @@ mod tests {
         let past = check_fields(packed.stride, &packed.fields()).unwrap_err();
         assert_eq!(past.0, "tangent");
         assert!(past.1.contains("bytes 28 to 43 lie past"), "{}", past.1);
+        // Joints and weights in a buffer of their own, 24 bytes a vertex (u16 pairs, then f32s):
+        // no position, and the bytes before the joints stay 0.
+        let influences = Pulled {
+            stride: 24,
+            position: None,
+            joints: vec![0],
+            weight_offsets: vec![8],
+            frames: FrameFields::default(),
+            ..layout.clone()
+        };
+        let names: Vec<String> = influences.fields().into_iter().map(|f| f.0).collect();
+        assert_eq!(names, ["joints", "weights"]);
+        let bytes = influences
+            .pack(&positions, (&normals, &tangents), &sets)
+            .unwrap();
+        assert_eq!(bytes.len(), 48);
+        assert_eq!(bytes[24..28], [5, 0, 6, 0]);
+        assert_eq!(bytes[32..36], 0.5f32.to_le_bytes());
+        assert_eq!(bytes[44..48], [0; 4]);
         let overlap = check_fields(36, &[("a".into(), 0, 12), ("b".into(), 8, 8)]).unwrap_err();
         assert_eq!(overlap.0, "b");
         assert!(

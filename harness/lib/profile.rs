@@ -330,12 +330,17 @@ pub struct Compute {
     pub weights: Option<Buffer<WeightFormat>>,
     #[serde(default)]
     pub vertices: Option<Vertices>,
+    /// The joints and weights in a byte-addressed buffer of their own, beside the positions.
+    #[serde(default)]
+    pub influences: Option<Influences>,
     #[serde(default)]
     pub skinned: Option<Buffer<PositionFormat>>,
     #[serde(default)]
     pub output: Option<Output>,
-    /// A uniform whose first u32 is the vertex count.
-    pub count: Slot,
+    /// A uniform whose first u32 is the vertex count; left out, the shader bounds its invocations
+    /// itself (by `arrayLength` of an input, each bound to exactly the case's vertices).
+    #[serde(default)]
+    pub count: Option<Slot>,
     /// Source normals, `vec4` or `vec3` (a 16-byte stride either way; w is 0), if the shader
     /// skins normals.
     #[serde(default)]
@@ -371,8 +376,11 @@ pub struct Vertices {
     pub stride: Option<u32>,
     /// The `vec3<f32>` position's offset (12 bytes).
     pub position: Place,
-    pub joints: Field<JointFormat>,
-    pub weights: Field<WeightFormat>,
+    /// Left out where another buffer holds the joints and weights (`compute.influences`).
+    #[serde(default)]
+    pub joints: Option<Field<JointFormat>>,
+    #[serde(default)]
+    pub weights: Option<Field<WeightFormat>>,
     /// The source `vec3<f32>` normal's offset (12 bytes), if the shader reads it here.
     #[serde(default)]
     pub normal: Option<Place>,
@@ -380,6 +388,35 @@ pub struct Vertices {
     #[serde(default)]
     pub tangent: Option<Place>,
 }
+
+/// A byte-addressed buffer of each vertex's joints and weights alone, beside the vertices' own
+/// buffer (an engine's skin stream): `array<u32>`, or an array of the shader's struct.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Influences {
+    pub group: u32,
+    pub binding: u32,
+    /// Bytes a vertex; left out, the stride of the shader's array of structs.
+    #[serde(default)]
+    pub stride: Option<u32>,
+    pub joints: Field<JointFormat>,
+    pub weights: Field<WeightFormat>,
+}
+
+/// `slot()` for the byte-addressed buffers, which give their group and binding beside their fields.
+macro_rules! slotted {
+    ($($t:ty),*) => {$(
+        impl $t {
+            pub fn slot(&self) -> Slot {
+                Slot {
+                    group: self.group,
+                    binding: self.binding,
+                }
+            }
+        }
+    )*};
+}
+slotted!(Vertices, Influences, Output);
 
 /// A field of a byte-addressed vertex: its offset, one per influence set, and format.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -846,32 +883,21 @@ impl Profile {
         out.extend(p.offset.map(|s| ("palette.offset", s)));
         out.extend(p.sampler.map(|s| ("palette.sampler", s)));
         if let Some(v) = self.vertex.as_ref().and_then(|v| v.vertices.as_ref()) {
-            let slot = Slot {
-                group: v.group,
-                binding: v.binding,
-            };
-            out.push(("vertex.vertices", slot));
+            out.push(("vertex.vertices", v.slot()));
         }
         if let Some(c) = &self.compute {
             out.extend(c.positions.map(|b| ("compute.positions", b.slot())));
             out.extend(c.joints.map(|b| ("compute.joints", b.slot())));
             out.extend(c.weights.map(|b| ("compute.weights", b.slot())));
-            out.extend(c.vertices.as_ref().map(|v| {
-                let slot = Slot {
-                    group: v.group,
-                    binding: v.binding,
-                };
-                ("compute.vertices", slot)
-            }));
+            out.extend(c.vertices.as_ref().map(|v| ("compute.vertices", v.slot())));
+            out.extend(
+                c.influences
+                    .as_ref()
+                    .map(|i| ("compute.influences", i.slot())),
+            );
             out.extend(c.skinned.map(|b| ("compute.skinned", b.slot())));
-            out.extend(c.output.as_ref().map(|o| {
-                let slot = Slot {
-                    group: o.group,
-                    binding: o.binding,
-                };
-                ("compute.output", slot)
-            }));
-            out.push(("compute.count", c.count));
+            out.extend(c.output.as_ref().map(|o| ("compute.output", o.slot())));
+            out.extend(c.count.map(|s| ("compute.count", s)));
             out.extend(c.normals.map(|b| ("compute.normals", b.slot())));
             out.extend(c.tangents.map(|b| ("compute.tangents", b)));
             out.extend(
@@ -1163,6 +1189,9 @@ impl Profile {
         if pulled.normal.is_some() || pulled.tangent.is_some() {
             return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights; its normals and tangents are not compared");
         }
+        if pulled.joints.is_none() || pulled.weights.is_none() {
+            return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights: give `joints` and `weights` here");
+        }
         check_vertices(pulled, sets, "vertex.vertices")
     }
 
@@ -1260,30 +1289,21 @@ fn per_set(field: &str, given: usize, sets: usize) -> Result<(), (String, String
     ))
 }
 
-/// The compute stage's buffers: separate or byte-addressed inputs, and one output, each whole;
-/// formats storage can hold; byte-addressed fields aligned, inside the stride, apart.
+/// The compute stage's buffers: the positions and the influences each from one source, and one
+/// output, each whole; formats storage can hold; byte-addressed fields aligned, inside the
+/// stride, apart.
 fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
-    let separate = [
-        ("compute.positions", c.positions.is_some()),
-        ("compute.joints", c.joints.is_some()),
-        ("compute.weights", c.weights.is_some()),
-    ];
-    match (&c.vertices, separate.iter().find(|s| s.1)) {
-        (Some(_), Some((field, _))) => {
-            return Err((
-                field.to_string(),
-                "give either `vertices` (one byte-addressed buffer) or `positions`, `joints` and `weights`, not both".into(),
-            ))
-        }
-        (None, _) => {
-            if let Some((field, _)) = separate.iter().find(|s| !s.1) {
-                return Err((
-                    "compute".into(),
-                    format!("`{}` is missing: give `positions`, `joints` and `weights`, or one byte-addressed `vertices` buffer", field.trim_start_matches("compute.")),
-                ));
-            }
-        }
-        (Some(v), None) => check_vertices(v, sets, "compute.vertices")?,
+    check_sources(c)?;
+    if let Some(v) = &c.vertices {
+        check_vertices(v, sets, "compute.vertices")?;
+    }
+    if let Some(i) = &c.influences {
+        check_pulled(
+            i.layout(),
+            [("joints", &i.joints.offset), ("weights", &i.weights.offset)],
+            sets,
+            "compute.influences",
+        )?;
     }
     match (&c.skinned, &c.output) {
         (Some(_), Some(_)) => {
@@ -1326,20 +1346,89 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
     Ok(())
 }
 
+/// Where the compute stage reads the positions (`positions`, or `vertices`) and the joints and
+/// weights (`joints` and `weights`, `vertices`, or `influences`): each from exactly one, whole.
+fn check_sources(c: &Compute) -> Result<(), (String, String)> {
+    let ways = "give `positions`, `joints` and `weights`, or one byte-addressed `vertices` buffer";
+    let v = c.vertices.as_ref();
+    match (v, c.positions.is_some()) {
+        (Some(_), true) => return Err((
+            "compute.positions".into(),
+            "give either `vertices` (one byte-addressed buffer) or `positions`, `joints` and `weights`, not both".into(),
+        )),
+        (None, false) => return Err(("compute".into(), format!("`positions` is missing: {ways}"))),
+        _ => {}
+    }
+    // Each source of the joints and weights: (its field, joints given, weights given).
+    let typed = ("compute", c.joints.is_some(), c.weights.is_some());
+    let pulled = v.map(|v| ("compute.vertices", v.joints.is_some(), v.weights.is_some()));
+    let own = c
+        .influences
+        .as_ref()
+        .map(|_| ("compute.influences", true, true));
+    let sources: Vec<_> = [Some(typed), pulled, own]
+        .into_iter()
+        .flatten()
+        .filter(|(_, j, w)| *j || *w)
+        .collect();
+    match sources.as_slice() {
+        [] if v.is_some() => Err((
+            "compute.vertices".into(),
+            "the joints and weights are missing: give them in `vertices` (`joints` and `weights`) or in a byte-addressed `influences` buffer".into(),
+        )),
+        [] => Err(("compute".into(), format!("`joints` is missing: {ways}"))),
+        [(field, j, w)] if !(j & w) => {
+            let (given, missing) = if *j { ("joints", "weights") } else { ("weights", "joints") };
+            Err(match *field {
+                "compute" => (field.to_string(), format!("`{missing}` is missing: {ways}")),
+                _ => (
+                    field.to_string(),
+                    format!("gives `{given}` without `{missing}`: give both, or neither where a byte-addressed `influences` buffer holds them"),
+                ),
+            })
+        }
+        [_] => Ok(()),
+        [(first, ..), (second, j, _), ..] => {
+            let at = match *second {
+                "compute.influences" => second.to_string(),
+                _ => format!("{second}.{}", if *j { "joints" } else { "weights" }),
+            };
+            let first = match *first {
+                "compute" => "`joints` and `weights`".to_string(),
+                f => format!("`{}`", f.trim_start_matches("compute.")),
+            };
+            Err((
+                at,
+                format!("the joints and weights are given twice, here and in {first}: give them once, in `joints` and `weights`, in `vertices`, or in a byte-addressed `influences` buffer"),
+            ))
+        }
+    }
+}
+
 /// A byte-addressed vertex buffer's offsets: one per set, each field aligned, inside the stride,
 /// apart from the others.
 fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, String)> {
-    per_set(
-        &format!("{at}.joints.offset"),
-        v.joints.offset.0.len(),
-        sets,
-    )?;
-    per_set(
-        &format!("{at}.weights.offset"),
-        v.weights.offset.0.len(),
-        sets,
-    )?;
-    let layout = v.layout();
+    let mut per_set = Vec::new();
+    if let Some(j) = &v.joints {
+        per_set.push(("joints", &j.offset));
+    }
+    if let Some(w) = &v.weights {
+        per_set.push(("weights", &w.offset));
+    }
+    check_pulled(v.layout(), per_set, sets, at)
+}
+
+/// A byte-addressed buffer's layout: `per_set` fields (joints, weights) one place per set, each
+/// field aligned, inside the stride, apart from the others (once the shader places named ones).
+fn check_pulled<'a>(
+    layout: crate::format::Pulled,
+    per_set: impl IntoIterator<Item = (&'a str, &'a Offsets)>,
+    sets: usize,
+    at: &str,
+) -> Result<(), (String, String)> {
+    for (what, offsets) in per_set {
+        self::per_set(&format!("{at}.{what}.offset"), offsets.0.len(), sets)?;
+    }
     if !layout.members.is_empty() {
         // Checked once the shader's struct places them.
         return Ok(());
@@ -1358,30 +1447,61 @@ fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, St
     })
 }
 
+/// A layout's joints and weights, one offset per influence set, each named `joints` (or
+/// `joints[k]` of several sets) as [`crate::format::Pulled::fields`] names them.
+fn influence_offsets(named: &mut Named, what: &str, places: &Offsets) -> Vec<u32> {
+    let many = places.0.len() > 1;
+    (places.0.iter().enumerate())
+        .map(|(k, p)| match many {
+            true => named.byte(&format!("{what}[{k}]"), p),
+            false => named.byte(what, p),
+        })
+        .collect()
+}
+
 impl Vertices {
     /// The layout the harness packs the buffer in (a named member at byte 0 until the shader
     /// places it).
     pub fn layout(&self) -> crate::format::Pulled {
         let mut named = Named::default();
-        let sets = |named: &mut Named, what: &str, places: &Offsets| -> Vec<u32> {
-            let many = places.0.len() > 1;
-            (places.0.iter().enumerate())
-                .map(|(k, p)| match many {
-                    true => named.byte(&format!("{what}[{k}]"), p),
-                    false => named.byte(what, p),
-                })
-                .collect()
+        let offsets = |named: &mut Named, what: &str, field: Option<&Offsets>| {
+            field.map_or_else(Vec::new, |o| influence_offsets(named, what, o))
         };
         crate::format::Pulled {
             stride: named.stride(self.stride),
-            position: named.byte("position", &self.position),
+            position: Some(named.byte("position", &self.position)),
             frames: crate::format::FrameFields {
                 normal: named.maybe("normal", &self.normal),
                 tangent: named.maybe("tangent", &self.tangent),
             },
-            joints: sets(&mut named, "joints", &self.joints.offset),
+            joints: offsets(
+                &mut named,
+                "joints",
+                self.joints.as_ref().map(|j| &j.offset),
+            ),
+            joint_format: self.joints.as_ref().map(|j| j.format).unwrap_or_default(),
+            weight_offsets: offsets(
+                &mut named,
+                "weights",
+                self.weights.as_ref().map(|w| &w.offset),
+            ),
+            weights: self.weights.as_ref().map(|w| w.format).unwrap_or_default(),
+            members: named.0,
+        }
+    }
+}
+
+impl Influences {
+    /// The layout the harness packs the buffer in: joints and weights alone.
+    pub fn layout(&self) -> crate::format::Pulled {
+        let mut named = Named::default();
+        crate::format::Pulled {
+            stride: named.stride(self.stride),
+            position: None,
+            frames: crate::format::FrameFields::default(),
+            joints: influence_offsets(&mut named, "joints", &self.joints.offset),
             joint_format: self.joints.format,
-            weight_offsets: sets(&mut named, "weights", &self.weights.offset),
+            weight_offsets: influence_offsets(&mut named, "weights", &self.weights.offset),
             weights: self.weights.format,
             members: named.0,
         }
@@ -1514,37 +1634,36 @@ impl Profile {
 impl Profile {
     /// Where the profile gives each field of its byte-addressed buffers, by its full name.
     fn field_places(&self) -> Vec<(String, String)> {
+        // Each buffer: (its name, whether it holds a position, a normal, a tangent, joints and
+        // weights).
         let mut given = Vec::new();
         let compute = self.compute.as_ref();
-        if let Some(v) = compute.and_then(|k| k.vertices.as_ref()) {
-            given.push((
-                "compute.vertices",
+        let vertices = |v: &Vertices| {
+            (
+                true,
                 v.normal.is_some(),
                 v.tangent.is_some(),
-                true,
-            ));
+                v.joints.is_some(),
+            )
+        };
+        if let Some(v) = compute.and_then(|k| k.vertices.as_ref()) {
+            given.push(("compute.vertices", vertices(v)));
+        }
+        if compute.is_some_and(|k| k.influences.is_some()) {
+            given.push(("compute.influences", (false, false, false, true)));
         }
         if let Some(v) = self.vertex.as_ref().and_then(|v| v.vertices.as_ref()) {
-            given.push((
-                "vertex.vertices",
-                v.normal.is_some(),
-                v.tangent.is_some(),
-                true,
-            ));
+            given.push(("vertex.vertices", vertices(v)));
         }
         if let Some(o) = compute.and_then(|k| k.output.as_ref()) {
-            given.push((
-                "compute.output",
-                o.normal.is_some(),
-                o.tangent.is_some(),
-                false,
-            ));
+            let frames = (o.normal.is_some(), o.tangent.is_some());
+            given.push(("compute.output", (true, frames.0, frames.1, false)));
         }
         let mut out = Vec::new();
-        for (what, normal, tangent, influences) in given {
+        for (what, (position, normal, tangent, influences)) in given {
             let keys = [
                 ("stride", true),
-                ("position", true),
+                ("position", position),
                 ("normal", normal),
                 ("tangent", tangent),
                 ("joints", influences),
@@ -1608,17 +1727,23 @@ impl Profile {
             ));
         }
         if let Some(v) = &k.vertices {
-            let slot = Slot {
-                group: v.group,
-                binding: v.binding,
-            };
             out.push((
                 Role::Positions,
-                slot,
+                v.slot(),
                 read,
                 Want::Words,
                 "the byte-addressed vertices",
                 "compute.vertices",
+            ));
+        }
+        if let Some(i) = &k.influences {
+            out.push((
+                Role::Joints,
+                i.slot(),
+                read,
+                Want::Words,
+                "the byte-addressed joints and weights",
+                "compute.influences",
             ));
         }
         let write = Space::Storage { writable: true };
@@ -1638,27 +1763,25 @@ impl Profile {
             ));
         }
         if let Some(o) = &k.output {
-            let slot = Slot {
-                group: o.group,
-                binding: o.binding,
-            };
             out.push((
                 Role::Skinned,
-                slot,
+                o.slot(),
                 write,
                 Want::OutputWords,
                 "the byte-addressed output",
                 "compute.output",
             ));
         }
-        out.push((
-            Role::Count,
-            k.count,
-            Space::Uniform,
-            Want::Count,
-            "the vertex count",
-            "compute.count",
-        ));
+        if let Some(count) = k.count {
+            out.push((
+                Role::Count,
+                count,
+                Space::Uniform,
+                Want::Count,
+                "the vertex count",
+                "compute.count",
+            ));
+        }
         out
     }
 
@@ -1791,10 +1914,14 @@ impl Profile {
             if let Some(p) = k.skinned {
                 c.formats.skinned = p.format;
             }
-            if let Some(v) = &k.vertices {
-                c.formats.joints = v.joints.format;
-                c.pulled = Some(v.layout());
+            if let Some(j) = k.vertices.as_ref().and_then(|v| v.joints.as_ref()) {
+                c.formats.joints = j.format;
             }
+            if let Some(i) = &k.influences {
+                c.formats.joints = i.joints.format;
+                c.influences = Some(i.layout());
+            }
+            c.pulled = k.vertices.as_ref().map(Vertices::layout);
             c.packed = k.output.as_ref().map(Output::layout);
         }
         c.vertex_inputs.clear();
@@ -1881,8 +2008,9 @@ impl Profile {
                     "vertex.vertices",
                 ));
                 c.pulled = Some(pulled.layout());
-                c.formats.vertex_joints = pulled.joints.format;
-                c.formats.vertex_weights = pulled.weights.format;
+                let layout = pulled.layout();
+                c.formats.vertex_joints = layout.joint_format;
+                c.formats.vertex_weights = layout.weights;
             }
             let (inputs, outputs) = self.vertex_frames(v);
             c.vertex_inputs.extend(inputs);
@@ -2273,6 +2401,65 @@ mod tests {
     }
 
     #[test]
+    fn the_compute_stage_reads_each_input_from_one_source() {
+        let profile = |inputs: &str| {
+            parse(&format!("palette: {{ group: 0, binding: 0 }}\ncompute:\n  entry: main\n{inputs}  skinned: {{ group: 0, binding: 4 }}\n"))
+        };
+        let vertices = "  vertices: { group: 0, binding: 1, stride: 16, position: 0 }\n";
+        let own = "  influences: { group: 0, binding: 2, stride: 24, joints: { offset: 0, format: u16x4 }, weights: { offset: 8, format: f32x4 } }\n";
+        // Two byte-addressed streams, and no count uniform.
+        let c = profile(&format!("{vertices}{own}")).unwrap().contract();
+        assert_eq!(c.slot(Role::Joints).ty, Want::Words);
+        assert_eq!(
+            (c.slot(Role::Joints).binding, c.try_slot(Role::Weights)),
+            (2, None)
+        );
+        assert!(c.try_slot(Role::Count).is_none());
+        let influences = c.influences.as_ref().unwrap();
+        assert_eq!((influences.stride, influences.position), (24, None));
+        assert_eq!(c.formats.joints, JointFormat::U16x4);
+        assert!(c.pulled.as_ref().unwrap().joints.is_empty());
+        // Separate positions beside them; the vertices beside separate joints and weights.
+        let positions = "  positions: { group: 0, binding: 1 }\n";
+        let typed = "  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n";
+        assert!(profile(&format!("{positions}{own}")).is_ok());
+        assert!(profile(&format!("{vertices}{typed}")).is_ok());
+        let err = |inputs: String, says: &str| {
+            let msg = profile(&inputs).unwrap_err();
+            assert!(msg.contains(says), "{msg}");
+        };
+        let pulled_influences = vertices.replace(
+            " }\n",
+            ", joints: { offset: 4, format: u16x4 }, weights: { offset: 12, format: unorm8x4 } }\n",
+        );
+        err(
+            format!("{pulled_influences}{own}"),
+            "field `compute.influences`: the joints and weights are given twice, here and in `vertices`",
+        );
+        err(
+            format!("{positions}{typed}{}", own.replace("binding: 2", "binding: 5")),
+            "field `compute.influences`: the joints and weights are given twice, here and in `joints` and `weights`",
+        );
+        err(
+            vertices.to_string(),
+            "field `compute.vertices`: the joints and weights are missing: give them in `vertices` (`joints` and `weights`) or in a byte-addressed `influences` buffer",
+        );
+        err(
+            vertices.replace(" }\n", ", joints: { offset: 4, format: u16x4 } }\n"),
+            "field `compute.vertices`: gives `joints` without `weights`: give both",
+        );
+        err(
+            format!("{positions}  joints: {{ group: 0, binding: 2 }}\n"),
+            "field `compute`: `weights` is missing",
+        );
+        err(own.to_string(), "field `compute`: `positions` is missing");
+        err(
+            format!("{vertices}{}", own.replace("offset: 8", "offset: 4")),
+            "field `compute.influences.weights.offset`: `weights`: bytes 4 to 19 overlap `joints`",
+        );
+    }
+
+    #[test]
     fn a_palette_texture_has_its_own_fields() {
         let vertex = "vertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
         let profile = |palette: &str| parse(&format!("palette: {palette}\n{vertex}"));
@@ -2461,7 +2648,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 18);
+        assert_eq!(n, 19);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

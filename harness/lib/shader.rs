@@ -295,7 +295,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
 /// out, placed as the shader's vertex struct has them; a member the struct lacks stays at 0
 /// (validation names it).
 fn place_named(contract: &mut Contract, module: &naga::Module) {
-    let element = |role: Role| {
+    let element = |contract: &Contract, role: Role| {
         let slot = contract.try_slot(role)?;
         let var = global_at(module, slot.group, slot.binding)?;
         crate::vertex_struct::element(module, var.ty)
@@ -309,13 +309,15 @@ fn place_named(contract: &mut Contract, module: &naga::Module) {
             })
             .collect::<Vec<_>>()
     };
-    let pulled = element(Role::Positions).zip(contract.pulled.as_ref());
-    let pulled = pulled.map(|(e, p)| place(e, &p.members));
-    let packed = element(Role::Skinned).zip(contract.packed.as_ref());
-    let packed = packed.map(|(e, p)| place(e, &p.members));
-    if let (Some(p), Some(placed)) = (contract.pulled.as_mut(), pulled) {
-        placed.into_iter().for_each(|(f, v)| p.place(&f, v));
+    for role in [Role::Positions, Role::Joints] {
+        let pulled = element(contract, role).zip(contract.pulled_as(role));
+        let pulled = pulled.map(|(e, p)| place(e, &p.members));
+        if let (Some(p), Some(placed)) = (contract.pulled_as_mut(role), pulled) {
+            placed.into_iter().for_each(|(f, v)| p.place(&f, v));
+        }
     }
+    let packed = element(contract, Role::Skinned).zip(contract.packed.as_ref());
+    let packed = packed.map(|(e, p)| place(e, &p.members));
     if let (Some(p), Some(placed)) = (contract.packed.as_mut(), packed) {
         placed.into_iter().for_each(|(f, v)| p.place(&f, v));
     }
@@ -1218,10 +1220,11 @@ fn struct_fields(
     use crate::contract::Want;
     let (fields, what, profile_stride, named) = match slot.ty {
         Want::Words => {
-            let p = contract.pulled.as_ref()?;
-            let what = match contract.has(crate::contract::Pipeline::Compute) {
-                true => "compute.vertices",
-                false => "vertex.vertices",
+            let p = contract.pulled_as(slot.role)?;
+            let what = match (slot.role, contract.has(crate::contract::Pipeline::Compute)) {
+                (Role::Joints, _) => "compute.influences",
+                (_, true) => "compute.vertices",
+                (_, false) => "vertex.vertices",
             };
             (
                 crate::vertex_struct::pulled_fields(p),
@@ -1546,7 +1549,10 @@ pub(crate) mod tests {
         let s = Shader::held_to("test.wgsl".into(), src.into(), contract, None);
         s.validate().unwrap();
         let p = s.contract.pulled.as_ref().unwrap();
-        assert_eq!((p.stride, p.position, p.frames.normal), (96, 0, Some(32)));
+        assert_eq!(
+            (p.stride, p.position, p.frames.normal),
+            (96, Some(0), Some(32))
+        );
         assert_eq!(
             (p.joints.clone(), p.weight_offsets.clone()),
             (vec![16, 48], vec![64, 80])

@@ -1469,7 +1469,11 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 /// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
 const SKIN_NORMALS: [&str; 3] = ["skinning_normals", "compute_pulled", "vertex_normals"];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 2] = ["vertex_mesh_bindings", "compute_vertex_structs"];
+const SKIN_NORMALS_ONLY: [&str; 3] = [
+    "vertex_mesh_bindings",
+    "compute_vertex_structs",
+    "compute_skin_streams",
+];
 
 /// The normal and tangent checks of an example: where it writes them (`SKIN_NORMALS`, and the
 /// normals of `SKIN_NORMALS_ONLY`) they pass on every mesh that has them (the strip, the models
@@ -1536,7 +1540,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 18] = [
+    let examples: [Example; 19] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1608,6 +1612,12 @@ fn example_shaders_pass_through_their_profiles() {
         ),
         (
             "compute_vertex_structs",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
+        ),
+        (
+            "compute_skin_streams",
             "posed_matches_cpu",
             Some(("render_matches_golden", "the shader has no vertex stage")),
             None,
@@ -2027,6 +2037,110 @@ fn affine_blends_are_compared_through_the_skinning_function() {
 /// Storage elements declared as other types of the same 32-bit words (rend3's joint pairs as a
 /// struct of two u32s, weights as a struct holding `array<f32, 4>`, positions as a struct of a
 /// vec3 and a padding float) are the same data: the example passes every numeric check with them.
+/// An example's numeric checks: each row of `compute_matches_cpu` and `posed_matches_cpu` passes
+/// (`single_vertex`, which some examples fail by design, aside).
+fn numeric_rows_pass(report: &Report, what: &str) {
+    for check in ["compute_matches_cpu", "posed_matches_cpu"] {
+        let rows: Vec<_> = report.rows.iter().filter(|r| r.check == check).collect();
+        assert!(!rows.is_empty(), "{what}: no {check} rows");
+        for r in rows {
+            assert!(
+                r.outcome.status == Status::Pass || r.case == "single_vertex",
+                "{what}: {}::{check} [{}]: {:?} {}",
+                r.case,
+                r.adapter,
+                r.outcome.status,
+                r.outcome.message
+            );
+        }
+    }
+}
+
+/// Joints and weights in a byte-addressed buffer of their own beside separate positions: the
+/// u16-pairs example reading both from one array of structs (the weights at byte 16, after
+/// padding) passes; with the weights placed on the joints it fails validation, naming the field.
+#[test]
+fn influences_in_their_own_buffer_beside_positions_pass() {
+    let (source, profile) = example_texts("compute_u16_pairs");
+    let mut shader = source;
+    for (from, to) in [
+        (
+            "@group(1) @binding(2) var<storage, read> src_joints: array<vec2<u32>>;\n@group(1) @binding(3) var<storage, read> src_weights: array<vec4<f32>>;",
+            "struct Skin { joints: vec2<u32>, weights: vec4<f32> }\n@group(1) @binding(2) var<storage, read> skins: array<Skin>;",
+        ),
+        ("unpack_joints(src_joints[v])", "unpack_joints(skins[v].joints)"),
+        ("let w = src_weights[v];", "let w = skins[v].weights;"),
+    ] {
+        assert!(shader.contains(from), "compute_u16_pairs no longer has `{from}`");
+        shader = shader.replacen(from, to, 1);
+    }
+    let from = "  joints: { group: 1, binding: 2, format: u16x4 }\n  weights: { group: 1, binding: 3, format: f32x4 }\n";
+    assert!(profile.contains(from), "compute_u16_pairs' profile changed");
+    let own = "  influences: { group: 1, binding: 2, joints: { offset: joints, format: u16x4 }, weights: { offset: weights, format: f32x4 } }\n";
+    let edited = profile.replacen(from, own, 1);
+    let Some(report) = run_example_as("compute_u16_pairs", "influences", &shader, &edited) else {
+        return;
+    };
+    numeric_rows_pass(&report, "influences beside positions");
+    // The weights placed at byte 0 of the second buffer, on the joints' words.
+    let wrong = edited.replacen(
+        "offset: weights, format: f32x4",
+        "offset: 0, format: f32x4",
+        1,
+    );
+    let wrong = wrong.replacen(
+        "offset: joints, format: u16x4",
+        "offset: 8, format: u16x4",
+        1,
+    );
+    let Some(report) = run_example_as("compute_u16_pairs", "influences_off", &shader, &wrong)
+    else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(
+        v.status.fails()
+            && v.message
+                .contains("`compute.influences.weights`: bytes 0 to 15 overlap `joints`"),
+        "{}",
+        v.message
+    );
+    assert!(
+        !failing(&report, "posed_matches_cpu").is_empty(),
+        "influences laid out off the shader's struct should fail posed_matches_cpu"
+    );
+}
+
+/// A shader with no count uniform bounds its invocations by its inputs' length: the example
+/// `compute_skin_streams` so bounded passes (as every example does), and with the bound 64
+/// vertices too far its extra invocations write into the guard past the case's vertices, which
+/// fails the compute check naming the element.
+#[test]
+fn a_shader_without_a_count_is_held_to_the_cases_vertices() {
+    let (source, profile) = example_texts("compute_skin_streams");
+    let from = "if (i >= arrayLength(&vertices)) {";
+    assert!(
+        source.contains(from),
+        "compute_skin_streams no longer has `{from}`"
+    );
+    let edited = source.replacen(from, "if (i >= arrayLength(&vertices) + 64u) {", 1);
+    let Some(report) = run_example_as("compute_skin_streams", "uncounted", &edited, &profile)
+    else {
+        return;
+    };
+    let failed = failing(&report, "compute_matches_cpu");
+    assert!(
+        !failed.is_empty()
+            && failed.iter().all(|r| r.outcome.figure == "wrote past count"
+                && r.outcome.message.contains("past the case's vertices")),
+        "{:?}",
+        failed
+            .iter()
+            .map(|r| &r.outcome.message)
+            .collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn storage_elements_of_the_same_words_pass() {
     let (source, profile) = example_texts("compute_u16_pairs");
@@ -2059,20 +2173,7 @@ fn storage_elements_of_the_same_words_pass() {
     let Some(report) = run_example_as("compute_u16_pairs", "same_words", &edited, &profile) else {
         return;
     };
-    for check in ["compute_matches_cpu", "posed_matches_cpu"] {
-        let rows: Vec<_> = report.rows.iter().filter(|r| r.check == check).collect();
-        assert!(!rows.is_empty(), "no {check} rows");
-        for r in rows {
-            assert!(
-                r.outcome.status == Status::Pass || r.case == "single_vertex",
-                "{}::{check} [{}]: {:?} {}",
-                r.case,
-                r.adapter,
-                r.outcome.status,
-                r.outcome.message
-            );
-        }
-    }
+    numeric_rows_pass(&report, "elements of the same words");
 }
 
 /// The layouts' traps spring: an example shader with the bug each layout exists to catch fails
@@ -2153,6 +2254,12 @@ fn layout_bugs_in_example_shaders_fail() {
             "compute_vertex_structs",
             "skinned[i] = SkinnedVertex(p, n, v.uv);",
             "skinned[i] = SkinnedVertex(n, p, v.uv);",
+        ),
+        // Its second stream's unorm16 weight pairs read in the wrong order.
+        (
+            "compute_skin_streams",
+            "vec4<f32>(unpack2x16unorm(s.weights.x), unpack2x16unorm(s.weights.y))",
+            "vec4<f32>(unpack2x16unorm(s.weights.y), unpack2x16unorm(s.weights.x))",
         ),
     ]
     .into_iter()

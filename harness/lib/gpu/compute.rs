@@ -41,7 +41,7 @@ impl std::fmt::Display for Fault {
         match *self {
             Fault::WrotePastCount(i) => write!(
                 f,
-                "the shader wrote output element {i}, past `count` (the count guard lets extra invocations through)"
+                "the shader wrote output element {i}, past the case's vertices (its count guard lets extra invocations through)"
             ),
             Fault::Unwritten(v) => write!(
                 f,
@@ -163,9 +163,10 @@ impl Output {
 /// An input buffer: the role it is bound as, its label and bytes.
 type Input = (Role, &'static str, Vec<u8>);
 
-/// The per-vertex input buffers in the contract's layout: (role, label, bytes). One byte-addressed
-/// buffer, or positions (vec4, w = 0), joints and weights apart, each with the contract's
-/// influence sets one after another per vertex.
+/// The per-vertex input buffers in the contract's layout: (role, label, bytes). The positions
+/// in the byte-addressed vertices or apart (vec4, w = 0); the joints and weights in the vertices,
+/// in a byte-addressed buffer of their own, or apart, each with the contract's influence sets one
+/// after another per vertex.
 pub(super) fn vertex_data(
     contract: &crate::contract::Contract,
     mesh: &Mesh,
@@ -173,34 +174,40 @@ pub(super) fn vertex_data(
     let sets: Vec<_> = (0..contract.influence_sets)
         .map(|k| mesh.set_data(k))
         .collect();
-    if let Some(pulled) = &contract.pulled {
-        let (normals, tangents) = mesh.frames();
-        let bytes = pulled.pack(&mesh.positions, (&normals, &tangents), &sets)?;
-        return Ok(vec![(Role::Positions, "vertices", bytes)]);
+    let (normals, tangents) = mesh.frames();
+    let mut out = Vec::new();
+    match &contract.pulled {
+        Some(pulled) => {
+            let bytes = pulled.pack(&mesh.positions, (&normals, &tangents), &sets)?;
+            out.push((Role::Positions, "vertices", bytes));
+        }
+        None => {
+            let positions: Vec<[f32; 4]> = mesh
+                .positions
+                .iter()
+                // w is unused by the contract. 0, not 1: a shader that took the stored w as the
+                // homogeneous 1 loses the palette's translation, and the comparisons see it.
+                .map(|p| [p[0], p[1], p[2], 0.0])
+                .collect();
+            let bytes = bytemuck::cast_slice(&positions).to_vec();
+            out.push((Role::Positions, "positions", bytes));
+        }
     }
-    let positions: Vec<[f32; 4]> = mesh
-        .positions
-        .iter()
-        // w is unused by the contract. 0, not 1: a shader that took the stored w as the
-        // homogeneous 1 loses the palette's translation, and the comparisons see it.
-        .map(|p| [p[0], p[1], p[2], 0.0])
-        .collect();
-    let format = contract.formats.joints;
-    let mut joints = Vec::new();
-    let mut weights = Vec::new();
-    for (j, w) in &sets {
-        joints.push(format.pack(j)?);
-        weights.push(bytemuck::cast_slice::<_, u8>(w).to_vec());
+    if let Some(influences) = &contract.influences {
+        let bytes = influences.pack(&mesh.positions, (&normals, &tangents), &sets)?;
+        out.push((Role::Joints, "influences", bytes));
+    } else if contract.pulled.as_ref().is_none_or(|p| p.joints.is_empty()) {
+        let format = contract.formats.joints;
+        let mut joints = Vec::new();
+        let mut weights = Vec::new();
+        for (j, w) in &sets {
+            joints.push(format.pack(j)?);
+            weights.push(bytemuck::cast_slice::<_, u8>(w).to_vec());
+        }
+        out.push((Role::Joints, "joints", interleave(&joints, mesh.len())));
+        out.push((Role::Weights, "weights", interleave(&weights, mesh.len())));
     }
-    Ok(vec![
-        (
-            Role::Positions,
-            "positions",
-            bytemuck::cast_slice(&positions).to_vec(),
-        ),
-        (Role::Joints, "joints", interleave(&joints, mesh.len())),
-        (Role::Weights, "weights", interleave(&weights, mesh.len())),
-    ])
+    Ok(out)
 }
 
 /// Per-set buffers of `n` equal elements each, interleaved: vertex 0's element of every set, then
@@ -254,7 +261,9 @@ impl Dispatch {
         for (role, label, bytes) in vertex_data(contract, mesh)? {
             bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
-        bound.push((Role::Count, init("count", &count, uniform), count.len()));
+        if contract.try_slot(Role::Count).is_some() {
+            bound.push((Role::Count, init("count", &count, uniform), count.len()));
+        }
         // Or in its own binding.
         let view = contract.try_slot(Role::View);
         if view.is_some_and(|s| s.used_by(crate::contract::Pipeline::Compute)) {
@@ -594,10 +603,14 @@ pub fn check_limits(ctx: &Context, joints: usize, vertices: usize) -> Result<(),
     let binding = storage_binding(&limits);
     over("the palette (bytes)", joints as u64 * 64, binding)?;
     let contract = ctx.contract();
-    let per_vertex = contract
-        .pulled
-        .as_ref()
-        .map_or(16 * contract.influence_sets as u64, |p| p.stride as u64);
+    // The largest of the vertex buffers, each bound whole.
+    let per_vertex = [&contract.pulled, &contract.influences]
+        .into_iter()
+        .flatten()
+        .map(|p| p.stride as u64)
+        .chain([16 * contract.influence_sets as u64])
+        .max()
+        .unwrap_or(16);
     over(
         "the vertex buffers (bytes)",
         vertices as u64 * per_vertex,

@@ -57,11 +57,10 @@ fn static_wgsl(contract: &Contract) -> String {
     } else {
         None
     };
-    let mut roles = vec![
-        (Role::Positions, "positions"),
-        (Role::Skinned, "skinned"),
-        (Role::Count, "params"),
-    ];
+    let mut roles = vec![(Role::Positions, "positions"), (Role::Skinned, "skinned")];
+    if contract.try_slot(Role::Count).is_some() {
+        roles.push((Role::Count, "params"));
+    }
     if first.is_some() {
         roles.insert(0, (Role::Palette, "palette"));
     }
@@ -72,14 +71,22 @@ fn static_wgsl(contract: &Contract) -> String {
     let workgroup = contract.workgroup_wgsl();
     let word =
         |stride: u32, offset: u32, k: u32| format!("id.x * {}u + {}u", stride / 4, offset / 4 + k);
-    let load = match &contract.pulled {
-        Some(p) => {
+    let pulled = (contract.pulled.as_ref()).and_then(|p| Some((p.stride, p.position?)));
+    let load = match pulled {
+        Some((stride, position)) => {
             let c: Vec<String> = (0..3)
-                .map(|k| format!("bitcast<f32>(positions[{}])", word(p.stride, p.position, k)))
+                .map(|k| format!("bitcast<f32>(positions[{}])", word(stride, position, k)))
                 .collect();
             format!("vec3<f32>({})", c.join(", "))
         }
         None => "positions[id.x].xyz".into(),
+    };
+    // A shader that bounds its invocations by its inputs' length has no count uniform: the
+    // positions' binding holds exactly the case's vertices.
+    let count = match (contract.try_slot(Role::Count), pulled) {
+        (Some(_), _) => "params.count".to_string(),
+        (None, Some((stride, _))) => format!("arrayLength(&positions) / {}u", stride / 4),
+        (None, None) => "arrayLength(&positions)".to_string(),
     };
     let store = match &contract.packed {
         Some(p) => (0..3)
@@ -97,7 +104,7 @@ fn static_wgsl(contract: &Contract) -> String {
         r#"{bindings}
 @compute @workgroup_size({workgroup})
 fn static_compute(@builtin(global_invocation_id) id: vec3<u32>) {{
-    if (id.x >= params.count) {{ return; }}
+    if (id.x >= {count}) {{ return; }}
     let q = ({first} * vec4<f32>({load}, 1.0)).xyz;
     {store}
 }}
@@ -458,7 +465,7 @@ mod tests {
         let mut pulled = Contract::builtin();
         pulled.pulled = Some(Pulled {
             stride: 36,
-            position: 0,
+            position: Some(0),
             joints: vec![12],
             joint_format: crate::contract::JointFormat::U16x4,
             weight_offsets: vec![20],
@@ -480,8 +487,21 @@ mod tests {
                 _ => {}
             }
         }
-        for contract in [Contract::builtin(), pulled] {
+        // And each without a count uniform: bounded by the positions' length.
+        let uncounted = |c: &Contract| {
+            let mut c = c.clone();
+            c.slots.retain(|s| s.role != Role::Count);
+            c
+        };
+        let contracts = [
+            uncounted(&Contract::builtin()),
+            uncounted(&pulled),
+            Contract::builtin(),
+            pulled,
+        ];
+        for (k, contract) in contracts.into_iter().enumerate() {
             let src = static_wgsl(&contract);
+            assert_eq!(src.contains("arrayLength(&positions)"), k < 2, "{src}");
             let module = naga::front::wgsl::parse_str(&src).unwrap();
             naga::valid::Validator::new(Default::default(), Default::default())
                 .validate(&module)

@@ -374,18 +374,35 @@ fn view_transform(s: &Sites) -> Vec<Candidate> {
     out
 }
 
-/// The count guard: `>=` -> `>` (and the like), so one invocation past the count runs.
+/// The count guard: `>=` -> `>` (and the like), so one invocation past the count runs. The count
+/// is the count uniform's, or where the contract has none, an input's `arrayLength` (or it
+/// divided by the words a vertex).
 fn count_guard(s: &Sites) -> Vec<Candidate> {
-    let (Some(cs), Some(count)) = (s.compute(), s.field(Role::Count, "count")) else {
+    let Some(cs) = s.compute() else {
         return Vec::new();
     };
+    let count = s.field(Role::Count, "count");
+    let uncounted = s.contract.try_slot(Role::Count).is_none();
+    let func = s.func(cs);
+    let is_length = |e: Handle<Expression>| match func.expressions[e] {
+        Expression::ArrayLength(_) => true,
+        Expression::Binary {
+            op: BinaryOperator::Divide,
+            left,
+            ..
+        } => matches!(func.expressions[left], Expression::ArrayLength(_)),
+        _ => false,
+    };
+    let is_count = |e: Handle<Expression>| match count {
+        Some(count) => s.reads_member(cs, e, Role::Count, count),
+        None => uncounted && is_length(e),
+    };
     let mut edits = Vec::new();
-    for (e, expr) in s.func(cs).expressions.iter() {
+    for (e, expr) in func.expressions.iter() {
         let Expression::Binary { op, left, right } = *expr else {
             continue;
         };
-        let on_count = s.reads_member(cs, left, Role::Count, count)
-            || s.reads_member(cs, right, Role::Count, count);
+        let on_count = is_count(left) || is_count(right);
         let swap = match op {
             BinaryOperator::GreaterEqual => Some((">=", ">")),
             BinaryOperator::Greater => Some((">", ">=")),
@@ -531,13 +548,13 @@ fn influence_set_dropped(s: &Sites) -> Vec<Candidate> {
 fn byte_offset(s: &Sites) -> Vec<Candidate> {
     let c = s.contract;
     let mut offsets: Vec<u32> = Vec::new();
-    if let Some(p) = &c.pulled {
+    for p in [&c.pulled, &c.influences].into_iter().flatten() {
         offsets.extend(p.fields().iter().map(|f| f.1));
     }
     if let Some(p) = &c.packed {
         offsets.extend(p.fields().iter().map(|f| f.1));
     }
-    let buffers: Vec<_> = [Role::Positions, Role::Skinned]
+    let buffers: Vec<_> = [Role::Positions, Role::Joints, Role::Skinned]
         .into_iter()
         .filter(|&r| {
             c.try_slot(r).is_some_and(|s| {

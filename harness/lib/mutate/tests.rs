@@ -492,6 +492,17 @@ fn the_normal_kinds_land_in_a_byte_addressed_output() {
     assert_eq!(after(&mutants, Kind::RenormalisationDropped).len(), 2);
 }
 
+/// A shader with no count uniform bounds its invocations by an input's `arrayLength`: the count
+/// guard kind moves that bound.
+#[test]
+fn the_count_guard_lands_on_an_array_length_bound() {
+    let mutants = example_mutants("compute_skin_streams");
+    assert_eq!(
+        after(&mutants, Kind::CountGuard),
+        ["if (i > arrayLength(&vertices)) {"]
+    );
+}
+
 /// The composed example indexes its palette in `joint_matrix(j: u32)`, which reads no joints or
 /// weights of its own: the influence kinds land in its caller's blend, and no swizzle lands on
 /// the scalar `j`.

@@ -720,9 +720,40 @@ const STRUCT_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/compute_skin_streams.profile.yaml` (joints and weights in a stream of
+/// their own, no count uniform).
+const STREAM_EDITS: &[ProfileEdit] = &[
+    (
+        "joints and weights in both streams",
+        &[(
+            "position: position, normal: normal }",
+            "position: position, normal: normal, joints: { offset: 12, format: u16x4 }, weights: { offset: 28, format: unorm8x4 } }",
+        )],
+        "the joints and weights are given twice, here and in `vertices`",
+    ),
+    (
+        "neither stream holding the joints and weights",
+        &[(
+            "  influences:\n    group: 0\n    binding: 2\n    joints: { offset: joints, format: u16x4 }\n    weights: { offset: weights, format: unorm16x4 }\n",
+            "",
+        )],
+        "the joints and weights are missing",
+    ),
+    (
+        "the influences' weights named on the joints' member",
+        &[("offset: weights, format: unorm16x4", "offset: joints, format: unorm16x4")],
+        "overlap `joints`",
+    ),
+    (
+        "the influences' stride other than the shader's struct",
+        &[("    binding: 2\n", "    binding: 2\n    stride: 32\n")],
+        "has a stride of 16",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -739,6 +770,7 @@ fn profiles(out: &mut String) {
         ("vertex_mesh_bindings", OFFSET_MEMBER_EDITS),
         ("vertex_planar", PLANAR_EDITS),
         ("compute_vertex_structs", STRUCT_EDITS),
+        ("compute_skin_streams", STREAM_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
