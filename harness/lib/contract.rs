@@ -640,7 +640,8 @@ pub struct Contract {
     pub vertex_outputs: Vec<VertexOutput>,
     /// The type the fragment stage returns at location 0 (the RGBA target).
     pub fragment_output: Elem,
-    /// Output elements past `count` that the compute path guards: they must stay untouched.
+    /// Output elements past `count` that the compute path guards: they must stay untouched (none
+    /// where the shader takes its count from an output's `arrayLength`).
     pub output_guard: usize,
     /// How the data are stored for the shader.
     pub formats: Formats,

@@ -267,6 +267,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
     place_members(contract, module);
     place_named(contract, module);
     free_members(contract, module);
+    size_outputs(contract, module);
     let palette = contract.slot(Role::Palette);
     if let Some(var) = global_at(module, palette.group, palette.binding) {
         let ty = match member_of(module, var.ty, contract.member(Role::Palette)) {
@@ -320,6 +321,54 @@ fn place_named(contract: &mut Contract, module: &naga::Module) {
     let packed = packed.map(|(e, p)| place(e, &p.members));
     if let (Some(p), Some(placed)) = (contract.packed.as_mut(), packed) {
         placed.into_iter().for_each(|(f, v)| p.place(&f, v));
+    }
+}
+
+/// A shader that takes its vertex count from an output's `arrayLength` (an engine's skin cache,
+/// sized to exactly the vertices it skins) is given outputs of exactly the case's vertices: a
+/// guard after them would count as vertices. Its bound cannot overrun the binding then, so the
+/// guard has nothing to catch.
+fn size_outputs(contract: &mut Contract, module: &naga::Module) {
+    let outputs = [Role::Skinned, Role::SkinnedNormals, Role::SkinnedTangents];
+    let outputs: Vec<_> = (outputs.into_iter())
+        .filter_map(|r| contract.try_slot(r))
+        .filter_map(|s| {
+            let at = |b: &naga::ResourceBinding| (b.group, b.binding) == (s.group, s.binding);
+            let found = module.global_variables.iter();
+            found
+                .filter(|(_, v)| v.binding.as_ref().is_some_and(at))
+                .map(|(h, _)| h)
+                .next()
+        })
+        .collect();
+    let functions = module.functions.iter().map(|(_, f)| f);
+    let mut all = functions.chain(module.entry_points.iter().map(|e| &e.function));
+    let reads_length = |f: &naga::Function| {
+        f.expressions.iter().any(|(_, e)| match *e {
+            naga::Expression::ArrayLength(p) => {
+                root_global(f, p).is_some_and(|g| outputs.contains(&g))
+            }
+            _ => false,
+        })
+    };
+    if all.any(reads_length) {
+        contract.output_guard = 0;
+    }
+}
+
+/// The global variable a pointer expression reaches into, if any (`&out.vertices` -> `out`).
+fn root_global(
+    f: &naga::Function,
+    mut e: Handle<naga::Expression>,
+) -> Option<Handle<naga::GlobalVariable>> {
+    loop {
+        match f.expressions[e] {
+            naga::Expression::GlobalVariable(g) => return Some(g),
+            naga::Expression::Access { base, .. } | naga::Expression::AccessIndex { base, .. } => {
+                e = base
+            }
+            _ => return None,
+        }
     }
 }
 

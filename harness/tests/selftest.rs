@@ -2114,7 +2114,8 @@ fn influences_in_their_own_buffer_beside_positions_pass() {
 /// A shader with no count uniform bounds its invocations by its inputs' length: the example
 /// `compute_skin_streams` so bounded passes (as every example does), and with the bound 64
 /// vertices too far its extra invocations write into the guard past the case's vertices, which
-/// fails the compute check naming the element.
+/// fails the compute check naming the element. Bounded by its output's length instead (as an
+/// engine's skin cache is), it is given an output of exactly the case's vertices, and passes.
 #[test]
 fn a_shader_without_a_count_is_held_to_the_cases_vertices() {
     let (source, profile) = example_texts("compute_skin_streams");
@@ -2123,6 +2124,12 @@ fn a_shader_without_a_count_is_held_to_the_cases_vertices() {
         source.contains(from),
         "compute_skin_streams no longer has `{from}`"
     );
+    let by_output = source.replacen(from, "if (i >= arrayLength(&skinned)) {", 1);
+    let Some(report) = run_example_as("compute_skin_streams", "by_output", &by_output, &profile)
+    else {
+        return;
+    };
+    numeric_rows_pass(&report, "bounded by the output's length");
     let edited = source.replacen(from, "if (i >= arrayLength(&vertices) + 64u) {", 1);
     let Some(report) = run_example_as("compute_skin_streams", "uncounted", &edited, &profile)
     else {

@@ -376,7 +376,8 @@ fn view_transform(s: &Sites) -> Vec<Candidate> {
 
 /// The count guard: `>=` -> `>` (and the like), so one invocation past the count runs. The count
 /// is the count uniform's, or where the contract has none, an input's `arrayLength` (or it
-/// divided by the words a vertex).
+/// divided by the words a vertex). Not an output's: the harness then binds the output as exactly
+/// the case's vertices, and WebGPU drops the extra invocation's write there, so no case sees it.
 fn count_guard(s: &Sites) -> Vec<Candidate> {
     let Some(cs) = s.compute() else {
         return Vec::new();
@@ -384,14 +385,21 @@ fn count_guard(s: &Sites) -> Vec<Candidate> {
     let count = s.field(Role::Count, "count");
     let uncounted = s.contract.try_slot(Role::Count).is_none();
     let func = s.func(cs);
+    let outputs = [Role::Skinned, Role::SkinnedNormals, Role::SkinnedTangents];
+    let outputs: Vec<_> = outputs.iter().filter_map(|r| s.globals.get(r)).collect();
+    let of_input = |e: Handle<Expression>| match func.expressions[e] {
+        Expression::ArrayLength(p) => {
+            super::site::root_global(func, p).is_some_and(|g| !outputs.contains(&&g))
+        }
+        _ => false,
+    };
     let is_length = |e: Handle<Expression>| match func.expressions[e] {
-        Expression::ArrayLength(_) => true,
         Expression::Binary {
             op: BinaryOperator::Divide,
             left,
             ..
-        } => matches!(func.expressions[left], Expression::ArrayLength(_)),
-        _ => false,
+        } => of_input(left),
+        _ => of_input(e),
     };
     let is_count = |e: Handle<Expression>| match count {
         Some(count) => s.reads_member(cs, e, Role::Count, count),

@@ -801,7 +801,10 @@ fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Express
 }
 
 /// The global variable a pointer expression indexes into, if any (`skinned[i]` -> `skinned`).
-fn root_global(func: &Function, mut e: Handle<Expression>) -> Option<Handle<GlobalVariable>> {
+pub(super) fn root_global(
+    func: &Function,
+    mut e: Handle<Expression>,
+) -> Option<Handle<GlobalVariable>> {
     loop {
         match func.expressions[e] {
             Expression::GlobalVariable(g) => return Some(g),
