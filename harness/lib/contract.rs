@@ -897,11 +897,37 @@ pub struct Filled {
     pub floats: Vec<f32>,
     /// Values by member name, written after the floats as each member's type holds them.
     pub members: Vec<MemberValue>,
+    /// The member that holds the case's vertex count, written for each compute dispatch.
+    pub count: Option<CountMember>,
     /// The buffer's contents, as long as the shader's type needs (empty until it is read).
     pub bytes: Vec<u8>,
     /// Why a member value does not fit the shader's type (found when it is read), for the
     /// contract's messages.
     pub problems: Vec<String>,
+}
+
+/// The u32 or i32 member of a filled buffer that holds the case's vertex count: its name, where
+/// the profile names it, and its byte offset once the shader is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountMember {
+    pub name: String,
+    pub origin: String,
+    pub offset: Option<u32>,
+}
+
+impl Filled {
+    /// The buffer's contents for a case of `vertices` vertices: the count written where the
+    /// profile says, as a u32 (an i32 count has the same bytes).
+    pub fn for_case(&self, vertices: usize) -> Vec<u8> {
+        let mut bytes = self.bytes.clone();
+        if let Some(o) = self.count.as_ref().and_then(|c| c.offset) {
+            let o = o as usize;
+            if let Some(at) = bytes.get_mut(o..o + 4) {
+                at.copy_from_slice(&(vertices as u32).to_le_bytes());
+            }
+        }
+        bytes
+    }
 }
 
 /// A value the profile gives a member of a buffer the harness fills.

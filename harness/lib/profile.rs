@@ -94,6 +94,11 @@ pub struct FilledBinding {
     /// the harness puts other matrices first and writes their count here.
     #[serde(default)]
     pub palette_offset: Option<String>,
+    /// The u32 or i32 member (as `palette_offset`'s) that holds the case's vertex count, as an
+    /// engine's skinning parameters do: written for each compute dispatch, in place of
+    /// `compute.count`.
+    #[serde(default)]
+    pub count: Option<String>,
 }
 
 /// One number, or a list of them (a vector's components, a matrix's column by column).
@@ -991,6 +996,31 @@ impl Profile {
         Err((field, why))
     }
 
+    /// The rules of a filled binding's `count` (binding `i`, member `name`): an identifier no
+    /// other value of the binding sets, one such member in all, for a compute stage that has no
+    /// `compute.count`.
+    fn check_count_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
+        let b = &self.bindings[i];
+        let why = if !is_identifier(name) {
+            format!("`{name}` is not a WGSL identifier")
+        } else if b.members.contains_key(name) || b.palette_offset.as_deref() == Some(name) {
+            format!("`{name}` is also given a value in `bindings[{i}]`: the harness writes the vertex count there")
+        } else if self.bindings[..i].iter().any(|b| b.count.is_some()) {
+            "another binding already holds the vertex count".into()
+        } else {
+            match &self.compute {
+                None => {
+                    "the vertex count is the compute stage's, and the profile gives none".into()
+                }
+                Some(k) if k.count.is_some() => {
+                    "the vertex count is already `compute.count`".into()
+                }
+                Some(_) => return Ok(()),
+            }
+        };
+        Err((format!("bindings[{i}].count"), why))
+    }
+
     /// The rules of the palette's and the camera's struct members and fills.
     fn check_members(&self) -> Result<(), (String, String)> {
         let p = &self.palette;
@@ -1096,6 +1126,9 @@ impl Profile {
             }
             if let Some(name) = &b.palette_offset {
                 self.check_offset_member(i, name)?;
+            }
+            if let Some(name) = &b.count {
+                self.check_count_member(i, name)?;
             }
             for (name, v) in &b.members {
                 if !is_identifier(name) {
@@ -2055,6 +2088,11 @@ impl Profile {
                 fill: b.fill,
                 floats: b.floats.clone(),
                 members,
+                count: b.count.clone().map(|name| crate::contract::CountMember {
+                    name,
+                    origin: self.whence(&format!("bindings[{i}].count")),
+                    offset: None,
+                }),
                 bytes: Vec::new(),
                 problems: Vec::new(),
             });
@@ -2456,6 +2494,49 @@ mod tests {
         err(
             format!("{vertices}{}", own.replace("offset: 8", "offset: 4")),
             "field `compute.influences.weights.offset`: `weights`: bytes 4 to 19 overlap `joints`",
+        );
+    }
+
+    #[test]
+    fn a_filled_members_count_is_checked() {
+        let compute = "compute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n";
+        let profile = |bindings: &str| {
+            parse(&format!(
+                "palette: {{ group: 0, binding: 0 }}\n{compute}bindings:\n{bindings}"
+            ))
+        };
+        let c = profile("  - { group: 0, binding: 5, count: vertex_count }\n")
+            .unwrap()
+            .contract();
+        let count = c.filled[0].count.as_ref().unwrap();
+        assert_eq!((count.name.as_str(), count.offset), ("vertex_count", None));
+        assert!(
+            count.origin.contains("bindings[0].count"),
+            "{}",
+            count.origin
+        );
+        assert!(c.try_slot(Role::Count).is_none());
+        let err = |bindings: &str, says: &str| {
+            let msg = profile(bindings).unwrap_err();
+            assert!(msg.contains(says), "{msg}");
+        };
+        err(
+            "  - { group: 0, binding: 5, count: vertex-count }\n",
+            "field `bindings[0].count`: `vertex-count` is not a WGSL identifier",
+        );
+        err(
+            "  - { group: 0, binding: 5, count: n, members: { n: 3 } }\n",
+            "`n` is also given a value in `bindings[0]`",
+        );
+        err(
+            "  - { group: 0, binding: 5, count: n }\n  - { group: 0, binding: 6, count: m }\n",
+            "field `bindings[1].count`: another binding already holds the vertex count",
+        );
+        let vertex_only = "palette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 6, form: matrix }\nbindings:\n  - { group: 0, binding: 5, count: n }\n";
+        let msg = parse(vertex_only).unwrap_err();
+        assert!(
+            msg.contains("the vertex count is the compute stage's"),
+            "{msg}"
         );
     }
 

@@ -485,7 +485,58 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
                     .push(format!("{why} (the profile's {})", m.origin));
             }
         }
+        if let Some(count) = &mut f.count {
+            match count_offset(module, var.ty, &count.name) {
+                Ok(o) => count.offset = Some(o),
+                Err(why) => f
+                    .problems
+                    .push(format!("{why} (the profile's {})", count.origin)),
+            }
+        }
     }
+}
+
+/// The byte offset of member `name` of `ty` (a struct, or element 0 of an array of structs) that
+/// holds a vertex count: a u32 or i32; or why it cannot.
+fn count_offset(module: &naga::Module, ty: Handle<naga::Type>, name: &str) -> Result<u32, String> {
+    let member = filled_member(module, ty, name, " to hold the vertex count")?;
+    match module.types[member.ty].inner {
+        TypeInner::Scalar(naga::Scalar::U32 | naga::Scalar::I32) => Ok(member.offset),
+        _ => Err(format!(
+            "member `{name}` holds the vertex count, so it must be a u32 or i32, is {}",
+            module.types.type_to_string(member.ty)
+        )),
+    }
+}
+
+/// Member `name` of a filled binding of type `ty` (a struct, or element 0 of an array of
+/// structs); or why it has none (`what` says what the member is for, in the message).
+fn filled_member<'m>(
+    module: &'m naga::Module,
+    ty: Handle<naga::Type>,
+    name: &str,
+    what: &str,
+) -> Result<&'m naga::StructMember, String> {
+    let types = &module.types;
+    let st = match types[ty].inner {
+        TypeInner::Array { base, .. } => base,
+        _ => ty,
+    };
+    let TypeInner::Struct { members, .. } = &types[st].inner else {
+        return Err(format!(
+            "`{name}` names a member, and the binding is {}, not a struct",
+            describe(module, ty)
+        ));
+    };
+    let Some(member) = members.iter().find(|x| x.name.as_deref() == Some(name)) else {
+        let names: Vec<&str> = members.iter().filter_map(|x| x.name.as_deref()).collect();
+        return Err(format!(
+            "{} has no member `{name}`{what}: its members are {}",
+            describe(module, st),
+            names.join(", ")
+        ));
+    };
+    Ok(member)
 }
 
 /// `m`'s values written into `bytes` at its member of `ty` (a struct, or element 0 of an array of
@@ -497,29 +548,7 @@ fn write_member(
     bytes: &mut [u8],
 ) -> Result<(), String> {
     let types = &module.types;
-    let st = match types[ty].inner {
-        TypeInner::Array { base, .. } => base,
-        _ => ty,
-    };
-    let TypeInner::Struct { members, .. } = &types[st].inner else {
-        return Err(format!(
-            "`{}` names a member, and the binding is {}, not a struct",
-            m.name,
-            describe(module, ty)
-        ));
-    };
-    let Some(member) = members
-        .iter()
-        .find(|x| x.name.as_deref() == Some(m.name.as_str()))
-    else {
-        let names: Vec<&str> = members.iter().filter_map(|x| x.name.as_deref()).collect();
-        return Err(format!(
-            "{} has no member `{}`: its members are {}",
-            describe(module, st),
-            m.name,
-            names.join(", ")
-        ));
-    };
+    let member = filled_member(module, ty, &m.name, "")?;
     let shown = types.type_to_string(member.ty);
     // (scalar, scalars, byte stride between columns, scalars per column).
     let (scalar, count, stride, rows) = match types[member.ty].inner {

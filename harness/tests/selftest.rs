@@ -2037,6 +2037,17 @@ fn affine_blends_are_compared_through_the_skinning_function() {
 /// Storage elements declared as other types of the same 32-bit words (rend3's joint pairs as a
 /// struct of two u32s, weights as a struct holding `array<f32, 4>`, positions as a struct of a
 /// vec3 and a padding float) are the same data: the example passes every numeric check with them.
+/// `text` (example `name`'s shader or profile) with each `from` replaced once by its `to`; each
+/// must still be there.
+fn edited(name: &str, text: &str, edits: &[(&str, &str)]) -> String {
+    let mut out = text.to_string();
+    for (from, to) in edits {
+        assert!(out.contains(from), "{name} no longer has `{from}`");
+        out = out.replacen(from, to, 1);
+    }
+    out
+}
+
 /// An example's numeric checks: each row of `compute_matches_cpu` and `posed_matches_cpu` passes
 /// (`single_vertex`, which some examples fail by design, aside).
 fn numeric_rows_pass(report: &Report, what: &str) {
@@ -2062,36 +2073,33 @@ fn numeric_rows_pass(report: &Report, what: &str) {
 #[test]
 fn influences_in_their_own_buffer_beside_positions_pass() {
     let (source, profile) = example_texts("compute_u16_pairs");
-    let mut shader = source;
-    for (from, to) in [
-        (
-            "@group(1) @binding(2) var<storage, read> src_joints: array<vec2<u32>>;\n@group(1) @binding(3) var<storage, read> src_weights: array<vec4<f32>>;",
-            "struct Skin { joints: vec2<u32>, weights: vec4<f32> }\n@group(1) @binding(2) var<storage, read> skins: array<Skin>;",
-        ),
-        ("unpack_joints(src_joints[v])", "unpack_joints(skins[v].joints)"),
-        ("let w = src_weights[v];", "let w = skins[v].weights;"),
-    ] {
-        assert!(shader.contains(from), "compute_u16_pairs no longer has `{from}`");
-        shader = shader.replacen(from, to, 1);
-    }
+    let shader = edited(
+        "compute_u16_pairs",
+        &source,
+        &[
+            (
+                "@group(1) @binding(2) var<storage, read> src_joints: array<vec2<u32>>;\n@group(1) @binding(3) var<storage, read> src_weights: array<vec4<f32>>;",
+                "struct Skin { joints: vec2<u32>, weights: vec4<f32> }\n@group(1) @binding(2) var<storage, read> skins: array<Skin>;",
+            ),
+            ("unpack_joints(src_joints[v])", "unpack_joints(skins[v].joints)"),
+            ("let w = src_weights[v];", "let w = skins[v].weights;"),
+        ],
+    );
     let from = "  joints: { group: 1, binding: 2, format: u16x4 }\n  weights: { group: 1, binding: 3, format: f32x4 }\n";
-    assert!(profile.contains(from), "compute_u16_pairs' profile changed");
     let own = "  influences: { group: 1, binding: 2, joints: { offset: joints, format: u16x4 }, weights: { offset: weights, format: f32x4 } }\n";
-    let edited = profile.replacen(from, own, 1);
-    let Some(report) = run_example_as("compute_u16_pairs", "influences", &shader, &edited) else {
+    let own = edited("compute_u16_pairs' profile", &profile, &[(from, own)]);
+    let Some(report) = run_example_as("compute_u16_pairs", "influences", &shader, &own) else {
         return;
     };
     numeric_rows_pass(&report, "influences beside positions");
     // The weights placed at byte 0 of the second buffer, on the joints' words.
-    let wrong = edited.replacen(
-        "offset: weights, format: f32x4",
-        "offset: 0, format: f32x4",
-        1,
-    );
-    let wrong = wrong.replacen(
-        "offset: joints, format: u16x4",
-        "offset: 8, format: u16x4",
-        1,
+    let wrong = edited(
+        "the influences profile",
+        &own,
+        &[
+            ("offset: weights, format: f32x4", "offset: 0, format: f32x4"),
+            ("offset: joints, format: u16x4", "offset: 8, format: u16x4"),
+        ],
     );
     let Some(report) = run_example_as("compute_u16_pairs", "influences_off", &shader, &wrong)
     else {
@@ -2148,35 +2156,97 @@ fn a_shader_without_a_count_is_held_to_the_cases_vertices() {
     );
 }
 
+/// `compute_vertex_structs` with its count in the second member of its parameters, beside the
+/// palette's offset, as an engine's skinning parameters hold them: a filled binding's `count` and
+/// `palette_offset` name the members, and every numeric check passes; named on a padding member
+/// instead, the count the shader reads is 0 and it writes no vertex.
+#[test]
+fn a_count_member_of_a_filled_binding_is_the_cases() {
+    let (source, profile) = example_texts("compute_vertex_structs");
+    let shader = edited(
+        "compute_vertex_structs",
+        &source,
+        &[
+            (
+                "    vertex_count: u32,\n    _pad0: u32,",
+                "    joint_offset: u32,\n    vertex_count: u32,",
+            ),
+            (
+                "let j = unpack_joints(v.joints);",
+                "let j = unpack_joints(v.joints) + vec4<u32>(params.joint_offset);",
+            ),
+        ],
+    );
+    let from = "  count: { group: 0, binding: 3 }";
+    // The count's line is the profile's last: the binding follows it at the top level.
+    let member = |count: &str| {
+        let binding = format!("bindings:\n  - {{ group: 0, binding: 3, palette_offset: joint_offset, count: {count} }}");
+        edited(
+            "compute_vertex_structs' profile",
+            &profile,
+            &[(from, &binding)],
+        )
+    };
+    let Some(report) = run_example_as(
+        "compute_vertex_structs",
+        "count_member",
+        &shader,
+        &member("vertex_count"),
+    ) else {
+        return;
+    };
+    numeric_rows_pass(&report, "a count member");
+    let Some(report) = run_example_as(
+        "compute_vertex_structs",
+        "count_padding",
+        &shader,
+        &member("_pad1"),
+    ) else {
+        return;
+    };
+    let failed = failing(&report, "compute_matches_cpu");
+    assert!(
+        !failed.is_empty()
+            && failed
+                .iter()
+                .all(|r| r.outcome.figure == "vertex unwritten" || r.case == "single_vertex"),
+        "{:?}",
+        failed
+            .iter()
+            .map(|r| &r.outcome.message)
+            .collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn storage_elements_of_the_same_words_pass() {
     let (source, profile) = example_texts("compute_u16_pairs");
-    let mut edited = source;
-    for (from, to) in [
-        (
-            "@group(1) @binding(1) var<storage, read> src_positions: array<vec4<f32>>;",
-            "struct Position { xyz: vec3<f32>, w: f32 }\nstruct JointPair { indices_0_1: u32, indices_2_3: u32 }\nstruct Weights { ws: array<f32, 4> }\n@group(1) @binding(1) var<storage, read> src_positions: array<Position>;",
-        ),
-        (
-            "var<storage, read> src_joints: array<vec2<u32>>;",
-            "var<storage, read> src_joints: array<JointPair>;",
-        ),
-        (
-            "var<storage, read> src_weights: array<vec4<f32>>;",
-            "var<storage, read> src_weights: array<Weights>;",
-        ),
-        (
-            "let j = unpack_joints(src_joints[v]);",
-            "let pair = src_joints[v];\n    let j = unpack_joints(vec2<u32>(pair.indices_0_1, pair.indices_2_3));",
-        ),
-        (
-            "let w = src_weights[v];",
-            "let ws = src_weights[v].ws;\n    let w = vec4<f32>(ws[0], ws[1], ws[2], ws[3]);",
-        ),
-    ] {
-        assert!(edited.contains(from), "compute_u16_pairs no longer has `{from}`");
-        edited = edited.replacen(from, to, 1);
-    }
+    let edited = edited(
+        "compute_u16_pairs",
+        &source,
+        &[
+            (
+                "@group(1) @binding(1) var<storage, read> src_positions: array<vec4<f32>>;",
+                "struct Position { xyz: vec3<f32>, w: f32 }\nstruct JointPair { indices_0_1: u32, indices_2_3: u32 }\nstruct Weights { ws: array<f32, 4> }\n@group(1) @binding(1) var<storage, read> src_positions: array<Position>;",
+            ),
+            (
+                "var<storage, read> src_joints: array<vec2<u32>>;",
+                "var<storage, read> src_joints: array<JointPair>;",
+            ),
+            (
+                "var<storage, read> src_weights: array<vec4<f32>>;",
+                "var<storage, read> src_weights: array<Weights>;",
+            ),
+            (
+                "let j = unpack_joints(src_joints[v]);",
+                "let pair = src_joints[v];\n    let j = unpack_joints(vec2<u32>(pair.indices_0_1, pair.indices_2_3));",
+            ),
+            (
+                "let w = src_weights[v];",
+                "let ws = src_weights[v].ws;\n    let w = vec4<f32>(ws[0], ws[1], ws[2], ws[3]);",
+            ),
+        ],
+    );
     let Some(report) = run_example_as("compute_u16_pairs", "same_words", &edited, &profile) else {
         return;
     };

@@ -264,6 +264,13 @@ impl Dispatch {
         if contract.try_slot(Role::Count).is_some() {
             bound.push((Role::Count, init("count", &count, uniform), count.len()));
         }
+        // A filled buffer that holds the vertex count: this case's copy, bound in place of the
+        // one every case shares.
+        for f in contract.filled.iter().filter(|f| f.count.is_some()) {
+            let bytes = f.for_case(n);
+            let usage = contract.slot(f.role).space.usage();
+            bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));
+        }
         // Or in its own binding.
         let view = contract.try_slot(Role::View);
         if view.is_some_and(|s| s.used_by(crate::contract::Pipeline::Compute)) {
@@ -530,7 +537,10 @@ pub(crate) fn bind_groups(
     label: &str,
 ) -> Vec<(u32, wgpu::BindGroup)> {
     let contract = ctx.contract();
-    let filled = ctx.pipelines.filled.iter().map(|(r, b, n)| (*r, b, *n));
+    // The shared filled buffers, but for those `bound` has its own copy of (a case's count).
+    let filled = (ctx.pipelines.filled.iter())
+        .filter(|(r, _, _)| !bound.iter().any(|b| b.0 == *r))
+        .map(|(r, b, n)| (*r, b, *n));
     let all: Vec<(Role, &wgpu::Buffer, usize)> = bound.iter().copied().chain(filled).collect();
     // The palette texture, and the adapter's sampler for it.
     let texture = palette.map(|p| (Role::Palette, p.resource()));

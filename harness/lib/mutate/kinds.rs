@@ -375,8 +375,8 @@ fn view_transform(s: &Sites) -> Vec<Candidate> {
 }
 
 /// The count guard: `>=` -> `>` (and the like), so one invocation past the count runs. The count
-/// is the count uniform's, or where the contract has none, an input's `arrayLength` (or it
-/// divided by the words a vertex). Not an output's: the harness then binds the output as exactly
+/// is the count uniform's, or where the contract has none, a filled uniform's count member or an
+/// input's `arrayLength` (or it divided by the words a vertex). Not an output's: the harness then binds the output as exactly
 /// the case's vertices, and WebGPU drops the extra invocation's write there, so no case sees it.
 fn count_guard(s: &Sites) -> Vec<Candidate> {
     let Some(cs) = s.compute() else {
@@ -401,9 +401,16 @@ fn count_guard(s: &Sites) -> Vec<Candidate> {
         } => of_input(left),
         _ => of_input(e),
     };
+    // Or a filled uniform's member the profile names as the count.
+    let filled = (s.contract.filled.iter())
+        .filter_map(|f| Some((f.role, f.count.as_ref()?.offset?)))
+        .collect::<Vec<_>>();
     let is_count = |e: Handle<Expression>| match count {
         Some(count) => s.reads_member(cs, e, Role::Count, count),
-        None => uncounted && is_length(e),
+        None => {
+            filled.iter().any(|&(r, o)| s.reads_member(cs, e, r, o))
+                || (uncounted && filled.is_empty() && is_length(e))
+        }
     };
     let mut edits = Vec::new();
     for (e, expr) in func.expressions.iter() {

@@ -718,6 +718,22 @@ const STRUCT_EDITS: &[ProfileEdit] = &[
         &[("binding: 2, position", "binding: 2, stride: 32, position")],
         "has a stride of 48",
     ),
+    (
+        "a count member the parameters lack",
+        &[(
+            "  count: { group: 0, binding: 3 }",
+            "bindings:\n  - { group: 0, binding: 3, count: vertex_total }",
+        )],
+        "has no member `vertex_total` to hold the vertex count",
+    ),
+    (
+        "a count member beside compute.count",
+        &[(
+            "  count: { group: 0, binding: 3 }",
+            "  count: { group: 0, binding: 3 }\nbindings:\n  - { group: 0, binding: 4, count: vertex_count }",
+        )],
+        "the vertex count is already `compute.count`",
+    ),
 ];
 
 /// Edits of `shaders/examples/compute_skin_streams.profile.yaml` (joints and weights in a stream of
