@@ -1551,6 +1551,27 @@ mod tests {
     }
 
     #[test]
+    fn a_filled_count_is_written_for_each_case() {
+        let mut f = Filled {
+            role: Role::Filled(0),
+            fill: Fill::Zero,
+            floats: Vec::new(),
+            members: Vec::new(),
+            count: None,
+            bytes: vec![7; 12],
+            problems: Vec::new(),
+        };
+        assert_eq!(f.for_case(300), [7; 12]);
+        f.count = Some(CountMember {
+            name: "vertex_count".into(),
+            origin: String::new(),
+            offset: Some(4),
+        });
+        assert_eq!(f.for_case(300), [7, 7, 7, 7, 44, 1, 0, 0, 7, 7, 7, 7]);
+        assert_eq!(f.bytes, [7; 12], "each case gets a copy");
+    }
+
+    #[test]
     fn the_builtin_contract_is_spec_md() {
         let c = Contract::builtin();
         let bindings: Vec<u32> = c.slots.iter().map(|s| s.binding).collect();

@@ -1620,6 +1620,31 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_count_member_is_a_u32_or_i32_of_the_filled_struct() {
+        let profile = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\nbindings:\n  - { group: 0, binding: 5, count: n }\n";
+        let contract = profile_contract(profile);
+        let held = |member: &str, ty: &str| {
+            let src = format!("struct P {{ scale: f32, {member}: {ty} }}\n@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(1) var<storage, read> ps: array<vec4<f32>>;\n@group(0) @binding(2) var<storage, read> js: array<vec4<u32>>;\n@group(0) @binding(3) var<storage, read> ws: array<vec4<f32>>;\n@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;\n@group(0) @binding(5) var<uniform> params: P;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ if (g.x >= u32(params.{member})) {{ return; }} out[g.x] = vec4<f32>((bones[js[g.x].x] * vec4<f32>(ps[g.x].xyz * ws[g.x].x * params.scale, 1.0)).xyz, 0.0); }}\n");
+            Shader::held_to("test.wgsl".into(), src, contract.clone(), None)
+        };
+        let good = held("n", "u32");
+        good.validate().unwrap();
+        let count = good.contract.filled[0].count.as_ref().unwrap();
+        assert_eq!(count.offset, Some(4));
+        let msg = held("n", "f32").validate().unwrap_err().to_string();
+        assert!(
+            msg.contains("member `n` holds the vertex count, so it must be a u32 or i32, is f32")
+                && msg.contains("bindings[0].count"),
+            "{msg}"
+        );
+        let msg = held("m", "u32").validate().unwrap_err().to_string();
+        assert!(
+            msg.contains("has no member `n` to hold the vertex count"),
+            "{msg}"
+        );
+    }
+
+    #[test]
     fn fields_named_by_member_take_the_vertex_structs_offsets() {
         let profile = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  vertices: { group: 0, binding: 1, position: pos, normal: nrm, joints: { offset: [j0, j1] }, weights: { offset: [w0, w1] } }\n  output: { group: 0, binding: 2, position: p }\n  count: { group: 0, binding: 3 }\ninfluence_sets: 2\n";
         let contract = profile_contract(profile);
