@@ -332,14 +332,7 @@ fn size_outputs(contract: &mut Contract, module: &naga::Module) {
     let outputs = [Role::Skinned, Role::SkinnedNormals, Role::SkinnedTangents];
     let outputs: Vec<_> = (outputs.into_iter())
         .filter_map(|r| contract.try_slot(r))
-        .filter_map(|s| {
-            let at = |b: &naga::ResourceBinding| (b.group, b.binding) == (s.group, s.binding);
-            let found = module.global_variables.iter();
-            found
-                .filter(|(_, v)| v.binding.as_ref().is_some_and(at))
-                .map(|(h, _)| h)
-                .next()
-        })
+        .filter_map(|s| global_handle_at(module, s.group, s.binding))
         .collect();
     let functions = module.functions.iter().map(|(_, f)| f);
     let mut all = functions.chain(module.entry_points.iter().map(|e| &e.function));
@@ -608,12 +601,21 @@ fn write_member(
 
 /// The global variable at `@group(group) @binding(binding)`, if the module declares one.
 fn global_at(module: &naga::Module, group: u32, binding: u32) -> Option<&naga::GlobalVariable> {
+    global_handle_at(module, group, binding).map(|h| &module.global_variables[h])
+}
+
+/// The handle of the global bound at (group, binding), if the shader declares one.
+fn global_handle_at(
+    module: &naga::Module,
+    group: u32,
+    binding: u32,
+) -> Option<Handle<naga::GlobalVariable>> {
     let at = |b: &naga::ResourceBinding| b.group == group && b.binding == binding;
     let found = module
         .global_variables
         .iter()
         .find(|(_, v)| v.binding.as_ref().is_some_and(at));
-    found.map(|(_, v)| v)
+    found.map(|(h, _)| h)
 }
 
 /// A camera matrix inside a larger struct (an engine's view uniform) is bound as that struct's
