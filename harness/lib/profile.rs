@@ -1421,14 +1421,17 @@ fn check_sources(c: &Compute) -> Result<(), (String, String)> {
             })
         }
         [_] => Ok(()),
-        [(first, ..), (second, j, _), ..] => {
+        [(first, fj, fw), (second, j, _), ..] => {
             let at = match *second {
                 "compute.influences" => second.to_string(),
                 _ => format!("{second}.{}", if *j { "joints" } else { "weights" }),
             };
-            let first = match *first {
-                "compute" => "`joints` and `weights`".to_string(),
-                f => format!("`{}`", f.trim_start_matches("compute.")),
+            // The typed buffers as given: both, or the one.
+            let first = match (*first, fj, fw) {
+                ("compute", true, true) => "`joints` and `weights`".to_string(),
+                ("compute", true, false) => "`joints`".to_string(),
+                ("compute", _, _) => "`weights`".to_string(),
+                (f, ..) => format!("`{}`", f.trim_start_matches("compute.")),
             };
             Err((
                 at,
@@ -2477,6 +2480,10 @@ mod tests {
         err(
             format!("{positions}{typed}{}", own.replace("binding: 2", "binding: 5")),
             "field `compute.influences`: the joints and weights are given twice, here and in `joints` and `weights`",
+        );
+        err(
+            format!("{positions}  weights: {{ group: 0, binding: 3 }}\n{own}"),
+            "field `compute.influences`: the joints and weights are given twice, here and in `weights`:",
         );
         err(
             vertices.to_string(),
