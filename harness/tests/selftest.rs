@@ -2034,9 +2034,6 @@ fn affine_blends_are_compared_through_the_skinning_function() {
     }
 }
 
-/// Storage elements declared as other types of the same 32-bit words (rend3's joint pairs as a
-/// struct of two u32s, weights as a struct holding `array<f32, 4>`, positions as a struct of a
-/// vec3 and a padding float) are the same data: the example passes every numeric check with them.
 /// `text` (example `name`'s shader or profile) with each `from` replaced once by its `to`; each
 /// must still be there.
 fn edited(name: &str, text: &str, edits: &[(&str, &str)]) -> String {
@@ -2046,6 +2043,19 @@ fn edited(name: &str, text: &str, edits: &[(&str, &str)]) -> String {
         out = out.replacen(from, to, 1);
     }
     out
+}
+
+/// The failing rows of `check`: at least one, and each as `expected` says.
+fn fails_only_as(report: &Report, check: &str, expected: impl Fn(&skinproof::report::Row) -> bool) {
+    let failed = failing(report, check);
+    assert!(
+        !failed.is_empty() && failed.iter().all(|r| expected(r)),
+        "{check}: {:?}",
+        failed
+            .iter()
+            .map(|r| &r.outcome.message)
+            .collect::<Vec<_>>()
+    );
 }
 
 /// An example's numeric checks: each row of `compute_matches_cpu` and `posed_matches_cpu` passes
@@ -2143,17 +2153,10 @@ fn a_shader_without_a_count_is_held_to_the_cases_vertices() {
     else {
         return;
     };
-    let failed = failing(&report, "compute_matches_cpu");
-    assert!(
-        !failed.is_empty()
-            && failed.iter().all(|r| r.outcome.figure == "wrote past count"
-                && r.outcome.message.contains("past the case's vertices")),
-        "{:?}",
-        failed
-            .iter()
-            .map(|r| &r.outcome.message)
-            .collect::<Vec<_>>()
-    );
+    fails_only_as(&report, "compute_matches_cpu", |r| {
+        r.outcome.figure == "wrote past count"
+            && r.outcome.message.contains("past the case's vertices")
+    });
 }
 
 /// `compute_vertex_structs` with its count in the second member of its parameters, beside the
@@ -2204,24 +2207,18 @@ fn a_count_member_of_a_filled_binding_is_the_cases() {
     ) else {
         return;
     };
-    let failed = failing(&report, "compute_matches_cpu");
-    assert!(
-        !failed.is_empty()
-            && failed
-                .iter()
-                .all(|r| r.outcome.figure == "vertex unwritten" || r.case == "single_vertex"),
-        "{:?}",
-        failed
-            .iter()
-            .map(|r| &r.outcome.message)
-            .collect::<Vec<_>>()
-    );
+    fails_only_as(&report, "compute_matches_cpu", |r| {
+        r.outcome.figure == "vertex unwritten" || r.case == "single_vertex"
+    });
 }
 
+/// Storage elements declared as other types of the same 32-bit words (rend3's joint pairs as a
+/// struct of two u32s, weights as a struct holding `array<f32, 4>`, positions as a struct of a
+/// vec3 and a padding float) are the same data: the example passes every numeric check with them.
 #[test]
 fn storage_elements_of_the_same_words_pass() {
     let (source, profile) = example_texts("compute_u16_pairs");
-    let edited = edited(
+    let shader = edited(
         "compute_u16_pairs",
         &source,
         &[
@@ -2247,7 +2244,7 @@ fn storage_elements_of_the_same_words_pass() {
             ),
         ],
     );
-    let Some(report) = run_example_as("compute_u16_pairs", "same_words", &edited, &profile) else {
+    let Some(report) = run_example_as("compute_u16_pairs", "same_words", &shader, &profile) else {
         return;
     };
     numeric_rows_pass(&report, "elements of the same words");
