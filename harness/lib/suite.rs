@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use libtest_mimic::{Failed, Trial};
 
 use crate::case::{Case, CaseError, Expected};
-use crate::check::{Check, Input, Outcome};
+use crate::check::{Check, Input, Outcome, Status};
 use crate::config::{Config, Require};
 use crate::golden::{Goldens, Settings as GoldenSettings};
 use crate::gpu::worker::on_device;
@@ -16,7 +16,7 @@ use crate::profile::ShaderExpect;
 use crate::report::{CaseProblem, CompilerRow, Report, Row, Timing};
 use crate::run::{Devices, Run};
 use crate::scene::{Scene, SceneError};
-use crate::shader::Shader;
+use crate::shader::{Shader, ShaderError};
 
 /// A trial's body: Ok, or the message that explains the failure.
 pub type Body = Box<dyn FnOnce() -> Result<(), String> + Send>;
@@ -202,6 +202,64 @@ pub struct Suite {
     cache_before: Option<u64>,
     /// Case name -> why its golden clashes with another case's (fails its `case_loads`).
     shared_goldens: std::collections::BTreeMap<String, String>,
+    /// `shader::validates`, run once by the first trial that needs it.
+    validated: Arc<OnceLock<Validated>>,
+}
+
+/// The shader's validation: `Ok`, or naga's or the contract's message, and where the contract is
+/// what the shader breaks, those violations alone (the trials that then fail point at them).
+#[derive(Clone)]
+struct Validated {
+    result: Result<(), String>,
+    broken: Option<String>,
+}
+
+impl Validated {
+    fn of(shader: &Result<Shader, String>) -> Validated {
+        let shader = match shader {
+            Ok(shader) => shader,
+            Err(e) => return Validated::failed(e.clone(), None),
+        };
+        match shader.validate() {
+            Ok(_) => Validated {
+                result: Ok(()),
+                broken: None,
+            },
+            Err(e) => {
+                // The contract's message's first line: its violations, without naga's diagnostic.
+                let broken = match &e {
+                    ShaderError::Contract { message, .. } => {
+                        message.lines().next().map(str::to_string)
+                    }
+                    _ => None,
+                };
+                Validated::failed(e.to_string(), broken)
+            }
+        }
+    }
+
+    fn failed(message: String, broken: Option<String>) -> Validated {
+        Validated {
+            result: Err(message),
+            broken,
+        }
+    }
+
+    /// `outcome`, where it failed and the shader breaks its contract, with a line saying so: a
+    /// binding or field laid out off the shader's own makes every number wrong, and the
+    /// violation, not the numbers, says what broke.
+    fn explain(&self, outcome: Outcome) -> Outcome {
+        match &self.broken {
+            Some(broken) if outcome.status == Status::Fail => Outcome {
+                message: format!(
+                    "{}\n  the shader breaks its contract (shader::validates), which this failure may follow from: {broken}",
+                    outcome.message
+                ),
+                ..outcome
+            },
+            _ => outcome,
+        }
+    }
 }
 
 /// Every `*.yaml` or `*.yml` in `dir` (the extension in any case: `bend.YAML` is a case too),
@@ -419,6 +477,7 @@ impl Suite {
         };
         Suite {
             shared_goldens,
+            validated: Arc::new(OnceLock::new()),
             goldens: Arc::new(Goldens::new(GoldenSettings {
                 root: config.root.clone(),
                 dir: config.goldens.clone(),
@@ -552,6 +611,7 @@ impl Suite {
     ) -> Job {
         let report = self.report.clone();
         let shader = self.shader.clone();
+        let validated = self.validated.clone();
         let timeout = self.config.timeout;
         Job::new(
             format!("properties::{name} [{}]", slot.found.info.tag),
@@ -567,6 +627,9 @@ impl Suite {
                 .unwrap_or_else(|p| {
                     Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
                 });
+                let outcome = validated
+                    .get_or_init(|| Validated::of(&shader))
+                    .explain(outcome);
                 let failed = outcome.status.fails();
                 let message = format!(
                     "property `{name}`: {} on {}\n  {}",
@@ -588,10 +651,13 @@ impl Suite {
     }
 
     fn validation_trial(&self) -> Job {
-        let shader = self.shader.clone();
+        let (shader, validated) = (self.shader.clone(), self.validated.clone());
         let report = self.report.clone();
         Job::new("shader::validates", move || {
-            let result = shader.and_then(|s| s.validate().map(|_| ()).map_err(|e| e.to_string()));
+            let result = validated
+                .get_or_init(|| Validated::of(&shader))
+                .result
+                .clone();
             let outcome = match &result {
                 Ok(()) => Outcome::pass("0 errors"),
                 Err(m) => Outcome::fail("1 error", m.clone()),
@@ -768,6 +834,7 @@ impl Suite {
             .then(|| self.shared_goldens.get(&case.name).cloned())
             .flatten();
         let layout = self.layout_expectation(&case.name, check.name());
+        let validated = self.validated.clone();
         Job::new(name, move || {
             let tag = slot.found.info.tag.clone();
             let expect = case.expectation(check.name(), &slot.found.info);
@@ -834,6 +901,9 @@ impl Suite {
                 }
                 _ => outcome,
             };
+            let outcome = validated
+                .get_or_init(|| Validated::of(&shader))
+                .explain(outcome);
             let failed = outcome.status.fails();
             let message = format!(
                 "case `{}` ({}): {} on {tag}\n  check: {}\n  {}",
@@ -936,6 +1006,25 @@ fn relative(root: &Path, path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_failure_of_a_shader_that_breaks_its_contract_points_at_the_violation() {
+        let broken = Validated::failed("s.wgsl: breaks ...".into(), Some("`x`: off".into()));
+        let failed = broken.explain(Outcome::fail("0.5", "GPU [0.0, 0.0, 0.0]"));
+        assert_eq!(
+            failed.message,
+            "GPU [0.0, 0.0, 0.0]\n  the shader breaks its contract (shader::validates), which this failure may follow from: `x`: off"
+        );
+        assert_eq!(
+            (failed.status, failed.figure.as_str()),
+            (Status::Fail, "0.5")
+        );
+        // A pass, a skip, and any failure of a shader naga alone rejects stay as they were.
+        assert_eq!(broken.explain(Outcome::pass("0")).message, "");
+        assert_eq!(broken.explain(Outcome::skip("why")).message, "why");
+        let invalid = Validated::failed("naga: ...".into(), None);
+        assert_eq!(invalid.explain(Outcome::fail("-", "m")).message, "m");
+    }
 
     #[test]
     fn a_folder_with_no_case_is_an_error_and_extensions_match_in_any_case() {
