@@ -1392,8 +1392,20 @@ impl Contract {
     /// The slots `pipeline` binds, in binding order.
     pub fn slots_of(&self, pipeline: Pipeline) -> Vec<&Slot> {
         let mut slots: Vec<&Slot> = self.slots.iter().filter(|s| s.used_by(pipeline)).collect();
-        slots.sort_by_key(|s| (s.group, s.binding));
+        // One binding for two roles where the shader skins in place: the writable one's.
+        let read_only = |s: &Slot| !matches!(s.space, Space::Storage { writable: true });
+        slots.sort_by_key(|s| (s.group, s.binding, read_only(s)));
+        slots.dedup_by_key(|s| (s.group, s.binding));
         slots
+    }
+
+    /// Whether the compute output is written over the vertices it reads: `compute.output` at
+    /// `compute.vertices`' binding, one buffer holding both.
+    pub fn in_place(&self) -> bool {
+        match (self.try_slot(Role::Positions), self.try_slot(Role::Skinned)) {
+            (Some(a), Some(b)) => (a.group, a.binding) == (b.group, b.binding),
+            _ => false,
+        }
     }
 
     /// The bind groups a pipeline's bindings are in, ascending.

@@ -977,8 +977,8 @@ impl Profile {
     fn check_offset_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
         let field = format!("bindings[{i}].palette_offset");
         let p = &self.palette;
-        let why = if !is_identifier(name) {
-            format!("`{name}` is not a WGSL identifier")
+        let why = if !is_member_path(name) {
+            format!("`{name}` is not a WGSL identifier or a dotted path of them")
         } else if self.bindings[i].members.contains_key(name) {
             format!("`{name}` is also given a value in `bindings[{i}].members`: the harness writes the offset there")
         } else if self.bindings[..i]
@@ -1001,8 +1001,8 @@ impl Profile {
     /// `compute.count`.
     fn check_count_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
         let b = &self.bindings[i];
-        let why = if !is_identifier(name) {
-            format!("`{name}` is not a WGSL identifier")
+        let why = if !is_member_path(name) {
+            format!("`{name}` is not a WGSL identifier or a dotted path of them")
         } else if b.members.contains_key(name) || b.palette_offset.as_deref() == Some(name) {
             format!("`{name}` is also given a value in `bindings[{i}]`: the harness writes the vertex count there")
         } else if self.bindings[..i].iter().any(|b| b.count.is_some()) {
@@ -1103,10 +1103,14 @@ impl Profile {
                 ));
             }
             if let Some(other) = seen.insert(slot, field.clone()) {
-                let hint = if (other.as_str(), field.as_str()) == ("palette", "vertex.camera") {
-                    " (a camera matrix inside the palette's struct is a `member` of it, as the palette is)"
-                } else {
-                    ""
+                // Skinned in place: the output is written over the vertices it reads.
+                if (other.as_str(), field.as_str()) == ("compute.vertices", "compute.output") {
+                    continue;
+                }
+                let hint = match (other.as_str(), field.as_str()) {
+                    ("palette", "vertex.camera") => " (a camera matrix inside the palette's struct is a `member` of it, as the palette is)",
+                    ("compute.positions", "compute.skinned") => " (a shader that skins in place reads byte-addressed `compute.vertices` and writes `compute.output` at that binding)",
+                    _ => "",
                 };
                 return Err((
                     format!("{field}.binding"),
@@ -1131,10 +1135,10 @@ impl Profile {
                 self.check_count_member(i, name)?;
             }
             for (name, v) in &b.members {
-                if !is_identifier(name) {
+                if !is_member_path(name) {
                     return Err((
                         format!("bindings[{i}].members.{name}"),
-                        format!("`{name}` is not a WGSL identifier"),
+                        format!("`{name}` is not a WGSL identifier or a dotted path of them"),
                     ));
                 }
                 if let Some(k) = v.0.iter().position(|x| !x.is_finite()) {
@@ -2255,6 +2259,11 @@ impl Profile {
 }
 
 /// A WGSL identifier: a letter or `_`, then letters, digits or `_` (not `_` alone).
+/// A member or a dotted path into nested structs' members (`vertices.end`).
+fn is_member_path(name: &str) -> bool {
+    name.split('.').all(is_identifier)
+}
+
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
@@ -2736,7 +2745,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 19);
+        assert_eq!(n, 20);
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

@@ -261,6 +261,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
         }
     }
     fill_buffers(contract, module);
+    writable_inputs(contract, module);
     pair_joints(contract, module);
     zero_attributes(contract, module);
     size_camera(contract, module);
@@ -321,6 +322,26 @@ fn place_named(contract: &mut Contract, module: &naga::Module) {
     let packed = packed.map(|(e, p)| place(e, &p.members));
     if let (Some(p), Some(placed)) = (contract.packed.as_mut(), packed) {
         placed.into_iter().for_each(|(f, v)| p.place(&f, v));
+    }
+}
+
+/// Under a profile, a storage input the shader declares `read_write` (engines that skin in place,
+/// or declare every buffer so) is bound as declared: WebGPU lets a read-write binding hold data
+/// that is only read, and each dispatch uploads its inputs afresh, so a write into one reaches no
+/// other case. The shader contract of SPEC.md keeps its inputs read-only.
+fn writable_inputs(contract: &mut Contract, module: &naga::Module) {
+    if contract.profile.is_none() {
+        return;
+    }
+    for slot in &mut contract.slots {
+        let declared = global_at(module, slot.group, slot.binding).map(|v| v.space);
+        if let (
+            crate::contract::Space::Storage { writable },
+            Some(AddressSpace::Storage { access }),
+        ) = (&mut slot.space, declared)
+        {
+            *writable |= access.contains(StorageAccess::STORE);
+        }
     }
 }
 
@@ -503,33 +524,51 @@ fn count_offset(module: &naga::Module, ty: Handle<naga::Type>, name: &str) -> Re
 }
 
 /// Member `name` of a filled binding of type `ty` (a struct, or element 0 of an array of
-/// structs); or why it has none (`what` says what the member is for, in the message).
-fn filled_member<'m>(
-    module: &'m naga::Module,
+/// structs), a dotted path into nested structs (`vertices.end`: member `end` of member
+/// `vertices`) at its offset from the binding's struct; or why it has none (`what` says what the
+/// member is for, in the message).
+fn filled_member(
+    module: &naga::Module,
     ty: Handle<naga::Type>,
     name: &str,
     what: &str,
-) -> Result<&'m naga::StructMember, String> {
+) -> Result<naga::StructMember, String> {
     let types = &module.types;
-    let st = match types[ty].inner {
+    let mut st = match types[ty].inner {
         TypeInner::Array { base, .. } => base,
         _ => ty,
     };
-    let TypeInner::Struct { members, .. } = &types[st].inner else {
-        return Err(format!(
-            "`{name}` names a member, and the binding is {}, not a struct",
-            describe(module, ty)
-        ));
-    };
-    let Some(member) = members.iter().find(|x| x.name.as_deref() == Some(name)) else {
-        let names: Vec<&str> = members.iter().filter_map(|x| x.name.as_deref()).collect();
-        return Err(format!(
-            "{} has no member `{name}`{what}: its members are {}",
-            describe(module, st),
-            names.join(", ")
-        ));
-    };
-    Ok(member)
+    let mut offset = 0;
+    let mut path: Vec<&str> = Vec::new();
+    for part in name.split('.') {
+        let TypeInner::Struct { members, .. } = &types[st].inner else {
+            let whose = match path.is_empty() {
+                true => "the binding".to_string(),
+                false => format!("`{}`", path.join(".")),
+            };
+            return Err(format!(
+                "`{name}` names a member, and {whose} is {}, not a struct",
+                describe(module, st)
+            ));
+        };
+        let Some(member) = members.iter().find(|x| x.name.as_deref() == Some(part)) else {
+            let names: Vec<&str> = members.iter().filter_map(|x| x.name.as_deref()).collect();
+            return Err(format!(
+                "{} has no member `{part}`{what}: its members are {}",
+                describe(module, st),
+                names.join(", ")
+            ));
+        };
+        path.push(part);
+        offset += member.offset;
+        st = member.ty;
+    }
+    Ok(naga::StructMember {
+        name: Some(name.to_string()),
+        ty: st,
+        binding: None,
+        offset,
+    })
 }
 
 /// `m`'s values written into `bytes` at its member of `ty` (a struct, or element 0 of an array of
@@ -1012,6 +1051,43 @@ pub fn contract_violations(
         bad.extend(stage_bindings(contract, module, info));
     }
     bad.extend(binding_violations(contract, module, info));
+    bad.extend(in_place_violations(contract));
+    bad
+}
+
+/// An output skinned in place (`compute.output` at `compute.vertices`' binding) writes each skinned
+/// field over its source: the same stride, the position where the vertices' is, and a normal or
+/// tangent where the vertices hold theirs.
+fn in_place_violations(contract: &Contract) -> Vec<String> {
+    let (Some(from), Some(out)) = (contract.pulled.as_ref(), contract.packed.as_ref()) else {
+        return Vec::new();
+    };
+    if !contract.in_place() {
+        return Vec::new();
+    }
+    let whence = contract.slot(Role::Skinned).whence();
+    let at = |o: Option<u32>| o.map_or("nowhere".to_string(), |o| format!("byte {o}"));
+    let mut bad = Vec::new();
+    if out.stride != from.stride {
+        bad.push(format!(
+            "`compute.output` is skinned in place, at `compute.vertices`' binding, so its stride ({} bytes) must be the vertices' ({}){whence}",
+            out.stride, from.stride
+        ));
+    }
+    let fields = [
+        ("position", Some(out.position), from.position),
+        ("normal", out.frames.normal, from.frames.normal),
+        ("tangent", out.frames.tangent, from.frames.tangent),
+    ];
+    for (name, written, source) in fields {
+        if written.is_some() && written != source {
+            bad.push(format!(
+                "`compute.output.{name}` is skinned in place, so it must be written over the vertices' {name}: it is at {}, the source {name} at {}{whence}",
+                at(written),
+                at(source)
+            ));
+        }
+    }
     bad
 }
 
@@ -1642,6 +1718,84 @@ pub(crate) mod tests {
         let msg = held("m", "u32").validate().unwrap_err().to_string();
         assert!(
             msg.contains("has no member `n` to hold the vertex count"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_count_member_may_be_a_path_into_nested_structs() {
+        let profile = |count: &str| {
+            profile_contract(&format!("palette: {{ group: 0, binding: 0 }}\ncompute:\n  entry: main\n  positions: {{ group: 0, binding: 1 }}\n  joints: {{ group: 0, binding: 2 }}\n  weights: {{ group: 0, binding: 3 }}\n  skinned: {{ group: 0, binding: 4 }}\nbindings:\n  - {{ group: 0, binding: 5, count: {count} }}\n"))
+        };
+        let src = "struct R { start: u32, end: u32 }\nstruct P { scale: f32, range: R }\n@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(1) var<storage, read> ps: array<vec4<f32>>;\n@group(0) @binding(2) var<storage, read> js: array<vec4<u32>>;\n@group(0) @binding(3) var<storage, read> ws: array<vec4<f32>>;\n@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;\n@group(0) @binding(5) var<storage, read> params: P;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { if (g.x >= params.range.end - params.range.start) { return; } out[g.x] = vec4<f32>((bones[js[g.x].x] * vec4<f32>(ps[g.x].xyz * ws[g.x].x * params.scale, 1.0)).xyz, 0.0); }\n";
+        let held =
+            |count: &str| Shader::held_to("test.wgsl".into(), src.into(), profile(count), None);
+        // `range` at byte 4 (after `scale`), `end` 4 bytes into it.
+        let good = held("range.end");
+        good.validate().unwrap();
+        assert_eq!(
+            good.contract.filled[0].count.as_ref().unwrap().offset,
+            Some(8)
+        );
+        let msg = held("range.stop").validate().unwrap_err().to_string();
+        assert!(
+            msg.contains(
+                "has no member `stop` to hold the vertex count: its members are start, end"
+            ),
+            "{msg}"
+        );
+        let msg = held("scale.end").validate().unwrap_err().to_string();
+        assert!(
+            msg.contains("`scale.end` names a member, and `scale` is f32, not a struct"),
+            "{msg}"
+        );
+    }
+
+    /// Under a profile an input declared `read_write` is bound as declared; the shader contract
+    /// of SPEC.md keeps its inputs read-only (`writable_input_breaks_contract`).
+    #[test]
+    fn a_profiles_input_may_be_declared_read_write() {
+        let profile = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n  count: { group: 0, binding: 5 }\n";
+        let src = "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(1) var<storage, read_write> ps: array<vec4<f32>>;\n@group(0) @binding(2) var<storage, read> js: array<vec4<u32>>;\n@group(0) @binding(3) var<storage, read> ws: array<vec4<f32>>;\n@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;\n@group(0) @binding(5) var<uniform> n: vec4<u32>;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { if (g.x >= n.x) { return; } out[g.x] = vec4<f32>((bones[js[g.x].x] * vec4<f32>(ps[g.x].xyz * ws[g.x].x, 1.0)).xyz, 0.0); }\n";
+        let s = Shader::held_to(
+            "test.wgsl".into(),
+            src.into(),
+            profile_contract(profile),
+            None,
+        );
+        s.validate().unwrap();
+        let writable = |role| {
+            s.contract.slot(role).space == crate::contract::Space::Storage { writable: true }
+        };
+        assert!(writable(Role::Positions) && !writable(Role::Joints));
+    }
+
+    /// An output at the vertices' binding is skinned in place: one binding in the pipeline's
+    /// layout, and each field over its source, or a message naming the one that is not.
+    #[test]
+    fn an_output_skinned_in_place_lies_over_its_sources() {
+        let profile = |output: &str| {
+            profile_contract(&format!("palette: {{ group: 0, binding: 0 }}\ncompute:\n  entry: main\n  vertices: {{ group: 0, binding: 1, stride: 20, position: 0, joints: {{ offset: 12, format: u8x4 }}, weights: {{ offset: 16, format: unorm8x4 }} }}\n  output: {{ group: 0, binding: 1, {output} }}\n  count: {{ group: 0, binding: 2 }}\n"))
+        };
+        let src = "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(1) var<storage, read_write> vs: array<u32>;\n@group(0) @binding(2) var<uniform> n: vec4<u32>;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { if (g.x >= n.x) { return; } let b = 5u * g.x; let p = vec3<f32>(bitcast<f32>(vs[b]), bitcast<f32>(vs[b + 1u]), bitcast<f32>(vs[b + 2u])); let q = (bones[vs[b + 3u] & 0xffu] * vec4<f32>(p, 1.0)).xyz; vs[b] = bitcast<u32>(q.x); vs[b + 1u] = bitcast<u32>(q.y); vs[b + 2u] = bitcast<u32>(q.z); }\n";
+        let held =
+            |output: &str| Shader::held_to("test.wgsl".into(), src.into(), profile(output), None);
+        let good = held("stride: 20, position: 0");
+        assert!(good.contract.in_place());
+        let compute = good
+            .contract
+            .layout_entries(crate::contract::Pipeline::Compute, 0);
+        assert_eq!(
+            compute.iter().map(|e| e.binding).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        let msg = held("stride: 16, position: 4")
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("`compute.output` is skinned in place, at `compute.vertices`' binding, so its stride (16 bytes) must be the vertices' (20)")
+                && msg.contains("`compute.output.position` is skinned in place, so it must be written over the vertices' position: it is at byte 4, the source position at byte 0"),
             "{msg}"
         );
     }

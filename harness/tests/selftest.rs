@@ -1471,10 +1471,11 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 /// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
 const SKIN_NORMALS: [&str; 3] = ["skinning_normals", "compute_pulled", "vertex_normals"];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 3] = [
+const SKIN_NORMALS_ONLY: [&str; 4] = [
     "vertex_mesh_bindings",
     "compute_vertex_structs",
     "compute_skin_streams",
+    "compute_in_place",
 ];
 
 /// The normal and tangent checks of an example: where it writes them (`SKIN_NORMALS`, and the
@@ -1542,7 +1543,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 19] = [
+    let examples: [Example; 20] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1620,6 +1621,12 @@ fn example_shaders_pass_through_their_profiles() {
         ),
         (
             "compute_skin_streams",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
+        ),
+        (
+            "compute_in_place",
             "posed_matches_cpu",
             Some(("render_matches_golden", "the shader has no vertex stage")),
             None,
@@ -2340,6 +2347,13 @@ fn layout_bugs_in_example_shaders_fail() {
             "vec4<f32>(unpack2x16unorm(s.weights.x), unpack2x16unorm(s.weights.y))",
             "vec4<f32>(unpack2x16unorm(s.weights.y), unpack2x16unorm(s.weights.x))",
         ),
+        // Skinned in place with the mesh's joint offset left out: its joints read the matrices
+        // the harness puts before joint 0.
+        (
+            "compute_in_place",
+            "joint_matrices[params.joint_offset + j[k]]",
+            "joint_matrices[j[k]]",
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -2815,4 +2829,77 @@ fn a_validation_layer_message_fails_the_run() {
     assert!(report
         .markdown()
         .contains("Khronos validation layer: on for the Vulkan adapters"));
+}
+
+/// Skinned in place (`compute_in_place`: the output at the vertices' binding): a vertex the
+/// shader skips still holds its source, so the bind pose cannot tell it and the posed comparison
+/// fails at it; invocations past the count write into the guard and fail the compute check; an
+/// output whose fields are not over their sources fails validation naming the field, and each
+/// numeric failure points at that.
+#[test]
+fn skinning_in_place_tells_each_fault() {
+    let (source, profile) = example_texts("compute_in_place");
+    let bound = "let i = params.vertices.start + gid.x;";
+    let skips = edited(
+        "compute_in_place",
+        &source,
+        &[(
+            bound,
+            &format!("{bound}\n    if (gid.x == 5u) {{ return; }}"),
+        )],
+    );
+    let Some(report) = run_example_as("compute_in_place", "in_place_skip", &skips, &profile) else {
+        return;
+    };
+    let row = |check: &str| {
+        (report.rows.iter())
+            .find(|r| r.case == "bend_two_joints" && r.check == check)
+            .unwrap_or_else(|| panic!("no bend_two_joints::{check} row"))
+    };
+    assert_eq!(
+        row("bind_pose_reproduces_source").outcome.status,
+        Status::Pass
+    );
+    let posed = &row("posed_matches_cpu").outcome;
+    assert!(
+        posed.status == Status::Fail && posed.message.contains("at vertex 5 of 128"),
+        "{posed:?}"
+    );
+    let past = edited(
+        "compute_in_place",
+        &source,
+        &[(
+            "params.vertices.end - params.vertices.start)",
+            "params.vertices.end - params.vertices.start + 64u)",
+        )],
+    );
+    let Some(report) = run_example_as("compute_in_place", "in_place_past", &past, &profile) else {
+        return;
+    };
+    fails_only_as(&report, "compute_matches_cpu", |r| {
+        r.outcome.message.contains("past the case's vertices")
+    });
+    // The output's position and normal swapped: each written over the other's source.
+    let swapped = edited(
+        "compute_in_place's profile",
+        &profile,
+        &[(
+            "output: { group: 0, binding: 0, stride: 24, position: 0, normal: 12 }",
+            "output: { group: 0, binding: 0, stride: 24, position: 12, normal: 0 }",
+        )],
+    );
+    let Some(report) = run_example_as("compute_in_place", "in_place_swapped", &source, &swapped)
+    else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    let told = "`compute.output.position` is skinned in place, so it must be written over the vertices' position: it is at byte 12, the source position at byte 0";
+    assert!(
+        v.status.fails() && v.message.contains(told),
+        "{}",
+        v.message
+    );
+    fails_only_as(&report, "posed_matches_cpu", |r| {
+        r.outcome.message.contains(told)
+    });
 }

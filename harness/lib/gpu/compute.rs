@@ -63,6 +63,10 @@ impl std::fmt::Display for Fault {
 /// element the shader skipped is told apart from one it wrote.
 const SENTINEL: u32 = 0x7fc0_5eed;
 
+/// The guard of an output skinned in place, which the shader also reads as vertices: a finite
+/// float (about 1.502), since skinning a NaN may give back its bits.
+const GUARD_SOURCE: u32 = 0x3fc0_5eed;
+
 /// Like [`skin`], also reporting writes past `count`.
 pub fn skin_guarded(ctx: &Context, palette: &[Mat4], mesh: &Mesh) -> Result<Skinned, GpuError> {
     check_limits(ctx, palette.len(), mesh.len())?;
@@ -103,6 +107,9 @@ pub struct Dispatch {
     workgroups: u32,
     /// Where each vertex's output lies.
     layout: Output,
+    /// The output's words before the dispatch, to tell what the shader wrote: the sentinel, or
+    /// skinned in place the vertices read and a finite guard.
+    initial: Vec<u32>,
 }
 
 /// Where a vertex's output lies in the output buffer, in u32 words.
@@ -123,6 +130,9 @@ struct Output {
     tangent: Option<usize>,
     /// The words of an output struct's other members, which the shader may write.
     others: Vec<usize>,
+    /// Written over the vertices it reads (see `Contract::in_place`): a vertex whose fields the
+    /// shader skipped still holds its source, so an unwritten one cannot be told.
+    in_place: bool,
 }
 
 impl Output {
@@ -138,6 +148,7 @@ impl Output {
                 others: (p.others.iter())
                     .flat_map(|&(o, n)| (o / 4..(o + n).div_ceil(4)).map(|w| w as usize))
                     .collect(),
+                in_place: contract.in_place(),
             },
             None => Output {
                 stride: 4,
@@ -147,6 +158,7 @@ impl Output {
                 normal: None,
                 tangent: None,
                 others: Vec::new(),
+                in_place: false,
             },
         }
     }
@@ -258,7 +270,14 @@ impl Dispatch {
             bound.push((role, init("palette", &bytes, usage), bind));
         }
         let texture = data.texture.map(|t| t.upload(ctx)).transpose()?;
+        // Skinned in place, the vertices are the output's first contents, bound once as it.
+        let in_place = contract.in_place();
+        let mut vertices = Vec::new();
         for (role, label, bytes) in vertex_data(contract, mesh)? {
+            if in_place && role == Role::Positions {
+                vertices = bytes;
+                continue;
+            }
             bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
         if contract.try_slot(Role::Count).is_some() {
@@ -282,10 +301,20 @@ impl Dispatch {
                 bound.push((role, init(label, &bytes, storage), bytes.len()));
             }
         }
-        // The sentinel everywhere: in the vertices' elements until the shader writes them, and in
-        // the guard past them.
+        // The sentinel everywhere: in the vertices' elements until the shader writes them (or,
+        // skinned in place, the vertices themselves), and in the guard past them.
         let layout = Output::of(contract);
-        let initial = vec![SENTINEL; (n + guard) * layout.stride];
+        let mut initial = vec![SENTINEL; (n + guard) * layout.stride];
+        if in_place {
+            // An extra invocation reads the guard as its source, and a NaN read there may come
+            // back with its bits unchanged: the guard holds a finite value instead.
+            initial[n * layout.stride..].fill(GUARD_SOURCE);
+            let words: Vec<u32> = (vertices.chunks_exact(4))
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .take(n * layout.stride)
+                .collect();
+            initial[..words.len()].copy_from_slice(&words);
+        }
         let out = init(
             "skinned",
             bytemuck::cast_slice(&initial),
@@ -329,6 +358,7 @@ impl Dispatch {
         }
         let binds = bind_groups(ctx, layouts, &entries, texture.as_ref(), "compute bindings");
         Ok(Dispatch {
+            initial,
             binds,
             _texture: texture,
             inputs: bound.into_iter().map(|(_, b, _)| b).collect(),
@@ -388,6 +418,7 @@ impl Dispatch {
         let bytes = readback::read(ctx, &self.readback, self.size)?;
         let mut skinned = inspect(
             bytemuck::cast_slice(&bytes),
+            &self.initial,
             self.vertices as usize,
             &self.layout,
         );
@@ -444,19 +475,23 @@ fn inspect_frames(words: &[u32], n: usize) -> Result<Vec<[f32; 4]>, Fault> {
 }
 
 /// The positions and the first fault of an output of `n` vertices and the guard after them, laid
-/// out as `layout` says; the skinned normals and tangents where the layout holds them, or the
-/// first fault of theirs.
-fn inspect(words: &[u32], n: usize, layout: &Output) -> Skinned {
+/// out as `layout` says, against `before`, the same words before the dispatch; the skinned
+/// normals and tangents where the layout holds them, or the first fault of theirs.
+fn inspect(words: &[u32], before: &[u32], n: usize, layout: &Output) -> Skinned {
     let (vertices, guard) = words.split_at(n * layout.stride);
-    let past = guard
-        .chunks(layout.stride)
-        .position(|v| v.iter().any(|&w| w != SENTINEL))
+    let (before, guard_before) = before.split_at(n * layout.stride);
+    let past = (guard.chunks(layout.stride))
+        .zip(guard_before.chunks(layout.stride))
+        .position(|(v, b)| v != b)
         .map(|i| Fault::WrotePastCount(n + i));
     let fields = layout.fields();
     let unwritten = |(at, k): (usize, usize)| {
-        vertices
-            .chunks(layout.stride)
-            .position(|v| v[at..at + k].iter().all(|&w| w == SENTINEL))
+        if layout.in_place {
+            return None;
+        }
+        (vertices.chunks(layout.stride))
+            .zip(before.chunks(layout.stride))
+            .position(|(v, b)| v[at..at + k] == b[at..at + k])
             .map(Fault::Unwritten)
     };
     let bad_w = || {
@@ -476,13 +511,13 @@ fn inspect(words: &[u32], n: usize, layout: &Output) -> Skinned {
         if !layout.fields_only {
             return None;
         }
-        vertices
-            .chunks(layout.stride)
+        (vertices.chunks(layout.stride))
+            .zip(before.chunks(layout.stride))
             .enumerate()
-            .find_map(|(vertex, v)| {
-                v.iter()
+            .find_map(|(vertex, (v, b))| {
+                (v.iter().zip(b))
                     .enumerate()
-                    .find(|&(i, &w)| !in_field(i) && w != SENTINEL)
+                    .find(|&(i, (w, b))| !in_field(i) && w != b)
                     .map(|(i, _)| Fault::OutsideFields {
                         vertex,
                         byte: 4 * i,
@@ -671,6 +706,11 @@ mod tests {
         w
     }
 
+    /// [`inspect`] of an output that started as the sentinel (not skinned in place).
+    fn fresh(words: &[u32], n: usize, layout: &Output) -> Skinned {
+        inspect(words, &vec![SENTINEL; words.len()], n, layout)
+    }
+
     const VEC4: &Output = &Output {
         stride: 4,
         position: 0,
@@ -679,11 +719,12 @@ mod tests {
         normal: None,
         tangent: None,
         others: Vec::new(),
+        in_place: false,
     };
 
     #[test]
     fn a_contract_output_has_no_fault() {
-        let s = inspect(
+        let s = fresh(
             &words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, -0.0]], 2),
             2,
             VEC4,
@@ -694,21 +735,18 @@ mod tests {
 
     #[test]
     fn each_fault_is_found() {
-        let w1 = inspect(
+        let w1 = fresh(
             &words(&[[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, 1.0]], 2),
             2,
             VEC4,
         );
         assert_eq!(w1.fault, Some(Fault::NonZeroW { vertex: 1, w: 1.0 }));
         let s = f32::from_bits(SENTINEL);
-        let skipped = inspect(&words(&[[1.0, 2.0, 3.0, 0.0], [s, s, s, s]], 2), 2, VEC4);
+        let skipped = fresh(&words(&[[1.0, 2.0, 3.0, 0.0], [s, s, s, s]], 2), 2, VEC4);
         assert_eq!(skipped.fault, Some(Fault::Unwritten(1)));
         let mut past = words(&[[1.0, 2.0, 3.0, 0.0]], 3);
         past[4 * 2] = 0;
-        assert_eq!(
-            inspect(&past, 1, VEC4).fault,
-            Some(Fault::WrotePastCount(2))
-        );
+        assert_eq!(fresh(&past, 1, VEC4).fault, Some(Fault::WrotePastCount(2)));
         // Tightly packed vec3: a write past the position lands on the next vertex.
         let packed = Output {
             stride: 3,
@@ -718,14 +756,15 @@ mod tests {
             normal: None,
             tangent: None,
             others: Vec::new(),
+            in_place: false,
         };
         let mut tight: Vec<u32> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].map(f32::to_bits).to_vec();
         tight.extend([SENTINEL; 6]);
-        let s = inspect(&tight, 2, &packed);
+        let s = fresh(&tight, 2, &packed);
         assert_eq!((s.fault, s.positions[1]), (None, [4.0, 5.0, 6.0]));
         tight[6] = 0;
         assert_eq!(
-            inspect(&tight, 2, &packed).fault,
+            fresh(&tight, 2, &packed).fault,
             Some(Fault::WrotePastCount(2))
         );
         let gap = Output {
@@ -735,7 +774,7 @@ mod tests {
         let mut gapped: Vec<u32> = [1.0f32, 2.0, 3.0].map(f32::to_bits).to_vec();
         gapped.extend([0, SENTINEL, SENTINEL, SENTINEL, SENTINEL]);
         assert_eq!(
-            inspect(&gapped, 1, &gap).fault,
+            fresh(&gapped, 1, &gap).fault,
             Some(Fault::OutsideFields {
                 vertex: 0,
                 byte: 12
@@ -747,19 +786,19 @@ mod tests {
             stride: 11,
             normal: Some(3),
             tangent: Some(6),
-            ..packed
+            ..packed.clone()
         };
         let vertex = [1.0f32, 2.0, 3.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, -1.0];
         let mut both: Vec<u32> = vertex.map(f32::to_bits).to_vec();
         both.push(SENTINEL);
         both.extend(std::iter::repeat_n(SENTINEL, 11));
-        let s = inspect(&both, 1, &frames);
+        let s = fresh(&both, 1, &frames);
         assert_eq!(s.fault, None);
         assert_eq!(s.normals, Some(Ok(vec![[0.0, 0.0, 1.0, 0.0]])));
         assert_eq!(s.tangents, Some(Ok(vec![[1.0, 0.0, 0.0, -1.0]])));
         let mut no_tangent = both.clone();
         no_tangent[6..10].fill(SENTINEL);
-        let s = inspect(&no_tangent, 1, &frames);
+        let s = fresh(&no_tangent, 1, &frames);
         assert_eq!(
             (s.fault, s.tangents),
             (None, Some(Err(Fault::Unwritten(0))))
@@ -767,7 +806,7 @@ mod tests {
         let mut padding = both.clone();
         padding[10] = 0;
         assert_eq!(
-            inspect(&padding, 1, &frames).fault,
+            fresh(&padding, 1, &frames).fault,
             Some(Fault::OutsideFields {
                 vertex: 0,
                 byte: 40
@@ -779,12 +818,45 @@ mod tests {
             others: vec![10],
             ..frames.clone()
         };
-        assert_eq!(inspect(&padding, 1, &with_uv).fault, None);
+        assert_eq!(fresh(&padding, 1, &with_uv).fault, None);
         let mut guard = both;
         guard[11 + 4] = 0;
-        let s = inspect(&guard, 1, &frames);
+        let s = fresh(&guard, 1, &frames);
         assert_eq!(s.normals, Some(Err(Fault::WrotePastCount(1))));
         assert_eq!(s.fault, Some(Fault::WrotePastCount(1)));
+        // Skinned in place: the words before the dispatch are the source and a finite guard, so
+        // a vertex left as it was is not told from one written, a word outside the fields must
+        // keep its source, and the guard must keep its value.
+        let in_place = Output {
+            stride: 4,
+            in_place: true,
+            ..packed.clone()
+        };
+        let mut source: Vec<u32> = [1.0f32, 2.0, 3.0, 7.0, 4.0, 5.0, 6.0, 8.0]
+            .map(f32::to_bits)
+            .to_vec();
+        source.extend([GUARD_SOURCE; 4]);
+        let mut after = source.clone();
+        after[0] = 9.0f32.to_bits();
+        let s = inspect(&after, &source, 2, &in_place);
+        assert_eq!(
+            (s.fault, s.positions),
+            (None, vec![[9.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        );
+        after[7] = 0;
+        assert_eq!(
+            inspect(&after, &source, 2, &in_place).fault,
+            Some(Fault::OutsideFields {
+                vertex: 1,
+                byte: 12
+            })
+        );
+        after[7] = source[7];
+        after[8] = SENTINEL;
+        assert_eq!(
+            inspect(&after, &source, 2, &in_place).fault,
+            Some(Fault::WrotePastCount(2))
+        );
         let text = Fault::NonZeroW { vertex: 1, w: 1.0 }.to_string();
         assert!(
             text.contains("vertex 1") && text.contains("vec4(skinned, 0)"),

@@ -57,7 +57,14 @@ fn static_wgsl(contract: &Contract) -> String {
     } else {
         None
     };
-    let mut roles = vec![(Role::Positions, "positions"), (Role::Skinned, "skinned")];
+    // Skinned in place, the positions are read from the output's binding.
+    let (mut roles, src) = match contract.in_place() {
+        true => (vec![(Role::Skinned, "skinned")], "skinned"),
+        false => (
+            vec![(Role::Positions, "positions"), (Role::Skinned, "skinned")],
+            "positions",
+        ),
+    };
     if contract.try_slot(Role::Count).is_some() {
         roles.push((Role::Count, "params"));
     }
@@ -75,7 +82,7 @@ fn static_wgsl(contract: &Contract) -> String {
     let load = match pulled {
         Some((stride, position)) => {
             let c: Vec<String> = (0..3)
-                .map(|k| format!("bitcast<f32>(positions[{}])", word(stride, position, k)))
+                .map(|k| format!("bitcast<f32>({src}[{}])", word(stride, position, k)))
                 .collect();
             format!("vec3<f32>({})", c.join(", "))
         }
@@ -85,7 +92,7 @@ fn static_wgsl(contract: &Contract) -> String {
     // positions' binding holds exactly the case's vertices.
     let count = match (contract.try_slot(Role::Count), pulled) {
         (Some(_), _) => "params.count".to_string(),
-        (None, Some((stride, _))) => format!("arrayLength(&positions) / {}u", stride / 4),
+        (None, Some((stride, _))) => format!("arrayLength(&{src}) / {}u", stride / 4),
         (None, None) => "arrayLength(&positions)".to_string(),
     };
     let store = match &contract.packed {
@@ -493,19 +500,41 @@ mod tests {
             c.slots.retain(|s| s.role != Role::Count);
             c
         };
+        // And skinned in place: the output at the vertices' binding, of their stride.
+        let mut in_place = uncounted(&pulled);
+        in_place.packed.as_mut().unwrap().stride = 36;
+        let at = in_place.slot(Role::Positions);
+        let (group, binding) = (at.group, at.binding);
+        for s in in_place
+            .slots
+            .iter_mut()
+            .filter(|s| s.role == Role::Skinned)
+        {
+            (s.group, s.binding) = (group, binding);
+        }
+        assert!(in_place.in_place());
         let contracts = [
             uncounted(&Contract::builtin()),
             uncounted(&pulled),
             Contract::builtin(),
             pulled,
         ];
-        for (k, contract) in contracts.into_iter().enumerate() {
-            let src = static_wgsl(&contract);
-            assert_eq!(src.contains("arrayLength(&positions)"), k < 2, "{src}");
-            let module = naga::front::wgsl::parse_str(&src).unwrap();
+        let validates = |src: &str| {
+            let module = naga::front::wgsl::parse_str(src).unwrap();
             naga::valid::Validator::new(Default::default(), Default::default())
                 .validate(&module)
                 .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+        };
+        let src = static_wgsl(&in_place);
+        assert!(
+            src.contains("arrayLength(&skinned) / 9u") && !src.contains("positions"),
+            "{src}"
+        );
+        validates(&src);
+        for (k, contract) in contracts.into_iter().enumerate() {
+            let src = static_wgsl(&contract);
+            assert_eq!(src.contains("arrayLength(&positions)"), k < 2, "{src}");
+            validates(&src);
         }
     }
 

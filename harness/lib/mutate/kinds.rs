@@ -375,8 +375,9 @@ fn view_transform(s: &Sites) -> Vec<Candidate> {
 }
 
 /// The count guard: `>=` -> `>` (and the like), so one invocation past the count runs. The count
-/// is the count uniform's, or where the contract has none, a filled uniform's count member or an
-/// input's `arrayLength` (or it divided by the words a vertex). Not an output's: the harness then binds the output as exactly
+/// is the count uniform's, or where the contract has none, a filled binding's count member (or a
+/// range's length from it, `end - start`) or an input's `arrayLength` (or it divided by the words
+/// a vertex). Not an output's: the harness then binds the output as exactly
 /// the case's vertices, and WebGPU drops the extra invocation's write there, so no case sees it.
 fn count_guard(s: &Sites) -> Vec<Candidate> {
     let Some(cs) = s.compute() else {
@@ -405,12 +406,21 @@ fn count_guard(s: &Sites) -> Vec<Candidate> {
     let filled = (s.contract.filled.iter())
         .filter_map(|f| Some((f.role, f.count.as_ref()?.offset?)))
         .collect::<Vec<_>>();
-    let is_count = |e: Handle<Expression>| match count {
+    let reads_count = |e: Handle<Expression>| match count {
         Some(count) => s.reads_member(cs, e, Role::Count, count),
         None => {
-            filled.iter().any(|&(r, o)| s.reads_member(cs, e, r, o))
+            filled.iter().any(|&m| s.nested_member(cs, e) == Some(m))
                 || (uncounted && filled.is_empty() && is_length(e))
         }
+    };
+    // The count, or a range's length from its end (`end - start`).
+    let is_count = |e: Handle<Expression>| match func.expressions[e] {
+        Expression::Binary {
+            op: BinaryOperator::Subtract,
+            left,
+            ..
+        } => reads_count(left),
+        _ => reads_count(e),
     };
     let mut edits = Vec::new();
     for (e, expr) in func.expressions.iter() {

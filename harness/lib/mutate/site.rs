@@ -247,6 +247,37 @@ impl<'a> Sites<'a> {
         out
     }
 
+    /// The (role, byte offset) of the struct member that `e` in `f` reads, directly or through a
+    /// load, through nested structs (`params.vertices.end`), in any address space: where a filled
+    /// binding's count member is read.
+    pub(super) fn nested_member(&self, f: Func, e: Handle<Expression>) -> Option<(Role, u32)> {
+        let exprs = &self.func(f).expressions;
+        let mut e = match exprs[e] {
+            Expression::Load { pointer } => pointer,
+            _ => e,
+        };
+        let mut path = Vec::new();
+        let g = loop {
+            match exprs[e] {
+                Expression::AccessIndex { base, index } => {
+                    path.push(index);
+                    e = base;
+                }
+                Expression::GlobalVariable(g) => break g,
+                _ => return None,
+            }
+        };
+        let (mut ty, mut offset) = (self.module.global_variables[g].ty, 0);
+        for &index in path.iter().rev() {
+            let TypeInner::Struct { members, .. } = &self.module.types[ty].inner else {
+                return None;
+            };
+            let m = members.get(index as usize)?;
+            (ty, offset) = (m.ty, offset + m.offset);
+        }
+        Some((self.role_of(g)?, offset))
+    }
+
     /// Whether `e` in `f` reads uniform member (role, offset), directly or through a load.
     pub(super) fn reads_member(
         &self,

@@ -503,6 +503,17 @@ fn the_count_guard_lands_on_an_array_length_bound() {
     );
 }
 
+/// A count member reached through a nested struct and read as a range's length (`end - start`)
+/// in a storage binding: the count guard kind moves that bound.
+#[test]
+fn the_count_guard_lands_on_a_ranges_length() {
+    let mutants = example_mutants("compute_in_place");
+    assert_eq!(
+        after(&mutants, Kind::CountGuard),
+        ["if (gid.x > params.vertices.end - params.vertices.start) {"]
+    );
+}
+
 /// The composed example indexes its palette in `joint_matrix(j: u32)`, which reads no joints or
 /// weights of its own: the influence kinds land in its caller's blend, and no swizzle lands on
 /// the scalar `j`.

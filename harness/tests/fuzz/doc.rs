@@ -767,9 +767,59 @@ const STREAM_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/compute_in_place.profile.yaml` (skinned in place, the count a
+/// nested member).
+const IN_PLACE_EDITS: &[ProfileEdit] = &[
+    (
+        "an output in place off the vertices' stride",
+        &[(
+            "output: { group: 0, binding: 0, stride: 24,",
+            "output: { group: 0, binding: 0, stride: 28,",
+        )],
+        "so its stride (28 bytes) must be the vertices' (24)",
+    ),
+    (
+        "an output in place with its position over the source normal",
+        &[(
+            "stride: 24, position: 0, normal: 12 }\nbindings",
+            "stride: 24, position: 12, normal: 0 }\nbindings",
+        )],
+        "it is at byte 12, the source position at byte 0",
+    ),
+    (
+        "typed positions and output at one binding",
+        &[
+            (
+                "  vertices: { group: 0, binding: 0, stride: 24, position: 0, normal: 12 }",
+                "  positions: { group: 0, binding: 0, format: vec3 }",
+            ),
+            (
+                "  output: { group: 0, binding: 0, stride: 24, position: 0, normal: 12 }",
+                "  skinned: { group: 0, binding: 0, format: vec3 }",
+            ),
+        ],
+        "reads byte-addressed `compute.vertices` and writes `compute.output` at that binding",
+    ),
+    (
+        "a count path to a member the nested struct lacks",
+        &[("count: vertices.end", "count: vertices.stop")],
+        "has no member `stop` to hold the vertex count: its members are start, end",
+    ),
+    (
+        "a count path through a scalar",
+        &[("count: vertices.end", "count: joint_offset.end")],
+        "`joint_offset.end` names a member, and `joint_offset` is u32, not a struct",
+    ),
+    (
+        "a count path with an empty step",
+        &[("count: vertices.end", "count: vertices..end")],
+        "is not a WGSL identifier or a dotted path of them",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -787,6 +837,7 @@ fn profiles(out: &mut String) {
         ("vertex_planar", PLANAR_EDITS),
         ("compute_vertex_structs", STRUCT_EDITS),
         ("compute_skin_streams", STREAM_EDITS),
+        ("compute_in_place", IN_PLACE_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
