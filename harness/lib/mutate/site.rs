@@ -36,12 +36,13 @@ pub(super) struct Sites<'a> {
 
 impl<'a> Sites<'a> {
     pub(super) fn new(src: &'a str, module: &'a Module, contract: &'a Contract) -> Self {
-        let globals = module
-            .global_variables
-            .iter()
-            .filter_map(|(h, g)| {
-                let b = g.binding.as_ref()?;
-                Some((contract.slot_at(b.group, b.binding)?.role, h))
+        // Every role at a variable's binding: two where the shader skins in place.
+        let globals = (module.global_variables.iter())
+            .flat_map(|(h, g)| {
+                let at = g.binding.as_ref().map(|b| (b.group, b.binding));
+                (contract.slots.iter())
+                    .filter(move |s| Some((s.group, s.binding)) == at)
+                    .map(move |s| (s.role, h))
             })
             .collect();
         let mut me = Sites {

@@ -514,6 +514,43 @@ fn the_count_guard_lands_on_a_ranges_length() {
     );
 }
 
+/// Skinned in place and bounded by the length of the one buffer it reads and writes: that is the
+/// output's length, which the harness binds as exactly the case's vertices, so the count guard
+/// kind finds no site (an extra invocation's write would be dropped, and no case could see it).
+#[test]
+fn the_count_guard_leaves_an_in_place_buffers_length_alone() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = |ext: &str| {
+        std::fs::read_to_string(root.join(format!("shaders/examples/compute_in_place.{ext}")))
+            .unwrap()
+    };
+    let (bound, by_length) = (
+        "gid.x >= params.vertices.end - params.vertices.start",
+        "gid.x >= arrayLength(&vertices.data)",
+    );
+    let source = example("wgsl");
+    assert!(
+        source.contains(bound),
+        "compute_in_place no longer has `{bound}`"
+    );
+    let dir = root.join("target/mutate-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("in_place_by_length.wgsl");
+    std::fs::write(&path, source.replace(bound, by_length)).unwrap();
+    let profile = (example("profile.yaml"))
+        .replace(
+            "shader: compute_in_place.wgsl",
+            "shader: in_place_by_length.wgsl",
+        )
+        .replace(", count: vertices.end", "");
+    std::fs::write(dir.join("in_place_by_length.profile.yaml"), profile).unwrap();
+    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    assert!(shader.contract.in_place());
+    let mutants = generate(&shader.source, &shader.contract);
+    assert!(!mutants.iter().any(|m| m.kind == Kind::CountGuard));
+    assert!(mutants.iter().any(|m| m.kind == Kind::InfluenceDropped));
+}
+
 /// The composed example indexes its palette in `joint_matrix(j: u32)`, which reads no joints or
 /// weights of its own: the influence kinds land in its caller's blend, and no swizzle lands on
 /// the scalar `j`.
