@@ -542,13 +542,13 @@ fn filled_member(
     let mut path: Vec<&str> = Vec::new();
     for part in name.split('.') {
         let TypeInner::Struct { members, .. } = &types[st].inner else {
-            let whose = match path.is_empty() {
-                true => "the binding".to_string(),
-                false => format!("`{}`", path.join(".")),
+            let (whose, is) = match path.is_empty() {
+                true => ("the binding".to_string(), ty),
+                false => (format!("`{}`", path.join(".")), st),
             };
             return Err(format!(
                 "`{name}` names a member, and {whose} is {}, not a struct",
-                describe(module, st)
+                describe(module, is)
             ));
         };
         let Some(member) = members.iter().find(|x| x.name.as_deref() == Some(part)) else {

@@ -301,8 +301,8 @@ impl Dispatch {
                 bound.push((role, init(label, &bytes, storage), bytes.len()));
             }
         }
-        // The sentinel everywhere: in the vertices' elements until the shader writes them (or,
-        // skinned in place, the vertices themselves), and in the guard past them.
+        // The sentinel everywhere: in the vertices' elements until the shader writes them, and in
+        // the guard past them; skinned in place, the vertices themselves and a finite guard.
         let layout = Output::of(contract);
         let mut initial = vec![SENTINEL; (n + guard) * layout.stride];
         if in_place {
