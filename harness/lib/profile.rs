@@ -1104,12 +1104,16 @@ impl Profile {
             }
             if let Some(other) = seen.insert(slot, field.clone()) {
                 // Skinned in place: the output is written over the vertices it reads.
-                if (other.as_str(), field.as_str()) == ("compute.vertices", "compute.output") {
+                if matches!(
+                    (other.as_str(), field.as_str()),
+                    ("compute.vertices", "compute.output")
+                        | ("compute.positions", "compute.skinned")
+                ) {
                     continue;
                 }
                 let hint = match (other.as_str(), field.as_str()) {
                     ("palette", "vertex.camera") => " (a camera matrix inside the palette's struct is a `member` of it, as the palette is)",
-                    ("compute.positions", "compute.skinned") => " (a shader that skins in place reads byte-addressed `compute.vertices` and writes `compute.output` at that binding)",
+                    ("compute.positions", "compute.output") | ("compute.vertices", "compute.skinned") => " (skinned in place, the output takes its input's form: `compute.output` over `compute.vertices`, or `compute.skinned` over `compute.positions`)",
                     _ => "",
                 };
                 return Err((

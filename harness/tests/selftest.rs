@@ -2903,3 +2903,49 @@ fn skinning_in_place_tells_each_fault() {
         r.outcome.message.contains(told)
     });
 }
+
+/// Typed positions skinned in place: the u16-pairs example writing each `vec4` back over its
+/// source (`compute.skinned` at `compute.positions`' binding) passes every numeric check; still
+/// writing to its own output buffer, which the profile no longer names, it fails validation.
+#[test]
+fn typed_positions_skinned_in_place_pass() {
+    let (source, profile) = example_texts("compute_u16_pairs");
+    let shader = edited(
+        "compute_u16_pairs",
+        &source,
+        &[
+            (
+                "var<storage, read> src_positions",
+                "var<storage, read_write> src_positions",
+            ),
+            (
+                "@group(1) @binding(4) var<storage, read_write> dst_positions: array<vec4<f32>>;\n",
+                "",
+            ),
+            ("dst_positions[v] =", "src_positions[v] ="),
+        ],
+    );
+    let in_place = edited(
+        "compute_u16_pairs' profile",
+        &profile,
+        &[(
+            "skinned: { group: 1, binding: 4, format: vec4 }",
+            "skinned: { group: 1, binding: 1, format: vec4 }",
+        )],
+    );
+    let Some(report) = run_example_as("compute_u16_pairs", "typed_in_place", &shader, &in_place)
+    else {
+        return;
+    };
+    numeric_rows_pass(&report, "typed positions skinned in place");
+    let Some(report) = run_example_as("compute_u16_pairs", "typed_apart", &source, &in_place)
+    else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(
+        v.status.fails() && v.message.contains("binding 4"),
+        "{}",
+        v.message
+    );
+}

@@ -158,7 +158,7 @@ impl Output {
                 normal: None,
                 tangent: None,
                 others: Vec::new(),
-                in_place: false,
+                in_place: contract.in_place(),
             },
         }
     }

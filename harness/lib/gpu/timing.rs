@@ -86,14 +86,14 @@ fn static_wgsl(contract: &Contract) -> String {
                 .collect();
             format!("vec3<f32>({})", c.join(", "))
         }
-        None => "positions[id.x].xyz".into(),
+        None => format!("{src}[id.x].xyz"),
     };
     // A shader that bounds its invocations by its inputs' length has no count uniform: the
     // positions' binding holds exactly the case's vertices.
     let count = match (contract.try_slot(Role::Count), pulled) {
         (Some(_), _) => "params.count".to_string(),
         (None, Some((stride, _))) => format!("arrayLength(&{src}) / {}u", stride / 4),
-        (None, None) => "arrayLength(&positions)".to_string(),
+        (None, None) => format!("arrayLength(&{src})"),
     };
     let store = match &contract.packed {
         Some(p) => (0..3)
@@ -500,19 +500,25 @@ mod tests {
             c.slots.retain(|s| s.role != Role::Count);
             c
         };
-        // And skinned in place: the output at the vertices' binding, of their stride.
-        let mut in_place = uncounted(&pulled);
+        // And skinned in place: the output at the inputs' binding (byte-addressed, of their
+        // stride, or typed).
+        let over_input = |c: &Contract| {
+            let mut c = uncounted(c);
+            let at = c.slot(Role::Positions);
+            let (group, binding) = (at.group, at.binding);
+            for s in c.slots.iter_mut().filter(|s| s.role == Role::Skinned) {
+                (s.group, s.binding) = (group, binding);
+            }
+            assert!(c.in_place());
+            c
+        };
+        let mut in_place = over_input(&pulled);
         in_place.packed.as_mut().unwrap().stride = 36;
-        let at = in_place.slot(Role::Positions);
-        let (group, binding) = (at.group, at.binding);
-        for s in in_place
-            .slots
-            .iter_mut()
-            .filter(|s| s.role == Role::Skinned)
-        {
-            (s.group, s.binding) = (group, binding);
-        }
-        assert!(in_place.in_place());
+        let typed = static_wgsl(&over_input(&Contract::builtin()));
+        assert!(
+            typed.contains("arrayLength(&skinned)") && typed.contains("skinned[id.x].xyz"),
+            "{typed}"
+        );
         let contracts = [
             uncounted(&Contract::builtin()),
             uncounted(&pulled),
@@ -531,6 +537,7 @@ mod tests {
             "{src}"
         );
         validates(&src);
+        validates(&typed);
         for (k, contract) in contracts.into_iter().enumerate() {
             let src = static_wgsl(&contract);
             assert_eq!(src.contains("arrayLength(&positions)"), k < 2, "{src}");

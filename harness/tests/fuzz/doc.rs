@@ -787,18 +787,12 @@ const IN_PLACE_EDITS: &[ProfileEdit] = &[
         "it is at byte 12, the source position at byte 0",
     ),
     (
-        "typed positions and output at one binding",
-        &[
-            (
-                "  vertices: { group: 0, binding: 0, stride: 24, position: 0, normal: 12 }",
-                "  positions: { group: 0, binding: 0, format: vec3 }",
-            ),
-            (
-                "  output: { group: 0, binding: 0, stride: 24, position: 0, normal: 12 }",
-                "  skinned: { group: 0, binding: 0, format: vec3 }",
-            ),
-        ],
-        "reads byte-addressed `compute.vertices` and writes `compute.output` at that binding",
+        "typed positions in place under a byte-addressed output",
+        &[(
+            "  vertices: { group: 0, binding: 0, stride: 24, position: 0, normal: 12 }",
+            "  positions: { group: 0, binding: 0, format: vec3 }",
+        )],
+        "the output takes its input's form: `compute.output` over `compute.vertices`, or `compute.skinned` over `compute.positions`",
     ),
     (
         "a count path to a member the nested struct lacks",
