@@ -89,7 +89,8 @@ fn static_wgsl(contract: &Contract) -> String {
         None => format!("{src}[id.x].xyz"),
     };
     // A shader that bounds its invocations by its inputs' length has no count uniform: the
-    // positions' binding holds exactly the case's vertices.
+    // positions' binding holds exactly the case's vertices (skinned in place, the output's binding
+    // may hold its guard too, which this timing kernel then transforms as well).
     let count = match (contract.try_slot(Role::Count), pulled) {
         (Some(_), _) => "params.count".to_string(),
         (None, Some((stride, _))) => format!("arrayLength(&{src}) / {}u", stride / 4),
