@@ -394,14 +394,13 @@ fn count_guard(s: &Sites) -> Vec<Candidate> {
         }
         _ => false,
     };
-    let is_length = |e: Handle<Expression>| match func.expressions[e] {
-        Expression::Binary {
-            op: BinaryOperator::Divide,
-            left,
-            ..
-        } => of_input(left),
-        _ => of_input(e),
+    // `e`, or its left operand where `e` is `op` of two: a length divided by the words a vertex,
+    // a range's end less its start.
+    let left_of = |e: Handle<Expression>, op: BinaryOperator| match func.expressions[e] {
+        Expression::Binary { op: o, left, .. } if o == op => left,
+        _ => e,
     };
+    let is_length = |e| of_input(left_of(e, BinaryOperator::Divide));
     // Or a filled uniform's member the profile names as the count.
     let filled = (s.contract.filled.iter())
         .filter_map(|f| Some((f.role, f.count.as_ref()?.offset?)))
@@ -414,14 +413,7 @@ fn count_guard(s: &Sites) -> Vec<Candidate> {
         }
     };
     // The count, or a range's length from its end (`end - start`).
-    let is_count = |e: Handle<Expression>| match func.expressions[e] {
-        Expression::Binary {
-            op: BinaryOperator::Subtract,
-            left,
-            ..
-        } => reads_count(left),
-        _ => reads_count(e),
-    };
+    let is_count = |e| reads_count(left_of(e, BinaryOperator::Subtract));
     let mut edits = Vec::new();
     for (e, expr) in func.expressions.iter() {
         let Expression::Binary { op, left, right } = *expr else {
