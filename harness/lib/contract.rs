@@ -6,7 +6,7 @@
 
 use naga::{AddressSpace, ArraySize, Handle, ShaderStage, StorageAccess, TypeInner};
 
-pub use crate::format::{JointFormat, PositionFormat, WeightFormat};
+pub use crate::format::{JointFormat, PositionFormat, Stream, WeightFormat};
 
 /// What a binding holds, one per binding of the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -709,6 +709,44 @@ pub struct Contract {
     /// palette (`bindings[].palette_offset`, as Bevy's per-instance `current_skin_index`): the
     /// palette then starts with [`PALETTE_OFFSET`] other matrices, as with [`Role::PaletteOffset`].
     pub offset_in_filled: bool,
+    /// Where the compute stage's own normal and tangent buffers hold each vertex's direction:
+    /// typed arrays, or byte-addressed ones.
+    pub streams: Streams,
+}
+
+/// The places of the compute stage's source and skinned normals and tangents in buffers of their
+/// own (those of [`Role::Normals`], [`Role::Tangents`], [`Role::SkinnedNormals`] and
+/// [`Role::SkinnedTangents`]), where the contract has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Streams {
+    pub normals: Stream,
+    pub tangents: Stream,
+    pub skinned_normals: Stream,
+    pub skinned_tangents: Stream,
+}
+
+impl Default for Streams {
+    /// Typed arrays: normals as vec4 (w 0), tangents as vec4 (w the handedness).
+    fn default() -> Streams {
+        Streams {
+            normals: Stream::typed(3),
+            tangents: Stream::typed(4),
+            skinned_normals: Stream::typed(3),
+            skinned_tangents: Stream::typed(4),
+        }
+    }
+}
+
+impl Streams {
+    /// The stream bound as `role`, one of the four.
+    pub fn of(&self, role: Role) -> Stream {
+        match role {
+            Role::Normals => self.normals,
+            Role::Tangents => self.tangents,
+            Role::SkinnedNormals => self.skinned_normals,
+            _ => self.skinned_tangents,
+        }
+    }
 }
 
 /// How many other matrices come before the case's joint 0 in a palette with a base offset: a
@@ -1176,6 +1214,7 @@ impl Contract {
             camera_member: None,
             camera_in_palette: false,
             offset_in_filled: false,
+            streams: Streams::default(),
             palette_texture: None,
             palette_element: PaletteElement::default(),
         }
@@ -1397,6 +1436,25 @@ impl Contract {
         slots.sort_by_key(|s| (s.group, s.binding, read_only(s)));
         slots.dedup_by_key(|s| (s.group, s.binding));
         slots
+    }
+
+    /// Whether the skinned normals or tangents (`role`) are written over their sources: at the
+    /// binding of [`Role::Normals`] or [`Role::Tangents`], one buffer holding both.
+    pub fn frames_in_place(&self, role: Role) -> bool {
+        let source = match role {
+            Role::SkinnedNormals => Role::Normals,
+            _ => Role::Tangents,
+        };
+        match (self.try_slot(source), self.try_slot(role)) {
+            (Some(a), Some(b)) => (a.group, a.binding) == (b.group, b.binding),
+            _ => false,
+        }
+    }
+
+    /// Whether the skinned tangents the harness reads keep a handedness: not where the shader
+    /// writes them to a buffer of vec3 tangents.
+    pub fn tangent_handedness(&self) -> bool {
+        self.try_slot(Role::SkinnedTangents).is_none() || self.streams.skinned_tangents.words == 4
     }
 
     /// Whether the compute output is written over the vertices it reads: `compute.output` at

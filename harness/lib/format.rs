@@ -215,6 +215,72 @@ impl PositionFormat {
     }
 }
 
+/// How tangents are stored: four floats (xyz and w, the handedness), or three (the direction
+/// alone, as engines store it that keep no handedness).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TangentFormat {
+    Vec3,
+    #[default]
+    Vec4,
+}
+
+impl TangentFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            TangentFormat::Vec3 => "vec3",
+            TangentFormat::Vec4 => "vec4",
+        }
+    }
+
+    /// The floats a tangent takes.
+    pub fn words(self) -> u32 {
+        match self {
+            TangentFormat::Vec3 => 3,
+            TangentFormat::Vec4 => 4,
+        }
+    }
+}
+
+/// Where each vertex's normal or tangent lies in a buffer of its own: `words` floats (xyz, then a
+/// vec4's w) at byte `offset` of each vertex's `stride` bytes. A typed array (`array<vec4<f32>>`
+/// or `array<vec3<f32>>`) is a 16-byte stride at offset 0; a byte-addressed one (`array<f32>`,
+/// `array<u32>` or an array of a struct of 32-bit members) takes the profile's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream {
+    pub stride: u32,
+    pub offset: u32,
+    pub words: u32,
+    /// Whether byte-addressed: every byte outside the direction is then another field's or
+    /// vertex's, which the shader must leave as it was.
+    pub byte_addressed: bool,
+}
+
+impl Stream {
+    /// A typed array of `words`-float directions (a vec3 array has a vec4's 16-byte stride).
+    pub const fn typed(words: u32) -> Stream {
+        Stream {
+            stride: 16,
+            offset: 0,
+            words,
+            byte_addressed: false,
+        }
+    }
+
+    /// The buffer of `values` (xyzw each): each vertex's first `words` floats at its place,
+    /// zeros elsewhere.
+    pub fn pack(&self, values: &[[f32; 4]]) -> Vec<u8> {
+        let (stride, offset) = (self.stride as usize, self.offset as usize);
+        let mut out = vec![0u8; values.len() * stride];
+        for (v, value) in values.iter().enumerate() {
+            let at = v * stride + offset;
+            let floats = &value[..self.words as usize];
+            out[at..at + 4 * floats.len()].copy_from_slice(bytemuck::cast_slice(floats));
+        }
+        out
+    }
+}
+
 /// How a vertex stage takes its position attribute: three floats (`vec3`, or `vec4` read with
 /// w = 1, as WebGPU fills), or two (`vec2`: a planar mesh's x and y, as 2D rigs store them, the
 /// stage supplying z itself; a case whose mesh leaves the plane z = 0 cannot be tested).
@@ -501,6 +567,33 @@ impl Default for Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_places_each_direction_and_zeros_the_rest() {
+        let values = [[1.0f32, 2.0, 3.0, -1.0], [4.0, 5.0, 6.0, 1.0]];
+        let floats = |b: Vec<u8>| bytemuck::cast_slice::<u8, f32>(&b).to_vec();
+        let packed = Stream {
+            stride: 12,
+            offset: 0,
+            words: 3,
+            byte_addressed: true,
+        };
+        assert_eq!(floats(packed.pack(&values)), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let spaced = Stream {
+            stride: 20,
+            offset: 4,
+            words: 4,
+            byte_addressed: true,
+        };
+        assert_eq!(
+            floats(spaced.pack(&values)),
+            [0.0, 1.0, 2.0, 3.0, -1.0, 0.0, 4.0, 5.0, 6.0, 1.0]
+        );
+        assert_eq!(
+            floats(Stream::typed(3).pack(&values[..1])),
+            [1.0, 2.0, 3.0, 0.0]
+        );
+    }
 
     #[test]
     fn joints_pack_little_endian_and_refuse_what_does_not_fit() {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::case::CaseError;
 use crate::compose::Define;
 use crate::contract::{Contract, Elem, Fill, Origin, Pipeline, Role, Space, Want};
-use crate::format::{AttributePosition, JointFormat, PositionFormat, WeightFormat};
+use crate::format::{AttributePosition, JointFormat, PositionFormat, TangentFormat, WeightFormat};
 use crate::yaml_line;
 
 /// A shader's own layout: which stages it has and, per role, its group and binding or vertex
@@ -346,20 +346,108 @@ pub struct Compute {
     /// itself (by `arrayLength` of an input, each bound to exactly the case's vertices).
     #[serde(default)]
     pub count: Option<Slot>,
-    /// Source normals, `vec4` or `vec3` (a 16-byte stride either way; w is 0), if the shader
-    /// skins normals.
+    /// Source normals, `vec4` or `vec3` (typed: a 16-byte stride either way; w is 0), if the
+    /// shader skins normals.
     #[serde(default)]
-    pub normals: Option<Buffer<PositionFormat>>,
-    /// Source tangents, `array<vec4<f32>>` (w = handedness), if the shader skins tangents.
+    pub normals: Option<Frames<PositionFormat>>,
+    /// Source tangents, `vec4` (w = handedness) or `vec3` (the direction alone), if the shader
+    /// skins tangents.
     #[serde(default)]
-    pub tangents: Option<Slot>,
-    /// Where the shader writes skinned normals (`vec4` or `vec3`, a 16-byte stride), compared
-    /// with the CPU reference's by angle.
+    pub tangents: Option<Frames<TangentFormat>>,
+    /// Where the shader writes skinned normals, compared with the CPU reference's by angle; at
+    /// `normals`' binding, over them.
     #[serde(default)]
-    pub skinned_normals: Option<Buffer<PositionFormat>>,
-    /// Where the shader writes skinned tangents (`array<vec4<f32>>`, w the source's).
+    pub skinned_normals: Option<Frames<PositionFormat>>,
+    /// Where the shader writes skinned tangents (a vec4's w the source's); at `tangents`'
+    /// binding, over them.
     #[serde(default)]
-    pub skinned_tangents: Option<Slot>,
+    pub skinned_tangents: Option<Frames<TangentFormat>>,
+}
+
+/// A buffer of one normal or tangent a vertex: a typed array (`array<vec4<f32>>`, or
+/// `array<vec3<f32>>` at the same 16-byte stride), or with `stride` a byte-addressed one
+/// (`array<f32>`, `array<u32>` or an array of a struct of 32-bit members), each vertex `stride`
+/// bytes and its direction at byte `offset` of them, as engines keep tightly packed streams.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Frames<F> {
+    pub group: u32,
+    pub binding: u32,
+    /// Left out: a vec4 tangent; a normal as a vec4 in a typed array, a vec3 byte-addressed.
+    #[serde(default)]
+    pub format: Option<F>,
+    #[serde(default)]
+    pub stride: Option<u32>,
+    #[serde(default)]
+    pub offset: Option<u32>,
+}
+
+impl<F: Copy> Frames<F> {
+    /// These skinned directions with their source's format where they give none.
+    fn inherit(self, source: Option<Frames<F>>) -> Frames<F> {
+        Frames {
+            format: self.format.or(source.and_then(|s| s.format)),
+            ..self
+        }
+    }
+}
+
+impl Compute {
+    /// The skinned normals and tangents, each in its source's format unless it gives its own.
+    fn skinned_frames(
+        &self,
+    ) -> (
+        Option<Frames<PositionFormat>>,
+        Option<Frames<TangentFormat>>,
+    ) {
+        (
+            self.skinned_normals.map(|f| f.inherit(self.normals)),
+            self.skinned_tangents.map(|f| f.inherit(self.tangents)),
+        )
+    }
+}
+
+impl<F> Frames<F> {
+    pub fn slot(&self) -> Slot {
+        Slot {
+            group: self.group,
+            binding: self.binding,
+        }
+    }
+
+    /// Where each vertex's direction of `words` floats lies.
+    pub fn stream(&self, words: u32) -> crate::format::Stream {
+        match self.stride {
+            Some(stride) => crate::format::Stream {
+                stride,
+                offset: self.offset.unwrap_or(0),
+                words,
+                byte_addressed: true,
+            },
+            None => crate::format::Stream::typed(words),
+        }
+    }
+}
+
+impl Frames<PositionFormat> {
+    /// A normal's stream: a vec4's w (0) is a word of it only where byte-addressed.
+    fn normal_stream(&self) -> crate::format::Stream {
+        let words = match (self.stride, self.format) {
+            (Some(_), Some(PositionFormat::Vec4)) => 4,
+            _ => 3,
+        };
+        self.stream(words)
+    }
+}
+
+impl Frames<TangentFormat> {
+    fn tangent_format(&self) -> TangentFormat {
+        self.format.unwrap_or_default()
+    }
+
+    fn tangent_stream(&self) -> crate::format::Stream {
+        self.stream(self.tangent_format().words())
+    }
 }
 
 /// A vertex attribute or stage output given by its location alone (its type is the role's).
@@ -904,12 +992,15 @@ impl Profile {
             out.extend(c.output.as_ref().map(|o| ("compute.output", o.slot())));
             out.extend(c.count.map(|s| ("compute.count", s)));
             out.extend(c.normals.map(|b| ("compute.normals", b.slot())));
-            out.extend(c.tangents.map(|b| ("compute.tangents", b)));
+            out.extend(c.tangents.map(|b| ("compute.tangents", b.slot())));
             out.extend(
                 c.skinned_normals
                     .map(|b| ("compute.skinned_normals", b.slot())),
             );
-            out.extend(c.skinned_tangents.map(|b| ("compute.skinned_tangents", b)));
+            out.extend(
+                c.skinned_tangents
+                    .map(|b| ("compute.skinned_tangents", b.slot())),
+            );
         }
         if let Some(v) = self.vertex.as_ref().filter(|v| !v.camera.in_palette(p)) {
             out.push((
@@ -1108,6 +1199,8 @@ impl Profile {
                     (other.as_str(), field.as_str()),
                     ("compute.vertices", "compute.output")
                         | ("compute.positions", "compute.skinned")
+                        | ("compute.normals", "compute.skinned_normals")
+                        | ("compute.tangents", "compute.skinned_tangents")
                 ) {
                     continue;
                 }
@@ -1181,6 +1274,7 @@ impl Profile {
             }
         }
         self.frames_have_sources()?;
+        self.check_streams()?;
         if let Some(v) = &self.vertex {
             self.check_pulling(v, sets)?;
             self.check_locations(v, sets)?;
@@ -1553,6 +1647,115 @@ impl Influences {
 }
 
 impl Profile {
+    /// The rules of the compute stage's own normal and tangent buffers: a byte-addressed one's
+    /// stride and offset, a skinned tangent's format against its source's, and one written over
+    /// its source (at its binding) laid out as the source is.
+    fn check_streams(&self) -> Result<(), (String, String)> {
+        let Some(c) = &self.compute else {
+            return Ok(());
+        };
+        let err = |field: &str, why: String| Err((field.to_string(), why));
+        let normal = |f: &Frames<PositionFormat>| (f.slot(), f.stride, f.offset, f.normal_stream());
+        let tangent =
+            |f: &Frames<TangentFormat>| (f.slot(), f.stride, f.offset, f.tangent_stream());
+        let (skinned_normals, skinned_tangents) = c.skinned_frames();
+        let all = [
+            ("compute.normals", "normal", c.normals.as_ref().map(normal)),
+            (
+                "compute.tangents",
+                "tangent",
+                c.tangents.as_ref().map(tangent),
+            ),
+            (
+                "compute.skinned_normals",
+                "normal",
+                skinned_normals.as_ref().map(normal),
+            ),
+            (
+                "compute.skinned_tangents",
+                "tangent",
+                skinned_tangents.as_ref().map(tangent),
+            ),
+        ];
+        for (field, what, given) in &all {
+            let Some((_, stride, offset, stream)) = given else {
+                continue;
+            };
+            match (stride, offset) {
+                (None, Some(_)) => {
+                    return err(
+                        &format!("{field}.offset"),
+                        "is for a byte-addressed buffer: give `stride` too, the bytes of a vertex (12 for tightly packed vec3s)".into(),
+                    )
+                }
+                (Some(s), _) if *s == 0 || s % 4 != 0 => {
+                    return err(
+                        &format!("{field}.stride"),
+                        format!("is {s} bytes: a byte-addressed stride is a positive multiple of 4"),
+                    )
+                }
+                (Some(s), o) => {
+                    let o = o.unwrap_or(0);
+                    let bytes = 4 * stream.words;
+                    if o % 4 != 0 || o + bytes > *s {
+                        return err(
+                            &format!("{field}.offset"),
+                            format!("is byte {o}: the {}-byte {what} must start on a 4-byte boundary and lie inside the stride ({s} bytes)", bytes),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Written over the source: the same place in the same buffer.
+        for (source, skinned) in [(&all[0], &all[2]), (&all[1], &all[3])] {
+            let (Some(a), Some(b)) = (&source.2, &skinned.2) else {
+                continue;
+            };
+            if a.0 != b.0 {
+                continue;
+            }
+            let (a, b) = (a.3, b.3);
+            let differs = [
+                ("stride", a.stride != b.stride, a.stride),
+                ("offset", a.offset != b.offset, a.offset),
+                ("format", a.words != b.words, 0),
+            ];
+            if let Some((name, _, value)) = differs.into_iter().find(|d| d.1) {
+                let source_is = if name == "format" {
+                    "its format".to_string()
+                } else {
+                    format!("{value} bytes")
+                };
+                return err(
+                    &format!("{}.{name}", skinned.0),
+                    format!(
+                        "`{}` is written in place, at `{}`' binding, so its {name} must be the source's ({source_is})",
+                        skinned.0, source.0
+                    ),
+                );
+            }
+        }
+        let vec3_tangents = c
+            .tangents
+            .is_some_and(|t| t.tangent_format() == TangentFormat::Vec3);
+        if vec3_tangents {
+            if skinned_tangents.is_some_and(|t| t.tangent_format() == TangentFormat::Vec4) {
+                return err(
+                    "compute.skinned_tangents.format",
+                    "is vec4, a tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: give `format: vec3`".into(),
+                );
+            }
+            if c.output.as_ref().is_some_and(|o| o.tangent.is_some()) {
+                return err(
+                    "compute.output.tangent",
+                    "is a vec4 tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: write them to `compute.skinned_tangents` with `format: vec3`".into(),
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// A skinned normal or tangent output needs the source it skins, in the same stage.
     fn frames_have_sources(&self) -> Result<(), (String, String)> {
         let need = |output: bool, source: bool, field: &str, wants: &str| {
@@ -1949,6 +2152,20 @@ impl Profile {
                 ));
             }
             slots.extend(self.compute_frames(k));
+            let streams = &mut c.streams;
+            if let Some(f) = &k.normals {
+                streams.normals = f.normal_stream();
+            }
+            if let Some(f) = &k.tangents {
+                streams.tangents = f.tangent_stream();
+            }
+            let (skinned_normals, skinned_tangents) = k.skinned_frames();
+            if let Some(f) = &skinned_normals {
+                streams.skinned_normals = f.normal_stream();
+            }
+            if let Some(f) = &skinned_tangents {
+                streams.skinned_tangents = f.tangent_stream();
+            }
             if let Some(j) = k.joints {
                 c.formats.joints = j.format;
             }
@@ -2144,45 +2361,54 @@ impl Profile {
     fn compute_frames(&self, k: &Compute) -> Vec<crate::contract::Slot> {
         let read = Space::Storage { writable: false };
         let write = Space::Storage { writable: true };
-        let tangents = Want::Array(Elem::Vec4F32);
+        // A typed array's type, or byte-addressed words.
+        let ty = |stride: Option<u32>, typed: Want| match stride {
+            Some(_) => Want::OutputWords,
+            None => typed,
+        };
+        let tangents = |f: &Frames<TangentFormat>| match f.tangent_format() {
+            TangentFormat::Vec4 => ty(f.stride, Want::Array(Elem::Vec4F32)),
+            TangentFormat::Vec3 => ty(f.stride, Want::Positions),
+        };
+        let at = |f: Option<&Frames<PositionFormat>>| {
+            f.map(|f| (f.slot(), ty(f.stride, Want::Positions)))
+        };
+        let at_tangents = |f: Option<&Frames<TangentFormat>>| f.map(|f| (f.slot(), tangents(f)));
+        let (skinned_normals, skinned_tangents) = k.skinned_frames();
         let given = [
             (
                 Role::Normals,
-                k.normals.map(|b| b.slot()),
+                at(k.normals.as_ref()),
                 read,
-                Want::Positions,
                 "source normals",
                 "compute.normals",
             ),
             (
                 Role::Tangents,
-                k.tangents,
+                at_tangents(k.tangents.as_ref()),
                 read,
-                tangents,
                 "source tangents",
                 "compute.tangents",
             ),
             (
                 Role::SkinnedNormals,
-                k.skinned_normals.map(|b| b.slot()),
+                at(skinned_normals.as_ref()),
                 write,
-                Want::Positions,
                 "skinned normals",
                 "compute.skinned_normals",
             ),
             (
                 Role::SkinnedTangents,
-                k.skinned_tangents,
+                at_tangents(skinned_tangents.as_ref()),
                 write,
-                tangents,
                 "skinned tangents",
                 "compute.skinned_tangents",
             ),
         ];
         given
             .into_iter()
-            .filter_map(|(role, slot, space, ty, holds, field)| {
-                let s = slot?;
+            .filter_map(|(role, given, space, holds, field)| {
+                let (s, ty) = given?;
                 Some(crate::contract::Slot {
                     role,
                     group: s.group,
@@ -2749,7 +2975,88 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 20);
+        assert_eq!(n, 21);
+    }
+
+    /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its
+    /// source's format unless it gives its own, and in place laid out as its source.
+    #[test]
+    fn normal_and_tangent_streams_are_placed_and_checked() {
+        const STREAMS: &str =
+            include_str!("../../shaders/examples/compute_frame_streams.profile.yaml");
+        let c = Profile::parse(Path::new("p.profile.yaml"), STREAMS)
+            .unwrap()
+            .contract();
+        let packed = |words| crate::format::Stream {
+            stride: 12,
+            offset: 0,
+            words,
+            byte_addressed: true,
+        };
+        assert_eq!(c.streams.normals, packed(3));
+        assert_eq!(c.streams.skinned_normals, packed(3));
+        assert_eq!(c.streams.skinned_tangents, packed(3));
+        assert!(
+            c.frames_in_place(Role::SkinnedNormals) && !c.frames_in_place(Role::SkinnedTangents)
+        );
+        assert!(!c.tangent_handedness());
+        assert_eq!(c.slot(Role::Normals).ty, Want::OutputWords);
+        // Typed, as before: a 16-byte stride, a tangent's w kept.
+        let typed = include_str!("../../shaders/examples/skinning_normals.profile.yaml");
+        let c = Profile::parse(Path::new("p.profile.yaml"), typed)
+            .unwrap()
+            .contract();
+        assert_eq!(c.streams.normals, crate::format::Stream::typed(3));
+        assert!(c.tangent_handedness());
+        let normals = "normals: { group: 0, binding: 6, stride: 12 }";
+        let tangents = "tangents: { group: 0, binding: 7, stride: 12, format: vec3 }";
+        let skinned = "skinned_normals: { group: 0, binding: 6, stride: 12 }";
+        let wrong = |edits: &[(&str, &str)]| {
+            let mut text = STREAMS.to_string();
+            for (from, to) in edits {
+                assert!(text.contains(from), "the example has no `{from}`");
+                text = text.replacen(from, to, 1);
+            }
+            Profile::parse(Path::new("p.profile.yaml"), &text)
+                .unwrap_err()
+                .to_string()
+        };
+        let cases: [(&[(&str, &str)], &str); 6] = [
+            (
+                &[(normals, "normals: { group: 0, binding: 6, offset: 4 }")],
+                "field `compute.normals.offset`: is for a byte-addressed buffer: give `stride` too",
+            ),
+            (
+                &[(normals, "normals: { group: 0, binding: 6, stride: 14 }")],
+                "field `compute.normals.stride`: is 14 bytes: a byte-addressed stride is a positive multiple of 4",
+            ),
+            (
+                &[(tangents, "tangents: { group: 0, binding: 7, stride: 12, offset: 4, format: vec3 }")],
+                "field `compute.tangents.offset`: is byte 4: the 12-byte tangent must start on a 4-byte boundary and lie inside the stride (12 bytes)",
+            ),
+            (
+                &[(skinned, "skinned_normals: { group: 0, binding: 6, stride: 16 }")],
+                "field `compute.skinned_normals.stride`: `compute.skinned_normals` is written in place, at `compute.normals`' binding, so its stride must be the source's (12 bytes)",
+            ),
+            (
+                &[
+                    (normals, "normals: { group: 0, binding: 6, stride: 16, format: vec4 }"),
+                    (skinned, "skinned_normals: { group: 0, binding: 6, stride: 16, format: vec3 }"),
+                ],
+                "field `compute.skinned_normals.format`: `compute.skinned_normals` is written in place, at `compute.normals`' binding, so its format must be the source's",
+            ),
+            (
+                &[(
+                    "skinned_tangents: { group: 0, binding: 8, stride: 12 }",
+                    "skinned_tangents: { group: 0, binding: 8, stride: 16, format: vec4 }",
+                )],
+                "field `compute.skinned_tangents.format`: is vec4, a tangent with the source's handedness in w, but the source tangents are vec3",
+            ),
+        ];
+        for (edits, want) in cases {
+            let msg = wrong(edits);
+            assert!(msg.contains(want), "{edits:?}: {msg}");
+        }
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

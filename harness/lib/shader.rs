@@ -1374,8 +1374,25 @@ fn struct_fields(
     ty: Handle<naga::Type>,
 ) -> Option<(&'static str, Vec<(String, String)>)> {
     use crate::contract::Want;
-    let (fields, what, profile_stride, named) = match slot.ty {
-        Want::Words => {
+    let none = Vec::new();
+    let (fields, what, profile_stride, named) = match (slot.ty, slot.role) {
+        // A normal or tangent stream of its own: the one direction at its offset.
+        (
+            Want::OutputWords,
+            Role::Normals | Role::Tangents | Role::SkinnedNormals | Role::SkinnedTangents,
+        ) => {
+            let stream = contract.streams.of(slot.role);
+            let what = match slot.role {
+                Role::Normals => "compute.normals",
+                Role::Tangents => "compute.tangents",
+                Role::SkinnedNormals => "compute.skinned_normals",
+                _ => "compute.skinned_tangents",
+            };
+            let field = ("offset".to_string(), stream.offset, 4 * stream.words);
+            let fields = vec![(field, crate::vertex_struct::Bits::Float)];
+            (fields, what, stream.stride, &none)
+        }
+        (Want::Words, _) => {
             let p = contract.pulled_as(slot.role)?;
             let what = match (slot.role, contract.has(crate::contract::Pipeline::Compute)) {
                 (Role::Joints, _) => "compute.influences",
@@ -1389,7 +1406,7 @@ fn struct_fields(
                 &p.members,
             )
         }
-        Want::OutputWords => {
+        (Want::OutputWords, _) => {
             let p = contract.packed.as_ref()?;
             let fields = p.fields().into_iter();
             let fields = fields

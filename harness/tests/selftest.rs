@@ -1469,7 +1469,12 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 
 /// The example shaders that skin normals and tangents where the harness reads them: their own
 /// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
-const SKIN_NORMALS: [&str; 3] = ["skinning_normals", "compute_pulled", "vertex_normals"];
+const SKIN_NORMALS: [&str; 4] = [
+    "skinning_normals",
+    "compute_pulled",
+    "vertex_normals",
+    "compute_frame_streams",
+];
 /// The examples that write skinned normals but no tangents.
 const SKIN_NORMALS_ONLY: [&str; 4] = [
     "vertex_mesh_bindings",
@@ -1543,7 +1548,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 20] = [
+    let examples: [Example; 21] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1627,6 +1632,12 @@ fn example_shaders_pass_through_their_profiles() {
         ),
         (
             "compute_in_place",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
+        ),
+        (
+            "compute_frame_streams",
             "posed_matches_cpu",
             Some(("render_matches_golden", "the shader has no vertex stage")),
             None,
@@ -2829,6 +2840,62 @@ fn a_validation_layer_message_fails_the_run() {
     assert!(report
         .markdown()
         .contains("Khronos validation layer: on for the Vulkan adapters"));
+}
+
+/// Normals and tangents in streams of their own (`compute_frame_streams`: normals skinned in
+/// place, vec3 tangents into a float stream): a stream read and written at the wrong stride
+/// writes into the guard, which both checks name; a skipped normal keeps its source, which the
+/// posed comparison tells and the bind pose cannot; the tangents' w is not compared, for they
+/// have none.
+#[test]
+fn normal_and_tangent_streams_tell_each_fault() {
+    let name = "compute_frame_streams";
+    let (source, profile) = example_texts(name);
+    let wide = edited(name, &source, &[("let at = 3u * i;", "let at = 4u * i;")]);
+    let Some(report) = run_example_as(name, "streams_wide", &wide, &profile) else {
+        return;
+    };
+    for check in ["normals_match_cpu", "tangents_match_cpu"] {
+        fails_only_as(&report, check, |r| {
+            r.outcome.message.contains("past the case's vertices")
+        });
+    }
+    let skips = edited(
+        name,
+        &source,
+        &[(
+            "    normals[at] = n.x;",
+            "    if (i == 5u) { return; }\n    normals[at] = n.x;",
+        )],
+    );
+    let Some(report) = run_example_as(name, "streams_skip", &skips, &profile) else {
+        return;
+    };
+    let message = |check: &str| {
+        (report.rows.iter())
+            .find(|r| r.case == "bend_two_joints" && r.check == check)
+            .map(|r| (r.outcome.status, r.outcome.message.clone()))
+            .unwrap_or_else(|| panic!("no bend_two_joints::{check} row"))
+    };
+    let (status, why) = message("normals_match_cpu");
+    assert!(
+        status == Status::Fail
+            && why.contains("the normal of vertex 5 is")
+            && why.contains("(posed,"),
+        "{why}"
+    );
+    // The tangents of that vertex are never written: their own stream starts as the sentinel.
+    let (status, why) = message("tangents_match_cpu");
+    assert!(
+        status == Status::Fail && why.contains("never wrote the output of vertex 5"),
+        "{why}"
+    );
+    let passes = |r: &&skinproof::report::Row| r.outcome.status == Status::Pass;
+    assert!(report
+        .rows
+        .iter()
+        .filter(|r| r.check == "posed_matches_cpu")
+        .all(|r| passes(&r)));
 }
 
 /// Skinned in place (`compute_in_place`: the output at the vertices' binding): a vertex the

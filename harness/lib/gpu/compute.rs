@@ -98,10 +98,8 @@ pub struct Dispatch {
     /// Bytes of output read back: the vertices and the guard.
     size: u64,
     readback: wgpu::Buffer,
-    /// The skinned normal and tangent outputs the contract has: (role, output, readback).
-    frames: Vec<(Role, wgpu::Buffer, wgpu::Buffer)>,
-    /// Bytes of each normal or tangent output read back.
-    frame_size: u64,
+    /// The skinned normal and tangent outputs the contract has, each a buffer of its own.
+    frames: Vec<Frames>,
     vertices: u32,
     /// The workgroups the dispatch runs.
     workgroups: u32,
@@ -112,13 +110,47 @@ pub struct Dispatch {
     initial: Vec<u32>,
 }
 
+/// A buffer the shader writes skinned normals or tangents to, and its readback.
+struct Frames {
+    role: Role,
+    out: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    /// Bytes read back: the vertices' and the guard's.
+    size: u64,
+    layout: Output,
+    /// Its words before the dispatch: the sentinel, or written in place the source and a finite
+    /// guard.
+    initial: Vec<u32>,
+}
+
+/// An output's words before the dispatch: the sentinel everywhere, in the vertices' elements
+/// until the shader writes them and in the guard past them; written over `source` (in place),
+/// its words and a finite guard.
+fn initial_words(layout: &Output, n: usize, guard: usize, source: Option<&[u8]>) -> Vec<u32> {
+    let mut initial = vec![SENTINEL; (n + guard) * layout.stride];
+    if let Some(source) = source {
+        // An extra invocation reads the guard as its source, and a NaN read there may come
+        // back with its bits unchanged: the guard holds a finite value instead.
+        initial[n * layout.stride..].fill(GUARD_SOURCE);
+        let words: Vec<u32> = (source.chunks_exact(4))
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .take(n * layout.stride)
+            .collect();
+        initial[..words.len()].copy_from_slice(&words);
+    }
+    initial
+}
+
 /// Where a vertex's output lies in the output buffer, in u32 words.
 #[derive(Clone, Debug, PartialEq)]
 struct Output {
     /// Words per vertex.
     stride: usize,
-    /// The first of the position's 3 words.
+    /// The first of the position's 3 words (or of a normal's or tangent's in a buffer of their
+    /// own, as many as `width`).
     position: usize,
+    /// The words read back from `position`: 3, or a vec4 tangent's 4.
+    width: usize,
     /// The word that must be written 0 (a vec4 output's w); none for vec3 padding.
     w: Option<usize>,
     /// Whether every word outside the fields must stay untouched (a byte-addressed output,
@@ -141,6 +173,7 @@ impl Output {
             Some(p) => Output {
                 stride: p.stride as usize / 4,
                 position: p.position as usize / 4,
+                width: 3,
                 w: None,
                 fields_only: true,
                 normal: p.frames.normal.map(|o| o as usize / 4),
@@ -153,6 +186,7 @@ impl Output {
             None => Output {
                 stride: 4,
                 position: 0,
+                width: 3,
                 w: (contract.formats.skinned == crate::contract::PositionFormat::Vec4).then_some(3),
                 fields_only: false,
                 normal: None,
@@ -163,9 +197,25 @@ impl Output {
         }
     }
 
+    /// Where the normals or tangents of `stream` lie in their own buffer, written over their
+    /// source when `in_place`.
+    fn of_stream(stream: crate::contract::Stream, in_place: bool) -> Output {
+        Output {
+            stride: stream.stride as usize / 4,
+            position: stream.offset as usize / 4,
+            width: stream.words as usize,
+            w: None,
+            fields_only: stream.byte_addressed,
+            normal: None,
+            tangent: None,
+            others: Vec::new(),
+            in_place,
+        }
+    }
+
     /// Each field's words: (first word, count), the position first.
     fn fields(&self) -> Vec<(usize, usize)> {
-        let mut out = vec![(self.position, 3)];
+        let mut out = vec![(self.position, self.width)];
         out.extend(self.normal.map(|n| (n, 3)));
         out.extend(self.tangent.map(|t| (t, 4)));
         out
@@ -296,65 +346,56 @@ impl Dispatch {
             let camera = super::render::camera_matrix(contract, identity);
             bound.push((Role::View, init("camera", &camera, uniform), camera.len()));
         }
-        for (role, label, bytes) in frame_inputs(mesh) {
-            if contract.try_slot(role).is_some() {
-                bound.push((role, init(label, &bytes, storage), bytes.len()));
+        // Normals or tangents skinned in place: likewise their output's first contents.
+        let mut frame_sources = Vec::new();
+        for (role, label, bytes) in frame_inputs(contract, mesh) {
+            let skinned = match role {
+                Role::Normals => Role::SkinnedNormals,
+                _ => Role::SkinnedTangents,
+            };
+            if contract.frames_in_place(skinned) {
+                frame_sources.push((skinned, bytes));
+                continue;
             }
+            bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
-        // The sentinel everywhere: in the vertices' elements until the shader writes them, and in
-        // the guard past them; skinned in place, the vertices themselves and a finite guard.
+        // An output holding `initial`, the buffer it is copied to to be read, and their size.
+        let output = |label: &str, initial: &[u32]| {
+            let size = (initial.len() * 4) as u64;
+            let usage = storage | wgpu::BufferUsages::COPY_SRC;
+            let out = init(label, bytemuck::cast_slice(initial), usage);
+            let usage = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+            let readback = pool.buffer(device, &format!("{label} readback"), size, usage);
+            (out, readback, size)
+        };
         let layout = Output::of(contract);
-        let mut initial = vec![SENTINEL; (n + guard) * layout.stride];
-        if in_place {
-            // An extra invocation reads the guard as its source, and a NaN read there may come
-            // back with its bits unchanged: the guard holds a finite value instead.
-            initial[n * layout.stride..].fill(GUARD_SOURCE);
-            let words: Vec<u32> = (vertices.chunks_exact(4))
-                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                .take(n * layout.stride)
-                .collect();
-            initial[..words.len()].copy_from_slice(&words);
-        }
-        let out = init(
-            "skinned",
-            bytemuck::cast_slice(&initial),
-            storage | wgpu::BufferUsages::COPY_SRC,
-        );
-        let size = (initial.len() * 4) as u64;
-        let readback = pool.buffer(
-            device,
-            "skinned readback",
-            size,
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        );
-        // Skinned normals and tangents start as the sentinel too, with their own guard: vec4
-        // elements, whatever the position output's layout.
-        let frame_initial = vec![SENTINEL; (n + guard) * 4];
-        let frame_size = (frame_initial.len() * 4) as u64;
-        let frames: Vec<(Role, wgpu::Buffer, wgpu::Buffer)> =
-            [Role::SkinnedNormals, Role::SkinnedTangents]
-                .into_iter()
-                .filter(|r| contract.try_slot(*r).is_some())
-                .map(|role| {
-                    let out = init(
-                        "skinned frames",
-                        bytemuck::cast_slice(&frame_initial),
-                        storage | wgpu::BufferUsages::COPY_SRC,
-                    );
-                    let readback = pool.buffer(
-                        device,
-                        "skinned frames readback",
-                        frame_size,
-                        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    );
-                    (role, out, readback)
-                })
-                .collect();
+        let initial = initial_words(&layout, n, guard, in_place.then_some(&vertices[..]));
+        let (out, readback, size) = output("skinned", &initial);
+        // Skinned normals and tangents likewise, each in its own stream with its own guard.
+        let frames: Vec<Frames> = [Role::SkinnedNormals, Role::SkinnedTangents]
+            .into_iter()
+            .filter(|r| contract.try_slot(*r).is_some())
+            .map(|role| {
+                let layout =
+                    Output::of_stream(contract.streams.of(role), contract.frames_in_place(role));
+                let source = frame_sources.iter().find(|(r, _)| *r == role);
+                let initial = initial_words(&layout, n, guard, source.map(|(_, b)| &b[..]));
+                let (out, readback, size) = output("skinned frames", &initial);
+                Frames {
+                    role,
+                    out,
+                    readback,
+                    size,
+                    layout,
+                    initial,
+                }
+            })
+            .collect();
         let mut entries: Vec<(Role, &wgpu::Buffer, usize)> =
             bound.iter().map(|(r, b, n)| (*r, b, *n)).collect();
         entries.push((Role::Skinned, &out, size as usize));
-        for (role, out, _) in &frames {
-            entries.push((*role, out, frame_size as usize));
+        for f in &frames {
+            entries.push((f.role, &f.out, f.size as usize));
         }
         let binds = bind_groups(ctx, layouts, &entries, texture.as_ref(), "compute bindings");
         Ok(Dispatch {
@@ -366,7 +407,6 @@ impl Dispatch {
             readback,
             frames,
             size,
-            frame_size,
             vertices: n as u32,
             workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
             layout,
@@ -392,8 +432,8 @@ impl Dispatch {
             pass.dispatch_workgroups(self.workgroups, 1, 1);
         }
         encoder.copy_buffer_to_buffer(&self.out, 0, &self.readback, 0, self.size);
-        for (_, out, readback) in &self.frames {
-            encoder.copy_buffer_to_buffer(out, 0, readback, 0, self.frame_size);
+        for f in &self.frames {
+            encoder.copy_buffer_to_buffer(&f.out, 0, &f.readback, 0, f.size);
         }
     }
 
@@ -401,8 +441,8 @@ impl Dispatch {
     pub fn recycle(self, ctx: &Context) {
         let mut buffers = self.inputs;
         buffers.extend([self.out, self.readback]);
-        for (_, out, readback) in self.frames {
-            buffers.extend([out, readback]);
+        for f in self.frames {
+            buffers.extend([f.out, f.readback]);
         }
         ctx.pool.give(buffers);
     }
@@ -422,10 +462,11 @@ impl Dispatch {
             self.vertices as usize,
             &self.layout,
         );
-        for (role, _, readback) in &self.frames {
-            let bytes = readback::read(ctx, readback, self.frame_size)?;
-            let frames = inspect_frames(bytemuck::cast_slice(&bytes), self.vertices as usize);
-            match role {
+        for f in &self.frames {
+            let bytes = readback::read(ctx, &f.readback, f.size)?;
+            let words = bytemuck::cast_slice(&bytes);
+            let frames = inspect_frames(words, &f.initial, self.vertices as usize, &f.layout);
+            match f.role {
                 Role::SkinnedNormals => skinned.normals = Some(frames),
                 _ => skinned.tangents = Some(frames),
             }
@@ -434,50 +475,46 @@ impl Dispatch {
     }
 }
 
-/// The source normals (xyz, w 0) and tangents (xyzw) as the compute stage reads them.
-fn frame_inputs(mesh: &Mesh) -> [(Role, &'static str, Vec<u8>); 2] {
+/// The source normals and tangents (xyzw each: a normal's w 0, a tangent's its handedness) in
+/// the contract's streams, for the roles it binds: (role, label, bytes).
+fn frame_inputs(contract: &crate::contract::Contract, mesh: &Mesh) -> Vec<Input> {
     let (normals, tangents) = mesh.frames();
     let normals: Vec<[f32; 4]> = normals.iter().map(|v| [v[0], v[1], v[2], 0.0]).collect();
     [
-        (
-            Role::Normals,
-            "normals",
-            bytemuck::cast_slice(&normals).to_vec(),
-        ),
-        (
-            Role::Tangents,
-            "tangents",
-            bytemuck::cast_slice(&tangents).to_vec(),
-        ),
+        (Role::Normals, "normals", normals),
+        (Role::Tangents, "tangents", tangents),
     ]
+    .into_iter()
+    .filter(|(role, _, _)| contract.try_slot(*role).is_some())
+    .map(|(role, label, values)| (role, label, contract.streams.of(role).pack(&values)))
+    .collect()
 }
 
-/// Skinned normals or tangents of `n` vertices and the guard after them: the values, or the first
-/// element written past `count` or left unwritten.
-fn inspect_frames(words: &[u32], n: usize) -> Result<Vec<[f32; 4]>, Fault> {
-    let (vertices, guard) = words.split_at(n * 4);
-    if let Some(i) = guard
-        .chunks(4)
-        .position(|v| v.iter().any(|&w| w != SENTINEL))
-    {
-        return Err(Fault::WrotePastCount(n + i));
+/// Skinned normals or tangents of `n` vertices in a buffer of their own and the guard after
+/// them, against the same words before the dispatch: the values (xyzw, a vec3's w 0), or the
+/// first element written past `count`, left unwritten or written outside its direction.
+fn inspect_frames(
+    words: &[u32],
+    before: &[u32],
+    n: usize,
+    layout: &Output,
+) -> Result<Vec<[f32; 4]>, Fault> {
+    let (values, skinned) = inspected(words, before, n, layout);
+    match skinned.fault {
+        Some(f) => Err(f),
+        None => Ok(values),
     }
-    if let Some(v) = vertices
-        .chunks(4)
-        .position(|v| v[..3].iter().all(|&w| w == SENTINEL))
-    {
-        return Err(Fault::Unwritten(v));
-    }
-    Ok(vertices
-        .chunks(4)
-        .map(|v| [v[0], v[1], v[2], v[3]].map(f32::from_bits))
-        .collect())
 }
 
 /// The positions and the first fault of an output of `n` vertices and the guard after them, laid
 /// out as `layout` says, against `before`, the same words before the dispatch; the skinned
 /// normals and tangents where the layout holds them, or the first fault of theirs.
 fn inspect(words: &[u32], before: &[u32], n: usize, layout: &Output) -> Skinned {
+    inspected(words, before, n, layout).1
+}
+
+/// [`inspect`], with the first field's values as read (xyzw, as many words as its width).
+fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[f32; 4]>, Skinned) {
     let (vertices, guard) = words.split_at(n * layout.stride);
     let (before, guard_before) = before.split_at(n * layout.stride);
     let past = (guard.chunks(layout.stride))
@@ -549,16 +586,15 @@ fn inspect(words: &[u32], before: &[u32], n: usize, layout: &Output) -> Skinned 
             None => Ok(values((at, k))),
         })
     };
-    let positions = values(fields[0])
-        .into_iter()
-        .map(|v| [v[0], v[1], v[2]])
-        .collect();
-    Skinned {
+    let first = values(fields[0]);
+    let positions = first.iter().map(|v| [v[0], v[1], v[2]]).collect();
+    let skinned = Skinned {
         positions,
         fault,
         normals: frame(layout.normal, 3),
         tangents: frame(layout.tangent, 4),
-    }
+    };
+    (first, skinned)
 }
 
 /// One bind group per (group, layout), each binding the `bound` buffers of its group: (role,
@@ -714,6 +750,7 @@ mod tests {
     const VEC4: &Output = &Output {
         stride: 4,
         position: 0,
+        width: 3,
         w: Some(3),
         fields_only: false,
         normal: None,
@@ -751,6 +788,7 @@ mod tests {
         let packed = Output {
             stride: 3,
             position: 0,
+            width: 3,
             w: None,
             fields_only: true,
             normal: None,
@@ -856,6 +894,30 @@ mod tests {
         assert_eq!(
             inspect(&after, &source, 2, &in_place).fault,
             Some(Fault::WrotePastCount(2))
+        );
+        // Normals of their own written in place, tightly packed: a direction read back as
+        // written, a word of the next vertex's source overwritten caught as past the count.
+        let stream = Output::of_stream(
+            crate::contract::Stream {
+                stride: 12,
+                offset: 0,
+                words: 3,
+                byte_addressed: true,
+            },
+            true,
+        );
+        let mut source: Vec<u32> = [0.0f32, 0.0, 1.0].map(f32::to_bits).to_vec();
+        source.extend([GUARD_SOURCE; 3]);
+        let mut after = source.clone();
+        after[..3].copy_from_slice(&[0.0f32, 1.0, 0.0].map(f32::to_bits));
+        assert_eq!(
+            inspect_frames(&after, &source, 1, &stream),
+            Ok(vec![[0.0, 1.0, 0.0, 0.0]])
+        );
+        after[3] = 0;
+        assert_eq!(
+            inspect_frames(&after, &source, 1, &stream),
+            Err(Fault::WrotePastCount(1))
         );
         let text = Fault::NonZeroW { vertex: 1, w: 1.0 }.to_string();
         assert!(

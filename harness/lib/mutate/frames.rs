@@ -117,16 +117,23 @@ pub(super) fn renormalisation_dropped(s: &Sites) -> Vec<Candidate> {
 }
 
 /// The value stored to the skinned tangents written with w = 1, not the source's handedness: the
-/// stored vec4 in a binding of its own, or in a byte-addressed output the w component stored into
-/// its word.
+/// stored vec4 in a typed binding of its own, or in a byte-addressed output or stream the w
+/// component stored into its word. Not where the tangents are vec3s, with no handedness.
 pub(super) fn tangent_w_lost(s: &Sites) -> Vec<Candidate> {
-    if !s.contract.writes(Role::SkinnedTangents) {
+    let c = s.contract;
+    if !c.writes(Role::SkinnedTangents) || !c.tangent_handedness() {
         return Vec::new();
     }
     let Some(cs) = s.compute() else {
         return Vec::new();
     };
-    let edits: Vec<Edit> = if s.contract.try_slot(Role::SkinnedTangents).is_some() {
+    let own = c.try_slot(Role::SkinnedTangents).is_some();
+    let words = if own {
+        Role::SkinnedTangents
+    } else {
+        Role::Skinned
+    };
+    let edits: Vec<Edit> = if own && !c.streams.skinned_tangents.byte_addressed {
         s.stored_to(cs, Role::SkinnedTangents)
             .into_iter()
             .filter_map(|value| s.span(cs, value))
@@ -136,7 +143,7 @@ pub(super) fn tangent_w_lost(s: &Sites) -> Vec<Candidate> {
             })
             .collect()
     } else {
-        s.stored_to(cs, Role::Skinned)
+        s.stored_to(cs, words)
             .into_iter()
             .filter_map(|value| fourth_component(s.func(cs), value))
             .filter_map(|w| s.span(cs, w))

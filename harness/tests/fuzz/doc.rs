@@ -767,6 +767,51 @@ const STREAM_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/compute_frame_streams.profile.yaml` (normals in a float stream of
+/// their own skinned in place, vec3 tangents in a struct array skinned into a float stream).
+const FRAME_STREAM_EDITS: &[ProfileEdit] = &[
+    (
+        "a normal stream's offset without a stride",
+        &[(
+            "normals: { group: 0, binding: 6, stride: 12 }",
+            "normals: { group: 0, binding: 6, offset: 0 }",
+        )],
+        "is for a byte-addressed buffer: give `stride` too",
+    ),
+    (
+        "a normal stream's stride not a multiple of 4",
+        &[(
+            "normals: { group: 0, binding: 6, stride: 12 }",
+            "normals: { group: 0, binding: 6, stride: 13 }",
+        )],
+        "a byte-addressed stride is a positive multiple of 4",
+    ),
+    (
+        "a tangent stream off its struct's stride",
+        &[(
+            "tangents: { group: 0, binding: 7, stride: 12, format: vec3 }",
+            "tangents: { group: 0, binding: 7, stride: 16, format: vec3 }",
+        )],
+        "`compute.tangents.stride` is 16 bytes, but the shader's array<Direction> has a stride of 12",
+    ),
+    (
+        "normals in place off their source's stride",
+        &[(
+            "skinned_normals: { group: 0, binding: 6, stride: 12 }",
+            "skinned_normals: { group: 0, binding: 6, stride: 24 }",
+        )],
+        "is written in place, at `compute.normals`' binding, so its stride must be the source's (12 bytes)",
+    ),
+    (
+        "vec4 skinned tangents from vec3 sources",
+        &[(
+            "skinned_tangents: { group: 0, binding: 8, stride: 12 }",
+            "skinned_tangents: { group: 0, binding: 8, stride: 16, format: vec4 }",
+        )],
+        "but the source tangents are vec3 (`compute.tangents.format`), with none: give `format: vec3`",
+    ),
+];
+
 /// Edits of `shaders/examples/compute_in_place.profile.yaml` (skinned in place, the count a
 /// nested member).
 const IN_PLACE_EDITS: &[ProfileEdit] = &[
@@ -813,7 +858,7 @@ const IN_PLACE_EDITS: &[ProfileEdit] = &[
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `compute_frame_streams` with normal and tangent streams of their own), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -832,6 +877,7 @@ fn profiles(out: &mut String) {
         ("compute_vertex_structs", STRUCT_EDITS),
         ("compute_skin_streams", STREAM_EDITS),
         ("compute_in_place", IN_PLACE_EDITS),
+        ("compute_frame_streams", FRAME_STREAM_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
