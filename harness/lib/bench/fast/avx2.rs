@@ -507,7 +507,10 @@ unsafe fn transform_steps<const STREAM: bool, T: Copy>(
 /// lengths.
 ///
 /// The 128-bit steps are the row family's: on a Zen 1 core, which splits each 256-bit operation
-/// in two, the 256-bit steps took 3.3-3.5 cycles a vertex from L2 (10k vertices).
+/// in two, the 256-bit steps took 3.3-3.5 cycles a vertex from L2 (10k vertices). There a form
+/// with no transposes, one vertex at a time (x, y and z broadcast from memory, three FMAs, one
+/// 16-byte store over the next vertex's x), was no faster, alternated in one process: 2.0-3.0
+/// cycles a vertex from L2 against these steps' 2.3-2.9, 3.3-5.2 from L3 (200k) against 3.2-4.8.
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn transform_avx2<const WIDE: bool>(
     m: &Mat4,
