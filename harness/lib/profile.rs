@@ -1716,21 +1716,43 @@ impl Profile {
                 continue;
             }
             let (a, b) = (a.3, b.3);
+            let form = |s: crate::format::Stream| match s.byte_addressed {
+                true => "byte-addressed: give both `stride` or neither",
+                false => "typed: give both `stride` or neither",
+            };
+            let format = |s: crate::format::Stream| if s.words == 4 { "vec4" } else { "vec3" };
+            // (field, what must match, whether it differs, the source's)
             let differs = [
-                ("stride", a.stride != b.stride, a.stride),
-                ("offset", a.offset != b.offset, a.offset),
-                ("format", a.words != b.words, 0),
+                (
+                    "stride",
+                    "form",
+                    a.byte_addressed != b.byte_addressed,
+                    form(a).to_string(),
+                ),
+                (
+                    "stride",
+                    "stride",
+                    a.stride != b.stride,
+                    format!("{} bytes", a.stride),
+                ),
+                (
+                    "offset",
+                    "offset",
+                    a.offset != b.offset,
+                    format!("byte {}", a.offset),
+                ),
+                (
+                    "format",
+                    "format",
+                    a.words != b.words,
+                    format(a).to_string(),
+                ),
             ];
-            if let Some((name, _, value)) = differs.into_iter().find(|d| d.1) {
-                let source_is = if name == "format" {
-                    "its format".to_string()
-                } else {
-                    format!("{value} bytes")
-                };
+            if let Some((field, what, _, source_is)) = differs.into_iter().find(|d| d.2) {
                 return err(
-                    &format!("{}.{name}", skinned.0),
+                    &format!("{}.{field}", skinned.0),
                     format!(
-                        "`{}` is written in place, at `{}`' binding, so its {name} must be the source's ({source_is})",
+                        "`{}` is written in place, at `{}`' binding, so its {what} must be the source's ({source_is})",
                         skinned.0, source.0
                     ),
                 );
@@ -3021,7 +3043,11 @@ mod examples {
                 .unwrap_err()
                 .to_string()
         };
-        let cases: [(&[(&str, &str)], &str); 6] = [
+        let cases: [(&[(&str, &str)], &str); 7] = [
+            (
+                &[(skinned, "skinned_normals: { group: 0, binding: 6 }")],
+                "field `compute.skinned_normals.stride`: `compute.skinned_normals` is written in place, at `compute.normals`' binding, so its form must be the source's (byte-addressed: give both `stride` or neither)",
+            ),
             (
                 &[(normals, "normals: { group: 0, binding: 6, offset: 4 }")],
                 "field `compute.normals.offset`: is for a byte-addressed buffer: give `stride` too",
@@ -3043,7 +3069,7 @@ mod examples {
                     (normals, "normals: { group: 0, binding: 6, stride: 16, format: vec4 }"),
                     (skinned, "skinned_normals: { group: 0, binding: 6, stride: 16, format: vec3 }"),
                 ],
-                "field `compute.skinned_normals.format`: `compute.skinned_normals` is written in place, at `compute.normals`' binding, so its format must be the source's",
+                "field `compute.skinned_normals.format`: `compute.skinned_normals` is written in place, at `compute.normals`' binding, so its format must be the source's (vec4)",
             ),
             (
                 &[(
