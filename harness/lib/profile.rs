@@ -373,7 +373,8 @@ pub struct Compute {
 pub struct Frames<F> {
     pub group: u32,
     pub binding: u32,
-    /// Left out: a vec4 tangent; a normal as a vec4 in a typed array, a vec3 byte-addressed.
+    /// Left out: a skinned one's source's; else a vec4 tangent, and a normal as a vec4 in a typed
+    /// array, a vec3 byte-addressed.
     #[serde(default)]
     pub format: Option<F>,
     #[serde(default)]
@@ -416,7 +417,7 @@ impl<F> Frames<F> {
     }
 
     /// Where each vertex's direction of `words` floats lies.
-    pub fn stream(&self, words: u32) -> crate::format::Stream {
+    fn stream(&self, words: u32) -> crate::format::Stream {
         match self.stride {
             Some(stride) => crate::format::Stream {
                 stride,
@@ -1648,19 +1649,18 @@ impl Influences {
 
 impl Profile {
     /// The rules of the compute stage's own normal and tangent buffers: a byte-addressed one's
-    /// stride and offset, a skinned tangent's format against its source's, and one written over
-    /// its source (at its binding) laid out as the source is.
+    /// stride and offset, one written over its source (at its binding) laid out as the source
+    /// is, and a vec3 tangent's skinned form.
     fn check_streams(&self) -> Result<(), (String, String)> {
         let Some(c) = &self.compute else {
             return Ok(());
         };
-        let err = |field: &str, why: String| Err((field.to_string(), why));
-        let normal = |f: &Frames<PositionFormat>| (f.slot(), f.stride, f.offset, f.normal_stream());
+        let given = |f: &Frames<PositionFormat>| (f.slot(), f.stride, f.offset, f.normal_stream());
         let tangent =
             |f: &Frames<TangentFormat>| (f.slot(), f.stride, f.offset, f.tangent_stream());
         let (skinned_normals, skinned_tangents) = c.skinned_frames();
-        let all = [
-            ("compute.normals", "normal", c.normals.as_ref().map(normal)),
+        let all: [Given; 4] = [
+            ("compute.normals", "normal", c.normals.as_ref().map(given)),
             (
                 "compute.tangents",
                 "tangent",
@@ -1669,7 +1669,7 @@ impl Profile {
             (
                 "compute.skinned_normals",
                 "normal",
-                skinned_normals.as_ref().map(normal),
+                skinned_normals.as_ref().map(given),
             ),
             (
                 "compute.skinned_tangents",
@@ -1677,103 +1677,27 @@ impl Profile {
                 skinned_tangents.as_ref().map(tangent),
             ),
         ];
-        for (field, what, given) in &all {
-            let Some((_, stride, offset, stream)) = given else {
-                continue;
-            };
-            match (stride, offset) {
-                (None, Some(_)) => {
-                    return err(
-                        &format!("{field}.offset"),
-                        "is for a byte-addressed buffer: give `stride` too, the bytes of a vertex (12 for tightly packed vec3s)".into(),
-                    )
-                }
-                (Some(s), _) if *s == 0 || s % 4 != 0 => {
-                    return err(
-                        &format!("{field}.stride"),
-                        format!("is {s} bytes: a byte-addressed stride is a positive multiple of 4"),
-                    )
-                }
-                (Some(s), o) => {
-                    let o = o.unwrap_or(0);
-                    let bytes = 4 * stream.words;
-                    if o % 4 != 0 || o + bytes > *s {
-                        return err(
-                            &format!("{field}.offset"),
-                            format!("is byte {o}: the {}-byte {what} must start on a 4-byte boundary and lie inside the stride ({s} bytes)", bytes),
-                        );
-                    }
-                }
-                _ => {}
-            }
+        for one in &all {
+            check_stream_place(one)?;
         }
-        // Written over the source: the same place in the same buffer.
         for (source, skinned) in [(&all[0], &all[2]), (&all[1], &all[3])] {
-            let (Some(a), Some(b)) = (&source.2, &skinned.2) else {
-                continue;
-            };
-            if a.0 != b.0 {
-                continue;
-            }
-            let (a, b) = (a.3, b.3);
-            let form = |s: crate::format::Stream| match s.byte_addressed {
-                true => "byte-addressed: give both `stride` or neither",
-                false => "typed: give both `stride` or neither",
-            };
-            let format = |s: crate::format::Stream| if s.words == 4 { "vec4" } else { "vec3" };
-            // (field, what must match, whether it differs, the source's)
-            let differs = [
-                (
-                    "stride",
-                    "form",
-                    a.byte_addressed != b.byte_addressed,
-                    form(a).to_string(),
-                ),
-                (
-                    "stride",
-                    "stride",
-                    a.stride != b.stride,
-                    format!("{} bytes", a.stride),
-                ),
-                (
-                    "offset",
-                    "offset",
-                    a.offset != b.offset,
-                    format!("byte {}", a.offset),
-                ),
-                (
-                    "format",
-                    "format",
-                    a.words != b.words,
-                    format(a).to_string(),
-                ),
-            ];
-            if let Some((field, what, _, source_is)) = differs.into_iter().find(|d| d.2) {
-                return err(
-                    &format!("{}.{field}", skinned.0),
-                    format!(
-                        "`{}` is written in place, at `{}`' binding, so its {what} must be the source's ({source_is})",
-                        skinned.0, source.0
-                    ),
-                );
-            }
+            check_in_place_stream(source, skinned)?;
         }
-        let vec3_tangents = c
-            .tangents
-            .is_some_and(|t| t.tangent_format() == TangentFormat::Vec3);
-        if vec3_tangents {
-            if skinned_tangents.is_some_and(|t| t.tangent_format() == TangentFormat::Vec4) {
-                return err(
-                    "compute.skinned_tangents.format",
-                    "is vec4, a tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: give `format: vec3`".into(),
-                );
-            }
-            if c.output.as_ref().is_some_and(|o| o.tangent.is_some()) {
-                return err(
-                    "compute.output.tangent",
-                    "is a vec4 tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: write them to `compute.skinned_tangents` with `format: vec3`".into(),
-                );
-            }
+        let vec3_tangents = (c.tangents).is_some_and(|t| t.tangent_format() == TangentFormat::Vec3);
+        if !vec3_tangents {
+            return Ok(());
+        }
+        if skinned_tangents.is_some_and(|t| t.tangent_format() == TangentFormat::Vec4) {
+            return Err((
+                "compute.skinned_tangents.format".into(),
+                "is vec4, a tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: give `format: vec3`".into(),
+            ));
+        }
+        if c.output.as_ref().is_some_and(|o| o.tangent.is_some()) {
+            return Err((
+                "compute.output.tangent".into(),
+                "is a vec4 tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: write them to `compute.skinned_tangents` with `format: vec3`".into(),
+            ));
         }
         Ok(())
     }
@@ -2521,6 +2445,94 @@ fn is_identifier(name: &str) -> bool {
     chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
         && name != "_"
+}
+
+/// A normal or tangent buffer as the profile gives it: (its field, what it holds, and where
+/// given: its slot, stride, offset and stream).
+type Given = (
+    &'static str,
+    &'static str,
+    Option<(Slot, Option<u32>, Option<u32>, crate::format::Stream)>,
+);
+
+/// A byte-addressed normal or tangent buffer's stride and offset: a positive multiple of 4, and
+/// the direction inside the stride on a word.
+fn check_stream_place((field, what, given): &Given) -> Result<(), (String, String)> {
+    let Some((_, stride, offset, stream)) = given else {
+        return Ok(());
+    };
+    let Some(s) = stride else {
+        return match offset {
+            Some(_) => Err((
+                format!("{field}.offset"),
+                "is for a byte-addressed buffer: give `stride` too, the bytes of a vertex (12 for tightly packed vec3s)".into(),
+            )),
+            None => Ok(()),
+        };
+    };
+    if *s == 0 || s % 4 != 0 {
+        return Err((
+            format!("{field}.stride"),
+            format!("is {s} bytes: a byte-addressed stride is a positive multiple of 4"),
+        ));
+    }
+    let (o, bytes) = (offset.unwrap_or(0), 4 * stream.words);
+    if o % 4 != 0 || o + bytes > *s {
+        return Err((
+            format!("{field}.offset"),
+            format!("is byte {o}: the {bytes}-byte {what} must start on a 4-byte boundary and lie inside the stride ({s} bytes)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Skinned directions at their source's binding are written over it: the same form, stride,
+/// offset and format.
+fn check_in_place_stream(source: &Given, skinned: &Given) -> Result<(), (String, String)> {
+    let (Some(a), Some(b)) = (&source.2, &skinned.2) else {
+        return Ok(());
+    };
+    if a.0 != b.0 {
+        return Ok(());
+    }
+    let (a, b) = (a.3, b.3);
+    let form = match a.byte_addressed {
+        true => "byte-addressed: give both `stride` or neither",
+        false => "typed: give both `stride` or neither",
+    };
+    let format = if a.words == 4 { "vec4" } else { "vec3" };
+    // (field, what must match, whether it differs, the source's)
+    let differs = [
+        (
+            "stride",
+            "form",
+            a.byte_addressed != b.byte_addressed,
+            form.to_string(),
+        ),
+        (
+            "stride",
+            "stride",
+            a.stride != b.stride,
+            format!("{} bytes", a.stride),
+        ),
+        (
+            "offset",
+            "offset",
+            a.offset != b.offset,
+            format!("byte {}", a.offset),
+        ),
+        ("format", "format", a.words != b.words, format.to_string()),
+    ];
+    match differs.into_iter().find(|d| d.2) {
+        Some((field, what, _, source_is)) => Err((
+            format!("{}.{field}", skinned.0),
+            format!(
+                "`{}` is written in place, at `{}`' binding, so its {what} must be the source's ({source_is})",
+                skinned.0, source.0
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -1315,10 +1315,11 @@ fn binding_violations(
             }
         } else if !slot.ty.matches(&module.types, var.ty) {
             bad.push(format!(
-                "binding {} (`{name}`) must be {}, is {}{}",
+                "binding {} (`{name}`) must be {}, is {}{}{}",
                 binding.binding,
                 slot.ty.wgsl(),
                 describe(module, var.ty),
+                stream_hint(contract, slot, module, var.ty),
                 slot.whence()
             ));
         } else if let Some((what, why)) = struct_fields(contract, module, slot, var.ty) {
@@ -1362,6 +1363,33 @@ fn binding_violations(
         }
     }
     bad
+}
+
+/// For a normal or tangent buffer of its own declared in the other form than its profile gives
+/// (typed against byte-addressed), the profile's way to the shader's.
+fn stream_hint(
+    contract: &Contract,
+    slot: &crate::contract::Slot,
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+) -> &'static str {
+    use crate::contract::{Elem, Want};
+    let frames = [
+        Role::Normals,
+        Role::Tangents,
+        Role::SkinnedNormals,
+        Role::SkinnedTangents,
+    ];
+    if !frames.contains(&slot.role) {
+        return "";
+    }
+    let types = &module.types;
+    let typed = Want::Positions.matches(types, ty) || Want::Array(Elem::Vec4F32).matches(types, ty);
+    match contract.streams.of(slot.role).byte_addressed {
+        true if typed => ": a typed array of vec3 or vec4 (16 bytes apart) is given without `stride` and `offset`",
+        false if Want::OutputWords.matches(types, ty) => ": a byte-addressed buffer gives `stride`, the bytes of a vertex (12 for tightly packed vec3s)",
+        _ => "",
+    }
 }
 
 /// For a byte-addressed buffer declared as an array of a vertex struct: the profile's name for it

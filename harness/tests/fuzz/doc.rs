@@ -795,6 +795,14 @@ const FRAME_STREAM_EDITS: &[ProfileEdit] = &[
         "`compute.tangents.stride` is 16 bytes, but the shader's array<Direction> has a stride of 12",
     ),
     (
+        "a tangent stream given as typed over the shader's struct array",
+        &[(
+            "tangents: { group: 0, binding: 7, stride: 12, format: vec3 }",
+            "tangents: { group: 0, binding: 7, format: vec3 }",
+        )],
+        "is array<Direction>: a byte-addressed buffer gives `stride`, the bytes of a vertex (12 for tightly packed vec3s)",
+    ),
+    (
         "normals in place off their source's stride",
         &[(
             "skinned_normals: { group: 0, binding: 6, stride: 12 }",

@@ -279,8 +279,10 @@ const STREAM_BYTES: usize = 8 << 20;
 /// influences) store plainly at every size and prefetch their inputs instead. At 2M vertices on a
 /// Zen 2 core, alternated in one process, the 4-influence kernel took 7.7 ms with plain stores
 /// against 8.3 ms with 16-byte streaming stores (7.9-8.1 ms with 32-byte ones); with its inputs
-/// prefetched, the 1-influence kernel took 3.95-4.21 ms plain against 4.27-4.60 streaming. Their
-/// loops leave the memory room for the write-allocate reads. The bound loop is the other way round
+/// prefetched, the 1-influence kernel took 3.95-4.21 ms plain against 4.27-4.60 streaming. On a
+/// Zen 1 core the row form's 4-influence kernel likewise (medians of 40 alternated calls): 12.5 ms
+/// plain against 13.1 ms with 16-byte streaming stores on one thread, 7.07 against 7.09 on two.
+/// Their loops leave the memory room for the write-allocate reads. The bound loop is the other way round
 /// (4.9 against 5.1 ms) and keeps its streaming stores, the faster and so stricter bound.
 fn streams(isa: Isa, n: usize) -> bool {
     isa != Isa::Portable && beyond_caches(n)
