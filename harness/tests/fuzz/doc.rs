@@ -767,6 +767,16 @@ const STREAM_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/skinning_normals.profile.yaml` (typed normal and tangent arrays).
+const TYPED_FRAME_EDITS: &[ProfileEdit] = &[(
+    "a typed normal array given a stride",
+    &[(
+        "normals: { group: 0, binding: 7, format: vec4 }",
+        "normals: { group: 0, binding: 7, format: vec4, stride: 16 }",
+    )],
+    "is array<vec4<f32>>: a typed array of vec3 or vec4 (16 bytes apart) is given without `stride` and `offset`",
+)];
+
 /// Edits of `shaders/examples/compute_frame_streams.profile.yaml` (normals in a float stream of
 /// their own skinned in place, vec3 tangents in a struct array skinned into a float stream).
 const FRAME_STREAM_EDITS: &[ProfileEdit] = &[
@@ -866,7 +876,7 @@ const IN_PLACE_EDITS: &[ProfileEdit] = &[
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `compute_frame_streams` with normal and tangent streams of their own), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -885,6 +895,7 @@ fn profiles(out: &mut String) {
         ("compute_vertex_structs", STRUCT_EDITS),
         ("compute_skin_streams", STREAM_EDITS),
         ("compute_in_place", IN_PLACE_EDITS),
+        ("skinning_normals", TYPED_FRAME_EDITS),
         ("compute_frame_streams", FRAME_STREAM_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
