@@ -6,7 +6,7 @@
 
 use naga::{AddressSpace, ArraySize, Handle, ShaderStage, StorageAccess, TypeInner};
 
-pub use crate::format::{JointFormat, PositionFormat, Stream, WeightFormat};
+pub use crate::format::{JointFormat, NormalMatrix, PositionFormat, Stream, WeightFormat};
 
 /// What a binding holds, one per binding of the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -712,6 +712,8 @@ pub struct Contract {
     /// Where the compute stage's own normal and tangent buffers hold each vertex's direction:
     /// typed arrays, or byte-addressed ones.
     pub streams: Streams,
+    /// The matrix the shader skins normals by, which the CPU reference follows.
+    pub normal_matrix: NormalMatrix,
 }
 
 /// The places of the compute stage's source and skinned normals and tangents in buffers of their
@@ -1215,6 +1217,7 @@ impl Contract {
             camera_in_palette: false,
             offset_in_filled: false,
             streams: Streams::default(),
+            normal_matrix: Default::default(),
             palette_texture: None,
             palette_element: PaletteElement::default(),
         }
@@ -1319,6 +1322,7 @@ impl Contract {
             let whence = p.origin.as_ref();
             reads.planar = Some(whence.map_or(String::new(), |o| format!(" (the profile's {o})")));
         }
+        reads.normals = self.normal_matrix;
         reads.sets = self.influence_sets;
         reads.sets_whence = self
             .profile

@@ -533,6 +533,18 @@ pub fn check_fields(stride: u32, fields: &[Field]) -> Result<(), (String, String
     Ok(())
 }
 
+/// The matrix a shader skins normals by: the inverse transpose of the blended matrix's 3x3 (the
+/// default, what keeps a normal perpendicular to the moved surface), or that 3x3 itself, as
+/// shaders do that treat normals as they treat tangents (the same direction where every joint is
+/// a rotation and a uniform scale).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NormalMatrix {
+    #[default]
+    InverseTranspose,
+    Blended,
+}
+
 /// What the shader under test reads of each vertex, which the scene is built for: the joint
 /// format that holds the fewest indices (a case past it cannot be tested), and the weights as the
 /// numeric path reads them (quantised for the CPU reference too).
@@ -549,6 +561,8 @@ pub struct Reads {
     /// Where the profile says the shader takes planar (x, y) positions, for the message: a case
     /// whose mesh leaves the plane z = 0 cannot be tested.
     pub planar: Option<String>,
+    /// How the shader skins normals, which the CPU reference follows.
+    pub normals: NormalMatrix,
 }
 
 impl Default for Reads {
@@ -560,6 +574,7 @@ impl Default for Reads {
             sets: 1,
             sets_whence: String::new(),
             planar: None,
+            normals: NormalMatrix::InverseTranspose,
         }
     }
 }

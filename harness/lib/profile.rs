@@ -33,6 +33,10 @@ pub struct Profile {
     /// How many influence sets of 4 joints and 4 weights the shader reads per vertex (default 1).
     #[serde(default)]
     pub influence_sets: Option<usize>,
+    /// The matrix the shader skins normals by: the blended matrix's inverse transpose (default)
+    /// or the blended matrix itself; the CPU reference follows it.
+    #[serde(default)]
+    pub normal_matrix: Option<crate::format::NormalMatrix>,
     /// Values for the shader's pipeline-overridable constants (WGSL `override`), keyed by name,
     /// or by number where the declaration has an `@id`: every pipeline and translation of the
     /// shader gets them. An override without a default needs one.
@@ -1276,6 +1280,7 @@ impl Profile {
         }
         self.frames_have_sources()?;
         self.check_streams()?;
+        self.check_normal_matrix()?;
         if let Some(v) = &self.vertex {
             self.check_pulling(v, sets)?;
             self.check_locations(v, sets)?;
@@ -1700,6 +1705,25 @@ impl Profile {
             ));
         }
         Ok(())
+    }
+
+    /// A normal matrix is declared for a shader whose skinned normals the harness reads.
+    fn check_normal_matrix(&self) -> Result<(), (String, String)> {
+        if self.normal_matrix.is_none() {
+            return Ok(());
+        }
+        let compute = self.compute.as_ref().is_some_and(|c| {
+            c.skinned_normals.is_some() || c.output.as_ref().is_some_and(|o| o.normal.is_some())
+        });
+        let vertex = (self.vertex.as_ref())
+            .is_some_and(|v| v.normal_function.is_some() || v.skinned_normal.is_some());
+        if compute || vertex {
+            return Ok(());
+        }
+        Err((
+            "normal_matrix".into(),
+            "says how the shader skins normals, and the profile names no skinned normals: give `compute.skinned_normals`, `compute.output.normal`, `vertex.skinned_normal` or `vertex.normal_function`, or leave it out".into(),
+        ))
     }
 
     /// A skinned normal or tangent output needs the source it skins, in the same stage.
@@ -2286,6 +2310,7 @@ impl Profile {
             }
         }
         c.influence_sets = self.sets();
+        c.normal_matrix = self.normal_matrix.unwrap_or_default();
         c.constants = (self.constants.iter())
             .map(|(k, v)| (k.clone(), v.value()))
             .collect();
@@ -3042,6 +3067,15 @@ mod examples {
             .contract();
         assert_eq!(c.streams.normals, crate::format::Stream::typed(3));
         assert!(c.tangent_handedness());
+        assert_eq!(
+            c.reads().normals,
+            crate::format::NormalMatrix::InverseTranspose
+        );
+        let blended = format!("{typed}normal_matrix: blended\n");
+        let c = Profile::parse(Path::new("p.profile.yaml"), &blended)
+            .unwrap()
+            .contract();
+        assert_eq!(c.reads().normals, crate::format::NormalMatrix::Blended);
         let normals = "normals: { group: 0, binding: 6, stride: 12 }";
         let tangents = "tangents: { group: 0, binding: 7, stride: 12, format: vec3 }";
         let skinned = "skinned_normals: { group: 0, binding: 6, stride: 12 }";

@@ -13,12 +13,16 @@
 //!   (a1 x a2, a2 x a0, a0 x a1), so n' = normalize(sign(det A) * cof(A) * n). The plain A gives
 //!   the same direction only when A is a rotation times a uniform scale.
 //!
+//! A shader may skin normals by A itself, as it skins tangents (n' = normalize(A * n)); its
+//! profile then says `normal_matrix: blended`, and the normals are compared against that.
+//!
 //! Both are renormalised: M of a blend of rotations is no rotation, and a scale stretches them. A
 //! direction that M sends to zero (a singular blend) has no direction: it is returned as zero,
 //! and the checks leave such vertices out.
 
 use glam::{DMat3, DVec3, DVec4, Mat4, Vec3};
 
+use crate::format::NormalMatrix;
 use crate::rig::Mesh;
 
 /// p' = sum over every influence of every set of `w_k * (skin[j_k] * (p, 1)).xyz`; a zero weight
@@ -62,12 +66,16 @@ fn unit(v: DVec3) -> [f32; 3] {
 }
 
 /// n' = normalize(sign(det A) * cof(A) * n), the inverse transpose of the blended matrix's 3x3 A
-/// up to a positive factor (module docs). Empty when the mesh has no normals.
-pub fn skin_normals(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 3]> {
+/// up to a positive factor (module docs); or n' = normalize(A * n) where the shader skins
+/// normals by `NormalMatrix::Blended`. Empty when the mesh has no normals.
+pub fn skin_normals(palette: &[Mat4], mesh: &Mesh, by: NormalMatrix) -> Vec<[f32; 3]> {
     let palette: Vec<glam::DMat4> = palette.iter().map(|m| m.as_dmat4()).collect();
     (0..mesh.normals.len())
         .map(|v| {
             let a = blended(&palette, mesh, v);
+            if by == NormalMatrix::Blended {
+                return unit(a * Vec3::from(mesh.normals[v]).as_dvec3());
+            }
             let cofactor = DMat3::from_cols(
                 a.y_axis.cross(a.z_axis),
                 a.z_axis.cross(a.x_axis),
@@ -187,9 +195,16 @@ mod tests {
         let h = std::f32::consts::FRAC_1_SQRT_2;
         let mesh = frame([h, -h, 0.0], [h, h, 0.0, -1.0], [1.0, 0.0, 0.0, 0.0]);
         let r5 = 1.0 / 5f32.sqrt();
+        let it = NormalMatrix::InverseTranspose;
         assert!(close(
-            &skin_normals(&palette, &mesh)[0],
+            &skin_normals(&palette, &mesh, it)[0],
             &[r5, -2.0 * r5, 0.0]
+        ));
+        // A shader that declares it skins normals by the blended matrix itself.
+        let blended = NormalMatrix::Blended;
+        assert!(close(
+            &skin_normals(&palette, &mesh, blended)[0],
+            &[2.0 * r5, -r5, 0.0]
         ));
         assert!(close(
             &skin_tangents(&palette, &mesh)[0],
@@ -209,7 +224,9 @@ mod tests {
         ];
         let mesh = frame([1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 1.0], [0.5, 0.5, 0.0, 0.0]);
         let h = std::f32::consts::FRAC_1_SQRT_2;
-        assert!(close(&skin_normals(&palette, &mesh)[0], &[h, h, 0.0]));
+        for by in [NormalMatrix::InverseTranspose, NormalMatrix::Blended] {
+            assert!(close(&skin_normals(&palette, &mesh, by)[0], &[h, h, 0.0]));
+        }
         assert!(close(&skin_tangents(&palette, &mesh)[0], &[h, h, 0.0, 1.0]));
     }
 
@@ -219,13 +236,17 @@ mod tests {
         // of diag(-1, 1, 1) is itself, so (1, 0, 0) goes to (-1, 0, 0).
         let mirror = [Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)); 2];
         let mesh = frame([1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0]);
-        assert!(close(&skin_normals(&mirror, &mesh)[0], &[-1.0, 0.0, 0.0]));
+        let it = NormalMatrix::InverseTranspose;
+        assert!(close(
+            &skin_normals(&mirror, &mesh, it)[0],
+            &[-1.0, 0.0, 0.0]
+        ));
         // Scale X to 0: the tangent along X has no direction left.
         let flat = [Mat4::from_scale(Vec3::new(0.0, 1.0, 1.0)); 2];
         let mesh = frame([0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0]);
         assert_eq!(skin_tangents(&flat, &mesh)[0], [0.0, 0.0, 0.0, 1.0]);
         assert_eq!(
-            skin_normals(&flat, &Mesh::default()),
+            skin_normals(&flat, &Mesh::default(), it),
             Vec::<[f32; 3]>::new()
         );
     }

@@ -3,7 +3,7 @@
 use glam::{DQuat, DVec3, Mat4};
 
 use crate::case::{Case, CaseError, IfMissing};
-use crate::format::Reads;
+use crate::format::{NormalMatrix, Reads};
 use crate::rig::{strip, Mesh, Pose, Skeleton, View};
 
 /// What one case describes: skeleton, mesh, palettes at the bind pose and the pose, the CPU
@@ -44,11 +44,11 @@ pub struct Frames {
 }
 
 impl Frames {
-    fn skin(bind: &[Mat4], posed: &[Mat4], mesh: &Mesh) -> Frames {
+    fn skin(bind: &[Mat4], posed: &[Mat4], mesh: &Mesh, normals: NormalMatrix) -> Frames {
         use crate::reference::{skin_normals, skin_tangents};
         Frames {
-            bind_normals: skin_normals(bind, mesh),
-            posed_normals: skin_normals(posed, mesh),
+            bind_normals: skin_normals(bind, mesh, normals),
+            posed_normals: skin_normals(posed, mesh, normals),
             bind_tangents: skin_tangents(bind, mesh),
             posed_tangents: skin_tangents(posed, mesh),
         }
@@ -242,7 +242,7 @@ impl Scene {
         // holds it to min_displacement.
         let displacement = crate::compare::max_abs_error(&cpu_posed, &cpu_bind).error;
         let posed = posed_palette != bind_palette && displacement > tolerance;
-        let frames = Frames::skin(&bind_palette, &posed_palette, &mesh);
+        let frames = Frames::skin(&bind_palette, &posed_palette, &mesh, reads.normals);
         Ok(Scene {
             frames,
             skeleton,

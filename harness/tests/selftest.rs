@@ -2898,6 +2898,62 @@ fn normal_and_tangent_streams_tell_each_fault() {
         .all(|r| passes(&r)));
 }
 
+/// A profile that says its shader skins normals by the blended matrix itself
+/// (`normal_matrix: blended`): the example edited so passes every normal row, and the unedited
+/// example (the inverse transpose) then fails where joints bend, naming the vertex; the mutant of
+/// the plain matrix no longer applies.
+#[test]
+fn a_declared_normal_matrix_is_the_reference() {
+    let name = "compute_frame_streams";
+    let (source, profile) = example_texts(name);
+    let blended = edited(
+        name,
+        &profile,
+        &[(
+            "shader: compute_frame_streams.wgsl",
+            "shader: compute_frame_streams.wgsl\nnormal_matrix: blended",
+        )],
+    );
+    let plain = edited(
+        name,
+        &source,
+        &[(
+            "normalize(normal_matrix(linear) * source)",
+            "normalize(linear * source)",
+        )],
+    );
+    let Some(report) = run_example_as(name, "normals_blended", &plain, &blended) else {
+        return;
+    };
+    let normals: Vec<_> = (report.rows.iter())
+        .filter(|r| r.check == "normals_match_cpu")
+        .collect();
+    assert!(
+        normals.iter().any(|r| r.outcome.status == Status::Pass)
+            && normals.iter().all(|r| !r.outcome.status.fails()),
+        "{:?}",
+        normals
+            .iter()
+            .map(|r| &r.outcome.message)
+            .collect::<Vec<_>>()
+    );
+    let Some(report) = run_example_as(name, "normals_declared_wrong", &source, &blended) else {
+        return;
+    };
+    let bent = (report.rows.iter())
+        .find(|r| r.case == "bend_two_joints" && r.check == "normals_match_cpu")
+        .expect("a bend_two_joints normals row");
+    assert!(
+        bent.outcome.status == Status::Fail
+            && bent
+                .outcome
+                .message
+                .contains("the normal of vertex 2 is 0.38"),
+        "{:?}",
+        bent.outcome
+    );
+}
+
 /// Skinned in place (`compute_in_place`: the output at the vertices' binding): a vertex the
 /// shader skips still holds its source, so the bind pose cannot tell it and the posed comparison
 /// fails at it; invocations past the count write into the guard and fail the compute check; an

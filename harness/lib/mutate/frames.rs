@@ -43,9 +43,11 @@ fn around(s: &Sites, arg: Range<usize>, name: &str) -> Option<Edit> {
 
 /// A call of a function from a matrix to a matrix of the same shape (the normal matrix: the
 /// inverse transpose or the cofactor of the blended matrix) replaced by its argument, so
-/// normals go through the plain blended matrix.
+/// normals go through the plain blended matrix. Not where the profile says the shader skins
+/// normals by the blended matrix itself.
 pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
-    if !s.contract.writes(Role::SkinnedNormals) {
+    let blended = s.contract.normal_matrix == crate::contract::NormalMatrix::Blended;
+    if !s.contract.writes(Role::SkinnedNormals) || blended {
         return Vec::new();
     }
     let types = &s.module.types;

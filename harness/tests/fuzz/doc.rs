@@ -315,6 +315,14 @@ type ProfileEdit = (
 
 const PROFILE_EDITS: &[ProfileEdit] = &[
     (
+        "a normal matrix for a shader without skinned normals",
+        &[(
+            "shader: compute_u16_pairs.wgsl",
+            "shader: compute_u16_pairs.wgsl\nnormal_matrix: blended",
+        )],
+        "the profile names no skinned normals",
+    ),
+    (
         "a role on a binding of another type",
         &[
             (
@@ -768,14 +776,24 @@ const STREAM_EDITS: &[ProfileEdit] = &[
 ];
 
 /// Edits of `shaders/examples/skinning_normals.profile.yaml` (typed normal and tangent arrays).
-const TYPED_FRAME_EDITS: &[ProfileEdit] = &[(
-    "a typed normal array given a stride",
-    &[(
-        "normals: { group: 0, binding: 7, format: vec4 }",
-        "normals: { group: 0, binding: 7, format: vec4, stride: 16 }",
-    )],
-    "is array<vec4<f32>>: a typed array of vec3 or vec4 (16 bytes apart) is given without `stride` and `offset`",
-)];
+const TYPED_FRAME_EDITS: &[ProfileEdit] = &[
+    (
+        "a typed normal array given a stride",
+        &[(
+            "normals: { group: 0, binding: 7, format: vec4 }",
+            "normals: { group: 0, binding: 7, format: vec4, stride: 16 }",
+        )],
+        "is array<vec4<f32>>: a typed array of vec3 or vec4 (16 bytes apart) is given without `stride` and `offset`",
+    ),
+    (
+        "a normal matrix of no kind the harness knows",
+        &[(
+            "shader: skinning_normals.wgsl",
+            "shader: skinning_normals.wgsl\nnormal_matrix: cofactor",
+        )],
+        "normal_matrix",
+    ),
+];
 
 /// Edits of `shaders/examples/compute_frame_streams.profile.yaml` (normals in a float stream of
 /// their own skinned in place, vec3 tangents in a struct array skinned into a float stream).
