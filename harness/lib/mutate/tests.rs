@@ -492,6 +492,29 @@ fn the_normal_kinds_land_in_a_byte_addressed_output() {
     assert_eq!(after(&mutants, Kind::RenormalisationDropped).len(), 2);
 }
 
+/// The example's normal and tangent streams (a float stream in place, vec3 tangents): the normal
+/// kinds land on its entry point; the tangent's w kind has no w to move; and where the profile says
+/// the shader skins normals by the blended matrix itself, the plain-matrix kind does not apply.
+#[test]
+fn the_normal_kinds_follow_the_streams_and_the_declared_normal_matrix() {
+    let mutants = example_mutants("compute_frame_streams");
+    assert_eq!(
+        after(&mutants, Kind::NormalPlainMatrix),
+        ["let n = normalize((linear) * source);"]
+    );
+    assert!(!mutants.iter().any(|m| m.kind == Kind::TangentWLost));
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("shaders/examples/compute_frame_streams.wgsl");
+    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    let mut contract = (*shader.contract).clone();
+    contract.normal_matrix = crate::contract::NormalMatrix::Blended;
+    let mutants = generate(&shader.source, &contract);
+    assert!(!mutants.iter().any(|m| m.kind == Kind::NormalPlainMatrix));
+    assert!(mutants
+        .iter()
+        .any(|m| m.kind == Kind::RenormalisationDropped));
+}
+
 /// A shader with no count uniform bounds its invocations by an input's `arrayLength`: the count
 /// guard kind moves that bound.
 #[test]
