@@ -41,6 +41,34 @@ fn around(s: &Sites, arg: Range<usize>, name: &str) -> Option<Edit> {
     })
 }
 
+/// `(inner)` for the call `name(inner)` written at byte `at`, its closing parenthesis found by
+/// nesting.
+fn call_from(s: &Sites, at: usize, name: &str) -> Option<Edit> {
+    let rest = s.src[at..].strip_prefix(name)?;
+    let open = at + name.len() + (rest.len() - rest.trim_start().len());
+    if !s.src[open..].starts_with('(') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, c) in s.src[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    let close = open + i;
+                    return Some(Edit {
+                        range: at..close + 1,
+                        text: format!("({})", &s.src[open + 1..close]),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A call of a function from a matrix to a matrix of the same shape (the normal matrix: the
 /// inverse transpose or the cofactor of the blended matrix) replaced by its argument, so
 /// normals go through the plain blended matrix. Not where the profile says the shader skins
@@ -93,7 +121,7 @@ pub(super) fn renormalisation_dropped(s: &Sites) -> Vec<Candidate> {
     }
     let mut edits = Vec::new();
     for f in s.funcs() {
-        for (_, expr) in s.func(f).expressions.iter() {
+        for (handle, expr) in s.func(f).expressions.iter() {
             if let Expression::Math {
                 fun: naga::MathFunction::Normalize,
                 arg,
@@ -101,10 +129,14 @@ pub(super) fn renormalisation_dropped(s: &Sites) -> Vec<Candidate> {
             } = *expr
             {
                 // naga's span of a builtin call may be its name alone: the call is found
-                // around its argument.
-                if let Some(arg) = s.span(f, arg) {
-                    edits.extend(around(s, arg, "normalize"));
-                }
+                // around its argument, or, where that span is a `var`'s declaration, from the
+                // call's own span by its parentheses.
+                let edit =
+                    (s.span(f, arg).and_then(|arg| around(s, arg, "normalize"))).or_else(|| {
+                        s.span(f, handle)
+                            .and_then(|at| call_from(s, at.start, "normalize"))
+                    });
+                edits.extend(edit);
             }
         }
     }

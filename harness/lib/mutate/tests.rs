@@ -513,6 +513,19 @@ fn the_normal_kinds_follow_the_streams_and_the_declared_normal_matrix() {
     assert!(mutants
         .iter()
         .any(|m| m.kind == Kind::RenormalisationDropped));
+    // A `var` normalised: naga spans that argument as the declaration, and the call is found
+    // from its own span instead.
+    let from = "let n = normalize(normal_matrix(linear) * source);";
+    assert!(
+        shader.source.contains(from),
+        "the example no longer has `{from}`"
+    );
+    let var = "var m = normal_matrix(linear) * source;\n    let n = normalize(m);";
+    let dropped = after(
+        &generate(&shader.source.replacen(from, var, 1), &contract),
+        Kind::RenormalisationDropped,
+    );
+    assert!(dropped.contains(&"let n = (m);".to_string()), "{dropped:?}");
 }
 
 /// A shader with no count uniform bounds its invocations by an input's `arrayLength`: the count
