@@ -740,13 +740,14 @@ impl Default for Streams {
 }
 
 impl Streams {
-    /// The stream bound as `role`, one of the four.
-    pub fn of(&self, role: Role) -> Stream {
+    /// The stream bound as `role`; none for a role that is no normal or tangent buffer.
+    pub fn of(&self, role: Role) -> Option<Stream> {
         match role {
-            Role::Normals => self.normals,
-            Role::Tangents => self.tangents,
-            Role::SkinnedNormals => self.skinned_normals,
-            _ => self.skinned_tangents,
+            Role::Normals => Some(self.normals),
+            Role::Tangents => Some(self.tangents),
+            Role::SkinnedNormals => Some(self.skinned_normals),
+            Role::SkinnedTangents => Some(self.skinned_tangents),
+            _ => None,
         }
     }
 }

@@ -1374,18 +1374,12 @@ fn stream_hint(
     ty: Handle<naga::Type>,
 ) -> &'static str {
     use crate::contract::{Elem, Want};
-    let frames = [
-        Role::Normals,
-        Role::Tangents,
-        Role::SkinnedNormals,
-        Role::SkinnedTangents,
-    ];
-    if !frames.contains(&slot.role) {
+    let Some(stream) = contract.streams.of(slot.role) else {
         return "";
-    }
+    };
     let types = &module.types;
     let typed = Want::Positions.matches(types, ty) || Want::Array(Elem::Vec4F32).matches(types, ty);
-    match contract.streams.of(slot.role).byte_addressed {
+    match stream.byte_addressed {
         true if typed => ": a typed array of vec3 or vec4 (16 bytes apart) is given without `stride` and `offset`",
         false if Want::OutputWords.matches(types, ty) => ": a byte-addressed buffer gives `stride`, the bytes of a vertex (12 for tightly packed vec3s)",
         _ => "",
@@ -1403,13 +1397,10 @@ fn struct_fields(
 ) -> Option<(&'static str, Vec<(String, String)>)> {
     use crate::contract::Want;
     let none = Vec::new();
-    let (fields, what, profile_stride, named) = match (slot.ty, slot.role) {
+    let stream = contract.streams.of(slot.role);
+    let (fields, what, profile_stride, named) = match (slot.ty, stream) {
         // A normal or tangent stream of its own: the one direction at its offset.
-        (
-            Want::OutputWords,
-            Role::Normals | Role::Tangents | Role::SkinnedNormals | Role::SkinnedTangents,
-        ) => {
-            let stream = contract.streams.of(slot.role);
+        (Want::OutputWords, Some(stream)) => {
             let what = match slot.role {
                 Role::Normals => "compute.normals",
                 Role::Tangents => "compute.tangents",

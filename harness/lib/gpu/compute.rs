@@ -375,20 +375,20 @@ impl Dispatch {
         let frames: Vec<Frames> = [Role::SkinnedNormals, Role::SkinnedTangents]
             .into_iter()
             .filter(|r| contract.try_slot(*r).is_some())
-            .map(|role| {
-                let layout =
-                    Output::of_stream(contract.streams.of(role), contract.frames_in_place(role));
+            .filter_map(|role| {
+                let stream = contract.streams.of(role)?;
+                let layout = Output::of_stream(stream, contract.frames_in_place(role));
                 let source = frame_sources.iter().find(|(r, _)| *r == role);
                 let initial = initial_words(&layout, n, guard, source.map(|(_, b)| &b[..]));
                 let (out, readback, size) = output("skinned frames", &initial);
-                Frames {
+                Some(Frames {
                     role,
                     out,
                     readback,
                     size,
                     layout,
                     initial,
-                }
+                })
             })
             .collect();
         let mut entries: Vec<(Role, &wgpu::Buffer, usize)> =
@@ -486,7 +486,9 @@ fn frame_inputs(contract: &crate::contract::Contract, mesh: &Mesh) -> Vec<Input>
     ]
     .into_iter()
     .filter(|(role, _, _)| contract.try_slot(*role).is_some())
-    .map(|(role, label, values)| (role, label, contract.streams.of(role).pack(&values)))
+    .filter_map(|(role, label, values)| {
+        Some((role, label, contract.streams.of(role)?.pack(&values)))
+    })
     .collect()
 }
 
