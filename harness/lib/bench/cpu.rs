@@ -66,7 +66,8 @@ pub struct CpuBench {
     /// before it was recorded, where it was `isa`.
     #[serde(default)]
     pub bound_isa: String,
-    /// The timed trial that chose between the AVX2 forms, where one ran (`fast::avx2_trial`).
+    /// The timed trial that chose between the SIMD forms, where one ran (`fast::kernel_trial`);
+    /// in reports made before AVX-512 took part, between the AVX2 forms only.
     #[serde(default)]
     pub trial: Option<KernelTrial>,
     /// Hardware threads available to this process.
@@ -172,9 +173,9 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         cpu: cpu_model(),
         isa: isa.name().to_string(),
         bound_isa: isa.bound_family().name().to_string(),
-        // Only where an AVX2 form runs: elsewhere no trial chose the kernel.
-        trial: matches!(isa, Isa::Avx2Fma | Isa::Avx2Rows)
-            .then(fast::avx2_trial)
+        // Only where a SIMD form runs: elsewhere no trial chose the kernel.
+        trial: (isa != Isa::Portable)
+            .then(fast::kernel_trial)
             .flatten()
             .map(KernelTrial::of),
         available_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -84,7 +84,7 @@ fn trial_note(cpu: &CpuBench) -> String {
         .map(|(isa, ns)| format!("{isa} {ns:.2}"))
         .collect();
     format!(
-        " (the fastest of the AVX2 forms in a timed trial, 4-influence skinning of {} in-cache \
+        " (the fastest of the SIMD forms in a timed trial, 4-influence skinning of {} in-cache \
          vertices on one thread, fastest of its rounds in ns a vertex: {})",
         t.vertices,
         timed.join(", ")
@@ -430,7 +430,7 @@ mod tests {
         };
         let md = markdown(&tried, &pal);
         assert!(
-            md.contains("fast kernel: avx2+fma rows (the fastest of the AVX2 forms")
+            md.contains("fast kernel: avx2+fma rows (the fastest of the SIMD forms")
                 && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50)")
                 && md.contains("its memory bound in the same run (what this machine's memory allows): 2M 1.25x"),
             "{md}"

@@ -21,8 +21,9 @@
 //! is the output with no sums across lanes: fewer shuffles and no wait for four vertices, which
 //! made the AVX2 4-influence kernel about a quarter faster than the row form on a Zen 2 core. On a
 //! core that splits 256-bit operations in two (Zen 1) the AVX2 kernels by rows in 128-bit
-//! registers are faster (`avx2_rows`); which AVX2 form runs is decided by a timed trial
-//! ([`avx2_trial`]).
+//! registers are faster (`avx2_rows`), and where 512-bit operations split in two (Zen 4) the
+//! AVX2 form by columns beats the AVX-512 one; which SIMD form runs is decided by a timed trial
+//! ([`kernel_trial`]).
 
 use glam::Mat4;
 
@@ -202,6 +203,8 @@ pub enum Isa {
 
 impl Isa {
     pub const ALL: [Isa; 4] = [Isa::Portable, Isa::Avx2Fma, Isa::Avx2Rows, Isa::Avx512F];
+    /// The SIMD forms, which [`kernel_trial`] times against each other.
+    pub const SIMD: [Isa; 3] = [Isa::Avx2Fma, Isa::Avx2Rows, Isa::Avx512F];
 
     /// Whether this CPU runs the kernel (run-time feature detection).
     pub fn is_supported(self) -> bool {
@@ -218,14 +221,18 @@ impl Isa {
         }
     }
 
-    /// The fastest family this CPU runs: AVX-512F where it has it (one whole matrix per
-    /// register), else the AVX2 form that won [`avx2_trial`], else the portable one.
+    /// The fastest family this CPU runs: the SIMD form that won [`kernel_trial`], else the only
+    /// SIMD form it runs, else the portable one.
     pub fn best() -> Isa {
-        if Isa::Avx512F.is_supported() {
-            Isa::Avx512F
-        } else {
-            avx2_trial().map_or(Isa::Portable, |t| t.chosen)
-        }
+        kernel_trial().map_or_else(
+            || {
+                Isa::SIMD
+                    .into_iter()
+                    .find(|i| i.is_supported())
+                    .unwrap_or(Isa::Portable)
+            },
+            |t| t.chosen,
+        )
     }
 
     /// Every family this CPU runs, in [`Isa::ALL`]'s order.
@@ -253,14 +260,14 @@ impl Isa {
     }
 }
 
-/// The timed trial between the two AVX2 skinning forms (`trial::run`, 4 influences, one
-/// thread), run once per process on first use; None where the CPU lacks AVX2 or FMA.
-pub fn avx2_trial() -> Option<&'static Trial> {
+/// The timed trial between the SIMD forms this CPU runs (`trial::run`, 4 influences, one
+/// thread), run once per process on first use; None where it runs fewer than two.
+pub fn kernel_trial() -> Option<&'static Trial> {
     static TRIAL: OnceLock<Option<Trial>> = OnceLock::new();
     TRIAL
         .get_or_init(|| {
-            let forms = [Isa::Avx2Fma, Isa::Avx2Rows];
-            forms.iter().all(|f| f.is_supported()).then(|| {
+            let forms: Vec<Isa> = Isa::SIMD.into_iter().filter(|f| f.is_supported()).collect();
+            (forms.len() >= 2).then(|| {
                 trial::run(&forms, |isa, m, out| {
                     skin_with(isa, &m.palette, &m.positions, &m.joints, &m.weights, out, 1)
                 })

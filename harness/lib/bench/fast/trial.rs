@@ -1,11 +1,13 @@
 //! A timed trial between kernel families on one small in-cache mesh: which runs faster on this core.
 //!
-//! The AVX2 skinning kernels come in two forms whose speed depends on the core, not on the
-//! instruction set: columns in 256-bit registers (fewer loads, for cores whose 256-bit operations
-//! are whole; the form chosen on Zen 2, where this row form was not measured) and rows in 128-bit
-//! ones (fewer operations where they split in two: faster on Zen 1). Rather than guess from the
-//! CPU's name, both are timed on 4-influence skinning; the
-//! winner's family also gives the static transform and 1-influence kernels their width.
+//! The SIMD skinning kernels come in forms whose speed depends on the core, not on the
+//! instruction set: AVX2 columns in 256-bit registers (fewer loads, for cores whose 256-bit
+//! operations are whole; the form chosen on Zen 2, where the row form was not measured), AVX2 rows
+//! in 128-bit ones (fewer operations where 256-bit ones split in two: faster on Zen 1) and AVX-512
+//! rows, one matrix a register (slower than the AVX2 columns on Zen 4, which splits 512-bit
+//! operations in two). Rather than guess from the CPU's name, every form it
+//! runs is timed on 4-influence skinning; the winner's family also gives the static transform and
+//! 1-influence kernels their width.
 
 use std::time::Instant;
 
