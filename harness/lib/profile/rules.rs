@@ -1,0 +1,869 @@
+//! The profile's rules: each one a located error (the field, the message) for a profile that
+//! cannot describe a shader.
+
+use super::*;
+
+impl Profile {
+    /// The rules of a palette texture's fields: only with `form: texture`, and nothing a
+    /// texture cannot hold (a split palette, an offset, a struct).
+    fn check_texture(&self) -> Result<(), (String, String)> {
+        let p = &self.palette;
+        let texture = p.form == PaletteForm::Texture;
+        let fields = [
+            ("texels", p.texels.is_some()),
+            ("width", p.width.is_some()),
+            ("sampler", p.sampler.is_some()),
+        ];
+        for (field, given) in fields {
+            if given && !texture {
+                return Err((
+                    format!("palette.{field}"),
+                    "is for a palette texture: give `form: texture`".into(),
+                ));
+            }
+        }
+        if texture && p.width.is_none() {
+            return Err((
+                "palette.width".into(),
+                "a palette texture needs its `width`: a number of texels, `row` or `square`".into(),
+            ));
+        }
+        if let Some(n) = p.texels.filter(|n| ![3, 4].contains(n)) {
+            return Err((
+                "palette.texels".into(),
+                format!("must be 4 (a joint's columns) or 3 (the rows of its affine 3x4), got {n}"),
+            ));
+        }
+        let others = [
+            ("inverse_binds", p.inverse_binds.is_some()),
+            ("offset", p.offset.is_some()),
+            ("member", p.member.is_some()),
+            ("matrix", p.matrix != MatrixForm::Columns),
+            ("element_member", p.element_member.is_some()),
+        ];
+        for (field, given) in others {
+            if given && texture {
+                return Err((
+                    format!("palette.{field}"),
+                    "a palette texture holds the palette alone, from joint 0".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The rules of a filled binding's `palette_offset` (binding `i`, member `name`): an
+    /// identifier the binding's `members` do not also set, one such member in all, and a palette
+    /// that can start past other matrices (not with `palette.offset`, in a texture or a struct).
+    fn check_offset_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
+        let field = format!("bindings[{i}].palette_offset");
+        let p = &self.palette;
+        let why = if !is_member_path(name) {
+            format!("`{name}` is not a WGSL identifier or a dotted path of them")
+        } else if self.bindings[i].members.contains_key(name) {
+            format!("`{name}` is also given a value in `bindings[{i}].members`: the harness writes the offset there")
+        } else if self.bindings[..i]
+            .iter()
+            .any(|b| b.palette_offset.is_some())
+        {
+            "another binding already holds the palette's offset".into()
+        } else if p.offset.is_some() {
+            "the palette's offset is already `palette.offset`".into()
+        } else if p.form == PaletteForm::Texture || p.member.is_some() {
+            "a palette texture, or a palette member of a larger struct, holds the palette from joint 0".into()
+        } else {
+            return Ok(());
+        };
+        Err((field, why))
+    }
+
+    /// The rules of a filled binding's `count` (binding `i`, member `name`): an identifier no
+    /// other value of the binding sets, one such member in all, for a compute stage that has no
+    /// `compute.count`.
+    fn check_count_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
+        let b = &self.bindings[i];
+        let why = if !is_member_path(name) {
+            format!("`{name}` is not a WGSL identifier or a dotted path of them")
+        } else if b.members.contains_key(name) || b.palette_offset.as_deref() == Some(name) {
+            format!("`{name}` is also given a value in `bindings[{i}]`: the harness writes the vertex count there")
+        } else if self.bindings[..i].iter().any(|b| b.count.is_some()) {
+            "another binding already holds the vertex count".into()
+        } else {
+            match &self.compute {
+                None => {
+                    "the vertex count is the compute stage's, and the profile gives none".into()
+                }
+                Some(k) if k.count.is_some() => {
+                    "the vertex count is already `compute.count`".into()
+                }
+                Some(_) => return Ok(()),
+            }
+        };
+        Err((format!("bindings[{i}].count"), why))
+    }
+
+    /// The rules of the palette's and the camera's struct members and fills.
+    fn check_members(&self) -> Result<(), (String, String)> {
+        let p = &self.palette;
+        if p.fill != Fill::Zero && p.member.is_none() {
+            return Err((
+                "palette.fill".into(),
+                "fills the rest of a struct around the palette: give the palette's `member`".into(),
+            ));
+        }
+        if p.member.is_some() && (p.inverse_binds.is_some() || p.offset.is_some()) {
+            return Err((
+                "palette.member".into(),
+                "a palette member of a larger struct is not split (`inverse_binds`) or offset (`offset`)".into(),
+            ));
+        }
+        let Some(v) = &self.vertex else {
+            return Ok(());
+        };
+        let c = &v.camera;
+        if c.form != CameraForm::Matrix {
+            for (field, given) in [
+                ("fill", c.fill != Fill::Zero),
+                ("member", c.member.is_some()),
+            ] {
+                if given {
+                    return Err((
+                        format!("vertex.camera.{field}"),
+                        "is for a camera matrix in a larger struct: give `form: matrix`".into(),
+                    ));
+                }
+            }
+        }
+        let shared = (c.group, c.binding) == (p.group, p.binding);
+        if shared && c.member.is_some() && p.member.is_none() {
+            return Err((
+                "palette.member".into(),
+                "the camera is a member of the palette's binding: name the palette's member too"
+                    .into(),
+            ));
+        }
+        if c.in_palette(p) && c.fill != Fill::Zero {
+            return Err((
+                "vertex.camera.fill".into(),
+                "the camera is a member of the palette's struct, which the palette's `fill` fills"
+                    .into(),
+            ));
+        }
+        if c.in_palette(p) && c.member == p.member {
+            return Err((
+                "vertex.camera.member".into(),
+                format!(
+                    "`{}` is the palette's member",
+                    p.member.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The first field that breaks a rule no serde type can state, and why.
+    pub(super) fn validate(&self) -> Result<(), (String, String)> {
+        if self.compute.is_none() && self.vertex.is_none() {
+            return Err((
+                "compute".into(),
+                "the profile names no stage: give `compute`, `vertex` or both".into(),
+            ));
+        }
+        self.check_texture()?;
+        self.check_members()?;
+        // A bind group index past 3 needs a device limit beyond WebGPU's default of 4 groups.
+        let mut seen: BTreeMap<Slot, String> = BTreeMap::new();
+        for (field, slot) in self.slots() {
+            if slot.group > 3 {
+                return Err((
+                    format!("{field}.group"),
+                    format!(
+                        "group {} is past the 4 bind groups WebGPU guarantees (0 to 3)",
+                        slot.group
+                    ),
+                ));
+            }
+            if let Some(other) = seen.insert(slot, field.clone()) {
+                // Skinned in place: the output is written over the vertices it reads.
+                if matches!(
+                    (other.as_str(), field.as_str()),
+                    ("compute.vertices", "compute.output")
+                        | ("compute.positions", "compute.skinned")
+                        | ("compute.normals", "compute.skinned_normals")
+                        | ("compute.tangents", "compute.skinned_tangents")
+                ) {
+                    continue;
+                }
+                let hint = match (other.as_str(), field.as_str()) {
+                    ("palette", "vertex.camera") => " (a camera matrix inside the palette's struct is a `member` of it, as the palette is)",
+                    ("compute.positions", "compute.output") | ("compute.vertices", "compute.skinned") => " (skinned in place, the output takes its input's form: `compute.output` over `compute.vertices`, or `compute.skinned` over `compute.positions`)",
+                    _ => "",
+                };
+                return Err((
+                    format!("{field}.binding"),
+                    format!(
+                        "@group({}) @binding({}) is already `{other}`; each role has its own binding{hint}",
+                        slot.group, slot.binding
+                    ),
+                ));
+            }
+        }
+        for (i, b) in self.bindings.iter().enumerate() {
+            if let Some(k) = b.floats.iter().position(|x| !x.is_finite()) {
+                return Err((
+                    format!("bindings[{i}].floats"),
+                    format!("value {k} is not a finite number"),
+                ));
+            }
+            if let Some(name) = &b.palette_offset {
+                self.check_offset_member(i, name)?;
+            }
+            if let Some(name) = &b.count {
+                self.check_count_member(i, name)?;
+            }
+            for (name, v) in &b.members {
+                if !is_member_path(name) {
+                    return Err((
+                        format!("bindings[{i}].members.{name}"),
+                        format!("`{name}` is not a WGSL identifier or a dotted path of them"),
+                    ));
+                }
+                if let Some(k) = v.0.iter().position(|x| !x.is_finite()) {
+                    return Err((
+                        format!("bindings[{i}].members.{name}"),
+                        format!("value {k} is not a finite number"),
+                    ));
+                }
+            }
+        }
+        if let Some(m) = &self.modules {
+            m.validate()?;
+        }
+        for (field, name) in self.entries() {
+            if !is_identifier(name) {
+                return Err((field.into(), format!("`{name}` is not a WGSL identifier")));
+            }
+        }
+        check_constants(&self.constants)?;
+        let sets = self.sets();
+        if !(1..=4).contains(&sets) {
+            return Err((
+                "influence_sets".into(),
+                format!("must be 1 to 4 influence sets of 4 influences, got {sets}"),
+            ));
+        }
+        for (i, e) in self.expect.iter().enumerate() {
+            for (what, text) in [
+                ("case", &e.case),
+                ("matches", &e.matches),
+                ("reason", &e.reason),
+            ] {
+                if text.trim().is_empty() {
+                    return Err((format!("expect[{i}].{what}"), "must not be empty".into()));
+                }
+            }
+        }
+        self.frames_have_sources()?;
+        self.check_streams()?;
+        self.check_normal_matrix()?;
+        if let Some(v) = &self.vertex {
+            self.check_pulling(v, sets)?;
+            self.check_locations(v, sets)?;
+        }
+        if let Some(c) = &self.compute {
+            check_compute(c, sets)?;
+        }
+        Ok(())
+    }
+
+    /// One location per influence set for joints and weights, and every attribute at its own.
+    /// A vertex stage skins its attributes, or pulls its vertices from one byte-addressed buffer
+    /// (vertex-only, compared through a copy of its entry point), not both.
+    fn check_pulling(&self, v: &Vertex, sets: usize) -> Result<(), (String, String)> {
+        let attributes = [
+            ("vertex.position", v.position.is_some()),
+            ("vertex.joints", v.joints.is_some()),
+            ("vertex.weights", v.weights.is_some()),
+        ];
+        let Some(pulled) = &v.vertices else {
+            if let Some((field, _)) = attributes.iter().find(|a| !a.1) {
+                return Err((
+                    "vertex".into(),
+                    format!("`{}` is missing: give `position`, `joints` and `weights`, or one byte-addressed `vertices` buffer", field.trim_start_matches("vertex.")),
+                ));
+            }
+            return Ok(());
+        };
+        if let Some((field, _)) = attributes.iter().find(|a| a.1) {
+            return Err((
+                field.to_string(),
+                "give either `vertices` (one byte-addressed buffer) or `position`, `joints` and `weights`, not both".into(),
+            ));
+        }
+        let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
+        if self.compute.is_some() {
+            return refuse("vertex.vertices", "a vertex stage pulls its vertices in a vertex-only profile: with a compute stage, the compute stage pulls them (`compute.vertices`)");
+        }
+        if v.skin_function.is_some() {
+            return refuse("vertex.skin_function", "a vertex stage that pulls its vertices is compared through a copy of its entry point: leave out `skin_function`");
+        }
+        if pulled.normal.is_some() || pulled.tangent.is_some() {
+            return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights; its normals and tangents are not compared");
+        }
+        if pulled.joints.is_none() || pulled.weights.is_none() {
+            return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights: give `joints` and `weights` here");
+        }
+        check_vertices(pulled, sets, "vertex.vertices")
+    }
+
+    fn check_locations(&self, v: &Vertex, sets: usize) -> Result<(), (String, String)> {
+        let mut locations = Vec::new();
+        locations.extend(
+            (v.position.as_ref()).map(|p| ("vertex.position.location".to_string(), p.location)),
+        );
+        let joints = v.joints.as_ref().map(|j| &j.location);
+        let weights = v.weights.as_ref().map(|w| &w.location);
+        for (what, places) in [("joints", joints), ("weights", weights)] {
+            let Some(places) = places else { continue };
+            let field = format!("vertex.{what}.location");
+            per_set(&field, places.0.len(), sets)?;
+            locations.extend(places.0.iter().map(|&l| (field.clone(), l)));
+        }
+        locations.extend(
+            v.normal
+                .map(|l| ("vertex.normal.location".into(), l.location)),
+        );
+        locations.extend(
+            v.tangent
+                .map(|l| ("vertex.tangent.location".into(), l.location)),
+        );
+        if let (Some(n), Some(t)) = (v.skinned_normal, v.skinned_tangent) {
+            if n.location == t.location {
+                return Err((
+                    "vertex.skinned_tangent.location".into(),
+                    format!(
+                        "@location({}) is already `vertex.skinned_normal`; each output has its own location",
+                        t.location
+                    ),
+                ));
+            }
+        }
+        for (i, (field, l)) in locations.iter().enumerate() {
+            if let Some((other, _)) = locations[..i].iter().find(|(_, m)| m == l) {
+                return Err((
+                    field.to_string(),
+                    format!(
+                        "@location({l}) is already `{}`; each attribute has its own location",
+                        other.trim_end_matches(".location")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Constant keys as WebGPU takes them (a WGSL name, or an `@id` number from 0 to 65535) with
+/// finite values (naga refuses NaN and infinities for a pipeline constant).
+fn check_constants(constants: &BTreeMap<String, Constant>) -> Result<(), (String, String)> {
+    for (key, value) in constants {
+        let field = format!("constants.{key}");
+        let id = key.bytes().all(|b| b.is_ascii_digit());
+        if id && key.parse::<u16>().is_err() {
+            return Err((
+                field,
+                format!("`{key}` is past the largest override @id, 65535"),
+            ));
+        }
+        if !id && !is_identifier(key) {
+            return Err((
+                field,
+                format!("`{key}` is neither an override's name nor its @id number"),
+            ));
+        }
+        if !value.value().is_finite() {
+            return Err((field, "must be a finite number".into()));
+        }
+    }
+    Ok(())
+}
+
+/// A list with one entry per influence set.
+fn per_set(field: &str, given: usize, sets: usize) -> Result<(), (String, String)> {
+    if given == sets {
+        return Ok(());
+    }
+    Err((
+        field.into(),
+        format!(
+            "gives {} for {sets} influence set{} (`influence_sets`): give one per set, e.g. [{}]",
+            match given {
+                1 => "1 place".to_string(),
+                n => format!("{n} places"),
+            },
+            if sets == 1 { "" } else { "s" },
+            (0..sets)
+                .map(|k| (k * 2).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ))
+}
+
+/// The compute stage's buffers: the positions and the influences each from one source, and one
+/// output, each whole; formats storage can hold; byte-addressed fields aligned, inside the
+/// stride, apart.
+fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
+    check_sources(c)?;
+    if let Some(v) = &c.vertices {
+        check_vertices(v, sets, "compute.vertices")?;
+    }
+    if let Some(i) = &c.influences {
+        check_pulled(
+            i.layout(),
+            [("joints", &i.joints.offset), ("weights", &i.weights.offset)],
+            sets,
+            "compute.influences",
+        )?;
+    }
+    match (&c.skinned, &c.output) {
+        (Some(_), Some(_)) => {
+            return Err((
+                "compute.output".into(),
+                "give either `skinned` or a byte-addressed `output`, not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err((
+                "compute".into(),
+                "the output is missing: give `skinned` or a byte-addressed `output`".into(),
+            ))
+        }
+        (None, Some(o)) => {
+            let layout = o.layout();
+            if layout.members.is_empty() {
+                crate::format::check_fields(layout.stride, &layout.fields())
+                    .map_err(|(f, m)| (format!("compute.output.{f}"), m))?
+            }
+        }
+        (Some(_), None) => {}
+    }
+    if let Some(w) = c.weights.filter(|w| w.format != WeightFormat::F32x4) {
+        return Err((
+            "compute.weights.format".into(),
+            format!(
+                "storage weights are f32x4 (`array<vec4<f32>>`); {} is a vertex format",
+                w.format.name()
+            ),
+        ));
+    }
+    if c.joints.is_some_and(|j| j.format == JointFormat::U8x4) {
+        return Err((
+            "compute.joints.format".into(),
+            "storage joints are u32x4, u16x4 (u16 pairs in u32 words) or f32x4; u8x4 is a vertex format"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Where the compute stage reads the positions (`positions`, or `vertices`) and the joints and
+/// weights (`joints` and `weights`, `vertices`, or `influences`): each from exactly one, whole.
+fn check_sources(c: &Compute) -> Result<(), (String, String)> {
+    let ways = "give `positions`, `joints` and `weights`, or one byte-addressed `vertices` buffer";
+    let v = c.vertices.as_ref();
+    match (v, c.positions.is_some()) {
+        (Some(_), true) => return Err((
+            "compute.positions".into(),
+            "give either `vertices` (one byte-addressed buffer) or `positions`, `joints` and `weights`, not both".into(),
+        )),
+        (None, false) => return Err(("compute".into(), format!("`positions` is missing: {ways}"))),
+        _ => {}
+    }
+    // Each source of the joints and weights: (its field, joints given, weights given).
+    let typed = ("compute", c.joints.is_some(), c.weights.is_some());
+    let pulled = v.map(|v| ("compute.vertices", v.joints.is_some(), v.weights.is_some()));
+    let own = c
+        .influences
+        .as_ref()
+        .map(|_| ("compute.influences", true, true));
+    let sources: Vec<_> = [Some(typed), pulled, own]
+        .into_iter()
+        .flatten()
+        .filter(|(_, j, w)| *j || *w)
+        .collect();
+    match sources.as_slice() {
+        [] if v.is_some() => Err((
+            "compute.vertices".into(),
+            "the joints and weights are missing: give them in `vertices` (`joints` and `weights`) or in a byte-addressed `influences` buffer".into(),
+        )),
+        [] => Err(("compute".into(), format!("`joints` is missing: {ways}"))),
+        [(field, j, w)] if !(j & w) => {
+            let (given, missing) = if *j { ("joints", "weights") } else { ("weights", "joints") };
+            Err(match *field {
+                "compute" => (field.to_string(), format!("`{missing}` is missing: {ways}")),
+                _ => (
+                    field.to_string(),
+                    format!("gives `{given}` without `{missing}`: give both, or neither where a byte-addressed `influences` buffer holds them"),
+                ),
+            })
+        }
+        [_] => Ok(()),
+        [(first, fj, fw), (second, j, _), ..] => {
+            let at = match *second {
+                "compute.influences" => second.to_string(),
+                _ => format!("{second}.{}", if *j { "joints" } else { "weights" }),
+            };
+            // The typed buffers as given: both, or the one.
+            let first = match (*first, fj, fw) {
+                ("compute", true, true) => "`joints` and `weights`".to_string(),
+                ("compute", true, false) => "`joints`".to_string(),
+                ("compute", _, _) => "`weights`".to_string(),
+                (f, ..) => format!("`{}`", f.trim_start_matches("compute.")),
+            };
+            Err((
+                at,
+                format!("the joints and weights are given twice, here and in {first}: give them once, in `joints` and `weights`, in `vertices`, or in a byte-addressed `influences` buffer"),
+            ))
+        }
+    }
+}
+
+/// A byte-addressed vertex buffer's offsets: one per set, each field aligned, inside the stride,
+/// apart from the others.
+fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, String)> {
+    let mut per_set = Vec::new();
+    if let Some(j) = &v.joints {
+        per_set.push(("joints", &j.offset));
+    }
+    if let Some(w) = &v.weights {
+        per_set.push(("weights", &w.offset));
+    }
+    check_pulled(v.layout(), per_set, sets, at)
+}
+
+/// A byte-addressed buffer's layout: `per_set` fields (joints, weights) one place per set, each
+/// field aligned, inside the stride, apart from the others (once the shader places named ones).
+fn check_pulled<'a>(
+    layout: crate::format::Pulled,
+    per_set: impl IntoIterator<Item = (&'a str, &'a Offsets)>,
+    sets: usize,
+    at: &str,
+) -> Result<(), (String, String)> {
+    for (what, offsets) in per_set {
+        self::per_set(&format!("{at}.{what}.offset"), offsets.0.len(), sets)?;
+    }
+    if !layout.members.is_empty() {
+        // Checked once the shader's struct places them.
+        return Ok(());
+    }
+    crate::format::check_fields(layout.stride, &layout.fields()).map_err(|(name, message)| {
+        let field = match name.split('[').next().unwrap_or_default() {
+            what @ ("position" | "stride" | "normal" | "tangent") => format!("{at}.{what}"),
+            what => format!("{at}.{what}.offset"),
+        };
+        let message = if name == "stride" {
+            message
+        } else {
+            format!("`{name}`: {message}")
+        };
+        (field, message)
+    })
+}
+
+impl Profile {
+    /// The rules of the compute stage's own normal and tangent buffers: a byte-addressed one's
+    /// stride and offset, one written over its source (at its binding) laid out as the source
+    /// is, and a vec3 tangent's skinned form.
+    fn check_streams(&self) -> Result<(), (String, String)> {
+        let Some(c) = &self.compute else {
+            return Ok(());
+        };
+        let given = |f: &Frames<PositionFormat>| (f.slot(), f.stride, f.offset, f.normal_stream());
+        let tangent =
+            |f: &Frames<TangentFormat>| (f.slot(), f.stride, f.offset, f.tangent_stream());
+        let (skinned_normals, skinned_tangents) = c.skinned_frames();
+        let all: [Given; 4] = [
+            ("compute.normals", "normal", c.normals.as_ref().map(given)),
+            (
+                "compute.tangents",
+                "tangent",
+                c.tangents.as_ref().map(tangent),
+            ),
+            (
+                "compute.skinned_normals",
+                "normal",
+                skinned_normals.as_ref().map(given),
+            ),
+            (
+                "compute.skinned_tangents",
+                "tangent",
+                skinned_tangents.as_ref().map(tangent),
+            ),
+        ];
+        for one in &all {
+            check_stream_place(one)?;
+        }
+        for (source, skinned) in [(&all[0], &all[2]), (&all[1], &all[3])] {
+            check_in_place_stream(source, skinned)?;
+        }
+        let vec3_tangents = (c.tangents).is_some_and(|t| t.tangent_format() == TangentFormat::Vec3);
+        if !vec3_tangents {
+            return Ok(());
+        }
+        if skinned_tangents.is_some_and(|t| t.tangent_format() == TangentFormat::Vec4) {
+            return Err((
+                "compute.skinned_tangents.format".into(),
+                "is vec4, a tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: give `format: vec3`".into(),
+            ));
+        }
+        if c.output.as_ref().is_some_and(|o| o.tangent.is_some()) {
+            return Err((
+                "compute.output.tangent".into(),
+                "is a vec4 tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: write them to `compute.skinned_tangents` with `format: vec3`".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A normal matrix is declared for a shader whose skinned normals the harness reads.
+    fn check_normal_matrix(&self) -> Result<(), (String, String)> {
+        if self.normal_matrix.is_none() {
+            return Ok(());
+        }
+        let compute = self.compute.as_ref().is_some_and(|c| {
+            c.skinned_normals.is_some() || c.output.as_ref().is_some_and(|o| o.normal.is_some())
+        });
+        let vertex = (self.vertex.as_ref())
+            .is_some_and(|v| v.normal_function.is_some() || v.skinned_normal.is_some());
+        if compute || vertex {
+            return Ok(());
+        }
+        Err((
+            "normal_matrix".into(),
+            "says how the shader skins normals, and the profile names no skinned normals: give `compute.skinned_normals`, `compute.output.normal`, `vertex.skinned_normal` or `vertex.normal_function`, or leave it out".into(),
+        ))
+    }
+
+    /// A skinned normal or tangent output needs the source it skins, in the same stage.
+    fn frames_have_sources(&self) -> Result<(), (String, String)> {
+        let need = |output: bool, source: bool, field: &str, wants: &str| {
+            if output && !source {
+                Err((field.to_string(), format!("`{field}` needs `{wants}` too")))
+            } else {
+                Ok(())
+            }
+        };
+        if let Some(c) = &self.compute {
+            let vertices = c.vertices.as_ref();
+            let output = c.output.as_ref();
+            // (source apart, source in `vertices`, output apart, output in `output`, their fields)
+            let frames = [
+                (
+                    c.normals.is_some(),
+                    vertices.is_some_and(|v| v.normal.is_some()),
+                    c.skinned_normals.is_some(),
+                    output.is_some_and(|o| o.normal.is_some()),
+                    ["compute.normals", "compute.vertices.normal"],
+                    ["compute.skinned_normals", "compute.output.normal"],
+                ),
+                (
+                    c.tangents.is_some(),
+                    vertices.is_some_and(|v| v.tangent.is_some()),
+                    c.skinned_tangents.is_some(),
+                    output.is_some_and(|o| o.tangent.is_some()),
+                    ["compute.tangents", "compute.vertices.tangent"],
+                    ["compute.skinned_tangents", "compute.output.tangent"],
+                ),
+            ];
+            for (apart, within, out_apart, out_within, sources, outputs) in frames {
+                for (both, fields) in [
+                    (apart && within, sources),
+                    (out_apart && out_within, outputs),
+                ] {
+                    if both {
+                        return Err((
+                            fields[0].to_string(),
+                            format!("give either `{}` or `{}`, not both", fields[0], fields[1]),
+                        ));
+                    }
+                }
+                let field = if out_within { outputs[1] } else { outputs[0] };
+                need(
+                    out_apart || out_within,
+                    apart || within,
+                    field,
+                    &format!("{}` or `{}", sources[0], sources[1]),
+                )?;
+            }
+        }
+        if let Some(v) = &self.vertex {
+            for (given, field) in [
+                (v.normal_function.is_some(), "vertex.normal_function"),
+                (v.tangent_function.is_some(), "vertex.tangent_function"),
+            ] {
+                need(
+                    given,
+                    v.skin_function.is_some(),
+                    field,
+                    "vertex.skin_function",
+                )?;
+            }
+            need(
+                v.skinned_normal.is_some(),
+                v.normal.is_some(),
+                "vertex.skinned_normal",
+                "vertex.normal",
+            )?;
+            need(
+                v.skinned_tangent.is_some(),
+                v.tangent.is_some(),
+                "vertex.skinned_tangent",
+                "vertex.tangent",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Every entry point and function name the profile gives, with its field.
+    fn entries(&self) -> Vec<(&'static str, &str)> {
+        let mut out = Vec::new();
+        if let Some(c) = &self.compute {
+            out.push(("compute.entry", c.entry.as_str()));
+        }
+        if let Some(v) = &self.vertex {
+            out.push(("vertex.entry", v.entry.as_str()));
+            out.extend(v.fragment.as_deref().map(|f| ("vertex.fragment", f)));
+            out.extend(
+                v.skin_function
+                    .as_deref()
+                    .map(|f| ("vertex.skin_function", f)),
+            );
+            out.extend(
+                v.normal_function
+                    .as_deref()
+                    .map(|f| ("vertex.normal_function", f)),
+            );
+            out.extend(
+                v.tangent_function
+                    .as_deref()
+                    .map(|f| ("vertex.tangent_function", f)),
+            );
+            out.extend(
+                v.camera
+                    .member
+                    .as_deref()
+                    .map(|m| ("vertex.camera.member", m)),
+            );
+        }
+        out.extend(
+            self.palette
+                .member
+                .as_deref()
+                .map(|m| ("palette.member", m)),
+        );
+        out.extend((self.palette.element_member.as_deref()).map(|m| ("palette.element_member", m)));
+        out
+    }
+}
+
+/// A member or a dotted path into nested structs' members (`vertices.end`).
+fn is_member_path(name: &str) -> bool {
+    name.split('.').all(is_identifier)
+}
+
+/// A WGSL identifier: a letter or `_`, then letters, digits or `_` (not `_` alone).
+pub(super) fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && name != "_"
+}
+
+/// A normal or tangent buffer as the profile gives it: (its field, what it holds, and where
+/// given: its slot, stride, offset and stream).
+type Given = (
+    &'static str,
+    &'static str,
+    Option<(Slot, Option<u32>, Option<u32>, crate::format::Stream)>,
+);
+
+/// A byte-addressed normal or tangent buffer's stride and offset: a positive multiple of 4, and
+/// the direction inside the stride on a word.
+fn check_stream_place((field, what, given): &Given) -> Result<(), (String, String)> {
+    let Some((_, stride, offset, stream)) = given else {
+        return Ok(());
+    };
+    let Some(s) = stride else {
+        return match offset {
+            Some(_) => Err((
+                format!("{field}.offset"),
+                "is for a byte-addressed buffer: give `stride` too, the bytes of a vertex (12 for tightly packed vec3s)".into(),
+            )),
+            None => Ok(()),
+        };
+    };
+    if *s == 0 || s % 4 != 0 {
+        return Err((
+            format!("{field}.stride"),
+            format!("is {s} bytes: a byte-addressed stride is a positive multiple of 4"),
+        ));
+    }
+    let (o, bytes) = (offset.unwrap_or(0), 4 * stream.words);
+    if o % 4 != 0 || o + bytes > *s {
+        return Err((
+            format!("{field}.offset"),
+            format!("is byte {o}: the {bytes}-byte {what} must start on a 4-byte boundary and lie inside the stride ({s} bytes)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Skinned directions at their source's binding are written over it: the same form, stride,
+/// offset and format.
+fn check_in_place_stream(source: &Given, skinned: &Given) -> Result<(), (String, String)> {
+    let (Some(a), Some(b)) = (&source.2, &skinned.2) else {
+        return Ok(());
+    };
+    if a.0 != b.0 {
+        return Ok(());
+    }
+    let (a, b) = (a.3, b.3);
+    let form = match a.byte_addressed {
+        true => "byte-addressed: give both `stride` or neither",
+        false => "typed: give both `stride` or neither",
+    };
+    let format = if a.words == 4 { "vec4" } else { "vec3" };
+    // (field, what must match, whether it differs, the source's)
+    let differs = [
+        (
+            "stride",
+            "form",
+            a.byte_addressed != b.byte_addressed,
+            form.to_string(),
+        ),
+        (
+            "stride",
+            "stride",
+            a.stride != b.stride,
+            format!("{} bytes", a.stride),
+        ),
+        (
+            "offset",
+            "offset",
+            a.offset != b.offset,
+            format!("byte {}", a.offset),
+        ),
+        ("format", "format", a.words != b.words, format.to_string()),
+    ];
+    match differs.into_iter().find(|d| d.2) {
+        Some((field, what, _, source_is)) => Err((
+            format!("{}.{field}", skinned.0),
+            format!(
+                "`{}` is written in place, at `{}`' binding, so its {what} must be the source's ({source_is})",
+                skinned.0, source.0
+            ),
+        )),
+        None => Ok(()),
+    }
+}
