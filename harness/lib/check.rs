@@ -222,7 +222,7 @@ impl Check {
         },
         Check {
             name: "normals_match_cpu",
-            title: "GPU-skinned normals point as the CPU's (the blended matrix's inverse transpose, or itself where the profile says), unit length (max angle)",
+            title: "GPU-skinned normals point as the CPU's (the blended matrix's inverse transpose, itself, or the blend of each joint's own, as the profile says), unit length (max angle)",
             heading: "normals",
             run: frames::normals_match_cpu,
         },

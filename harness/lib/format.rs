@@ -534,15 +534,17 @@ pub fn check_fields(stride: u32, fields: &[Field]) -> Result<(), (String, String
 }
 
 /// The matrix a shader skins normals by: the inverse transpose of the blended matrix's 3x3 (the
-/// default, what keeps a normal perpendicular to the moved surface), or that 3x3 itself, as
+/// default, what keeps a normal perpendicular to the moved surface), that 3x3 itself, as
 /// shaders do that treat normals as they treat tangents (the same direction where every joint is
-/// a rotation and a uniform scale).
+/// a rotation and a uniform scale), or the blend of each joint's own inverse transpose, as
+/// shaders do that keep a normal matrix per joint.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum NormalMatrix {
     #[default]
     InverseTranspose,
     Blended,
+    PerJoint,
 }
 
 /// What the shader under test reads of each vertex, which the scene is built for: the joint

@@ -14,7 +14,13 @@
 //!   the same direction only when A is a rotation times a uniform scale.
 //!
 //! A shader may skin normals by A itself, as it skins tangents (n' = normalize(A * n)); its
-//! profile then says `normal_matrix: blended`, and the normals are compared against that.
+//! profile then says `normal_matrix: blended`, and the normals are compared against that. Or it
+//! may keep each joint's own normal matrix (the inverse transpose of its 3x3 A_k, or the same
+//! built from A_k's column lengths where the columns are orthogonal) and blend those:
+//! n' = normalize(sum_k w_k * A_k^-T * n), with A_k^-T = cof(A_k) / det(A_k) exactly (the
+//! weights mix the terms, so each keeps its scale); its profile says `normal_matrix: per_joint`.
+//! All three agree where every joint is a rotation and the same uniform scale, and part where
+//! joints bend or scale unevenly.
 //!
 //! Both are renormalised: M of a blend of rotations is no rotation, and a scale stretches them. A
 //! direction that M sends to zero (a singular blend) has no direction: it is returned as zero,
@@ -55,6 +61,29 @@ fn blended(palette: &[glam::DMat4], mesh: &Mesh, v: usize) -> DMat3 {
     m
 }
 
+/// The inverse transpose of a 3x3, cof(a) / det(a) (module docs), or None for a singular one.
+fn inverse_transpose(a: DMat3) -> Option<DMat3> {
+    let det = a.determinant();
+    let cofactor = DMat3::from_cols(
+        a.y_axis.cross(a.z_axis),
+        a.z_axis.cross(a.x_axis),
+        a.x_axis.cross(a.y_axis),
+    );
+    (det != 0.0 && det.is_finite()).then(|| cofactor * (1.0 / det))
+}
+
+/// Vertex `v`'s blend of its joints' own normal matrices, sum_k w_k * A_k^-T (zero weights left
+/// out); None where a joint with weight has a singular 3x3.
+fn blended_per_joint(palette: &[glam::DMat4], mesh: &Mesh, v: usize) -> Option<DMat3> {
+    let mut m = DMat3::ZERO;
+    for (j, w) in mesh.influences(v) {
+        if w != 0.0 {
+            m += inverse_transpose(DMat3::from_mat4(palette[j as usize]))? * w as f64;
+        }
+    }
+    Some(m)
+}
+
 /// `v / |v|` as f32, or zero when `v` has no direction.
 fn unit(v: DVec3) -> [f32; 3] {
     let length = v.length();
@@ -67,14 +96,20 @@ fn unit(v: DVec3) -> [f32; 3] {
 
 /// n' = normalize(sign(det A) * cof(A) * n), the inverse transpose of the blended matrix's 3x3 A
 /// up to a positive factor (module docs); or n' = normalize(A * n) where the shader skins
-/// normals by `NormalMatrix::Blended`. Empty when the mesh has no normals.
+/// normals by `NormalMatrix::Blended`; or n' = normalize(sum_k w_k * A_k^-T * n) by
+/// `NormalMatrix::PerJoint` (zero where a joint with weight is singular). Empty when the mesh has
+/// no normals.
 pub fn skin_normals(palette: &[Mat4], mesh: &Mesh, by: NormalMatrix) -> Vec<[f32; 3]> {
     let palette: Vec<glam::DMat4> = palette.iter().map(|m| m.as_dmat4()).collect();
     (0..mesh.normals.len())
         .map(|v| {
+            let n = Vec3::from(mesh.normals[v]).as_dvec3();
+            if by == NormalMatrix::PerJoint {
+                return blended_per_joint(&palette, mesh, v).map_or([0.0; 3], |m| unit(m * n));
+            }
             let a = blended(&palette, mesh, v);
             if by == NormalMatrix::Blended {
-                return unit(a * Vec3::from(mesh.normals[v]).as_dvec3());
+                return unit(a * n);
             }
             let cofactor = DMat3::from_cols(
                 a.y_axis.cross(a.z_axis),
@@ -82,7 +117,7 @@ pub fn skin_normals(palette: &[Mat4], mesh: &Mesh, by: NormalMatrix) -> Vec<[f32
                 a.x_axis.cross(a.y_axis),
             );
             let sign = if a.determinant() < 0.0 { -1.0 } else { 1.0 };
-            unit(sign * (cofactor * Vec3::from(mesh.normals[v]).as_dvec3()))
+            unit(sign * (cofactor * n))
         })
         .collect()
 }
@@ -213,6 +248,33 @@ mod tests {
     }
 
     #[test]
+    fn per_joint_normal_matrices_are_blended_each_at_its_own_scale() {
+        // Joint 0 scales X by 2 (A_0^-T = diag(1/2, 1, 1)), joint 1 is the identity; half and
+        // half on the normal (1, -1, 0)/sqrt 2. Per joint: (1/2 (1/2, -1, 0) + 1/2 (1, -1, 0))
+        // = (3/4, -1, 0), of length 5/4: (0.6, -0.8, 0). The blended matrix diag(3/2, 1, 1) has
+        // the inverse transpose diag(2/3, 1, 1): (2, -3, 0)/sqrt 13; itself: (3, -2, 0)/sqrt 13.
+        let palette = [Mat4::from_scale(Vec3::new(2.0, 1.0, 1.0)), Mat4::IDENTITY];
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let mesh = frame([h, -h, 0.0], [h, h, 0.0, 1.0], [0.5, 0.5, 0.0, 0.0]);
+        let r13 = 1.0 / 13f32.sqrt();
+        let per_joint = skin_normals(&palette, &mesh, NormalMatrix::PerJoint);
+        assert!(close(&per_joint[0], &[0.6, -0.8, 0.0]), "{per_joint:?}");
+        let it = skin_normals(&palette, &mesh, NormalMatrix::InverseTranspose);
+        assert!(close(&it[0], &[2.0 * r13, -3.0 * r13, 0.0]), "{it:?}");
+        let blended = skin_normals(&palette, &mesh, NormalMatrix::Blended);
+        assert!(
+            close(&blended[0], &[3.0 * r13, -2.0 * r13, 0.0]),
+            "{blended:?}"
+        );
+        // A joint with weight that collapses a direction has no inverse: no direction.
+        let flat = [Mat4::from_scale(Vec3::new(0.0, 1.0, 1.0)), Mat4::IDENTITY];
+        assert_eq!(
+            skin_normals(&flat, &mesh, NormalMatrix::PerJoint)[0],
+            [0.0; 3]
+        );
+    }
+
+    #[test]
     fn a_blend_of_rotations_is_renormalised() {
         // Joint 1 turns 90 degrees about Z; half and half: A = ((1/2, 1/2, 0), (-1/2, 1/2, 0),
         // (0, 0, 1)) by columns, a turn of 45 degrees shrunk by 0.707 in XY. The tangent (1, 0, 0)
@@ -224,7 +286,12 @@ mod tests {
         ];
         let mesh = frame([1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 1.0], [0.5, 0.5, 0.0, 0.0]);
         let h = std::f32::consts::FRAC_1_SQRT_2;
-        for by in [NormalMatrix::InverseTranspose, NormalMatrix::Blended] {
+        // Per joint: 1/2 (1, 0, 0) + 1/2 (0, 1, 0) (the turn's own inverse transpose is itself).
+        for by in [
+            NormalMatrix::InverseTranspose,
+            NormalMatrix::Blended,
+            NormalMatrix::PerJoint,
+        ] {
             assert!(close(&skin_normals(&palette, &mesh, by)[0], &[h, h, 0.0]));
         }
         assert!(close(&skin_tangents(&palette, &mesh)[0], &[h, h, 0.0, 1.0]));

@@ -2951,6 +2951,69 @@ fn a_declared_normal_matrix_is_the_reference() {
     );
 }
 
+/// A shader that blends each joint's own normal matrix passes every normal row under
+/// `normal_matrix: per_joint`; under `blended` (the same where joints only turn) it fails where a
+/// joint scales unevenly (`four_influences`), naming the vertex.
+#[test]
+fn per_joint_normal_matrices_are_their_own_reference() {
+    let name = "compute_frame_streams";
+    let (source, profile) = example_texts(name);
+    let declared = |kind: &str| {
+        let line = format!("shader: {name}.wgsl\nnormal_matrix: {kind}");
+        edited(name, &profile, &[(&format!("shader: {name}.wgsl"), &line)])
+    };
+    let per_joint_fn = "// Each joint's own normal matrix, blended by the weights.
+fn per_joint(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
+    var m = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        if (w[k] != 0.0) {
+            let p = palette[j[k]];
+            m = m + normal_matrix(mat3x3<f32>(p[0].xyz, p[1].xyz, p[2].xyz)) * w[k];
+        }
+    }
+    return m;
+}
+
+@compute @workgroup_size(64)";
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "normalize(normal_matrix(linear) * source)",
+                "normalize(per_joint(joints[i], weights[i]) * source)",
+            ),
+            ("@compute @workgroup_size(64)", per_joint_fn),
+        ],
+    );
+    let normals = |report: &Report| -> Vec<(String, Status, String)> {
+        (report.rows.iter())
+            .filter(|r| r.check == "normals_match_cpu")
+            .map(|r| (r.case.clone(), r.outcome.status, r.outcome.message.clone()))
+            .collect()
+    };
+    let Some(report) = run_example_as(name, "per_joint", &shader, &declared("per_joint")) else {
+        return;
+    };
+    let rows = normals(&report);
+    assert!(
+        rows.iter().any(|r| r.1 == Status::Pass) && rows.iter().all(|r| !r.1.fails()),
+        "{rows:?}"
+    );
+    let Some(report) = run_example_as(name, "per_joint_as_blended", &shader, &declared("blended"))
+    else {
+        return;
+    };
+    let rows = normals(&report);
+    let failed: Vec<_> = rows.iter().filter(|r| r.1.fails()).collect();
+    assert!(
+        !failed.is_empty()
+            && failed.iter().all(|r| r.0 == "four_influences")
+            && failed.iter().any(|r| r.2.contains("the normal of vertex")),
+        "{rows:?}"
+    );
+}
+
 /// Skinned in place (`compute_in_place`: the output at the vertices' binding): a vertex the
 /// shader skips still holds its source, so the bind pose cannot tell it and the posed comparison
 /// fails at it; invocations past the count write into the guard and fail the compute check; an
