@@ -766,6 +766,12 @@ pub struct PaletteElement {
     pub member: Option<Member>,
     /// Bytes from one element to the next, read from the shader (64 until read).
     pub stride: u32,
+    /// The struct member that holds each joint's normal matrix, which the harness fills with the
+    /// inverse transpose of the joint's 3x3 (its offset read from the shader).
+    pub normal: Option<Member>,
+    /// The normal matrix's columns: 3 (`mat3x3<f32>`) or 4 (`mat4x4<f32>`, the 3x3 in its upper
+    /// left, 0 0 0 1 around it), read from the shader (3 until read).
+    pub normal_columns: u32,
 }
 
 impl Default for PaletteElement {
@@ -774,6 +780,8 @@ impl Default for PaletteElement {
             rows: false,
             member: None,
             stride: 64,
+            normal: None,
+            normal_columns: 3,
         }
     }
 }
@@ -800,11 +808,20 @@ impl PaletteElement {
                 if scalar == naga::Scalar::F32
                     && columns == if self.rows { naga::VectorSize::Tri } else { naga::VectorSize::Quad })
         };
+        let normal = |t: &TypeInner| {
+            matches!(*t, TypeInner::Matrix { columns, rows, scalar }
+                if scalar == naga::Scalar::F32 && columns == rows
+                    && matches!(columns, naga::VectorSize::Tri | naga::VectorSize::Quad))
+        };
         match (&self.member, inner) {
             (None, t) => matrix(t),
-            (Some(m), TypeInner::Struct { members, .. }) => members
-                .iter()
-                .any(|x| x.name.as_deref() == Some(m.name.as_str()) && matrix(&types[x.ty].inner)),
+            (Some(m), TypeInner::Struct { members, .. }) => {
+                let has = |name: &str, ok: &dyn Fn(&TypeInner) -> bool| {
+                    (members.iter())
+                        .any(|x| x.name.as_deref() == Some(name) && ok(&types[x.ty].inner))
+                };
+                has(&m.name, &matrix) && self.normal.as_ref().is_none_or(|n| has(&n.name, &normal))
+            }
             _ => false,
         }
     }
@@ -813,11 +830,21 @@ impl PaletteElement {
     pub fn wgsl(&self) -> String {
         match &self.member {
             None => self.matrix_wgsl().into(),
-            Some(m) => format!(
-                "a struct with the member `{}: {}`",
-                m.name,
-                self.matrix_wgsl()
-            ),
+            Some(m) => {
+                let normal = (self.normal.as_ref())
+                    .map(|n| format!(" and `{}: mat3x3<f32>` (or mat4x4<f32>)", n.name))
+                    .unwrap_or_default();
+                let members = if normal.is_empty() {
+                    "member"
+                } else {
+                    "members"
+                };
+                format!(
+                    "a struct with the {members} `{}: {}`{normal}",
+                    m.name,
+                    self.matrix_wgsl()
+                )
+            }
         }
     }
 
@@ -837,8 +864,32 @@ impl PaletteElement {
             };
             let start = i * stride + at;
             out[start..start + 4 * floats.len()].copy_from_slice(bytemuck::cast_slice(&floats));
+            if let Some(n) = &self.normal {
+                let floats = self.normal_floats(m);
+                let start = i * stride + n.offset as usize;
+                out[start..start + 4 * floats.len()].copy_from_slice(bytemuck::cast_slice(&floats));
+            }
         }
         out
+    }
+
+    /// Joint matrix `m`'s normal matrix as the normal member holds it: the inverse transpose of
+    /// its 3x3 (cof / det, non-finite for a singular one, as a shader's own would be), each
+    /// column padded to 16 bytes; in a `mat4x4<f32>` with 0 0 0 1 around it.
+    fn normal_floats(&self, m: &glam::Mat4) -> Vec<f32> {
+        let a = glam::Mat3::from_mat4(*m);
+        let it = glam::Mat3::from_cols(
+            a.y_axis.cross(a.z_axis),
+            a.z_axis.cross(a.x_axis),
+            a.x_axis.cross(a.y_axis),
+        ) * (1.0 / a.determinant());
+        let mut floats: Vec<f32> = (it.to_cols_array_2d().iter())
+            .flat_map(|c| [c[0], c[1], c[2], 0.0])
+            .collect();
+        if self.normal_columns == 4 {
+            floats.extend([0.0, 0.0, 0.0, 1.0]);
+        }
+        floats
     }
 }
 
@@ -1747,6 +1798,7 @@ mod tests {
                 origin: None,
             }),
             stride: 64,
+            ..Default::default()
         };
         let r = floats(&rows);
         assert_eq!(r.len(), 32);
@@ -1754,6 +1806,48 @@ mod tests {
         assert_eq!(&r[4..8], &[0.0, 4.0, 8.0, 12.0]);
         assert_eq!(&r[12..16], &[2.0, 6.0, 10.0, 14.0]);
         assert_eq!(&r[20..24], &[0.0, 4.0, 8.0, 12.0]);
+    }
+
+    #[test]
+    fn a_palette_elements_normal_member_holds_the_joints_inverse_transpose() {
+        // struct { matrix: mat4x4<f32>, normal: mat3x3<f32> }: 64 + 48 bytes. Scale X by 2 and
+        // turn 90 degrees about Z: A = R S, columns (0, 2, 0), (-1, 0, 0), (0, 0, 1); its inverse
+        // transpose R S^-1 has columns (0, 1/2, 0), (-1, 0, 0), (0, 0, 1), each padded to 16 bytes.
+        let a = glam::Mat4::from_rotation_translation(
+            glam::Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            glam::Vec3::new(5.0, 6.0, 7.0),
+        ) * glam::Mat4::from_scale(glam::Vec3::new(2.0, 1.0, 1.0));
+        let member = |name: &str, offset| {
+            Some(Member {
+                name: name.into(),
+                offset,
+                origin: None,
+            })
+        };
+        let mut e = PaletteElement {
+            member: member("matrix", 0),
+            stride: 112,
+            normal: member("normal", 64),
+            ..Default::default()
+        };
+        let floats =
+            |e: &PaletteElement| bytemuck::cast_slice::<u8, f32>(&e.bytes(&[a, a])).to_vec();
+        let f = floats(&e);
+        assert_eq!(f.len(), 56);
+        assert_eq!(&f[..16], &a.to_cols_array());
+        let want = [0.0, 0.5, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+        for (got, want) in [(&f[16..28], &want), (&f[44..56], &want)] {
+            assert!(
+                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6),
+                "{got:?}"
+            );
+        }
+        // As a mat4x4<f32> (64 + 64 bytes): the same columns, then 0 0 0 1.
+        e.stride = 128;
+        e.normal_columns = 4;
+        let f = floats(&e);
+        assert_eq!(&f[28..32], &[0.0, 0.0, 0.0, 1.0]);
+        assert!((f[17] - 0.5).abs() < 1e-6 && (f[20] + 1.0).abs() < 1e-6);
     }
 
     #[test]

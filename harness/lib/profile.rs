@@ -254,6 +254,12 @@ pub struct Palette {
     /// Elements are structs, and this member holds each one's matrix.
     #[serde(default)]
     pub element_member: Option<String>,
+    /// The member of each element's struct that holds the joint's own normal matrix
+    /// (`mat3x3<f32>` or `mat4x4<f32>`), which the harness fills with the inverse transpose of
+    /// the joint's 3x3; the normals' reference is then `normal_matrix: per_joint` unless the
+    /// profile says otherwise.
+    #[serde(default)]
+    pub normal_member: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

@@ -282,6 +282,14 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
             if let (Some(m), Some(offset)) = (e.member.as_mut(), offset) {
                 m.offset = offset;
             }
+            if let Some(n) = member_of(module, base, e.normal.as_ref()) {
+                if let TypeInner::Matrix { columns, .. } = module.types[n.ty].inner {
+                    e.normal_columns = columns as u32;
+                }
+                if let Some(m) = e.normal.as_mut() {
+                    m.offset = n.offset;
+                }
+            }
         }
         if let TypeInner::Array {
             size: naga::ArraySize::Constant(n),

@@ -3014,6 +3014,82 @@ fn per_joint(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
     );
 }
 
+/// A palette whose elements hold each joint's normal matrix beside its matrix
+/// (`palette.normal_member`): the harness fills it with the joint's inverse transpose and the
+/// normals are compared per joint, so the shader passes every normal row; without the field the
+/// member stays zero and the normal rows fail; a member the struct lacks fails validation, named.
+#[test]
+fn a_palette_normal_member_is_filled_with_each_joints_normal_matrix() {
+    let name = "compute_frame_streams";
+    let (source, profile) = example_texts(name);
+    let joint_normals =
+        "// Each joint's normal matrix from its palette element, blended by the weights.
+fn joint_normals(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
+    var m = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        if (w[k] != 0.0) {
+            m = m + palette[j[k]].normal * w[k];
+        }
+    }
+    return m;
+}
+
+@compute @workgroup_size(64)";
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "var<storage, read> palette: array<mat4x4<f32>>;",
+                "var<storage, read> palette: array<Joint>;\n\nstruct Joint {\n    matrix: mat4x4<f32>,\n    normal: mat3x3<f32>,\n}",
+            ),
+            ("a = a + palette[j[k]] * w[k];", "a = a + palette[j[k]].matrix * w[k];"),
+            (
+                "normalize(normal_matrix(linear) * source)",
+                "normalize(joint_normals(joints[i], weights[i]) * source)",
+            ),
+            ("@compute @workgroup_size(64)", joint_normals),
+        ],
+    );
+    let palette = "palette: { group: 0, binding: 0, form: storage }";
+    let with = |members: &str| {
+        let line = format!("palette: {{ group: 0, binding: 0, form: storage, {members} }}");
+        edited(name, &profile, &[(palette, &line)])
+    };
+    let normals = |report: &Report| -> Vec<(Status, String)> {
+        (report.rows.iter())
+            .filter(|r| r.check == "normals_match_cpu")
+            .map(|r| (r.outcome.status, r.outcome.message.clone()))
+            .collect()
+    };
+    let filled = with("element_member: matrix, normal_member: normal");
+    let Some(report) = run_example_as(name, "normal_member", &shader, &filled) else {
+        return;
+    };
+    let rows = normals(&report);
+    assert!(
+        rows.iter().any(|r| r.0 == Status::Pass) && rows.iter().all(|r| !r.0.fails()),
+        "{rows:?}"
+    );
+    let unfilled = with("element_member: matrix");
+    let Some(report) = run_example_as(name, "normal_member_left_out", &shader, &unfilled) else {
+        return;
+    };
+    let rows = normals(&report);
+    assert!(rows.iter().any(|r| r.0.fails()), "{rows:?}");
+    let missing = with("element_member: matrix, normal_member: normals");
+    let Some(report) = run_example_as(name, "normal_member_missing", &shader, &missing) else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(
+        v.status.fails()
+            && v.message
+                .contains("`normals: mat3x3<f32>` (or mat4x4<f32>)"),
+        "{v:?}"
+    );
+}
+
 /// Skinned in place (`compute_in_place`: the output at the vertices' binding): a vertex the
 /// shader skips still holds its source, so the bind pose cannot tell it and the posed comparison
 /// fails at it; invocations past the count write into the guard and fail the compute check; an

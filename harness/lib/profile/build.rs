@@ -248,7 +248,13 @@ impl Profile {
             }
         }
         c.influence_sets = self.sets();
-        c.normal_matrix = self.normal_matrix.unwrap_or_default();
+        // A palette that holds each joint's normal matrix is there to be blended per joint.
+        c.normal_matrix = self
+            .normal_matrix
+            .unwrap_or(match self.palette.normal_member {
+                Some(_) => crate::format::NormalMatrix::PerJoint,
+                None => Default::default(),
+            });
         c.constants = (self.constants.iter())
             .map(|(k, v)| (k.clone(), v.value()))
             .collect();
@@ -286,6 +292,8 @@ impl Profile {
             rows: p.matrix == MatrixForm::Rows,
             member: (p.element_member.clone()).map(|m| self.member(m, "palette.element_member")),
             stride: if p.matrix == MatrixForm::Rows { 48 } else { 64 },
+            normal: (p.normal_member.clone()).map(|m| self.member(m, "palette.normal_member")),
+            ..Default::default()
         };
         c.palette_fill = p.fill;
         let mut slots = vec![self.slot(

@@ -40,6 +40,7 @@ impl Profile {
             ("member", p.member.is_some()),
             ("matrix", p.matrix != MatrixForm::Columns),
             ("element_member", p.element_member.is_some()),
+            ("normal_member", p.normal_member.is_some()),
         ];
         for (field, given) in others {
             if given && texture {
@@ -170,6 +171,7 @@ impl Profile {
             ));
         }
         self.check_texture()?;
+        self.check_normal_member()?;
         self.check_members()?;
         // A bind group index past 3 needs a device limit beyond WebGPU's default of 4 groups.
         let mut seen: BTreeMap<Slot, String> = BTreeMap::new();
@@ -626,6 +628,26 @@ impl Profile {
         Ok(())
     }
 
+    /// A palette's normal member is a second member of its elements' struct, beside the joint's
+    /// matrix, in a palette the harness writes whole (not one whose matrices the shader
+    /// multiplies by its inverse binds, where no normal matrix of the product is given).
+    fn check_normal_member(&self) -> Result<(), (String, String)> {
+        let p = &self.palette;
+        let Some(name) = &p.normal_member else {
+            return Ok(());
+        };
+        let why = if p.element_member.is_none() {
+            "is a member of each element's struct, beside the joint's matrix: give that one's name as `palette.element_member`".to_string()
+        } else if p.element_member.as_ref() == Some(name) {
+            format!("`{name}` is also `palette.element_member`, the joint's matrix: the normal matrix is another member")
+        } else if p.inverse_binds.is_some() {
+            "a split palette (`palette.inverse_binds`) gives the joints' global matrices, not the skin matrices whose normal matrices the member would hold".into()
+        } else {
+            return Ok(());
+        };
+        Err(("palette.normal_member".into(), why))
+    }
+
     /// A normal matrix is declared for a shader whose skinned normals the harness reads.
     fn check_normal_matrix(&self) -> Result<(), (String, String)> {
         if self.normal_matrix.is_none() {
@@ -763,6 +785,7 @@ impl Profile {
                 .map(|m| ("palette.member", m)),
         );
         out.extend((self.palette.element_member.as_deref()).map(|m| ("palette.element_member", m)));
+        out.extend((self.palette.normal_member.as_deref()).map(|m| ("palette.normal_member", m)));
         out
     }
 }

@@ -68,6 +68,50 @@ fn errors_are_located() {
 }
 
 #[test]
+fn a_palette_normal_member_sits_beside_the_joints_matrix_and_means_per_joint_normals() {
+    let vertex = "vertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 1 }\n";
+    let profile = |palette: &str, top: &str| parse(&format!("{top}palette: {palette}\n{vertex}"));
+    let both = "{ group: 0, binding: 0, element_member: m, normal_member: n }";
+    let c = profile(both, "").unwrap().contract();
+    let e = &c.palette_element;
+    assert_eq!(e.member.as_ref().unwrap().name, "m");
+    assert_eq!(e.normal.as_ref().unwrap().name, "n");
+    assert_eq!(c.normal_matrix, crate::format::NormalMatrix::PerJoint);
+    // The member alone asks for no skinned normals (a declared normal matrix does); without the
+    // member the default stays.
+    let c = profile(both, "normal_matrix: blended\n").map(|p| p.contract());
+    assert!(c.is_err_and(|e| e.contains("names no skinned normals")));
+    let plain = profile("{ group: 0, binding: 0, element_member: m }", "").unwrap();
+    assert_eq!(
+        plain.contract().normal_matrix,
+        crate::format::NormalMatrix::InverseTranspose
+    );
+    let err = |palette: &str, says: &str| {
+        let msg = profile(palette, "").unwrap_err();
+        assert!(
+            msg.contains(&format!("field `palette.normal_member`: {says}")),
+            "{msg}"
+        );
+    };
+    err(
+        "{ group: 0, binding: 0, normal_member: n }",
+        "is a member of each element's struct",
+    );
+    err(
+        "{ group: 0, binding: 0, element_member: m, normal_member: m }",
+        "`m` is also `palette.element_member`",
+    );
+    err(
+        "{ group: 0, binding: 0, element_member: m, normal_member: n, inverse_binds: { group: 0, binding: 2 } }",
+        "a split palette",
+    );
+    err(
+        "{ group: 0, binding: 0, element_member: m, normal_member: 2n }",
+        "",
+    );
+}
+
+#[test]
 fn the_palette_and_the_camera_may_be_members_of_one_struct() {
     let vertex = "vertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n";
     let profile = |palette: &str, camera: &str| {

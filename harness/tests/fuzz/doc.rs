@@ -323,6 +323,22 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         "the profile names no skinned normals",
     ),
     (
+        "a palette normal matrix member without the joint's matrix member",
+        &[(
+            "palette: { group: 1, binding: 0 }",
+            "palette: { group: 1, binding: 0, normal_member: normal }",
+        )],
+        "palette.element_member",
+    ),
+    (
+        "a palette normal matrix member in a split palette",
+        &[(
+            "palette: { group: 1, binding: 0 }",
+            "palette: { group: 1, binding: 0, element_member: matrix, normal_member: normal, inverse_binds: { group: 1, binding: 7 } }",
+        )],
+        "palette.inverse_binds",
+    ),
+    (
         "a role on a binding of another type",
         &[
             (
