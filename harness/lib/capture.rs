@@ -79,6 +79,11 @@ enum FrameArgs {
     /// skinning function blends (`Call::Matrix` with `indices`), as Bevy's
     /// `skin_normals(world_from_local, normal)` takes it.
     Matrix { matrix_first: bool, indices: usize },
+    /// A normal function only: `f(joints, weights)`, then `indices` integer arguments passed 0,
+    /// returning the normal matrix (`mat3x3<f32>`), as engines that blend per-joint normal
+    /// matrices write it; the added stage multiplies the source normal by it, as their vertex
+    /// entry points do, and writes the product as it is (not renormalised).
+    NormalMatrix { indices: usize },
 }
 
 /// A normal or tangent function the profile names, checked: the role of its output, its name,
@@ -419,6 +424,21 @@ fn frame_calls(
         // The matrix argument takes what the skinning function returns, in its form.
         let matrix = |t: &&TypeInner| blends.is_some_and(|b| Blended::of(t) == Some(b.1));
         let indices = blends.map_or(0, |b| b.0);
+        let normal_matrix = |r: &TypeInner| {
+            matches!(*r, TypeInner::Matrix { columns: VectorSize::Tri, rows: VectorSize::Tri, scalar }
+                if scalar == naga::Scalar::F32)
+        };
+        let returns_normal_matrix = role == Role::SkinnedNormals
+            && func
+                .result
+                .as_ref()
+                .is_some_and(|r| normal_matrix(ty(r.ty)));
+        if returns_normal_matrix {
+            if let Some(indices) = influences_then_indices(&args, sets, capture_joints(contract)) {
+                out.push((role, name.clone(), FrameArgs::NormalMatrix { indices }));
+                continue;
+            }
+        }
         let how = match args.as_slice() {
             [m, d] if matrix(m) && dir(d) => Some(FrameArgs::Matrix {
                 matrix_first: true,
@@ -448,8 +468,16 @@ fn frame_calls(
                 ),
                 None => String::new(),
             };
+            let or_normal_matrix = if size == VectorSize::Tri {
+                format!(
+                    "; or take ({}) and return the normal matrix, mat3x3<f32>",
+                    pairs(sets, jw)
+                )
+            } else {
+                String::new()
+            };
             return Err(format!(
-                "the function `{name}` must take ({d}, {}), integer arguments after them passed 0{or_matrix}, and return the skinned {}{whence}",
+                "the function `{name}` must take ({d}, {}), integer arguments after them passed 0{or_matrix}, and return the skinned {}{or_normal_matrix}{whence}",
                 pairs(sets, jw),
                 &d[..d.find(':').unwrap_or(0)]
             ));
@@ -503,9 +531,13 @@ fn compute_wgsl(
             FrameArgs::Influences { indices } => {
                 format!("{source}, {influences}{}", zeros(indices))
             }
+            FrameArgs::NormalMatrix { indices } => format!("{influences}{}", zeros(indices)),
         };
         let (read, write, arg, value) = if normals {
-            let v = format!("vec4<f32>({f}({args}), 0.0)");
+            let v = match how {
+                FrameArgs::NormalMatrix { .. } => format!("vec4<f32>({f}({args}) * {source}, 0.0)"),
+                _ => format!("vec4<f32>({f}({args}), 0.0)"),
+            };
             ("normals: array<vec4<f32>>", "skinned_normals", 5, v)
         } else {
             let v = format!("{f}({args})");
@@ -804,6 +836,35 @@ fn st(t: vec4<f32>, j: vec4<u32>, w: vec4<f32>) -> vec4<f32> { return t; }
         c.frame_functions.tangent = Some("sn".into());
         let why = addition(&c, &module(src), src).unwrap_err();
         assert!(why.contains("`sn` must take (tangent: vec4<f32>"), "{why}");
+    }
+
+    #[test]
+    fn a_normal_function_may_return_the_normal_matrix_the_capture_applies() {
+        // fifth-light's shape: per-joint normal matrices in the palette's elements, blended by a
+        // function of the influences; the vertex entry point multiplies the normal by it.
+        let src = "struct Joint { transform: mat4x4<f32>, normal: mat3x3<f32> }
+@group(0) @binding(0) var<uniform> joints: array<Joint, 64>;
+fn skin(j: vec4<u32>, w: vec4<f32>) -> mat4x4<f32> { return joints[j.x].transform * w.x + joints[j.y].transform * w.y; }
+fn skin_normal_matrix(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> { return joints[j.x].normal * w.x + joints[j.y].normal * w.y; }
+";
+        let mut c = Contract::builtin();
+        c.compute = None;
+        c.skin_function = Some("skin".into());
+        c.frame_functions.normal = Some("skin_normal_matrix".into());
+        let (wgsl, _) = addition(&c, &module(src), src).unwrap().unwrap();
+        let call = "skinproof_skinned_normals[i] = vec4<f32>(skin_normal_matrix(skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u]) * skinproof_normals[i].xyz, 0.0);";
+        assert!(wgsl.contains(call), "{wgsl}");
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&module(&format!("{src}{wgsl}")))
+            .unwrap();
+        // Only a normal function: a tangent's matrix is the blended one, not the normal matrix.
+        c.frame_functions.tangent = Some("skin_normal_matrix".into());
+        let why = addition(&c, &module(src), src).unwrap_err();
+        assert!(
+            why.contains("`skin_normal_matrix` must take (tangent: vec4<f32>"),
+            "{why}"
+        );
+        assert!(!why.contains("normal matrix, mat3x3"), "{why}");
     }
 
     #[test]
