@@ -2951,6 +2951,14 @@ fn a_declared_normal_matrix_is_the_reference() {
     );
 }
 
+/// The report's `normals_match_cpu` rows: (case, status, message).
+fn normals_checked(report: &Report) -> Vec<(String, Status, String)> {
+    (report.rows.iter())
+        .filter(|r| r.check == "normals_match_cpu")
+        .map(|r| (r.case.clone(), r.outcome.status, r.outcome.message.clone()))
+        .collect()
+}
+
 /// A shader that blends each joint's own normal matrix passes every normal row under
 /// `normal_matrix: per_joint`; under `blended` (the same where joints only turn) it fails where a
 /// joint scales unevenly (`four_influences`), naming the vertex.
@@ -2986,16 +2994,10 @@ fn per_joint(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
             ("@compute @workgroup_size(64)", per_joint_fn),
         ],
     );
-    let normals = |report: &Report| -> Vec<(String, Status, String)> {
-        (report.rows.iter())
-            .filter(|r| r.check == "normals_match_cpu")
-            .map(|r| (r.case.clone(), r.outcome.status, r.outcome.message.clone()))
-            .collect()
-    };
     let Some(report) = run_example_as(name, "per_joint", &shader, &declared("per_joint")) else {
         return;
     };
-    let rows = normals(&report);
+    let rows = normals_checked(&report);
     assert!(
         rows.iter().any(|r| r.1 == Status::Pass) && rows.iter().all(|r| !r.1.fails()),
         "{rows:?}"
@@ -3004,7 +3006,7 @@ fn per_joint(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
     else {
         return;
     };
-    let rows = normals(&report);
+    let rows = normals_checked(&report);
     let failed: Vec<_> = rows.iter().filter(|r| r.1.fails()).collect();
     assert!(
         !failed.is_empty()
@@ -3056,27 +3058,21 @@ fn joint_normals(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
         let line = format!("palette: {{ group: 0, binding: 0, form: storage, {members} }}");
         edited(name, &profile, &[(palette, &line)])
     };
-    let normals = |report: &Report| -> Vec<(Status, String)> {
-        (report.rows.iter())
-            .filter(|r| r.check == "normals_match_cpu")
-            .map(|r| (r.outcome.status, r.outcome.message.clone()))
-            .collect()
-    };
     let filled = with("element_member: matrix, normal_member: normal");
     let Some(report) = run_example_as(name, "normal_member", &shader, &filled) else {
         return;
     };
-    let rows = normals(&report);
+    let rows = normals_checked(&report);
     assert!(
-        rows.iter().any(|r| r.0 == Status::Pass) && rows.iter().all(|r| !r.0.fails()),
+        rows.iter().any(|r| r.1 == Status::Pass) && rows.iter().all(|r| !r.1.fails()),
         "{rows:?}"
     );
     let unfilled = with("element_member: matrix");
     let Some(report) = run_example_as(name, "normal_member_left_out", &shader, &unfilled) else {
         return;
     };
-    let rows = normals(&report);
-    assert!(rows.iter().any(|r| r.0.fails()), "{rows:?}");
+    let rows = normals_checked(&report);
+    assert!(rows.iter().any(|r| r.1.fails()), "{rows:?}");
     let missing = with("element_member: matrix, normal_member: normals");
     let Some(report) = run_example_as(name, "normal_member_missing", &shader, &missing) else {
         return;
@@ -3088,6 +3084,74 @@ fn joint_normals(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
                 .contains("`normals: mat3x3<f32>` (or mat4x4<f32>)"),
         "{v:?}"
     );
+}
+
+/// A vertex-only shader whose palette elements hold each joint's normal matrix, blended by a
+/// function that returns the normal matrix (`vertex.normal_function` of the influences, as
+/// fifth-light writes it): through its renormalising normal function every normal row passes
+/// (the per-joint reference); through the matrix function, which the added entry point applies
+/// as the vertex stage does, the unrenormalised normals fail where joints bend, with the advice.
+#[test]
+fn a_normal_matrix_function_is_applied_and_compared_per_joint() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let mut edits: Vec<(String, String)> = ["x", "y", "z", "w"]
+        .iter()
+        .map(|c| {
+            let from = format!("bones.matrices[joints.{c}] * weights.{c}");
+            let to = format!("bones.matrices[joints.{c}].matrix * weights.{c}");
+            (from, to)
+        })
+        .collect();
+    edits.push((
+        "    matrices: array<mat4x4<f32>>,\n}".into(),
+        "    matrices: array<Joint>,\n}\n\nstruct Joint {\n    matrix: mat4x4<f32>,\n    normal: mat3x3<f32>,\n}\n\nfn joint_normals(joints: vec4<u32>, weights: vec4<f32>) -> mat3x3<f32> {\n    return bones.matrices[joints.x].normal * weights.x\n        + bones.matrices[joints.y].normal * weights.y\n        + bones.matrices[joints.z].normal * weights.z\n        + bones.matrices[joints.w].normal * weights.w;\n}".into(),
+    ));
+    edits.push((
+        "normalize(normal_matrix(upper3(skin_matrix(joints, weights))) * normal)".into(),
+        "normalize(joint_normals(joints, weights) * normal)".into(),
+    ));
+    let edits: Vec<(&str, &str)> = edits
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let shader = edited(name, &source, &edits);
+    let palette = "palette: { group: 1, binding: 0 }";
+    let members =
+        "palette: { group: 1, binding: 0, element_member: matrix, normal_member: normal }";
+    let renormalised = edited(name, &profile, &[(palette, members)]);
+    let Some(report) = run_example_as(name, "joint_normals", &shader, &renormalised) else {
+        return;
+    };
+    let rows = normals_checked(&report);
+    assert!(
+        rows.iter().any(|r| r.1 == Status::Pass) && rows.iter().all(|r| !r.1.fails()),
+        "{rows:?}"
+    );
+    let matrix = edited(
+        name,
+        &profile,
+        &[
+            (palette, members),
+            (
+                "normal_function: skin_normal",
+                "normal_function: joint_normals",
+            ),
+        ],
+    );
+    let Some(report) = run_example_as(name, "joint_normal_matrix", &shader, &matrix) else {
+        return;
+    };
+    let rows = normals_checked(&report);
+    let bent = rows
+        .iter()
+        .find(|r| r.0 == "bend_two_joints")
+        .expect("a bend_two_joints normals row");
+    assert!(
+        bent.1 == Status::Fail && bent.2.contains("renormalise after skinning"),
+        "{rows:?}"
+    );
+    assert!(rows.iter().any(|r| r.1 == Status::Pass), "{rows:?}");
 }
 
 /// Skinned in place (`compute_in_place`: the output at the vertices' binding): a vertex the
