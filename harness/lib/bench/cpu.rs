@@ -70,6 +70,14 @@ pub struct CpuBench {
     /// in reports made before AVX-512 took part, between the AVX2 forms only.
     #[serde(default)]
     pub trial: Option<KernelTrial>,
+    /// The SIMD kernel the static transform's rows ran (`fast::Isa::best_static`), and the
+    /// family of its bound's loop; empty in reports made before it had its own, where it was
+    /// `isa`.
+    #[serde(default)]
+    pub static_isa: String,
+    /// The static transform's own timed trial, where one ran (`fast::static_trial`).
+    #[serde(default)]
+    pub static_trial: Option<KernelTrial>,
     /// Hardware threads available to this process.
     pub available_threads: usize,
     /// The thread counts the rows use.
@@ -103,7 +111,7 @@ pub struct KernelTrial {
 impl KernelTrial {
     fn of(trial: &fast::Trial) -> Self {
         KernelTrial {
-            vertices: fast::TrialMesh::VERTICES,
+            vertices: trial.vertices,
             timed: trial
                 .timed
                 .iter()
@@ -163,7 +171,8 @@ pub(super) const STEADY_VERTICES: usize = 4096;
 pub fn cpu_tiers(mode: Mode) -> CpuBench {
     let start = Instant::now();
     let plan = Plan::of(mode);
-    let isa = Isa::best();
+    let families = Families::best();
+    let isa = families.skin;
     let simd: Vec<Isa> = Isa::supported()
         .into_iter()
         .filter(|i| fast::peak_flops(*i).is_some())
@@ -176,6 +185,11 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         // Only where a SIMD form runs: elsewhere no trial chose the kernel.
         trial: (isa != Isa::Portable)
             .then(fast::kernel_trial)
+            .flatten()
+            .map(KernelTrial::of),
+        static_isa: families.transform.name().to_string(),
+        static_trial: (families.transform != Isa::Portable)
+            .then(fast::static_trial)
             .flatten()
             .map(KernelTrial::of),
         available_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -210,7 +224,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         let weights: &[[u32; 4]] = bytemuck::cast_slice(&mesh.weights);
         let wide: [&[[u32; 4]]; 2] = [&mesh.joints, weights];
         let mut out = vec![[0f32; 3]; n];
-        let jobs = tier_jobs(&plan, n, largest, isa, &simd);
+        let jobs = tier_jobs(&plan, n, largest, families, &simd);
         let src24 = vec![1u8; 24 * n];
         let mut dst24 = vec![0u8; 24 * n];
         let src48 = vec![1u8; 48 * n];
@@ -316,11 +330,11 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
 /// The jobs of one tier, all sampled in turn: its rows, the memory bound of each fast row
 /// (the streaming loop with its traffic, kernel family and threads), and the jobs behind the
 /// lines under the table (steadiness, clock, FMA peaks).
-fn tier_jobs(plan: &Plan, n: usize, largest: bool, isa: Isa, simd: &[Isa]) -> Vec<Job> {
+fn tier_jobs(plan: &Plan, n: usize, largest: bool, families: Families, simd: &[Isa]) -> Vec<Job> {
     let mut rows = vec![Job::Copy(24), Job::Copy(48), Job::Static, Job::Skin1];
     rows.push(Job::Skin4(1));
     // An AVX2 kernel's data movement alone shows how much of the row its loads take.
-    if matches!(isa, Isa::Avx2Fma | Isa::Avx2Rows) {
+    if matches!(families.skin, Isa::Avx2Fma | Isa::Avx2Rows) {
         rows.push(Job::Moves);
     }
     // fast::skin runs small meshes on one thread whatever it is asked: no 2-thread row there.
@@ -338,7 +352,7 @@ fn tier_jobs(plan: &Plan, n: usize, largest: bool, isa: Isa, simd: &[Isa]) -> Ve
     let mut jobs: Vec<Job> = Vec::new();
     for row in rows {
         jobs.push(row);
-        if let Some(b) = row.bound(isa) {
+        if let Some(b) = row.bound(families) {
             if !jobs.contains(&Job::Stream(b)) {
                 jobs.push(Job::Stream(b));
             }
@@ -355,7 +369,7 @@ fn tier_jobs(plan: &Plan, n: usize, largest: bool, isa: Isa, simd: &[Isa]) -> Ve
 /// The table's rows from the timed jobs (vertex count, job, statistics): each fast row with its
 /// bounds, the memory bounds as rows of their own.
 fn rows(timed: &[(usize, Job, Stats)], peaks: &[FmaPeak]) -> Vec<CpuRow> {
-    let isa = Isa::best();
+    let families = Families::best();
     let stats = |n: usize, want: Job| {
         timed
             .iter()
@@ -368,7 +382,7 @@ fn rows(timed: &[(usize, Job, Stats)], peaks: &[FmaPeak]) -> Vec<CpuRow> {
         .map(|(n, job, s)| {
             let (n, job) = (*n, *job);
             let median_ms = s.median * 1e3;
-            let bound = job.bound(isa);
+            let bound = job.bound(families);
             let traffic = bound
                 .or(match job {
                     Job::Stream(b) => Some(b),
@@ -376,11 +390,11 @@ fn rows(timed: &[(usize, Job, Stats)], peaks: &[FmaPeak]) -> Vec<CpuRow> {
                 })
                 .map(|b| fast::traffic(b.wide));
             let flops = job
-                .kernel(isa)
+                .kernel(families)
                 .and_then(|(k, i)| fast::flops_per_vertex(k, i));
             let memory = bound.and_then(|b| stats(n, Job::Stream(b)));
             let memory_bound_ms = memory.map(|m| m.median * 1e3);
-            let arithmetic_bound_ms = job.kernel(isa).and_then(|(k, i)| {
+            let arithmetic_bound_ms = job.kernel(families).and_then(|(k, i)| {
                 let peak = peaks.iter().find(|p| p.isa == i.bound_family().name())?;
                 let flops = fast::flops_per_vertex(k, i)?;
                 Some(arithmetic_ms(flops, n, job.threads(), peak.gflops))
@@ -424,6 +438,22 @@ fn steadiness(per_tier: &[(usize, Stats)]) -> Vec<Steadiness> {
             vs_fastest: s.median / fastest,
         })
         .collect()
+}
+
+/// The kernel families the fast rows run: the skinning trial's, and the static transform's own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Families {
+    skin: Isa,
+    transform: Isa,
+}
+
+impl Families {
+    fn best() -> Families {
+        Families {
+            skin: Isa::best(),
+            transform: Isa::best_static(),
+        }
+    }
 }
 
 /// The streaming loop that bounds a row: its 16-byte input streams beside the positions (0: the
@@ -493,11 +523,12 @@ impl Job {
         }
     }
 
-    /// The streaming loop that bounds the row, for the fast rows (`isa`: the best kernel; the loop
-    /// is its [`Isa::bound_family`]'s).
-    fn bound(self, isa: Isa) -> Option<StreamJob> {
+    /// The streaming loop that bounds the row, for the fast rows (the family of the row's kernel;
+    /// the loop is its [`Isa::bound_family`]'s).
+    fn bound(self, families: Families) -> Option<StreamJob> {
+        let isa = families.skin;
         let (wide, isa, threads) = match self {
-            Job::Static => (0, isa, 1),
+            Job::Static => (0, families.transform, 1),
             Job::Skin1 => (1, isa, 1),
             Job::Skin4(t) => (2, isa, t),
             Job::Kernel(k) => (2, k, 1),
@@ -508,9 +539,10 @@ impl Job {
     }
 
     /// The kernel and family whose flops the row runs.
-    fn kernel(self, isa: Isa) -> Option<(Kernel, Isa)> {
+    fn kernel(self, families: Families) -> Option<(Kernel, Isa)> {
+        let isa = families.skin;
         match self {
-            Job::Static => Some((Kernel::Static, isa)),
+            Job::Static => Some((Kernel::Static, families.transform)),
             Job::Skin1 => Some((Kernel::Skin1, isa)),
             Job::Skin4(_) => Some((Kernel::Skin4, isa)),
             Job::Kernel(k) => Some((Kernel::Skin4, k)),

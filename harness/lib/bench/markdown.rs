@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::cpu::{
-    memory_bound_tier, CpuBench, CpuRow, MOVES4, SKIN4, STATIC, STEADY_VERTICES, TIERS,
+    memory_bound_tier, CpuBench, CpuRow, KernelTrial, MOVES4, SKIN4, STATIC, STEADY_VERTICES, TIERS,
 };
 use super::fast;
 use super::palette_build::PaletteRow;
@@ -73,22 +73,36 @@ fn cycles_line(cpu: &CpuBench) -> Option<String> {
     })
 }
 
-/// How the fast kernel was chosen, where a trial chose it: " (the fastest ...: a 5.10, b 6.30)".
+/// How the fast kernels were chosen, where trials chose them: " (the fastest ...: a 5.10, b
+/// 6.30); static transform: c (...)".
 fn trial_note(cpu: &CpuBench) -> String {
-    let Some(t) = &cpu.trial else {
-        return String::new();
+    let times = |t: &KernelTrial| {
+        (t.timed.iter())
+            .map(|(isa, ns)| format!("{isa} {ns:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
-    let timed: Vec<String> = t
-        .timed
-        .iter()
-        .map(|(isa, ns)| format!("{isa} {ns:.2}"))
-        .collect();
-    format!(
-        " (the fastest of the SIMD forms in a timed trial, 4-influence skinning of {} in-cache \
-         vertices on one thread, fastest of its rounds in ns a vertex: {})",
-        t.vertices,
-        timed.join(", ")
-    )
+    let mut note = match &cpu.trial {
+        Some(t) => format!(
+            " (the fastest of the SIMD forms in a timed trial, 4-influence skinning of {} in-cache \
+             vertices on one thread, fastest of its rounds in ns a vertex: {}; its family also runs \
+             the 1-influence rows)",
+            t.vertices,
+            times(t)
+        ),
+        None => String::new(),
+    };
+    if !cpu.static_isa.is_empty() {
+        note.push_str(&format!("; static transform: {}", cpu.static_isa));
+        if let Some(t) = &cpu.static_trial {
+            note.push_str(&format!(
+                " (the fastest in a trial of its own, {} vertices on one thread: {})",
+                t.vertices,
+                times(t)
+            ));
+        }
+    }
+    note
 }
 
 /// The family of the fast rows' bounding loops (`isa` itself in reports that predate the field).
@@ -342,6 +356,8 @@ mod tests {
             isa: "portable".into(),
             bound_isa: "portable".into(),
             trial: None,
+            static_isa: String::new(),
+            static_trial: None,
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row(SKIN4, 2_000_000, 1, 4.0), row(SKIN4, 2_000_000, 2, 2.5)],
@@ -426,12 +442,18 @@ mod tests {
                 timed: vec![("avx2+fma".into(), 7.049), ("avx2+fma rows".into(), 5.5)],
                 chosen: "avx2+fma rows".into(),
             }),
+            static_isa: "avx512f".into(),
+            static_trial: Some(KernelTrial {
+                vertices: 131072,
+                timed: vec![("avx2+fma".into(), 0.41), ("avx512f".into(), 0.3)],
+                chosen: "avx512f".into(),
+            }),
             ..cpu.clone()
         };
         let md = markdown(&tried, &pal);
         assert!(
             md.contains("fast kernel: avx2+fma rows (the fastest of the SIMD forms")
-                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50)")
+                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50; its family also runs the 1-influence rows); static transform: avx512f (the fastest in a trial of its own, 131072 vertices on one thread: avx2+fma 0.41, avx512f 0.30)")
                 && md.contains("its memory bound in the same run (what this machine's memory allows): 2M 1.25x"),
             "{md}"
         );

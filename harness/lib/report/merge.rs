@@ -146,6 +146,8 @@ mod tests {
             isa: "avx2+fma".into(),
             bound_isa: "avx2+fma".into(),
             trial: None,
+            static_isa: String::new(),
+            static_trial: None,
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row],

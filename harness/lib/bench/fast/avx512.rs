@@ -372,6 +372,11 @@ fn static512_block(k: &Static512, r: [__m512; 3]) -> [__m512; 3] {
 
 /// The AVX-512F static transform: 16 vertices per step, lane permutations instead of a transpose.
 /// Needs AVX-512F; the slices have equal lengths.
+///
+/// Where the output lies just past the positions modulo 4 KiB (`loads_meet_stores`), the steps
+/// run from the last one, so that no load meets a store still in flight at the same low 12 bits:
+/// on a Zen 4 core at 200k vertices with the output 144 bytes past, 0.057 ms against 0.064-0.068
+/// forward (its memory bound 0.053); at 2M, with streaming stores, either order took the same.
 #[target_feature(enable = "avx512f")]
 pub(super) fn transform_avx512(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]], stream: bool) {
     let n = out.len();
@@ -380,8 +385,11 @@ pub(super) fn transform_avx512(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]],
     let head = head_to_align(out);
     super::portable::transform(m, &pos[..head], &mut out[..head]);
     let src = pos.as_ptr().cast::<f32>();
-    let mut b = head;
-    while b + 16 <= n {
+    let blocks = (n - head) / 16;
+    // Loads that would meet the stores just made (4K aliasing) meet none from the last block on.
+    let backward = super::avx2::loads_meet_stores(pos, out);
+    for i in 0..blocks {
+        let b = head + 16 * if backward { blocks - 1 - i } else { i };
         // SAFETY: vertices b..b+16 are 48 floats in bounds of pos; loadu needs no alignment.
         let r = unsafe {
             let s = src.add(3 * b);
@@ -399,8 +407,8 @@ pub(super) fn transform_avx512(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]],
                 stream,
             )
         };
-        b += 16;
     }
+    let b = head + 16 * blocks;
     let floats = 3 * (n - b);
     if floats > 0 {
         let mask = |i: usize| -> __mmask16 {

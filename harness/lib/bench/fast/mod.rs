@@ -23,7 +23,7 @@
 //! core that splits 256-bit operations in two (Zen 1) the AVX2 kernels by rows in 128-bit
 //! registers are faster (`avx2_rows`), and where 512-bit operations split in two (Zen 4) the
 //! AVX2 form by columns beats the AVX-512 one; which SIMD form runs is decided by a timed trial
-//! ([`kernel_trial`]).
+//! ([`kernel_trial`]; the static transform's by one of its own, [`static_trial`]).
 
 use glam::Mat4;
 
@@ -221,18 +221,24 @@ impl Isa {
         }
     }
 
-    /// The fastest family this CPU runs: the SIMD form that won [`kernel_trial`], else the only
-    /// SIMD form it runs, else the portable one.
+    /// The fastest family this CPU runs for skinning (4 and 1 influences): the SIMD form that won
+    /// [`kernel_trial`], else the only SIMD form it runs, else the portable one.
     pub fn best() -> Isa {
-        kernel_trial().map_or_else(
-            || {
-                Isa::SIMD
-                    .into_iter()
-                    .find(|i| i.is_supported())
-                    .unwrap_or(Isa::Portable)
-            },
-            |t| t.chosen,
-        )
+        kernel_trial().map_or_else(Isa::only, |t| t.chosen)
+    }
+
+    /// The fastest family this CPU runs for the static transform, a loop of its own (no palette):
+    /// the SIMD form that won [`static_trial`], else as [`Isa::best`].
+    pub fn best_static() -> Isa {
+        static_trial().map_or_else(Isa::only, |t| t.chosen)
+    }
+
+    /// The first SIMD form this CPU runs, else the portable one: the choice without a trial.
+    fn only() -> Isa {
+        Isa::SIMD
+            .into_iter()
+            .find(|i| i.is_supported())
+            .unwrap_or(Isa::Portable)
     }
 
     /// Every family this CPU runs, in [`Isa::ALL`]'s order.
@@ -266,14 +272,55 @@ pub fn kernel_trial() -> Option<&'static Trial> {
     static TRIAL: OnceLock<Option<Trial>> = OnceLock::new();
     TRIAL
         .get_or_init(|| {
-            let forms: Vec<Isa> = Isa::SIMD.into_iter().filter(|f| f.is_supported()).collect();
+            simd_trial(|isa, m, out| {
+                skin_with(isa, &m.palette, &m.positions, &m.joints, &m.weights, out, 1)
+            })
+        })
+        .as_ref()
+}
+
+/// The vertices of the static transform's trial: 1.5 MB of positions and output, past a core's
+/// L2 cache, where a streaming loop's loads and stores decide, as at the bench's larger tiers; in
+/// L2 the forms tie on a Zen 4 core (0.34 against 0.35 ns a vertex), while past it the AVX-512
+/// one, whose stores fill whole 64-byte lines, is faster (0.28 against 0.35; the 200k row 0.057 ms
+/// against 0.071 with the AVX2 loop).
+const STATIC_TRIAL_VERTICES: usize = 1 << 16;
+
+/// The same trial for the static transform, whose loops differ from the skinning ones, over
+/// `STATIC_TRIAL_VERTICES`.
+pub fn static_trial() -> Option<&'static Trial> {
+    static TRIAL: OnceLock<Option<Trial>> = OnceLock::new();
+    TRIAL
+        .get_or_init(|| {
+            let forms = simd_forms();
             (forms.len() >= 2).then(|| {
-                trial::run(&forms, |isa, m, out| {
-                    skin_with(isa, &m.palette, &m.positions, &m.joints, &m.weights, out, 1)
+                let m = Mat4::from_scale_rotation_translation(
+                    glam::Vec3::splat(1.5),
+                    glam::Quat::from_rotation_y(0.6),
+                    glam::Vec3::new(1.0, -2.0, 3.0),
+                );
+                let positions: Vec<[f32; 3]> = (0..STATIC_TRIAL_VERTICES)
+                    .map(|v| [(v % 7) as f32 * 0.1, v as f32 * 1e-6, 0.5])
+                    .collect();
+                let mut out = vec![[0f32; 3]; STATIC_TRIAL_VERTICES];
+                trial::run_on(&forms, STATIC_TRIAL_VERTICES, |isa| {
+                    transform_with(isa, &m, &positions, &mut out, 1);
+                    std::hint::black_box(&mut out);
                 })
             })
         })
         .as_ref()
+}
+
+/// `trial::run` over the SIMD forms this CPU runs; None where it runs fewer than two.
+fn simd_trial(run: impl FnMut(Isa, &TrialMesh, &mut [[f32; 3]])) -> Option<Trial> {
+    let forms = simd_forms();
+    (forms.len() >= 2).then(|| trial::run(&forms, run))
+}
+
+/// The SIMD forms this CPU runs, in [`Isa::SIMD`]'s order.
+fn simd_forms() -> Vec<Isa> {
+    Isa::SIMD.into_iter().filter(|f| f.is_supported()).collect()
 }
 
 /// Outputs larger than this (in bytes, the whole call's) are written with non-temporal (streaming)
@@ -502,9 +549,10 @@ pub fn skin1_with(
     });
 }
 
-/// The static baseline with the best kernel: `out[i] = (m * (p_i, 1)).xyz`.
+/// The static baseline with the best kernel for it ([`Isa::best_static`]):
+/// `out[i] = (m * (p_i, 1)).xyz`.
 pub fn transform(m: &Mat4, positions: &[[f32; 3]], out: &mut [[f32; 3]], threads: usize) {
-    transform_with(Isa::best(), m, positions, out, threads);
+    transform_with(Isa::best_static(), m, positions, out, threads);
 }
 
 /// [`transform`] with a chosen kernel; panics if this CPU does not support it.

@@ -382,11 +382,15 @@ fn the_static_transform_runs_backward_where_its_loads_would_meet_its_stores() {
     if !Isa::supported().contains(&Isa::Avx2Fma) {
         return;
     }
-    // Streaming sizes only: the backward steps are for streaming stores.
-    let n = STREAM_BYTES / 12 + 37;
+    // Streaming sizes (the AVX2 steps run backward only there), and a plain-store size (the
+    // AVX-512 steps run backward at every size).
     let mut rng = Rng(11);
     let m = random_palette(&mut rng, 1, 4.0)[0];
-    for past in [4, 96, avx2::ALIAS_WINDOW, avx2::ALIAS_WINDOW + 4] {
+    let sizes = [STREAM_BYTES / 12 + 37, 1000 + 7];
+    for (n, past) in sizes
+        .into_iter()
+        .flat_map(|n| [4, 96, avx2::ALIAS_WINDOW, avx2::ALIAS_WINDOW + 4].map(|past| (n, past)))
+    {
         let (mut buf, p, o) = placed(n, past);
         for f in &mut buf[p..p + 3 * n] {
             *f = rng.range(-4.0, 4.0);
@@ -399,11 +403,12 @@ fn the_static_transform_runs_backward_where_its_loads_would_meet_its_stores() {
             past <= avx2::ALIAS_WINDOW
         );
         let want = reference::transform(&m, pos);
-        // Both widths of steps: 8 vertices in 256-bit registers, 4 in 128-bit ones.
-        for isa in [Isa::Avx2Fma, Isa::Avx2Rows] {
+        // Every width of steps: 16 vertices in 512-bit registers, 8 in 256-bit ones, 4 in
+        // 128-bit ones.
+        for isa in Isa::SIMD.into_iter().filter(|i| i.is_supported()) {
             out.fill([f32::NAN; 3]);
             transform_with(isa, &m, pos, out, 1);
-            let what = format!("{} {past} bytes past", isa.name());
+            let what = format!("{} {n} vertices, {past} bytes past", isa.name());
             assert!(max_abs_diff(out, &want) <= 1e-5, "{what}");
         }
     }
@@ -536,12 +541,12 @@ fn threaded_calls_match_the_oracle_on_every_kernel() {
 
 #[test]
 fn the_best_kernel_is_supported() {
-    assert!(Isa::best().is_supported());
+    assert!(Isa::best().is_supported() && Isa::best_static().is_supported());
     assert!(Isa::supported().contains(&Isa::Portable));
-    // A SIMD form wherever one runs (which one is the trial's to say).
+    // A SIMD form wherever one runs (which one is the trials' to say).
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-        assert!(Isa::SIMD.contains(&Isa::best()));
+        assert!(Isa::SIMD.contains(&Isa::best()) && Isa::SIMD.contains(&Isa::best_static()));
     }
 }
 
@@ -883,6 +888,13 @@ fn the_trial_chooses_the_family_that_ran_fastest() {
             1,
         );
         assert!(max_abs_diff(&out, &want) < 1e-5, "{}", isa.name());
+    }
+    if let Some(t) = static_trial() {
+        assert_eq!(Isa::best_static(), t.chosen);
+        assert!(
+            t.timed.iter().all(|(_, ns)| *ns > 0.0 && ns.is_finite()),
+            "{t:?}"
+        );
     }
     if let Some(t) = kernel_trial() {
         assert_eq!(Isa::best(), t.chosen);

@@ -6,8 +6,8 @@
 //! in 128-bit ones (fewer operations where 256-bit ones split in two: faster on Zen 1) and AVX-512
 //! rows, one matrix a register (slower than the AVX2 columns on Zen 4, which splits 512-bit
 //! operations in two). Rather than guess from the CPU's name, every form it
-//! runs is timed on 4-influence skinning; the winner's family also gives the static transform and
-//! 1-influence kernels their width.
+//! runs is timed on 4-influence skinning, whose winner's family also runs the 1-influence kernel;
+//! the static transform, a loop of its own, is timed apart.
 
 use std::time::Instant;
 
@@ -28,6 +28,8 @@ pub struct Trial {
     pub timed: Vec<(Isa, f64)>,
     /// The family with the fastest time.
     pub chosen: Isa,
+    /// The vertices of each timed call.
+    pub vertices: usize,
 }
 
 /// The trial's inputs: a palette of turned and moved joints, and a mesh whose vertices each take
@@ -82,26 +84,38 @@ impl Default for TrialMesh {
 /// Times `run` for each of `families` in turn, [`ROUNDS`] times over, on the calling thread; the
 /// fastest family wins (the first of equals). `run(isa, mesh, out)` does one call of the kernel.
 pub fn run(families: &[Isa], mut run: impl FnMut(Isa, &TrialMesh, &mut [[f32; 3]])) -> Trial {
-    assert!(!families.is_empty(), "fast::trial: no family to time");
     let mesh = TrialMesh::new();
     let mut out = vec![[0f32; 3]; TrialMesh::VERTICES];
+    run_on(families, TrialMesh::VERTICES, |isa| {
+        run(isa, &mesh, &mut out);
+        std::hint::black_box(&mut out);
+    })
+}
+
+/// Times `run(isa)`, one call over `vertices` vertices of the caller's own data, for each of
+/// `families` in turn, [`ROUNDS`] times over; the fastest family wins (the first of equals).
+pub fn run_on(families: &[Isa], vertices: usize, mut run: impl FnMut(Isa)) -> Trial {
+    assert!(!families.is_empty(), "fast::trial: no family to time");
     let mut fastest = vec![f64::INFINITY; families.len()];
     for _ in 0..ROUNDS {
         for (&isa, best) in families.iter().zip(&mut fastest) {
             let start = Instant::now();
-            run(isa, &mesh, &mut out);
-            std::hint::black_box(&mut out);
+            run(isa);
             *best = best.min(start.elapsed().as_secs_f64());
         }
     }
     let timed: Vec<(Isa, f64)> = families
         .iter()
         .zip(&fastest)
-        .map(|(&isa, &s)| (isa, s * 1e9 / TrialMesh::VERTICES as f64))
+        .map(|(&isa, &s)| (isa, s * 1e9 / vertices as f64))
         .collect();
     let chosen = timed
         .iter()
         .fold(timed[0], |a, &b| if b.1 < a.1 { b } else { a })
         .0;
-    Trial { timed, chosen }
+    Trial {
+        timed,
+        chosen,
+        vertices,
+    }
 }
