@@ -19,8 +19,9 @@
 //! built from A_k's column lengths where the columns are orthogonal) and blend those:
 //! n' = normalize(sum_k w_k * A_k^-T * n), with A_k^-T = cof(A_k) / det(A_k) exactly (the
 //! weights mix the terms, so each keeps its scale); its profile says `normal_matrix: per_joint`.
-//! All three agree where every joint is a rotation and the same uniform scale, and part where
-//! joints bend or scale unevenly.
+//! All three agree where a vertex's joints move it alike (one rotation and uniform scale), and
+//! part where they bend apart or scale unevenly; `per_joint` and `blended` agree wherever every
+//! joint is a rotation (each one's inverse transpose is itself).
 //!
 //! Both are renormalised: M of a blend of rotations is no rotation, and a scale stretches them. A
 //! direction that M sends to zero (a singular blend) has no direction: it is returned as zero,
