@@ -62,15 +62,19 @@ fn blended(palette: &[glam::DMat4], mesh: &Mesh, v: usize) -> DMat3 {
     m
 }
 
-/// The inverse transpose of a 3x3, cof(a) / det(a) (module docs), or None for a singular one.
-fn inverse_transpose(a: DMat3) -> Option<DMat3> {
-    let det = a.determinant();
-    let cofactor = DMat3::from_cols(
+/// The cofactor matrix of a 3x3: its columns the cross products of `a`'s (module docs).
+fn cofactor(a: DMat3) -> DMat3 {
+    DMat3::from_cols(
         a.y_axis.cross(a.z_axis),
         a.z_axis.cross(a.x_axis),
         a.x_axis.cross(a.y_axis),
-    );
-    (det != 0.0 && det.is_finite()).then(|| cofactor * (1.0 / det))
+    )
+}
+
+/// The inverse transpose of a 3x3, cof(a) / det(a), or None for a singular one.
+fn inverse_transpose(a: DMat3) -> Option<DMat3> {
+    let det = a.determinant();
+    (det != 0.0 && det.is_finite()).then(|| cofactor(a) * (1.0 / det))
 }
 
 /// Vertex `v`'s blend of its joints' own normal matrices, sum_k w_k * A_k^-T (zero weights left
@@ -112,13 +116,8 @@ pub fn skin_normals(palette: &[Mat4], mesh: &Mesh, by: NormalMatrix) -> Vec<[f32
             if by == NormalMatrix::Blended {
                 return unit(a * n);
             }
-            let cofactor = DMat3::from_cols(
-                a.y_axis.cross(a.z_axis),
-                a.z_axis.cross(a.x_axis),
-                a.x_axis.cross(a.y_axis),
-            );
             let sign = if a.determinant() < 0.0 { -1.0 } else { 1.0 };
-            unit(sign * (cofactor * n))
+            unit(sign * (cofactor(a) * n))
         })
         .collect()
 }

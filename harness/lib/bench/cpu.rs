@@ -321,7 +321,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
             })
         })
         .collect();
-    bench.rows = rows(&timed, &bench.fma_peaks);
+    bench.rows = rows(&timed, &bench.fma_peaks, families);
     bench.steadiness = steadiness(&steady);
     bench.wall_ms = start.elapsed().as_secs_f64() * 1e3;
     bench
@@ -368,8 +368,7 @@ fn tier_jobs(plan: &Plan, n: usize, largest: bool, families: Families, simd: &[I
 
 /// The table's rows from the timed jobs (vertex count, job, statistics): each fast row with its
 /// bounds, the memory bounds as rows of their own.
-fn rows(timed: &[(usize, Job, Stats)], peaks: &[FmaPeak]) -> Vec<CpuRow> {
-    let families = Families::best();
+fn rows(timed: &[(usize, Job, Stats)], peaks: &[FmaPeak], families: Families) -> Vec<CpuRow> {
     let stats = |n: usize, want: Job| {
         timed
             .iter()

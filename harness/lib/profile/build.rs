@@ -308,35 +308,34 @@ impl Profile {
             self.stages(),
             "palette",
         )];
-        if let Some(s) = p.inverse_binds {
-            slots.push(self.slot(
+        // The palette's companions, each where the profile gives it.
+        let companions = [
+            (
+                p.inverse_binds,
                 Role::InverseBinds,
-                (s.group, s.binding),
                 (palette_space, palette_ty),
                 "the inverse binds",
-                self.stages(),
                 "palette.inverse_binds",
-            ));
-        }
-        if let Some(s) = p.sampler {
-            slots.push(self.slot(
+            ),
+            (
+                p.sampler,
                 Role::PaletteSampler,
-                (s.group, s.binding),
                 (Space::Sampler, Want::Sampler),
                 "the palette texture's sampler",
-                self.stages(),
                 "palette.sampler",
-            ));
-        }
-        if let Some(s) = p.offset {
-            slots.push(self.slot(
+            ),
+            (
+                p.offset,
                 Role::PaletteOffset,
-                (s.group, s.binding),
                 (Space::Uniform, Want::FirstU32),
                 "the palette's base offset",
-                self.stages(),
                 "palette.offset",
-            ));
+            ),
+        ];
+        for (at, role, ty, holds, field) in companions {
+            if let Some(s) = at {
+                slots.push(self.slot(role, (s.group, s.binding), ty, holds, self.stages(), field));
+            }
         }
         slots
     }
