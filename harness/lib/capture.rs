@@ -206,13 +206,15 @@ pub fn addition(
             (contract.influence_sets, capture_joints(contract)),
             &frames,
         ));
-        capture_contract(&mut c, place, &frames);
+        let roles: Vec<Role> = frames.iter().map(|f| f.0).collect();
+        capture_contract(&mut c, place, &roles);
     } else if contract.compute.is_none() {
         match entry_capture(contract, module, source) {
-            Some(Ok((copy, call, place))) => {
-                wgsl.push_str(&copy);
-                wgsl.push_str(&entry_compute_wgsl(&call, place, contract));
-                capture_contract(&mut c, place, &[]);
+            Some(Ok(entry)) => {
+                wgsl.push_str(&entry.copy);
+                wgsl.push_str(&entry_compute_wgsl(&entry, contract));
+                let roles: Vec<Role> = entry.frames.iter().map(|f| f.0).collect();
+                capture_contract(&mut c, entry.place, &roles);
                 // The camera too, bound as the identity: the clip position is then the skinned
                 // one.
                 for s in &mut c.slots {
@@ -229,23 +231,53 @@ pub fn addition(
     Ok((!wgsl.is_empty() || c.uncaptured.is_some()).then_some((wgsl, c)))
 }
 
-/// The compute entry point that calls a copy of the vertex stage (`call`, for vertex `i`) and
-/// writes the clip position it returns, divided by w.
-fn entry_compute_wgsl(call: &str, place: Place, contract: &Contract) -> String {
+/// The compute entry point that calls a copy of the vertex stage (`entry.call`, for vertex `i`)
+/// and writes the clip position it returns, divided by w, and the skinned normal and tangent it
+/// returns where the capture reads them.
+fn entry_compute_wgsl(entry: &EntryCapture, contract: &Contract) -> String {
+    let frames: String = (entry.frames.iter())
+        .map(|(role, member)| match role {
+            Role::SkinnedNormals => {
+                format!("\n    skinproof_skinned_normals[i] = vec4<f32>(out.{member}, 0.0);")
+            }
+            _ => format!("\n    skinproof_skinned_tangents[i] = out.{member};"),
+        })
+        .collect();
+    let roles: Vec<Role> = entry.frames.iter().map(|f| f.0).collect();
     format!(
-        "\n{}
+        "\n{}{}
 @compute @workgroup_size(64)
 fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     let i = id.x;
     if (i >= skinproof_count.x) {{
         return;
     }}
-    let clip = {call};
-    skinproof_skinned[i] = vec4<f32>(clip.xyz / clip.w, 0.0);
+    let out = {};
+    let clip = out{};
+    skinproof_skinned[i] = vec4<f32>(clip.xyz / clip.w, 0.0);{frames}
 }}
 ",
-        declarations(place, capture_joints(contract), contract.pulled.is_some())
+        frame_declarations(entry.place, &roles),
+        declarations(
+            entry.place,
+            capture_joints(contract),
+            contract.pulled.is_some()
+        ),
+        entry.call,
+        entry.clip,
     )
+}
+
+/// A vertex stage captured through a copy of its entry point: the copy, the expression that
+/// calls it for vertex `i`, the member of its result that holds the clip position (empty where
+/// the result is the position), where the capture bindings go, and the skinned normal and
+/// tangent it returns that the capture reads (the role and the result's member).
+struct EntryCapture {
+    copy: String,
+    call: String,
+    clip: String,
+    place: Place,
+    frames: Vec<(Role, String)>,
 }
 
 /// A vertex-only shader that skins inline, without a skinning function the profile names: its
@@ -258,7 +290,7 @@ fn entry_capture(
     contract: &Contract,
     module: &naga::Module,
     source: &str,
-) -> Option<Result<(String, String, Place), String>> {
+) -> Option<Result<EntryCapture, String>> {
     let vs = contract.vertex.as_deref()?;
     if contract.skin_function.is_some() || !contract.matrix_camera() {
         return None;
@@ -266,14 +298,45 @@ fn entry_capture(
     let ep = module.entry_points.iter().find(|e| e.name == vs)?;
     Some((|| {
         let copy = crate::stage_copy::copy(module, ep, source)?;
-        let args = (ep.function.arguments.iter())
-            .map(|a| input_value(contract, module, &a.binding, a.ty))
-            .collect::<Result<Vec<_>, _>>()?;
         let result = ep.function.result.as_ref().ok_or("it returns nothing")?;
-        let position = clip_member(module, result).ok_or("it returns no @builtin(position)")?;
-        let call = format!("{}({}){position}", crate::stage_copy::BODY, args.join(", "));
-        Ok((copy, call, capture_place(module)))
+        let clip = clip_member(module, result).ok_or("it returns no @builtin(position)")?;
+        let frames = entry_frames(contract, module, result);
+        let fed: Vec<Role> = frames.iter().map(|f| f.0).collect();
+        let args = (ep.function.arguments.iter())
+            .map(|a| input_value(contract, module, &fed, &a.binding, a.ty))
+            .collect::<Result<Vec<_>, _>>()?;
+        let call = format!("{}({})", crate::stage_copy::BODY, args.join(", "));
+        Ok(EntryCapture {
+            copy,
+            call,
+            clip,
+            place: capture_place(module),
+            frames,
+        })
     })())
+}
+
+/// The skinned normal and tangent a copied vertex stage returns at the profile's
+/// `vertex.skinned_normal` and `vertex.skinned_tangent` (as `shader::validates` checks them: a
+/// `vec3<f32>` and a `vec4<f32>`), where the stage also reads their source as an attribute: the
+/// role and the member of its result struct that holds it.
+fn entry_frames(
+    contract: &Contract,
+    module: &naga::Module,
+    result: &naga::FunctionResult,
+) -> Vec<(Role, String)> {
+    let TypeInner::Struct { members, .. } = &module.types[result.ty].inner else {
+        return Vec::new();
+    };
+    let at = |location: u32| {
+        members.iter().find(|m| {
+            matches!(m.binding, Some(naga::Binding::Location { location: l, .. }) if l == location)
+        })
+    };
+    (contract.vertex_outputs.iter())
+        .filter(|o| contract.input(Contract::source_of(o.role)).is_some())
+        .filter_map(|o| Some((o.role, at(o.location)?.name.clone()?)))
+        .collect()
 }
 
 /// Where the capture bindings go: a group, and the first of their binding numbers in it.
@@ -302,11 +365,13 @@ fn capture_place(module: &naga::Module) -> Place {
 }
 
 /// What the capture passes for a vertex stage input: the case's position, joints and weights
-/// where the contract has them, the vertex index, instance 0, a struct of such members, and the
-/// zero value of its type for any other attribute (a normal, a texture coordinate).
+/// where the contract has them, its normal and tangent where the capture reads their skinned
+/// values (`fed`), the vertex index, instance 0, a struct of such members, and the zero value of
+/// its type for any other attribute (a texture coordinate, a colour).
 fn input_value(
     contract: &Contract,
     module: &naga::Module,
+    fed: &[Role],
     binding: &Option<naga::Binding>,
     ty: naga::Handle<naga::Type>,
 ) -> Result<String, String> {
@@ -340,6 +405,13 @@ fn input_value(
             Some(v) if v.role == Role::Weights => {
                 format!("skinproof_weights[i * {sets}u + {}u]", v.set)
             }
+            // A normal or tangent whose skinned value the capture reads: the case's.
+            Some(v) if v.role == Role::Normals && fed.contains(&Role::SkinnedNormals) => {
+                "skinproof_normals[i].xyz".into()
+            }
+            Some(v) if v.role == Role::Tangents && fed.contains(&Role::SkinnedTangents) => {
+                "skinproof_tangents[i]".into()
+            }
             _ => format!("{name}()"),
         }),
         Some(Binding::BuiltIn(BuiltIn::VertexIndex)) => Ok("i".into()),
@@ -348,7 +420,7 @@ fn input_value(
         None => match &module.types[ty].inner {
             TypeInner::Struct { members, .. } => {
                 let values = (members.iter())
-                    .map(|m| input_value(contract, module, &m.binding, m.ty))
+                    .map(|m| input_value(contract, module, fed, &m.binding, m.ty))
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(format!("{name}({})", values.join(", ")))
             }
@@ -496,7 +568,6 @@ fn compute_wgsl(
     (sets, joints): (usize, JointFormat),
     frames: &[Frame],
 ) -> String {
-    let (g, b) = (place.group, place.base);
     let influences = (0..sets)
         .map(|k| {
             format!("skinproof_joints[i * {sets}u + {k}u], skinproof_weights[i * {sets}u + {k}u]")
@@ -514,7 +585,7 @@ fn compute_wgsl(
         Call::Matrix { indices, form } => form.apply(&blend(indices)),
     };
     // Normals and tangents: their sources and outputs at bindings 5 to 8 past the base.
-    let (mut frame_decls, mut frame_lines) = (String::new(), String::new());
+    let mut frame_lines = String::new();
     for (role, f, how) in frames {
         let normals = *role == Role::SkinnedNormals;
         let source = if normals {
@@ -533,25 +604,20 @@ fn compute_wgsl(
             }
             FrameArgs::NormalMatrix { indices } => format!("{influences}{}", zeros(indices)),
         };
-        let (read, write, arg, value) = if normals {
+        let (write, value) = if normals {
             let v = match how {
                 FrameArgs::NormalMatrix { .. } => format!("vec4<f32>({f}({args}) * {source}, 0.0)"),
                 _ => format!("vec4<f32>({f}({args}), 0.0)"),
             };
-            ("normals: array<vec4<f32>>", "skinned_normals", 5, v)
+            ("skinned_normals", v)
         } else {
-            let v = format!("{f}({args})");
-            ("tangents: array<vec4<f32>>", "skinned_tangents", 7, v)
+            ("skinned_tangents", format!("{f}({args})"))
         };
-        frame_decls.push_str(&format!(
-            "@group({g}) @binding({}) var<storage, read> skinproof_{read};\n@group({g}) @binding({}) var<storage, read_write> skinproof_{write}: array<vec4<f32>>;\n",
-            b + arg,
-            b + arg + 1
-        ));
         frame_lines.push_str(&format!("\n    skinproof_{write}[i] = {value};"));
     }
+    let roles: Vec<Role> = frames.iter().map(|f| f.0).collect();
     format!(
-        "\n{frame_decls}{}
+        "\n{}{}
 @compute @workgroup_size(64)
 fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     let i = id.x;
@@ -562,8 +628,29 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     skinproof_skinned[i] = vec4<f32>({skinned}, 0.0);{frame_lines}
 }}
 ",
+        frame_declarations(place, &roles),
         declarations(place, joints, false)
     )
+}
+
+/// The bindings of the normals and tangents the capture reads (`roles`: their skinned roles),
+/// 5 to 8 past the capture's base: each source and its skinned output.
+fn frame_declarations(place: Place, roles: &[Role]) -> String {
+    let (g, b) = (place.group, place.base);
+    let mut out = String::new();
+    for role in roles {
+        let (read, write, arg) = if *role == Role::SkinnedNormals {
+            ("normals", "skinned_normals", 5)
+        } else {
+            ("tangents", "skinned_tangents", 7)
+        };
+        out.push_str(&format!(
+            "@group({g}) @binding({}) var<storage, read> skinproof_{read}: array<vec4<f32>>;\n@group({g}) @binding({}) var<storage, read_write> skinproof_{write}: array<vec4<f32>>;\n",
+            b + arg,
+            b + arg + 1
+        ));
+    }
+    out
 }
 
 /// The capture bindings at `place`: the case's positions, joints and weights, the skinned
@@ -608,7 +695,7 @@ fn capture_joints(contract: &Contract) -> JointFormat {
 
 /// `c` with the added compute stage: its bindings at `place`, the palette's bindings visible to
 /// it, joints as [`capture_joints`] gives them.
-fn capture_contract(c: &mut Contract, place: Place, frames: &[Frame]) {
+fn capture_contract(c: &mut Contract, place: Place, frames: &[Role]) {
     // A vertex stage that pulls its vertices reads them from its own buffer, bound to the added
     // stage as well; the capture then binds no positions, joints or weights of its own.
     let pulls = c.pulled.is_some();
@@ -663,7 +750,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[Frame]) {
     if pulls {
         added.retain(|a| !matches!(a.0, Role::Positions | Role::Joints | Role::Weights));
     }
-    for (role, _, _) in frames {
+    for role in frames {
         let write = Space::Storage { writable: true };
         let vec4 = Want::Array(Elem::Vec4F32);
         added.extend(if *role == Role::SkinnedNormals {
@@ -701,6 +788,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[Frame]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::{VertexInput, VertexOutput};
 
     fn module(src: &str) -> naga::Module {
         naga::front::wgsl::parse_str(src).unwrap()
@@ -978,9 +1066,11 @@ struct Out { @location(0) n: vec3<f32>, @builtin(position) clip: vec4<f32> }
         c.vertex = Some("vs".into());
         let (wgsl, extended) = addition(&c, &module(src), src).unwrap().unwrap();
         assert!(
-            wgsl.contains("let clip = skinproof_vertex_body(In(skinproof_positions[i].xyz, skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u], vec3<f32>()), 0u).clip;"),
+            wgsl.contains("let out = skinproof_vertex_body(In(skinproof_positions[i].xyz, skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u], vec3<f32>()), 0u);\n    let clip = out.clip;"),
             "{wgsl}"
         );
+        // No normal is read back: the profile names neither a source nor a skinned one.
+        assert!(!wgsl.contains("skinproof_normals"), "{wgsl}");
         assert!(
             wgsl.contains("@group(3) @binding(3) var<storage, read> skinproof_positions"),
             "{wgsl}"
@@ -999,6 +1089,40 @@ struct Out { @location(0) n: vec3<f32>, @builtin(position) clip: vec4<f32> }
             .ty = Want::View;
         let added = addition(&c, &module(src), src).unwrap();
         assert!(added.is_none_or(|(w, _)| !w.contains(ENTRY)));
+        // With the normal attribute and the location the stage returns it at, the copy is fed the
+        // case's normals and its skinned normal read back.
+        c.slots
+            .iter_mut()
+            .find(|s| s.role == Role::View)
+            .unwrap()
+            .ty = Want::Matrix;
+        let mut framed = c.clone();
+        framed.vertex_inputs.push(VertexInput::new(
+            Role::Normals,
+            (Elem::Vec3F32, None),
+            wgpu::VertexFormat::Float32x3,
+            3,
+            None,
+        ));
+        framed.vertex_outputs.push(VertexOutput {
+            role: Role::SkinnedNormals,
+            location: 0,
+            ty: Elem::Vec3F32,
+            origin: None,
+        });
+        let (wgsl, extended) = addition(&framed, &module(src), src).unwrap().unwrap();
+        for line in [
+            "skinproof_weights[i * 1u + 0u], skinproof_normals[i].xyz), 0u);",
+            "skinproof_skinned_normals[i] = vec4<f32>(out.n, 0.0);",
+            "@group(3) @binding(8) var<storage, read> skinproof_normals: array<vec4<f32>>;",
+            "@group(3) @binding(9) var<storage, read_write> skinproof_skinned_normals",
+        ] {
+            assert!(wgsl.contains(line), "{line} in {wgsl}");
+        }
+        assert!(extended.writes(Role::SkinnedNormals) && !extended.writes(Role::SkinnedTangents));
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&module(&format!("{src}{wgsl}")))
+            .unwrap();
         // A stage that cannot be called so keeps the reason, for its checks' SKIP (a builtin the
         // copy cannot feed; parsed, not yet validated, as the shader is read).
         c.slots

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::case::Case;
 use crate::compare;
+use crate::contract::Role;
 use crate::golden::{self, Goldens, Review};
 use crate::gpu::compute::{Fault, Skinned};
 use crate::gpu::{Context, GpuError};
@@ -304,6 +305,32 @@ fn by_path(input: &Input, mut outcome: Outcome) -> Outcome {
             )
         }
         _ => {}
+    }
+    outcome
+}
+
+/// [`by_path`] for the skinned normals or tangents (`role`): the vertex stage's function that
+/// gave them, or its output at the profile's location where a copy of the stage ran.
+fn by_frame_path(input: &Input, role: Role, mut outcome: Outcome) -> Outcome {
+    let c = input.ctx.contract();
+    let f = &c.frame_functions;
+    let function = if role == Role::SkinnedNormals {
+        &f.normal
+    } else {
+        &f.tangent
+    };
+    let output = c.vertex_outputs.iter().find(|o| o.role == role);
+    match (c.captured, function, &c.skin_function, &c.vertex, output) {
+        (true, Some(f), _, _, _) => {
+            outcome.figure = format!("{} (vertex stage, via `{f}`)", outcome.figure)
+        }
+        (true, None, None, Some(vs), Some(o)) => {
+            outcome.figure = format!(
+                "{} (vertex stage `{vs}`, its output at location {})",
+                outcome.figure, o.location
+            )
+        }
+        _ => return by_path(input, outcome),
     }
     outcome
 }

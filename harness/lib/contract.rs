@@ -873,33 +873,44 @@ impl PaletteElement {
         out
     }
 
-    /// Joint matrix `m`'s normal matrix as the normal member holds it: the inverse transpose of
-    /// its 3x3 (cof / det, non-finite for a singular one, as a shader's own would be), each
-    /// column padded to 16 bytes; in a `mat4x4<f32>` with 0 0 0 1 around it.
+    /// Joint matrix `m`'s normal matrix as the normal member holds it ([`normal_floats`]).
     fn normal_floats(&self, m: &glam::Mat4) -> Vec<f32> {
-        let a = glam::Mat3::from_mat4(*m);
-        let it = glam::Mat3::from_cols(
-            a.y_axis.cross(a.z_axis),
-            a.z_axis.cross(a.x_axis),
-            a.x_axis.cross(a.y_axis),
-        ) * (1.0 / a.determinant());
-        let mut floats: Vec<f32> = (it.to_cols_array_2d().iter())
-            .flat_map(|c| [c[0], c[1], c[2], 0.0])
-            .collect();
-        if self.normal_columns == 4 {
-            floats.extend([0.0, 0.0, 0.0, 1.0]);
-        }
-        floats
+        normal_floats(m, self.normal_columns)
     }
 }
 
-/// How a palette lies in a texture of RGBA f32 texels: each joint's `texels` in a row, joint 0
-/// first, wrapped at the texture's width (texel t at x = t % width, y = t / width).
+/// Joint matrix `m`'s normal matrix in `columns` (3 or 4) columns of 4 floats, as a
+/// `mat3x3<f32>` or a `mat4x4<f32>` holds it (or as many RGBA texels): the inverse transpose of
+/// its 3x3 (cof / det, non-finite for a singular one, as a shader's own would be), each column
+/// padded with 0; with 4, the last column 0 0 0 1.
+fn normal_floats(m: &glam::Mat4, columns: u32) -> Vec<f32> {
+    let a = glam::Mat3::from_mat4(*m);
+    let it = glam::Mat3::from_cols(
+        a.y_axis.cross(a.z_axis),
+        a.z_axis.cross(a.x_axis),
+        a.x_axis.cross(a.y_axis),
+    ) * (1.0 / a.determinant());
+    let mut floats: Vec<f32> = (it.to_cols_array_2d().iter())
+        .flat_map(|c| [c[0], c[1], c[2], 0.0])
+        .collect();
+    if columns == 4 {
+        floats.extend([0.0, 0.0, 0.0, 1.0]);
+    }
+    floats
+}
+
+/// How a palette lies in a texture of RGBA f32 texels: each joint's run of texels in a row (its
+/// matrix's `texels`, then its normal matrix's `normal_texels`), joint 0 first, wrapped at the
+/// texture's width (texel t at x = t % width, y = t / width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PaletteTexture {
     /// 4: a joint's matrix columns (column-major, as the buffers hold it); 3: the rows of its
     /// affine 3x4 (the transposed upper three rows).
     pub texels: u32,
+    /// 0: no normal matrix; 3 or 4: the columns of the joint's normal matrix after its matrix,
+    /// as [`normal_floats`] gives them (the glTF Sample Viewer's joint texture: a joint's matrix
+    /// and its normal matrix as 8 texels).
+    pub normal_texels: u32,
     pub width: TextureWidth,
 }
 
@@ -917,7 +928,7 @@ pub enum TextureWidth {
 impl PaletteTexture {
     /// The texture's (width, height) for `joints` joints.
     pub fn size(self, joints: usize) -> (u32, u32) {
-        let texels = (self.texels as usize * joints.max(1)) as u32;
+        let texels = (self.run() * joints.max(1)) as u32;
         let width = match self.width {
             TextureWidth::Fixed(w) => w.max(1),
             TextureWidth::Row => texels,
@@ -935,18 +946,29 @@ impl PaletteTexture {
     pub fn texels_of(self, palette: &[[f32; 16]], width: u32, height: u32) -> Vec<f32> {
         let mut out = vec![f32::NAN; (width * height * 4) as usize];
         for (j, m) in palette.iter().enumerate() {
+            let first = j * self.run();
             for k in 0..self.texels as usize {
-                let t = j * self.texels as usize + k;
                 let texel: [f32; 4] = if self.texels == 4 {
                     [m[4 * k], m[4 * k + 1], m[4 * k + 2], m[4 * k + 3]]
                 } else {
                     // Row k: element k of each column.
                     [m[k], m[4 + k], m[8 + k], m[12 + k]]
                 };
+                let t = first + k;
                 out[4 * t..4 * t + 4].copy_from_slice(&texel);
+            }
+            if self.normal_texels > 0 {
+                let normal = normal_floats(&glam::Mat4::from_cols_array(m), self.normal_texels);
+                let t = first + self.texels as usize;
+                out[4 * t..4 * t + normal.len()].copy_from_slice(&normal);
             }
         }
         out
+    }
+
+    /// Texels a joint: its matrix's and its normal matrix's.
+    fn run(self) -> usize {
+        (self.texels + self.normal_texels) as usize
     }
 }
 
@@ -1494,14 +1516,22 @@ impl Contract {
         slots
     }
 
+    /// The source role of skinned normals or tangents (`role`): [`Role::Normals`] or
+    /// [`Role::Tangents`].
+    pub fn source_of(role: Role) -> Role {
+        match role {
+            Role::SkinnedNormals => Role::Normals,
+            _ => Role::Tangents,
+        }
+    }
+
     /// Whether the skinned normals or tangents (`role`) are written over their sources: at the
     /// binding of [`Role::Normals`] or [`Role::Tangents`], one buffer holding both.
     pub fn frames_in_place(&self, role: Role) -> bool {
-        let source = match role {
-            Role::SkinnedNormals => Role::Normals,
-            _ => Role::Tangents,
-        };
-        match (self.try_slot(source), self.try_slot(role)) {
+        match (
+            self.try_slot(Contract::source_of(role)),
+            self.try_slot(role),
+        ) {
             (Some(a), Some(b)) => (a.group, a.binding) == (b.group, b.binding),
             _ => false,
         }
@@ -1852,7 +1882,11 @@ mod tests {
 
     #[test]
     fn a_palette_texture_lays_texels_out_row_by_row() {
-        let t = |texels, width| PaletteTexture { texels, width };
+        let t = |texels, width| PaletteTexture {
+            texels,
+            normal_texels: 0,
+            width,
+        };
         // 3 joints x 4 texels = 12: square -> 4 x 4 (at least 4), row -> 12 x 1, fixed 5 -> 5 x 3.
         assert_eq!(t(4, TextureWidth::Square).size(3), (4, 4));
         assert_eq!(t(4, TextureWidth::Row).size(3), (12, 1));
@@ -1873,6 +1907,45 @@ mod tests {
         let rows = t(3, TextureWidth::Row).texels_of(&palette, 6, 1);
         assert_eq!(&rows[12..16], &[100.0, 104.0, 108.0, 112.0]);
         assert_eq!(&rows[20..24], &[102.0, 106.0, 110.0, 114.0]);
+    }
+
+    #[test]
+    fn a_palette_texture_puts_each_joints_normal_matrix_after_its_matrix() {
+        let t = |normal_texels| PaletteTexture {
+            texels: 4,
+            normal_texels,
+            width: TextureWidth::Fixed(3),
+        };
+        // Joint 0 scales X by 2 and moves by (1, 2, 3): its normal matrix (the inverse transpose
+        // of diag(2, 1, 1)) is diag(1/2, 1, 1). Joint 1 turns a quarter about Z: a rotation is its
+        // own inverse transpose, columns (0, 1, 0) and (-1, 0, 0).
+        let scale = glam::Mat4::from_scale_rotation_translation(
+            glam::Vec3::new(2.0, 1.0, 1.0),
+            glam::Quat::IDENTITY,
+            glam::Vec3::new(1.0, 2.0, 3.0),
+        );
+        let turn = glam::Mat4::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        let palette = [scale.to_cols_array(), turn.to_cols_array()];
+        // 2 joints x 8 texels = 16 at width 3: 3 x 6.
+        assert_eq!(t(4).size(2), (3, 6));
+        let texels = t(4).texels_of(&palette, 3, 6);
+        let texel = |i: usize| &texels[4 * i..4 * i + 4];
+        // Joint 0: its columns in texels 0-3, its normal matrix in 4-7 (x = 1, y = 1 onward).
+        assert_eq!(texel(3), &[1.0, 2.0, 3.0, 1.0]);
+        assert_eq!(texel(4), &[0.5, 0.0, 0.0, 0.0]);
+        assert_eq!(texel(5), &[0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(texel(7), &[0.0, 0.0, 0.0, 1.0]);
+        // Joint 1 from texel 8 (x = 2, y = 2): its matrix, then the same rotation again.
+        let close = |a: &[f32], b: [f32; 4]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+        assert!(close(texel(8), [0.0, 1.0, 0.0, 0.0]), "{:?}", texel(8));
+        assert!(close(texel(12), [0.0, 1.0, 0.0, 0.0]), "{:?}", texel(12));
+        assert!(close(texel(13), [-1.0, 0.0, 0.0, 0.0]), "{:?}", texel(13));
+        // Past the palette, NaN.
+        assert!(texel(16).iter().all(|x| x.is_nan()));
+        // A 3x3 normal matrix: 7 texels a joint, joint 1 from texel 7.
+        let texels = t(3).texels_of(&palette, 3, 5);
+        assert_eq!(&texels[24..28], &[0.0, 0.0, 1.0, 0.0]);
+        assert!(close(&texels[28..32], [0.0, 1.0, 0.0, 0.0]));
     }
 
     /// Whether `want` takes the type of `var` declared in `src`.

@@ -241,6 +241,12 @@ pub struct Palette {
     /// affine 3x4).
     #[serde(default)]
     pub texels: Option<u32>,
+    /// With `form: texture`: each joint's normal matrix in the texels after its matrix, 4 (a
+    /// `mat4x4<f32>`'s columns) or 3 (a 3x3's), filled with the inverse transpose of the joint's
+    /// 3x3; the normals' reference is then `normal_matrix: per_joint` unless the profile says
+    /// otherwise.
+    #[serde(default)]
+    pub normal_texels: Option<u32>,
     /// With `form: texture`: the texture's width in texels, `row` or `square`.
     #[serde(default)]
     pub width: Option<Width>,

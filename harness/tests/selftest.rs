@@ -1476,11 +1476,12 @@ const SKIN_NORMALS: [&str; 4] = [
     "compute_frame_streams",
 ];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 4] = [
+const SKIN_NORMALS_ONLY: [&str; 5] = [
     "vertex_mesh_bindings",
     "compute_vertex_structs",
     "compute_skin_streams",
     "compute_in_place",
+    "vertex_joint_texture",
 ];
 
 /// The normal and tangent checks of an example: where it writes them (`SKIN_NORMALS`, and the
@@ -1548,7 +1549,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 21] = [
+    let examples: [Example; 22] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1600,6 +1601,7 @@ fn example_shaders_pass_through_their_profiles() {
             )),
         ),
         ("vertex_bone_texture", "posed_matches_cpu", None, None),
+        ("vertex_joint_texture", "posed_matches_cpu", None, None),
         ("vertex_float_joints", "posed_matches_cpu", None, None),
         ("vertex_affine_joints", "posed_matches_cpu", None, None),
         ("vertex_pulled", "posed_matches_cpu", None, None),
@@ -2959,6 +2961,19 @@ fn normals_checked(report: &Report) -> Vec<(String, Status, String)> {
         .collect()
 }
 
+/// The normal rows of `report` fail in `four_influences` alone (its joint 6 scales unevenly, where
+/// the kinds of normal matrix part), naming the vertex.
+fn normals_fail_only_in_four_influences(report: &Report) {
+    let rows = normals_checked(report);
+    let failed: Vec<_> = rows.iter().filter(|r| r.1.fails()).collect();
+    assert!(
+        !failed.is_empty()
+            && failed.iter().all(|r| r.0 == "four_influences")
+            && failed.iter().any(|r| r.2.contains("the normal of vertex")),
+        "{rows:?}"
+    );
+}
+
 /// A shader that blends each joint's own normal matrix passes every normal row under
 /// `normal_matrix: per_joint`; under `blended` (the same where joints only turn) it fails where a
 /// joint scales unevenly (`four_influences`), naming the vertex.
@@ -3006,14 +3021,7 @@ fn per_joint(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
     else {
         return;
     };
-    let rows = normals_checked(&report);
-    let failed: Vec<_> = rows.iter().filter(|r| r.1.fails()).collect();
-    assert!(
-        !failed.is_empty()
-            && failed.iter().all(|r| r.0 == "four_influences")
-            && failed.iter().any(|r| r.2.contains("the normal of vertex")),
-        "{rows:?}"
-    );
+    normals_fail_only_in_four_influences(&report);
 }
 
 /// A palette whose elements hold each joint's normal matrix beside its matrix
@@ -3271,4 +3279,40 @@ fn typed_positions_skinned_in_place_pass() {
         "{}",
         v.message
     );
+}
+
+/// A vertex stage that skins its normal inline, with no function the profile names
+/// (`vertex_joint_texture`: each joint's normal matrix in the texels after its matrix): the copy
+/// of its entry point is fed the case's normals and the normal it returns at
+/// `vertex.skinned_normal` is compared, its figure naming that output. Moved by the blended matrix
+/// itself instead of the joints' normal matrices, it fails where a joint scales unevenly
+/// (`four_influences`) and nowhere else.
+#[test]
+fn a_copied_vertex_stage_returns_its_normal_for_comparison() {
+    let name = "vertex_joint_texture";
+    let (source, profile) = example_texts(name);
+    let Some(report) = run_example_as(name, "entry_normals", &source, &profile) else {
+        return;
+    };
+    let passed: Vec<_> = (report.rows.iter())
+        .filter(|r| r.check == "normals_match_cpu" && r.outcome.status == Status::Pass)
+        .collect();
+    assert!(
+        passed.len() > 4
+            && passed.iter().all(|r| r
+                .outcome
+                .figure
+                .ends_with("deg (vertex stage `vs_main`, its output at location 0)")),
+        "{:?}",
+        normals_checked(&report)
+    );
+    let blended = edited(
+        name,
+        &source,
+        &[("normalize((normal_skin * vec4", "normalize((skin * vec4")],
+    );
+    let Some(report) = run_example_as(name, "entry_normals_blended", &blended, &profile) else {
+        return;
+    };
+    normals_fail_only_in_four_influences(&report);
 }

@@ -1,7 +1,7 @@
 //! The normal and tangent checks: GPU-skinned directions against the CPU reference's, by angle,
 //! unit length and (tangents) handedness.
 
-use super::{by_path, Input, Outcome};
+use super::{by_frame_path, Input, Outcome};
 use crate::contract::Role;
 use crate::gpu::compute::{Fault, Skinned};
 
@@ -24,10 +24,10 @@ impl Which {
     fn fields(self) -> &'static str {
         match self {
             Which::Normals => {
-                "`compute.skinned_normals` or `compute.output.normal` (with a source normal), nor `vertex.normal_function`"
+                "`compute.skinned_normals` or `compute.output.normal` (with a source normal), nor `vertex.normal_function` or, for a vertex stage without a skinning function, `vertex.skinned_normal` (with `vertex.normal`)"
             }
             Which::Tangents => {
-                "`compute.skinned_tangents` or `compute.output.tangent` (with a source tangent), nor `vertex.tangent_function`"
+                "`compute.skinned_tangents` or `compute.output.tangent` (with a source tangent), nor `vertex.tangent_function` or, for a vertex stage without a skinning function, `vertex.skinned_tangent` (with `vertex.tangent`)"
             }
         }
     }
@@ -110,8 +110,9 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
         match compare(gpu, expected, degrees, which, handed) {
             Ok(angle) => worst = worst.max(angle),
             Err((figure, why)) => {
-                return by_path(
+                return by_frame_path(
                     input,
+                    which.output(),
                     Outcome::fail(
                         figure,
                         format!("{why} ({label}, {} vertices)", expected.len()),
@@ -120,7 +121,11 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
             }
         }
     }
-    by_path(input, Outcome::pass(format!("{worst:.2e} deg")))
+    by_frame_path(
+        input,
+        which.output(),
+        Outcome::pass(format!("{worst:.2e} deg")),
+    )
 }
 
 /// The largest angle in degrees between `gpu` and `expected` (vertices whose expected direction

@@ -249,12 +249,12 @@ impl Profile {
         }
         c.influence_sets = self.sets();
         // A palette that holds each joint's normal matrix is there to be blended per joint.
-        c.normal_matrix = self
-            .normal_matrix
-            .unwrap_or(match self.palette.normal_member {
-                Some(_) => crate::format::NormalMatrix::PerJoint,
-                None => Default::default(),
-            });
+        c.normal_matrix = self.normal_matrix.unwrap_or(
+            match self.palette.normal_member.is_some() || self.palette.normal_texels.is_some() {
+                true => crate::format::NormalMatrix::PerJoint,
+                false => Default::default(),
+            },
+        );
         c.constants = (self.constants.iter())
             .map(|(k, v)| (k.clone(), v.value()))
             .collect();
@@ -283,6 +283,7 @@ impl Profile {
         c.palette_texture =
             (p.form == PaletteForm::Texture).then(|| crate::contract::PaletteTexture {
                 texels: p.texels.unwrap_or(4),
+                normal_texels: p.normal_texels.unwrap_or(0),
                 width: p
                     .width
                     .map_or(crate::contract::TextureWidth::Square, |w| w.0),

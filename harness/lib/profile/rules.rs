@@ -11,6 +11,7 @@ impl Profile {
         let texture = p.form == PaletteForm::Texture;
         let fields = [
             ("texels", p.texels.is_some()),
+            ("normal_texels", p.normal_texels.is_some()),
             ("width", p.width.is_some()),
             ("sampler", p.sampler.is_some()),
         ];
@@ -32,6 +33,12 @@ impl Profile {
             return Err((
                 "palette.texels".into(),
                 format!("must be 4 (a joint's columns) or 3 (the rows of its affine 3x4), got {n}"),
+            ));
+        }
+        if let Some(n) = p.normal_texels.filter(|n| ![3, 4].contains(n)) {
+            return Err((
+                "palette.normal_texels".into(),
+                format!("must be 4 (a mat4x4's columns) or 3 (a 3x3's), got {n}"),
             ));
         }
         let others = [

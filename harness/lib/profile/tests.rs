@@ -348,6 +348,17 @@ fn a_palette_texture_has_its_own_fields() {
         .unwrap()
         .contract();
     assert_eq!(t.palette_texture.unwrap().texels, 4);
+    assert_eq!(t.palette_texture.unwrap().normal_texels, 0);
+    assert_eq!(
+        t.normal_matrix,
+        crate::format::NormalMatrix::InverseTranspose
+    );
+    // Normal matrices after each joint's matrix: per-joint normals unless the profile says.
+    let c = profile("{ group: 0, binding: 1, form: texture, normal_texels: 4, width: square }")
+        .unwrap()
+        .contract();
+    assert_eq!(c.palette_texture.unwrap().normal_texels, 4);
+    assert_eq!(c.normal_matrix, crate::format::NormalMatrix::PerJoint);
     let err = |palette: &str, says: &str| {
         let msg = profile(palette).unwrap_err();
         assert!(msg.contains(says), "{msg}");
@@ -363,6 +374,14 @@ fn a_palette_texture_has_its_own_fields() {
     err(
         "{ group: 0, binding: 1, form: texture, width: 4, texels: 2 }",
         "field `palette.texels`: must be 4 (a joint's columns) or 3 (the rows of its affine 3x4), got 2",
+    );
+    err(
+        "{ group: 0, binding: 1, form: texture, width: 4, normal_texels: 1 }",
+        "field `palette.normal_texels`: must be 4 (a mat4x4's columns) or 3 (a 3x3's), got 1",
+    );
+    err(
+        "{ group: 0, binding: 1, normal_texels: 4 }",
+        "field `palette.normal_texels`: is for a palette texture: give `form: texture`",
     );
     err(
         "{ group: 0, binding: 1, form: texture, width: wide }",
@@ -516,7 +535,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 21);
+        assert_eq!(n, 22);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

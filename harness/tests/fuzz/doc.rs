@@ -600,6 +600,19 @@ const TEXTURE_EDITS: &[ProfileEdit] = &[
         "palette.texels",
     ),
     (
+        "a palette texture's normal matrices of 2 texels a joint",
+        &[("texels: 4", "texels: 4, normal_texels: 2")],
+        "palette.normal_texels",
+    ),
+    (
+        "normal matrix texels on a storage palette",
+        &[(
+            "form: texture, texels: 4, width: square",
+            "normal_texels: 4",
+        )],
+        "palette.normal_texels",
+    ),
+    (
         "a palette texture where the shader has a uniform",
         &[
             ("binding: 1, form: texture", "binding: 0, form: texture"),
