@@ -80,10 +80,11 @@ enum FrameArgs {
     /// `skin_normals(world_from_local, normal)` takes it.
     Matrix { matrix_first: bool, indices: usize },
     /// A normal function only: `f(joints, weights)`, then `indices` integer arguments passed 0,
-    /// returning the normal matrix (`mat3x3<f32>`), as engines that blend per-joint normal
-    /// matrices write it; the added stage multiplies the source normal by it, as their vertex
-    /// entry points do, and writes the product as it is (not renormalised).
-    NormalMatrix { indices: usize },
+    /// returning the normal matrix, a `mat3x3<f32>` or (`wide`) a `mat4x4<f32>` that takes the
+    /// normal as a direction (w 0), as engines that blend per-joint normal matrices write it;
+    /// the added stage multiplies the source normal by it, as their vertex entry points do, and
+    /// writes the product as it is (not renormalised).
+    NormalMatrix { indices: usize, wide: bool },
 }
 
 /// A normal or tangent function the profile names, checked: the role of its output, its name,
@@ -496,18 +497,29 @@ fn frame_calls(
         // The matrix argument takes what the skinning function returns, in its form.
         let matrix = |t: &&TypeInner| blends.is_some_and(|b| Blended::of(t) == Some(b.1));
         let indices = blends.map_or(0, |b| b.0);
-        let normal_matrix = |r: &TypeInner| {
-            matches!(*r, TypeInner::Matrix { columns: VectorSize::Tri, rows: VectorSize::Tri, scalar }
-                if scalar == naga::Scalar::F32)
+        // A square f32 matrix of 3 or 4: Some(whether 4).
+        let normal_matrix = |r: &TypeInner| match *r {
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar,
+            } if scalar == naga::Scalar::F32 && columns == rows => match columns {
+                VectorSize::Tri => Some(false),
+                VectorSize::Quad => Some(true),
+                VectorSize::Bi => None,
+            },
+            _ => None,
         };
-        let returns_normal_matrix = role == Role::SkinnedNormals
-            && func
-                .result
-                .as_ref()
-                .is_some_and(|r| normal_matrix(ty(r.ty)));
-        if returns_normal_matrix {
+        let returns_normal_matrix = (role == Role::SkinnedNormals)
+            .then(|| func.result.as_ref().and_then(|r| normal_matrix(ty(r.ty))))
+            .flatten();
+        if let Some(wide) = returns_normal_matrix {
             if let Some(indices) = influences_then_indices(&args, sets, capture_joints(contract)) {
-                out.push((role, name.clone(), FrameArgs::NormalMatrix { indices }));
+                out.push((
+                    role,
+                    name.clone(),
+                    FrameArgs::NormalMatrix { indices, wide },
+                ));
                 continue;
             }
         }
@@ -542,7 +554,7 @@ fn frame_calls(
             };
             let or_normal_matrix = if size == VectorSize::Tri {
                 format!(
-                    "; or take ({}) and return the normal matrix, mat3x3<f32>",
+                    "; or take ({}) and return the normal matrix, mat3x3<f32> or mat4x4<f32>",
                     pairs(sets, jw)
                 )
             } else {
@@ -602,11 +614,16 @@ fn compute_wgsl(
             FrameArgs::Influences { indices } => {
                 format!("{source}, {influences}{}", zeros(indices))
             }
-            FrameArgs::NormalMatrix { indices } => format!("{influences}{}", zeros(indices)),
+            FrameArgs::NormalMatrix { indices, .. } => format!("{influences}{}", zeros(indices)),
         };
         let (write, value) = if normals {
             let v = match how {
-                FrameArgs::NormalMatrix { .. } => format!("vec4<f32>({f}({args}) * {source}, 0.0)"),
+                FrameArgs::NormalMatrix { wide: false, .. } => {
+                    format!("vec4<f32>({f}({args}) * {source}, 0.0)")
+                }
+                FrameArgs::NormalMatrix { wide: true, .. } => {
+                    format!("vec4<f32>(({f}({args}) * vec4<f32>({source}, 0.0)).xyz, 0.0)")
+                }
                 _ => format!("vec4<f32>({f}({args}), 0.0)"),
             };
             ("skinned_normals", v)
@@ -788,7 +805,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[Role]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::{VertexInput, VertexOutput};
+    use crate::contract::{FrameFunctions, VertexInput, VertexOutput};
 
     fn module(src: &str) -> naga::Module {
         naga::front::wgsl::parse_str(src).unwrap()
@@ -953,6 +970,21 @@ fn skin_normal_matrix(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> { return joints
             "{why}"
         );
         assert!(!why.contains("normal matrix, mat3x3"), "{why}");
+        // The glTF Sample Viewer's shape: the normal matrix a mat4x4 (each joint's normal matrix
+        // from its joint texture), the normal taken as a direction, w 0.
+        let wide = format!(
+            "{src}fn normal_mat4(j: vec4<u32>, w: vec4<f32>) -> mat4x4<f32> {{ return joints[j.x].transform * w.x; }}\n"
+        );
+        c.frame_functions = FrameFunctions {
+            normal: Some("normal_mat4".into()),
+            tangent: None,
+        };
+        let (wgsl, _) = addition(&c, &module(&wide), &wide).unwrap().unwrap();
+        let call = "skinproof_skinned_normals[i] = vec4<f32>((normal_mat4(skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u]) * vec4<f32>(skinproof_normals[i].xyz, 0.0)).xyz, 0.0);";
+        assert!(wgsl.contains(call), "{wgsl}");
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&module(&format!("{wide}{wgsl}")))
+            .unwrap();
     }
 
     #[test]
