@@ -174,23 +174,23 @@ impl<'a> Sites<'a> {
                         .map(|r| (r, 0))
                 }
                 Expression::FunctionArgument(i) => {
-                    return match f {
-                        Func::Helper(h) => self.param_roles.get(&(h, i as usize)).copied(),
-                        Func::Entry(_) => {
-                            let arg = func.arguments.get(i as usize)?;
-                            let binding = match (&arg.binding, member) {
-                                (Some(b), _) => Some(b),
-                                (None, Some(m)) => match &self.module.types[arg.ty].inner {
-                                    TypeInner::Struct { members, .. } => {
-                                        members.get(m as usize)?.binding.as_ref()
-                                    }
-                                    _ => None,
-                                },
-                                (None, None) => None,
-                            };
-                            self.input_at(binding)
+                    let arg = func.arguments.get(i as usize)?;
+                    // A member of a struct of located inputs: the entry point's, or a helper's
+                    // that takes that struct whole (`get_position(in: VertexInput)`).
+                    let located = |m: Option<u32>| match &self.module.types[arg.ty].inner {
+                        TypeInner::Struct { members, .. } => {
+                            self.input_at(members.get(m? as usize)?.binding.as_ref())
                         }
-                    }
+                        _ => None,
+                    };
+                    return match f {
+                        Func::Helper(h) => (self.param_roles.get(&(h, i as usize)).copied())
+                            .or_else(|| located(member)),
+                        Func::Entry(_) => match &arg.binding {
+                            Some(b) => self.input_at(Some(b)),
+                            None => located(member),
+                        },
+                    };
                 }
                 _ => return None,
             };
@@ -676,14 +676,26 @@ impl<'a> Sites<'a> {
     }
 
     /// The homogeneous 1: the last component of a vec4 built in a skinning site or a helper that
-    /// calls one.
+    /// calls one; not a column of a matrix built there (an identity's 0 0 0 1, which no point
+    /// passes through).
     pub(super) fn homogeneous_ones(&self) -> Vec<Range<usize>> {
         let mut out = Vec::new();
         for f in self.skin_paths() {
             let exprs = &self.func(f).expressions;
-            for (_, e) in exprs.iter() {
+            let columns: Vec<Handle<Expression>> = (exprs.iter())
+                .filter_map(|(_, e)| match e {
+                    Expression::Compose { ty, components }
+                        if matches!(self.module.types[*ty].inner, TypeInner::Matrix { .. }) =>
+                    {
+                        Some(components.clone())
+                    }
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            for (h, e) in exprs.iter() {
                 if let Expression::Compose { components, .. } = e {
-                    let Some(&last) = components.last() else {
+                    let Some(&last) = components.last().filter(|_| !columns.contains(&h)) else {
                         continue;
                     };
                     if components.len() >= 2 && float_literal(&exprs[last]) == Some(1.0) {

@@ -632,3 +632,49 @@ struct In { @location(0) p: vec3f, @location(1) j: vec4u, @location(2) w: vec4f 
     let swapped = after(&mutants, Kind::WeightSwap).join("\n");
     assert!(swapped.contains("(input.w).yxzw[0]"), "{swapped}");
 }
+
+/// A helper that takes the vertex stage's input struct whole (`blend_of(input: In)`, as the glTF
+/// Sample Viewer's WGSL ports write `getPosition(in)`): its reads of the struct's joints and
+/// weights are the inputs, so the influence kinds land there. An identity built in the skinning
+/// path (a matrix's last column 0 0 0 1) is no homogeneous 1; the point's is.
+#[test]
+fn a_helper_taking_the_input_struct_reads_the_influences() {
+    let src = "@group(0) @binding(0) var<storage> palette: array<mat4x4f>;
+@group(0) @binding(6) var<uniform> cam: mat4x4f;
+struct In { @location(0) p: vec3f, @location(1) j: vec4u, @location(2) w: vec4f }
+fn blend(j: vec4u, w: vec4f) -> mat4x4f {
+    var m = mat4x4f(1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0);
+    m = palette[j.x] * w.x + palette[j.y] * w.y + palette[j.z] * w.z + palette[j.w] * w.w;
+    return m;
+}
+fn position_of(input: In) -> vec4f {
+    return blend(input.j, input.w) * vec4f(input.p, 1.0);
+}
+@vertex fn vs_skin(input: In) -> @builtin(position) vec4f {
+    return cam * position_of(input);
+}
+@fragment fn fs_skin() -> @location(0) vec4f { return vec4f(1.0); }
+";
+    let mut contract = Contract::builtin();
+    contract.compute = None;
+    let mutants = generate(src, &contract);
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+    for kind in [
+        Kind::WeightSwap,
+        Kind::JointIndexSwapped,
+        Kind::InfluenceDropped,
+    ] {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
+    let ones: Vec<_> = (mutants.iter())
+        .filter(|m| m.kind == Kind::HomogeneousDropped)
+        .flat_map(|m| m.diff.iter().map(|d| d.after.trim().to_string()))
+        .collect();
+    assert_eq!(
+        ones,
+        ["return blend(input.j, input.w) * vec4f(input.p, 0.0);"],
+        "{ones:?}"
+    );
+}
