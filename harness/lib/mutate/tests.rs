@@ -602,6 +602,25 @@ fn influence_kinds_land_where_the_blend_reads_them() {
     }
 }
 
+/// The mutants of vertex-only shader `src` under the built-in contract, each valid, the three
+/// influence kinds among them.
+fn vertex_only_influence_mutants(src: &str) -> Vec<Mutant> {
+    let mut contract = Contract::builtin();
+    contract.compute = None;
+    let mutants = generate(src, &contract);
+    for m in &mutants {
+        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+    }
+    for kind in [
+        Kind::WeightSwap,
+        Kind::JointIndexSwapped,
+        Kind::InfluenceDropped,
+    ] {
+        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
+    }
+    mutants
+}
+
 /// A vertex stage that skins inline from a struct input (`input.w[0]`, as published samples
 /// write it): the influence kinds wrap each read of the struct's joints and weights members.
 #[test]
@@ -616,19 +635,7 @@ struct In { @location(0) p: vec3f, @location(1) j: vec4u, @location(2) w: vec4f 
 }
 @fragment fn fs_skin() -> @location(0) vec4f { return vec4f(1.0); }
 ";
-    let mut contract = Contract::builtin();
-    contract.compute = None;
-    let mutants = generate(src, &contract);
-    for m in &mutants {
-        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
-    }
-    for kind in [
-        Kind::WeightSwap,
-        Kind::JointIndexSwapped,
-        Kind::InfluenceDropped,
-    ] {
-        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
-    }
+    let mutants = vertex_only_influence_mutants(src);
     let swapped = after(&mutants, Kind::WeightSwap).join("\n");
     assert!(swapped.contains("(input.w).yxzw[0]"), "{swapped}");
 }
@@ -655,19 +662,7 @@ fn position_of(input: In) -> vec4f {
 }
 @fragment fn fs_skin() -> @location(0) vec4f { return vec4f(1.0); }
 ";
-    let mut contract = Contract::builtin();
-    contract.compute = None;
-    let mutants = generate(src, &contract);
-    for m in &mutants {
-        assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
-    }
-    for kind in [
-        Kind::WeightSwap,
-        Kind::JointIndexSwapped,
-        Kind::InfluenceDropped,
-    ] {
-        assert!(mutants.iter().any(|m| m.kind == kind), "no {kind} mutant");
-    }
+    let mutants = vertex_only_influence_mutants(src);
     let ones: Vec<_> = (mutants.iter())
         .filter(|m| m.kind == Kind::HomogeneousDropped)
         .flat_map(|m| m.diff.iter().map(|d| d.after.trim().to_string()))
