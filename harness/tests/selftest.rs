@@ -828,7 +828,9 @@ fn a_readback_timeout_is_reported_as_timeout_and_the_run_goes_on() {
     let case =
         skinproof::case::Case::load(&root().join("cases/bend_two_joints.yaml"), &[]).unwrap();
     let scene = skinproof::scene::Scene::from_case(&case).unwrap();
-    let errors: Vec<_> = (0..5)
+    // Tries until a wait misses it: a readback that beats even this deadline (the work done
+    // before the first poll) is no failure of the deadline.
+    let errors: Vec<_> = (0..50)
         .filter_map(|_| {
             skinproof::gpu::compute::skin(&ctx, &scene.posed_palette, &scene.mesh).err()
         })

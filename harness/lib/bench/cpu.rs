@@ -78,6 +78,11 @@ pub struct CpuBench {
     /// The static transform's own timed trial, where one ran (`fast::static_trial`).
     #[serde(default)]
     pub static_trial: Option<KernelTrial>,
+    /// Whether the fast kernel prefetches its inputs beyond the caches, decided by a timed trial
+    /// of its own (`fast::prefetch_trial`: `prefetched` against `not prefetched`), where the
+    /// kernel is an AVX2 form.
+    #[serde(default)]
+    pub prefetch_trial: Option<KernelTrial>,
     /// Hardware threads available to this process.
     pub available_threads: usize,
     /// The thread counts the rows use.
@@ -110,15 +115,27 @@ pub struct KernelTrial {
 
 impl KernelTrial {
     fn of(trial: &fast::Trial) -> Self {
+        KernelTrial::named(trial, |isa| isa.name())
+    }
+
+    /// The trial with each candidate under its `name`.
+    fn named<T: Copy>(trial: &fast::Trial<T>, name: impl Fn(T) -> &'static str) -> Self {
         KernelTrial {
             vertices: trial.vertices,
-            timed: trial
-                .timed
-                .iter()
-                .map(|(isa, ns)| (isa.name().to_string(), *ns))
+            timed: (trial.timed.iter())
+                .map(|(c, ns)| (name(*c).to_string(), *ns))
                 .collect(),
-            chosen: trial.chosen.name().to_string(),
+            chosen: name(trial.chosen).to_string(),
         }
+    }
+}
+
+/// What the prefetch trial calls its candidates.
+fn prefetch_name(prefetched: bool) -> &'static str {
+    if prefetched {
+        "prefetched"
+    } else {
+        "not prefetched"
     }
 }
 
@@ -192,6 +209,10 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
             .then(fast::static_trial)
             .flatten()
             .map(KernelTrial::of),
+        prefetch_trial: (mode != Mode::Off)
+            .then(|| fast::prefetch_trial(isa))
+            .flatten()
+            .map(|t| KernelTrial::named(t, prefetch_name)),
         available_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         thread_counts: vec![1, 2],
         rows: Vec::new(),

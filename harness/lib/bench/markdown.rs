@@ -92,6 +92,15 @@ fn trial_note(cpu: &CpuBench) -> String {
         ),
         None => String::new(),
     };
+    if let Some(t) = &cpu.prefetch_trial {
+        note.push_str(&format!(
+            "; beyond the caches its inputs are {} (the faster in a trial of its own, {} vertices \
+             on one thread: {})",
+            t.chosen,
+            t.vertices,
+            times(t)
+        ));
+    }
     if !cpu.static_isa.is_empty() {
         note.push_str(&format!("; static transform: {}", cpu.static_isa));
         if let Some(t) = &cpu.static_trial {
@@ -358,6 +367,7 @@ mod tests {
             trial: None,
             static_isa: String::new(),
             static_trial: None,
+            prefetch_trial: None,
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row(SKIN4, 2_000_000, 1, 4.0), row(SKIN4, 2_000_000, 2, 2.5)],
@@ -448,12 +458,17 @@ mod tests {
                 timed: vec![("avx2+fma".into(), 0.41), ("avx512f".into(), 0.3)],
                 chosen: "avx512f".into(),
             }),
+            prefetch_trial: Some(KernelTrial {
+                vertices: 2_000_000,
+                timed: vec![("prefetched".into(), 3.4), ("not prefetched".into(), 2.9)],
+                chosen: "not prefetched".into(),
+            }),
             ..cpu.clone()
         };
         let md = markdown(&tried, &pal);
         assert!(
             md.contains("fast kernel: avx2+fma rows (the fastest of the SIMD forms")
-                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50; its family also runs the 1-influence rows); static transform: avx512f (the fastest in a trial of its own, 131072 vertices on one thread: avx2+fma 0.41, avx512f 0.30)")
+                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50; its family also runs the 1-influence rows); beyond the caches its inputs are not prefetched (the faster in a trial of its own, 2000000 vertices on one thread: prefetched 3.40, not prefetched 2.90); static transform: avx512f (the fastest in a trial of its own, 131072 vertices on one thread: avx2+fma 0.41, avx512f 0.30)")
                 && md.contains("its memory bound in the same run (what this machine's memory allows): 2M 1.25x"),
             "{md}"
         );

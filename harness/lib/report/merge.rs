@@ -148,6 +148,7 @@ mod tests {
             trial: None,
             static_isa: String::new(),
             static_trial: None,
+            prefetch_trial: None,
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row],

@@ -330,7 +330,8 @@ const STREAM_BYTES: usize = 8 << 20;
 
 /// Whether a call of `isa`'s kernels with `n` outputs writes them with streaming stores; the memory
 /// bound's loop follows it for every row. One exception: the AVX2 skinning kernels (4 and 1
-/// influences) store plainly at every size and prefetch their inputs instead. At 2M vertices on a
+/// influences) store plainly at every size (and prefetch their inputs where that pays, see
+/// [`prefetches`]). At 2M vertices on a
 /// Zen 2 core, alternated in one process, the 4-influence kernel took 7.7 ms with plain stores
 /// against 8.3 ms with 16-byte streaming stores (7.9-8.1 ms with 32-byte ones); with its inputs
 /// prefetched, the 1-influence kernel took 3.95-4.21 ms plain against 4.27-4.60 streaming. On a
@@ -343,9 +344,52 @@ fn streams(isa: Isa, n: usize) -> bool {
 }
 
 /// Whether `n` outputs (over 8 MB) leave a call's data to come from memory rather than the caches:
-/// where the kernels stream their stores and prefetch their inputs.
+/// where the kernels stream their stores and may prefetch their inputs.
 fn beyond_caches(n: usize) -> bool {
     n * 12 > STREAM_BYTES
+}
+
+/// Whether a call of `isa`'s skinning kernels (4 and 1 influences) with `n` outputs prefetches
+/// its inputs: an AVX2 form beyond the caches, where its [`prefetch_trial`] found prefetching the
+/// faster on this core. On a Zen 2 core it was (3-5% at 2M vertices, 10-12% for the 1-influence
+/// kernel); on a Zen 4 core the hardware prefetcher alone was (alternated in one process at 2M
+/// vertices: 5.8 ms without against 6.8 with, one thread; 3.1 against 3.4, two).
+fn prefetches(isa: Isa, n: usize) -> bool {
+    beyond_caches(n) && prefetch_trial(isa).is_none_or(|t| t.chosen)
+}
+
+/// The vertices of the prefetch trial: past the caches, as the bench's largest tier.
+const PREFETCH_TRIAL_VERTICES: usize = 2_000_000;
+
+/// Rounds of the prefetch trial, each call about 6 ms.
+const PREFETCH_TRIAL_ROUNDS: usize = 5;
+
+/// The timed trial of prefetching in `isa`'s AVX2 4-influence kernel (with, `true`, and without)
+/// on 2M vertices (past the caches) on one thread, run once per process and form on first
+/// use; None for the forms that never prefetch (AVX-512, portable) or that this CPU lacks.
+pub fn prefetch_trial(isa: Isa) -> Option<&'static Trial<bool>> {
+    static TRIALS: [OnceLock<Trial<bool>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = match isa {
+        Isa::Avx2Fma => 0,
+        Isa::Avx2Rows => 1,
+        _ => return None,
+    };
+    isa.is_supported().then(|| {
+        TRIALS[slot].get_or_init(|| {
+            let m = TrialMesh::of(PREFETCH_TRIAL_VERTICES);
+            let mut out = vec![[0f32; 3]; PREFETCH_TRIAL_VERTICES];
+            let inputs = (&m.positions[..], &m.joints[..], &m.weights[..]);
+            trial::run_rounds(
+                &[true, false],
+                PREFETCH_TRIAL_VERTICES,
+                PREFETCH_TRIAL_ROUNDS,
+                |prefetch| {
+                    skin_run(isa, &m.palette, inputs, &mut out, 1, prefetch);
+                    std::hint::black_box(&mut out);
+                },
+            )
+        })
+    })
 }
 
 /// The vertices before the first one whose output starts on an `align`-byte boundary (fewer than
@@ -421,10 +465,34 @@ pub fn skin_with(
     } else {
         Isa::Portable
     };
+    let prefetch = prefetches(isa, n);
+    skin_run(
+        isa,
+        palette,
+        (positions, joints, weights),
+        out,
+        threads,
+        prefetch,
+    );
+}
+
+/// A 4-influence call's inputs: positions, joints and weights.
+type Inputs<'a> = (&'a [[f32; 3]], &'a [[u32; 4]], &'a [[f32; 4]]);
+
+/// [`skin_with`] once its kernel is settled (`isa`, supported, on a palette it may run on) and
+/// whether an AVX2 kernel prefetches its inputs.
+fn skin_run(
+    isa: Isa,
+    palette: &AlignedPalette,
+    (positions, joints, weights): Inputs,
+    out: &mut [[f32; 3]],
+    threads: usize,
+    prefetch: bool,
+) {
+    let n = out.len();
     let (pal, cols) = (palette.as_slice(), palette.cols());
-    // The AVX2 kernel never streams (see `streams`), and prefetches from memory.
+    // The AVX2 kernel never streams (see `streams`).
     let stream = streams(isa, n);
-    let prefetch = beyond_caches(n);
     par_chunks(out, threads, |r, out| {
         let (p, j, w) = (&positions[r.clone()], &joints[r.clone()], &weights[r]);
         match isa {
@@ -467,7 +535,7 @@ pub fn skin4_moves(
     let n = out.len();
     check_lengths("fast::skin4_moves", n, positions, joints, weights);
     let (pal, cols) = (palette.as_slice(), palette.cols());
-    let ahead = beyond_caches(n);
+    let ahead = prefetches(isa, n);
     #[cfg(target_arch = "x86_64")]
     // SAFETY (both): check_isa asserted that this CPU has AVX2 and FMA.
     if isa == Isa::Avx2Rows {
@@ -526,9 +594,9 @@ pub fn skin1_with(
         joints.len()
     );
     let (pal, cols) = (palette.as_slice(), palette.cols());
-    // The AVX2 kernel never streams (see `streams`), and prefetches from memory.
+    // The AVX2 kernel never streams (see `streams`).
     let stream = streams(isa, n);
-    let prefetch = beyond_caches(n);
+    let prefetch = prefetches(isa, n);
     par_chunks(out, threads, |r, out| {
         let (p, j) = (&positions[r.clone()], &joints[r]);
         match isa {

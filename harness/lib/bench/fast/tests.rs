@@ -945,3 +945,40 @@ fn the_fma_peak_runs_its_flops_at_a_plausible_rate() {
     assert_eq!(flops_per_vertex(Kernel::Skin4, Isa::Avx2Fma), Some(140));
     assert_eq!(flops_per_vertex(Kernel::Static, Isa::Avx512F), Some(18));
 }
+
+/// Prefetching changes when the AVX2 kernels' inputs arrive, never what they compute: past the
+/// caches both variants write the same bits; the trial times both and takes the faster, and
+/// `skin_with` follows it there (and only there).
+#[test]
+fn the_prefetch_trial_times_both_variants_which_compute_alike() {
+    let n = 800_000; // 9.6 MB of output: past the caches' threshold
+    assert!(beyond_caches(n) && !beyond_caches(TrialMesh::VERTICES));
+    let m = TrialMesh::of(n);
+    let inputs = (&m.positions[..], &m.joints[..], &m.weights[..]);
+    for isa in [Isa::Avx2Fma, Isa::Avx2Rows] {
+        if !isa.is_supported() {
+            continue;
+        }
+        let mut on = vec![[f32::NAN; 3]; n];
+        let mut off = vec![[0f32; 3]; n];
+        skin_run(isa, &m.palette, inputs, &mut on, 2, true);
+        skin_run(isa, &m.palette, inputs, &mut off, 2, false);
+        let bits = |v: &[[f32; 3]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert!(bits(&on) == bits(&off), "{}", isa.name());
+        let t = prefetch_trial(isa).expect("an AVX2 form has a prefetch trial");
+        assert_eq!(t.timed.len(), 2);
+        assert!(
+            t.timed.iter().all(|(_, ns)| *ns > 0.0 && ns.is_finite()),
+            "{t:?}"
+        );
+        let faster = if t.timed[0].1 <= t.timed[1].1 {
+            t.timed[0].0
+        } else {
+            t.timed[1].0
+        };
+        assert_eq!(t.chosen, faster, "{t:?}");
+        assert_eq!(prefetches(isa, n), t.chosen);
+        assert!(!prefetches(isa, TrialMesh::VERTICES));
+    }
+    assert!(prefetch_trial(Isa::Avx512F).is_none() && prefetch_trial(Isa::Portable).is_none());
+}

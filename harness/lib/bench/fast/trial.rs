@@ -21,13 +21,13 @@ const JOINTS: usize = 32;
 /// slower one had the core taken away part of the time).
 const ROUNDS: usize = 15;
 
-/// The outcome of one trial.
+/// The outcome of one trial between candidates (kernel families, or a kernel's variants).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Trial {
-    /// Each family with its fastest time, ns per vertex, in the order they were given.
-    pub timed: Vec<(Isa, f64)>,
-    /// The family with the fastest time.
-    pub chosen: Isa,
+pub struct Trial<T = Isa> {
+    /// Each candidate with its fastest time, ns per vertex, in the order they were given.
+    pub timed: Vec<(T, f64)>,
+    /// The candidate with the fastest time.
+    pub chosen: T,
     /// The vertices of each timed call.
     pub vertices: usize,
 }
@@ -47,25 +47,30 @@ impl TrialMesh {
     pub const VERTICES: usize = 2048;
 
     pub fn new() -> Self {
+        TrialMesh::of(TrialMesh::VERTICES)
+    }
+
+    /// The mesh with `vertices` vertices, the joints spread over them alike.
+    pub fn of(vertices: usize) -> Self {
         let mats: Vec<Mat4> = (0..JOINTS)
             .map(|j| {
                 let a = j as f32 * 0.1;
                 Mat4::from_rotation_translation(Quat::from_rotation_y(a), Vec3::new(a, 1.0, -a))
             })
             .collect();
-        let spread = (JOINTS - 3) as f32 / Self::VERTICES as f32;
+        let spread = (JOINTS - 3) as f32 / vertices as f32;
         TrialMesh {
             palette: AlignedPalette::from(mats.as_slice()),
-            positions: (0..TrialMesh::VERTICES)
+            positions: (0..vertices)
                 .map(|v| [(v % 7) as f32 * 0.1, v as f32 * 1e-3, 0.5])
                 .collect(),
-            joints: (0..TrialMesh::VERTICES)
+            joints: (0..vertices)
                 .map(|v| {
                     let j = (v as f32 * spread) as u32;
                     [j, j + 1, j + 2, j + 3]
                 })
                 .collect(),
-            weights: (0..TrialMesh::VERTICES)
+            weights: (0..vertices)
                 .map(|v| {
                     let t = (v % 10) as f32 * 0.01;
                     [0.4 - t, 0.3, 0.2, 0.1 + t]
@@ -94,20 +99,31 @@ pub fn run(families: &[Isa], mut run: impl FnMut(Isa, &TrialMesh, &mut [[f32; 3]
 
 /// Times `run(isa)`, one call over `vertices` vertices of the caller's own data, for each of
 /// `families` in turn, [`ROUNDS`] times over; the fastest family wins (the first of equals).
-pub fn run_on(families: &[Isa], vertices: usize, mut run: impl FnMut(Isa)) -> Trial {
-    assert!(!families.is_empty(), "fast::trial: no family to time");
-    let mut fastest = vec![f64::INFINITY; families.len()];
-    for _ in 0..ROUNDS {
-        for (&isa, best) in families.iter().zip(&mut fastest) {
+pub fn run_on(families: &[Isa], vertices: usize, run: impl FnMut(Isa)) -> Trial {
+    run_rounds(families, vertices, ROUNDS, run)
+}
+
+/// Times `run(c)` for each of `candidates` in turn, `rounds` times over; the fastest wins (the
+/// first of equals).
+pub fn run_rounds<T: Copy>(
+    candidates: &[T],
+    vertices: usize,
+    rounds: usize,
+    mut run: impl FnMut(T),
+) -> Trial<T> {
+    assert!(!candidates.is_empty(), "fast::trial: nothing to time");
+    let mut fastest = vec![f64::INFINITY; candidates.len()];
+    for _ in 0..rounds {
+        for (&c, best) in candidates.iter().zip(&mut fastest) {
             let start = Instant::now();
-            run(isa);
+            run(c);
             *best = best.min(start.elapsed().as_secs_f64());
         }
     }
-    let timed: Vec<(Isa, f64)> = families
+    let timed: Vec<(T, f64)> = candidates
         .iter()
         .zip(&fastest)
-        .map(|(&isa, &s)| (isa, s * 1e9 / vertices as f64))
+        .map(|(&c, &s)| (c, s * 1e9 / vertices as f64))
         .collect();
     let chosen = timed
         .iter()
