@@ -206,6 +206,7 @@ pub fn addition(
             place,
             (contract.influence_sets, capture_joints(contract)),
             &frames,
+            contract.vec3_tangent_attribute(),
         ));
         let roles: Vec<Role> = frames.iter().map(|f| f.0).collect();
         capture_contract(&mut c, place, &roles);
@@ -241,7 +242,10 @@ fn entry_compute_wgsl(entry: &EntryCapture, contract: &Contract) -> String {
             Role::SkinnedNormals => {
                 format!("\n    skinproof_skinned_normals[i] = vec4<f32>(out.{member}, 0.0);")
             }
-            _ => format!("\n    skinproof_skinned_tangents[i] = out.{member};"),
+            _ => format!(
+                "\n    skinproof_skinned_tangents[i] = {};",
+                tangent_value(&format!("out.{member}"), contract.vec3_tangent_attribute())
+            ),
         })
         .collect();
     let roles: Vec<Role> = entry.frames.iter().map(|f| f.0).collect();
@@ -411,7 +415,7 @@ fn input_value(
                 "skinproof_normals[i].xyz".into()
             }
             Some(v) if v.role == Role::Tangents && fed.contains(&Role::SkinnedTangents) => {
-                "skinproof_tangents[i]".into()
+                tangent_source(v.ty == Elem::Vec3F32).into()
             }
             _ => format!("{name}()"),
         }),
@@ -470,7 +474,11 @@ fn frame_calls(
         (
             Role::SkinnedTangents,
             &f.tangent,
-            VectorSize::Quad,
+            if contract.vec3_tangent_attribute() {
+                VectorSize::Tri
+            } else {
+                VectorSize::Quad
+            },
             "tangent_function",
         ),
     ] {
@@ -539,10 +547,10 @@ fn frame_calls(
             }),
         };
         let Some(how) = how.filter(|_| func.result.as_ref().is_some_and(|r| dir(ty(r.ty)))) else {
-            let d = if size == VectorSize::Tri {
-                "normal: vec3<f32>"
-            } else {
-                "tangent: vec4<f32>"
+            let d = match (role, size) {
+                (Role::SkinnedNormals, _) => "normal: vec3<f32>",
+                (_, VectorSize::Tri) => "tangent: vec3<f32>",
+                _ => "tangent: vec4<f32>",
             };
             let jw = capture_joints(contract).elem().wgsl();
             let or_matrix = match blends {
@@ -552,7 +560,7 @@ fn frame_calls(
                 ),
                 None => String::new(),
             };
-            let or_normal_matrix = if size == VectorSize::Tri {
+            let or_normal_matrix = if role == Role::SkinnedNormals {
                 format!(
                     "; or take ({}) and return the normal matrix, mat3x3<f32> or mat4x4<f32>",
                     pairs(sets, jw)
@@ -579,6 +587,7 @@ fn compute_wgsl(
     place: Place,
     (sets, joints): (usize, JointFormat),
     frames: &[Frame],
+    vec3_tangents: bool,
 ) -> String {
     let influences = (0..sets)
         .map(|k| {
@@ -603,7 +612,7 @@ fn compute_wgsl(
         let source = if normals {
             "skinproof_normals[i].xyz"
         } else {
-            "skinproof_tangents[i]"
+            tangent_source(vec3_tangents)
         };
         let args = match *how {
             FrameArgs::Matrix {
@@ -628,7 +637,10 @@ fn compute_wgsl(
             };
             ("skinned_normals", v)
         } else {
-            ("skinned_tangents", format!("{f}({args})"))
+            (
+                "skinned_tangents",
+                tangent_value(&format!("{f}({args})"), vec3_tangents),
+            )
         };
         frame_lines.push_str(&format!("\n    skinproof_{write}[i] = {value};"));
     }
@@ -648,6 +660,24 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
         frame_declarations(place, &roles),
         declarations(place, joints, false)
     )
+}
+
+/// The case's tangent of vertex `i` as a stage whose tangents are vec3 (`vec3`) or vec4 reads it.
+fn tangent_source(vec3: bool) -> &'static str {
+    if vec3 {
+        "skinproof_tangents[i].xyz"
+    } else {
+        "skinproof_tangents[i]"
+    }
+}
+
+/// The vec4 the capture writes for a skinned tangent `value`: a vec3 one with w 0.
+fn tangent_value(value: &str, vec3: bool) -> String {
+    if vec3 {
+        format!("vec4<f32>({value}, 0.0)")
+    } else {
+        value.to_string()
+    }
 }
 
 /// The bindings of the normals and tangents the capture reads (`roles`: their skinned roles),
@@ -913,6 +943,7 @@ mod tests {
             Place { group: 3, base: 0 },
             (2, JointFormat::U32x4),
             &[],
+            false,
         );
         assert!(wgsl.contains("e(p, skinproof_joints[i * 2u + 0u], skinproof_weights[i * 2u + 0u], skinproof_joints[i * 2u + 1u], skinproof_weights[i * 2u + 1u])"), "{wgsl}");
     }
@@ -941,6 +972,25 @@ fn st(t: vec4<f32>, j: vec4<u32>, w: vec4<f32>) -> vec4<f32> { return t; }
         c.frame_functions.tangent = Some("sn".into());
         let why = addition(&c, &module(src), src).unwrap_err();
         assert!(why.contains("`sn` must take (tangent: vec4<f32>"), "{why}");
+        // A stage whose tangent attribute is a vec3 (no handedness): its tangent function takes
+        // and returns vec3s, the capture writes w 0 and the check leaves handedness out.
+        c.vertex_inputs.push(VertexInput::new(
+            Role::Tangents,
+            (Elem::Vec3F32, None),
+            wgpu::VertexFormat::Float32x3,
+            5,
+            None,
+        ));
+        let (wgsl, extended) = addition(&c, &module(src), src).unwrap().unwrap();
+        let line = "skinproof_skinned_tangents[i] = vec4<f32>(sn(skinproof_tangents[i].xyz, skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u]), 0.0);";
+        assert!(wgsl.contains(line), "{wgsl}");
+        naga::valid::Validator::new(Default::default(), Default::default())
+            .validate(&module(&format!("{src}{wgsl}")))
+            .unwrap();
+        assert!(!extended.tangent_handedness());
+        c.frame_functions.tangent = Some("st".into());
+        let why = addition(&c, &module(src), src).unwrap_err();
+        assert!(why.contains("`st` must take (tangent: vec3<f32>"), "{why}");
     }
 
     #[test]

@@ -1538,9 +1538,16 @@ impl Contract {
     }
 
     /// Whether the skinned tangents the harness reads keep a handedness: not where the shader
-    /// writes them to a buffer of vec3 tangents.
+    /// writes them to a buffer of vec3 tangents, nor where its vertex stage reads vec3 ones.
     pub fn tangent_handedness(&self) -> bool {
-        self.try_slot(Role::SkinnedTangents).is_none() || self.streams.skinned_tangents.words == 4
+        (self.try_slot(Role::SkinnedTangents).is_none() || self.streams.skinned_tangents.words == 4)
+            && !self.vec3_tangent_attribute()
+    }
+
+    /// Whether the vertex stage's tangent attribute is a `vec3<f32>` (no handedness).
+    pub fn vec3_tangent_attribute(&self) -> bool {
+        self.input(Role::Tangents)
+            .is_some_and(|v| v.ty == Elem::Vec3F32)
     }
 
     /// Whether the compute output is written over the vertices it reads: `compute.output` at

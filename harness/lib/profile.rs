@@ -475,6 +475,15 @@ pub struct Location {
     pub location: u32,
 }
 
+/// A vertex stage's tangent attribute: its location and how many floats it holds.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TangentAttribute {
+    pub location: u32,
+    #[serde(default)]
+    pub format: crate::format::TangentFormat,
+}
+
 /// A byte-addressed vertex buffer: one `array<u32>` (or an array of the shader's vertex struct),
 /// each vertex `stride` bytes, its fields at byte offsets or, in a struct, at named members.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -753,13 +762,14 @@ pub struct Vertex {
     /// The source normal attribute (`vec3<f32>`, Float32x3), if the stage reads one.
     #[serde(default)]
     pub normal: Option<Location>,
-    /// The source tangent attribute (`vec4<f32>`, Float32x4, w = handedness), if it reads one.
+    /// The source tangent attribute, if it reads one: `vec4<f32>` (Float32x4, w the handedness,
+    /// the default) or `format: vec3` (`vec3<f32>`, the direction alone).
     #[serde(default)]
-    pub tangent: Option<Location>,
+    pub tangent: Option<TangentAttribute>,
     /// The location the stage returns its skinned normal at (`vec3<f32>`), if it does.
     #[serde(default)]
     pub skinned_normal: Option<Location>,
-    /// The location the stage returns its skinned tangent at (`vec4<f32>`), if it does.
+    /// The location the stage returns its skinned tangent at (in the source's type), if it does.
     #[serde(default)]
     pub skinned_tangent: Option<Location>,
     /// The shader's skinning function, called by a compute entry point the harness adds, so that

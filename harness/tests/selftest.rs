@@ -3318,3 +3318,68 @@ fn a_copied_vertex_stage_returns_its_normal_for_comparison() {
     };
     normals_fail_only_in_four_influences(&report);
 }
+
+/// A vertex stage whose tangents are vec3s, without handedness (`vertex.tangent.format: vec3`,
+/// as fifth-light's): `vertex_normals` edited so passes every tangent row through its vec3
+/// `skin_tangent`, compared by direction and length alone; the same function without its
+/// `normalize` fails them where the joints bend.
+#[test]
+fn vec3_tangent_attributes_are_compared_without_handedness() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            ("@location(4) tangent: vec4<f32>,", "@location(4) tangent: vec3<f32>,"),
+            ("@location(1) tangent: vec4<f32>,", "@location(1) tangent: vec3<f32>,"),
+            (
+                "fn skin_tangent(tangent: vec4<f32>, joints: vec4<u32>, weights: vec4<f32>) -> vec4<f32> {\n    return vec4<f32>(normalize(upper3(skin_matrix(joints, weights)) * tangent.xyz), tangent.w);",
+                "fn skin_tangent(tangent: vec3<f32>, joints: vec4<u32>, weights: vec4<f32>) -> vec3<f32> {\n    return normalize(upper3(skin_matrix(joints, weights)) * tangent);",
+            ),
+            ("@location(1) tangent: vec4<f32>) -> @location(0)", "@location(1) tangent: vec3<f32>) -> @location(0)"),
+            ("0.1 * tangent.w * tangent.x", "0.1 * tangent.x"),
+        ],
+    );
+    let vec3 = edited(
+        name,
+        &profile,
+        &[(
+            "tangent: { location: 4 }",
+            "tangent: { location: 4, format: vec3 }",
+        )],
+    );
+    let Some(report) = run_example_as(name, "vec3_tangents", &shader, &vec3) else {
+        return;
+    };
+    let tangents = |report: &Report| -> Vec<(String, Status, String)> {
+        (report.rows.iter())
+            .filter(|r| r.check == "tangents_match_cpu")
+            .map(|r| (r.case.clone(), r.outcome.status, r.outcome.message.clone()))
+            .collect()
+    };
+    let rows = tangents(&report);
+    assert!(
+        rows.iter().filter(|r| r.1 == Status::Pass).count() > 4
+            && rows.iter().all(|r| !r.1.fails()),
+        "{rows:?}"
+    );
+    let unnormalised = edited(
+        name,
+        &shader,
+        &[(
+            "return normalize(upper3(skin_matrix(joints, weights)) * tangent);",
+            "return upper3(skin_matrix(joints, weights)) * tangent;",
+        )],
+    );
+    let Some(report) = run_example_as(name, "vec3_tangents_unnormalised", &unnormalised, &vec3)
+    else {
+        return;
+    };
+    let rows = tangents(&report);
+    assert!(
+        rows.iter()
+            .any(|r| r.1.fails() && r.2.contains("renormalise")),
+        "{rows:?}"
+    );
+}

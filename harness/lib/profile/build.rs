@@ -651,6 +651,12 @@ impl Profile {
         Vec<crate::contract::VertexOutput>,
     ) {
         use crate::contract::{VertexInput, VertexOutput};
+        use crate::format::TangentFormat;
+        // Tangents as the attribute holds them: a vec3 has no handedness.
+        let (tangent_ty, tangent_format) = match v.tangent.map(|t| t.format) {
+            Some(TangentFormat::Vec3) => (Elem::Vec3F32, wgpu::VertexFormat::Float32x3),
+            _ => (Elem::Vec4F32, wgpu::VertexFormat::Float32x4),
+        };
         let mut inputs = Vec::new();
         for (role, at, ty, format, field) in [
             (
@@ -662,21 +668,23 @@ impl Profile {
             ),
             (
                 Role::Tangents,
-                v.tangent,
-                Elem::Vec4F32,
-                wgpu::VertexFormat::Float32x4,
+                v.tangent.map(|t| Location {
+                    location: t.location,
+                }),
+                tangent_ty,
+                tangent_format,
                 "vertex.tangent",
             ),
         ] {
             if let Some(l) = at {
                 let whence = Some(self.whence(field));
-                inputs.push(VertexInput::new(
-                    role,
-                    (ty, None),
-                    format,
-                    l.location,
-                    whence,
-                ));
+                let mut input = VertexInput::new(role, (ty, None), format, l.location, whence);
+                // The mesh's tangents are four floats a vertex; a vec3 attribute reads the first
+                // three.
+                if role == Role::Tangents {
+                    input.stride = 16;
+                }
+                inputs.push(input);
             }
         }
         let mut outputs = Vec::new();
@@ -690,7 +698,7 @@ impl Profile {
             (
                 Role::SkinnedTangents,
                 v.skinned_tangent,
-                Elem::Vec4F32,
+                tangent_ty,
                 "vertex.skinned_tangent",
             ),
         ] {

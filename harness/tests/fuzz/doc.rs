@@ -555,6 +555,22 @@ const FILLED_EDITS: &[ProfileEdit] = &[
         &[("fill: identity", "fill: ones")],
         "bindings[0].fill",
     ),
+    (
+        "a vec3 tangent attribute where the shader reads a vec4",
+        &[(
+            "tangent: { location: 4 }",
+            "tangent: { location: 4, format: vec3 }",
+        )],
+        "vertex.tangent",
+    ),
+    (
+        "a tangent attribute of an unknown format",
+        &[(
+            "tangent: { location: 4 }",
+            "tangent: { location: 4, format: vec2 }",
+        )],
+        "vertex.tangent.format",
+    ),
 ];
 
 /// Edits of `shaders/examples/vertex_one_uniform.profile.yaml` (the palette and the camera as
