@@ -103,8 +103,11 @@ pub fn run_on(families: &[Isa], vertices: usize, run: impl FnMut(Isa)) -> Trial 
     run_rounds(families, vertices, ROUNDS, run)
 }
 
-/// Times `run(c)` for each of `candidates` in turn, `rounds` times over; the fastest wins (the
-/// first of equals).
+/// Times `run(c)` for each of `candidates` in turn, `rounds` times over; each keeps its fastest
+/// time, and the fastest wins (the first of equals). Spreading the rounds over 100 ms (5 bursts
+/// 20 ms apart) or comparing each round's times did not make the skinning trial's choice any
+/// steadier on a shared Zen 4 VM (alternated processes: AVX-512 chosen over the 4% faster AVX2
+/// columns in 3-5 of 40 either way).
 pub fn run_rounds<T: Copy>(
     candidates: &[T],
     vertices: usize,
