@@ -286,8 +286,8 @@ struct EntryCapture {
 }
 
 /// A vertex-only shader that skins inline, without a skinning function the profile names: its
-/// vertex entry point copied as a function ([`crate::stage_copy`]), the expression that calls it
-/// for vertex `i` and takes its clip position, and where the capture bindings go.
+/// vertex entry point copied as a function ([`crate::stage_copy`]) and how the capture calls it
+/// and reads what it returns ([`EntryCapture`]).
 /// `None` where it does not apply (a compute stage, a skinning function, a 2D view camera, which
 /// drops z); an error where the stage cannot be called so (a builtin input other than the vertex
 /// and instance index).
@@ -322,8 +322,8 @@ fn entry_capture(
 }
 
 /// The skinned normal and tangent a copied vertex stage returns at the profile's
-/// `vertex.skinned_normal` and `vertex.skinned_tangent` (as `shader::validates` checks them: a
-/// `vec3<f32>` and a `vec4<f32>`), where the stage also reads their source as an attribute: the
+/// `vertex.skinned_normal` and `vertex.skinned_tangent` (of their sources' types, as
+/// `shader::validates` checks them), where the stage also reads their source as an attribute: the
 /// role and the member of its result struct that holds it.
 fn entry_frames(
     contract: &Contract,
