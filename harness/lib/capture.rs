@@ -262,7 +262,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     skinproof_skinned[i] = vec4<f32>(clip.xyz / clip.w, 0.0);{frames}
 }}
 ",
-        frame_declarations(entry.place, &roles),
+        frame_declarations(entry.place, &roles, contract.pulled.is_some()),
         declarations(
             entry.place,
             capture_joints(contract),
@@ -323,8 +323,8 @@ fn entry_capture(
 
 /// The skinned normal and tangent a copied vertex stage returns at the profile's
 /// `vertex.skinned_normal` and `vertex.skinned_tangent` (of their sources' types, as
-/// `shader::validates` checks them), where the stage also reads their source as an attribute: the
-/// role and the member of its result struct that holds it.
+/// `shader::validates` checks them), where the stage also reads their source, as an attribute or
+/// from the vertices it pulls: the role and the member of its result struct that holds it.
 fn entry_frames(
     contract: &Contract,
     module: &naga::Module,
@@ -338,8 +338,17 @@ fn entry_frames(
             matches!(m.binding, Some(naga::Binding::Location { location: l, .. }) if l == location)
         })
     };
+    // The source: an attribute, or a field of the vertices the stage pulls.
+    let pulled = contract.pulled.as_ref().map(|p| p.frames);
+    let has_source = |role: Role| {
+        contract.input(Contract::source_of(role)).is_some()
+            || pulled.is_some_and(|f| match role {
+                Role::SkinnedNormals => f.normal.is_some(),
+                _ => f.tangent.is_some(),
+            })
+    };
     (contract.vertex_outputs.iter())
-        .filter(|o| contract.input(Contract::source_of(o.role)).is_some())
+        .filter(|o| has_source(o.role))
         .filter_map(|o| Some((o.role, at(o.location)?.name.clone()?)))
         .collect()
 }
@@ -657,7 +666,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     skinproof_skinned[i] = vec4<f32>({skinned}, 0.0);{frame_lines}
 }}
 ",
-        frame_declarations(place, &roles),
+        frame_declarations(place, &roles, false),
         declarations(place, joints, false)
     )
 }
@@ -682,7 +691,7 @@ fn tangent_value(value: &str, vec3: bool) -> String {
 
 /// The bindings of the normals and tangents the capture reads (`roles`: their skinned roles),
 /// 5 to 8 past the capture's base: each source and its skinned output.
-fn frame_declarations(place: Place, roles: &[Role]) -> String {
+fn frame_declarations(place: Place, roles: &[Role], pulls: bool) -> String {
     let (g, b) = (place.group, place.base);
     let mut out = String::new();
     for role in roles {
@@ -691,9 +700,15 @@ fn frame_declarations(place: Place, roles: &[Role]) -> String {
         } else {
             ("tangents", "skinned_tangents", 7)
         };
+        // A stage that pulls its vertices reads its sources from its own buffer.
+        if !pulls {
+            out.push_str(&format!(
+                "@group({g}) @binding({}) var<storage, read> skinproof_{read}: array<vec4<f32>>;\n",
+                b + arg
+            ));
+        }
         out.push_str(&format!(
-            "@group({g}) @binding({}) var<storage, read> skinproof_{read}: array<vec4<f32>>;\n@group({g}) @binding({}) var<storage, read_write> skinproof_{write}: array<vec4<f32>>;\n",
-            b + arg,
+            "@group({g}) @binding({}) var<storage, read_write> skinproof_{write}: array<vec4<f32>>;\n",
             b + arg + 1
         ));
     }
@@ -800,7 +815,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[Role]) {
     for role in frames {
         let write = Space::Storage { writable: true };
         let vec4 = Want::Array(Elem::Vec4F32);
-        added.extend(if *role == Role::SkinnedNormals {
+        let [source, skinned] = if *role == Role::SkinnedNormals {
             [
                 (Role::Normals, 5, read, Want::Positions, "source normals"),
                 (Role::SkinnedNormals, 6, write, vec4, "skinned normals"),
@@ -810,7 +825,12 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[Role]) {
                 (Role::Tangents, 7, read, vec4, "source tangents"),
                 (Role::SkinnedTangents, 8, write, vec4, "skinned tangents"),
             ]
-        });
+        };
+        // The stage's own buffer holds a pulling stage's sources.
+        if !pulls {
+            added.push(source);
+        }
+        added.push(skinned);
     }
     for (role, binding, space, ty, holds) in added {
         c.slots.push(Slot {

@@ -3383,3 +3383,70 @@ fn vec3_tangent_attributes_are_compared_without_handedness() {
         "{rows:?}"
     );
 }
+
+/// A vertex stage that pulls its normals with its vertices (`vertex.vertices.normal`) and returns
+/// them skinned: the harness packs the mesh's normals into the pulled buffer and compares what
+/// the copy of the stage returns at `vertex.skinned_normal`. Moved by the blended matrix, they
+/// pass every row as `normal_matrix: blended` and fail where joints bend under the default (the
+/// inverse transpose).
+#[test]
+fn a_pulled_vertex_stage_returns_its_normal_for_comparison() {
+    let name = "vertex_pulled";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            ("const WORDS_PER_VERTEX: u32 = 8u;", "const WORDS_PER_VERTEX: u32 = 12u;"),
+            (
+                "@vertex\nfn vs_main(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<f32> {",
+                "struct Out {\n    @builtin(position) clip: vec4<f32>,\n    @location(0) normal: vec3<f32>,\n}\n\n@vertex\nfn vs_main(@builtin(vertex_index) index: u32) -> Out {",
+            ),
+            (
+                "    return camera.view_projection * skin * vec4<f32>(position, 1.0);",
+                "    let normal = vec3<f32>(\n        bitcast<f32>(vertex_words[base + 8u]),\n        bitcast<f32>(vertex_words[base + 9u]),\n        bitcast<f32>(vertex_words[base + 10u]),\n    );\n    var out: Out;\n    out.clip = camera.view_projection * skin * vec4<f32>(position, 1.0);\n    out.normal = normalize((skin * vec4<f32>(normal, 0.0)).xyz);\n    return out;",
+            ),
+        ],
+    );
+    let layout = |kind: &str| {
+        edited(
+            name,
+            &profile,
+            &[
+                ("shader: vertex_pulled.wgsl", &format!("shader: vertex_pulled.wgsl\nnormal_matrix: {kind}")),
+                ("stride: 32 ", "stride: 48 "),
+                (
+                    "    weights: { offset: 20, format: unorm16x4 }  # bytes 20 to 27",
+                    "    weights: { offset: 20, format: unorm16x4 }  # bytes 20 to 27\n    normal: 32",
+                ),
+                ("  camera: {", "  skinned_normal: { location: 0 }\n  camera: {"),
+            ],
+        )
+    };
+    let Some(report) = run_example_as(name, "pulled_normals", &shader, &layout("blended")) else {
+        return;
+    };
+    let rows = normals_checked(&report);
+    let passed = (report.rows.iter())
+        .filter(|r| r.check == "normals_match_cpu" && r.outcome.status == Status::Pass)
+        .filter(|r| {
+            r.outcome
+                .figure
+                .ends_with("(vertex stage `vs_main`, its output at location 0)")
+        })
+        .count();
+    assert!(passed > 4 && rows.iter().all(|r| !r.1.fails()), "{rows:?}");
+    let Some(report) = run_example_as(
+        name,
+        "pulled_normals_inverse_transpose",
+        &shader,
+        &layout("inverse_transpose"),
+    ) else {
+        return;
+    };
+    let rows = normals_checked(&report);
+    assert!(
+        rows.iter().any(|r| r.0 == "bend_two_joints" && r.1.fails()),
+        "{rows:?}"
+    );
+}

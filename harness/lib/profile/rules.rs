@@ -316,9 +316,6 @@ impl Profile {
         if v.skin_function.is_some() {
             return refuse("vertex.skin_function", "a vertex stage that pulls its vertices is compared through a copy of its entry point: leave out `skin_function`");
         }
-        if pulled.normal.is_some() || pulled.tangent.is_some() {
-            return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights; its normals and tangents are not compared");
-        }
         if pulled.joints.is_none() || pulled.weights.is_none() {
             return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights: give `joints` and `weights` here");
         }
@@ -738,17 +735,19 @@ impl Profile {
                     "vertex.skin_function",
                 )?;
             }
+            // A source is an attribute, or a field of the vertices the stage pulls.
+            let pulled = v.vertices.as_ref();
             need(
                 v.skinned_normal.is_some(),
-                v.normal.is_some(),
+                v.normal.is_some() || pulled.is_some_and(|p| p.normal.is_some()),
                 "vertex.skinned_normal",
-                "vertex.normal",
+                "vertex.normal` or `vertex.vertices.normal",
             )?;
             need(
                 v.skinned_tangent.is_some(),
-                v.tangent.is_some(),
+                v.tangent.is_some() || pulled.is_some_and(|p| p.tangent.is_some()),
                 "vertex.skinned_tangent",
-                "vertex.tangent",
+                "vertex.tangent` or `vertex.vertices.tangent",
             )?;
         }
         Ok(())

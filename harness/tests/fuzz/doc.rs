@@ -686,6 +686,14 @@ const ELEMENT_EDITS: &[ProfileEdit] = &[
 /// Edits of `shaders/examples/vertex_pulled.profile.yaml` (a vertex stage that pulls).
 const PULLED_EDITS: &[ProfileEdit] = &[
     (
+        "a pulling stage's skinned normal without a normal to pull",
+        &[(
+            "  camera: {",
+            "  skinned_normal: { location: 0 }\n  camera: {",
+        )],
+        "vertex.skinned_normal",
+    ),
+    (
         "pulled vertices beside a position attribute",
         &[(
             "  colour: any\n",
