@@ -690,7 +690,8 @@ fn tangent_value(value: &str, vec3: bool) -> String {
 }
 
 /// The bindings of the normals and tangents the capture reads (`roles`: their skinned roles),
-/// 5 to 8 past the capture's base: each source and its skinned output.
+/// 5 to 8 past the capture's base: each source (not where the stage `pulls` its own) and its
+/// skinned output.
 fn frame_declarations(place: Place, roles: &[Role], pulls: bool) -> String {
     let (g, b) = (place.group, place.base);
     let mut out = String::new();
