@@ -355,7 +355,7 @@ fn beyond_caches(n: usize) -> bool {
 /// kernel); on a Zen 4 core the hardware prefetcher alone was (alternated in one process at 2M
 /// vertices: 5.8 ms without against 6.8 with, one thread; 3.1 against 3.4, two).
 fn prefetches(isa: Isa, n: usize) -> bool {
-    beyond_caches(n) && prefetch_trial(isa).is_none_or(|t| t.chosen)
+    beyond_caches(n) && prefetch_trial(isa).is_some_and(|t| t.chosen)
 }
 
 /// The vertices of the prefetch trial: past the caches, as the bench's largest tier.
