@@ -411,6 +411,7 @@ fn positions_match(
                 Fault::Unwritten(_) => "vertex unwritten",
                 Fault::NonZeroW { .. } => "w not 0",
                 Fault::OutsideFields { .. } => "wrote outside its fields",
+                Fault::OutsideRegions { .. } => "wrote outside its regions",
             };
             return Outcome::fail(
                 figure,

@@ -677,6 +677,9 @@ pub struct Contract {
     pub influences: Option<Pulled>,
     /// A byte-addressed output, bound as [`Role::Skinned`].
     pub packed: Option<Packed>,
+    /// A vertex pool holding every stream of the compute stage, sources and outputs, bound as
+    /// [`Role::Positions`] (no other per-vertex binding).
+    pub regions: Option<crate::regions::Regions>,
     /// The values of the shader's pipeline-overridable constants (WGSL `override`), keyed as
     /// WebGPU keys them (the `@id` number where the declaration has one, else the name); every
     /// pipeline and translation of the shader gets them.
@@ -1012,7 +1015,10 @@ pub struct Filled {
     /// Values by member name, written after the floats as each member's type holds them.
     pub members: Vec<MemberValue>,
     /// The member that holds the case's vertex count, written for each compute dispatch.
-    pub count: Option<CountMember>,
+    pub count: Option<CaseMember>,
+    /// The members that hold where each region of a vertex pool starts, written for each
+    /// compute dispatch (`compute.regions`).
+    pub starts: Vec<(crate::regions::Stream, CaseMember)>,
     /// The buffer's contents, as long as the shader's type needs (empty until it is read).
     pub bytes: Vec<u8>,
     /// Why a member value does not fit the shader's type (found when it is read), for the
@@ -1020,27 +1026,41 @@ pub struct Filled {
     pub problems: Vec<String>,
 }
 
-/// The u32 or i32 member of a filled buffer that holds the case's vertex count: its name, where
-/// the profile names it, and its byte offset once the shader is read.
+/// A u32 or i32 member of a filled buffer that the harness writes for each case (the vertex count,
+/// where a region of a vertex pool starts): its name, where the profile names it, and its byte
+/// offset once the shader is read.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CountMember {
+pub struct CaseMember {
     pub name: String,
     pub origin: String,
     pub offset: Option<u32>,
 }
 
 impl Filled {
-    /// The buffer's contents for a case of `vertices` vertices: the count written where the
-    /// profile says, as a u32 (an i32 count has the same bytes).
-    pub fn for_case(&self, vertices: usize) -> Vec<u8> {
+    /// The buffer's contents for a case of `vertices` vertices whose vertex pool's regions start
+    /// at `starts` (the values the shader reads): each written where the profile says, as a u32
+    /// (an i32 has the same bytes).
+    pub fn for_case(&self, vertices: usize, starts: &[(crate::regions::Stream, u32)]) -> Vec<u8> {
         let mut bytes = self.bytes.clone();
-        if let Some(o) = self.count.as_ref().and_then(|c| c.offset) {
+        let count = self.count.iter().map(|c| (c, vertices as u32));
+        let starts = (self.starts.iter()).filter_map(|(stream, m)| {
+            let value = starts.iter().find(|(s, _)| s == stream)?.1;
+            Some((m, value))
+        });
+        for (member, value) in count.chain(starts) {
+            let Some(o) = member.offset else { continue };
             let o = o as usize;
             if let Some(at) = bytes.get_mut(o..o + 4) {
-                at.copy_from_slice(&(vertices as u32).to_le_bytes());
+                at.copy_from_slice(&value.to_le_bytes());
             }
         }
         bytes
+    }
+
+    /// Whether the harness writes this buffer for each case (a count, a vertex pool's starts)
+    /// rather than once for every case.
+    pub fn per_case(&self) -> bool {
+        self.count.is_some() || !self.starts.is_empty()
     }
 }
 
@@ -1280,6 +1300,7 @@ impl Contract {
             pulled: None,
             influences: None,
             packed: None,
+            regions: None,
             constants: Vec::new(),
             filled: Vec::new(),
             camera_struct: vec![0; 64],
@@ -1390,6 +1411,9 @@ impl Contract {
         if let (true, Some(p)) = (self.has(Pipeline::Compute), held) {
             reads.weights = p.weights;
         }
+        if let (true, Some(r)) = (self.has(Pipeline::Compute), &self.regions) {
+            reads.weights = r.weights;
+        }
         let planar = (self.input(Role::Positions))
             .filter(|p| p.attribute.format == wgpu::VertexFormat::Float32x2);
         if let (true, Some(p)) = (self.has(Pipeline::Render), planar) {
@@ -1410,11 +1434,17 @@ impl Contract {
     /// ([`Role::SkinnedTangents`]) where the harness reads them back: a binding of their own, or
     /// a field of the byte-addressed output.
     pub fn writes(&self, role: Role) -> bool {
+        use crate::regions::Stream;
         let packed = self.packed.as_ref().map(|p| p.frames);
+        let pooled = |s: Stream| (self.regions.as_ref()).is_some_and(|r| r.size_of(s).is_some());
         self.try_slot(role).is_some()
             || match role {
-                Role::SkinnedNormals => packed.is_some_and(|f| f.normal.is_some()),
-                Role::SkinnedTangents => packed.is_some_and(|f| f.tangent.is_some()),
+                Role::SkinnedNormals => {
+                    packed.is_some_and(|f| f.normal.is_some()) || pooled(Stream::SkinnedNormal)
+                }
+                Role::SkinnedTangents => {
+                    packed.is_some_and(|f| f.tangent.is_some()) || pooled(Stream::SkinnedTangent)
+                }
                 _ => false,
             }
     }
@@ -1540,7 +1570,10 @@ impl Contract {
     /// Whether the skinned tangents the harness reads keep a handedness: not where the shader
     /// writes them to a buffer of vec3 tangents, nor where its vertex stage reads vec3 ones.
     pub fn tangent_handedness(&self) -> bool {
+        let pooled =
+            (self.regions.as_ref()).and_then(|r| r.size_of(crate::regions::Stream::SkinnedTangent));
         (self.try_slot(Role::SkinnedTangents).is_none() || self.streams.skinned_tangents.words == 4)
+            && pooled.is_none_or(|bytes| bytes == 16)
             && !self.vec3_tangent_attribute()
     }
 
@@ -1721,17 +1754,34 @@ mod tests {
             floats: Vec::new(),
             members: Vec::new(),
             count: None,
+            starts: Vec::new(),
             bytes: vec![7; 12],
             problems: Vec::new(),
         };
-        assert_eq!(f.for_case(300), [7; 12]);
-        f.count = Some(CountMember {
-            name: "vertex_count".into(),
+        assert_eq!(f.for_case(300, &[]), [7; 12]);
+        assert!(!f.per_case());
+        let member = |offset| CaseMember {
+            name: "m".into(),
             origin: String::new(),
-            offset: Some(4),
-        });
-        assert_eq!(f.for_case(300), [7, 7, 7, 7, 44, 1, 0, 0, 7, 7, 7, 7]);
+            offset: Some(offset),
+        };
+        f.count = Some(member(4));
+        assert_eq!(f.for_case(300, &[]), [7, 7, 7, 7, 44, 1, 0, 0, 7, 7, 7, 7]);
         assert_eq!(f.bytes, [7; 12], "each case gets a copy");
+        // A vertex pool's starts, each at its member: 256 (0x100) for the positions at byte 0,
+        // 513 (0x201) for the joints at byte 8; a start the case does not place is left.
+        use crate::regions::Stream;
+        f.starts = vec![
+            (Stream::Position, member(0)),
+            (Stream::Joints, member(8)),
+            (Stream::Weights, member(8)),
+        ];
+        assert!(f.per_case());
+        let starts = [(Stream::Joints, 513), (Stream::Position, 256)];
+        assert_eq!(
+            f.for_case(300, &starts),
+            [0, 1, 0, 0, 44, 1, 0, 0, 1, 2, 0, 0]
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod mutate;
 pub mod profile;
 pub mod property;
 mod reference;
+mod regions;
 pub mod report;
 mod rig;
 mod run;

@@ -379,6 +379,56 @@ pub struct Compute {
     /// binding, over them.
     #[serde(default)]
     pub skinned_tangents: Option<Frames<TangentFormat>>,
+    /// Instead of every buffer above: one vertex pool holding each stream in a region of its
+    /// own, whose start a member of a filled binding holds.
+    #[serde(default)]
+    pub regions: Option<Regions>,
+}
+
+/// A vertex pool (rend3's): one `array<u32>` holding each stream tightly packed in a region of
+/// its own, the region's start (in bytes, or u32 words) in a member of a buffer the harness fills
+/// (`bindings`), which the harness writes for each case.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Regions {
+    pub group: u32,
+    pub binding: u32,
+    /// The filled binding (`bindings`) whose members hold the starts.
+    pub starts: Slot,
+    #[serde(default)]
+    pub unit: StartUnit,
+    pub position: Region<PositionFormat>,
+    pub joints: Region<JointFormat>,
+    pub weights: Region<WeightFormat>,
+    pub skinned_position: Region<PositionFormat>,
+    #[serde(default)]
+    pub normal: Option<Region<PositionFormat>>,
+    #[serde(default)]
+    pub tangent: Option<Region<TangentFormat>>,
+    #[serde(default)]
+    pub skinned_normal: Option<Region<PositionFormat>>,
+    #[serde(default)]
+    pub skinned_tangent: Option<Region<TangentFormat>>,
+}
+
+/// What a region's start counts: bytes (default) or u32 words.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum StartUnit {
+    #[default]
+    Bytes,
+    Words,
+}
+
+/// One stream of a vertex pool: the member that holds its start, and its format (left out: a
+/// vec3 position or normal, a vec4 tangent, a skinned stream its source's; joints u32x4, weights
+/// f32x4).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Region<F> {
+    pub start: String,
+    #[serde(default)]
+    pub format: Option<F>,
 }
 
 /// A buffer of one normal or tangent a vertex: a typed array (`array<vec4<f32>>`, or
@@ -1019,6 +1069,13 @@ impl Profile {
             out.extend(c.skinned.map(|b| ("compute.skinned", b.slot())));
             out.extend(c.output.as_ref().map(|o| ("compute.output", o.slot())));
             out.extend(c.count.map(|s| ("compute.count", s)));
+            out.extend(c.regions.as_ref().map(|r| {
+                let slot = Slot {
+                    group: r.group,
+                    binding: r.binding,
+                };
+                ("compute.regions", slot)
+            }));
             out.extend(c.normals.map(|b| ("compute.normals", b.slot())));
             out.extend(c.tangents.map(|b| ("compute.tangents", b.slot())));
             out.extend(

@@ -507,25 +507,37 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
                     .push(format!("{why} (the profile's {})", m.origin));
             }
         }
-        if let Some(count) = &mut f.count {
-            match count_offset(module, var.ty, &count.name) {
-                Ok(o) => count.offset = Some(o),
+        let count = f
+            .count
+            .iter_mut()
+            .map(|c| (c, "the vertex count".to_string()));
+        let starts = (f.starts.iter_mut())
+            .map(|(s, c)| (c, format!("where the vertex pool's `{}` starts", s.name())));
+        for (member, holds) in count.chain(starts) {
+            match int_offset(module, var.ty, &member.name, &holds) {
+                Ok(o) => member.offset = Some(o),
                 Err(why) => f
                     .problems
-                    .push(format!("{why} (the profile's {})", count.origin)),
+                    .push(format!("{why} (the profile's {})", member.origin)),
             }
         }
     }
 }
 
 /// The byte offset of member `name` of `ty` (a struct, or element 0 of an array of structs) that
-/// holds a vertex count: a u32 or i32; or why it cannot.
-fn count_offset(module: &naga::Module, ty: Handle<naga::Type>, name: &str) -> Result<u32, String> {
-    let member = filled_member(module, ty, name, " to hold the vertex count")?;
+/// holds what the harness writes for each case (`holds`: the vertex count, a region's start): a
+/// u32 or i32; or why it cannot.
+fn int_offset(
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+    name: &str,
+    holds: &str,
+) -> Result<u32, String> {
+    let member = filled_member(module, ty, name, &format!(" to hold {holds}"))?;
     match module.types[member.ty].inner {
         TypeInner::Scalar(naga::Scalar::U32 | naga::Scalar::I32) => Ok(member.offset),
         _ => Err(format!(
-            "member `{name}` holds the vertex count, so it must be a u32 or i32, is {}",
+            "member `{name}` holds {holds}, so it must be a u32 or i32, is {}",
             module.types.type_to_string(member.ty)
         )),
     }

@@ -1471,11 +1471,12 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 
 /// The example shaders that skin normals and tangents where the harness reads them: their own
 /// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
-const SKIN_NORMALS: [&str; 4] = [
+const SKIN_NORMALS: [&str; 5] = [
     "skinning_normals",
     "compute_pulled",
     "vertex_normals",
     "compute_frame_streams",
+    "compute_regions",
 ];
 /// The examples that write skinned normals but no tangents.
 const SKIN_NORMALS_ONLY: [&str; 5] = [
@@ -1551,7 +1552,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 22] = [
+    let examples: [Example; 23] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
@@ -1642,6 +1643,12 @@ fn example_shaders_pass_through_their_profiles() {
         ),
         (
             "compute_frame_streams",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
+        ),
+        (
+            "compute_regions",
             "posed_matches_cpu",
             Some(("render_matches_golden", "the shader has no vertex stage")),
             None,
@@ -3448,5 +3455,79 @@ fn a_pulled_vertex_stage_returns_its_normal_for_comparison() {
     assert!(
         rows.iter().any(|r| r.0 == "bend_two_joints" && r.1.fails()),
         "{rows:?}"
+    );
+}
+
+/// A vertex pool (`compute.regions`) is read at the starts the harness writes: `compute_regions`
+/// edited to take its starts as word indices passes every compute row under `unit: words`, and
+/// fails them under the default bytes (it then reads four times too far); a shader that writes
+/// its skinned positions over the source region fails, the message naming that region.
+#[test]
+fn a_vertex_pool_is_read_at_the_starts_the_harness_writes() {
+    let name = "compute_regions";
+    let (source, profile) = example_texts(name);
+    let in_words = edited(
+        name,
+        &source,
+        &[(
+            "return region / 4u + i * words;",
+            "return region + i * words;",
+        )],
+    );
+    let words = edited(
+        name,
+        &profile,
+        &[("    position: {", "    unit: words\n    position: {")],
+    );
+    let Some(report) = run_example_as(name, "pool_words", &in_words, &words) else {
+        return;
+    };
+    let compute = [
+        "compute_matches_cpu",
+        "posed_matches_cpu",
+        "normals_match_cpu",
+    ];
+    let rows = |report: &Report| -> Vec<(String, Status)> {
+        (report.rows.iter())
+            .filter(|r| compute.contains(&r.check.as_str()) && r.case == "four_influences")
+            .map(|r| (format!("{}::{}", r.check, r.adapter), r.outcome.status))
+            .collect()
+    };
+    let passed = rows(&report);
+    assert!(
+        passed.len() == 6 && passed.iter().all(|(_, s)| *s == Status::Pass),
+        "{passed:?}"
+    );
+    let Some(report) = run_example_as(name, "pool_words_as_bytes", &in_words, &profile) else {
+        return;
+    };
+    let failed = rows(&report);
+    assert!(
+        failed.len() == 6 && failed.iter().all(|(_, s)| s.fails()),
+        "{failed:?}"
+    );
+    let over_source = edited(
+        name,
+        &source,
+        &[(
+            "store_vec3(mesh.skinned_position, i, p);",
+            "store_vec3(mesh.source_position, i, p);",
+        )],
+    );
+    let Some(report) = run_example_as(name, "pool_over_source", &over_source, &profile) else {
+        return;
+    };
+    let row = (report.rows.iter())
+        // Posed: at the bind pose a skinned position rewrites its source's bits unchanged.
+        .find(|r| r.check == "posed_matches_cpu" && r.case == "bend_two_joints")
+        .expect("a compute row");
+    assert!(
+        row.outcome.status.fails()
+            && row
+                .outcome
+                .message
+                .contains("of the vertex pool, in the `position` region (vertex "),
+        "{:?}",
+        row.outcome
     );
 }

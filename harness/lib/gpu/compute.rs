@@ -34,6 +34,9 @@ pub enum Fault {
     NonZeroW { vertex: usize, w: f32 },
     /// The first byte of a byte-addressed output that the shader wrote outside the vertex's fields.
     OutsideFields { vertex: usize, byte: usize },
+    /// The first byte of a vertex pool that the shader wrote outside its output regions, and where
+    /// it lies.
+    OutsideRegions { byte: usize, at: String },
 }
 
 impl std::fmt::Display for Fault {
@@ -54,6 +57,10 @@ impl std::fmt::Display for Fault {
             Fault::OutsideFields { vertex, byte } => write!(
                 f,
                 "the shader wrote byte {byte} of vertex {vertex}'s output, which is none of its fields (a wrong offset or stride)"
+            ),
+            Fault::OutsideRegions { byte, ref at } => write!(
+                f,
+                "the shader wrote byte {byte} of the vertex pool, {at}, which is no output region's (a start read from the wrong member, or a wrong stride)"
             ),
         }
     }
@@ -108,6 +115,8 @@ pub struct Dispatch {
     /// The output's words before the dispatch, to tell what the shader wrote: the sentinel, or
     /// skinned in place the vertices read and a finite guard.
     initial: Vec<u32>,
+    /// Where the regions lie, where the output is a vertex pool holding every stream.
+    pool: Option<Vec<crate::regions::Placed>>,
 }
 
 /// A buffer the shader writes skinned normals or tangents to, and its readback.
@@ -320,10 +329,19 @@ impl Dispatch {
             bound.push((role, init("palette", &bytes, usage), bind));
         }
         let texture = data.texture.map(|t| t.upload(ctx)).transpose()?;
+        // A vertex pool holds every stream in the one buffer, bound as the output.
+        let regions = (contract.regions.as_ref())
+            .map(|r| pool_words(contract, r, mesh, guard))
+            .transpose()?;
+        let starts = regions.as_ref().map_or_else(Vec::new, |p| p.starts.clone());
+        let inputs = match regions {
+            Some(_) => Vec::new(),
+            None => vertex_data(contract, mesh)?,
+        };
         // Skinned in place, the vertices are the output's first contents, bound once as it.
         let in_place = contract.in_place();
         let mut vertices = Vec::new();
-        for (role, label, bytes) in vertex_data(contract, mesh)? {
+        for (role, label, bytes) in inputs {
             if in_place && role == Role::Positions {
                 vertices = bytes;
                 continue;
@@ -333,10 +351,10 @@ impl Dispatch {
         if contract.try_slot(Role::Count).is_some() {
             bound.push((Role::Count, init("count", &count, uniform), count.len()));
         }
-        // A filled buffer that holds the vertex count: this case's copy, bound in place of the
-        // one every case shares.
-        for f in contract.filled.iter().filter(|f| f.count.is_some()) {
-            let bytes = f.for_case(n);
+        // A filled buffer that holds the vertex count or the pool's starts: this case's copy,
+        // bound in place of the one every case shares.
+        for f in contract.filled.iter().filter(|f| f.per_case()) {
+            let bytes = f.for_case(n, &starts);
             let usage = contract.slot(f.role).space.usage();
             bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));
         }
@@ -369,7 +387,13 @@ impl Dispatch {
             (out, readback, size)
         };
         let layout = Output::of(contract);
-        let initial = initial_words(&layout, n, guard, in_place.then_some(&vertices[..]));
+        let (initial, placed) = match regions {
+            Some(p) => (p.words, Some(p.placed)),
+            None => (
+                initial_words(&layout, n, guard, in_place.then_some(&vertices[..])),
+                None,
+            ),
+        };
         let (out, readback, size) = output("skinned", &initial);
         // Skinned normals and tangents likewise, each in its own stream with its own guard.
         let frames: Vec<Frames> = [Role::SkinnedNormals, Role::SkinnedTangents]
@@ -393,7 +417,11 @@ impl Dispatch {
             .collect();
         let mut entries: Vec<(Role, &wgpu::Buffer, usize)> =
             bound.iter().map(|(r, b, n)| (*r, b, *n)).collect();
-        entries.push((Role::Skinned, &out, size as usize));
+        let role = match placed {
+            Some(_) => Role::Positions,
+            None => Role::Skinned,
+        };
+        entries.push((role, &out, size as usize));
         for f in &frames {
             entries.push((f.role, &f.out, f.size as usize));
         }
@@ -410,6 +438,7 @@ impl Dispatch {
             vertices: n as u32,
             workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
             layout,
+            pool: placed,
         })
     }
 
@@ -456,12 +485,12 @@ impl Dispatch {
     /// `count`, vertices left unwritten, a w other than 0.
     pub fn read_guarded(&self, ctx: &Context) -> Result<Skinned, GpuError> {
         let bytes = readback::read(ctx, &self.readback, self.size)?;
-        let mut skinned = inspect(
-            bytemuck::cast_slice(&bytes),
-            &self.initial,
-            self.vertices as usize,
-            &self.layout,
-        );
+        let words = bytemuck::cast_slice(&bytes);
+        let n = self.vertices as usize;
+        if let Some(placed) = &self.pool {
+            return Ok(inspect_pool(words, &self.initial, n, placed));
+        }
+        let mut skinned = inspect(words, &self.initial, n, &self.layout);
         for f in &self.frames {
             let bytes = readback::read(ctx, &f.readback, f.size)?;
             let words = bytemuck::cast_slice(&bytes);
@@ -473,6 +502,138 @@ impl Dispatch {
         }
         Ok(skinned)
     }
+}
+
+/// A vertex pool's words before the dispatch, where its regions lie and the starts the shader
+/// reads.
+struct Pool {
+    words: Vec<u32>,
+    placed: Vec<crate::regions::Placed>,
+    starts: Vec<(crate::regions::Stream, u32)>,
+}
+
+/// The vertex pool of a case: each source region holding the mesh's data tightly packed (a
+/// position, normal or tangent as 3 or 4 floats, a normal's and a position's w 0; each vertex's
+/// joints and weights in their formats, its sets one after another), each output region the
+/// sentinel, and the gaps a finite filler.
+fn pool_words(
+    contract: &crate::contract::Contract,
+    regions: &crate::regions::Regions,
+    mesh: &Mesh,
+    guard: usize,
+) -> Result<Pool, GpuError> {
+    use crate::regions::Stream;
+    let n = mesh.len();
+    let (placed, len) = regions.place(n, guard);
+    // The gaps hold a finite value, as the guard of an output skinned in place does: an extra
+    // invocation reads them as its sources, and what it writes must differ from the sentinel.
+    let mut words = vec![GUARD_SOURCE; len as usize / 4];
+    for p in placed.iter().filter(|p| p.stream.is_output()) {
+        let at = p.start as usize / 4;
+        words[at..at + p.len as usize / 4].fill(SENTINEL);
+    }
+    let (normals, tangents) = mesh.frames();
+    let floats = |values: Vec<[f32; 4]>, size: u32| -> Vec<u8> {
+        let k = size as usize / 4;
+        let flat: Vec<f32> = values.iter().flat_map(|v| v[..k].to_vec()).collect();
+        bytemuck::cast_slice(&flat).to_vec()
+    };
+    let sets: Vec<_> = (0..contract.influence_sets)
+        .map(|k| mesh.set_data(k))
+        .collect();
+    for p in placed.iter().filter(|p| !p.stream.is_output()) {
+        let bytes = match p.stream {
+            Stream::Position => {
+                let v = mesh.positions.iter().map(|p| [p[0], p[1], p[2], 0.0]);
+                floats(v.collect(), p.size)
+            }
+            Stream::Normal => {
+                let v = normals.iter().map(|n| [n[0], n[1], n[2], 0.0]);
+                floats(v.collect(), p.size)
+            }
+            Stream::Tangent => floats(tangents.clone(), p.size),
+            Stream::Joints => {
+                let packed = (sets.iter())
+                    .map(|(j, _)| regions.joints.pack(j))
+                    .collect::<Result<Vec<_>, _>>()?;
+                interleave(&packed, n)
+            }
+            _ => {
+                let packed: Vec<_> = sets.iter().map(|(_, w)| regions.weights.pack(w)).collect();
+                interleave(&packed, n)
+            }
+        };
+        let at = p.start as usize / 4;
+        let source: &[u32] = bytemuck::cast_slice(&bytes);
+        words[at..at + source.len()].copy_from_slice(source);
+    }
+    let starts = (placed.iter())
+        .map(|p| (p.stream, regions.start_value(p.start)))
+        .collect();
+    Ok(Pool {
+        words,
+        placed,
+        starts,
+    })
+}
+
+/// A vertex pool after the dispatch, against its words before: the skinned positions, normals
+/// and tangents read from their regions and checked as outputs of their own are (the guard past
+/// the vertices, a vertex left unwritten), and the first word written outside every output
+/// region (a source, a gap).
+fn inspect_pool(
+    words: &[u32],
+    before: &[u32],
+    n: usize,
+    placed: &[crate::regions::Placed],
+) -> Skinned {
+    use crate::regions::Stream;
+    let region = |stream: Stream| placed.iter().find(|p| p.stream == stream);
+    let range = |p: &crate::regions::Placed| p.start as usize / 4..(p.start + p.len) as usize / 4;
+    // A region's words, its first `width` floats a vertex compared, the rest (a vec4's w) free.
+    let layout = |p: &crate::regions::Placed, width: usize| Output {
+        stride: p.size as usize / 4,
+        position: 0,
+        width,
+        w: None,
+        fields_only: true,
+        normal: None,
+        tangent: None,
+        others: (width..p.size as usize / 4).collect(),
+        in_place: false,
+    };
+    let frames = |stream: Stream, width: fn(usize) -> usize| {
+        region(stream).map(|p| {
+            let (r, layout) = (range(p), layout(p, width(p.size as usize / 4)));
+            inspect_frames(&words[r.clone()], &before[r], n, &layout)
+        })
+    };
+    let mut skinned = match region(Stream::SkinnedPosition) {
+        Some(p) => inspect(&words[range(p)], &before[range(p)], n, &layout(p, 3)),
+        None => Skinned {
+            positions: Vec::new(),
+            fault: None,
+            normals: None,
+            tangents: None,
+        },
+    };
+    skinned.normals = frames(Stream::SkinnedNormal, |_| 3);
+    skinned.tangents = frames(Stream::SkinnedTangent, |k| k);
+    let outputs: Vec<_> = (placed.iter())
+        .filter(|p| p.stream.is_output())
+        .map(range)
+        .collect();
+    let outside = (words.iter().zip(before))
+        .enumerate()
+        .find(|&(i, (w, b))| w != b && !outputs.iter().any(|r| r.contains(&i)))
+        .map(|(i, _)| Fault::OutsideRegions {
+            byte: 4 * i,
+            at: crate::regions::describe(placed, 4 * i as u32),
+        });
+    // A write outside the outputs says where the misplaced write went, which explains an
+    // output left unwritten.
+    skinned.fault = outside.or(skinned.fault);
+    skinned
 }
 
 /// The source normals and tangents (xyzw each: a normal's w 0, a tangent's its handedness) in

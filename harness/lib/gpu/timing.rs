@@ -140,8 +140,10 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
     ctx.scoped(|| {
         let device = &ctx.device;
         // Only beside a compute stage: without one the contract has no position bindings to
-        // declare (a vertex-only shader that is not captured).
-        let static_pipeline = compute.map(|compute| {
+        // declare (a vertex-only shader that is not captured); nor for a vertex pool, whose
+        // regions start where a filled binding says, which this kernel does not read.
+        let pooled = ctx.contract().regions.is_some();
+        let static_pipeline = compute.filter(|_| !pooled).map(|compute| {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("static transform"),
                 source: wgpu::ShaderSource::Wgsl(static_wgsl(ctx.contract()).into()),
@@ -175,17 +177,18 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
         let mut warmup_ms = 0.0;
         // Compute tiers first: timestamps of compute passes are least trustworthy after a render pass.
         for &n in sizes {
-            let (Some(compute), Some(static_pipeline)) = (compute, &static_pipeline) else {
+            let Some(compute) = compute else {
                 break;
             };
             ctx.step(format!("the compute benchmark of {n} vertices"));
             let (palette, mesh) = model(n);
             check_fits(ctx, palette.len(), n)?;
             let job = Dispatch::new(ctx, &compute.layouts, &palette, &mesh)?;
-            for (tier, pipeline) in [
-                ("compute, static transform", static_pipeline),
-                ("compute, 4 influences", &compute.pipeline),
-            ] {
+            let static_tier = (static_pipeline.as_ref()).map(|p| ("compute, static transform", p));
+            let tiers = static_tier
+                .into_iter()
+                .chain([("compute, 4 influences", &compute.pipeline)]);
+            for (tier, pipeline) in tiers {
                 let first = Instant::now();
                 submit_compute(ctx, &job, pipeline, None)?;
                 if n == sizes[0] {

@@ -64,6 +64,91 @@ impl Influences {
     }
 }
 
+impl Regions {
+    /// Each stream the pool holds, in the profile's order, with the member that holds its start.
+    pub fn starts(&self) -> Vec<(crate::regions::Stream, &str)> {
+        use crate::regions::Stream;
+        let mut out = vec![(Stream::Position, self.position.start.as_str())];
+        out.extend(
+            self.normal
+                .as_ref()
+                .map(|r| (Stream::Normal, r.start.as_str())),
+        );
+        out.extend(
+            self.tangent
+                .as_ref()
+                .map(|r| (Stream::Tangent, r.start.as_str())),
+        );
+        out.push((Stream::Joints, &self.joints.start));
+        out.push((Stream::Weights, &self.weights.start));
+        out.push((Stream::SkinnedPosition, &self.skinned_position.start));
+        let normal = self.skinned_normal.as_ref();
+        out.extend(normal.map(|r| (Stream::SkinnedNormal, r.start.as_str())));
+        let tangent = self.skinned_tangent.as_ref();
+        out.extend(tangent.map(|r| (Stream::SkinnedTangent, r.start.as_str())));
+        out
+    }
+
+    /// The floats of a position or normal (vec3 unless given), of a tangent (vec4 unless
+    /// given), a skinned one's its source's unless it gives its own.
+    fn floats(&self) -> [(crate::regions::Stream, Option<u32>); 6] {
+        use crate::regions::Stream;
+        let position = |f: Option<PositionFormat>| match f {
+            Some(PositionFormat::Vec4) => 4,
+            _ => 3,
+        };
+        let normal = self.normal.as_ref().map(|r| position(r.format));
+        let tangent = (self.tangent.as_ref()).map(|r| r.format.unwrap_or_default().words());
+        let skinned_normal = (self.skinned_normal.as_ref())
+            .map(|r| r.format.map_or(normal.unwrap_or(3), |f| position(Some(f))));
+        let skinned_tangent = (self.skinned_tangent.as_ref())
+            .map(|r| r.format.map_or(tangent.unwrap_or(4), |f| f.words()));
+        let source = position(self.position.format);
+        [
+            (Stream::Position, Some(source)),
+            (Stream::Normal, normal),
+            (Stream::Tangent, tangent),
+            (
+                Stream::SkinnedPosition,
+                Some(
+                    self.skinned_position
+                        .format
+                        .map_or(source, |f| position(Some(f))),
+                ),
+            ),
+            (Stream::SkinnedNormal, skinned_normal),
+            (Stream::SkinnedTangent, skinned_tangent),
+        ]
+    }
+
+    /// The pool the harness packs, each vertex's `sets` influence sets one after another.
+    pub fn layout(&self, sets: usize) -> crate::regions::Regions {
+        use crate::regions::Stream;
+        let joints = self.joints.format.unwrap_or_default();
+        let weights = self.weights.format.unwrap_or_default();
+        let floats = self.floats();
+        let size = |stream: Stream| match stream {
+            Stream::Joints => (joints.bytes_per_vertex() * sets) as u32,
+            Stream::Weights => (weights.bytes_per_vertex() * sets) as u32,
+            other => {
+                4 * floats
+                    .iter()
+                    .find(|(s, _)| *s == other)
+                    .and_then(|(_, n)| *n)
+                    .unwrap_or(3)
+            }
+        };
+        crate::regions::Regions {
+            streams: (self.starts().into_iter())
+                .map(|(stream, _)| (stream, size(stream)))
+                .collect(),
+            joints,
+            weights,
+            in_words: self.unit == StartUnit::Words,
+        }
+    }
+}
+
 impl Profile {
     /// Where the profile gives each field of its byte-addressed buffers, by its full name.
     fn field_places(&self) -> Vec<(String, String)> {
@@ -203,6 +288,20 @@ impl Profile {
                 Want::OutputWords,
                 "the byte-addressed output",
                 "compute.output",
+            ));
+        }
+        if let Some(r) = &k.regions {
+            // The shader reads its sources and writes its outputs in the one buffer.
+            out.push((
+                Role::Positions,
+                Slot {
+                    group: r.group,
+                    binding: r.binding,
+                },
+                write,
+                Want::OutputWords,
+                "the vertex pool",
+                "compute.regions",
             ));
         }
         if let Some(count) = k.count {
@@ -385,6 +484,11 @@ impl Profile {
             c.formats.joints = i.joints.format;
             c.influences = Some(i.layout());
         }
+        if let Some(r) = &k.regions {
+            let layout = r.layout(self.sets());
+            c.formats.joints = layout.joints;
+            c.regions = Some(layout);
+        }
         c.pulled = k.vertices.as_ref().map(Vertices::layout);
         c.packed = k.output.as_ref().map(Output::layout);
         slots
@@ -519,16 +623,34 @@ impl Profile {
                 });
                 c.offset_in_filled = true;
             }
+            // The vertex pool's starts, where this is the binding that holds them.
+            let regions = (self.compute.as_ref())
+                .and_then(|k| k.regions.as_ref())
+                .filter(|r| (r.starts.group, r.starts.binding) == (b.group, b.binding));
+            let starts = regions.map_or_else(Vec::new, |r| {
+                (r.starts().into_iter())
+                    .map(|(stream, name)| {
+                        let field = format!("compute.regions.{}.start", stream.name());
+                        let member = crate::contract::CaseMember {
+                            name: name.to_string(),
+                            origin: self.whence(&field),
+                            offset: None,
+                        };
+                        (stream, member)
+                    })
+                    .collect()
+            });
             c.filled.push(crate::contract::Filled {
                 role,
                 fill: b.fill,
                 floats: b.floats.clone(),
                 members,
-                count: b.count.clone().map(|name| crate::contract::CountMember {
+                count: b.count.clone().map(|name| crate::contract::CaseMember {
                     name,
                     origin: self.whence(&format!("bindings[{i}].count")),
                     offset: None,
                 }),
+                starts,
                 bytes: Vec::new(),
                 problems: Vec::new(),
             });

@@ -281,6 +281,9 @@ impl Profile {
         }
         if let Some(c) = &self.compute {
             check_compute(c, sets)?;
+            if let Some(r) = &c.regions {
+                self.check_regions(r)?;
+            }
         }
         Ok(())
     }
@@ -420,6 +423,9 @@ fn per_set(field: &str, given: usize, sets: usize) -> Result<(), (String, String
 /// output, each whole; formats storage can hold; byte-addressed fields aligned, inside the
 /// stride, apart.
 fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
+    if c.regions.is_some() {
+        return check_pool_alone(c);
+    }
     check_sources(c)?;
     if let Some(v) = &c.vertices {
         check_vertices(v, sets, "compute.vertices")?;
@@ -471,6 +477,105 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
         ));
     }
     Ok(())
+}
+
+/// A vertex pool holds every stream of the compute stage: no buffer of its own beside it.
+fn check_pool_alone(c: &Compute) -> Result<(), (String, String)> {
+    let apart = [
+        ("positions", c.positions.is_some(), "position"),
+        ("joints", c.joints.is_some(), "joints"),
+        ("weights", c.weights.is_some(), "weights"),
+        ("vertices", c.vertices.is_some(), "position"),
+        ("influences", c.influences.is_some(), "joints"),
+        ("skinned", c.skinned.is_some(), "skinned_position"),
+        ("output", c.output.is_some(), "skinned_position"),
+        ("normals", c.normals.is_some(), "normal"),
+        ("tangents", c.tangents.is_some(), "tangent"),
+        (
+            "skinned_normals",
+            c.skinned_normals.is_some(),
+            "skinned_normal",
+        ),
+        (
+            "skinned_tangents",
+            c.skinned_tangents.is_some(),
+            "skinned_tangent",
+        ),
+    ];
+    match apart.iter().find(|(_, given, _)| *given) {
+        Some((field, _, region)) => Err((
+            format!("compute.{field}"),
+            format!("`compute.regions` holds every stream of the compute stage: give this as its region `compute.regions.{region}`, not a buffer of its own"),
+        )),
+        None => Ok(()),
+    }
+}
+
+impl Profile {
+    /// A vertex pool's starts: in a buffer the harness fills (`bindings`), each region's its own
+    /// member, which no other value of the binding sets; and a vertex count the harness writes,
+    /// since no stream's `arrayLength` bounds the invocations.
+    fn check_regions(&self, r: &Regions) -> Result<(), (String, String)> {
+        let (g, b) = (r.starts.group, r.starts.binding);
+        let Some(i) = (self.bindings.iter()).position(|x| (x.group, x.binding) == (g, b)) else {
+            return Err((
+                "compute.regions.starts".into(),
+                format!("@group({g}) @binding({b}) is no buffer the harness fills: add `- {{ group: {g}, binding: {b} }}` to `bindings`, the struct whose members hold the regions' starts"),
+            ));
+        };
+        let filled = &self.bindings[i];
+        let starts = r.starts();
+        for (k, (stream, name)) in starts.iter().enumerate() {
+            let field = format!("compute.regions.{}.start", stream.name());
+            let why = if !is_member_path(name) {
+                format!("`{name}` is not a WGSL identifier or a dotted path of them")
+            } else if let Some((other, _)) = starts[..k].iter().find(|(_, n)| n == name) {
+                format!(
+                    "`{name}` is also where `{}` starts: each region has a member of its own",
+                    other.name()
+                )
+            } else if filled.members.contains_key(*name)
+                || filled.count.as_deref() == Some(*name)
+                || filled.palette_offset.as_deref() == Some(*name)
+            {
+                format!("`{name}` is also given a value in `bindings[{i}]`: the harness writes the region's start there")
+            } else {
+                continue;
+            };
+            return Err((field, why));
+        }
+        let counted = self.compute.as_ref().is_some_and(|k| k.count.is_some())
+            || self.bindings.iter().any(|x| x.count.is_some());
+        if !counted {
+            return Err((
+                "compute.regions".into(),
+                "a vertex pool holds more than the case's vertices, so the shader must bound its invocations by a count: give `compute.count`, or a filled binding's `count` (as the starts' struct holds it: `bindings[].count`)".into(),
+            ));
+        }
+        let need = [
+            (
+                r.skinned_normal.is_some(),
+                r.normal.is_some(),
+                "skinned_normal",
+                "normal",
+            ),
+            (
+                r.skinned_tangent.is_some(),
+                r.tangent.is_some(),
+                "skinned_tangent",
+                "tangent",
+            ),
+        ];
+        for (output, source, field, wants) in need {
+            if output && !source {
+                return Err((
+                    format!("compute.regions.{field}"),
+                    format!("`compute.regions.{field}` needs `compute.regions.{wants}` too"),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Where the compute stage reads the positions (`positions`, or `vertices`) and the joints and
@@ -658,7 +763,9 @@ impl Profile {
             return Ok(());
         }
         let compute = self.compute.as_ref().is_some_and(|c| {
-            c.skinned_normals.is_some() || c.output.as_ref().is_some_and(|o| o.normal.is_some())
+            c.skinned_normals.is_some()
+                || c.output.as_ref().is_some_and(|o| o.normal.is_some())
+                || (c.regions.as_ref()).is_some_and(|r| r.skinned_normal.is_some())
         });
         let vertex = (self.vertex.as_ref())
             .is_some_and(|v| v.normal_function.is_some() || v.skinned_normal.is_some());
@@ -667,7 +774,7 @@ impl Profile {
         }
         Err((
             "normal_matrix".into(),
-            "says how the shader skins normals, and the profile names no skinned normals: give `compute.skinned_normals`, `compute.output.normal`, `vertex.skinned_normal` or `vertex.normal_function`, or leave it out".into(),
+            "says how the shader skins normals, and the profile names no skinned normals: give `compute.skinned_normals`, `compute.output.normal`, `compute.regions.skinned_normal`, `vertex.skinned_normal` or `vertex.normal_function`, or leave it out".into(),
         ))
     }
 

@@ -535,7 +535,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 22);
+        assert_eq!(n, 23);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its
@@ -739,4 +739,41 @@ mod examples {
             assert!(e.contains(&format!("field `{field}`")), "{e}");
         }
     }
+}
+
+#[test]
+fn a_vertex_pool_lays_out_its_regions_and_their_starts() {
+    use crate::regions::Stream;
+    let text = "palette: { group: 0, binding: 2 }\ninfluence_sets: 2\ncompute:\n  entry: main\n  regions:\n    group: 0\n    binding: 0\n    starts: { group: 0, binding: 1 }\n    unit: words\n    position: { start: p, format: vec4 }\n    tangent: { start: t, format: vec3 }\n    joints: { start: j, format: u16x4 }\n    weights: { start: w, format: unorm8x4 }\n    skinned_position: { start: sp, format: vec3 }\n    skinned_tangent: { start: st }\nbindings:\n  - { group: 0, binding: 1, count: n }\n";
+    let c = parse(text).unwrap().contract();
+    let pool = c.regions.as_ref().unwrap();
+    // A vec4 position 16 bytes, a vec3 tangent 12 (its skinned one too, inherited), two sets of
+    // u16 joints 2 * 8, two sets of unorm8 weights 2 * 4, a vec3 skinned position 12.
+    assert_eq!(
+        pool.streams,
+        vec![
+            (Stream::Position, 16),
+            (Stream::Tangent, 12),
+            (Stream::Joints, 16),
+            (Stream::Weights, 8),
+            (Stream::SkinnedPosition, 12),
+            (Stream::SkinnedTangent, 12),
+        ]
+    );
+    assert!(pool.in_words && !c.tangent_handedness());
+    assert!(c.writes(Role::SkinnedTangents) && !c.writes(Role::SkinnedNormals));
+    // One binding holds the pool, read and written; the starts are the filled struct's members.
+    let slot = c.slot(Role::Positions);
+    assert_eq!((slot.group, slot.binding), (0, 0));
+    assert!(c.try_slot(Role::Skinned).is_none() && c.try_slot(Role::Joints).is_none());
+    let starts: Vec<(Stream, &str)> = (c.filled[0].starts.iter())
+        .map(|(s, m)| (*s, m.name.as_str()))
+        .collect();
+    assert_eq!(starts.len(), 6);
+    assert_eq!(starts[2], (Stream::Joints, "j"));
+    assert!(
+        (c.filled[0].starts[2].1.origin).contains("field `compute.regions.joints.start`"),
+        "{}",
+        c.filled[0].starts[2].1.origin
+    );
 }

@@ -945,9 +945,72 @@ const IN_PLACE_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/compute_regions.profile.yaml` (every stream in regions of one
+/// vertex pool, their starts members of a filled struct).
+const REGION_EDITS: &[ProfileEdit] = &[
+    (
+        "a stream in a buffer of its own beside a vertex pool",
+        &[(
+            "  regions:\n",
+            "  weights: { group: 1, binding: 0 }\n  regions:\n",
+        )],
+        "`compute.regions` holds every stream of the compute stage: give this as its region `compute.regions.weights`",
+    ),
+    (
+        "a pool's starts in a binding the harness does not fill",
+        &[("starts: { group: 0, binding: 1 }", "starts: { group: 1, binding: 0 }")],
+        "@group(1) @binding(0) is no buffer the harness fills: add `- { group: 1, binding: 0 }` to `bindings`",
+    ),
+    (
+        "two regions starting at one member",
+        &[(
+            "normal: { start: source_normal }",
+            "normal: { start: source_position }",
+        )],
+        "`source_position` is also where `position` starts: each region has a member of its own",
+    ),
+    (
+        "a region's start that the filled binding also sets",
+        &[(
+            "skinned_tangent: { start: skinned_tangent }",
+            "skinned_tangent: { start: vertex_count }",
+        )],
+        "`vertex_count` is also given a value in `bindings[0]`: the harness writes the region's start there",
+    ),
+    (
+        "a pool without a vertex count",
+        &[(
+            "count: vertex_count, palette_offset",
+            "palette_offset",
+        )],
+        "a vertex pool holds more than the case's vertices, so the shader must bound its invocations by a count",
+    ),
+    (
+        "skinned normals in a pool with no source normals",
+        &[("    normal: { start: source_normal }\n", "")],
+        "`compute.regions.skinned_normal` needs `compute.regions.normal` too",
+    ),
+    (
+        "a region's start at a member the struct lacks",
+        &[(
+            "joints: { start: joint_indices,",
+            "joints: { start: joint_index,",
+        )],
+        "has no member `joint_index` to hold where the vertex pool's `joints` starts",
+    ),
+    (
+        "a start unit of no kind the harness knows",
+        &[(
+            "    position: { start: source_position }",
+            "    unit: pages\n    position: { start: source_position }",
+        )],
+        "unknown variant `pages`, expected `bytes` or `words`",
+    ),
+];
+
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -968,6 +1031,7 @@ fn profiles(out: &mut String) {
         ("compute_in_place", IN_PLACE_EDITS),
         ("skinning_normals", TYPED_FRAME_EDITS),
         ("compute_frame_streams", FRAME_STREAM_EDITS),
+        ("compute_regions", REGION_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
