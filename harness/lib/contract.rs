@@ -6,7 +6,9 @@
 
 use naga::{AddressSpace, ArraySize, Handle, ShaderStage, StorageAccess, TypeInner};
 
-pub use crate::format::{JointFormat, NormalMatrix, PositionFormat, Stream, WeightFormat};
+pub use crate::format::{
+    FrameLength, JointFormat, NormalMatrix, PositionFormat, Stream, WeightFormat,
+};
 
 /// What a binding holds, one per binding of the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -717,6 +719,9 @@ pub struct Contract {
     pub streams: Streams,
     /// The matrix the shader skins normals by, which the CPU reference follows.
     pub normal_matrix: NormalMatrix,
+    /// Whether the skinned normals and tangents must be unit length where the harness reads
+    /// them, or are compared by direction alone.
+    pub frame_length: crate::format::FrameLength,
 }
 
 /// The places of the compute stage's source and skinned normals and tangents in buffers of their
@@ -1313,6 +1318,7 @@ impl Contract {
             offset_in_filled: false,
             streams: Streams::default(),
             normal_matrix: Default::default(),
+            frame_length: Default::default(),
             palette_texture: None,
             palette_element: PaletteElement::default(),
         }

@@ -547,6 +547,18 @@ pub enum NormalMatrix {
     PerJoint,
 }
 
+/// The length of the skinned normals and tangents where the harness reads them: unit (default:
+/// the shader renormalises after skinning), or any, for a shader that leaves renormalising to a
+/// later stage (engines that normalise in the fragment stage, after interpolation), whose
+/// directions alone are compared.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FrameLength {
+    #[default]
+    Unit,
+    Any,
+}
+
 /// What the shader under test reads of each vertex, which the scene is built for: the joint
 /// format that holds the fewest indices (a case past it cannot be tested), and the weights as the
 /// numeric path reads them (quantised for the CPU reference too).

@@ -38,6 +38,10 @@ pub struct Profile {
     /// or the blended matrix itself; the CPU reference follows it.
     #[serde(default)]
     pub normal_matrix: Option<crate::format::NormalMatrix>,
+    /// The length of the skinned normals and tangents the harness reads: `unit` (default) or
+    /// `any`, for a shader that renormalises them in a later stage (compared by direction).
+    #[serde(default)]
+    pub frame_length: Option<crate::format::FrameLength>,
     /// Values for the shader's pipeline-overridable constants (WGSL `override`), keyed by name,
     /// or by number where the declaration has an `@id`: every pipeline and translation of the
     /// shader gets them. An override without a default needs one.

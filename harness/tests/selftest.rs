@@ -3531,3 +3531,46 @@ fn a_vertex_pool_is_read_at_the_starts_the_harness_writes() {
         row.outcome
     );
 }
+
+/// A vertex stage that leaves renormalising its normals to the fragment stage (fifth-light's):
+/// `vertex_joint_texture` without its vertex-stage `normalize` fails the normal rows where joints
+/// bend, naming the profile field that says so; with `frame_length: any` every normal row passes,
+/// compared by direction alone.
+#[test]
+fn normals_renormalised_later_are_compared_by_direction() {
+    let name = "vertex_joint_texture";
+    let (source, profile) = example_texts(name);
+    let later = edited(
+        name,
+        &source,
+        &[(
+            "out.normal = normalize((normal_skin * vec4<f32>(in.normal, 0.0)).xyz);",
+            "out.normal = (normal_skin * vec4<f32>(in.normal, 0.0)).xyz;",
+        )],
+    );
+    let Some(report) = run_example_as(name, "normals_later", &later, &profile) else {
+        return;
+    };
+    let failed = failing(&report, "normals_match_cpu");
+    assert!(
+        failed.iter().any(|r| r.case == "bend_two_joints")
+            && failed.iter().all(|r| r
+                .outcome
+                .message
+                .contains("renormalise after skinning, or, where a later stage renormalises, say so with the profile's `frame_length: any`")),
+        "{:?}",
+        normals_checked(&report)
+    );
+    let any = format!("{profile}frame_length: any\n");
+    let Some(report) = run_example_as(name, "normals_later_any", &later, &any) else {
+        return;
+    };
+    let rows: Vec<_> = (report.rows.iter())
+        .filter(|r| r.check == "normals_match_cpu" && !r.case.starts_with("gltf_"))
+        .collect();
+    assert!(
+        rows.len() > 10 && rows.iter().all(|r| r.outcome.status == Status::Pass),
+        "{:?}",
+        normals_checked(&report)
+    );
+}

@@ -107,7 +107,8 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
             Ok(Some(Err(fault))) => return Outcome::fail("output fault", format!("{fault}")),
             Ok(Some(Ok(v))) => v,
         };
-        match compare(gpu, expected, degrees, which, handed) {
+        let unit = input.ctx.contract().frame_length == crate::contract::FrameLength::Unit;
+        match compare(gpu, expected, degrees, which, (handed, unit)) {
             Ok(angle) => worst = worst.max(angle),
             Err((figure, why)) => {
                 return by_frame_path(
@@ -130,13 +131,14 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
 
 /// The largest angle in degrees between `gpu` and `expected` (vertices whose expected direction
 /// is zero left out), or the first vertex that breaks the tolerance: (figure, why); with
-/// `handed`, a w other than the expected one breaks it too.
+/// `handed`, a w other than the expected one breaks it too, and with `unit` a length other than
+/// 1 (without, a direction of no length still does: it points nowhere).
 fn compare(
     gpu: &[[f32; 4]],
     expected: &[[f32; 4]],
     degrees: f64,
     which: Which,
-    handed: bool,
+    (handed, unit): (bool, bool),
 ) -> Result<f64, (String, String)> {
     let name = which.name();
     let unit_slack = degrees.to_radians().sin();
@@ -153,6 +155,14 @@ fn compare(
                 format!("the GPU's {name} of vertex {v} is {g:?}, not finite (CPU {e:?})"),
             ));
         }
+        if gd.length() < 1e-6 {
+            return Err((
+                "no direction".into(),
+                format!(
+                    "the GPU's {name} of vertex {v} is {g:?}, which points nowhere (CPU {e:?})"
+                ),
+            ));
+        }
         let angle = gd.cross(ed).length().atan2(gd.dot(ed)).to_degrees();
         if angle > degrees {
             return Err((
@@ -163,11 +173,11 @@ fn compare(
             ));
         }
         let off = (gd.length() - 1.0).abs();
-        if off > unit_slack {
+        if unit && off > unit_slack {
             return Err((
                 format!("length {:.4}", gd.length()),
                 format!(
-                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, the sine of tolerance.max_angle_degrees): renormalise after skinning; GPU {g:?} vs CPU {e:?}",
+                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, the sine of tolerance.max_angle_degrees): renormalise after skinning, or, where a later stage renormalises, say so with the profile's `frame_length: any`; GPU {g:?} vs CPU {e:?}",
                     gd.length()
                 ),
             ));
@@ -196,25 +206,33 @@ mod tests {
         // One degree off in the plane; the second vertex has no direction and is left out.
         let (s, c) = 1f32.to_radians().sin_cos();
         let off = vec![[c, s, 0.0, -1.0], [5.0, 5.0, 5.0, 1.0]];
-        assert!((compare(&off, &cpu, 1.5, Which::Tangents, true).unwrap() - 1.0).abs() < 1e-4);
-        let err = compare(&off, &cpu, 0.5, Which::Normals, false).unwrap_err();
+        assert!(
+            (compare(&off, &cpu, 1.5, Which::Tangents, (true, true)).unwrap() - 1.0).abs() < 1e-4
+        );
+        let err = compare(&off, &cpu, 0.5, Which::Normals, (false, true)).unwrap_err();
         assert!(err.1.contains("vertex 0 is 1.0000 degrees"), "{}", err.1);
         let long = vec![[1.01, 0.0, 0.0, -1.0], cpu[1]];
-        let err = compare(&long, &cpu, 0.05, Which::Normals, false).unwrap_err();
+        let err = compare(&long, &cpu, 0.05, Which::Normals, (false, true)).unwrap_err();
         assert!(err.1.contains("has length 1.010000, not 1"), "{}", err.1);
+        // Renormalised later (`frame_length: any`): its direction alone counts, but a normal of
+        // no length points nowhere.
+        assert!(compare(&long, &cpu, 0.05, Which::Normals, (false, false)).is_ok());
+        let zero = vec![[0.0, 0.0, 0.0, -1.0], cpu[1]];
+        let err = compare(&zero, &cpu, 0.05, Which::Normals, (false, false)).unwrap_err();
+        assert_eq!(err.0, "no direction");
         let flipped = vec![[1.0, 0.0, 0.0, 1.0], cpu[1]];
         assert_eq!(
-            compare(&flipped, &cpu, 0.05, Which::Tangents, true)
+            compare(&flipped, &cpu, 0.05, Which::Tangents, (true, true))
                 .unwrap_err()
                 .0,
             "w lost"
         );
         // A vec3 tangent's w is not compared.
-        assert!(compare(&flipped, &cpu, 0.05, Which::Tangents, false).is_ok());
-        assert!(compare(&flipped, &cpu, 0.05, Which::Normals, false).is_ok());
+        assert!(compare(&flipped, &cpu, 0.05, Which::Tangents, (false, true)).is_ok());
+        assert!(compare(&flipped, &cpu, 0.05, Which::Normals, (false, true)).is_ok());
         let nan = vec![[f32::NAN, 0.0, 0.0, -1.0], cpu[1]];
         assert_eq!(
-            compare(&nan, &cpu, 0.05, Which::Normals, false)
+            compare(&nan, &cpu, 0.05, Which::Normals, (false, true))
                 .unwrap_err()
                 .0,
             "not finite"

@@ -116,7 +116,9 @@ pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
 /// Every `normalize(x)` becomes `(x)`: skinned normals and tangents keep the length the blend
 /// gives them.
 pub(super) fn renormalisation_dropped(s: &Sites) -> Vec<Candidate> {
-    if !has_frames(s) {
+    // Where a later stage renormalises (`frame_length: any`), lengths are not compared: the
+    // mutant would be equivalent by the profile's own word.
+    if !has_frames(s) || s.contract.frame_length == crate::contract::FrameLength::Any {
         return Vec::new();
     }
     let mut edits = Vec::new();

@@ -348,6 +348,7 @@ impl Profile {
         }
         c.influence_sets = self.sets();
         // A palette that holds each joint's normal matrix is there to be blended per joint.
+        c.frame_length = self.frame_length.unwrap_or_default();
         c.normal_matrix = self.normal_matrix.unwrap_or(
             match self.palette.normal_member.is_some() || self.palette.normal_texels.is_some() {
                 true => crate::format::NormalMatrix::PerJoint,

@@ -757,8 +757,15 @@ impl Profile {
         Err(("palette.normal_member".into(), why))
     }
 
-    /// A normal matrix is declared for a shader whose skinned normals the harness reads.
+    /// A normal matrix is declared for a shader whose skinned normals the harness reads, and a
+    /// frame length for one whose skinned normals or tangents it reads.
     fn check_normal_matrix(&self) -> Result<(), (String, String)> {
+        if self.frame_length.is_some() && !self.reads_frames() {
+            return Err((
+                "frame_length".into(),
+                "says how long the shader's skinned normals and tangents are, and the profile names none: give skinned normals or tangents (`compute.skinned_normals`, `compute.output.normal`, `compute.regions.skinned_normal`, `vertex.skinned_normal`, `vertex.normal_function`, or their tangent fields), or leave it out".into(),
+            ));
+        }
         if self.normal_matrix.is_none() {
             return Ok(());
         }
@@ -776,6 +783,25 @@ impl Profile {
             "normal_matrix".into(),
             "says how the shader skins normals, and the profile names no skinned normals: give `compute.skinned_normals`, `compute.output.normal`, `compute.regions.skinned_normal`, `vertex.skinned_normal` or `vertex.normal_function`, or leave it out".into(),
         ))
+    }
+
+    /// Whether the profile names a skinned normal or tangent the harness reads.
+    fn reads_frames(&self) -> bool {
+        let compute = self.compute.as_ref().is_some_and(|c| {
+            let output = c.output.as_ref();
+            let pool = c.regions.as_ref();
+            c.skinned_normals.is_some()
+                || c.skinned_tangents.is_some()
+                || output.is_some_and(|o| o.normal.is_some() || o.tangent.is_some())
+                || pool.is_some_and(|r| r.skinned_normal.is_some() || r.skinned_tangent.is_some())
+        });
+        let vertex = self.vertex.as_ref().is_some_and(|v| {
+            v.normal_function.is_some()
+                || v.tangent_function.is_some()
+                || v.skinned_normal.is_some()
+                || v.skinned_tangent.is_some()
+        });
+        compute || vertex
     }
 
     /// A skinned normal or tangent output needs the source it skins, in the same stage.

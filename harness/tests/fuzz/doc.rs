@@ -323,6 +323,22 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         "the profile names no skinned normals",
     ),
     (
+        "a frame length for a shader without skinned normals or tangents",
+        &[(
+            "shader: compute_u16_pairs.wgsl",
+            "shader: compute_u16_pairs.wgsl\nframe_length: any",
+        )],
+        "says how long the shader's skinned normals and tangents are, and the profile names none",
+    ),
+    (
+        "a frame length of no kind the harness knows",
+        &[(
+            "shader: compute_u16_pairs.wgsl",
+            "shader: compute_u16_pairs.wgsl\nframe_length: short",
+        )],
+        "unknown variant `short`, expected `unit` or `any`",
+    ),
+    (
         "a palette normal matrix member without the joint's matrix member",
         &[(
             "palette: { group: 1, binding: 0 }",
