@@ -18,7 +18,7 @@ pub(super) type Mutator = fn(&Sites) -> Vec<Candidate>;
 
 /// Every kind, with its name, the part of the shader it changes and its mutator, in the order
 /// mutants are generated and listed.
-pub(super) const KINDS: [(Kind, &str, Part, Mutator); 16] = [
+pub(super) const KINDS: [(Kind, &str, Part, Mutator); 17] = [
     (Kind::WeightSwap, "weight_swap", Part::Skinning, weight_swap),
     (
         Kind::HomogeneousDropped,
@@ -94,6 +94,12 @@ pub(super) const KINDS: [(Kind, &str, Part, Mutator); 16] = [
         "tangent_w_lost",
         Part::Skinning,
         super::frames::tangent_w_lost,
+    ),
+    (
+        Kind::RegionSwapped,
+        "region_swapped",
+        Part::Glue,
+        region_swapped,
     ),
 ];
 
@@ -534,6 +540,65 @@ fn uniform_field(s: &Sites) -> Vec<Candidate> {
             out.push(candidate(
                 format!("binding {binding}: `{a}` (offset {from}) read from `{b}` (offset {to})"),
                 hint,
+                edits,
+            ));
+        }
+    }
+    out
+}
+
+/// A vertex pool's start read from the member of the next region in the profile's order (the
+/// last's from the first's), one mutant a region: each read of its start, wherever the shader
+/// takes it, then lands on another stream. Starts in nested structs are swapped only within one
+/// struct, where the member's last name is all that differs.
+fn region_swapped(s: &Sites) -> Vec<Candidate> {
+    let Some(filled) = s.contract.filled.iter().find(|f| !f.starts.is_empty()) else {
+        return Vec::new();
+    };
+    let starts = &filled.starts;
+    let split = |path: &str| -> (String, String) {
+        match path.rsplit_once('.') {
+            Some((parent, last)) => (parent.to_string(), last.to_string()),
+            None => (String::new(), path.to_string()),
+        }
+    };
+    let mut out = Vec::new();
+    for (k, (stream, member)) in starts.iter().enumerate() {
+        let (other_stream, other) = &starts[(k + 1) % starts.len()];
+        let (Some(offset), (parent, last), (other_parent, instead)) =
+            (member.offset, split(&member.name), split(&other.name))
+        else {
+            continue;
+        };
+        if parent != other_parent {
+            continue;
+        }
+        let mut edits: Vec<Edit> = Vec::new();
+        for f in s.funcs() {
+            for (e, _) in s.func(f).expressions.iter() {
+                if s.nested_member(f, e) != Some((filled.role, offset)) {
+                    continue;
+                }
+                let Some(r) = s.span(f, e) else { continue };
+                let text = s.text(&r);
+                let Some(dot) = text.rfind('.') else { continue };
+                let at = r.start + dot + 1..r.end;
+                if text[dot + 1..].trim() == last && !edits.iter().any(|x| x.range == at) {
+                    edits.push(Edit {
+                        range: at,
+                        text: instead.clone(),
+                    });
+                }
+            }
+        }
+        if !edits.is_empty() {
+            out.push(candidate(
+                format!(
+                    "the vertex pool's `{}` region taken at `{}`'s start (`{last}` read as `{instead}`)",
+                    stream.name(),
+                    other_stream.name()
+                ),
+                "any case: the harness places every region apart, so a stream read or written at another's start reads or overwrites the wrong bytes",
                 edits,
             ));
         }

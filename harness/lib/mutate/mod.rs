@@ -71,13 +71,18 @@ pub enum Kind {
     RenormalisationDropped,
     /// The skinned tangent's handedness w written as 1, not the source's.
     TangentWLost,
+    /// A vertex pool's region read or written at another region's start.
+    RegionSwapped,
 }
 
 impl Kind {
-    /// Whether the kind needs a shape the built-in contract lacks: two influence sets, or a
-    /// byte-addressed buffer.
+    /// Whether the kind needs a shape the built-in contract lacks: two influence sets, a
+    /// byte-addressed buffer, or a vertex pool.
     pub fn needs_layout(self) -> bool {
-        matches!(self, Kind::InfluenceSetDropped | Kind::ByteOffset)
+        matches!(
+            self,
+            Kind::InfluenceSetDropped | Kind::ByteOffset | Kind::RegionSwapped
+        )
     }
 
     /// Every kind, in the order of `kinds::KINDS`, which registers them.

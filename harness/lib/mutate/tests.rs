@@ -673,3 +673,32 @@ fn position_of(input: In) -> vec4f {
         "{ones:?}"
     );
 }
+
+/// A vertex pool's starts, each read at the next region's: one mutant a region of
+/// `compute_regions`, every read of the member renamed (the source normal's start read as the
+/// source tangent's, the last, the skinned tangent's, as the first, the source position's).
+#[test]
+fn region_swapped_reads_each_start_at_the_next() {
+    let mutants = example_mutants("compute_regions");
+    let swapped: Vec<&Mutant> = (mutants.iter())
+        .filter(|m| m.kind == Kind::RegionSwapped)
+        .collect();
+    assert_eq!(swapped.len(), 8, "{swapped:#?}");
+    let normal = (swapped.iter())
+        .find(|m| {
+            m.description
+                .contains("`normal` region taken at `tangent`'s start")
+        })
+        .expect("the normal's mutant");
+    assert_eq!(
+        after(std::slice::from_ref(*normal), Kind::RegionSwapped),
+        vec!["let n = normalize(inverse_transpose(linear) * load_vec3(mesh.source_tangent, i));"]
+    );
+    let last = swapped.last().unwrap();
+    assert!(
+        last.description
+            .contains("(`skinned_tangent` read as `source_position`)"),
+        "{}",
+        last.description
+    );
+}
