@@ -1,4 +1,5 @@
-//! The `skinproof` command: merge reports into one cross-vendor matrix; write skinned positions.
+//! The `skinproof` command: merge reports into one cross-vendor matrix; write skinned positions;
+//! review and accept goldens; draft a shader's layout profile.
 //!
 //! The subcommands return what they did (notes for stderr, text for stdout) or a typed error;
 //! only `main` prints and chooses the exit code.
@@ -19,7 +20,7 @@ use skinproof::shader::{Shader, ShaderError};
 #[command(
     name = "skinproof",
     version,
-    about = "Merge skinproof reports into one matrix; write skinned positions of a case or model; review and accept the last run's golden images"
+    about = "Merge skinproof reports into one matrix; write skinned positions of a case or model; review and accept the last run's golden images; draft a shader's layout profile"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -40,6 +41,19 @@ enum Command {
     /// name contains FILTER (all without one); refused under CI and when the shader or a case file
     /// changed since that run
     Accept(AcceptArgs),
+    /// Draft a layout profile for a shader from naga's reading of it (each guess says why) and
+    /// check it against the shader; prints it, or writes it beside the shader with --write
+    Profile(ProfileArgs),
+}
+
+#[derive(Args)]
+struct ProfileArgs {
+    /// The shader to describe
+    #[arg(value_name = "SHADER.wgsl")]
+    shader: PathBuf,
+    /// Write the draft as <stem>.profile.yaml beside the shader (refused where one is there)
+    #[arg(long)]
+    write: bool,
 }
 
 #[derive(Args)]
@@ -158,6 +172,12 @@ fn main() {
             Vec::new()
         })),
         Command::Accept(args) => finish(accept(&args)),
+        Command::Profile(args) => finish(profile(&args).map(|(draft, notes)| {
+            if let Some(text) = draft {
+                print_out(&text);
+            }
+            notes
+        })),
     };
     // Without driver teardown, as the conformance runner ends: it has crashed finished processes.
     skinproof::gpu::worker::exit(code)
@@ -172,6 +192,77 @@ fn root() -> PathBuf {
 /// The reports folder a command reads: `--reports`, or the project's.
 fn reports_dir(given: &Option<PathBuf>) -> PathBuf {
     given.clone().unwrap_or_else(|| root().join("reports"))
+}
+
+/// Why `profile` drafted nothing.
+#[derive(Debug, thiserror::Error)]
+enum ProfileError {
+    #[error("{0}")]
+    Read(#[from] ShaderError),
+    #[error("{}: {source}", shader.display())]
+    Draft {
+        shader: PathBuf,
+        source: skinproof::draft::DraftError,
+    },
+    #[error("{} is already there: the draft would replace it (print the draft without --write, or move that file away)", path.display())]
+    Exists { path: PathBuf },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Drafts the shader's profile and checks it against the shader: the text to print (none when
+/// written), and notes saying how many guesses are left to do and what the check found.
+fn profile(args: &ProfileArgs) -> Result<(Option<String>, Vec<Note>), Failed<ProfileError>> {
+    let shader = &args.shader;
+    let source = skinproof::file::read_text_limited(shader, skinproof::file::MAX_SHADER_BYTES)
+        .map_err(|source| ShaderError::Io {
+            path: shader.display().to_string(),
+            source,
+        })
+        .map_err(ProfileError::Read)?;
+    let name = shader
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let draft = skinproof::draft::draft(&name, &source).map_err(|source| ProfileError::Draft {
+        shader: shader.clone(),
+        source,
+    })?;
+    let at = skinproof::profile::beside(shader);
+    let mut notes = vec![Note::Problem(format!(
+        "drafted a profile for {}: {} field(s) left as TODO",
+        shader.display(),
+        draft.todos
+    ))];
+    let checked = Shader::with_profile_text(shader, source, &at, &draft.yaml)
+        .and_then(|s| s.validate().map(|_| ()));
+    notes.push(Note::Problem(match checked {
+        Ok(()) => {
+            "the draft passes shader::validates; run the suite with it to test the guesses".into()
+        }
+        Err(e) => format!(
+            "the draft does not pass shader::validates yet, which says what to change:\n{e}"
+        ),
+    }));
+    if !args.write {
+        return Ok((Some(draft.yaml), notes));
+    }
+    if at.exists() || at.is_symlink() {
+        Err(Failed {
+            notes: Vec::new(),
+            error: ProfileError::Exists { path: at.clone() },
+        })?;
+    }
+    skinproof::file::write_atomic(&at, draft.yaml.as_bytes()).map_err(|source| {
+        ProfileError::Write {
+            path: at.clone(),
+            source,
+        }
+    })?;
+    notes.push(Note::Problem(format!("wrote {}", at.display())));
+    Ok((None, notes))
 }
 
 /// Why `review` has no page to show.

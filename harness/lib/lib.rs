@@ -8,6 +8,7 @@ mod compare;
 pub mod compose;
 pub mod config;
 mod contract;
+pub mod draft;
 pub mod file;
 pub mod format;
 pub mod golden;

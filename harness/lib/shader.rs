@@ -162,6 +162,24 @@ impl Shader {
         })
     }
 
+    /// `source` (the shader at `path`) held to a profile not written anywhere yet, `text`, as if
+    /// it were at `profile` (a draft checked before it is written).
+    pub fn with_profile_text(
+        path: &Path,
+        source: String,
+        profile: &Path,
+        text: &str,
+    ) -> Result<Shader, ShaderError> {
+        let read = Profile::parse(profile, text)?;
+        read.describes(path)?;
+        Ok(Shader::held_to(
+            path.to_path_buf(),
+            source,
+            read.contract(),
+            Some(read.path),
+        ))
+    }
+
     /// Parses and validates with naga, then checks entry points and bindings against the contract.
     /// The shader is validated with what the harness adds (appended, so the shader's own lines
     /// keep their numbers).
@@ -199,6 +217,13 @@ impl Shader {
             if let Err(diagnostic) = valid {
                 message.push_str("\nnaga also rejects the shader:\n");
                 message.push_str(diagnostic.trim_end());
+            }
+            // Held to SPEC.md for want of a profile: an engine's layout needs one.
+            if self.contract.profile.is_none() {
+                message.push_str(&format!(
+                    "\n(a shader laid out as an engine lays its own needs a layout profile beside it, {}; `cargo run --release --bin skinproof -- profile {path}` drafts one from the shader)",
+                    crate::profile::beside(&self.path).display()
+                ));
             }
             return Err(ShaderError::Contract {
                 path,

@@ -77,6 +77,19 @@ fn passes(r: &skinproof::report::Row) -> bool {
             && ["normals_match_cpu", "tangents_match_cpu"].contains(&r.check.as_str())
             && r.outcome.message.contains("its profile names no"))
 }
+/// Every failing row of a report, as `case::check [adapter]: message`.
+fn failed_rows(report: &Report) -> Vec<String> {
+    (report.rows.iter())
+        .filter(|r| r.outcome.status.fails())
+        .map(|r| {
+            format!(
+                "{}::{} [{}]: {}",
+                r.case, r.check, r.adapter, r.outcome.message
+            )
+        })
+        .collect()
+}
+
 fn failing<'a>(report: &'a Report, check: &str) -> Vec<&'a skinproof::report::Row> {
     report
         .rows
@@ -1660,17 +1673,7 @@ fn example_shaders_pass_through_their_profiles() {
         let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", &shader)]) else {
             return;
         };
-        let bad: Vec<String> = report
-            .rows
-            .iter()
-            .filter(|r| r.outcome.status.fails())
-            .map(|r| {
-                format!(
-                    "{}::{} [{}]: {}",
-                    r.case, r.check, r.adapter, r.outcome.message
-                )
-            })
-            .collect();
+        let bad = failed_rows(&report);
         assert!(bad.is_empty(), "{name}:\n{}", bad.join("\n"));
         let rows = |check: &'static str| report.rows.iter().filter(move |r| r.check == check);
         let narrowed =
@@ -1943,15 +1946,7 @@ fn a_palette_texture_read_through_a_sampler_passes() {
     let Some(report) = run_example_as(name, "bone_texture_sampled", &sampled, &edited) else {
         return;
     };
-    let bad: Vec<_> = (report.rows.iter())
-        .filter(|r| r.outcome.status.fails())
-        .map(|r| {
-            format!(
-                "{}::{} [{}]: {}",
-                r.case, r.check, r.adapter, r.outcome.message
-            )
-        })
-        .collect();
+    let bad = failed_rows(&report);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     let posed = (report.rows.iter())
         .filter(|r| r.check == "posed_matches_cpu" && r.outcome.status == Status::Pass)
@@ -3573,4 +3568,25 @@ fn normals_renormalised_later_are_compared_by_direction() {
         "{:?}",
         normals_checked(&report)
     );
+}
+
+/// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
+/// named as inverse binds, u8 joints read as vec4<u32>) and `skinning_normals` (both stages, typed
+/// normal and tangent buffers) pass every row on both adapters as drafted.
+#[test]
+fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
+    for name in ["vertex_split_palette", "skinning_normals"] {
+        let (source, _) = example_texts(name);
+        let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();
+        let Some(report) = run_example_as(name, "drafted", &source, &draft.yaml) else {
+            return;
+        };
+        let bad = failed_rows(&report);
+        assert!(
+            bad.is_empty() && report.rows.len() > 600,
+            "{name}:\n{}\n{}",
+            bad.join("\n"),
+            draft.yaml
+        );
+    }
 }
