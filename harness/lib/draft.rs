@@ -266,6 +266,60 @@ fn vertex_outputs(module: &Module, ep: &naga::EntryPoint) -> Vec<(u32, String, u
         .collect()
 }
 
+/// Whether the entry point returns its input at location `input` unchanged as its output at
+/// location `output`: stored into that member of the output, or composed into it.
+fn passed_through(module: &Module, ep: &naga::EntryPoint, output: u32, input: u32) -> bool {
+    use naga::Expression as E;
+    let f = &ep.function;
+    let located = |b: &Option<Binding>, at: u32| matches!(b, Some(Binding::Location { location, .. }) if *location == at);
+    let Some(result) = &f.result else {
+        return false;
+    };
+    let TypeInner::Struct { members, .. } = &module.types[result.ty].inner else {
+        return false;
+    };
+    let Some(k) = members.iter().position(|m| located(&m.binding, output)) else {
+        return false;
+    };
+    // The input: an argument at the location, or a member of a struct argument.
+    let is_input = |mut e: naga::Handle<naga::Expression>| loop {
+        match f.expressions[e] {
+            E::Load { pointer } => e = pointer,
+            E::FunctionArgument(i) => return located(&f.arguments[i as usize].binding, input),
+            E::AccessIndex { base, index } => match f.expressions[base] {
+                E::FunctionArgument(i) => {
+                    let arg = &f.arguments[i as usize];
+                    return matches!(&module.types[arg.ty].inner, TypeInner::Struct { members, .. }
+                        if members.get(index as usize).is_some_and(|m| located(&m.binding, input)));
+                }
+                _ => return false,
+            },
+            _ => return false,
+        }
+    };
+    let into_member = |e: naga::Handle<naga::Expression>| matches!(f.expressions[e], E::AccessIndex { index, .. } if index as usize == k);
+    fn walk(block: &naga::Block, found: &mut dyn FnMut(&naga::Statement) -> bool) -> bool {
+        block.iter().any(|st| {
+            found(st)
+                || match st {
+                    naga::Statement::Block(b) => walk(b, found),
+                    naga::Statement::If { accept, reject, .. } => {
+                        walk(accept, found) || walk(reject, found)
+                    }
+                    _ => false,
+                }
+        })
+    }
+    walk(&f.body, &mut |st| match *st {
+        naga::Statement::Store { pointer, value } => into_member(pointer) && is_input(value),
+        naga::Statement::Return { value: Some(v) } => match &f.expressions[v] {
+            E::Compose { components, .. } => components.get(k).is_some_and(|&c| is_input(c)),
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
 /// The vertex entry point most like a skinning one: the one whose inputs hold integer vectors or
 /// names of joints, else the first.
 fn skinning_vertex(module: &Module) -> Option<usize> {
@@ -774,10 +828,17 @@ fn vertex_section(
     }
     let outputs = vertex_outputs(module, ep);
     for (source, what) in [(normal, "normal"), (tangent, "tangent")] {
-        if source.is_none() {
+        let Some(source) = source else {
             continue;
-        }
+        };
         if let Some((location, name, _)) = outputs.iter().find(|(_, n, _)| named(n, &[what])) {
+            if passed_through(module, ep, *location, inputs[source].location) {
+                w.line(format!(
+                    "  # the output `{name}` is the input `{}` passed through unskinned: no skinned {what} to compare",
+                    inputs[source].name
+                ));
+                continue;
+            }
             w.line(format!(
                 "  skinned_{what}: {{ location: {location} }}   # the output `{name}`: compared where no skinning function is named"
             ));
@@ -1085,6 +1146,41 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) uv: vec2<f32> }
         }
         valid.sort();
         assert_eq!((shaders.len(), valid.len()), (24, 16), "{valid:?}");
+    }
+
+    /// A normal output is a skinned normal unless the entry point returns its input unchanged
+    /// (stored into the output's member, or composed into it).
+    #[test]
+    fn a_normal_passed_through_is_no_skinned_normal() {
+        let shader = |body: &str| {
+            format!(
+                "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>,
+    @location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {{
+    let m = bones[joints.x] * weights.x;
+    var out: Out;
+    out.clip = view_proj * m * vec4<f32>(position, 1.0);
+    {body}
+    return out;
+}}"
+            )
+        };
+        let through = draft("t.wgsl", &shader("out.normal = normal;"))
+            .unwrap()
+            .yaml;
+        assert!(
+            through.contains("the output `normal` is the input `normal` passed through unskinned")
+                && !through.contains("skinned_normal:"),
+            "{through}"
+        );
+        let skinned = shader("out.normal = normalize((m * vec4<f32>(normal, 0.0)).xyz);");
+        let skinned = draft("t.wgsl", &skinned).unwrap().yaml;
+        assert!(
+            skinned.contains("  skinned_normal: { location: 0 }"),
+            "{skinned}"
+        );
     }
 
     #[test]
