@@ -335,7 +335,8 @@ fn skinning_vertex(module: &Module) -> Option<usize> {
             .count()
             + named(&module.entry_points[i].name, &["skin"]) as usize
     };
-    vertex.iter().copied().max_by_key(|i| score(i))
+    // Ties go to the first (max_by_key keeps the last of equals).
+    (vertex.iter().copied()).max_by_key(|i| (score(i), std::cmp::Reverse(*i)))
 }
 
 /// The text of a drafted profile, line by line.
@@ -390,14 +391,10 @@ pub fn draft(file_name: &str, source: &str) -> Result<Draft, DraftError> {
     let globals = used_globals(&module, &info, &eps);
     let mut taken: Vec<(u32, u32)> = Vec::new();
     let palette = palette(&module, &globals, &mut w, &mut taken);
+    let mut extras = Vec::new();
     if let Some(i) = compute {
-        compute_section(
-            &module,
-            &globals,
-            &module.entry_points[i],
-            &mut w,
-            &mut taken,
-        );
+        let ep = &module.entry_points[i];
+        extras = compute_section(&module, &globals, ep, &mut w, &mut taken);
     }
     let mut sets = 1;
     if let Some(i) = vertex {
@@ -407,7 +404,7 @@ pub fn draft(file_name: &str, source: &str) -> Result<Draft, DraftError> {
         };
         sets = vertex_section(&module, &globals, vertex, palette, &mut w, &mut taken);
     }
-    bindings(&module, &globals, &taken, &mut w);
+    bindings(&module, &globals, &taken, &extras, &mut w);
     if sets > 1 {
         w.line(format!(
             "# {sets} joint and weight inputs each: {sets} influence sets of 4 (JOINTS_0/WEIGHTS_0, JOINTS_1/WEIGHTS_1, ...)"
@@ -531,9 +528,12 @@ fn compute_section(
     ep: &naga::EntryPoint,
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
-) {
+) -> Vec<Extra> {
     w.line("compute:");
     w.line(format!("  entry: {}", ep.name));
+    if let Some(extras) = pool_section(module, globals, w, taken) {
+        return extras;
+    }
     let storage: Vec<&Global> = (globals.iter())
         .filter(|g| matches!(g.space, AddressSpace::Storage { .. }))
         .filter(|g| !taken.contains(&(g.group, g.binding)))
@@ -644,6 +644,140 @@ fn compute_section(
             g.group, g.binding
         ));
     }
+    Vec::new()
+}
+
+/// Fields a filled binding gets besides its fill: the members the harness writes per case (a
+/// vertex pool's count and palette offset), as `(group, binding)` and the text after the fill.
+type Extra = ((u32, u32), String);
+
+/// A vertex pool, where the compute stage has one read-write array of words and a struct whose
+/// integer members are named as its streams (`base_position_offset`, `updated_normal_offset`):
+/// `compute.regions`, each stream's start the member named as it, and the struct a filled binding
+/// that also holds the count and the palette's offset where members are named so.
+fn pool_section(
+    module: &Module,
+    globals: &[Global],
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Option<Vec<Extra>> {
+    let free = |g: &&Global| !taken.contains(&(g.group, g.binding));
+    let words = |g: &&Global| {
+        matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE))
+            && array_element(module, g.handle).is_some_and(|e| {
+                matches!(module.types[e].inner, TypeInner::Scalar(s) if s.kind == ScalarKind::Uint)
+            })
+    };
+    let pools: Vec<&Global> = globals.iter().filter(free).filter(words).collect();
+    let [pool] = pools[..] else {
+        return None;
+    };
+    let integer = |m: &naga::StructMember| {
+        matches!(module.types[m.ty].inner, TypeInner::Scalar(s)
+            if matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint))
+    };
+    let (starts, members) = globals.iter().filter(free).find_map(|g| match g.ty {
+        TypeInner::Struct { members, .. } if members.iter().filter(|m| integer(m)).count() >= 4 => {
+            Some((g, members))
+        }
+        _ => None,
+    })?;
+    let names: Vec<String> = (members.iter())
+        .filter(|m| integer(m))
+        .filter_map(|m| m.name.clone())
+        .collect();
+    let out_words = &["updated", "skinned", "dst", "out", "result", "deformed"][..];
+    let mut used: Vec<String> = Vec::new();
+    let mut take = |ok: &dyn Fn(&str) -> bool| -> Option<String> {
+        let n = names.iter().find(|n| !used.contains(n) && ok(n))?.clone();
+        used.push(n.clone());
+        Some(n)
+    };
+    // The per-case members first, so that a palette offset named `joint_matrix_base` is not
+    // taken for the joints' start.
+    let count = take(&|n| named(n, &["count", "numvert", "vertexnum"]));
+    let offset = take(&|n| {
+        named(
+            n,
+            &[
+                "matrix",
+                "firstjoint",
+                "jointbase",
+                "jointoffset",
+                "skinindex",
+            ],
+        ) && !named(n, &["indices"])
+    });
+    let out = |n: &str| named(n, out_words);
+    let skinned: Vec<Option<String>> = ["pos", "normal", "tangent"]
+        .iter()
+        .map(|what| take(&|n| out(n) && named(n, &[what])))
+        .collect();
+    let sources: Vec<Option<String>> = ["pos", "normal", "tangent"]
+        .iter()
+        .map(|what| take(&|n| !out(n) && named(n, &[what])))
+        .collect();
+    let joints = take(&|n| named(n, &["indices", "index", "joint", "bone"]));
+    let weights = take(&|n| named(n, WEIGHT_WORDS));
+    let (Some(position), Some(joints), Some(weights), Some(skinned_position)) =
+        (&sources[0], joints, weights, &skinned[0])
+    else {
+        return None;
+    };
+    taken.push((pool.group, pool.binding));
+    w.line(format!(
+        "  # `{}` is a read-write array of words and `{}`'s integer members are named as streams: a vertex pool, each stream in a region whose start (in bytes; `unit: words` if the shader indexes the pool by it directly) is the member named as it",
+        pool.name, starts.name
+    ));
+    w.line("  regions:");
+    w.line(format!("    group: {}", pool.group));
+    w.line(format!("    binding: {}", pool.binding));
+    w.line(format!(
+        "    starts: {{ group: {}, binding: {} }}",
+        starts.group, starts.binding
+    ));
+    w.line(format!(
+        "    position: {{ start: {position} }}   # vec3, 12 bytes a vertex; `format: vec4` for 16"
+    ));
+    if let Some(n) = &sources[1] {
+        w.line(format!("    normal: {{ start: {n} }}"));
+    }
+    if let Some(n) = &sources[2] {
+        w.line(format!(
+            "    tangent: {{ start: {n}, format: vec3 }}   # vec4 where the pool keeps the handedness"
+        ));
+    }
+    w.line(format!(
+        "    joints: {{ start: {joints}, format: u16x4 }}   # the format the pool holds them in"
+    ));
+    w.line(format!(
+        "    weights: {{ start: {weights}, format: f32x4 }}"
+    ));
+    w.line(format!(
+        "    skinned_position: {{ start: {skinned_position} }}"
+    ));
+    for (what, (out, source)) in ["normal", "tangent"]
+        .iter()
+        .zip(skinned[1..].iter().zip(&sources[1..]))
+    {
+        if let (Some(n), Some(_)) = (out, source) {
+            w.line(format!("    skinned_{what}: {{ start: {n} }}"));
+        }
+    }
+    let mut extra = String::new();
+    match count {
+        Some(c) => {
+            let _ = write!(extra, ", count: {c}");
+        }
+        None => w.todo(format!(
+            "no member of `{}` is named as the vertex count: give `compute.count` or the member as `bindings[].count`",
+            starts.name
+        )),
+    }
+    if let Some(o) = offset {
+        let _ = write!(extra, ", palette_offset: {o}");
+    }
+    Some(vec![((starts.group, starts.binding), extra)])
 }
 
 /// The fragment stage a draft names: its entry point, kept (its index) where the harness can bind
@@ -1006,7 +1140,13 @@ fn has_matrix(module: &Module, ty: naga::Handle<Type>) -> bool {
 
 /// The other buffers the stages read, each a filled binding (identities where its type holds
 /// matrices); textures and samplers the harness cannot fill are named.
-fn bindings(module: &Module, globals: &[Global], taken: &[(u32, u32)], w: &mut Writer) {
+fn bindings(
+    module: &Module,
+    globals: &[Global],
+    taken: &[(u32, u32)],
+    extras: &[Extra],
+    w: &mut Writer,
+) {
     let rest: Vec<&Global> = (globals.iter())
         .filter(|g| !taken.contains(&(g.group, g.binding)))
         .collect();
@@ -1019,8 +1159,11 @@ fn bindings(module: &Module, globals: &[Global], taken: &[(u32, u32)], w: &mut W
         for g in buffers {
             let holds_matrix = has_matrix(module, g.handle);
             let fill = if holds_matrix { ", fill: identity" } else { "" };
+            let extra = (extras.iter())
+                .find(|(at, _)| *at == (g.group, g.binding))
+                .map_or("", |(_, e)| e.as_str());
             w.line(format!(
-                "  - {{ group: {}, binding: {}{fill} }}   # `{}`",
+                "  - {{ group: {}, binding: {}{fill}{extra} }}   # `{}`",
                 g.group, g.binding, g.name
             ));
         }
@@ -1145,7 +1288,7 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) uv: vec2<f32> }
             }
         }
         valid.sort();
-        assert_eq!((shaders.len(), valid.len()), (24, 16), "{valid:?}");
+        assert_eq!((shaders.len(), valid.len()), (24, 17), "{valid:?}");
     }
 
     /// A normal output is a skinned normal unless the entry point returns its input unchanged

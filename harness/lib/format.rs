@@ -547,6 +547,23 @@ pub enum NormalMatrix {
     PerJoint,
 }
 
+impl NormalMatrix {
+    pub const ALL: [NormalMatrix; 3] = [
+        NormalMatrix::InverseTranspose,
+        NormalMatrix::Blended,
+        NormalMatrix::PerJoint,
+    ];
+
+    /// As a profile's `normal_matrix` writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            NormalMatrix::InverseTranspose => "inverse_transpose",
+            NormalMatrix::Blended => "blended",
+            NormalMatrix::PerJoint => "per_joint",
+        }
+    }
+}
+
 /// The length of the skinned normals and tangents where the harness reads them: unit (default:
 /// the shader renormalises after skinning), or any, for a shader that leaves renormalising to a
 /// later stage (engines that normalise in the fragment stage, after interpolation), whose

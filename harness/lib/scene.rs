@@ -55,6 +55,19 @@ impl Frames {
     }
 }
 
+impl Scene {
+    /// The CPU reference's normals at the bind pose and at the pose had the shader skinned them
+    /// `by` another matrix: what a failing normal comparison checks the GPU's against, to say
+    /// which `normal_matrix` the shader follows.
+    pub fn normals_by(&self, by: NormalMatrix) -> [Vec<[f32; 3]>; 2] {
+        use crate::reference::skin_normals;
+        [
+            skin_normals(&self.bind_palette, &self.mesh, by),
+            skin_normals(&self.posed_palette, &self.mesh, by),
+        ]
+    }
+}
+
 /// Why a case has no scene: a skip (an optional asset is absent) or a failure.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SceneError {

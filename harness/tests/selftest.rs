@@ -2980,7 +2980,7 @@ fn normals_fail_only_in_four_influences(report: &Report) {
 
 /// A shader that blends each joint's own normal matrix passes every normal row under
 /// `normal_matrix: per_joint`; under `blended` (the same where joints only turn) it fails where a
-/// joint scales unevenly (`four_influences`), naming the vertex.
+/// joint scales unevenly (`four_influences`), naming the vertex and the matrix it does follow.
 #[test]
 fn per_joint_normal_matrices_are_their_own_reference() {
     let name = "compute_frame_streams";
@@ -3026,6 +3026,15 @@ fn per_joint(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
         return;
     };
     normals_fail_only_in_four_influences(&report);
+    // The failure names the matrix the normals do follow.
+    let hint = "they match the reference under `normal_matrix: per_joint` (the profile says `blended`): if the shader skins normals so, say it there";
+    assert!(
+        failing(&report, "normals_match_cpu")
+            .iter()
+            .all(|r| r.outcome.message.contains(hint)),
+        "{:?}",
+        normals_checked(&report)
+    );
 }
 
 /// A palette whose elements hold each joint's normal matrix beside its matrix
@@ -3571,11 +3580,12 @@ fn normals_renormalised_later_are_compared_by_direction() {
 }
 
 /// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
-/// named as inverse binds, u8 joints read as vec4<u32>) and `skinning_normals` (both stages, typed
-/// normal and tangent buffers) pass every row on both adapters as drafted.
+/// named as inverse binds, u8 joints read as vec4<u32>), `skinning_normals` (both stages, typed
+/// normal and tangent buffers) and `compute_regions` (a vertex pool, its starts, count and
+/// palette offset members by name) pass every row on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
-    for name in ["vertex_split_palette", "skinning_normals"] {
+    for name in ["vertex_split_palette", "skinning_normals", "compute_regions"] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();
         let Some(report) = run_example_as(name, "drafted", &source, &draft.yaml) else {

@@ -111,6 +111,7 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
         match compare(gpu, expected, degrees, which, (handed, unit)) {
             Ok(angle) => worst = worst.max(angle),
             Err((figure, why)) => {
+                let why = format!("{why}{}", other_normal_matrix(input, which, (handed, unit)));
                 return by_frame_path(
                     input,
                     which.output(),
@@ -118,7 +119,7 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
                         figure,
                         format!("{why} ({label}, {} vertices)", expected.len()),
                     ),
-                )
+                );
             }
         }
     }
@@ -126,6 +127,43 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
         input,
         which.output(),
         Outcome::pass(format!("{worst:.2e} deg")),
+    )
+}
+
+/// Where the GPU's normals fail against the profile's `normal_matrix`, whether they pass against
+/// another one at both poses: the hint that names it, or nothing (tangents, faults, no match).
+fn other_normal_matrix(input: &Input, which: Which, flags: (bool, bool)) -> String {
+    let contract = input.ctx.contract();
+    if which != Which::Normals {
+        return String::new();
+    }
+    let (Ok(Some(Ok(bind))), Ok(Some(Ok(posed)))) = (
+        input.run.gpu_bind().as_ref().map(|s| which.of(s)),
+        input.run.gpu_posed().as_ref().map(|s| which.of(s)),
+    ) else {
+        return String::new();
+    };
+    let degrees = input.case.tolerance.max_angle_degrees;
+    let widen =
+        |v: &[[f32; 3]]| -> Vec<[f32; 4]> { v.iter().map(|n| [n[0], n[1], n[2], 0.0]).collect() };
+    // Every other matrix they match: where joints only rotate, `blended` and `per_joint` agree,
+    // and another case tells them apart.
+    let matches: Vec<String> = (crate::contract::NormalMatrix::ALL.into_iter())
+        .filter(|&by| by != contract.normal_matrix)
+        .filter(|&by| {
+            let [b, p] = input.run.scene.normals_by(by);
+            compare(bind, &widen(&b), degrees, which, flags).is_ok()
+                && compare(posed, &widen(&p), degrees, which, flags).is_ok()
+        })
+        .map(|by| format!("`normal_matrix: {}`", by.name()))
+        .collect();
+    if matches.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; they match the reference under {} (the profile says `{}`): if the shader skins normals so, say it there",
+        matches.join(" and under "),
+        contract.normal_matrix.name()
     )
 }
 
