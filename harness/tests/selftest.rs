@@ -3585,7 +3585,11 @@ fn normals_renormalised_later_are_compared_by_direction() {
 /// palette offset members by name) pass every row on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
-    for name in ["vertex_split_palette", "skinning_normals", "compute_regions"] {
+    for name in [
+        "vertex_split_palette",
+        "skinning_normals",
+        "compute_regions",
+    ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();
         let Some(report) = run_example_as(name, "drafted", &source, &draft.yaml) else {

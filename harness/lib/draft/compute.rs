@@ -1,0 +1,268 @@
+//! The compute stage's part of a draft: typed buffers by element type, access and name, or a
+//! vertex pool by its start members' names.
+
+use std::fmt::Write as _;
+
+use naga::{AddressSpace, Module, ScalarKind, StorageAccess, TypeInner};
+
+use super::read::{array_element, named, vector, Global, JOINT_WORDS, WEIGHT_WORDS};
+use super::Writer;
+
+/// The compute stage's section: typed buffers guessed by element type, access and name.
+pub(super) fn compute_section(
+    module: &Module,
+    globals: &[Global],
+    ep: &naga::EntryPoint,
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Vec<Extra> {
+    w.line("compute:");
+    w.line(format!("  entry: {}", ep.name));
+    if let Some(extras) = pool_section(module, globals, w, taken) {
+        return extras;
+    }
+    let storage: Vec<&Global> = (globals.iter())
+        .filter(|g| matches!(g.space, AddressSpace::Storage { .. }))
+        .filter(|g| !taken.contains(&(g.group, g.binding)))
+        .collect();
+    let writable = |g: &Global| matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE));
+    let element = |g: &Global| array_element(module, g.handle).map(|e| &module.types[e].inner);
+    let found = |role: &str, g: &Global, format: &str, why: String, w: &mut Writer| {
+        w.line(format!("  # {why}"));
+        w.line(format!(
+            "  {role}: {{ group: {}, binding: {}, format: {format} }}",
+            g.group, g.binding
+        ));
+    };
+    let mut missing = Vec::new();
+    for (role, want) in [
+        ("positions", &["pos"][..]),
+        ("joints", JOINT_WORDS),
+        ("weights", WEIGHT_WORDS),
+        ("skinned", &["skinned", "out", "result", "dst", "pos"][..]),
+    ] {
+        let pick = storage.iter().find(|g| {
+            !taken.contains(&(g.group, g.binding))
+                && (role == "skinned") == writable(g)
+                && named(&g.name, want)
+        });
+        let Some(g) = pick else {
+            missing.push(role);
+            continue;
+        };
+        let (format, why) = match (role, element(g).and_then(vector)) {
+            ("joints", Some((4, ScalarKind::Uint))) => ("u32x4", "array<vec4<u32>>".to_string()),
+            ("joints", Some((2, ScalarKind::Uint))) => {
+                ("u16x4", "array<vec2<u32>>: u16 pairs".to_string())
+            }
+            ("joints", Some((4, ScalarKind::Float))) => {
+                ("f32x4", "array<vec4<f32>>: float indices".to_string())
+            }
+            ("joints", _) => ("u16x4", "words: u16 pairs, low half first".to_string()),
+            ("weights", _) => ("f32x4", "array<vec4<f32>>".to_string()),
+            (_, Some((3, _))) => ("vec3", "array<vec3<f32>>".to_string()),
+            _ => ("vec4", "array<vec4<f32>>".to_string()),
+        };
+        let why = format!("`{}` is named as {role}, {why}", g.name);
+        taken.push((g.group, g.binding));
+        found(role, g, format, why, w);
+    }
+    // Normals and tangents in typed arrays: sources read-only, skinned ones written.
+    for (role, words, out) in [
+        ("normals", &["normal"][..], false),
+        ("tangents", &["tangent"][..], false),
+        ("skinned_normals", &["normal"][..], true),
+        ("skinned_tangents", &["tangent"][..], true),
+    ] {
+        let pick = storage.iter().find(|g| {
+            !taken.contains(&(g.group, g.binding)) && out == writable(g) && named(&g.name, words)
+        });
+        let Some(g) = pick else { continue };
+        let format = match element(g).and_then(vector) {
+            Some((3, ScalarKind::Float)) => "vec3",
+            Some((4, ScalarKind::Float)) => "vec4",
+            _ => continue,
+        };
+        taken.push((g.group, g.binding));
+        found(
+            role,
+            g,
+            format,
+            format!("`{}` is named as {role}, array<{format}<f32>>", g.name),
+            w,
+        );
+    }
+    // Storage buffers of bare words or floats: byte-addressed, laid out by offsets no name gives.
+    let left: Vec<&&Global> = (storage.iter())
+        .filter(|g| !taken.contains(&(g.group, g.binding)))
+        .collect();
+    for g in left {
+        let words = element(g).is_some_and(|e| matches!(e, TypeInner::Scalar(_)));
+        if words || writable(g) {
+            taken.push((g.group, g.binding));
+            w.todo(format!(
+                "`{}` (@group({}) @binding({})) is a buffer of no role the names tell (an array of 32-bit words is byte-addressed): give it as `compute.vertices`, `compute.influences`, `compute.output` or `compute.regions` with its offsets and stride, or as the role it holds (shaders/README.md)",
+                g.name, g.group, g.binding
+            ));
+        }
+    }
+    for role in missing {
+        w.todo(format!(
+            "no storage buffer named as {role}: give `compute.{role}`, or for one byte-addressed buffer `compute.vertices` / `compute.output` (or a vertex pool, `compute.regions`)"
+        ));
+    }
+    let count = (globals.iter())
+        .filter(|g| g.space == AddressSpace::Uniform && !taken.contains(&(g.group, g.binding)))
+        .find(|g| match g.ty {
+            TypeInner::Struct { members, .. } => members.first().is_some_and(|m| {
+                matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.kind == ScalarKind::Uint)
+            }),
+            TypeInner::Scalar(s) => s.kind == ScalarKind::Uint,
+            _ => false,
+        });
+    if let Some(g) = count {
+        taken.push((g.group, g.binding));
+        w.line(format!(
+            "  # `{}` is a uniform whose first member is a u32: the vertex count",
+            g.name
+        ));
+        w.line(format!(
+            "  count: {{ group: {}, binding: {} }}",
+            g.group, g.binding
+        ));
+    }
+    Vec::new()
+}
+
+/// Fields a filled binding gets besides its fill: the members the harness writes per case (a
+/// vertex pool's count and palette offset), as `(group, binding)` and the text after the fill.
+pub(super) type Extra = ((u32, u32), String);
+
+/// A vertex pool, where the compute stage has one read-write array of words and a struct whose
+/// integer members are named as its streams (`base_position_offset`, `updated_normal_offset`):
+/// `compute.regions`, each stream's start the member named as it, and the struct a filled binding
+/// that also holds the count and the palette's offset where members are named so.
+fn pool_section(
+    module: &Module,
+    globals: &[Global],
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Option<Vec<Extra>> {
+    let free = |g: &&Global| !taken.contains(&(g.group, g.binding));
+    let words = |g: &&Global| {
+        matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE))
+            && array_element(module, g.handle).is_some_and(|e| {
+                matches!(module.types[e].inner, TypeInner::Scalar(s) if s.kind == ScalarKind::Uint)
+            })
+    };
+    let pools: Vec<&Global> = globals.iter().filter(free).filter(words).collect();
+    let [pool] = pools[..] else {
+        return None;
+    };
+    let integer = |m: &naga::StructMember| {
+        matches!(module.types[m.ty].inner, TypeInner::Scalar(s)
+            if matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint))
+    };
+    let (starts, members) = globals.iter().filter(free).find_map(|g| match g.ty {
+        TypeInner::Struct { members, .. } if members.iter().filter(|m| integer(m)).count() >= 4 => {
+            Some((g, members))
+        }
+        _ => None,
+    })?;
+    let names: Vec<String> = (members.iter())
+        .filter(|m| integer(m))
+        .filter_map(|m| m.name.clone())
+        .collect();
+    let out_words = &["updated", "skinned", "dst", "out", "result", "deformed"][..];
+    let mut used: Vec<String> = Vec::new();
+    let mut take = |ok: &dyn Fn(&str) -> bool| -> Option<String> {
+        let n = names.iter().find(|n| !used.contains(n) && ok(n))?.clone();
+        used.push(n.clone());
+        Some(n)
+    };
+    // The per-case members first, so that a palette offset named `joint_matrix_base` is not
+    // taken for the joints' start.
+    let count = take(&|n| named(n, &["count", "numvert", "vertexnum"]));
+    let offset = take(&|n| {
+        named(
+            n,
+            &[
+                "matrix",
+                "firstjoint",
+                "jointbase",
+                "jointoffset",
+                "skinindex",
+            ],
+        ) && !named(n, &["indices"])
+    });
+    let out = |n: &str| named(n, out_words);
+    let skinned: Vec<Option<String>> = ["pos", "normal", "tangent"]
+        .iter()
+        .map(|what| take(&|n| out(n) && named(n, &[what])))
+        .collect();
+    let sources: Vec<Option<String>> = ["pos", "normal", "tangent"]
+        .iter()
+        .map(|what| take(&|n| !out(n) && named(n, &[what])))
+        .collect();
+    let joints = take(&|n| named(n, &["indices", "index", "joint", "bone"]));
+    let weights = take(&|n| named(n, WEIGHT_WORDS));
+    let (Some(position), Some(joints), Some(weights), Some(skinned_position)) =
+        (&sources[0], joints, weights, &skinned[0])
+    else {
+        return None;
+    };
+    taken.push((pool.group, pool.binding));
+    w.line(format!(
+        "  # `{}` is a read-write array of words and `{}`'s integer members are named as streams: a vertex pool, each stream in a region whose start (in bytes; `unit: words` if the shader indexes the pool by it directly) is the member named as it",
+        pool.name, starts.name
+    ));
+    w.line("  regions:");
+    w.line(format!("    group: {}", pool.group));
+    w.line(format!("    binding: {}", pool.binding));
+    w.line(format!(
+        "    starts: {{ group: {}, binding: {} }}",
+        starts.group, starts.binding
+    ));
+    w.line(format!(
+        "    position: {{ start: {position} }}   # vec3, 12 bytes a vertex; `format: vec4` for 16"
+    ));
+    if let Some(n) = &sources[1] {
+        w.line(format!("    normal: {{ start: {n} }}"));
+    }
+    if let Some(n) = &sources[2] {
+        w.line(format!(
+            "    tangent: {{ start: {n}, format: vec3 }}   # vec4 where the pool keeps the handedness"
+        ));
+    }
+    w.line(format!(
+        "    joints: {{ start: {joints}, format: u16x4 }}   # the format the pool holds them in"
+    ));
+    w.line(format!(
+        "    weights: {{ start: {weights}, format: f32x4 }}"
+    ));
+    w.line(format!(
+        "    skinned_position: {{ start: {skinned_position} }}"
+    ));
+    for (what, (out, source)) in ["normal", "tangent"]
+        .iter()
+        .zip(skinned[1..].iter().zip(&sources[1..]))
+    {
+        if let (Some(n), Some(_)) = (out, source) {
+            w.line(format!("    skinned_{what}: {{ start: {n} }}"));
+        }
+    }
+    let mut extra = String::new();
+    match count {
+        Some(c) => {
+            let _ = write!(extra, ", count: {c}");
+        }
+        None => w.todo(format!(
+            "no member of `{}` is named as the vertex count: give `compute.count` or the member as `bindings[].count`",
+            starts.name
+        )),
+    }
+    if let Some(o) = offset {
+        let _ = write!(extra, ", palette_offset: {o}");
+    }
+    Some(vec![((starts.group, starts.binding), extra)])
+}

@@ -1,0 +1,306 @@
+//! A first layout profile for a shader, drafted from naga's reading of it: each role guessed from
+//! the types and names of its entry points' inputs and bindings, every guess written with why, and
+//! what could not be guessed left as a `TODO` comment.
+//!
+//! A draft is a start, not a verdict: the harness validates it against the shader as it validates
+//! any profile, and the suite then says what the guesses got wrong.
+
+use std::fmt::Write as _;
+
+use naga::{AddressSpace, ImageClass, ImageDimension, Module, ScalarKind, ShaderStage, TypeInner};
+
+mod compute;
+mod read;
+#[cfg(test)]
+mod tests;
+mod vertex;
+
+use compute::{compute_section, Extra};
+use read::{has_matrix, is_mat4, skinning_vertex, PALETTE_WORDS};
+use read::{matrices, named, struct_of, used_globals, Global, Matrices};
+use vertex::{fragment_stage, vertex_section, Stage};
+
+/// Why no draft could be made.
+#[derive(Debug)]
+pub enum DraftError {
+    /// naga cannot parse the shader (a module split by imports needs its profile's `modules`).
+    Parse(String),
+    /// No entry point the harness can test: no vertex or compute stage.
+    NoStage,
+}
+
+impl std::fmt::Display for DraftError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DraftError::Parse(e) => write!(
+                f,
+                "naga cannot read the shader, so nothing can be drafted from it (a shader split into modules needs a profile's `modules` section first):\n{e}"
+            ),
+            DraftError::NoStage => write!(
+                f,
+                "the shader has no vertex or compute entry point, so there is no skinning stage to describe"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DraftError {}
+
+/// A drafted profile: its YAML text, and how many fields are left as `TODO`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draft {
+    pub yaml: String,
+    pub todos: usize,
+}
+
+/// The text of a drafted profile, line by line.
+struct Writer {
+    out: String,
+    todos: usize,
+}
+
+impl Writer {
+    fn line(&mut self, text: impl AsRef<str>) {
+        self.out.push_str(text.as_ref());
+        self.out.push('\n');
+    }
+
+    fn todo(&mut self, text: impl AsRef<str>) {
+        self.todos += 1;
+        let _ = writeln!(self.out, "# TODO: {}", text.as_ref());
+    }
+}
+
+/// Drafts a profile for the shader `file_name` holding `source`.
+pub fn draft(file_name: &str, source: &str) -> Result<Draft, DraftError> {
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| DraftError::Parse(e.emit_to_string_with_path(source, file_name)))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| DraftError::Parse(e.emit_to_string_with_path(source, file_name)))?;
+    let compute = (module.entry_points.iter()).position(|e| e.stage == ShaderStage::Compute);
+    let vertex = skinning_vertex(&module);
+    if compute.is_none() && vertex.is_none() {
+        return Err(DraftError::NoStage);
+    }
+    let mut w = Writer {
+        out: String::new(),
+        todos: 0,
+    };
+    w.line(format!(
+        "# A draft layout profile for {file_name}, from naga's reading of it: each field is a guess from"
+    ));
+    w.line("# the types and names of the entry points' inputs and bindings, with why. Check each against");
+    w.line("# the shader (field reference: shaders/README.md); the suite validates the profile and says");
+    w.line("# what a wrong guess breaks.");
+    w.line(format!("shader: {file_name}"));
+    let fragment = vertex.and_then(|_| fragment_stage(&module, &info));
+    let eps: Vec<usize> = (compute.into_iter())
+        .chain(vertex)
+        .chain(fragment.as_ref().and_then(|f| f.kept))
+        .collect();
+    let globals = used_globals(&module, &info, &eps);
+    let mut taken: Vec<(u32, u32)> = Vec::new();
+    let palette = palette(&module, &globals, &mut w, &mut taken);
+    let mut extras = Vec::new();
+    if let Some(i) = compute {
+        let ep = &module.entry_points[i];
+        extras = compute_section(&module, &globals, ep, &mut w, &mut taken);
+    }
+    let mut sets = 1;
+    if let Some(i) = vertex {
+        let vertex = Stage {
+            index: i,
+            fragment: fragment.as_ref(),
+        };
+        sets = vertex_section(&module, &globals, vertex, palette, &mut w, &mut taken);
+    }
+    bindings(&module, &globals, &taken, &extras, &mut w);
+    if sets > 1 {
+        w.line(format!(
+            "# {sets} joint and weight inputs each: {sets} influence sets of 4 (JOINTS_0/WEIGHTS_0, JOINTS_1/WEIGHTS_1, ...)"
+        ));
+        w.line(format!("influence_sets: {sets}"));
+    }
+    constants(&module, &mut w);
+    Ok(Draft {
+        yaml: w.out,
+        todos: w.todos,
+    })
+}
+
+/// The palette's binding, form and member, written; the global it is, if one was found.
+fn palette<'a>(
+    module: &Module,
+    globals: &'a [Global],
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Option<&'a Global<'a>> {
+    let candidates: Vec<(&Global, (Matrices, bool))> = (globals.iter())
+        .filter(|g| g.space != AddressSpace::Handle)
+        .filter_map(|g| matrices(module, g).map(|m| (g, m)))
+        .collect();
+    // A global named as joints beats one that is not; inverse binds are the palette's companion.
+    let inverse = |g: &Global| named(&g.name, &["inverse", "invbind", "bindpose"]);
+    // Ties go to the first binding (max_by_key keeps the last of equals).
+    let chosen = candidates
+        .iter()
+        .filter(|(g, _)| !inverse(g))
+        .max_by_key(|(g, _)| {
+            (
+                named(&g.name, PALETTE_WORDS),
+                std::cmp::Reverse((g.group, g.binding)),
+            )
+        });
+    let Some((g, (form_kind, rows))) = chosen else {
+        let texture = globals.iter().find(|g| {
+            matches!(
+                g.ty,
+                TypeInner::Image {
+                    dim: ImageDimension::D2,
+                    class: ImageClass::Sampled { .. },
+                    ..
+                }
+            ) && named(&g.name, PALETTE_WORDS)
+        });
+        if let Some(t) = texture {
+            taken.push((t.group, t.binding));
+            w.line(format!(
+                "# `{}` is a texture named as joints: a bone texture, four texels a joint (its matrix's columns) in a power-of-two square; `texels: 3` for an affine's rows, `width: row` or a number as the shader lays it out",
+                t.name
+            ));
+            w.line(format!(
+                "palette: {{ group: {}, binding: {}, form: texture, texels: 4, width: square }}",
+                t.group, t.binding
+            ));
+            return Some(t);
+        }
+        w.todo("no binding holds mat4x4<f32> joint matrices the harness could find: give the palette's group and binding (and `form`)");
+        w.line("palette: { group: 0, binding: 0 }");
+        return None;
+    };
+    taken.push((g.group, g.binding));
+    let form = match g.space {
+        AddressSpace::Uniform => "uniform",
+        _ => "storage",
+    };
+    let mut fields = format!("group: {}, binding: {}, form: {form}", g.group, g.binding);
+    let why = match form_kind {
+        Matrices::Array => format!("`{}` is an array of joint matrices", g.name),
+        Matrices::Member(m) => {
+            let _ = write!(fields, ", member: {m}");
+            let others = struct_of(module, g)
+                .is_some_and(|ms| ms.iter().any(|x| is_mat4(&module.types[x.ty].inner)));
+            if others {
+                fields.push_str(", fill: identity");
+            }
+            format!(
+                "`{}` holds its joint matrices in member `{m}`{}",
+                g.name,
+                if others {
+                    ", beside other matrices (a model, a view), which become identities"
+                } else {
+                    ""
+                }
+            )
+        }
+        Matrices::Element(m) => {
+            let _ = write!(fields, ", element_member: {m}");
+            format!(
+                "`{}` is an array of structs, each joint's matrix in `{m}`",
+                g.name
+            )
+        }
+    };
+    if *rows {
+        fields.push_str(", matrix: rows");
+    }
+    if let Some((inv, _)) = candidates.iter().find(|(g, _)| inverse(g)) {
+        taken.push((inv.group, inv.binding));
+        let _ = write!(
+            fields,
+            ", inverse_binds: {{ group: {}, binding: {} }}",
+            inv.group, inv.binding
+        );
+        w.line(format!(
+            "# `{}` is named as inverse binds: a split palette, the shader multiplying each global by its inverse bind",
+            inv.name
+        ));
+    }
+    w.line(format!("# {why}: the palette"));
+    w.line(format!("palette: {{ {fields} }}"));
+    Some(g)
+}
+
+/// The pipeline-overridable constants without a default, each given a placeholder to replace:
+/// the pipeline must set them.
+fn constants(module: &Module, w: &mut Writer) {
+    let open: Vec<String> = (module.overrides.iter())
+        .filter(|(_, o)| o.init.is_none())
+        .map(|(_, o)| {
+            let key = match (o.id, &o.name) {
+                (Some(id), _) => id.to_string(),
+                (None, Some(name)) => name.clone(),
+                (None, None) => "0".into(),
+            };
+            let value = match module.types[o.ty].inner {
+                TypeInner::Scalar(naga::Scalar {
+                    kind: ScalarKind::Bool,
+                    ..
+                }) => "false",
+                _ => "0",
+            };
+            let name = o.name.clone().unwrap_or_default();
+            format!("  {key}: {value}   # `{name}`")
+        })
+        .collect();
+    if open.is_empty() {
+        return;
+    }
+    w.todo("each override below has no default: give the value the engine's pipeline sets (these are placeholders)");
+    w.line("constants:");
+    for line in open {
+        w.line(line);
+    }
+}
+
+/// The other buffers the stages read, each a filled binding (identities where its type holds
+/// matrices); textures and samplers the harness cannot fill are named.
+fn bindings(
+    module: &Module,
+    globals: &[Global],
+    taken: &[(u32, u32)],
+    extras: &[Extra],
+    w: &mut Writer,
+) {
+    let rest: Vec<&Global> = (globals.iter())
+        .filter(|g| !taken.contains(&(g.group, g.binding)))
+        .collect();
+    let (buffers, handles): (Vec<&Global>, Vec<&Global>) = rest
+        .into_iter()
+        .partition(|g| g.space != AddressSpace::Handle);
+    if !buffers.is_empty() {
+        w.line("# Other buffers the stages read, filled by the harness: zeros, identities in their matrices");
+        w.line("bindings:");
+        for g in buffers {
+            let holds_matrix = has_matrix(module, g.handle);
+            let fill = if holds_matrix { ", fill: identity" } else { "" };
+            let extra = (extras.iter())
+                .find(|(at, _)| *at == (g.group, g.binding))
+                .map_or("", |(_, e)| e.as_str());
+            w.line(format!(
+                "  - {{ group: {}, binding: {}{fill}{extra} }}   # `{}`",
+                g.group, g.binding, g.name
+            ));
+        }
+    }
+    for g in handles {
+        w.todo(format!(
+            "`{}` (@group({}) @binding({})) is a texture or sampler the stages read, which the harness cannot fill: leave `vertex.fragment` out where only the fragment stage reads it",
+            g.name, g.group, g.binding
+        ));
+    }
+}

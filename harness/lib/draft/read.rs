@@ -1,0 +1,339 @@
+//! What a draft reads of a shader: the globals its stages use, a vertex stage's located inputs
+//! and outputs, and the types and names that tell a role.
+
+use naga::{AddressSpace, Binding, Module, ScalarKind, ShaderStage, Type, TypeInner, VectorSize};
+
+/// One global the drafted stages use, as naga declares it.
+pub(super) struct Global<'a> {
+    pub(super) name: String,
+    pub(super) group: u32,
+    pub(super) binding: u32,
+    pub(super) space: AddressSpace,
+    pub(super) ty: &'a TypeInner,
+    /// Its type's handle, for member names and element types.
+    pub(super) handle: naga::Handle<Type>,
+}
+
+/// One located input of a vertex entry point: its location, name and type.
+pub(super) struct Input<'a> {
+    pub(super) location: u32,
+    pub(super) name: String,
+    pub(super) ty: &'a TypeInner,
+}
+
+/// Whether `name` (any case, any separators) contains one of `words`.
+pub(super) fn named(name: &str, words: &[&str]) -> bool {
+    let name = name.to_ascii_lowercase().replace('_', "");
+    words.iter().any(|w| name.contains(w))
+}
+
+pub(super) const JOINT_WORDS: &[&str] = &["joint", "bone", "index", "indices", "skinindex"];
+pub(super) const WEIGHT_WORDS: &[&str] = &["weight"];
+pub(super) const PALETTE_WORDS: &[&str] = &["bone", "joint", "skin", "palette", "matrices"];
+pub(super) const CAMERA_WORDS: &[&str] = &["viewproj", "proj", "camera", "mvp", "view"];
+
+pub(super) fn vector(ty: &TypeInner) -> Option<(u8, ScalarKind)> {
+    match *ty {
+        TypeInner::Vector { size, scalar } if scalar.width == 4 => Some((size as u8, scalar.kind)),
+        _ => None,
+    }
+}
+
+pub(super) fn is_mat4(ty: &TypeInner) -> bool {
+    matches!(
+        ty,
+        TypeInner::Matrix {
+            columns: VectorSize::Quad,
+            rows: VectorSize::Quad,
+            ..
+        }
+    )
+}
+
+/// The element type of an array, or of the array a struct holds as its only member.
+pub(super) fn array_element(module: &Module, ty: naga::Handle<Type>) -> Option<naga::Handle<Type>> {
+    match &module.types[ty].inner {
+        TypeInner::Array { base, .. } => Some(*base),
+        TypeInner::Struct { members, .. } if members.len() == 1 => {
+            match module.types[members[0].ty].inner {
+                TypeInner::Array { base, .. } => Some(base),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether a type is a joint's matrix: a `mat4x4<f32>`, or (`Some(true)`) a `mat3x4<f32>`
+/// holding an affine's three rows.
+pub(super) fn joint_matrix(ty: &TypeInner) -> Option<bool> {
+    match ty {
+        t if is_mat4(t) => Some(false),
+        TypeInner::Matrix {
+            columns: VectorSize::Tri,
+            rows: VectorSize::Quad,
+            ..
+        } => Some(true),
+        _ => None,
+    }
+}
+
+/// How a global holds joint matrices, if it does: an array of them, a struct member holding
+/// such an array (its name), or an array of structs each holding one (the member's name); with
+/// whether each is an affine's rows (`mat3x4<f32>`).
+pub(super) enum Matrices {
+    Array,
+    Member(String),
+    Element(String),
+}
+
+pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> {
+    if let Some(e) = array_element(module, g.handle) {
+        let inner = &module.types[e].inner;
+        if let Some(rows) = joint_matrix(inner) {
+            return Some((Matrices::Array, rows));
+        }
+        if let TypeInner::Struct { members, .. } = inner {
+            // Per-instance data holding a whole palette (element 0's is the drawn instance's),
+            // else one joint's matrix per element.
+            if let Some(found) = palette_member(module, members) {
+                return Some(found);
+            }
+            let (m, rows) = members
+                .iter()
+                .find_map(|m| joint_matrix(&module.types[m.ty].inner).map(|r| (m, r)))?;
+            return Some((Matrices::Element(m.name.clone().unwrap_or_default()), rows));
+        }
+        return None;
+    }
+    match g.ty {
+        TypeInner::Struct { members, .. } => palette_member(module, members),
+        _ => None,
+    }
+}
+
+/// The member of a struct that is an array of joint matrices, if any.
+pub(super) fn palette_member(
+    module: &Module,
+    members: &[naga::StructMember],
+) -> Option<(Matrices, bool)> {
+    members.iter().find_map(|m| match module.types[m.ty].inner {
+        TypeInner::Array { base, .. } => joint_matrix(&module.types[base].inner)
+            .map(|rows| (Matrices::Member(m.name.clone().unwrap_or_default()), rows)),
+        _ => None,
+    })
+}
+
+/// The struct a global's members are read from: the global's own, or an array's element's.
+pub(super) fn struct_of<'a>(module: &'a Module, g: &'a Global) -> Option<&'a [naga::StructMember]> {
+    let ty = array_element(module, g.handle).map_or(g.ty, |e| &module.types[e].inner);
+    match ty {
+        TypeInner::Struct { members, .. } => Some(members),
+        _ => match g.ty {
+            TypeInner::Struct { members, .. } => Some(members),
+            _ => None,
+        },
+    }
+}
+
+/// The first `mat4x4` member of a struct global (or the global itself, a bare matrix): `None`
+/// for the global, `Some(member)`; with how many matrices the struct holds.
+pub(super) fn camera_matrix(module: &Module, g: &Global) -> Option<(Option<String>, usize)> {
+    if is_mat4(g.ty) {
+        return Some((None, 1));
+    }
+    let TypeInner::Struct { members, .. } = g.ty else {
+        return None;
+    };
+    let mats: Vec<_> = members
+        .iter()
+        .filter(|m| is_mat4(&module.types[m.ty].inner))
+        .collect();
+    let first = mats
+        .iter()
+        .find(|m| named(m.name.as_deref().unwrap_or(""), CAMERA_WORDS))
+        .or(mats.first())?;
+    let member = (first.offset != 0).then(|| first.name.clone().unwrap_or_default());
+    Some((member, mats.len()))
+}
+
+/// The globals the entry points `eps` use, bound buffers, textures and samplers.
+pub(super) fn used_globals<'a>(
+    module: &'a Module,
+    info: &naga::valid::ModuleInfo,
+    eps: &[usize],
+) -> Vec<Global<'a>> {
+    let mut out = Vec::new();
+    for (h, var) in module.global_variables.iter() {
+        let Some(b) = &var.binding else { continue };
+        let used = eps.iter().any(|&i| !info.get_entry_point(i)[h].is_empty());
+        if used {
+            out.push(Global {
+                name: var.name.clone().unwrap_or_default(),
+                group: b.group,
+                binding: b.binding,
+                space: var.space,
+                ty: &module.types[var.ty].inner,
+                handle: var.ty,
+            });
+        }
+    }
+    out
+}
+
+/// The located inputs of a vertex entry point, its arguments' and their structs' members.
+pub(super) fn vertex_inputs<'a>(
+    module: &'a Module,
+    ep: &naga::EntryPoint,
+) -> (Vec<Input<'a>>, bool) {
+    let mut out = Vec::new();
+    let mut vertex_index = false;
+    let mut take = |binding: &Option<Binding>, name: &Option<String>, ty| match binding {
+        Some(Binding::Location { location, .. }) => out.push(Input {
+            location: *location,
+            name: name.clone().unwrap_or_default(),
+            ty: &module.types[ty].inner,
+        }),
+        Some(Binding::BuiltIn(naga::BuiltIn::VertexIndex)) => vertex_index = true,
+        _ => {}
+    };
+    for arg in &ep.function.arguments {
+        match &module.types[arg.ty].inner {
+            TypeInner::Struct { members, .. } if arg.binding.is_none() => {
+                for m in members {
+                    take(&m.binding, &m.name, m.ty);
+                }
+            }
+            _ => take(&arg.binding, &arg.name, arg.ty),
+        }
+    }
+    (out, vertex_index)
+}
+
+/// The located outputs of a vertex entry point (a struct's members), name and location.
+pub(super) fn vertex_outputs(module: &Module, ep: &naga::EntryPoint) -> Vec<(u32, String, u8)> {
+    let Some(result) = &ep.function.result else {
+        return Vec::new();
+    };
+    let TypeInner::Struct { members, .. } = &module.types[result.ty].inner else {
+        return Vec::new();
+    };
+    members
+        .iter()
+        .filter_map(|m| match m.binding {
+            Some(Binding::Location { location, .. }) => {
+                let width = vector(&module.types[m.ty].inner).map_or(0, |v| v.0);
+                Some((location, m.name.clone().unwrap_or_default(), width))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the entry point returns its input at location `input` unchanged as its output at
+/// location `output`: stored into that member of the output, or composed into it.
+pub(super) fn passed_through(
+    module: &Module,
+    ep: &naga::EntryPoint,
+    output: u32,
+    input: u32,
+) -> bool {
+    use naga::Expression as E;
+    let f = &ep.function;
+    let located = |b: &Option<Binding>, at: u32| matches!(b, Some(Binding::Location { location, .. }) if *location == at);
+    let Some(result) = &f.result else {
+        return false;
+    };
+    let TypeInner::Struct { members, .. } = &module.types[result.ty].inner else {
+        return false;
+    };
+    let Some(k) = members.iter().position(|m| located(&m.binding, output)) else {
+        return false;
+    };
+    // The input: an argument at the location, or a member of a struct argument.
+    let is_input = |mut e: naga::Handle<naga::Expression>| loop {
+        match f.expressions[e] {
+            E::Load { pointer } => e = pointer,
+            E::FunctionArgument(i) => return located(&f.arguments[i as usize].binding, input),
+            E::AccessIndex { base, index } => match f.expressions[base] {
+                E::FunctionArgument(i) => {
+                    let arg = &f.arguments[i as usize];
+                    return matches!(&module.types[arg.ty].inner, TypeInner::Struct { members, .. }
+                        if members.get(index as usize).is_some_and(|m| located(&m.binding, input)));
+                }
+                _ => return false,
+            },
+            _ => return false,
+        }
+    };
+    let into_member = |e: naga::Handle<naga::Expression>| matches!(f.expressions[e], E::AccessIndex { index, .. } if index as usize == k);
+    fn walk(block: &naga::Block, found: &mut dyn FnMut(&naga::Statement) -> bool) -> bool {
+        block.iter().any(|st| {
+            found(st)
+                || match st {
+                    naga::Statement::Block(b) => walk(b, found),
+                    naga::Statement::If { accept, reject, .. } => {
+                        walk(accept, found) || walk(reject, found)
+                    }
+                    _ => false,
+                }
+        })
+    }
+    walk(&f.body, &mut |st| match *st {
+        naga::Statement::Store { pointer, value } => into_member(pointer) && is_input(value),
+        naga::Statement::Return { value: Some(v) } => match &f.expressions[v] {
+            E::Compose { components, .. } => components.get(k).is_some_and(|&c| is_input(c)),
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
+/// The vertex entry point most like a skinning one: the one whose inputs hold integer vectors or
+/// names of joints, else the first.
+pub(super) fn skinning_vertex(module: &Module) -> Option<usize> {
+    let vertex: Vec<usize> = (module.entry_points.iter().enumerate())
+        .filter(|(_, e)| e.stage == ShaderStage::Vertex)
+        .map(|(i, _)| i)
+        .collect();
+    let score = |&i: &usize| {
+        let (inputs, _) = vertex_inputs(module, &module.entry_points[i]);
+        inputs
+            .iter()
+            .filter(|x| named(&x.name, JOINT_WORDS) || named(&x.name, WEIGHT_WORDS))
+            .count()
+            + named(&module.entry_points[i].name, &["skin"]) as usize
+    };
+    // Ties go to the first (max_by_key keeps the last of equals).
+    (vertex.iter().copied()).max_by_key(|i| (score(i), std::cmp::Reverse(*i)))
+}
+
+/// A function whose signature is one of the skinning function's: `(joints, weights) ->
+/// mat4x4<f32>`, or `(position, joints, weights) -> vec3 or vec4`.
+pub(super) fn skin_function(module: &Module) -> Option<String> {
+    let ty = |h: naga::Handle<Type>| &module.types[h].inner;
+    let joints =
+        |t: &TypeInner| matches!(vector(t), Some((4, ScalarKind::Uint | ScalarKind::Float)));
+    let weights = |t: &TypeInner| vector(t) == Some((4, ScalarKind::Float));
+    module.functions.iter().find_map(|(_, f)| {
+        let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
+        let result = f.result.as_ref().map(|r| ty(r.ty))?;
+        let blended = args.len() >= 2 && joints(args[0]) && weights(args[1]) && is_mat4(result);
+        let moved = args.len() >= 3
+            && matches!(vector(args[0]), Some((3 | 4, ScalarKind::Float)))
+            && joints(args[1])
+            && weights(args[2])
+            && matches!(vector(result), Some((3 | 4, ScalarKind::Float)));
+        (blended || moved).then(|| f.name.clone()).flatten()
+    })
+}
+
+/// Whether a type holds a float matrix anywhere (a member, an array's element).
+pub(super) fn has_matrix(module: &Module, ty: naga::Handle<Type>) -> bool {
+    match &module.types[ty].inner {
+        TypeInner::Matrix { .. } => true,
+        TypeInner::Array { base, .. } => has_matrix(module, *base),
+        TypeInner::Struct { members, .. } => members.iter().any(|m| has_matrix(module, m.ty)),
+        _ => false,
+    }
+}

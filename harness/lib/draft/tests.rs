@@ -1,0 +1,174 @@
+//! The draft's unit tests: the default shader, an engine's vertex stage, pass-through normals,
+//! the shipped shapes, refusals.
+
+use super::read::{CAMERA_WORDS, JOINT_WORDS, WEIGHT_WORDS};
+use super::*;
+use std::path::Path;
+
+/// The draft parsed as a profile, and the contract it describes.
+fn contract(yaml: &str) -> crate::contract::Contract {
+    crate::profile::Profile::parse(Path::new("draft.profile.yaml"), yaml)
+        .unwrap_or_else(|e| panic!("{e}\n{yaml}"))
+        .contract()
+}
+
+/// The default shader's draft puts every role where the built-in contract has it.
+#[test]
+fn the_default_shader_drafts_to_its_own_contract() {
+    let source = include_str!("../../../shaders/skinning.wgsl");
+    let d = draft("skinning.wgsl", source).unwrap();
+    assert_eq!(d.todos, 0, "{}", d.yaml);
+    let place = |c: &crate::contract::Contract| {
+        let mut v: Vec<(String, u32, u32)> = (c.slots.iter())
+            .map(|s| (format!("{:?}", s.role), s.group, s.binding))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        place(&contract(&d.yaml)),
+        place(&crate::contract::Contract::builtin()),
+        "{}",
+        d.yaml
+    );
+}
+
+/// An engine's vertex stage: attributes named as bones, a camera struct of two matrices, a
+/// palette by name, a material's texture in the fragment stage (left out), a second set of
+/// influences and an override without a default.
+#[test]
+fn an_engine_vertex_stage_is_drafted_from_names_and_types() {
+    let source = r#"
+@id(3) override USE_SECOND: bool;
+struct Camera { view: mat4x4<f32>, proj: mat4x4<f32> }
+struct Light { dir: vec4<f32> }
+@group(0) @binding(0) var<uniform> camera: Camera;
+@group(0) @binding(1) var<uniform> light: Light;
+@group(1) @binding(0) var<storage, read> bone_matrices: array<mat4x4<f32>>;
+@group(2) @binding(0) var albedo: texture_2d<f32>;
+@group(2) @binding(1) var albedo_sampler: sampler;
+struct In {
+@location(0) pos: vec3<f32>,
+@location(1) uv: vec2<f32>,
+@location(4) bone_ids: vec4<u32>,
+@location(5) bone_weights: vec4<f32>,
+@location(6) bone_ids_1: vec4<u32>,
+@location(7) bone_weights_1: vec4<f32>,
+}
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) uv: vec2<f32> }
+@vertex fn vs(v: In) -> Out {
+var m = bone_matrices[v.bone_ids.x] * v.bone_weights.x;
+if (USE_SECOND) { m = m + bone_matrices[v.bone_ids_1.x] * v.bone_weights_1.x; }
+let p = camera.proj * camera.view * m * vec4<f32>(v.pos, 1.0) * light.dir.w;
+return Out(p, v.uv);
+}
+@fragment fn fs(o: Out) -> @location(0) vec4<f32> {
+return textureSample(albedo, albedo_sampler, o.uv);
+}
+"#;
+    let d = draft("engine.wgsl", source).unwrap();
+    let y = &d.yaml;
+    for want in [
+        "palette: { group: 1, binding: 0, form: storage }",
+        "joints: { location: [4, 6], format: u16x4 }",
+        "weights: { location: [5, 7], format: f32x4 }",
+        "camera: { group: 0, binding: 0, form: matrix, fill: identity }",
+        "# fragment stage `fs` left out: it reads `albedo`, `albedo_sampler`",
+        "  - { group: 0, binding: 1 }   # `light`",
+        "influence_sets: 2",
+        "  3: false   # `USE_SECOND`",
+    ] {
+        assert!(y.contains(want), "no `{want}` in:\n{y}");
+    }
+    assert_eq!(d.todos, 1, "{y}");
+    let c = contract(y);
+    assert_eq!(c.influence_sets, 2);
+    assert!(c.fragment.is_none() && !c.tint);
+}
+
+/// The drafts of the example shapes: those without byte-addressed buffers or modules pass
+/// `shader::validates` as drafted (the README's count).
+#[test]
+fn most_example_drafts_validate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut shaders = vec![root.join("shaders/skinning.wgsl")];
+    for e in std::fs::read_dir(root.join("shaders/examples")).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "wgsl") {
+            shaders.push(path);
+        }
+    }
+    let mut valid = Vec::new();
+    for path in &shaders {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let source = std::fs::read_to_string(path).unwrap();
+        let Ok(d) = draft(&name, &source) else {
+            continue;
+        };
+        let at = path.with_file_name("draft.profile.yaml");
+        let shader = crate::shader::Shader::with_profile_text(path, source, &at, &d.yaml);
+        if shader.and_then(|s| s.validate().map(|_| ())).is_ok() {
+            valid.push(name);
+        }
+    }
+    valid.sort();
+    assert_eq!((shaders.len(), valid.len()), (24, 17), "{valid:?}");
+}
+
+/// A normal output is a skinned normal unless the entry point returns its input unchanged
+/// (stored into the output's member, or composed into it).
+#[test]
+fn a_normal_passed_through_is_no_skinned_normal() {
+    let shader = |body: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>,
+@location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {{
+let m = bones[joints.x] * weights.x;
+var out: Out;
+out.clip = view_proj * m * vec4<f32>(position, 1.0);
+{body}
+return out;
+}}"
+        )
+    };
+    let through = draft("t.wgsl", &shader("out.normal = normal;"))
+        .unwrap()
+        .yaml;
+    assert!(
+        through.contains("the output `normal` is the input `normal` passed through unskinned")
+            && !through.contains("skinned_normal:"),
+        "{through}"
+    );
+    let skinned = shader("out.normal = normalize((m * vec4<f32>(normal, 0.0)).xyz);");
+    let skinned = draft("t.wgsl", &skinned).unwrap().yaml;
+    assert!(
+        skinned.contains("  skinned_normal: { location: 0 }"),
+        "{skinned}"
+    );
+}
+
+#[test]
+fn a_shader_without_a_skinning_stage_or_unreadable_is_refused() {
+    let only_fragment = "@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }";
+    assert!(matches!(
+        draft("f.wgsl", only_fragment),
+        Err(DraftError::NoStage)
+    ));
+    let err = draft("broken.wgsl", "fn (").unwrap_err().to_string();
+    assert!(
+        err.contains("broken.wgsl") && err.contains("naga cannot read"),
+        "{err}"
+    );
+}
+
+#[test]
+fn names_match_in_any_case_and_separators() {
+    assert!(named("JOINT_INDICES", JOINT_WORDS));
+    assert!(named("skinIndex", JOINT_WORDS));
+    assert!(named("a_Weights", WEIGHT_WORDS));
+    assert!(!named("uv", WEIGHT_WORDS));
+    assert!(named("view_proj", CAMERA_WORDS));
+}

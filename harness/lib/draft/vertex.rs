@@ -1,0 +1,349 @@
+//! The vertex stage's part of a draft: its fragment stage, attributes by type and name, skinned
+//! normal and tangent outputs, the camera and a skinning function.
+
+use std::fmt::Write as _;
+
+use naga::{AddressSpace, Module, ScalarKind, ShaderStage, TypeInner};
+
+use super::read::*;
+use super::Writer;
+
+/// The fragment stage a draft names: its entry point, kept (its index) where the harness can bind
+/// everything it reads, else left out for the harness's own with why.
+pub(super) struct Fragment {
+    pub(super) name: String,
+    pub(super) kept: Option<usize>,
+    pub(super) why_not: String,
+}
+
+/// The vertex entry point a draft describes, and the fragment stage beside it.
+pub(super) struct Stage<'a> {
+    pub(super) index: usize,
+    pub(super) fragment: Option<&'a Fragment>,
+}
+
+/// The shader's first fragment entry point: kept unless it reads a texture or sampler (a
+/// material's), which the harness cannot fill.
+pub(super) fn fragment_stage(module: &Module, info: &naga::valid::ModuleInfo) -> Option<Fragment> {
+    let (i, ep) =
+        (module.entry_points.iter().enumerate()).find(|(_, e)| e.stage == ShaderStage::Fragment)?;
+    let handles: Vec<String> = (used_globals(module, info, &[i]).into_iter())
+        .filter(|g| g.space == AddressSpace::Handle)
+        .map(|g| format!("`{}`", g.name))
+        .collect();
+    Some(Fragment {
+        name: ep.name.clone(),
+        kept: handles.is_empty().then_some(i),
+        why_not: handles.join(", "),
+    })
+}
+
+/// Which of a vertex stage's inputs hold which attribute (indices into the inputs), and the
+/// locations of further influence sets, (joints, weights) each.
+struct Picks {
+    position: Option<usize>,
+    joints: Option<usize>,
+    weights: Option<usize>,
+    normal: Option<usize>,
+    tangent: Option<usize>,
+    more: Vec<(u32, u32)>,
+}
+
+fn float(x: &Input, n: u8) -> bool {
+    vector(x.ty) == Some((n, ScalarKind::Float))
+}
+
+impl Picks {
+    /// Each attribute guessed by type and name, an input taken once: the joints an integer
+    /// vector named as joints (else any `vec4<u32>`), the weights a `vec4<f32>` named as
+    /// weights, then more pairs of both as further sets, the position, normal and tangent by
+    /// name.
+    fn of(inputs: &[Input]) -> Picks {
+        let mut used = Vec::new();
+        let mut pick = |ok: &dyn Fn(&Input) -> bool| -> Option<usize> {
+            let i = (inputs.iter()).position(|x| !used.contains(&x.location) && ok(x))?;
+            used.push(inputs[i].location);
+            Some(i)
+        };
+        let joint_like = |x: &Input| {
+            named(&x.name, JOINT_WORDS)
+                && matches!(
+                    vector(x.ty),
+                    Some((4 | 2, ScalarKind::Uint)) | Some((4, ScalarKind::Float))
+                )
+        };
+        let weight_like = |x: &Input| named(&x.name, WEIGHT_WORDS) && float(x, 4);
+        let joints = pick(&joint_like)
+            .or_else(|| pick(&|x| matches!(vector(x.ty), Some((4, ScalarKind::Uint)))));
+        let weights = pick(&weight_like);
+        // Further sets of 4 (JOINTS_1 and WEIGHTS_1): more inputs of each kind, in order.
+        let mut more = Vec::new();
+        while more.len() < 3 {
+            let (Some(j), Some(k)) = (pick(&joint_like), pick(&weight_like)) else {
+                break;
+            };
+            more.push((inputs[j].location, inputs[k].location));
+        }
+        let position =
+            pick(&|x| named(&x.name, &["pos"]) && (float(x, 3) || float(x, 4) || float(x, 2)));
+        let normal = pick(&|x| named(&x.name, &["normal"]) && float(x, 3));
+        let tangent = pick(&|x| named(&x.name, &["tangent"]) && (float(x, 4) || float(x, 3)));
+        Picks {
+            position,
+            joints,
+            weights,
+            normal,
+            tangent,
+            more,
+        }
+    }
+
+    /// The influence sets the inputs hold.
+    fn sets(&self) -> usize {
+        1 + self.more.len()
+    }
+
+    /// The `location` of joints or weights: one, or a list of one per set.
+    fn locations(&self, inputs: &[Input], first: usize, of: fn(&(u32, u32)) -> u32) -> String {
+        if self.more.is_empty() {
+            return inputs[first].location.to_string();
+        }
+        let all: Vec<String> = std::iter::once(inputs[first].location)
+            .chain(self.more.iter().map(of))
+            .map(|l| l.to_string())
+            .collect();
+        format!("[{}]", all.join(", "))
+    }
+}
+
+/// The fragment stage's lines: the shader's own, compared by coverage, or the harness's.
+fn fragment_lines(fragment: Option<&Fragment>, w: &mut Writer) {
+    match fragment {
+        Some(f) if f.kept.is_some() => w.line(format!(
+            "  fragment: {}   # its own colours: compared with the goldens by coverage",
+            f.name
+        )),
+        Some(f) => w.line(format!(
+            "  # fragment stage `{}` left out: it reads {}, which the harness cannot fill; the harness draws with its own, in one colour",
+            f.name, f.why_not
+        )),
+        None => w.line("  # no fragment entry point: the harness adds one, drawing in one colour"),
+    }
+    w.line("  colour: any");
+}
+
+/// The attributes' lines, each with the input it is and why; the required ones a `TODO` where
+/// no input is named so (none where the stage pulls its vertices).
+fn attribute_lines(inputs: &[Input], p: &Picks, pulls: bool, w: &mut Writer) {
+    match p.position {
+        Some(i) => {
+            let format = match vector(inputs[i].ty) {
+                Some((2, _)) => "vec2",
+                _ => "vec3",
+            };
+            w.line(format!(
+                "  position: {{ location: {}, format: {format} }}   # `{}`",
+                inputs[i].location, inputs[i].name
+            ));
+        }
+        None if !pulls => w.todo("no input named as a position: give `vertex.position`"),
+        None => {}
+    }
+    match p.joints {
+        Some(i) => {
+            let (format, why) = match vector(inputs[i].ty) {
+                Some((2, _)) => ("u16x4", "vec2<u32>: two u16 indices a word"),
+                Some((_, ScalarKind::Float)) => ("f32x4", "float indices"),
+                _ => (
+                    "u16x4",
+                    "vec4<u32> reads u8x4, u16x4 or u32x4: say how your vertex buffer stores them",
+                ),
+            };
+            w.line(format!(
+                "  joints: {{ location: {}, format: {format} }}   # `{}`, {why}",
+                p.locations(inputs, i, |l| l.0),
+                inputs[i].name
+            ));
+        }
+        None if !pulls => {
+            w.todo("no integer vec4 input or one named as joints: give `vertex.joints`")
+        }
+        None => {}
+    }
+    match p.weights {
+        Some(i) => w.line(format!(
+            "  weights: {{ location: {}, format: f32x4 }}   # `{}`; unorm8x4 or unorm16x4 where the buffer stores them so",
+            p.locations(inputs, i, |l| l.1),
+            inputs[i].name
+        )),
+        None if !pulls => w.todo("no vec4<f32> input named as weights: give `vertex.weights`"),
+        None => {}
+    }
+    if let Some(i) = p.normal {
+        w.line(format!(
+            "  normal: {{ location: {} }}   # `{}`",
+            inputs[i].location, inputs[i].name
+        ));
+    }
+    if let Some(i) = p.tangent {
+        let format = if float(&inputs[i], 3) {
+            ", format: vec3"
+        } else {
+            ""
+        };
+        w.line(format!(
+            "  tangent: {{ location: {}{format} }}   # `{}`",
+            inputs[i].location, inputs[i].name
+        ));
+    }
+}
+
+/// The skinned normal and tangent outputs: an output named as one, beside its source attribute,
+/// unless the entry point returns the source unchanged there.
+fn frame_output_lines(
+    module: &Module,
+    ep: &naga::EntryPoint,
+    inputs: &[Input],
+    p: &Picks,
+    w: &mut Writer,
+) {
+    let outputs = vertex_outputs(module, ep);
+    for (source, what) in [(p.normal, "normal"), (p.tangent, "tangent")] {
+        let Some(source) = source else {
+            continue;
+        };
+        let Some((location, name, _)) = outputs.iter().find(|(_, n, _)| named(n, &[what])) else {
+            continue;
+        };
+        if passed_through(module, ep, *location, inputs[source].location) {
+            w.line(format!(
+                "  # the output `{name}` is the input `{}` passed through unskinned: no skinned {what} to compare",
+                inputs[source].name
+            ));
+            continue;
+        }
+        w.line(format!(
+            "  skinned_{what}: {{ location: {location} }}   # the output `{name}`: compared where no skinning function is named"
+        ));
+    }
+}
+
+/// The vertex stage's section: the fragment stage, attributes guessed by type and name, skinned
+/// normal and tangent outputs, the camera among the uniforms with a matrix, and a skinning
+/// function by its signature; the influence sets the attributes hold.
+pub(super) fn vertex_section(
+    module: &Module,
+    globals: &[Global],
+    stage: Stage,
+    palette: Option<&Global>,
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> usize {
+    let ep = &module.entry_points[stage.index];
+    w.line("vertex:");
+    w.line(format!("  entry: {}", ep.name));
+    fragment_lines(stage.fragment, w);
+    let (inputs, pulls) = vertex_inputs(module, ep);
+    if pulls && inputs.is_empty() {
+        w.todo("the stage takes no attributes and reads @builtin(vertex_index): it pulls its vertices; give `vertex.vertices` (byte-addressed offsets, see shaders/README.md)");
+    }
+    let picks = Picks::of(&inputs);
+    attribute_lines(&inputs, &picks, pulls, w);
+    frame_output_lines(module, ep, &inputs, &picks, w);
+    camera(module, globals, palette, w, taken);
+    if let Some(name) = skin_function(module) {
+        w.line(format!(
+            "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
+        ));
+    } else {
+        w.line("  # no function with a skinning signature: the harness compares the entry point through a copy of it");
+    }
+    picks.sets()
+}
+
+/// The camera: a uniform holding a mat4x4 (named as a view or projection first), or a matrix
+/// member of the palette's struct.
+fn camera(
+    module: &Module,
+    globals: &[Global],
+    palette: Option<&Global>,
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) {
+    let uniforms: Vec<&Global> = (globals.iter())
+        .filter(|g| g.space == AddressSpace::Uniform)
+        .filter(|g| !taken.contains(&(g.group, g.binding)))
+        .collect();
+    let with_matrix: Vec<(&Global, (Option<String>, usize))> = (uniforms.iter())
+        .filter_map(|g| camera_matrix(module, g).map(|m| (*g, m)))
+        .collect();
+    // Named as a camera first; ties go to the first binding.
+    let chosen = (with_matrix.iter()).max_by_key(|(g, (m, _))| {
+        let camera =
+            named(&g.name, CAMERA_WORDS) || m.as_deref().is_some_and(|m| named(m, CAMERA_WORDS));
+        (camera, std::cmp::Reverse((g.group, g.binding)))
+    });
+    if let Some((g, (member, count))) = chosen {
+        taken.push((g.group, g.binding));
+        let mut fields = format!("group: {}, binding: {}, form: matrix", g.group, g.binding);
+        if let Some(m) = member {
+            let _ = write!(fields, ", member: {m}");
+        }
+        if *count > 1 {
+            fields.push_str(", fill: identity");
+        }
+        w.line(format!(
+            "  # `{}` holds a mat4x4<f32>: the camera's view-projection{}",
+            g.name,
+            if *count > 1 {
+                "; its other matrices (a view, a model matrix) become identities"
+            } else {
+                ""
+            }
+        ));
+        w.line(format!("  camera: {{ {fields} }}"));
+        return;
+    }
+    // The palette's own struct may hold the camera (one uniform per draw).
+    if let Some(p) = palette.filter(|p| matches!(p.ty, TypeInner::Struct { .. })) {
+        if let Some((Some(member), _)) = camera_matrix(module, p) {
+            w.line(format!(
+                "  # the palette's struct `{}` holds a mat4x4<f32> member `{member}`: the camera",
+                p.name
+            ));
+            w.line(format!(
+                "  camera: {{ group: {}, binding: {}, form: matrix, member: {member} }}",
+                p.group, p.binding
+            ));
+            return;
+        }
+    }
+    // A struct of four floats: the contract's 2D view (scale, offset_y, half_width, pad).
+    let view = uniforms.iter().find(|g| match g.ty {
+        TypeInner::Struct { members, .. } => {
+            members.len() == 4
+                && members.iter().all(|m| {
+                    matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.kind == ScalarKind::Float)
+                })
+        }
+        _ => false,
+    });
+    if let Some(g) = view {
+        taken.push((g.group, g.binding));
+        w.line(format!(
+            "  # `{}` is a struct of four floats: the contract's 2D view (scale, offset_y, half_width, pad)",
+            g.name
+        ));
+        w.line(format!(
+            "  camera: {{ group: {}, binding: {}, form: view }}",
+            g.group, g.binding
+        ));
+        return;
+    }
+    w.todo("no uniform holding a mat4x4<f32> camera: give `vertex.camera` (`form: matrix`, or `view` for the contract's 2D view); the binding below is a free one, a placeholder");
+    let used: Vec<(u32, u32)> = globals.iter().map(|g| (g.group, g.binding)).collect();
+    let free = (0..).find(|b| !used.contains(&(3, *b))).unwrap_or(0);
+    w.line(format!(
+        "  camera: {{ group: 3, binding: {free}, form: matrix }}"
+    ));
+}
