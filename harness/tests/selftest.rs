@@ -3581,14 +3581,16 @@ fn normals_renormalised_later_are_compared_by_direction() {
 
 /// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
 /// named as inverse binds, u8 joints read as vec4<u32>), `skinning_normals` (both stages, typed
-/// normal and tangent buffers) and `compute_regions` (a vertex pool, its starts, count and
-/// palette offset members by name) pass every row on both adapters as drafted.
+/// normal and tangent buffers), `compute_regions` (a vertex pool, its starts, count and palette
+/// offset members by name) and `compute_skin_streams` (vertex and skin structs by member) pass
+/// every row on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
     for name in [
         "vertex_split_palette",
         "skinning_normals",
         "compute_regions",
+        "compute_skin_streams",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

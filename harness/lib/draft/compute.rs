@@ -34,6 +34,7 @@ pub(super) fn compute_section(
             g.group, g.binding
         ));
     };
+    let covered = struct_streams(module, &storage, w, taken);
     let mut missing = Vec::new();
     for (role, want) in [
         ("positions", &["pos"][..]),
@@ -41,11 +42,19 @@ pub(super) fn compute_section(
         ("weights", WEIGHT_WORDS),
         ("skinned", &["skinned", "out", "result", "dst", "pos"][..]),
     ] {
-        let pick = storage.iter().find(|g| {
+        if covered.contains(&role) {
+            continue;
+        }
+        // A source may be declared read-write (engines that skin in place declare every buffer
+        // so); a read-only one named alike goes first.
+        let fits = |g: &&&Global| {
             !taken.contains(&(g.group, g.binding))
-                && (role == "skinned") == writable(g)
+                && (role != "skinned" || writable(g))
                 && named(&g.name, want)
-        });
+        };
+        let pick = (storage.iter().filter(|g| role == "skinned" || !writable(g)))
+            .find(fits)
+            .or_else(|| storage.iter().find(fits));
         let Some(g) = pick else {
             missing.push(role);
             continue;
@@ -132,6 +141,137 @@ pub(super) fn compute_section(
         ));
     }
     Vec::new()
+}
+
+/// The members of the structs an array global holds, and the struct's name, if it holds them.
+fn element_struct<'a>(
+    module: &'a Module,
+    g: &Global,
+) -> Option<(&'a [naga::StructMember], String)> {
+    let e = array_element(module, g.handle)?;
+    match &module.types[e].inner {
+        TypeInner::Struct { members, .. } => {
+            Some((members, module.types[e].name.clone().unwrap_or_default()))
+        }
+        _ => None,
+    }
+}
+
+/// The words of 32-bit integers a member holds (a scalar, a vector or a fixed array of them),
+/// or of floats (`Some((n, true))`).
+fn member_words(module: &Module, ty: naga::Handle<naga::Type>) -> Option<(u32, bool)> {
+    let float = |s: naga::Scalar| s.kind == ScalarKind::Float;
+    match module.types[ty].inner {
+        TypeInner::Scalar(s) if s.width == 4 => Some((1, float(s))),
+        TypeInner::Vector { size, scalar } if scalar.width == 4 => {
+            Some((size as u32, float(scalar)))
+        }
+        TypeInner::Array {
+            base,
+            size: naga::ArraySize::Constant(n),
+            ..
+        } => {
+            let (k, f) = member_words(module, base)?;
+            (k == 1).then_some((n.get(), f))
+        }
+        _ => None,
+    }
+}
+
+/// Vertex and skin streams as arrays of an engine's structs whose members are named as fields
+/// (`array<Vertex>` with `position`, `normal`, `joints`, `weights`): `compute.vertices`,
+/// `compute.influences` and `compute.output` by member name, their stride the array's; the
+/// roles they cover.
+fn struct_streams(
+    module: &Module,
+    storage: &[&Global],
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Vec<&'static str> {
+    let writable = |g: &Global| matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE));
+    let member = |ms: &[naga::StructMember], words: &[&str]| {
+        (ms.iter())
+            .find(|m| m.name.as_deref().is_some_and(|n| named(n, words)))
+            .map(|m| (m.name.clone().unwrap_or_default(), m.ty))
+    };
+    // A joints member's format by its words: 4 u32, u16 pairs in 2, u8s in 1, or 4 floats.
+    let joint_format = |ty| match member_words(module, ty)? {
+        (4, false) => Some("u32x4"),
+        (2, false) => Some("u16x4"),
+        (1, false) => Some("u8x4"),
+        (4, true) => Some("f32x4"),
+        _ => None,
+    };
+    let weight_format = |ty| match member_words(module, ty)? {
+        (4, true) => Some("f32x4"),
+        (2, false) => Some("unorm16x4"),
+        (1, false) => Some("unorm8x4"),
+        _ => None,
+    };
+    let mut covered = Vec::new();
+    let mut sources = (false, false);
+    for g in storage.iter().filter(|g| !writable(g)) {
+        let Some((ms, name)) = element_struct(module, g) else {
+            continue;
+        };
+        let position = member(ms, &["pos"]);
+        let joints = member(ms, JOINT_WORDS).and_then(|(n, ty)| Some((n, joint_format(ty)?)));
+        let weights = member(ms, WEIGHT_WORDS).and_then(|(n, ty)| Some((n, weight_format(ty)?)));
+        let role = match (&position, &joints, &weights) {
+            (Some(_), _, _) if !covered.contains(&"positions") => "vertices",
+            (None, Some(_), Some(_)) if !covered.contains(&"joints") => "influences",
+            _ => continue,
+        };
+        let mut fields = format!("group: {}, binding: {}", g.group, g.binding);
+        if let Some((p, _)) = &position {
+            let _ = write!(fields, ", position: {p}");
+            covered.push("positions");
+            for (what, has) in [("normal", &mut sources.0), ("tangent", &mut sources.1)] {
+                if let Some((m, _)) = member(ms, &[what]) {
+                    let _ = write!(fields, ", {what}: {m}");
+                    *has = true;
+                }
+            }
+        }
+        if let (Some((j, jf)), Some((k, kf))) = (&joints, &weights) {
+            let _ = write!(
+                fields,
+                ", joints: {{ offset: {j}, format: {jf} }}, weights: {{ offset: {k}, format: {kf} }}"
+            );
+            covered.extend(["joints", "weights"]);
+        }
+        taken.push((g.group, g.binding));
+        w.line(format!(
+            "  # `{}` is an array of `{name}` structs whose members are named as fields: byte-addressed by member, the stride the array's (check the formats: the words a member holds tell them)",
+            g.name
+        ));
+        w.line(format!("  {role}: {{ {fields} }}"));
+    }
+    let output = (storage.iter())
+        .filter(|g| writable(g) && !taken.contains(&(g.group, g.binding)))
+        .find_map(|g| {
+            let (ms, name) = element_struct(module, g)?;
+            Some((g, name, member(ms, &["pos"])?.0, ms))
+        });
+    if let Some((g, name, position, ms)) = output {
+        let mut fields = format!(
+            "group: {}, binding: {}, position: {position}",
+            g.group, g.binding
+        );
+        for (what, has) in [("normal", sources.0), ("tangent", sources.1)] {
+            if let (true, Some((m, _))) = (has, member(ms, &[what])) {
+                let _ = write!(fields, ", {what}: {m}");
+            }
+        }
+        taken.push((g.group, g.binding));
+        covered.push("skinned");
+        w.line(format!(
+            "  # `{}` is a written array of `{name}` structs with a member named as the position: the output, by member",
+            g.name
+        ));
+        w.line(format!("  output: {{ {fields} }}"));
+    }
+    covered
 }
 
 /// Fields a filled binding gets besides its fill: the members the harness writes per case (a

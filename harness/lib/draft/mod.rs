@@ -246,11 +246,17 @@ fn constants(module: &Module, w: &mut Writer) {
                 (None, Some(name)) => name.clone(),
                 (None, None) => "0".into(),
             };
+            // A workgroup size of 0 would fail the pipeline before the guess could be checked.
+            let size = o
+                .name
+                .as_deref()
+                .is_some_and(|n| named(n, &["workgroup", "wgsize"]));
             let value = match module.types[o.ty].inner {
                 TypeInner::Scalar(naga::Scalar {
                     kind: ScalarKind::Bool,
                     ..
                 }) => "false",
+                _ if size => "64",
                 _ => "0",
             };
             let name = o.name.clone().unwrap_or_default();
