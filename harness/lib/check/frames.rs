@@ -48,13 +48,13 @@ impl Which {
     }
 }
 
+/// Normals as xyzw with w 0, as the GPU's are read.
+fn widen(v: &[[f32; 3]]) -> Vec<[f32; 4]> {
+    v.iter().map(|n| [n[0], n[1], n[2], 0.0]).collect()
+}
+
 pub(super) fn normals_match_cpu(input: &Input) -> Outcome {
     let f = &input.run.scene.frames;
-    let widen = |v: &[[f32; 3]]| {
-        v.iter()
-            .map(|n| [n[0], n[1], n[2], 0.0])
-            .collect::<Vec<_>>()
-    };
     let (bind, posed) = (widen(&f.bind_normals), widen(&f.posed_normals));
     frames_match(input, Which::Normals, [&bind, &posed])
 }
@@ -144,8 +144,6 @@ fn other_normal_matrix(input: &Input, which: Which, flags: (bool, bool)) -> Stri
         return String::new();
     };
     let degrees = input.case.tolerance.max_angle_degrees;
-    let widen =
-        |v: &[[f32; 3]]| -> Vec<[f32; 4]> { v.iter().map(|n| [n[0], n[1], n[2], 0.0]).collect() };
     // Every other matrix they match: where joints only rotate, `blended` and `per_joint` agree,
     // and another case tells them apart.
     let matches: Vec<String> = (crate::contract::NormalMatrix::ALL.into_iter())

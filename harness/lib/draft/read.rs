@@ -50,16 +50,11 @@ pub(super) fn is_mat4(ty: &TypeInner) -> bool {
     )
 }
 
-/// The element type of an array, or of the array a struct holds as its only member.
+/// The element type of an array, or of the array a struct holds as its only member
+/// ([`crate::contract::unwrapped`], as the harness binds it).
 pub(super) fn array_element(module: &Module, ty: naga::Handle<Type>) -> Option<naga::Handle<Type>> {
-    match &module.types[ty].inner {
-        TypeInner::Array { base, .. } => Some(*base),
-        TypeInner::Struct { members, .. } if members.len() == 1 => {
-            match module.types[members[0].ty].inner {
-                TypeInner::Array { base, .. } => Some(base),
-                _ => None,
-            }
-        }
+    match module.types[crate::contract::unwrapped(&module.types, ty)].inner {
+        TypeInner::Array { base, .. } => Some(base),
         _ => None,
     }
 }

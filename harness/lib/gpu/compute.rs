@@ -533,10 +533,15 @@ fn pool_words(
         words[at..at + p.len as usize / 4].fill(SENTINEL);
     }
     let (normals, tangents) = mesh.frames();
+    // A position, normal or tangent region: a byte-addressed stream of its own, tightly packed.
     let floats = |values: Vec<[f32; 4]>, size: u32| -> Vec<u8> {
-        let k = size as usize / 4;
-        let flat: Vec<f32> = values.iter().flat_map(|v| v[..k].to_vec()).collect();
-        bytemuck::cast_slice(&flat).to_vec()
+        let stream = crate::contract::Stream {
+            stride: size,
+            offset: 0,
+            words: size / 4,
+            byte_addressed: true,
+        };
+        stream.pack(&values)
     };
     let sets: Vec<_> = (0..contract.influence_sets)
         .map(|k| mesh.set_data(k))
