@@ -9,8 +9,9 @@ use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::bound::{arithmetic_ms, binding, Binding, FmaPeak};
+use super::evict::Evict;
 use super::fast::{self, AlignedPalette, Isa, Kernel};
-use super::measure::{measure_interleaved, Plan, Stats};
+use super::measure::{measure_interleaved, Plan, Start, Stats};
 use super::{bent_chain, clock, cpu_model, Mode};
 use crate::reference;
 use crate::rig::strip;
@@ -98,6 +99,14 @@ pub struct CpuBench {
     /// The core's FMA throughput per SIMD kernel family, sampled with every tier's rows.
     #[serde(default)]
     pub fma_peaks: Vec<FmaPeak>,
+    /// The vertex count from which rows and bounds were timed from cold caches, each call after
+    /// a read of [`CpuBench::evict_bytes`] (`measure::Start::Cold`); None in reports made before,
+    /// where every sample followed an untimed call.
+    #[serde(default)]
+    pub cold_from: Option<usize>,
+    /// The bytes read to evict the caches before each cold sample: twice the last-level cache.
+    #[serde(default)]
+    pub evict_bytes: Option<usize>,
     /// Wall time of the whole CPU tier benchmark (data building included), ms.
     pub wall_ms: f64,
 }
@@ -219,6 +228,8 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         steadiness: Vec::new(),
         clock_ghz: None,
         fma_peaks: Vec::new(),
+        cold_from: None,
+        evict_bytes: None,
         wall_ms: 0.0,
     };
     if mode == Mode::Off {
@@ -238,6 +249,9 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
     let mut chain_fastest = f64::INFINITY;
     let mut peak_fastest = vec![f64::INFINITY; simd.len()];
     let mut timed: Vec<(usize, Job, Stats)> = Vec::new();
+    let evict = Evict::new();
+    bench.cold_from = TIERS.last().copied();
+    bench.evict_bytes = Some(evict.bytes());
     for (t, &n) in TIERS.iter().enumerate() {
         let largest = t == TIERS.len() - 1;
         // 4 influences: a tent of radius 2 over the nearest joints, so nearly every vertex has 4 nonzero weights.
@@ -250,7 +264,16 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
         let mut dst24 = vec![0u8; 24 * n];
         let src48 = vec![1u8; 48 * n];
         let mut dst48 = vec![0u8; 48 * n];
-        let stats = measure_interleaved(&plan, jobs.len(), |job| match jobs[job] {
+        // The largest tier's rows and bounds start cold: `Start::Cold` says why.
+        let starts: Vec<Start> = jobs
+            .iter()
+            .map(|job| match job {
+                Job::Steady | Job::Clock | Job::Peak(_) => Start::Warm,
+                _ if largest => Start::Cold(&evict),
+                _ => Start::Warm,
+            })
+            .collect();
+        let stats = measure_interleaved(&plan, &starts, |job| match jobs[job] {
             Job::Copy(bytes) => {
                 let (src, dst) = if bytes == 24 {
                     (&src24, &mut dst24)

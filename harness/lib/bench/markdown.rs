@@ -186,6 +186,9 @@ pub fn bounds_markdown(cpu: &CpuBench) -> String {
         cpu.isa,
         cpu.mode.name()
     );
+    if let Some(line) = cold_line(cpu) {
+        let _ = writeln!(md, "{line}");
+    }
     let _ = writeln!(md, "{}", bounds_line(cpu));
     let _ = writeln!(
         md,
@@ -203,6 +206,20 @@ pub fn bounds_markdown(cpu: &CpuBench) -> String {
         );
     }
     md
+}
+
+/// How the tiers from [`CpuBench::cold_from`] were timed, where a tier was.
+fn cold_line(cpu: &CpuBench) -> Option<String> {
+    let from = cpu.cold_from?;
+    let mb = cpu.evict_bytes.map_or(String::new(), |b| {
+        format!(" of {} MB (twice the last-level cache)", b >> 20)
+    });
+    Some(format!(
+        "From {} vertices, rows and bounds are timed from cold caches: every timed call follows a read{mb}, \
+         so each starts from memory whatever ran before it (timed warm, a job right after another on the \
+         same data found part of it still in the L3, and its ratio to the other depended on which came first).\n",
+        count(from)
+    ))
 }
 
 /// The two benchmark tables (CPU tiers, palette build) in Markdown, with the thread counts and the CPU.
@@ -228,6 +245,9 @@ pub fn markdown(cpu: &CpuBench, palette: &[PaletteRow]) -> String {
         cpu.isa,
         trial_note(cpu)
     );
+    if let Some(line) = cold_line(cpu) {
+        let _ = writeln!(md, "{line}");
+    }
     let _ = writeln!(md, "{}", bounds_line(cpu));
     let _ = writeln!(
         md,
@@ -382,6 +402,8 @@ mod tests {
                 gflops: 96.0,
                 flops_per_cycle: Some(32.0),
             }],
+            cold_from: Some(2_000_000),
+            evict_bytes: Some(64 << 20),
             wall_ms: 1234.0,
         };
         let pal = vec![PaletteRow {
@@ -416,6 +438,10 @@ mod tests {
         );
         assert!(md.contains("Test CPU 9000") && md.contains("1 or 2 thread"));
         assert!(md.contains("2M 1.60x"), "{md}");
+        assert!(
+            md.contains("From 2M vertices, rows and bounds are timed from cold caches: every timed call follows a read of 64 MB"),
+            "{md}"
+        );
         assert!(
             md.contains("Steadiness") && md.contains("2M 1.36x (3.21 ns)"),
             "{md}"

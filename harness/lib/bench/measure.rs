@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::evict::Evict;
 use super::Mode;
 
 /// Sampling effort per mode.
@@ -60,19 +61,35 @@ pub(super) fn median(values: &[f64]) -> f64 {
 
 /// Warms `f` up, then times `plan.samples` samples of enough calls to last `plan.min_sample` each.
 pub(super) fn measure(plan: &Plan, mut f: impl FnMut()) -> Stats {
-    measure_interleaved(plan, 1, |_| f()).remove(0)
+    measure_interleaved(plan, &[Start::Warm], |_| f()).remove(0)
 }
 
-/// [`measure`] for `jobs` jobs run by `f(job)`, sampled round-robin (sample 1 of every job, then
-/// sample 2, ...): a change in the machine's load during the run then reaches every job alike,
-/// and the ratios between them (threads, floors) stay meaningful on a shared machine.
+/// How each sample of a job starts.
+#[derive(Clone, Copy)]
+pub(super) enum Start<'a> {
+    /// One untimed call, then enough timed calls to last `min_sample`: the job's data back in
+    /// cache, as when it runs alone.
+    Warm,
+    /// Each timed call after the caches are evicted (untimed): the job's data from memory,
+    /// whatever ran before it. For jobs larger than the caches, whose first calls after other work are
+    /// slower than later ones (part of the data stays in L3 from one call to the next): timed
+    /// warm, a job sampled right after another on the same data found more of it in cache.
+    Cold(&'a Evict),
+}
+
+/// [`measure`] for one job per entry of `starts`, run by `f(job)`, sampled round-robin (sample 1
+/// of every job, then sample 2, ...): a change in the machine's load during the run then reaches
+/// every job alike, and the ratios between them (threads, floors) stay meaningful on a shared
+/// machine.
 pub(super) fn measure_interleaved(
     plan: &Plan,
-    jobs: usize,
+    starts: &[Start],
     mut f: impl FnMut(usize),
 ) -> Vec<Stats> {
-    let calls: Vec<usize> = (0..jobs)
-        .map(|job| {
+    let calls: Vec<usize> = starts
+        .iter()
+        .enumerate()
+        .map(|(job, start)| {
             let t = Instant::now();
             f(job);
             let once = t.elapsed().as_secs_f64().max(1e-9);
@@ -80,22 +97,38 @@ pub(super) fn measure_interleaved(
                 .ceil()
                 .clamp(1.0, 1e6) as usize;
             // A second warm-up at the sampling rate settles caches, page mappings and clocks.
-            for _ in 0..calls {
-                f(job);
+            if let Start::Warm = start {
+                for _ in 0..calls {
+                    f(job);
+                }
             }
             calls
         })
         .collect();
-    let mut per_call = vec![Vec::with_capacity(plan.samples); jobs];
+    let mut per_call = vec![Vec::with_capacity(plan.samples); starts.len()];
     for _ in 0..plan.samples.max(1) {
-        for (job, &calls) in calls.iter().enumerate() {
-            // One untimed call first: each job's data is back in cache, as when it ran alone.
-            f(job);
-            let t = Instant::now();
-            for _ in 0..calls {
-                f(job);
-            }
-            per_call[job].push(t.elapsed().as_secs_f64() / calls as f64);
+        for (job, (&calls, start)) in calls.iter().zip(starts).enumerate() {
+            let secs = match start {
+                Start::Warm => {
+                    // One untimed call first: each job's data is back in cache, as when it ran
+                    // alone.
+                    f(job);
+                    let t = Instant::now();
+                    for _ in 0..calls {
+                        f(job);
+                    }
+                    t.elapsed().as_secs_f64()
+                }
+                Start::Cold(evict) => (0..calls)
+                    .map(|_| {
+                        evict.run();
+                        let t = Instant::now();
+                        f(job);
+                        t.elapsed().as_secs_f64()
+                    })
+                    .sum(),
+            };
+            per_call[job].push(secs / calls as f64);
         }
     }
     per_call.into_iter().map(stats).collect()
@@ -125,7 +158,7 @@ mod tests {
             per_kernel: false,
         };
         let mut order = Vec::new();
-        let stats = measure_interleaved(&plan, 2, |job| {
+        let stats = measure_interleaved(&plan, &[Start::Warm; 2], |job| {
             order.push(job);
             // Job 1 takes measurably longer than job 0.
             std::thread::sleep(Duration::from_millis(1 + 19 * job as u64));
@@ -135,6 +168,25 @@ mod tests {
         assert_eq!(stats.len(), 2);
         assert!(stats.iter().all(|s| s.samples == 3));
         assert!(stats[1].median > stats[0].median + 10e-3, "{stats:?}");
+    }
+
+    #[test]
+    fn a_cold_sample_is_one_call_after_the_caches_are_evicted() {
+        let plan = Plan {
+            samples: 3,
+            min_sample: Duration::ZERO,
+            oracle_at_largest: false,
+            per_kernel: false,
+        };
+        let evict = Evict::new();
+        let mut order = Vec::new();
+        let stats = measure_interleaved(&plan, &[Start::Warm, Start::Cold(&evict)], |job| {
+            order.push(job);
+        });
+        // The warm job: a first call and one warm-up call, then per sample an untimed call and a
+        // timed one; the cold job a first call, then per sample a timed call after an eviction.
+        assert_eq!(order, [0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1]);
+        assert!(stats.iter().all(|s| s.samples == 3));
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! 16, weights 16; 12 B written; the static transform's 12 and 12) with the same kernel family,
 //! stores and threads; and the arithmetic bound, the row's flops per vertex (counted from the
 //! kernel, `fast::flops_per_vertex`) at the core's FMA peak measured in the run. Every row is
-//! warmed up first, then timed in samples of enough calls to last a minimum time; median, min and
-//! max are per call (`measure.rs`).
+//! warmed up first, then timed in samples of enough calls to last a minimum time, the largest
+//! tier's each from cold caches (`evict.rs`); median, min and max are per call (`measure.rs`).
 
 use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
@@ -17,6 +17,7 @@ use crate::rig::{Pose, Skeleton};
 mod bound;
 pub mod clock;
 mod cpu;
+mod evict;
 pub mod fast;
 mod markdown;
 mod measure;

@@ -155,6 +155,8 @@ mod tests {
             steadiness: Vec::new(),
             clock_ghz: Some(3.0),
             fma_peaks: Vec::new(),
+            cold_from: None,
+            evict_bytes: None,
             wall_ms: 1.0,
         };
         Report {
