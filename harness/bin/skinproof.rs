@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use skinproof::case::{Case, CaseError};
+use skinproof::compose::Define;
 use skinproof::config::ConfigError;
 use skinproof::gpu::{AdapterInfo, Context, GpuError, SelectionError};
 use skinproof::report::{LoadError, Report};
@@ -54,6 +55,34 @@ struct ProfileArgs {
     /// Write the draft as <stem>.profile.yaml beside the shader (refused where one is there)
     #[arg(long)]
     write: bool,
+    /// For a shader split into modules: a folder its imports are found in, searched in depth
+    /// (repeatable; default: the shader's own folder)
+    #[arg(long = "folder", value_name = "DIR")]
+    folders: Vec<PathBuf>,
+    /// For a shader split into modules: a define its modules read, NAME (true) or NAME=VALUE
+    /// (true, false or an integer); repeatable. A define not given is left off in the draft
+    #[arg(long = "define", value_name = "NAME[=VALUE]", value_parser = parse_define)]
+    defines: Vec<(String, Define)>,
+}
+
+/// A `--define` argument: `NAME` or `NAME=VALUE`.
+fn parse_define(arg: &str) -> Result<(String, Define), String> {
+    let (name, value) = arg.split_once('=').unwrap_or((arg, "true"));
+    let named = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !named || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(format!(
+            "`{name}` is not a define's name (letters, digits and _)"
+        ));
+    }
+    let value = match value {
+        "true" => Define::Bool(true),
+        "false" => Define::Bool(false),
+        v => Define::Int(
+            v.parse()
+                .map_err(|_| format!("`{v}` is not a define's value: true, false or an integer"))?,
+        ),
+    };
+    Ok((name.to_string(), value))
 }
 
 #[derive(Args)]
@@ -204,6 +233,8 @@ enum ProfileError {
         shader: PathBuf,
         source: skinproof::draft::DraftError,
     },
+    #[error("{}: cannot compose its modules for a draft (give the folders its imports are in with --folder, the defines its modules read with --define):\n{message}", shader.display())]
+    Compose { shader: PathBuf, message: String },
     #[error("{} is already there: the draft would replace it (print the draft without --write, or move that file away)", path.display())]
     Exists { path: PathBuf },
     #[error("cannot write {}: {source}", path.display())]
@@ -226,7 +257,19 @@ fn profile(args: &ProfileArgs) -> Result<(Option<String>, Vec<Note>), Failed<Pro
     let name = shader
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let draft = skinproof::draft::draft(&name, &source).map_err(|source| ProfileError::Draft {
+    let split = skinproof::compose::is_split(&source);
+    let drafted = if split || !args.folders.is_empty() || !args.defines.is_empty() {
+        let given = args.defines.iter().cloned().collect();
+        let (composed, how) = skinproof::draft::compose(shader, &source, &args.folders, &given)
+            .map_err(|e| ProfileError::Compose {
+                shader: shader.clone(),
+                message: e.to_string(),
+            })?;
+        skinproof::draft::draft_composed(&name, &composed, &how)
+    } else {
+        skinproof::draft::draft(&name, &source)
+    };
+    let draft = drafted.map_err(|source| ProfileError::Draft {
         shader: shader.clone(),
         source,
     })?;

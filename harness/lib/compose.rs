@@ -139,6 +139,81 @@ pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
     })
 }
 
+/// Whether `source` needs composing: it imports modules, declares an import path of its own or
+/// reads defines.
+pub fn is_split(source: &str) -> bool {
+    let (path, imports, _) = naga_oil::compose::get_preprocessor_data(source);
+    path.is_some() || !imports.is_empty() || !define_reads(source).is_empty()
+}
+
+/// The defines that `spec`'s entry module and the modules it imports read and do not `#define`
+/// themselves, in name order (`spec.defines` is not consulted): what a profile's
+/// `modules.defines` must give.
+pub fn defines_read(spec: &Spec) -> Result<Vec<String>, ComposeError> {
+    let found = find_modules(spec)?;
+    let order = import_order(spec.entry_source, &found);
+    let texts =
+        std::iter::once(spec.entry_source).chain(order.iter().map(|n| found[n].text.as_str()));
+    let mut names = std::collections::BTreeSet::new();
+    for text in texts {
+        let declared = declared_defines(text);
+        names.extend(
+            define_reads(text)
+                .into_iter()
+                .map(|(name, _, _)| name)
+                .filter(|name| !declared.contains(name)),
+        );
+    }
+    Ok(names.into_iter().collect())
+}
+
+/// What naga_oil appends to the name of an item it imported from a module: this, the module's
+/// path in base32 (RFC 4648, no padding), and `X`.
+const DECORATION: &str = "X_naga_oil_mod_X";
+
+/// An imported item's name in the composed WGSL (`skin_matrixX_naga_oil_mod_X...X`) as its module
+/// writes it, `module::path::skin_matrix`; None for a name composition left alone.
+pub fn undecorated(name: &str) -> Option<String> {
+    let (item, rest) = name.split_once(DECORATION)?;
+    let path = base32(rest.strip_suffix('X')?)?;
+    Some(format!("{path}::{item}"))
+}
+
+/// `text` with every imported item's name written as its module writes it ([`undecorated`]).
+pub fn undecorate(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once('\0')) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        out.push_str(&undecorated(&word).unwrap_or_else(|| word.clone()));
+        word.clear();
+        if c != '\0' {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// RFC 4648 base32 without padding, decoded as UTF-8.
+fn base32(encoded: &str) -> Option<String> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let (mut bits, mut held, mut bytes) = (0u32, 0u32, Vec::new());
+    for c in encoded.bytes() {
+        let value = ALPHABET.iter().position(|&a| a == c)? as u32;
+        bits = (bits << 5) | value;
+        held += 5;
+        if held >= 8 {
+            held -= 8;
+            bytes.push((bits >> held) as u8);
+            bits &= (1 << held) - 1;
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
 /// A path as messages show it: relative to the folder the run started in.
 fn shown(path: &Path) -> String {
     let here = std::env::current_dir().unwrap_or_default();
@@ -365,6 +440,22 @@ fn locate(text: &str, needle: &str) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn imported_names_read_as_their_modules_write_them() {
+        // naga_oil's decoration of `skin::blend` ("ONVWS3R2HJRGYZLOMQ" in base32).
+        let name = "skin_matrixX_naga_oil_mod_XONVWS3R2HJRGYZLOMQX";
+        assert_eq!(
+            undecorated(name).as_deref(),
+            Some("skin::blend::skin_matrix")
+        );
+        assert_eq!(undecorated("skin_matrix"), None);
+        assert_eq!(undecorated("aX_naga_oil_mod_Xa1X"), None);
+        assert_eq!(
+            undecorate(&format!("`{name}` is called by `vs_main`.")),
+            "`skin::blend::skin_matrix` is called by `vs_main`."
+        );
+    }
 
     #[test]
     fn paths_stay_inside() {

@@ -140,7 +140,23 @@ impl Shader {
         let Some(profile) = profile else {
             return Ok(Shader::new(path, source));
         };
-        let profile = Profile::load(profile)?;
+        Shader::under(path, source, Profile::load(profile)?)
+    }
+
+    /// `source` (the shader at `path`) held to a profile not written anywhere yet, `text`, as if
+    /// it were at `profile` (a draft checked before it is written).
+    pub fn with_profile_text(
+        path: &Path,
+        source: String,
+        profile: &Path,
+        text: &str,
+    ) -> Result<Shader, ShaderError> {
+        Shader::under(path, source, Profile::parse(profile, text)?)
+    }
+
+    /// `source` (the shader at `path`) held to `profile`, composed first where the profile splits
+    /// it into modules.
+    fn under(path: &Path, source: String, profile: Profile) -> Result<Shader, ShaderError> {
         profile.describes(path)?;
         let composed = match &profile.modules {
             Some(modules) => Some(compose(&profile, modules, path, &source)?),
@@ -160,24 +176,6 @@ impl Shader {
                 Some(profile.path),
             )
         })
-    }
-
-    /// `source` (the shader at `path`) held to a profile not written anywhere yet, `text`, as if
-    /// it were at `profile` (a draft checked before it is written).
-    pub fn with_profile_text(
-        path: &Path,
-        source: String,
-        profile: &Path,
-        text: &str,
-    ) -> Result<Shader, ShaderError> {
-        let read = Profile::parse(profile, text)?;
-        read.describes(path)?;
-        Ok(Shader::held_to(
-            path.to_path_buf(),
-            source,
-            read.contract(),
-            Some(read.path),
-        ))
     }
 
     /// Parses and validates with naga, then checks entry points and bindings against the contract.

@@ -556,9 +556,29 @@ fn a_drafted_profile_is_printed_checked_and_written_once() {
         stderr(&o)
     );
     assert_eq!(std::fs::read_to_string(&written).unwrap(), draft);
-    let o = skinproof(&["profile", "shaders/examples/composed_skinning.wgsl"]);
+    // A shader split into modules is composed first, with the defines given.
+    let composed = "shaders/examples/composed_skinning.wgsl";
+    let o = skinproof(&[
+        "profile",
+        composed,
+        "--define",
+        "SKINNING",
+        "--define",
+        "INFLUENCES=4",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        !o.status.success() && stderr(&o).contains("naga cannot read the shader"),
+        o.status.success()
+            && text.contains("modules:\n  entry: composed_skinning.wgsl\n  folders: [composed]\n")
+            && stderr(&o).contains("the draft passes shader::validates"),
+        "{text}\n{}",
+        stderr(&o)
+    );
+    let o = skinproof(&["profile", composed, "--define", "SKINING"]);
+    assert!(
+        !o.status.success()
+            && stderr(&o).contains("cannot compose its modules for a draft")
+            && stderr(&o).contains("no module reads the define `SKINING`"),
         "{}",
         stderr(&o)
     );

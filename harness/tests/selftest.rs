@@ -3606,3 +3606,64 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         );
     }
 }
+
+/// A shader split into modules is drafted from its composition: the folders its imports came
+/// from and the defines its modules read are written as the profile's `modules` (those not given
+/// left off, each a TODO), and the draft, given the defines it ships with, passes the suite.
+#[test]
+fn a_shader_split_into_modules_is_drafted_from_its_composition() {
+    let name = "composed_skinning";
+    let dir = scratch("drafted_composed");
+    let examples = root().join("shaders/examples");
+    std::fs::create_dir_all(dir.join("composed")).unwrap();
+    for e in std::fs::read_dir(examples.join("composed")).unwrap() {
+        let from = e.unwrap().path();
+        std::fs::copy(&from, dir.join("composed").join(from.file_name().unwrap())).unwrap();
+    }
+    let (source, _) = example_texts(name);
+    let path = dir.join(format!("{name}.wgsl"));
+    std::fs::write(&path, &source).unwrap();
+    let draft_with = |defines: &[(&str, skinproof::compose::Define)]| {
+        let given = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        let (composed, how) = skinproof::draft::compose(&path, &source, &[], &given).unwrap();
+        skinproof::draft::draft_composed(&format!("{name}.wgsl"), &composed, &how).unwrap()
+    };
+    let unset = draft_with(&[]);
+    assert!(
+        unset.todos == 2
+            && unset.yaml.contains("  folders: [composed]\n")
+            && unset.yaml.contains("    SKINNING: false\n"),
+        "{}",
+        unset.yaml
+    );
+    use skinproof::compose::Define;
+    let draft = draft_with(&[
+        ("SKINNING", Define::Bool(true)),
+        ("INFLUENCES", Define::Int(4)),
+    ]);
+    assert!(
+        draft.todos == 0
+            && draft
+                .yaml
+                .contains("    INFLUENCES: 4\n    SKINNING: true\n"),
+        "{}",
+        draft.yaml
+    );
+    // Imported items are named as their modules write them in comments.
+    assert!(
+        draft.yaml.contains("`skin::palette::joint_matrices`") && !draft.yaml.contains("naga_oil"),
+        "{}",
+        draft.yaml
+    );
+    std::fs::write(dir.join(format!("{name}.profile.yaml")), &draft.yaml).unwrap();
+    let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", path.to_str().unwrap())]) else {
+        return;
+    };
+    let bad = failed_rows(&report);
+    assert!(
+        bad.is_empty() && report.rows.len() > 600,
+        "{}\n{}",
+        bad.join("\n"),
+        draft.yaml
+    );
+}

@@ -7,15 +7,18 @@
 
 use std::fmt::Write as _;
 
+use crate::compose::{undecorate, Define};
 use naga::{AddressSpace, ImageClass, ImageDimension, Module, ScalarKind, ShaderStage, TypeInner};
 
 mod compute;
+mod modules;
 mod read;
 #[cfg(test)]
 mod tests;
 mod vertex;
 
 use compute::{compute_section, Extra};
+pub use modules::compose;
 use read::{has_matrix, is_mat4, skinning_vertex, PALETTE_WORDS};
 use read::{matrices, named, struct_of, used_globals, Global, Matrices};
 use vertex::{fragment_stage, vertex_section, Stage};
@@ -23,7 +26,7 @@ use vertex::{fragment_stage, vertex_section, Stage};
 /// Why no draft could be made.
 #[derive(Debug)]
 pub enum DraftError {
-    /// naga cannot parse the shader (a module split by imports needs its profile's `modules`).
+    /// naga cannot parse or validate the shader (composed, where it is split into modules).
     Parse(String),
     /// No entry point the harness can test: no vertex or compute stage.
     NoStage,
@@ -34,7 +37,7 @@ impl std::fmt::Display for DraftError {
         match self {
             DraftError::Parse(e) => write!(
                 f,
-                "naga cannot read the shader, so nothing can be drafted from it (a shader split into modules needs a profile's `modules` section first):\n{e}"
+                "naga cannot read the shader, so nothing can be drafted from it:\n{e}"
             ),
             DraftError::NoStage => write!(
                 f,
@@ -60,19 +63,76 @@ struct Writer {
 }
 
 impl Writer {
+    /// A line; the names of imported items in its comment as their modules write them (a value
+    /// keeps the composed name, which is what the profile resolves).
     fn line(&mut self, text: impl AsRef<str>) {
-        self.out.push_str(text.as_ref());
+        let text = text.as_ref();
+        let comment = text.find('#').unwrap_or(text.len());
+        self.out.push_str(&text[..comment]);
+        self.out.push_str(&undecorate(&text[comment..]));
         self.out.push('\n');
     }
 
     fn todo(&mut self, text: impl AsRef<str>) {
         self.todos += 1;
-        let _ = writeln!(self.out, "# TODO: {}", text.as_ref());
+        let _ = writeln!(self.out, "# TODO: {}", undecorate(text.as_ref()));
     }
+}
+
+/// How a shader split into modules was composed for its draft: written as the profile's
+/// `modules` section.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Composition {
+    /// The folders the imported modules were found in, relative to the profile's folder.
+    pub folders: Vec<String>,
+    /// Every define the modules read, with the value composed under and whether it was given
+    /// (one not given was composed as `false`, left off).
+    pub defines: Vec<(String, Define, bool)>,
 }
 
 /// Drafts a profile for the shader `file_name` holding `source`.
 pub fn draft(file_name: &str, source: &str) -> Result<Draft, DraftError> {
+    draft_with(file_name, source, None)
+}
+
+/// Drafts a profile for the shader `file_name`, split into modules, from `composed` (the one WGSL
+/// text its modules compose into, `compose::compose`), with `how` it was composed.
+pub fn draft_composed(
+    file_name: &str,
+    composed: &str,
+    how: &Composition,
+) -> Result<Draft, DraftError> {
+    draft_with(file_name, composed, Some(how))
+}
+
+/// The `modules` section of a draft for `file_name`, composed `how`.
+fn modules_section(file_name: &str, how: &Composition, w: &mut Writer) {
+    w.line("# Split into modules: composed from this entry module and the modules it imports, found in");
+    w.line("# the folders below, under the defines below (the draft read the composed shader).");
+    w.line("modules:");
+    w.line(format!("  entry: {file_name}"));
+    if !how.folders.is_empty() {
+        w.line(format!("  folders: [{}]", how.folders.join(", ")));
+    }
+    if how.defines.is_empty() {
+        return;
+    }
+    w.line("  defines:");
+    for (name, value, given) in &how.defines {
+        if !given {
+            w.todo(format!(
+                "`{name}` is read by the modules and was not given (`--define {name}[=VALUE]`): left off here; set it as the shader ships"
+            ));
+        }
+        w.line(format!("    {name}: {value}"));
+    }
+}
+
+fn draft_with(
+    file_name: &str,
+    source: &str,
+    composition: Option<&Composition>,
+) -> Result<Draft, DraftError> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| DraftError::Parse(e.emit_to_string_with_path(source, file_name)))?;
     let info = naga::valid::Validator::new(
@@ -97,6 +157,9 @@ pub fn draft(file_name: &str, source: &str) -> Result<Draft, DraftError> {
     w.line("# the shader (field reference: shaders/README.md); the suite validates the profile and says");
     w.line("# what a wrong guess breaks.");
     w.line(format!("shader: {file_name}"));
+    if let Some(how) = composition {
+        modules_section(file_name, how, &mut w);
+    }
     let fragment = vertex.and_then(|_| fragment_stage(&module, &info));
     let eps: Vec<usize> = (compute.into_iter())
         .chain(vertex)

@@ -310,17 +310,24 @@ pub(super) fn skin_function(module: &Module) -> Option<String> {
     let joints =
         |t: &TypeInner| matches!(vector(t), Some((4, ScalarKind::Uint | ScalarKind::Float)));
     let weights = |t: &TypeInner| vector(t) == Some((4, ScalarKind::Float));
-    module.functions.iter().find_map(|(_, f)| {
-        let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
-        let result = f.result.as_ref().map(|r| ty(r.ty))?;
-        let blended = args.len() >= 2 && joints(args[0]) && weights(args[1]) && is_mat4(result);
-        let moved = args.len() >= 3
-            && matches!(vector(args[0]), Some((3 | 4, ScalarKind::Float)))
-            && joints(args[1])
-            && weights(args[2])
-            && matches!(vector(result), Some((3 | 4, ScalarKind::Float)));
-        (blended || moved).then(|| f.name.clone()).flatten()
-    })
+    // One of the entry module's own first: an imported one's name is the composed, decorated one.
+    let mut found: Vec<String> = module
+        .functions
+        .iter()
+        .filter_map(|(_, f)| {
+            let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
+            let result = f.result.as_ref().map(|r| ty(r.ty))?;
+            let blended = args.len() >= 2 && joints(args[0]) && weights(args[1]) && is_mat4(result);
+            let moved = args.len() >= 3
+                && matches!(vector(args[0]), Some((3 | 4, ScalarKind::Float)))
+                && joints(args[1])
+                && weights(args[2])
+                && matches!(vector(result), Some((3 | 4, ScalarKind::Float)));
+            (blended || moved).then(|| f.name.clone()).flatten()
+        })
+        .collect();
+    found.sort_by_key(|name| crate::compose::undecorated(name).is_some());
+    found.into_iter().next()
 }
 
 /// Whether a type holds a float matrix anywhere (a member, an array's element).
