@@ -76,31 +76,7 @@ pub(super) fn compute_section(
         taken.push((g.group, g.binding));
         found(role, g, format, why, w);
     }
-    // Normals and tangents in typed arrays: sources read-only, skinned ones written.
-    for (role, words, out) in [
-        ("normals", &["normal"][..], false),
-        ("tangents", &["tangent"][..], false),
-        ("skinned_normals", &["normal"][..], true),
-        ("skinned_tangents", &["tangent"][..], true),
-    ] {
-        let pick = storage.iter().find(|g| {
-            !taken.contains(&(g.group, g.binding)) && out == writable(g) && named(&g.name, words)
-        });
-        let Some(g) = pick else { continue };
-        let format = match element(g).and_then(vector) {
-            Some((3, ScalarKind::Float)) => "vec3",
-            Some((4, ScalarKind::Float)) => "vec4",
-            _ => continue,
-        };
-        taken.push((g.group, g.binding));
-        found(
-            role,
-            g,
-            format,
-            format!("`{}` is named as {role}, array<{format}<f32>>", g.name),
-            w,
-        );
-    }
+    frame_streams(module, &storage, &covered, w, taken);
     // Storage buffers of bare words or floats: byte-addressed, laid out by offsets no name gives.
     let left: Vec<&&Global> = (storage.iter())
         .filter(|g| !taken.contains(&(g.group, g.binding)))
@@ -141,6 +117,135 @@ pub(super) fn compute_section(
         ));
     }
     Vec::new()
+}
+
+/// How a buffer of one normal or tangent a vertex lays them out: its format where it says one,
+/// its stride where byte-addressed (a guess for bare words), and why, in words.
+struct Layout {
+    format: Option<&'static str>,
+    stride: Option<u32>,
+    why: String,
+}
+
+impl Layout {
+    /// The profile's fields after the group and binding.
+    fn fields(&self) -> String {
+        let mut out = String::new();
+        if let Some(f) = self.format {
+            let _ = write!(out, ", format: {f}");
+        }
+        if let Some(s) = self.stride {
+            let _ = write!(out, ", stride: {s}");
+        }
+        out
+    }
+}
+
+/// The layout of `g`'s elements as directions: a typed vec3 or vec4 array; a struct of 3 or 4
+/// floats (byte-addressed, its span the stride); or bare 32-bit words, whose stride `words`
+/// floats a vertex is a guess (None for any other element).
+fn frame_layout(module: &Module, g: &Global, words: u32) -> Option<Layout> {
+    let e = array_element(module, g.handle)?;
+    match &module.types[e].inner {
+        t if vector(t) == Some((3, ScalarKind::Float)) => Some(Layout {
+            format: Some("vec3"),
+            stride: None,
+            why: "array<vec3<f32>>".into(),
+        }),
+        t if vector(t) == Some((4, ScalarKind::Float)) => Some(Layout {
+            format: Some("vec4"),
+            stride: None,
+            why: "array<vec4<f32>>".into(),
+        }),
+        TypeInner::Struct { members, span } => {
+            let floats: Option<u32> = (members.iter())
+                .map(|m| match member_words(module, m.ty)? {
+                    (n, true) => Some(n),
+                    _ => None,
+                })
+                .sum();
+            let format = match floats? {
+                3 => "vec3",
+                4 => "vec4",
+                _ => return None,
+            };
+            let name = module.types[e].name.clone().unwrap_or_default();
+            Some(Layout {
+                format: Some(format),
+                stride: Some(*span),
+                why: format!("an array of `{name}`, {format} in {span} bytes a vertex"),
+            })
+        }
+        TypeInner::Scalar(s) if s.width == 4 => Some(Layout {
+            format: None,
+            stride: Some(4 * words),
+            why: format!(
+                "32-bit words, byte-addressed: {} bytes ({words} floats) a vertex guessed, check the stride",
+                4 * words
+            ),
+        }),
+        _ => None,
+    }
+}
+
+/// Normals and tangents in buffers of their own: sources read-only, skinned ones written (a
+/// written one with no source beside it skinned in place, both roles at its binding), each a
+/// typed array, an array of a struct of floats or bare words. Bare-word skinned streams take
+/// their source's stride.
+fn frame_streams(
+    module: &Module,
+    storage: &[&Global],
+    covered: &[&str],
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) {
+    let writable = |g: &Global| matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE));
+    for (what, source_role, words) in [("normal", "normals", 3), ("tangent", "tangents", 4)] {
+        let free = |g: &&&Global| !taken.contains(&(g.group, g.binding)) && named(&g.name, &[what]);
+        let source = storage.iter().filter(|g| !writable(g)).find(free);
+        let output = storage.iter().filter(|g| writable(g)).find(free);
+        let source_layout = source.and_then(|g| frame_layout(module, g, words));
+        let write = |role: &str, g: &Global, layout: &Layout, w: &mut Writer| {
+            w.line(format!(
+                "  # `{}` is named as {role}, {}",
+                g.name, layout.why
+            ));
+            w.line(format!(
+                "  {role}: {{ group: {}, binding: {}{} }}",
+                g.group,
+                g.binding,
+                layout.fields()
+            ));
+        };
+        if let (Some(g), Some(layout)) = (source, &source_layout) {
+            taken.push((g.group, g.binding));
+            write(source_role, g, layout, w);
+        }
+        let Some(g) = output else { continue };
+        let Some(mut layout) = frame_layout(module, g, words) else {
+            continue;
+        };
+        taken.push((g.group, g.binding));
+        let in_place = source_layout.is_none() && !covered.contains(&source_role);
+        if in_place {
+            layout.why.push_str("; read and written: skinned in place");
+            write(source_role, g, &layout, w);
+        } else if let (None, Some(s)) = (layout.format, &source_layout) {
+            // Bare words: the source's format, and its stride (a typed source's: its floats).
+            let stride = match (s.stride, s.format) {
+                (Some(stride), _) => Some(stride),
+                (None, Some("vec3")) => Some(12),
+                (None, Some("vec4")) => Some(16),
+                _ => layout.stride,
+            };
+            layout.why = format!(
+                "32-bit words, byte-addressed: {} bytes a vertex as its source's, check the stride",
+                stride.unwrap_or(0)
+            );
+            layout.stride = stride;
+        }
+        write(&format!("skinned_{source_role}"), g, &layout, w);
+    }
 }
 
 /// The members of the structs an array global holds, and the struct's name, if it holds them.
@@ -230,6 +335,11 @@ fn struct_streams(
                 if let Some((m, _)) = member(ms, &[what]) {
                     let _ = write!(fields, ", {what}: {m}");
                     *has = true;
+                    covered.push(if what == "normal" {
+                        "normals"
+                    } else {
+                        "tangents"
+                    });
                 }
             }
         }

@@ -121,7 +121,7 @@ fn most_example_drafts_validate() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (24, 20), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (24, 21), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -180,4 +180,59 @@ fn names_match_in_any_case_and_separators() {
     assert!(named("a_Weights", WEIGHT_WORDS));
     assert!(!named("uv", WEIGHT_WORDS));
     assert!(named("view_proj", CAMERA_WORDS));
+}
+
+/// Normals and tangents in buffers of their own, by name and element: a typed array, a struct of
+/// floats (its span the stride), bare words (a skinned stream takes its source's stride; one
+/// read and written alone is skinned in place, its stride guessed from the floats a direction has).
+#[test]
+fn frame_streams_are_drafted_from_their_elements() {
+    let shader = |decls: &str, body: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> joints: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<f32>>;
+struct Dir {{ d: vec3<f32> }}
+{decls}
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
+let i = id.x;
+let m = palette[joints[i].x] * weights[i].x;
+skinned[i] = m * positions[i];
+{body}
+}}"
+        )
+    };
+    let yaml = |decls: &str, body: &str| draft("s.wgsl", &shader(decls, body)).unwrap().yaml;
+    let typed_to_words = yaml(
+        "@group(0) @binding(5) var<storage, read> normals_in: array<vec3<f32>>;
+@group(0) @binding(6) var<storage, read_write> skinned_normals: array<f32>;",
+        "let n = m * vec4<f32>(normals_in[i], 0.0); skinned_normals[3u * i] = n.x;",
+    );
+    assert!(
+        typed_to_words.contains("  normals: { group: 0, binding: 5, format: vec3 }\n")
+            && typed_to_words.contains("  skinned_normals: { group: 0, binding: 6, stride: 12 }\n"),
+        "{typed_to_words}"
+    );
+    let structs = yaml(
+        "@group(0) @binding(5) var<storage, read> tangents: array<Dir>;
+@group(0) @binding(6) var<storage, read_write> out_tangents: array<u32>;",
+        "let t = m * vec4<f32>(tangents[i].d, 0.0); out_tangents[4u * i] = bitcast<u32>(t.x);",
+    );
+    assert!(
+        structs.contains("  tangents: { group: 0, binding: 5, format: vec3, stride: 16 }\n")
+            && structs.contains("  skinned_tangents: { group: 0, binding: 6, stride: 16 }\n"),
+        "{structs}"
+    );
+    let in_place = yaml(
+        "@group(0) @binding(5) var<storage, read_write> tangent_words: array<f32>;",
+        "tangent_words[4u * i] = (m * vec4<f32>(tangent_words[4u * i], 0.0, 0.0, 0.0)).x;",
+    );
+    assert!(
+        in_place.contains("  tangents: { group: 0, binding: 5, stride: 16 }\n")
+            && in_place.contains("  skinned_tangents: { group: 0, binding: 5, stride: 16 }\n")
+            && in_place.contains("check the stride; read and written: skinned in place"),
+        "{in_place}"
+    );
 }
