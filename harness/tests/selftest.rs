@@ -3592,6 +3592,7 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         "compute_regions",
         "compute_skin_streams",
         "compute_frame_streams",
+        "vertex_mesh_bindings",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

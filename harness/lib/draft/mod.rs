@@ -181,7 +181,8 @@ fn draft_with(
         };
         sets = vertex_section(&module, &globals, vertex, palette, &mut w, &mut taken);
     }
-    bindings(&module, &globals, &taken, &extras, &mut w);
+    let palette_array = palette.is_some_and(|p| matches!(p.ty, TypeInner::Array { .. }));
+    bindings(&module, &globals, &taken, &extras, palette_array, &mut w);
     if sets > 1 {
         w.line(format!(
             "# {sets} joint and weight inputs each: {sets} influence sets of 4 (JOINTS_0/WEIGHTS_0, JOINTS_1/WEIGHTS_1, ...)"
@@ -192,6 +193,38 @@ fn draft_with(
     Ok(Draft {
         yaml: w.out,
         todos: w.todos,
+    })
+}
+
+/// Names of an engine's per-instance skin offset: where the mesh's joint 0 lies in a palette
+/// shared by many meshes.
+const OFFSET_WORDS: &[&str] = &[
+    "skinindex",
+    "skinoffset",
+    "jointoffset",
+    "jointbase",
+    "firstjoint",
+    "boneoffset",
+    "bonebase",
+    "firstbone",
+    "paletteoffset",
+    "matrixoffset",
+    "jointmatrixbase",
+];
+
+/// The integer member of `g` (a struct, or an array of them: element 0's) named as a skin offset.
+fn offset_member(module: &Module, g: &Global) -> Option<String> {
+    let ty = match g.ty {
+        TypeInner::Array { base, .. } => &module.types[*base].inner,
+        t => t,
+    };
+    let TypeInner::Struct { members, .. } = ty else {
+        return None;
+    };
+    members.iter().find_map(|m| {
+        let name = m.name.as_deref()?;
+        let integer = matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint) && s.width == 4);
+        (integer && named(name, OFFSET_WORDS)).then(|| name.to_string())
     })
 }
 
@@ -343,6 +376,7 @@ fn bindings(
     globals: &[Global],
     taken: &[(u32, u32)],
     extras: &[Extra],
+    palette_array: bool,
     w: &mut Writer,
 ) {
     let rest: Vec<&Global> = (globals.iter())
@@ -351,15 +385,27 @@ fn bindings(
     let (buffers, handles): (Vec<&Global>, Vec<&Global>) = rest
         .into_iter()
         .partition(|g| g.space != AddressSpace::Handle);
+    // One binding at most says where joint 0 lies, and only beside a palette that is an array.
+    let mut offset_free =
+        palette_array && !extras.iter().any(|(_, e)| e.contains("palette_offset"));
     if !buffers.is_empty() {
         w.line("# Other buffers the stages read, filled by the harness: zeros, identities in their matrices");
         w.line("bindings:");
         for g in buffers {
             let holds_matrix = has_matrix(module, g.handle);
             let fill = if holds_matrix { ", fill: identity" } else { "" };
-            let extra = (extras.iter())
+            let mut extra = (extras.iter())
                 .find(|(at, _)| *at == (g.group, g.binding))
-                .map_or("", |(_, e)| e.as_str());
+                .map_or(String::new(), |(_, e)| e.clone());
+            let offset = offset_free.then(|| offset_member(module, g)).flatten();
+            if let Some(m) = &offset {
+                offset_free = false;
+                w.line(format!(
+                    "  # `{}`'s integer member `{m}` is named as where the mesh's joint 0 lies in the palette: the harness puts other matrices first and writes their count there",
+                    g.name
+                ));
+                let _ = write!(extra, ", palette_offset: {m}");
+            }
             w.line(format!(
                 "  - {{ group: {}, binding: {}{fill}{extra} }}   # `{}`",
                 g.group, g.binding, g.name

@@ -144,12 +144,37 @@ pub(super) fn camera_matrix(module: &Module, g: &Global) -> Option<(Option<Strin
         .iter()
         .filter(|m| is_mat4(&module.types[m.ty].inner))
         .collect();
-    let first = mats
-        .iter()
-        .find(|m| named(m.name.as_deref().unwrap_or(""), CAMERA_WORDS))
-        .or(mats.first())?;
+    // The best named as the view-projection; ties go to the first.
+    let first =
+        (mats.iter().rev()).max_by_key(|m| camera_score(m.name.as_deref().unwrap_or("")))?;
     let member = (first.offset != 0).then(|| first.name.clone().unwrap_or_default());
     Some((member, mats.len()))
+}
+
+/// How surely a matrix's name says it is the camera's view-projection: 3 for a view-projection
+/// (`view_proj`, `mvp`, `clip_from_world`, `world_to_clip`), 1 for a projection, camera or view,
+/// 0 for an inverse (`inv_view`, `world_from_view`, `view_from_clip`, `clip_to_world`) or any
+/// other name.
+pub(super) fn camera_score(name: &str) -> u8 {
+    let n = name.to_ascii_lowercase().replace('_', "");
+    let inverse = ["inv", "worldfrom", "viewfromclip", "toworld", "cliptoview"];
+    let both = [
+        "viewproj",
+        "projview",
+        "mvp",
+        "clipfromworld",
+        "worldtoclip",
+        "clipfromlocal",
+    ];
+    if inverse.iter().any(|w| n.contains(w)) {
+        0
+    } else if both.iter().any(|w| n.contains(w)) {
+        3
+    } else if named(&n, CAMERA_WORDS) {
+        1
+    } else {
+        0
+    }
 }
 
 /// The globals the entry points `eps` use, bound buffers, textures and samplers.

@@ -236,3 +236,54 @@ skinned[i] = m * positions[i];
         "{in_place}"
     );
 }
+
+/// A camera uniform's matrix is the one named as the view-projection, not its first or an
+/// inverse; a per-instance struct's integer member named as a skin offset is the palette offset.
+#[test]
+fn an_engine_view_and_skin_index_are_read_by_their_names() {
+    use super::read::camera_score;
+    for (name, score) in [
+        ("clip_from_world", 3),
+        ("view_proj", 3),
+        ("u_mvp", 3),
+        ("projection", 1),
+        ("clip_from_view", 1),
+        ("view_from_world", 1),
+        ("world_from_view", 0),
+        ("world_from_clip", 0),
+        ("inv_view_proj", 0),
+        ("model", 0),
+    ] {
+        assert_eq!(camera_score(name), score, "{name}");
+    }
+    let source = "struct View { world_from_clip: mat4x4<f32>, world_from_view: mat4x4<f32>, clip_from_world: mat4x4<f32> }
+struct Mesh { world_from_local: mat3x4<f32>, flags: u32, current_skin_index: u32 }
+@group(0) @binding(0) var<uniform> view: View;
+@group(1) @binding(0) var<storage> mesh: array<Mesh>;
+@group(1) @binding(1) var<storage> joint_matrices: array<mat4x4<f32>>;
+@vertex fn vs(@builtin(instance_index) i: u32, @location(0) position: vec3<f32>,
+@location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+let s = mesh[i].current_skin_index;
+let m = weights.x * joint_matrices[s + joints.x] + weights.y * joint_matrices[s + joints.y];
+return view.clip_from_world * m * vec4<f32>(position, 1.0);
+}";
+    let yaml = draft("s.wgsl", source).unwrap().yaml;
+    assert!(
+        yaml.contains("camera: { group: 0, binding: 0, form: matrix, member: clip_from_world, fill: identity }")
+            && yaml.contains("- { group: 1, binding: 0, fill: identity, palette_offset: current_skin_index }"),
+        "{yaml}"
+    );
+    // Beside a palette that is a member of a struct, no binding says where joint 0 lies.
+    let member = source
+        .replace(
+            "var<storage> joint_matrices: array<mat4x4<f32>>",
+            "var<storage> skin: Skin",
+        )
+        .replace("joint_matrices[", "skin.joints[")
+        .replace(
+            "struct View",
+            "struct Skin { joints: array<mat4x4<f32>> }\nstruct View",
+        );
+    let yaml = draft("s.wgsl", &member).unwrap().yaml;
+    assert!(!yaml.contains("palette_offset"), "{yaml}");
+}
