@@ -71,9 +71,9 @@ pub(super) enum Start<'a> {
     /// cache, as when it runs alone.
     Warm,
     /// Each timed call after the caches are evicted (untimed): the job's data from memory,
-    /// whatever ran before it. For jobs larger than the caches, whose first calls after other work are
-    /// slower than later ones (part of the data stays in L3 from one call to the next): timed
-    /// warm, a job sampled right after another on the same data found more of it in cache.
+    /// whatever ran before it. For jobs larger than the caches, whose first calls after other
+    /// work are slower than later ones (part of the data stays in L3 from one call to the next):
+    /// timed warm, a job sampled right after another on the same data found more of it there.
     Cold(&'a Evict),
 }
 
@@ -171,7 +171,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cold_sample_is_one_call_after_the_caches_are_evicted() {
+    fn cold_jobs_skip_the_warm_up_and_are_timed_call_by_call() {
         let plan = Plan {
             samples: 3,
             min_sample: Duration::ZERO,
