@@ -189,11 +189,85 @@ fn draft_with(
         ));
         w.line(format!("influence_sets: {sets}"));
     }
+    normal_matrix(&module, &mut w);
     constants(&module, &mut w);
     Ok(Draft {
         yaml: w.out,
         todos: w.todos,
     })
+}
+
+/// `normal_matrix: blended` where the draft has skinned normals that the shader cannot move by an
+/// inverse: no function the entry points call computes a cross product, determinant, inverse or
+/// transpose (each joint's own normal matrix, `per_joint`, would be in the palette's drafted
+/// fields).
+fn normal_matrix(module: &Module, w: &mut Writer) {
+    use naga::{Expression, MathFunction};
+    let skins_normals = w.out.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("skinned_normal") || (l.starts_with("output:") && l.contains(" normal:"))
+    });
+    if !skins_normals || w.out.contains("normal_member") || w.out.contains("normal_texels") {
+        return;
+    }
+    let inverts = reachable(module)
+        .flat_map(|f| f.expressions.iter())
+        .any(|(_, e)| {
+            matches!(
+                e,
+                Expression::Math {
+                    fun: MathFunction::Cross
+                        | MathFunction::Determinant
+                        | MathFunction::Inverse
+                        | MathFunction::Transpose,
+                    ..
+                }
+            )
+        });
+    if !inverts {
+        w.line("# No function the entry points call computes a cross product, determinant, inverse or transpose:");
+        w.line("# the normals move by the blended matrix itself, not its inverse transpose (or by each joint's");
+        w.line("# own normal matrix where the palette holds one: `per_joint`)");
+        w.line("normal_matrix: blended");
+    }
+}
+
+/// The entry points' functions and every function they call, directly or not.
+fn reachable(module: &Module) -> impl Iterator<Item = &naga::Function> {
+    fn calls(block: &naga::Block, out: &mut Vec<naga::Handle<naga::Function>>) {
+        use naga::Statement as S;
+        for s in block.iter() {
+            match s {
+                S::Call { function, .. } => out.push(*function),
+                S::Block(b) => calls(b, out),
+                S::If { accept, reject, .. } => {
+                    calls(accept, out);
+                    calls(reject, out);
+                }
+                S::Loop {
+                    body, continuing, ..
+                } => {
+                    calls(body, out);
+                    calls(continuing, out);
+                }
+                S::Switch { cases, .. } => cases.iter().for_each(|c| calls(&c.body, out)),
+                _ => {}
+            }
+        }
+    }
+    let mut todo = Vec::new();
+    for e in &module.entry_points {
+        calls(&e.function.body, &mut todo);
+    }
+    let mut seen: Vec<naga::Handle<naga::Function>> = Vec::new();
+    while let Some(h) = todo.pop() {
+        if !seen.contains(&h) {
+            seen.push(h);
+            calls(&module.functions[h].body, &mut todo);
+        }
+    }
+    (module.entry_points.iter().map(|e| &e.function))
+        .chain(seen.into_iter().map(|h| &module.functions[h]))
 }
 
 /// Names of an engine's per-instance skin offset: where the mesh's joint 0 lies in a palette

@@ -287,3 +287,40 @@ return view.clip_from_world * m * vec4<f32>(position, 1.0);
     let yaml = draft("s.wgsl", &member).unwrap().yaml;
     assert!(!yaml.contains("palette_offset"), "{yaml}");
 }
+
+/// Skinned normals are drafted as moved by the blended matrix itself where no function could
+/// invert it (no cross product, determinant, inverse or transpose); else the default stands.
+#[test]
+fn normals_no_function_inverts_move_by_the_blended_matrix() {
+    let shader = |normal: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }}
+fn cofactor(m: mat3x3<f32>) -> mat3x3<f32> {{
+return mat3x3<f32>(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));
+}}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>,
+@location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {{
+let m = bones[joints.x] * weights.x + bones[joints.y] * weights.y;
+var out: Out;
+out.clip = view_proj * m * vec4<f32>(position, 1.0);
+out.normal = normalize({normal});
+return out;
+}}"
+        )
+    };
+    let blended = draft("s.wgsl", &shader("(m * vec4<f32>(normal, 0.0)).xyz")).unwrap();
+    assert!(
+        blended.yaml.contains("\nnormal_matrix: blended\n"),
+        "{}",
+        blended.yaml
+    );
+    let inverted = shader("cofactor(mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz)) * normal");
+    let inverted = draft("s.wgsl", &inverted).unwrap();
+    assert!(
+        inverted.yaml.contains("skinned_normal") && !inverted.yaml.contains("normal_matrix"),
+        "{}",
+        inverted.yaml
+    );
+}
