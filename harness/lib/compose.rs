@@ -73,6 +73,7 @@ pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
             .iter()
             .map(|name| (found[name].path.as_path(), found[name].text.as_str())),
     );
+    check_imports(&used, &found, spec.folders)?;
     check_defines(&used, spec.defines)?;
     let defs: HashMap<String, ShaderDefValue> = spec
         .defines
@@ -152,10 +153,15 @@ pub fn is_split(source: &str) -> bool {
 pub fn defines_read(spec: &Spec) -> Result<Vec<String>, ComposeError> {
     let found = find_modules(spec)?;
     let order = import_order(spec.entry_source, &found);
-    let texts =
-        std::iter::once(spec.entry_source).chain(order.iter().map(|n| found[n].text.as_str()));
+    let mut used: Vec<(&Path, &str)> = vec![(spec.entry, spec.entry_source)];
+    used.extend(
+        order
+            .iter()
+            .map(|n| (found[n].path.as_path(), found[n].text.as_str())),
+    );
+    check_imports(&used, &found, spec.folders)?;
     let mut names = std::collections::BTreeSet::new();
-    for text in texts {
+    for (_, text) in used {
         let declared = declared_defines(text);
         names.extend(
             define_reads(text)
@@ -333,6 +339,36 @@ fn resolve(import: &str, found: &BTreeMap<String, Found>) -> Option<String> {
         }
         name = &name[..name.rfind("::")?];
     }
+}
+
+/// Every import of the modules used must name a module in the folders: naga_oil's own error
+/// comes later, after the defines' check, which a module not found would misdirect.
+fn check_imports(
+    modules: &[(&Path, &str)],
+    found: &BTreeMap<String, Found>,
+    folders: &[PathBuf],
+) -> Result<(), ComposeError> {
+    for (path, text) in modules {
+        let (_, imports, _) = naga_oil::compose::get_preprocessor_data(text);
+        let Some(missing) = imports.iter().find(|i| resolve(&i.import, found).is_none()) else {
+            continue;
+        };
+        // The `#import` line that names it (its first segment: a brace import splits the rest).
+        let head = missing.import.split("::").next().unwrap_or_default();
+        let (line, column, shown_line) = (text.lines().enumerate())
+            .find(|(_, l)| l.trim_start().starts_with("#import") && l.contains(head))
+            .map_or((1, 1, ""), |(i, l)| {
+                (i + 1, l.find('#').unwrap_or(0) + 1, l.trim_end())
+            });
+        let searched: Vec<String> = folders.iter().map(|f| shown(f)).collect();
+        return Err(ComposeError::Module(format!(
+            "{}:{line}:{column}: `{}` is imported, but no module in the folders searched ({}) declares its path with `#define_import_path`\n  {line} | {shown_line}",
+            shown(path),
+            missing.import,
+            searched.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// Every define a module reads must be given (`false` to leave it off), so that a misspelt

@@ -2678,7 +2678,7 @@ fn composition_errors_fail_validation_naming_the_module() {
             "composed/blend.wgsl",
             "#import skin::palette::joint_matrix",
             "#import skin::palettes::joint_matrix",
-            "blend.wgsl:10:17",
+            "blend.wgsl:3:1",
         ),
         (
             "unknown_define",

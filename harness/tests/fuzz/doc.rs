@@ -1093,7 +1093,7 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
         "composed/blend.wgsl",
         "#import skin::palette::joint_matrix",
         "#import skin::palettes::joint_matrix",
-        "composed/blend.wgsl:10:17",
+        "composed/blend.wgsl:3:1",
     ),
     (
         "an unknown define",
@@ -1122,6 +1122,13 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
         "    INFLUENCES: 4",
         "    INFLUENCES: 4\n    SKINNNG: true",
         "field `modules.defines.SKINNNG`",
+    ),
+    (
+        "an import of the entry module that no module declares",
+        "composed_skinning.wgsl",
+        "#import view::camera::to_clip",
+        "#import view::lens::to_clip",
+        "composed_skinning.wgsl:7:1",
     ),
     (
         "a module folder outside the profile's folder",
