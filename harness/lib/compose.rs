@@ -67,13 +67,7 @@ struct Found {
 pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
     let found = find_modules(spec)?;
     let order = import_order(spec.entry_source, &found);
-    let mut used: Vec<(&Path, &str)> = vec![(spec.entry, spec.entry_source)];
-    used.extend(
-        order
-            .iter()
-            .map(|name| (found[name].path.as_path(), found[name].text.as_str())),
-    );
-    check_imports(&used, &found, spec.folders)?;
+    let used = used_modules(spec, &order, &found)?;
     check_defines(&used, spec.defines)?;
     let defs: HashMap<String, ShaderDefValue> = spec
         .defines
@@ -153,13 +147,7 @@ pub fn is_split(source: &str) -> bool {
 pub fn defines_read(spec: &Spec) -> Result<Vec<String>, ComposeError> {
     let found = find_modules(spec)?;
     let order = import_order(spec.entry_source, &found);
-    let mut used: Vec<(&Path, &str)> = vec![(spec.entry, spec.entry_source)];
-    used.extend(
-        order
-            .iter()
-            .map(|n| (found[n].path.as_path(), found[n].text.as_str())),
-    );
-    check_imports(&used, &found, spec.folders)?;
+    let used = used_modules(spec, &order, &found)?;
     let mut names = std::collections::BTreeSet::new();
     for (_, text) in used {
         let declared = declared_defines(text);
@@ -339,6 +327,23 @@ fn resolve(import: &str, found: &BTreeMap<String, Found>) -> Option<String> {
         }
         name = &name[..name.rfind("::")?];
     }
+}
+
+/// The entry module and the modules it imports in `order` (path and text), each import checked
+/// to name a module in the folders.
+fn used_modules<'a>(
+    spec: &'a Spec,
+    order: &[String],
+    found: &'a BTreeMap<String, Found>,
+) -> Result<Vec<(&'a Path, &'a str)>, ComposeError> {
+    let mut used: Vec<(&Path, &str)> = vec![(spec.entry, spec.entry_source)];
+    used.extend(
+        order
+            .iter()
+            .map(|name| (found[name].path.as_path(), found[name].text.as_str())),
+    );
+    check_imports(&used, found, spec.folders)?;
+    Ok(used)
 }
 
 /// Every import of the modules used must name a module in the folders: naga_oil's own error
