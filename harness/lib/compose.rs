@@ -137,8 +137,12 @@ pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
 /// Whether `source` needs composing: it imports modules, declares an import path of its own or
 /// reads defines.
 pub fn is_split(source: &str) -> bool {
-    let (path, imports, _) = naga_oil::compose::get_preprocessor_data(source);
-    path.is_some() || !imports.is_empty() || !define_reads(source).is_empty()
+    // naga_oil lists only the imports whose items the code uses; the lines tell any.
+    let directive = source.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("#import") || l.starts_with("#define_import_path")
+    });
+    directive || !define_reads(source).is_empty()
 }
 
 /// The defines that `spec`'s entry module and the modules it imports read and do not `#define`
@@ -481,6 +485,15 @@ fn locate(text: &str, needle: &str) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shader_is_split_by_its_directives() {
+        assert!(!is_split("// #import in a comment\nfn f() {}"));
+        // An import whose items the code never uses is one still.
+        assert!(is_split("#import engine::skinning\nfn f() {}"));
+        assert!(is_split("#define_import_path engine::skinning\nfn f() {}"));
+        assert!(is_split("#ifdef SKINNED\nfn f() {}\n#endif"));
+    }
 
     #[test]
     fn imported_names_read_as_their_modules_write_them() {

@@ -185,10 +185,17 @@ impl Shader {
         let path = self.path.display().to_string();
         let source = self.module_source();
         let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
-            ShaderError::Invalid(match e.location(&source) {
+            let mut text = match e.location(&source) {
                 Some(_) => e.emit_to_string_with_path(&source, &path),
                 None => unlocated(&path, &source, &e.to_string()),
-            })
+            };
+            // Preprocessor lines naga cannot read: a shader split into modules, not yet composed.
+            if self.inputs.is_none() && crate::compose::is_split(&self.source) {
+                text.push_str(&format!(
+                    "\n(the shader is split into modules (`#import`, `#ifdef`): a layout profile's `modules` section composes it; `cargo run --release --bin skinproof -- profile {path} --define NAME` drafts one, with each define the modules read)"
+                ));
+            }
+            ShaderError::Invalid(text)
         })?;
         let mut validator = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),

@@ -145,6 +145,12 @@ const SHADER_EDITS: &[(&str, &str, &str, &str)] = &[
         "shaders/broken.wgsl:",
     ),
     (
+        "split into modules, without a profile",
+        "struct Count {",
+        "#import engine::skinning\n\nstruct Count {",
+        "--define NAME",
+    ),
+    (
         "lacks an entry point",
         "fn fs_skin(",
         "fn fs_other(",
