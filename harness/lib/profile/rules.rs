@@ -66,10 +66,11 @@ impl Profile {
     fn check_offset_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
         let field = format!("bindings[{i}].palette_offset");
         let p = &self.palette;
-        let why = if !is_member_path(name) {
-            format!("`{name}` is not a WGSL identifier or a dotted path of them")
-        } else if self.bindings[i].members.contains_key(name) {
-            format!("`{name}` is also given a value in `bindings[{i}].members`: the harness writes the offset there")
+        let others = [("count", self.bindings[i].count.as_deref())];
+        let why = if let Some(why) =
+            written_member(&self.bindings[i], i, name, &others, "the offset")
+        {
+            why
         } else if self.bindings[..i]
             .iter()
             .any(|b| b.palette_offset.is_some())
@@ -90,10 +91,9 @@ impl Profile {
     /// `compute.count`.
     fn check_count_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
         let b = &self.bindings[i];
-        let why = if !is_member_path(name) {
-            format!("`{name}` is not a WGSL identifier or a dotted path of them")
-        } else if b.members.contains_key(name) || b.palette_offset.as_deref() == Some(name) {
-            format!("`{name}` is also given a value in `bindings[{i}]`: the harness writes the vertex count there")
+        let others = [("palette_offset", b.palette_offset.as_deref())];
+        let why = if let Some(why) = written_member(b, i, name, &others, "the vertex count") {
+            why
         } else if self.bindings[..i].iter().any(|b| b.count.is_some()) {
             "another binding already holds the vertex count".into()
         } else {
@@ -527,6 +527,10 @@ impl Profile {
         let starts = r.starts();
         for (k, (stream, name)) in starts.iter().enumerate() {
             let field = format!("compute.regions.{}.start", stream.name());
+            let others = [
+                ("count", filled.count.as_deref()),
+                ("palette_offset", filled.palette_offset.as_deref()),
+            ];
             let why = if !is_member_path(name) {
                 format!("`{name}` is not a WGSL identifier or a dotted path of them")
             } else if let Some((other, _)) = starts[..k].iter().find(|(_, n)| n == name) {
@@ -534,11 +538,9 @@ impl Profile {
                     "`{name}` is also where `{}` starts: each region has a member of its own",
                     other.name()
                 )
-            } else if filled.members.contains_key(*name)
-                || filled.count.as_deref() == Some(*name)
-                || filled.palette_offset.as_deref() == Some(*name)
+            } else if let Some(why) = written_member(filled, i, name, &others, "the region's start")
             {
-                format!("`{name}` is also given a value in `bindings[{i}]`: the harness writes the region's start there")
+                why
             } else {
                 continue;
             };
@@ -930,6 +932,32 @@ impl Profile {
 }
 
 /// A member or a dotted path into nested structs' members (`vertices.end`).
+/// The rule of every member the harness writes into filled binding `i` (`b`), `what` it writes:
+/// a WGSL identifier or a dotted path of them, which neither the binding's `members` nor its
+/// `others` (the other members the harness writes there) also set. Why not, if it breaks it.
+fn written_member(
+    b: &FilledBinding,
+    i: usize,
+    name: &str,
+    others: &[(&str, Option<&str>)],
+    what: &str,
+) -> Option<String> {
+    let other = others.iter().find(|(_, o)| *o == Some(name));
+    if !is_member_path(name) {
+        Some(format!(
+            "`{name}` is not a WGSL identifier or a dotted path of them"
+        ))
+    } else if b.members.contains_key(name) {
+        Some(format!("`{name}` is also given a value in `bindings[{i}].members`: the harness writes {what} there"))
+    } else if let Some((field, _)) = other {
+        Some(format!(
+            "`{name}` is also `bindings[{i}].{field}`: the harness writes {what} there"
+        ))
+    } else {
+        None
+    }
+}
+
 fn is_member_path(name: &str) -> bool {
     name.split('.').all(is_identifier)
 }

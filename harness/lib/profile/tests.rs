@@ -316,7 +316,11 @@ fn a_filled_members_count_is_checked() {
     );
     err(
         "  - { group: 0, binding: 5, count: n, members: { n: 3 } }\n",
-        "`n` is also given a value in `bindings[0]`",
+        "`n` is also given a value in `bindings[0].members`",
+    );
+    err(
+        "  - { group: 0, binding: 5, count: n, palette_offset: n }\n",
+        "field `bindings[0].palette_offset`: `n` is also `bindings[0].count`",
     );
     err(
         "  - { group: 0, binding: 5, count: n }\n  - { group: 0, binding: 6, count: m }\n",

@@ -997,7 +997,7 @@ const REGION_EDITS: &[ProfileEdit] = &[
             "skinned_tangent: { start: skinned_tangent }",
             "skinned_tangent: { start: vertex_count }",
         )],
-        "`vertex_count` is also given a value in `bindings[0]`: the harness writes the region's start there",
+        "`vertex_count` is also `bindings[0].count`: the harness writes the region's start there",
     ),
     (
         "a pool without a vertex count",
