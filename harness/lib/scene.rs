@@ -1,5 +1,7 @@
 //! Skeletons, poses, palettes and meshes: the scene that the CPU reference and the GPU paths share.
 
+use std::sync::OnceLock;
+
 use glam::{DQuat, DVec3, Mat4};
 
 use crate::case::{Case, CaseError, IfMissing};
@@ -32,6 +34,9 @@ pub struct Scene {
     pub displacement: f64,
     /// Whether the pose is not the bind pose (see [`Scene::is_posed`]).
     posed: bool,
+    /// [`Scene::normals_by`] per [`NormalMatrix::ALL`], each computed at its first use (by a
+    /// failing normal trial, on whichever adapter fails first).
+    normals_by: [OnceLock<[Vec<[f32; 3]>; 2]>; 3],
 }
 
 /// Skinned normals and tangents, by the CPU reference.
@@ -59,12 +64,15 @@ impl Scene {
     /// The CPU reference's normals at the bind pose and at the pose had the shader skinned them
     /// `by` another matrix: what a failing normal comparison checks the GPU's against, to say
     /// which `normal_matrix` the shader follows.
-    pub fn normals_by(&self, by: NormalMatrix) -> [Vec<[f32; 3]>; 2] {
+    pub fn normals_by(&self, by: NormalMatrix) -> &[Vec<[f32; 3]>; 2] {
         use crate::reference::skin_normals;
-        [
-            skin_normals(&self.bind_palette, &self.mesh, by),
-            skin_normals(&self.posed_palette, &self.mesh, by),
-        ]
+        let i = NormalMatrix::ALL.iter().position(|&n| n == by).unwrap_or(0);
+        self.normals_by[i].get_or_init(|| {
+            [
+                skin_normals(&self.bind_palette, &self.mesh, by),
+                skin_normals(&self.posed_palette, &self.mesh, by),
+            ]
+        })
     }
 }
 
@@ -270,6 +278,7 @@ impl Scene {
             tolerance,
             displacement,
             posed,
+            normals_by: Default::default(),
         })
     }
 

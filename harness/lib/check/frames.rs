@@ -150,8 +150,8 @@ fn other_normal_matrix(input: &Input, which: Which, flags: (bool, bool)) -> Stri
         .filter(|&by| by != contract.normal_matrix)
         .filter(|&by| {
             let [b, p] = input.run.scene.normals_by(by);
-            compare(bind, &widen(&b), degrees, which, flags).is_ok()
-                && compare(posed, &widen(&p), degrees, which, flags).is_ok()
+            compare(bind, &widen(b), degrees, which, flags).is_ok()
+                && compare(posed, &widen(p), degrees, which, flags).is_ok()
         })
         .map(|by| format!("`normal_matrix: {}`", by.name()))
         .collect();
