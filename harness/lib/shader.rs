@@ -408,8 +408,9 @@ fn size_outputs(contract: &mut Contract, module: &naga::Module) {
     }
 }
 
-/// The global variable a pointer expression reaches into, if any (`&out.vertices` -> `out`).
-fn root_global(
+/// The global variable a pointer expression reaches into, if any (`&out.vertices` -> `out`,
+/// `skinned[i]` -> `skinned`).
+pub(crate) fn root_global(
     f: &naga::Function,
     mut e: Handle<naga::Expression>,
 ) -> Option<Handle<naga::GlobalVariable>> {

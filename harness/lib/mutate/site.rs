@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::contract::{Contract, Role};
+// The mutation kinds find their sites through it too.
+pub(super) use crate::shader::root_global;
 
 /// A function of the module: a helper or an entry point's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -840,20 +842,6 @@ fn stores(block: &naga::Block, out: &mut Vec<(Handle<Expression>, Handle<Express
                 }
             }
             _ => {}
-        }
-    }
-}
-
-/// The global variable a pointer expression indexes into, if any (`skinned[i]` -> `skinned`).
-pub(super) fn root_global(
-    func: &Function,
-    mut e: Handle<Expression>,
-) -> Option<Handle<GlobalVariable>> {
-    loop {
-        match func.expressions[e] {
-            Expression::GlobalVariable(g) => return Some(g),
-            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => e = base,
-            _ => return None,
         }
     }
 }
