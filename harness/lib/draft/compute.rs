@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use naga::{AddressSpace, Module, ScalarKind, StorageAccess, TypeInner};
 
-use super::read::{array_element, named, vector, Global, JOINT_WORDS, WEIGHT_WORDS};
+use super::read::{array_element, named, vector, Global, JOINT_WORDS, OFFSET_WORDS, WEIGHT_WORDS};
 use super::Writer;
 
 /// The compute stage's section: typed buffers guessed by element type, access and name.
@@ -433,18 +433,7 @@ fn pool_section(
     // The per-case members first, so that a palette offset named `joint_matrix_base` is not
     // taken for the joints' start.
     let count = take(&|n| named(n, &["count", "numvert", "vertexnum"]));
-    let offset = take(&|n| {
-        named(
-            n,
-            &[
-                "matrix",
-                "firstjoint",
-                "jointbase",
-                "jointoffset",
-                "skinindex",
-            ],
-        ) && !named(n, &["indices"])
-    });
+    let offset = take(&|n| named(n, OFFSET_WORDS) && !named(n, &["indices"]));
     let out = |n: &str| named(n, out_words);
     let skinned: Vec<Option<String>> = ["pos", "normal", "tangent"]
         .iter()

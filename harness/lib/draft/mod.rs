@@ -20,7 +20,7 @@ mod vertex;
 use compute::{compute_section, Extra};
 pub use modules::compose;
 use read::{has_matrix, is_mat4, skinning_vertex, PALETTE_WORDS};
-use read::{matrices, named, struct_of, used_globals, Global, Matrices};
+use read::{matrices, named, struct_of, used_globals, Global, Matrices, OFFSET_WORDS};
 use vertex::{fragment_stage, vertex_section, Stage};
 
 /// Why no draft could be made.
@@ -269,22 +269,6 @@ fn reachable(module: &Module) -> impl Iterator<Item = &naga::Function> {
     (module.entry_points.iter().map(|e| &e.function))
         .chain(seen.into_iter().map(|h| &module.functions[h]))
 }
-
-/// Names of an engine's per-instance skin offset: where the mesh's joint 0 lies in a palette
-/// shared by many meshes.
-const OFFSET_WORDS: &[&str] = &[
-    "skinindex",
-    "skinoffset",
-    "jointoffset",
-    "jointbase",
-    "firstjoint",
-    "boneoffset",
-    "bonebase",
-    "firstbone",
-    "paletteoffset",
-    "matrixoffset",
-    "jointmatrixbase",
-];
 
 /// The integer member of `g` (a struct, or an array of them: element 0's) named as a skin offset.
 fn offset_member(module: &Module, g: &Global) -> Option<String> {

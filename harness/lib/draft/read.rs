@@ -31,6 +31,21 @@ pub(super) const JOINT_WORDS: &[&str] = &["joint", "bone", "index", "indices", "
 pub(super) const WEIGHT_WORDS: &[&str] = &["weight"];
 pub(super) const PALETTE_WORDS: &[&str] = &["bone", "joint", "skin", "palette", "matrices"];
 pub(super) const CAMERA_WORDS: &[&str] = &["viewproj", "proj", "camera", "mvp", "view"];
+/// Names of an engine's per-instance skin offset: where the mesh's joint 0 lies in a palette
+/// shared by many meshes (a vertex pool's struct, a per-instance one).
+pub(super) const OFFSET_WORDS: &[&str] = &[
+    "skinindex",
+    "skinoffset",
+    "jointoffset",
+    "jointbase",
+    "firstjoint",
+    "boneoffset",
+    "bonebase",
+    "firstbone",
+    "paletteoffset",
+    "matrixoffset",
+    "matrixbase",
+];
 
 pub(super) fn vector(ty: &TypeInner) -> Option<(u8, ScalarKind)> {
     match *ty {
