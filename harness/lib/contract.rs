@@ -277,10 +277,10 @@ impl Want {
             Want::Matrix => "mat4x4<f32> (or a struct whose first member is one)".into(),
             Want::FirstU32 => "a u32 (or a struct whose first member is a u32)".into(),
             Want::Words => {
-                "array<u32> (byte-addressed), or an array of a struct of 32-bit members".into()
+                "array<u32> (byte-addressed), an array of vec2 or vec4 of 32-bit scalars, or an array of a struct of 32-bit members".into()
             }
             Want::OutputWords => {
-                "array<u32> or array<f32> (byte-addressed), or an array of a struct of 32-bit members"
+                "array<u32> or array<f32> (byte-addressed), an array of vec2 or vec4 of 32-bit scalars, or an array of a struct of 32-bit members"
                     .into()
             }
             Want::Filled => "a buffer (uniform or storage)".into(),
@@ -416,6 +416,12 @@ impl Want {
             ) => match types[*base].inner {
                 TypeInner::Scalar(naga::Scalar::U32) => true,
                 TypeInner::Scalar(naga::Scalar::F32) => self == Want::OutputWords,
+                // Words two or four at a time (`array<vec4<f32>>`, two a vertex: an engine's
+                // interleaved position and normal): the same bytes, with no padding between.
+                TypeInner::Vector {
+                    size: naga::VectorSize::Bi | naga::VectorSize::Quad,
+                    scalar,
+                } => scalar.width == 4,
                 // An engine's vertex struct: its bytes, laid out by the profile's offsets
                 // (`vertex_struct` checks them against its members).
                 TypeInner::Struct { .. } => crate::vertex_struct::all_words(types, *base),
@@ -2016,6 +2022,19 @@ mod tests {
         let module = naga::front::wgsl::parse_str(src).unwrap();
         let (_, var) = module.global_variables.iter().next().unwrap();
         want.matches(&module.types, var.ty)
+    }
+
+    #[test]
+    fn words_come_one_two_or_four_to_an_element_never_three() {
+        let of = |t: &str| format!("@group(0) @binding(0) var<storage, read_write> o: array<{t}>;");
+        for t in ["vec4<f32>", "vec2<u32>", "vec4<i32>"] {
+            assert!(takes(Want::OutputWords, &of(t)), "{t}");
+            assert!(takes(Want::Words, &of(t)), "{t}");
+        }
+        // A vec3's fourth word is padding, no word of the vertex; f16 halves are no words.
+        assert!(!takes(Want::OutputWords, &of("vec3<f32>")));
+        assert!(!takes(Want::OutputWords, &of("mat4x4<f32>")));
+        assert!(takes(Want::OutputWords, &of("f32")) && !takes(Want::Words, &of("f32")));
     }
 
     #[test]

@@ -212,7 +212,7 @@ impl Scene {
         if let Some(whence) = &reads.planar {
             if let Some(v) = mesh.positions.iter().position(|p| p[2] != 0.0) {
                 return Err(SceneError::Fail(format!(
-                    "{}: vertex {v} is at z = {}, and the shader takes planar positions, x and y alone{whence}; dropping z would test another mesh than the case's",
+                    "{}: vertex {v} is at z = {}, and the shader takes planar positions, x and y alone{whence}; dropping z would test another mesh than the case's (a profile states such cases in `expect`, matching \"the shader takes planar positions\")",
                     case.path.display(),
                     mesh.positions[v][2],
                 )));

@@ -1486,6 +1486,9 @@ fn struct_fields(
         }
         _ => return None,
     };
+    if let Some(why) = whole_elements(module, ty, profile_stride) {
+        return Some((what, vec![("stride".into(), why)]));
+    }
     let element = crate::vertex_struct::element(module, ty);
     let unplaced =
         crate::vertex_struct::unplaced(module, element, named, what, || describe(module, ty));
@@ -1501,6 +1504,26 @@ fn struct_fields(
     }
     let why = crate::vertex_struct::violations(module, s, stride, &fields, what, profile_stride);
     (!why.is_empty()).then_some((what, why))
+}
+
+/// For a byte-addressed buffer declared as an array of vectors (`array<vec4<f32>>`): why a vertex
+/// of `stride` bytes cannot start on an element, which the shader indexes whole; None for any
+/// other buffer, or a stride of whole elements.
+fn whole_elements(module: &naga::Module, ty: Handle<naga::Type>, stride: u32) -> Option<String> {
+    let ty = crate::contract::unwrapped(&module.types, ty);
+    let TypeInner::Array {
+        base, stride: e, ..
+    } = module.types[ty].inner
+    else {
+        return None;
+    };
+    let vector = matches!(module.types[base].inner, TypeInner::Vector { .. });
+    (vector && !stride.is_multiple_of(e)).then(|| {
+        format!(
+            "a vertex of {stride} bytes starts inside an element of {} ({e} bytes), which the shader indexes whole: the stride is a multiple of {e}",
+            describe(module, ty)
+        )
+    })
 }
 
 /// Whether `slot` holds a palette array (the palette's, or its inverse binds').

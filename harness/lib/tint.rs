@@ -137,23 +137,43 @@ fn vertex_format(format: wgpu::VertexFormat) -> String {
     }
 }
 
+/// WebGPU's least `maxVertexBuffers`, which Dawn's compatibility mode on GL keeps.
+const MAX_VERTEX_BUFFERS: usize = 8;
+
+/// The render pipeline's vertex buffers: one an attribute, as the harness binds them, or, where
+/// the stage takes more attributes than WebGPU's least limit allows buffers (an engine's
+/// per-instance attributes beside the skinning ones), all interleaved in one, as an engine packs
+/// them; the shader is then judged, not the harness's choice of buffers.
+fn vertex_buffers(inputs: &[crate::contract::VertexInput]) -> Vec<Value> {
+    let attribute = |v: &crate::contract::VertexInput, offset: u64| {
+        json!({
+            "format": vertex_format(v.attribute.format),
+            "offset": offset,
+            "shaderLocation": v.attribute.shader_location,
+        })
+    };
+    if inputs.len() <= MAX_VERTEX_BUFFERS {
+        return inputs
+            .iter()
+            .map(|v| json!({ "arrayStride": v.stride, "attributes": [attribute(v, v.attribute.offset)] }))
+            .collect();
+    }
+    let mut offset = 0;
+    let attributes: Vec<Value> = inputs
+        .iter()
+        .map(|v| {
+            let a = attribute(v, offset);
+            offset += v.attribute.format.size().next_multiple_of(4);
+            a
+        })
+        .collect();
+    vec![json!({ "arrayStride": offset, "attributes": attributes })]
+}
+
 /// The job `check.mjs` reads on stdin.
 fn job(shader: &Shader) -> Value {
     let c = &shader.contract;
-    let buffers: Vec<Value> = c
-        .vertex_inputs
-        .iter()
-        .map(|v| {
-            json!({
-                "arrayStride": v.stride,
-                "attributes": [{
-                    "format": vertex_format(v.attribute.format),
-                    "offset": v.attribute.offset,
-                    "shaderLocation": v.attribute.shader_location,
-                }],
-            })
-        })
-        .collect();
+    let buffers = vertex_buffers(&c.vertex_inputs);
     let target = format!("{:?}", crate::gpu::context::TARGET_FORMAT).to_lowercase();
     json!({
         "code": shader.module_source(),
@@ -302,6 +322,46 @@ mod tests {
             vertex_format(wgpu::VertexFormat::Unorm8x4Bgra),
             "unorm8x4-bgra"
         );
+    }
+
+    #[test]
+    fn more_attributes_than_webgpus_least_buffer_limit_share_one_interleaved_buffer() {
+        let input = |location: u32, format: wgpu::VertexFormat| crate::contract::VertexInput {
+            role: crate::contract::Role::Zeros,
+            set: 0,
+            ty: crate::contract::Elem::Attribute(format),
+            also: None,
+            attribute: wgpu::VertexAttribute {
+                format,
+                offset: 0,
+                shader_location: location,
+            },
+            stride: format.size(),
+            origin: None,
+        };
+        let formats = [
+            wgpu::VertexFormat::Float32x3,
+            wgpu::VertexFormat::Uint8x4,
+            wgpu::VertexFormat::Unorm16x2,
+        ];
+        let inputs: Vec<_> = (0..9).map(|l| input(l, formats[l as usize % 3])).collect();
+        // Eight: a buffer each, as the harness binds them.
+        let apart = vertex_buffers(&inputs[..8]);
+        assert_eq!(apart.len(), 8);
+        assert_eq!(apart[1]["arrayStride"], 4);
+        assert_eq!(apart[1]["attributes"][0]["shaderLocation"], 1);
+        // Nine: one buffer, each attribute after the last, 4-byte aligned.
+        let packed = vertex_buffers(&inputs);
+        assert_eq!(packed.len(), 1);
+        let offsets: Vec<_> = packed[0]["attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["offset"].as_u64().unwrap())
+            .collect();
+        assert_eq!(offsets, [0, 12, 16, 20, 32, 36, 40, 52, 56]);
+        assert_eq!(packed[0]["arrayStride"], 60);
+        assert_eq!(packed[0]["attributes"][8]["format"], "unorm16x2");
     }
 
     #[test]

@@ -3248,6 +3248,61 @@ fn skinning_in_place_tells_each_fault() {
     });
 }
 
+/// An output of vec4 slots, as engines interleave them (`array<vec4<f32>>`, three a vertex): the
+/// byte-addressed example writing `vec4(position, 1)`, `vec4(normal, 0)` and the tangent passes
+/// every check, the w words being a vec4's; a w of another value is a write outside the fields,
+/// and fails the compute checks naming the byte.
+#[test]
+fn an_output_of_vec4_slots_with_homogeneous_w_passes() {
+    let (source, profile) = example_texts("compute_pulled");
+    // The example's stores, word by word, from its output index to the tangent's w.
+    let from = source
+        .find("let o = v * OUTPUT_WORDS;")
+        .expect("the output index");
+    let to = source
+        .find("skinned[ot + 3u] = st.w;")
+        .expect("the last store");
+    let stores = source[from..to + "skinned[ot + 3u] = st.w;".len()].to_string();
+    let slots = |w: &str| {
+        edited(
+            "compute_pulled",
+            &source,
+            &[
+                (
+                    "var<storage, read_write> skinned: array<f32>;",
+                    "var<storage, read_write> skinned: array<vec4<f32>>;",
+                ),
+                (&stores, &format!("let o = v * 3u;\n    skinned[o] = vec4<f32>(acc, {w});\n    skinned[o + 1u] = vec4<f32>(sn, 0.0);\n    skinned[o + 2u] = st;\n")),
+            ],
+        )
+    };
+    let profile = edited(
+        "compute_pulled's profile",
+        &profile,
+        &[(
+            "output: { group: 0, binding: 2, stride: 40, position: 0, normal: 12, tangent: 24 }",
+            "output: { group: 0, binding: 2, stride: 48, position: 0, normal: 16, tangent: 32 }",
+        )],
+    );
+    let Some(report) = run_example_as("compute_pulled", "vec4_slots", &slots("1.0"), &profile)
+    else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(!v.status.fails(), "{}", v.message);
+    numeric_rows_pass(&report, "vec4 slots");
+    normal_rows("compute_pulled", &report, &|_| false);
+    let Some(report) = run_example_as("compute_pulled", "vec4_slots_w", &slots("0.5"), &profile)
+    else {
+        return;
+    };
+    fails_only_as(&report, "compute_matches_cpu", |r| {
+        r.outcome
+            .message
+            .contains("the shader wrote byte 12 of vertex 0's output, which is none of its fields")
+    });
+}
+
 /// Typed positions skinned in place: the u16-pairs example writing each `vec4` back over its
 /// source (`compute.skinned` at `compute.positions`' binding) passes every numeric check; still
 /// writing to its own output buffer, which the profile no longer names, it fails validation.

@@ -137,12 +137,15 @@ fn fragment_lines(fragment: Option<&Fragment>, w: &mut Writer) {
 fn attribute_lines(inputs: &[Input], p: &Picks, pulls: bool, w: &mut Writer) {
     match p.position {
         Some(i) => {
-            let format = match vector(inputs[i].ty) {
-                Some((2, _)) => "vec2",
-                _ => "vec3",
+            let (format, why) = match vector(inputs[i].ty) {
+                Some((2, _)) => (
+                    "vec2",
+                    ", x and y alone: a case whose mesh leaves z = 0 fails `case_loads`; list such cases under `expect`",
+                ),
+                _ => ("vec3", ""),
             };
             w.line(format!(
-                "  position: {{ location: {}, format: {format} }}   # `{}`",
+                "  position: {{ location: {}, format: {format} }}   # `{}`{why}",
                 inputs[i].location, inputs[i].name
             ));
         }

@@ -44,7 +44,7 @@ impl std::fmt::Display for Fault {
         match *self {
             Fault::WrotePastCount(i) => write!(
                 f,
-                "the shader wrote output element {i}, past the case's vertices (its count guard lets extra invocations through)"
+                "the shader wrote output element {i}, past the case's vertices: an invocation past the last vertex wrote (a dispatch rounds up to whole workgroups), so the shader's bound on its invocations (a vertex count, or an input's arrayLength) is missing or lets it through"
             ),
             Fault::Unwritten(v) => write!(
                 f,
@@ -712,6 +712,14 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
     let in_field = |i: usize| {
         fields.iter().any(|&(at, k)| (at..at + k).contains(&i)) || layout.others.contains(&i)
     };
+    // The word after a vec3 position or normal, written as a vec4's homogeneous w: 1 for a
+    // point, 0 for a direction (`vec4(p, 1.0)`, an engine's interleaved vec4 slots). Another value
+    // there is a write outside the fields, a coordinate landing at a wrong offset.
+    let homogeneous = |i: usize, word: u32| {
+        let after = |at: usize| at + 3 == i;
+        (after(layout.position) || layout.normal.is_some_and(after))
+            && [0.0, 1.0].contains(&f32::from_bits(word))
+    };
     let outside = || {
         if !layout.fields_only {
             return None;
@@ -722,7 +730,7 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
             .find_map(|(vertex, (v, b))| {
                 (v.iter().zip(b))
                     .enumerate()
-                    .find(|&(i, (w, b))| !in_field(i) && w != b)
+                    .find(|&(i, (w, b))| !in_field(i) && w != b && !homogeneous(i, *w))
                     .map(|(i, _)| Fault::OutsideFields {
                         vertex,
                         byte: 4 * i,
@@ -978,7 +986,7 @@ mod tests {
             ..packed.clone()
         };
         let mut gapped: Vec<u32> = [1.0f32, 2.0, 3.0].map(f32::to_bits).to_vec();
-        gapped.extend([0, SENTINEL, SENTINEL, SENTINEL, SENTINEL]);
+        gapped.extend([0.5f32.to_bits(), SENTINEL, SENTINEL, SENTINEL, SENTINEL]);
         assert_eq!(
             fresh(&gapped, 1, &gap).fault,
             Some(Fault::OutsideFields {
@@ -986,6 +994,11 @@ mod tests {
                 byte: 12
             })
         );
+        // The word after the position as a vec4's w: 1 (a point) or 0, as `vec4(p, 1.0)` writes it.
+        for w in [0.0f32, 1.0] {
+            gapped[3] = w.to_bits();
+            assert_eq!(fresh(&gapped, 1, &gap).fault, None, "w {w}");
+        }
         // Position, normal and tangent tightly packed (10 words), a word of padding after them:
         // the frames read back, a field left unwritten or a write to the padding found.
         let frames = Output {
@@ -1049,7 +1062,7 @@ mod tests {
             (s.fault, s.positions),
             (None, vec![[9.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
         );
-        after[7] = 0;
+        after[7] = 0.5f32.to_bits();
         assert_eq!(
             inspect(&after, &source, 2, &in_place).fault,
             Some(Fault::OutsideFields {

@@ -853,12 +853,12 @@ const STREAM_EDITS: &[ProfileEdit] = &[
 /// Edits of `shaders/examples/skinning_normals.profile.yaml` (typed normal and tangent arrays).
 const TYPED_FRAME_EDITS: &[ProfileEdit] = &[
     (
-        "a typed normal array given a stride",
+        "a normal array of vec4s given a stride inside an element",
         &[(
             "normals: { group: 0, binding: 7, format: vec4 }",
-            "normals: { group: 0, binding: 7, format: vec4, stride: 16 }",
+            "normals: { group: 0, binding: 7, format: vec4, stride: 20 }",
         )],
-        "is array<vec4<f32>>: a typed array of vec3 or vec4 (16 bytes apart) is given without `stride` and `offset`",
+        "a vertex of 20 bytes starts inside an element of array<vec4<f32>> (16 bytes), which the shader indexes whole: the stride is a multiple of 16",
     ),
     (
         "a normal matrix of no kind the harness knows",
