@@ -151,6 +151,26 @@ fn call(
     }
 }
 
+/// The call the skinning function `f` allows, and the joints it takes: as the capture holds them
+/// ([`capture_joints`]), or as floats where the capture holds integers and the function takes
+/// `vec4<f32>` (an engine that converts its integer attribute first, PlayCanvas's
+/// `getSkinMatrix(indicesFloat, weights)`), each then converted where it is called.
+fn called(
+    module: &naga::Module,
+    f: &naga::Function,
+    contract: &Contract,
+) -> Result<(Call, JointFormat), String> {
+    let (sets, held) = (contract.influence_sets, capture_joints(contract));
+    call(module, f, sets, held)
+        .map(|c| (c, held))
+        .or_else(|why| match held {
+            JointFormat::F32x4 => Err(why),
+            _ => call(module, f, sets, JointFormat::F32x4)
+                .map(|c| (c, JointFormat::F32x4))
+                .map_err(|_| why),
+        })
+}
+
 /// The signatures a skinning function may have, for its error message.
 fn must_take(sets: usize, jw: &str) -> String {
     format!(
@@ -196,15 +216,15 @@ pub fn addition(
             .find(|(_, f)| f.name.as_deref() == Some(name.as_str()))
             .map(|(_, f)| f)
             .ok_or_else(|| format!("the skinning function `{name}` is missing{whence}"))?;
-        let call = call(module, f, contract.influence_sets, capture_joints(contract))
+        let (call, taken) = called(module, f, contract)
             .map_err(|why| format!("the skinning function `{name}`: {why}{whence}"))?;
         let place = capture_place(module);
-        let frames = frame_calls(contract, module, call)?;
+        let frames = frame_calls(contract, module, call, taken)?;
         wgsl.push_str(&compute_wgsl(
             name,
             call,
             place,
-            (contract.influence_sets, capture_joints(contract)),
+            (contract.influence_sets, capture_joints(contract), taken),
             &frames,
             contract.vec3_tangent_attribute(),
         ));
@@ -470,6 +490,7 @@ fn frame_calls(
     contract: &Contract,
     module: &naga::Module,
     skin: Call,
+    taken: JointFormat,
 ) -> Result<Vec<Frame>, String> {
     let f = &contract.frame_functions;
     let mut out = Vec::new();
@@ -531,7 +552,7 @@ fn frame_calls(
             .then(|| func.result.as_ref().and_then(|r| normal_matrix(ty(r.ty))))
             .flatten();
         if let Some(wide) = returns_normal_matrix {
-            if let Some(indices) = influences_then_indices(&args, sets, capture_joints(contract)) {
+            if let Some(indices) = influences_then_indices(&args, sets, taken) {
                 out.push((
                     role,
                     name.clone(),
@@ -550,7 +571,7 @@ fn frame_calls(
                 indices,
             }),
             _ => args.split_first().and_then(|(d, rest)| {
-                influences_then_indices(rest, sets, capture_joints(contract))
+                influences_then_indices(rest, sets, taken)
                     .filter(|_| dir(d))
                     .map(|indices| FrameArgs::Influences { indices })
             }),
@@ -594,14 +615,16 @@ fn compute_wgsl(
     name: &str,
     call: Call,
     place: Place,
-    (sets, joints): (usize, JointFormat),
+    (sets, joints, taken): (usize, JointFormat, JointFormat),
     frames: &[Frame],
     vec3_tangents: bool,
 ) -> String {
+    let joint = |k: usize| match joints == taken {
+        true => format!("skinproof_joints[i * {sets}u + {k}u]"),
+        false => format!("vec4<f32>(skinproof_joints[i * {sets}u + {k}u])"),
+    };
     let influences = (0..sets)
-        .map(|k| {
-            format!("skinproof_joints[i * {sets}u + {k}u], skinproof_weights[i * {sets}u + {k}u]")
-        })
+        .map(|k| format!("{}, skinproof_weights[i * {sets}u + {k}u]", joint(k)))
         .collect::<Vec<_>>()
         .join(", ");
     // The blended matrix, where the skinning function returns one.
@@ -962,11 +985,31 @@ mod tests {
                 indices: 0,
             },
             Place { group: 3, base: 0 },
-            (2, JointFormat::U32x4),
+            (2, JointFormat::U32x4, JointFormat::U32x4),
             &[],
             false,
         );
         assert!(wgsl.contains("e(p, skinproof_joints[i * 2u + 0u], skinproof_weights[i * 2u + 0u], skinproof_joints[i * 2u + 1u], skinproof_weights[i * 2u + 1u])"), "{wgsl}");
+        // Integer joints held, a function that takes floats: each converted where it is called.
+        let float =
+            module("fn pc(j: vec4<f32>, w: vec4<f32>) -> mat4x4<f32> { return mat4x4<f32>(); }");
+        let (_, pc) = float.functions.iter().next().unwrap();
+        assert!(call(&float, pc, 1, JointFormat::U32x4).is_err());
+        let c = call(&float, pc, 1, JointFormat::F32x4).unwrap();
+        let wgsl = compute_wgsl(
+            "pc",
+            c,
+            Place { group: 3, base: 0 },
+            (1, JointFormat::U32x4, JointFormat::F32x4),
+            &[],
+            false,
+        );
+        assert!(
+            wgsl.contains(
+                "pc(vec4<f32>(skinproof_joints[i * 1u + 0u]), skinproof_weights[i * 1u + 0u])"
+            ),
+            "{wgsl}"
+        );
     }
 
     #[test]

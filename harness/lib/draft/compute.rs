@@ -74,6 +74,9 @@ pub(super) fn compute_section(
         };
         let why = format!("`{}` is named as {role}, {why}", g.name);
         taken.push((g.group, g.binding));
+        if role == "skinned" && format == "vec4" && interleaved(module, &storage, g, w) {
+            continue;
+        }
         found(role, g, format, why, w);
     }
     frame_streams(module, &storage, &covered, w, taken);
@@ -81,8 +84,18 @@ pub(super) fn compute_section(
     let left: Vec<&&Global> = (storage.iter())
         .filter(|g| !taken.contains(&(g.group, g.binding)))
         .collect();
+    let output = !covered.is_empty() || !missing.contains(&"skinned");
     for g in left {
         let words = element(g).is_some_and(|e| matches!(e, TypeInner::Scalar(_)));
+        if output && writable(g) && !words {
+            // Beside the skinned output, another the shader writes (an engine's side output):
+            // filled as a binding, what it holds never compared.
+            w.line(format!(
+                "  # `{}` is written too, beside the skinned output, and holds no role the names tell: filled (`bindings`), its contents never compared; give it as `compute.output` if it holds the skinned vertices",
+                g.name
+            ));
+            continue;
+        }
         if words || writable(g) {
             taken.push((g.group, g.binding));
             w.todo(format!(
@@ -117,6 +130,54 @@ pub(super) fn compute_section(
         ));
     }
     Vec::new()
+}
+
+/// A skinned output of vec4 slots, several a vertex (`out[i * 2u]`, `out[i * 2u + 1u]`), written
+/// as a byte-addressed output: the position in the first slot stored, then the normal and the
+/// tangent in the next where the shader reads their sources (a read-only buffer named so), as
+/// engines interleave them. False, writing nothing, where the stores take one slot a vertex.
+fn interleaved(module: &Module, storage: &[&Global], g: &Global, w: &mut Writer) -> bool {
+    let var = (module.global_variables.iter()).find(|(_, v)| {
+        (v.binding.as_ref()).is_some_and(|b| (b.group, b.binding) == (g.group, g.binding))
+    });
+    let Some((k, slots)) = var.and_then(|(h, _)| super::strides::slots(module, h)) else {
+        return false;
+    };
+    let read = |words: &[&str]| {
+        (storage.iter()).any(|s| {
+            named(&s.name, words)
+                && !named(&s.name, &["skinned", "out"])
+                && !matches!(s.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE))
+        })
+    };
+    let mut fields = slots.iter().map(|c| 16 * c);
+    let mut line = format!(
+        "  output: {{ group: {}, binding: {}, stride: {}, position: {}",
+        g.group,
+        g.binding,
+        16 * k,
+        fields.next().unwrap_or(0)
+    );
+    let mut held = vec!["the position"];
+    for (name, words) in [("normal", &["normal"][..]), ("tangent", &["tangent"][..])] {
+        if read(words) {
+            if let Some(at) = fields.next() {
+                let _ = write!(line, ", {name}: {at}");
+                held.push(if name == "normal" {
+                    "the normal"
+                } else {
+                    "the tangent"
+                });
+            }
+        }
+    }
+    w.line(format!(
+        "  # `{}` is stored at `i * {k} + c` for c in {slots:?}: {k} vec4 slots a vertex, byte-addressed; {} in the slots stored, in order (check the order against the stores)",
+        g.name,
+        held.join(", ")
+    ));
+    w.line(format!("{line} }}"));
+    true
 }
 
 /// How a buffer of one normal or tangent a vertex lays them out: its format where it says one,

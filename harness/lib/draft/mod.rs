@@ -13,8 +13,10 @@ use naga::{AddressSpace, ImageClass, ImageDimension, Module, ScalarKind, ShaderS
 mod compute;
 mod modules;
 mod read;
+mod strides;
 #[cfg(test)]
 mod tests;
+mod texels;
 mod vertex;
 
 use compute::{compute_section, Extra};
@@ -235,25 +237,11 @@ fn normal_matrix(module: &Module, w: &mut Writer) {
 /// The entry points' functions and every function they call, directly or not.
 fn reachable(module: &Module) -> impl Iterator<Item = &naga::Function> {
     fn calls(block: &naga::Block, out: &mut Vec<naga::Handle<naga::Function>>) {
-        use naga::Statement as S;
-        for s in block.iter() {
-            match s {
-                S::Call { function, .. } => out.push(*function),
-                S::Block(b) => calls(b, out),
-                S::If { accept, reject, .. } => {
-                    calls(accept, out);
-                    calls(reject, out);
-                }
-                S::Loop {
-                    body, continuing, ..
-                } => {
-                    calls(body, out);
-                    calls(continuing, out);
-                }
-                S::Switch { cases, .. } => cases.iter().for_each(|c| calls(&c.body, out)),
-                _ => {}
+        crate::shader::for_each_statement(block, &mut |s| {
+            if let naga::Statement::Call { function, .. } = s {
+                out.push(*function);
             }
-        }
+        });
     }
     let mut todo = Vec::new();
     for e in &module.entry_points {
@@ -286,6 +274,110 @@ fn offset_member(module: &Module, g: &Global) -> Option<String> {
     })
 }
 
+/// A bone texture, written as the palette: the 2D float texture named as joints, else the one the
+/// shader reads texel by texel (`textureLoad`, where material textures are sampled); its texels a
+/// joint and its width as its loads read them.
+fn palette_texture<'a>(
+    module: &Module,
+    globals: &'a [Global],
+    w: &mut Writer,
+) -> Option<&'a Global<'a>> {
+    let textures: Vec<&Global> = (globals.iter())
+        .filter(|g| {
+            matches!(
+                g.ty,
+                TypeInner::Image {
+                    dim: ImageDimension::D2,
+                    class: ImageClass::Sampled {
+                        kind: ScalarKind::Float,
+                        ..
+                    },
+                    ..
+                }
+            )
+        })
+        .collect();
+    let only = textures.len() == 1;
+    let read = |t: &Global| {
+        let var = (module.global_variables.iter()).find(|(_, v)| {
+            (v.binding.as_ref()).is_some_and(|b| (b.group, b.binding) == (t.group, t.binding))
+        });
+        var.map(|(h, _)| texels::loads(module, h, only))
+            .unwrap_or_default()
+    };
+    let (t, why) = match textures.iter().find(|g| named(&g.name, PALETTE_WORDS)) {
+        Some(t) => (*t, "a texture named as joints"),
+        None => {
+            let mut loaded = textures.iter().filter(|t| read(t).count > 0);
+            match (loaded.next(), loaded.next()) {
+                (Some(t), None) => (
+                    *t,
+                    "the texture the shader reads texel by texel (`textureLoad`), as a bone texture is read",
+                ),
+                _ => return None,
+            }
+        }
+    };
+    let loads = read(t);
+    let (texels, what) = match loads.run {
+        3 => (
+            3,
+            "three texels a joint (its loads read index + 0 to + 2): an affine's rows",
+        ),
+        4 => (
+            4,
+            "four texels a joint (its loads read index + 0 to + 3): its matrix's columns",
+        ),
+        _ => (
+            4,
+            "four texels a joint (its matrix's columns), a guess: `texels: 3` for an affine's rows",
+        ),
+    };
+    let (width, laid) = match (loads.one_row, loads.width, loads.run) {
+        (true, _, _) => ("row".to_string(), "in one row (every load reads row 0)"),
+        (false, Some(n), _) => (n.to_string(), "rows as wide as the shader divides by"),
+        // A joint's texels read from its first one's place lie in one row, as one row holds
+        // them: a shader that reads its texture's width wraps whole joints, and one row is that.
+        (false, None, 2..) => (
+            "row".to_string(),
+            "in one row (its loads step from a joint's first texel, so no joint may cross a row; the shader reads the width)",
+        ),
+        (false, None, _) => (
+            "square".to_string(),
+            "in a power-of-two square; `width: row` or a number as the shader lays it out",
+        ),
+    };
+    w.line(format!(
+        "# `{}` is {why}: a bone texture, {what}, {laid}",
+        t.name
+    ));
+    w.line(format!(
+        "palette: {{ group: {}, binding: {}, form: texture, texels: {texels}, width: {width} }}",
+        t.group, t.binding
+    ));
+    Some(t)
+}
+
+/// The f32 members of a filled binding's struct (or of its array's element 0) named as a factor
+/// or a scale (Babylon's `yFactor_`, which flips clip y): filled with 1, as zeros would collapse
+/// what they multiply.
+fn unit_members(module: &Module, g: &Global) -> Vec<String> {
+    let ty = match g.ty {
+        TypeInner::Array { base, .. } => &module.types[*base].inner,
+        t => t,
+    };
+    let TypeInner::Struct { members, .. } = ty else {
+        return Vec::new();
+    };
+    (members.iter())
+        .filter(
+            |m| matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s == naga::Scalar::F32),
+        )
+        .filter_map(|m| m.name.clone())
+        .filter(|n| named(n, &["factor", "scale"]))
+        .collect()
+}
+
 /// The palette's binding, form and member, written; the global it is, if one was found.
 fn palette<'a>(
     module: &Module,
@@ -310,26 +402,8 @@ fn palette<'a>(
             )
         });
     let Some((g, (form_kind, rows))) = chosen else {
-        let texture = globals.iter().find(|g| {
-            matches!(
-                g.ty,
-                TypeInner::Image {
-                    dim: ImageDimension::D2,
-                    class: ImageClass::Sampled { .. },
-                    ..
-                }
-            ) && named(&g.name, PALETTE_WORDS)
-        });
-        if let Some(t) = texture {
+        if let Some(t) = palette_texture(module, globals, w) {
             taken.push((t.group, t.binding));
-            w.line(format!(
-                "# `{}` is a texture named as joints: a bone texture, four texels a joint (its matrix's columns) in a power-of-two square; `texels: 3` for an affine's rows, `width: row` or a number as the shader lays it out",
-                t.name
-            ));
-            w.line(format!(
-                "palette: {{ group: {}, binding: {}, form: texture, texels: 4, width: square }}",
-                t.group, t.binding
-            ));
             return Some(t);
         }
         w.todo("no binding holds mat4x4<f32> joint matrices the harness could find: give the palette's group and binding (and `form`)");
@@ -455,6 +529,16 @@ fn bindings(
             let mut extra = (extras.iter())
                 .find(|(at, _)| *at == (g.group, g.binding))
                 .map_or(String::new(), |(_, e)| e.clone());
+            let units = unit_members(module, g);
+            if !units.is_empty() && !extra.contains("members") {
+                w.line(format!(
+                    "  # `{}`'s {} named as a factor or scale: 1, where 0 would scale what it multiplies to nothing",
+                    g.name,
+                    units.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                ));
+                let values: Vec<String> = units.iter().map(|m| format!("{m}: 1")).collect();
+                let _ = write!(extra, ", members: {{ {} }}", values.join(", "));
+            }
             let offset = offset_free.then(|| offset_member(module, g)).flatten();
             if let Some(m) = &offset {
                 offset_free = false;

@@ -324,3 +324,104 @@ return out;
         inverted.yaml
     );
 }
+
+/// A bone texture not named as joints, read texel by texel: the palette, its texels a joint and
+/// its width as the loads read them; a weights attribute named after bones stays the weights.
+#[test]
+fn a_bone_texture_is_read_from_its_loads() {
+    let source = r#"
+struct View { view_projection: mat4x4<f32> }
+@group(0) @binding(0) var<uniform> view: View;
+@group(0) @binding(1) var material: texture_2d<f32>;
+@group(0) @binding(2) var material_sampler: sampler;
+@group(1) @binding(0) var pose_map: texture_2d<f32>;
+struct In { @location(0) position: vec3<f32>, @location(1) bone_weights: vec4<f32>, @location(2) bone_indices: vec4<u32> }
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) uv: vec2<f32> }
+fn row(width: i32, index: i32, k: i32) -> vec4<f32> {
+    return textureLoad(pose_map, vec2<i32>(index % width + k, index / width), 0);
+}
+@vertex fn vs(v: In) -> Out {
+    let width = i32(textureDimensions(pose_map).x);
+    let i = i32(v.bone_indices.x) * 3;
+    let w = textureLoad(pose_map, vec2<i32>(i % width, i / width), 0) * v.bone_weights.x
+        + textureLoad(pose_map, vec2<i32>(i % width + 1, i / width), 0)
+        + textureLoad(pose_map, vec2<i32>(i % width + 2, i / width), 0);
+    var o: Out;
+    o.clip = view.view_projection * vec4<f32>(v.position + w.xyz, 1.0);
+    o.uv = textureSampleLevel(material, material_sampler, w.xy, 0.0).xy;
+    return o;
+}
+"#;
+    let d = draft("pose.wgsl", source).unwrap();
+    assert!(
+        d.yaml
+            .contains("palette: { group: 1, binding: 0, form: texture, texels: 3, width: row }"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("joints: { location: 2,"), "{}", d.yaml);
+    assert!(d.yaml.contains("weights: { location: 1,"), "{}", d.yaml);
+    // The width fixed by the shader: its number.
+    let fixed = source.replace("i32(textureDimensions(pose_map).x)", "96");
+    let d = draft("pose.wgsl", &fixed).unwrap();
+    assert!(d.yaml.contains("texels: 3, width: 96 }"), "{}", d.yaml);
+}
+
+/// A factor in a filled uniform (Babylon's `yFactor_`, flipping clip y) is filled with 1.
+#[test]
+fn a_factor_in_a_filled_binding_is_one() {
+    let source = r#"
+struct Internals { yFactor_: f32, textureOutputHeight_: f32 }
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> internals: Internals;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    var clip = bones[joints.x] * vec4<f32>(position, 1.0) * weights.x;
+    clip.y = clip.y * internals.yFactor_ + internals.textureOutputHeight_;
+    return clip;
+}
+"#;
+    let d = draft("factor.wgsl", source).unwrap();
+    assert!(
+        d.yaml
+            .contains("- { group: 0, binding: 1, members: { yFactor_: 1 } }"),
+        "{}",
+        d.yaml
+    );
+    let c = contract(&d.yaml);
+    assert_eq!(c.filled.len(), 1);
+}
+
+/// A skinned output of vec4 slots, two a vertex, beside a side output the shader also writes:
+/// a byte-addressed output by slot, the side output filled.
+#[test]
+fn an_output_of_vec4_slots_is_drafted_byte_addressed() {
+    let source = r#"
+struct Params { count: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> normals: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> joints: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> palette: array<mat4x4<f32>>;
+@group(0) @binding(6) var<storage, read_write> skinned: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> roots: array<vec4<f32>>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.count) { return; }
+    let m = palette[joints[i].x] * weights[i].x;
+    skinned[i * 2u] = m * positions[i];
+    skinned[i * 2u + 1u] = vec4<f32>(normalize((m * normals[i]).xyz), 0.0);
+    roots[i] = m * positions[i];
+}
+"#;
+    let d = draft("slots.wgsl", source).unwrap();
+    assert!(
+        d.yaml
+            .contains("output: { group: 0, binding: 6, stride: 32, position: 0, normal: 16 }"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("- { group: 0, binding: 7 }"), "{}", d.yaml);
+    assert_eq!(d.todos, 0, "{}", d.yaml);
+    contract(&d.yaml);
+}

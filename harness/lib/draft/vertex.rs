@@ -65,8 +65,10 @@ impl Picks {
             used.push(inputs[i].location);
             Some(i)
         };
+        // `boneWeights` names a bone, yet holds weights.
         let joint_like = |x: &Input| {
             named(&x.name, JOINT_WORDS)
+                && !named(&x.name, WEIGHT_WORDS)
                 && matches!(
                     vector(x.ty),
                     Some((4 | 2, ScalarKind::Uint)) | Some((4, ScalarKind::Float))

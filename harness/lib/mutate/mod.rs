@@ -15,8 +15,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use naga::{
-    AddressSpace, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Literal,
-    Module, ShaderStage, Statement, TypeInner,
+    AddressSpace, BinaryOperator, Expression, Function, GlobalVariable, Handle, Literal, Module,
+    ShaderStage, Statement, TypeInner,
 };
 use serde::{Deserialize, Serialize};
 

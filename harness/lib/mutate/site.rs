@@ -771,30 +771,7 @@ pub(super) fn int_literal(e: &Expression) -> Option<i64> {
     }
 }
 
-pub(super) fn for_each_statement(block: &Block, visit: &mut impl FnMut(&Statement)) {
-    for s in block.iter() {
-        visit(s);
-        match s {
-            Statement::Block(b) => for_each_statement(b, visit),
-            Statement::If { accept, reject, .. } => {
-                for_each_statement(accept, visit);
-                for_each_statement(reject, visit);
-            }
-            Statement::Switch { cases, .. } => {
-                for c in cases {
-                    for_each_statement(&c.body, visit);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                for_each_statement(body, visit);
-                for_each_statement(continuing, visit);
-            }
-            _ => {}
-        }
-    }
-}
+pub(super) use crate::shader::for_each_statement;
 
 /// Just after the `{` that opens the body of the function whose parameter list contains `from`:
 /// the parameter list is closed (parentheses balanced, line comments skipped), then the next `{`.

@@ -1,0 +1,177 @@
+//! How the shader reads a bone texture, from its `textureLoad`s: which texture is read texel by
+//! texel, how many texels a joint takes, and whether they lie in one row.
+
+use naga::{BinaryOperator, Expression, Handle, Literal, Module};
+
+/// What the `textureLoad`s of one texture say about its layout.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Loads {
+    /// How many loads read it (0: the texture is never read texel by texel).
+    pub(super) count: usize,
+    /// The texels a joint takes, where the loads read a run of them at constant steps from one
+    /// index (`offset + 0` .. `offset + 3`): the longest such run.
+    pub(super) run: usize,
+    /// Whether every load reads row 0 (a texture one texel high, joints side by side).
+    pub(super) one_row: bool,
+    /// The constant a function that loads divides an integer by (`index / 64`, `index % 64`): the
+    /// texture's width where the shader fixes it, rather than reading `textureDimensions`.
+    pub(super) width: Option<i64>,
+}
+
+/// The `textureLoad`s of texture global `texture`, in every function and entry point: read
+/// directly, or through a function argument where `texture` is the module's only candidate
+/// (`fn read(smp: texture_2d<f32>, ...)`, called with it).
+pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only: bool) -> Loads {
+    let functions = (module.functions.iter().map(|(_, f)| f))
+        .chain(module.entry_points.iter().map(|e| &e.function));
+    let mut out = Loads {
+        one_row: true,
+        ..Loads::default()
+    };
+    for f in functions {
+        let mut steps = Vec::new();
+        for (_, e) in f.expressions.iter() {
+            let Expression::ImageLoad {
+                image, coordinate, ..
+            } = *e
+            else {
+                continue;
+            };
+            let ours = match f.expressions[image] {
+                Expression::GlobalVariable(g) => g == texture,
+                Expression::FunctionArgument(_) => only,
+                _ => false,
+            };
+            if !ours {
+                continue;
+            }
+            out.count += 1;
+            let Expression::Compose { ref components, .. } = f.expressions[coordinate] else {
+                out.one_row = false;
+                continue;
+            };
+            if let [x, y] = components[..] {
+                out.one_row &= constant(module, f, y) == Some(0);
+                steps.push(step(module, f, x));
+            } else {
+                out.one_row = false;
+            }
+        }
+        out.run = out.run.max(run(&steps));
+        if !steps.is_empty() {
+            out.width = out.width.or_else(|| divisor(module, f));
+        }
+    }
+    if out.count == 0 {
+        out.one_row = false;
+    }
+    out
+}
+
+/// The constant `f` divides an integer by or takes one modulo, if any.
+fn divisor(module: &Module, f: &naga::Function) -> Option<i64> {
+    f.expressions.iter().find_map(|(_, e)| match *e {
+        Expression::Binary {
+            op: BinaryOperator::Divide | BinaryOperator::Modulo,
+            right,
+            ..
+        } => constant(module, f, right).filter(|&c| c > 1),
+        _ => None,
+    })
+}
+
+/// The longest run 0, 1, 2, ... among the constant steps the loads add to their x.
+fn run(steps: &[Option<i64>]) -> usize {
+    (0..).take_while(|k| steps.contains(&Some(*k))).count()
+}
+
+/// The constant an x coordinate adds to its index: `k` of `index + k` (0 of a bare index, which
+/// is none of these forms), through the casts naga keeps.
+fn step(module: &Module, f: &naga::Function, x: Handle<Expression>) -> Option<i64> {
+    match f.expressions[x] {
+        Expression::Binary {
+            op: BinaryOperator::Add,
+            left,
+            right,
+        } => constant(module, f, right).or_else(|| constant(module, f, left)),
+        Expression::As { expr, .. } => step(module, f, expr),
+        _ => Some(0),
+    }
+}
+
+/// The value of an integer constant expression: a literal, a named constant, through casts.
+pub(super) fn constant(module: &Module, f: &naga::Function, e: Handle<Expression>) -> Option<i64> {
+    match f.expressions[e] {
+        Expression::Literal(l) => literal(l),
+        Expression::Constant(c) => match module.global_expressions[module.constants[c].init] {
+            Expression::Literal(l) => literal(l),
+            _ => None,
+        },
+        Expression::As { expr, .. } => constant(module, f, expr),
+        _ => None,
+    }
+}
+
+fn literal(l: Literal) -> Option<i64> {
+    match l {
+        Literal::I32(v) => Some(v.into()),
+        Literal::U32(v) => Some(v.into()),
+        Literal::AbstractInt(v) => Some(v),
+        Literal::F32(v) if v.fract() == 0.0 => Some(v as i64),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(src: &str, only: bool) -> Loads {
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        let (t, _) = (module.global_variables.iter())
+            .find(|(_, g)| g.name.as_deref() == Some("bones"))
+            .unwrap();
+        loads(&module, t, only)
+    }
+
+    #[test]
+    fn four_texels_in_one_row_through_a_function_argument() {
+        let src = "@group(0) @binding(0) var bones: texture_2d<f32>;
+fn m(smp: texture_2d<f32>, index: f32) -> mat4x4<f32> {
+    let o = i32(index) * 4;
+    return mat4x4<f32>(textureLoad(smp, vec2<i32>(o + 0, 0), 0), textureLoad(smp, vec2<i32>(o + 1, 0), 0),
+        textureLoad(smp, vec2<i32>(o + 2, 0), 0), textureLoad(smp, vec2<i32>(o + 3, 0), 0));
+}
+@vertex fn vs(@location(0) j: vec4<f32>) -> @builtin(position) vec4<f32> { return m(bones, j.x)[3]; }";
+        let l = read(src, true);
+        assert_eq!((l.count, l.run, l.one_row, l.width), (4, 4, true, None));
+        // Not the only texture: an argument could be another one's.
+        assert_eq!(read(src, false).count, 0);
+    }
+
+    #[test]
+    fn three_texels_wrapped_by_the_textures_width() {
+        let src = "@group(0) @binding(0) var bones: texture_2d<f32>;
+@vertex fn vs(@location(0) j: vec4<u32>) -> @builtin(position) vec4<f32> {
+    let w = i32(textureDimensions(bones).x);
+    let i = i32(j.x) * 3;
+    let u = i % w;
+    let v = i / w;
+    return textureLoad(bones, vec2i(u, v), 0) + textureLoad(bones, vec2i(u + 1, v), 0)
+        + textureLoad(bones, vec2i(u + 2, v), 0);
+}";
+        let l = read(src, false);
+        assert_eq!((l.count, l.run, l.one_row, l.width), (3, 3, false, None));
+        // A width the shader fixes.
+        let fixed = src.replace("i32(textureDimensions(bones).x)", "48");
+        assert_eq!(read(&fixed, false).width, Some(48));
+    }
+
+    #[test]
+    fn a_texture_only_sampled_has_no_loads() {
+        let src = "@group(0) @binding(0) var bones: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@fragment fn fs() -> @location(0) vec4<f32> { return textureSample(bones, s, vec2<f32>(0.5)); }";
+        assert_eq!(read(src, true), Loads::default());
+    }
+}
