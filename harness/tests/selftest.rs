@@ -3637,8 +3637,9 @@ fn normals_renormalised_later_are_compared_by_direction() {
 /// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
 /// named as inverse binds, u8 joints read as vec4<u32>), `skinning_normals` (both stages, typed
 /// normal and tangent buffers), `compute_regions` (a vertex pool, its starts, count and palette
-/// offset members by name) and `compute_skin_streams` (vertex and skin structs by member) pass
-/// every row on both adapters as drafted.
+/// offset members by name), `compute_skin_streams` (vertex and skin structs by member) and
+/// `compute_in_place` (a struct of split float members read and written in place, its count the
+/// end of a range) pass every row on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
     for name in [
@@ -3648,6 +3649,7 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         "compute_skin_streams",
         "compute_frame_streams",
         "vertex_mesh_bindings",
+        "compute_in_place",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

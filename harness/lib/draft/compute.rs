@@ -118,6 +118,20 @@ pub(super) fn compute_section(
             TypeInner::Scalar(s) => s.kind == ScalarKind::Uint,
             _ => false,
         });
+    // A larger struct (a count beside other parameters) is a filled binding whose first member
+    // the harness writes: `compute.count` binds exactly 16 bytes.
+    let size = |g: &Global| module.types[g.handle].inner.size(module.to_ctx());
+    if let Some(g) = count.filter(|g| size(g) > 16) {
+        let first = match g.ty {
+            TypeInner::Struct { members, .. } => members[0].name.clone().unwrap_or_default(),
+            _ => String::new(),
+        };
+        w.line(format!(
+            "  # `{}` is a uniform whose first member, `{first}`, is a u32: the vertex count, beside other parameters: the harness writes it per case (`bindings`)",
+            g.name
+        ));
+        return vec![((g.group, g.binding), format!(", count: {first}"))];
+    }
     if let Some(g) = count {
         taken.push((g.group, g.binding));
         w.line(format!(
@@ -128,8 +142,50 @@ pub(super) fn compute_section(
             "  count: {{ group: {}, binding: {} }}",
             g.group, g.binding
         ));
+        return Vec::new();
     }
-    Vec::new()
+    // A count among a parameters struct's other members: that binding's `count`, written per case.
+    let member = (globals.iter())
+        .filter(|g| !taken.contains(&(g.group, g.binding)))
+        .filter(|g| g.space != AddressSpace::Handle && !writable(g))
+        .find_map(|g| Some((g, count_member(module, g.ty)?)));
+    match member {
+        Some((g, path)) => {
+            w.line(format!(
+                "  # `{}`'s `{path}` is named as the vertex count{}: the harness writes it per case (`bindings`)",
+                g.name,
+                if path.ends_with(".end") { " (the end of a range from 0)" } else { "" }
+            ));
+            vec![((g.group, g.binding), format!(", count: {path}"))]
+        }
+        None => Vec::new(),
+    }
+}
+
+/// The member of a parameters struct that holds the vertex count: a 32-bit integer named as a
+/// count of vertices (`vertex_count`, `num_verts`), or the `end` of a struct of `start` and `end`
+/// named as the vertices' range (`vertices: Range`), as a dotted path.
+fn count_member(module: &Module, ty: &TypeInner) -> Option<String> {
+    let TypeInner::Struct { members, .. } = ty else {
+        return None;
+    };
+    let integer = |t: naga::Handle<naga::Type>| {
+        matches!(module.types[t].inner, TypeInner::Scalar(s)
+            if s.width == 4 && matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint))
+    };
+    let name = |m: &naga::StructMember| m.name.clone().unwrap_or_default();
+    let counts = ["vertexcount", "numvert", "vertcount", "nvert", "countvert"];
+    if let Some(m) = (members.iter()).find(|m| integer(m.ty) && named(&name(m), &counts)) {
+        return Some(name(m));
+    }
+    members.iter().find_map(|m| {
+        let TypeInner::Struct { members: range, .. } = &module.types[m.ty].inner else {
+            return None;
+        };
+        let has = |n: &str| (range.iter()).any(|r| r.name.as_deref() == Some(n) && integer(r.ty));
+        (named(&name(m), &["vert", "range"]) && has("start") && has("end"))
+            .then(|| format!("{}.end", name(m)))
+    })
 }
 
 /// A skinned output of vec4 slots, several a vertex (`out[i * 2u]`, `out[i * 2u + 1u]`), written
@@ -137,10 +193,10 @@ pub(super) fn compute_section(
 /// tangent in the next where the shader reads their sources (a read-only buffer named so), as
 /// engines interleave them. False, writing nothing, where the stores take one slot a vertex.
 fn interleaved(module: &Module, storage: &[&Global], g: &Global, w: &mut Writer) -> bool {
-    let var = (module.global_variables.iter()).find(|(_, v)| {
-        (v.binding.as_ref()).is_some_and(|b| (b.group, b.binding) == (g.group, g.binding))
-    });
-    let Some((k, slots)) = var.and_then(|(h, _)| super::strides::slots(module, h)) else {
+    let Some((k, slots)) = g
+        .variable(module)
+        .and_then(|h| super::strides::slots(module, h))
+    else {
         return false;
     };
     let read = |words: &[&str]| {
@@ -262,7 +318,10 @@ fn frame_streams(
 ) {
     let writable = |g: &Global| matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE));
     for (what, source_role, words) in [("normal", "normals", 3), ("tangent", "tangents", 4)] {
-        let free = |g: &&&Global| !taken.contains(&(g.group, g.binding)) && named(&g.name, &[what]);
+        let free = |g: &&&Global| {
+            !taken.contains(&(g.group, g.binding))
+                && (named(&g.name, &[what]) || short_frame_name(&g.name, what))
+        };
         let source = storage.iter().filter(|g| !writable(g)).find(free);
         let output = storage.iter().filter(|g| writable(g)).find(free);
         let source_layout = source.and_then(|g| frame_layout(module, g, words));
@@ -323,6 +382,36 @@ fn element_struct<'a>(
     }
 }
 
+/// Whether `name` abbreviates a normal or a tangent stream as engines do: a word of its own among
+/// `_`-separated ones (`src_n`, `dst_nrm`, `in_tan`): `n`, `nrm`, `nor`, `norm` for a normal; `t`,
+/// `tan`, `tng` for a tangent.
+fn short_frame_name(name: &str, what: &str) -> bool {
+    let short: &[&str] = match what {
+        "normal" => &["n", "nrm", "nor", "norm", "nml"],
+        _ => &["t", "tan", "tng", "tgt"],
+    };
+    let lower = name.to_ascii_lowercase();
+    lower.split('_').any(|word| short.contains(&word))
+}
+
+/// A field split into three f32 members by coordinate, named with a common stem and x, y, z
+/// (`px, py, pz`, `pos_x`, `normal_x`): the first one's byte offset, as the profile's offset; the
+/// stem must start as the field's name does (`p`, `n`, `t`).
+fn split_field(module: &Module, ms: &[naga::StructMember], what: &str) -> Option<String> {
+    let float = |m: &naga::StructMember| matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s == naga::Scalar::F32);
+    let stem = |m: &naga::StructMember, axis: char| {
+        let n = m.name.as_deref()?.to_ascii_lowercase().replace('_', "");
+        let stem = n.strip_suffix(axis)?.to_string();
+        (float(m) && !stem.is_empty() && what.starts_with(&stem[..1])).then_some(stem)
+    };
+    ms.windows(3).find_map(|run| {
+        let s = stem(&run[0], 'x')?;
+        let next = |k: usize, axis: char| stem(&run[k], axis).filter(|t| *t == s);
+        (next(1, 'y').is_some() && next(2, 'z').is_some() && what.starts_with(&s[..1]))
+            .then(|| run[0].offset.to_string())
+    })
+}
+
 /// The words of 32-bit integers a member holds (a scalar, a vector or a fixed array of them),
 /// or of floats (`Some((n, true))`).
 fn member_words(module: &Module, ty: naga::Handle<naga::Type>) -> Option<(u32, bool)> {
@@ -360,6 +449,17 @@ fn struct_streams(
             .find(|m| m.name.as_deref().is_some_and(|n| named(n, words)))
             .map(|m| (m.name.clone().unwrap_or_default(), m.ty))
     };
+    // A position, normal or tangent: the member named so, else three float members split by
+    // coordinate (`px, py, pz`), given by the first one's byte offset.
+    let field = |ms: &[naga::StructMember], what: &str| {
+        let words: &[&str] = match what {
+            "position" => &["pos"],
+            w => &[if w == "normal" { "normal" } else { "tangent" }],
+        };
+        member(ms, words)
+            .map(|(n, _)| n)
+            .or_else(|| split_field(module, ms, what))
+    };
     // A joints member's format by its words: 4 u32, u16 pairs in 2, u8s in 1, or 4 floats.
     let joint_format = |ty| match member_words(module, ty)? {
         (4, false) => Some("u32x4"),
@@ -380,7 +480,7 @@ fn struct_streams(
         let Some((ms, name)) = element_struct(module, g) else {
             continue;
         };
-        let position = member(ms, &["pos"]);
+        let position = field(ms, "position");
         let joints = member(ms, JOINT_WORDS).and_then(|(n, ty)| Some((n, joint_format(ty)?)));
         let weights = member(ms, WEIGHT_WORDS).and_then(|(n, ty)| Some((n, weight_format(ty)?)));
         let role = match (&position, &joints, &weights) {
@@ -389,11 +489,11 @@ fn struct_streams(
             _ => continue,
         };
         let mut fields = format!("group: {}, binding: {}", g.group, g.binding);
-        if let Some((p, _)) = &position {
+        if let Some(p) = &position {
             let _ = write!(fields, ", position: {p}");
             covered.push("positions");
             for (what, has) in [("normal", &mut sources.0), ("tangent", &mut sources.1)] {
-                if let Some((m, _)) = member(ms, &[what]) {
+                if let Some(m) = field(ms, what) {
                     let _ = write!(fields, ", {what}: {m}");
                     *has = true;
                     covered.push(if what == "normal" {
@@ -422,20 +522,39 @@ fn struct_streams(
         .filter(|g| writable(g) && !taken.contains(&(g.group, g.binding)))
         .find_map(|g| {
             let (ms, name) = element_struct(module, g)?;
-            Some((g, name, member(ms, &["pos"])?.0, ms))
+            Some((g, name, field(ms, "position")?, ms))
         });
     if let Some((g, name, position, ms)) = output {
+        // Read and written with no source of positions beside it: skinned in place, each field
+        // written over its source.
+        let in_place = !covered.contains(&"positions") && super::strides::reads(module, g);
+        if in_place {
+            sources = (
+                field(ms, "normal").is_some(),
+                field(ms, "tangent").is_some(),
+            );
+        }
         let mut fields = format!(
             "group: {}, binding: {}, position: {position}",
             g.group, g.binding
         );
         for (what, has) in [("normal", sources.0), ("tangent", sources.1)] {
-            if let (true, Some((m, _))) = (has, member(ms, &[what])) {
+            if let (true, Some(m)) = (has, field(ms, what)) {
                 let _ = write!(fields, ", {what}: {m}");
             }
         }
         taken.push((g.group, g.binding));
         covered.push("skinned");
+        if in_place {
+            covered.extend(["positions", "normals", "tangents"]);
+            w.line(format!(
+                "  # `{}` is an array of `{name}` structs with a position field that the shader reads and writes, with no other source: skinned in place, the vertices and the output one buffer",
+                g.name
+            ));
+            w.line(format!("  vertices: {{ {fields} }}"));
+            w.line(format!("  output: {{ {fields} }}"));
+            return covered;
+        }
         w.line(format!(
             "  # `{}` is a written array of `{name}` structs with a member named as the position: the output, by member",
             g.name

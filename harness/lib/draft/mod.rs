@@ -191,7 +191,7 @@ fn draft_with(
         ));
         w.line(format!("influence_sets: {sets}"));
     }
-    normal_matrix(&module, &mut w);
+    normal_matrix(&module, palette, &mut w);
     constants(&module, &mut w);
     Ok(Draft {
         yaml: w.out,
@@ -203,7 +203,7 @@ fn draft_with(
 /// inverse: no function the entry points call computes a cross product, determinant, inverse or
 /// transpose (each joint's own normal matrix, `per_joint`, would be in the palette's drafted
 /// fields).
-fn normal_matrix(module: &Module, w: &mut Writer) {
+fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
     use naga::{Expression, MathFunction};
     let skins_normals = w.out.lines().any(|l| {
         let l = l.trim_start();
@@ -212,9 +212,8 @@ fn normal_matrix(module: &Module, w: &mut Writer) {
     if !skins_normals || w.out.contains("normal_member") || w.out.contains("normal_texels") {
         return;
     }
-    let inverts = reachable(module)
-        .flat_map(|f| f.expressions.iter())
-        .any(|(_, e)| {
+    let inverting = |f: &naga::Function| {
+        f.expressions.iter().any(|(_, e)| {
             matches!(
                 e,
                 Expression::Math {
@@ -225,13 +224,78 @@ fn normal_matrix(module: &Module, w: &mut Writer) {
                     ..
                 }
             )
-        });
+        })
+    };
+    let inverts = reachable(module).any(inverting);
+    if inverts && per_joint(module, palette, &inverting) {
+        w.line("# A function that inverts is called with a palette matrix itself: each joint's own normal");
+        w.line("# matrix, blended by the weights");
+        w.line("normal_matrix: per_joint");
+    }
     if !inverts {
         w.line("# No function the entry points call computes a cross product, determinant, inverse or transpose:");
         w.line("# the normals move by the blended matrix itself, not its inverse transpose (or by each joint's");
         w.line("# own normal matrix where the palette holds one: `per_joint`)");
         w.line("normal_matrix: blended");
     }
+}
+
+/// Whether a function that `inverts` is called with a matrix read from the palette (Renderide's
+/// `normal_matrix(bone_matrices[idx.x])`): normals by each joint's own normal matrix.
+fn per_joint(
+    module: &Module,
+    palette: Option<&Global>,
+    inverts: &dyn Fn(&naga::Function) -> bool,
+) -> bool {
+    let Some(p) = palette else {
+        return false;
+    };
+    let Some(var) = p.variable(module) else {
+        return false;
+    };
+    reachable(module).any(|f| {
+        let mut found = false;
+        crate::shader::for_each_statement(&f.body, &mut |s| {
+            if let naga::Statement::Call {
+                function,
+                ref arguments,
+                ..
+            } = *s
+            {
+                let from_palette = arguments.iter().any(|&a| match f.expressions[a] {
+                    naga::Expression::Load { pointer } => {
+                        crate::shader::root_global(f, pointer) == Some(var)
+                    }
+                    _ => false,
+                });
+                found |= from_palette && inverts_deep(module, function, inverts, 0);
+            }
+        });
+        found
+    })
+}
+
+/// Whether function `h`, or one it calls (to a depth of 16), `inverts`.
+fn inverts_deep(
+    module: &Module,
+    h: naga::Handle<naga::Function>,
+    inverts: &dyn Fn(&naga::Function) -> bool,
+    depth: usize,
+) -> bool {
+    let f = &module.functions[h];
+    if inverts(f) {
+        return true;
+    }
+    let mut called = Vec::new();
+    crate::shader::for_each_statement(&f.body, &mut |s| {
+        if let naga::Statement::Call { function, .. } = *s {
+            called.push(function);
+        }
+    });
+    depth < 16
+        && called
+            .into_iter()
+            .any(|c| inverts_deep(module, c, inverts, depth + 1))
 }
 
 /// The entry points' functions and every function they call, directly or not.
@@ -299,10 +363,8 @@ fn palette_texture<'a>(
         .collect();
     let only = textures.len() == 1;
     let read = |t: &Global| {
-        let var = (module.global_variables.iter()).find(|(_, v)| {
-            (v.binding.as_ref()).is_some_and(|b| (b.group, b.binding) == (t.group, t.binding))
-        });
-        var.map(|(h, _)| texels::loads(module, h, only))
+        (t.variable(module))
+            .map(|h| texels::loads(module, h, only))
             .unwrap_or_default()
     };
     let (t, why) = match textures.iter().find(|g| named(&g.name, PALETTE_WORDS)) {
@@ -356,6 +418,20 @@ fn palette_texture<'a>(
         t.group, t.binding
     ));
     Some(t)
+}
+
+/// The integer members of a filled binding's struct named as flags, modes or switches
+/// (Renderide's `flags`, whose bit turns tangent skinning on; ssbh's settings): zeros turn what
+/// they gate off, which the draft cannot know, so it says so.
+fn switch_members(module: &Module, g: &Global) -> Vec<String> {
+    let TypeInner::Struct { members, .. } = g.ty else {
+        return Vec::new();
+    };
+    (members.iter())
+        .filter(|m| matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.kind != ScalarKind::Float && s.kind != ScalarKind::Bool))
+        .filter_map(|m| m.name.clone())
+        .filter(|n| named(n, &["flag", "mode", "enable", "option", "setting", "toggle"]))
+        .collect()
 }
 
 /// The f32 members of a filled binding's struct (or of its array's element 0) named as a factor
@@ -538,6 +614,14 @@ fn bindings(
                 ));
                 let values: Vec<String> = units.iter().map(|m| format!("{m}: 1")).collect();
                 let _ = write!(extra, ", members: {{ {} }}", values.join(", "));
+            }
+            let switches = switch_members(module, g);
+            if !switches.is_empty() {
+                w.line(format!(
+                    "  # `{}`'s {} may switch paths of the shader on or off: filled with 0 here; give the values your engine sets (`members`)",
+                    g.name,
+                    switches.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                ));
             }
             let offset = offset_free.then(|| offset_member(module, g)).flatten();
             if let Some(m) = &offset {

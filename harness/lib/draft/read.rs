@@ -14,6 +14,16 @@ pub(super) struct Global<'a> {
     pub(super) handle: naga::Handle<Type>,
 }
 
+impl Global<'_> {
+    /// The module's variable at this global's group and binding.
+    pub(super) fn variable(&self, module: &Module) -> Option<naga::Handle<naga::GlobalVariable>> {
+        let at = (self.group, self.binding);
+        (module.global_variables.iter())
+            .find(|(_, v)| (v.binding.as_ref()).is_some_and(|b| (b.group, b.binding) == at))
+            .map(|(h, _)| h)
+    }
+}
+
 /// One located input of a vertex entry point: its location, name and type.
 pub(super) struct Input<'a> {
     pub(super) location: u32,

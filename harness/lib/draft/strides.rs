@@ -35,6 +35,21 @@ pub(super) fn slots(module: &Module, var: Handle<naga::GlobalVariable>) -> Optio
     Some((k, cs))
 }
 
+/// Whether a function loads from global `g` (a buffer the shader reads, not only writes).
+pub(super) fn reads(module: &Module, g: &super::read::Global) -> bool {
+    let Some(var) = g.variable(module) else {
+        return false;
+    };
+    let functions = (module.functions.iter().map(|(_, f)| f))
+        .chain(module.entry_points.iter().map(|e| &e.function));
+    functions.into_iter().any(|f| {
+        f.expressions.iter().any(|(_, e)| match *e {
+            Expression::Load { pointer } => crate::shader::root_global(f, pointer) == Some(var),
+            _ => false,
+        })
+    })
+}
+
 /// The pointers of every store in `block`, nested blocks included.
 fn collect(block: &Block, out: &mut Vec<Handle<Expression>>) {
     crate::shader::for_each_statement(block, &mut |s| {

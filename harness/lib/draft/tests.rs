@@ -121,7 +121,7 @@ fn most_example_drafts_validate() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (24, 21), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (24, 22), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -422,6 +422,47 @@ struct Params { count: u32, pad0: u32, pad1: u32, pad2: u32 }
         d.yaml
     );
     assert!(d.yaml.contains("- { group: 0, binding: 7 }"), "{}", d.yaml);
+    assert_eq!(d.todos, 0, "{}", d.yaml);
+    contract(&d.yaml);
+}
+
+/// Streams of their own named short (`src_n`, `dst_n`), normals by each joint's own inverse
+/// transpose through a helper, and a dispatch uniform larger than a count: the draft names the
+/// streams, `per_joint`, the count as the uniform's member and its flags as a switch to set.
+#[test]
+fn short_stream_names_per_joint_normals_and_a_dispatch_uniform() {
+    let source = r#"
+struct Dispatch { vertex_count: u32, base: u32, flags: u32, pad: u32, more: vec4<u32> }
+@group(0) @binding(0) var<storage, read> bone_matrices: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> src_pos: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> bone_idx: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> bone_weights: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> dst_pos: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> src_n: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> dst_n: array<vec4<f32>>;
+@group(0) @binding(7) var<uniform> dispatch: Dispatch;
+fn cof(m: mat3x3<f32>) -> mat3x3<f32> { return mat3x3<f32>(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1])); }
+fn normal_matrix(m: mat4x4<f32>) -> mat3x3<f32> { return cof(mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz)); }
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= dispatch.vertex_count) { return; }
+    let j = bone_idx[i];
+    let w = bone_weights[i];
+    dst_pos[i] = w.x * (bone_matrices[j.x] * vec4<f32>(src_pos[i].xyz, 1.0));
+    let n = w.x * (normal_matrix(bone_matrices[j.x]) * src_n[i].xyz);
+    dst_n[i] = vec4<f32>(normalize(n), 0.0);
+}
+"#;
+    let d = draft("short.wgsl", source).unwrap();
+    for line in [
+        "normals: { group: 0, binding: 5, format: vec4 }",
+        "skinned_normals: { group: 0, binding: 6, format: vec4 }",
+        "- { group: 0, binding: 7, count: vertex_count }",
+        "`dispatch`'s `flags` may switch paths",
+        "normal_matrix: per_joint",
+    ] {
+        assert!(d.yaml.contains(line), "{line}\n{}", d.yaml);
+    }
     assert_eq!(d.todos, 0, "{}", d.yaml);
     contract(&d.yaml);
 }
