@@ -771,10 +771,11 @@ fn declarations(place: Place, joints: JointFormat, pulls: bool) -> String {
 }
 
 /// The joints the capture binds: the values the vertex stage reads, whatever its vertex format,
-/// as u32x4, or as f32x4 where it reads them as floats.
+/// as u32x4, or as f32x4 or i32x4 where it reads them as floats or signed integers.
 fn capture_joints(contract: &Contract) -> JointFormat {
     match contract.formats.vertex_joints {
         JointFormat::F32x4 => JointFormat::F32x4,
+        JointFormat::I32x4 => JointFormat::I32x4,
         _ => JointFormat::U32x4,
     }
 }

@@ -118,6 +118,7 @@ pub enum Elem {
     Mat4F32,
     Vec4F32,
     Vec4U32,
+    Vec4I32,
     Vec3F32,
     /// A 32-bit scalar or vector attribute as its vertex format reads it (a [`Role::Zeros`] input).
     Attribute(wgpu::VertexFormat),
@@ -144,11 +145,12 @@ const ATTRIBUTES: [(wgpu::VertexFormat, &str, naga::Scalar, u8); 12] = {
 };
 
 impl JointFormat {
-    /// The type a vertex stage reads joints of this format as: `vec4<f32>` for f32x4, else
-    /// `vec4<u32>`.
+    /// The type a vertex stage reads joints of this format as: `vec4<f32>` for f32x4,
+    /// `vec4<i32>` for i32x4, else `vec4<u32>`.
     pub fn elem(self) -> Elem {
         match self {
             JointFormat::F32x4 => Elem::Vec4F32,
+            JointFormat::I32x4 => Elem::Vec4I32,
             _ => Elem::Vec4U32,
         }
     }
@@ -174,10 +176,11 @@ impl Elem {
     /// of other types that hold the same (`crate::vertex_struct::same_words`); None for a
     /// matrix or a vertex attribute.
     fn words(self) -> Option<(Vec<(u32, naga::ScalarKind)>, u32)> {
-        use naga::ScalarKind::{Float, Uint};
+        use naga::ScalarKind::{Float, Sint, Uint};
         let (n, kind) = match self {
             Elem::Vec4F32 => (4, Float),
             Elem::Vec4U32 => (4, Uint),
+            Elem::Vec4I32 => (4, Sint),
             Elem::Vec3F32 => (3, Float),
             Elem::Mat4F32 | Elem::Attribute(_) => return None,
         };
@@ -202,6 +205,7 @@ impl Elem {
             Elem::Mat4F32 => "mat4x4<f32>",
             Elem::Vec4F32 => "vec4<f32>",
             Elem::Vec4U32 => "vec4<u32>",
+            Elem::Vec4I32 => "vec4<i32>",
             Elem::Vec3F32 => "vec3<f32>",
             Elem::Attribute(f) => ATTRIBUTES.iter().find(|a| a.0 == f).map_or("?", |a| a.1),
         }
@@ -221,6 +225,7 @@ impl Elem {
             ) => *scalar == Scalar::F32,
             (Elem::Vec4F32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::F32,
             (Elem::Vec4U32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::U32,
+            (Elem::Vec4I32, TypeInner::Vector { size: Quad, scalar }) => *scalar == Scalar::I32,
             (Elem::Vec3F32, TypeInner::Vector { size: Tri, scalar }) => *scalar == Scalar::F32,
             _ => false,
         }

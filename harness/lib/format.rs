@@ -17,6 +17,9 @@ pub enum JointFormat {
     /// Vertex format `Float32x4`, or `array<vec4<f32>>` in storage: whole numbers held as floats,
     /// as WebGL-era engines store joint indices; read as `vec4<f32>`.
     F32x4,
+    /// Vertex format `Sint32x4`, or `array<vec4<i32>>` in storage: signed indices, as engines
+    /// that mark an unused influence -1 store them; read as `vec4<i32>`.
+    I32x4,
 }
 
 impl JointFormat {
@@ -26,6 +29,7 @@ impl JointFormat {
             JointFormat::U16x4 => "u16x4",
             JointFormat::U32x4 => "u32x4",
             JointFormat::F32x4 => "f32x4",
+            JointFormat::I32x4 => "i32x4",
         }
     }
 
@@ -37,6 +41,7 @@ impl JointFormat {
             JointFormat::U32x4 => u32::MAX,
             // Every whole number up to 2^24 is an f32 exactly.
             JointFormat::F32x4 => 1 << 24,
+            JointFormat::I32x4 => i32::MAX as u32,
         }
     }
 
@@ -44,7 +49,7 @@ impl JointFormat {
         match self {
             JointFormat::U8x4 => 4,
             JointFormat::U16x4 => 8,
-            JointFormat::U32x4 | JointFormat::F32x4 => 16,
+            JointFormat::U32x4 | JointFormat::F32x4 | JointFormat::I32x4 => 16,
         }
     }
 
@@ -54,6 +59,7 @@ impl JointFormat {
             JointFormat::U16x4 => wgpu::VertexFormat::Uint16x4,
             JointFormat::U32x4 => wgpu::VertexFormat::Uint32x4,
             JointFormat::F32x4 => wgpu::VertexFormat::Float32x4,
+            JointFormat::I32x4 => wgpu::VertexFormat::Sint32x4,
         }
     }
 
@@ -77,7 +83,10 @@ impl JointFormat {
                 match self {
                     JointFormat::U8x4 => out.push(j as u8),
                     JointFormat::U16x4 => out.extend_from_slice(&(j as u16).to_le_bytes()),
-                    JointFormat::U32x4 => out.extend_from_slice(&j.to_le_bytes()),
+                    // An index up to i32::MAX: the same bytes as i32 as as u32.
+                    JointFormat::U32x4 | JointFormat::I32x4 => {
+                        out.extend_from_slice(&j.to_le_bytes())
+                    }
                     JointFormat::F32x4 => out.extend_from_slice(&(j as f32).to_le_bytes()),
                 }
             }
@@ -667,6 +676,20 @@ mod tests {
             .pack(&[[1 << 24, (1 << 24) + 1, 0, 0]])
             .unwrap_err();
         assert_eq!(err.joint, (1 << 24) + 1);
+        // Signed: the same bytes as u32 up to i32::MAX, past it refused.
+        assert_eq!(
+            JointFormat::I32x4.pack(&joints).unwrap(),
+            JointFormat::U32x4.pack(&joints).unwrap()
+        );
+        let err = JointFormat::I32x4.pack(&[[1 << 31, 0, 0, 0]]).unwrap_err();
+        assert!(
+            err.to_string().contains("i32x4 (at most 2147483647)"),
+            "{err}"
+        );
+        assert_eq!(
+            JointFormat::I32x4.vertex_format(),
+            wgpu::VertexFormat::Sint32x4
+        );
     }
 
     #[test]

@@ -312,6 +312,10 @@ fn pass_through_wgsl(contract: &Contract) -> String {
     let view = contract.declarations(&[(Role::View, "view")]);
     let location = |role| contract.input(role).map_or(0, |v| v.location());
     let (p, joint) = (location(Role::Positions), location(Role::Joints));
+    // The joints as the stage reads them (u32, i32 or f32 lanes): its attribute's format.
+    let joint_ty = contract
+        .input(Role::Joints)
+        .map_or("vec4<u32>", |v| v.ty.wgsl());
     // The render path's other inputs too, unread: an attribute no vertex stage takes is a
     // validation-layer warning (and wasted fetches).
     let others: String = contract
@@ -334,7 +338,7 @@ struct VertexOut {{
 }}
 
 @vertex
-fn vs_pass(@location({p}) p: vec3<f32>, @location({joint}) joint: vec4<u32>{others}) -> VertexOut {{
+fn vs_pass(@location({p}) p: vec3<f32>, @location({joint}) joint: {joint_ty}{others}) -> VertexOut {{
     var out: VertexOut;
     out.clip = vec4<f32>(p.x / view.half_width, p.y * view.scale + view.offset_y, 0.0, 1.0);
     out.tint = f32(joint.x) / 8.0;

@@ -1195,6 +1195,9 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                     Role::Joints if Elem::Vec4U32.matches(inner) => {
                         ": joints read as integers are `format: u8x4`, `u16x4` or `u32x4`"
                     }
+                    Role::Joints if Elem::Vec4I32.matches(inner) => {
+                        ": joints read as signed integers are `format: i32x4`"
+                    }
                     Role::Joints
                         if Elem::Attribute(wgpu::VertexFormat::Uint32x2).matches(inner) =>
                     {

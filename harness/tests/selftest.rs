@@ -3303,6 +3303,42 @@ fn an_output_of_vec4_slots_with_homogeneous_w_passes() {
     });
 }
 
+/// Signed joint indices (`vec4<i32>`, as engines that mark an unused influence -1 read them):
+/// the uniform-palette example reading them so in storage, as attributes (`Sint32x4`) and in its
+/// skinning function passes every check on both stages; the profile still saying `u32x4` fails
+/// validation naming the format to give.
+#[test]
+fn signed_joint_indices_pass_as_i32x4() {
+    let (source, profile) = example_texts("uniform_palette");
+    let signed = source.replace("vec4<u32>", "vec4<i32>");
+    let i32_profile = profile.replace("format: u32x4", "format: i32x4");
+    assert_ne!(signed, source);
+    assert_eq!(i32_profile.matches("i32x4").count(), 2);
+    let Some(report) = run_example_as("uniform_palette", "i32_joints", &signed, &i32_profile)
+    else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(!v.status.fails(), "{}", v.message);
+    let bad = failed_rows(&report);
+    assert!(
+        bad.is_empty() && report.rows.len() > 600,
+        "{}",
+        bad.join("\n")
+    );
+    let Some(report) = run_example_as("uniform_palette", "i32_as_u32", &signed, &profile) else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(
+        v.status.fails()
+            && v.message
+                .contains("joints read as signed integers are `format: i32x4`"),
+        "{}",
+        v.message
+    );
+}
+
 /// Typed positions skinned in place: the u16-pairs example writing each `vec4` back over its
 /// source (`compute.skinned` at `compute.positions`' binding) passes every numeric check; still
 /// writing to its own output buffer, which the profile no longer names, it fails validation.

@@ -67,6 +67,9 @@ pub(super) fn compute_section(
             ("joints", Some((4, ScalarKind::Float))) => {
                 ("f32x4", "array<vec4<f32>>: float indices".to_string())
             }
+            ("joints", Some((4, ScalarKind::Sint))) => {
+                ("i32x4", "array<vec4<i32>>: signed indices".to_string())
+            }
             ("joints", _) => ("u16x4", "words: u16 pairs, low half first".to_string()),
             ("weights", _) => ("f32x4", "array<vec4<f32>>".to_string()),
             (_, Some((3, _))) => ("vec3", "array<vec3<f32>>".to_string()),
@@ -461,7 +464,9 @@ fn struct_streams(
             .or_else(|| split_field(module, ms, what))
     };
     // A joints member's format by its words: 4 u32, u16 pairs in 2, u8s in 1, or 4 floats.
+    let signed = |ty: naga::Handle<naga::Type>| matches!(module.types[ty].inner, TypeInner::Vector { scalar, .. } if scalar.kind == ScalarKind::Sint);
     let joint_format = |ty| match member_words(module, ty)? {
+        (4, false) if signed(ty) => Some("i32x4"),
         (4, false) => Some("u32x4"),
         (2, false) => Some("u16x4"),
         (1, false) => Some("u8x4"),

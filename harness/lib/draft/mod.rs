@@ -420,18 +420,38 @@ fn palette_texture<'a>(
     Some(t)
 }
 
-/// The integer members of a filled binding's struct named as flags, modes or switches
-/// (Renderide's `flags`, whose bit turns tangent skinning on; ssbh's settings): zeros turn what
-/// they gate off, which the draft cannot know, so it says so.
-fn switch_members(module: &Module, g: &Global) -> Vec<String> {
+/// The integer members of a filled binding's struct (scalars or vectors: their lanes) named as
+/// flags, modes or switches (Renderide's `flags`, whose bit turns tangent skinning on; ssbh's
+/// `enable_skinning: vec4<u32>`): zeros turn what they gate off.
+fn switch_members(module: &Module, g: &Global) -> Vec<(String, u8)> {
     let TypeInner::Struct { members, .. } = g.ty else {
         return Vec::new();
     };
+    let integer = |s: naga::Scalar| matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint);
     (members.iter())
-        .filter(|m| matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.kind != ScalarKind::Float && s.kind != ScalarKind::Bool))
-        .filter_map(|m| m.name.clone())
-        .filter(|n| named(n, &["flag", "mode", "enable", "option", "setting", "toggle"]))
+        .filter_map(|m| {
+            let lanes = match module.types[m.ty].inner {
+                TypeInner::Scalar(s) if integer(s) => 1,
+                TypeInner::Vector { size, scalar } if integer(scalar) => size as u8,
+                _ => return None,
+            };
+            Some((m.name.clone()?, lanes))
+        })
+        .filter(|(n, _)| {
+            named(
+                n,
+                &["flag", "mode", "enable", "option", "setting", "toggle"],
+            )
+        })
         .collect()
+}
+
+/// Names in backticks, joined by commas.
+fn quoted<'a>(names: impl Iterator<Item = &'a String>) -> String {
+    names
+        .map(|m| format!("`{m}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The f32 members of a filled binding's struct (or of its array's element 0) named as a factor
@@ -605,23 +625,38 @@ fn bindings(
             let mut extra = (extras.iter())
                 .find(|(at, _)| *at == (g.group, g.binding))
                 .map_or(String::new(), |(_, e)| e.clone());
+            let mut values: Vec<String> = Vec::new();
             let units = unit_members(module, g);
-            if !units.is_empty() && !extra.contains("members") {
+            if !units.is_empty() {
                 w.line(format!(
                     "  # `{}`'s {} named as a factor or scale: 1, where 0 would scale what it multiplies to nothing",
                     g.name,
-                    units.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                    quoted(units.iter())
                 ));
-                let values: Vec<String> = units.iter().map(|m| format!("{m}: 1")).collect();
-                let _ = write!(extra, ", members: {{ {} }}", values.join(", "));
+                values.extend(units.iter().map(|m| format!("{m}: 1")));
             }
-            let switches = switch_members(module, g);
+            let (on, switches): (Vec<_>, Vec<_>) =
+                (switch_members(module, g).into_iter()).partition(|(n, _)| named(n, &["skin"]));
+            if !on.is_empty() {
+                w.line(format!(
+                    "  # `{}`'s {} named as turning skinning on: on (every lane 1), the path under test",
+                    g.name,
+                    quoted(on.iter().map(|(n, _)| n))
+                ));
+                values.extend(on.iter().map(|(n, lanes)| match lanes {
+                    1 => format!("{n}: 1"),
+                    k => format!("{n}: [{}]", vec!["1"; *k as usize].join(", ")),
+                }));
+            }
             if !switches.is_empty() {
                 w.line(format!(
                     "  # `{}`'s {} may switch paths of the shader on or off: filled with 0 here; give the values your engine sets (`members`)",
                     g.name,
-                    switches.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                    quoted(switches.iter().map(|(n, _)| n))
                 ));
+            }
+            if !values.is_empty() && !extra.contains("members") {
+                let _ = write!(extra, ", members: {{ {} }}", values.join(", "));
             }
             let offset = offset_free.then(|| offset_member(module, g)).flatten();
             if let Some(m) = &offset {

@@ -466,3 +466,21 @@ fn normal_matrix(m: mat4x4<f32>) -> mat3x3<f32> { return cof(mat3x3<f32>(m[0].xy
     assert_eq!(d.todos, 0, "{}", d.yaml);
     contract(&d.yaml);
 }
+
+/// Signed joint indices, as attributes and in storage: `i32x4`.
+#[test]
+fn signed_joints_draft_as_i32x4() {
+    let vertex = r#"
+@group(0) @binding(0) var<uniform> bones: array<mat4x4<f32>, 100>;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(5) bone_ids: vec4<i32>, @location(6) bone_weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    return bones[bone_ids.x] * vec4<f32>(position, 1.0) * bone_weights.x;
+}
+"#;
+    let d = draft("signed.wgsl", vertex).unwrap();
+    assert!(
+        d.yaml.contains("joints: { location: 5, format: i32x4 }"),
+        "{}",
+        d.yaml
+    );
+    contract(&d.yaml);
+}

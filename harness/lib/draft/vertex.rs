@@ -71,12 +71,14 @@ impl Picks {
                 && !named(&x.name, WEIGHT_WORDS)
                 && matches!(
                     vector(x.ty),
-                    Some((4 | 2, ScalarKind::Uint)) | Some((4, ScalarKind::Float))
+                    Some((4 | 2, ScalarKind::Uint))
+                        | Some((4, ScalarKind::Float | ScalarKind::Sint))
                 )
         };
         let weight_like = |x: &Input| named(&x.name, WEIGHT_WORDS) && float(x, 4);
-        let joints = pick(&joint_like)
-            .or_else(|| pick(&|x| matches!(vector(x.ty), Some((4, ScalarKind::Uint)))));
+        let joints = pick(&joint_like).or_else(|| {
+            pick(&|x| matches!(vector(x.ty), Some((4, ScalarKind::Uint | ScalarKind::Sint))))
+        });
         let weights = pick(&weight_like);
         // Further sets of 4 (JOINTS_1 and WEIGHTS_1): more inputs of each kind, in order.
         let mut more = Vec::new();
@@ -159,6 +161,7 @@ fn attribute_lines(inputs: &[Input], p: &Picks, pulls: bool, w: &mut Writer) {
             let (format, why) = match vector(inputs[i].ty) {
                 Some((2, _)) => ("u16x4", "vec2<u32>: two u16 indices a word"),
                 Some((_, ScalarKind::Float)) => ("f32x4", "float indices"),
+                Some((_, ScalarKind::Sint)) => ("i32x4", "signed indices (-1 an unused influence)"),
                 _ => (
                     "u16x4",
                     "vec4<u32> reads u8x4, u16x4 or u32x4: say how your vertex buffer stores them",

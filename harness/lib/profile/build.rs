@@ -223,6 +223,7 @@ impl Profile {
             let ty = match j.format {
                 JointFormat::U16x4 => Want::PackedJoints,
                 JointFormat::F32x4 => Want::Array(Elem::Vec4F32),
+                JointFormat::I32x4 => Want::Array(Elem::Vec4I32),
                 _ => Want::Array(Elem::Vec4U32),
             };
             out.push((
