@@ -484,3 +484,32 @@ fn signed_joints_draft_as_i32x4() {
     );
     contract(&d.yaml);
 }
+
+/// A weights attribute named short (`bone_w`) beside joints is the weights; a camera struct whose
+/// projection is its first member beats a material's matrices bound before it.
+#[test]
+fn short_weights_and_a_projection_first_in_its_struct() {
+    let source = r#"
+struct Material { modelMatrix: mat4x4<f32>, normalMatrix: mat4x4<f32> }
+struct System { projectionMatrix: mat4x4<f32>, viewMatrix: mat4x4<f32>, inverseViewMatrix: mat4x4<f32> }
+@group(0) @binding(0) var<uniform> material: Material;
+@group(1) @binding(0) var<uniform> system: System;
+@group(1) @binding(1) var<uniform> bones: array<mat4x4<f32>, 64>;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(4) bone_idx: vec4<u32>, @location(5) bone_w: vec4<f32>) -> @builtin(position) vec4<f32> {
+    let skin = bones[bone_idx.x] * bone_w.x;
+    return system.projectionMatrix * system.viewMatrix * material.modelMatrix * skin * vec4<f32>(position, 1.0);
+}
+"#;
+    let d = draft("short.wgsl", source).unwrap();
+    assert!(d.yaml.contains("weights: { location: 5,"), "{}", d.yaml);
+    assert!(
+        d.yaml
+            .contains("camera: { group: 1, binding: 0, form: matrix, fill: identity }"),
+        "{}",
+        d.yaml
+    );
+    assert_eq!(
+        super::vertex::words("boneW_idx2Max"),
+        ["bone", "w", "idx2", "max"]
+    );
+}

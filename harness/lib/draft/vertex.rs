@@ -49,6 +49,29 @@ struct Picks {
     more: Vec<(u32, u32)>,
 }
 
+/// The words of a name, lowercase: split at `_` and where a lowercase letter or digit meets an
+/// uppercase one (`bone_w` and `boneW`: bone, w).
+pub(super) fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' {
+            prev_lower = false;
+            out.push(String::new());
+            continue;
+        }
+        if c.is_uppercase() && prev_lower || out.is_empty() {
+            out.push(String::new());
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        if let Some(w) = out.last_mut() {
+            w.extend(c.to_lowercase());
+        }
+    }
+    out.retain(|w| !w.is_empty());
+    out
+}
+
 fn float(x: &Input, n: u8) -> bool {
     vector(x.ty) == Some((n, ScalarKind::Float))
 }
@@ -79,7 +102,14 @@ impl Picks {
         let joints = pick(&joint_like).or_else(|| {
             pick(&|x| matches!(vector(x.ty), Some((4, ScalarKind::Uint | ScalarKind::Sint))))
         });
-        let weights = pick(&weight_like);
+        // Else a vec4<f32> with a word of its name for weights (`bone_w`, `skinWt`).
+        let short_weights = |x: &Input| {
+            float(x, 4)
+                && words(&x.name)
+                    .iter()
+                    .any(|w| ["w", "wt", "wts", "wgt", "wgts"].contains(&w.as_str()))
+        };
+        let weights = pick(&weight_like).or_else(|| joints.and(pick(&short_weights)));
         // Further sets of 4 (JOINTS_1 and WEIGHTS_1): more inputs of each kind, in order.
         let mut more = Vec::new();
         while more.len() < 3 {
@@ -285,11 +315,19 @@ fn camera(
     let with_matrix: Vec<(&Global, (Option<String>, usize))> = (uniforms.iter())
         .filter_map(|g| camera_matrix(module, g).map(|m| (*g, m)))
         .collect();
-    // Named as a camera first; ties go to the first binding.
-    let chosen = (with_matrix.iter()).max_by_key(|(g, (m, _))| {
-        let camera =
-            named(&g.name, CAMERA_WORDS) || m.as_deref().is_some_and(|m| named(m, CAMERA_WORDS));
-        (camera, std::cmp::Reverse((g.group, g.binding)))
+    // Named as a camera first (the global, or its best-named matrix, wherever it lies: a
+    // projection at byte 0 is no member the profile names, yet says camera); ties go to the
+    // first binding.
+    let chosen = (with_matrix.iter()).max_by_key(|(g, _)| {
+        let members = struct_of(module, g).map_or(0, |ms| {
+            (ms.iter())
+                .filter(|m| is_mat4(&module.types[m.ty].inner))
+                .map(|m| camera_score(m.name.as_deref().unwrap_or("")))
+                .max()
+                .unwrap_or(0)
+        });
+        let camera = named(&g.name, CAMERA_WORDS) || members > 0;
+        (camera, members, std::cmp::Reverse((g.group, g.binding)))
     });
     if let Some((g, (member, count))) = chosen {
         taken.push((g.group, g.binding));
