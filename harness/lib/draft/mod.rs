@@ -212,18 +212,43 @@ fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
     if !skins_normals || w.out.contains("normal_member") || w.out.contains("normal_texels") {
         return;
     }
+    // A cross product of a matrix's columns (`cross(m[1], m[2])`: a cofactor), not of two
+    // directions (a binormal, `cross(normal, tangent)`, which war3's shader computes beside
+    // normals moved by the blended matrix).
+    let column = |f: &naga::Function, mut e: naga::Handle<Expression>| loop {
+        match f.expressions[e] {
+            Expression::Swizzle { vector, .. } => e = vector,
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => {
+                // Where the base's type shows, a matrix's column and not a struct's member
+                // (an input struct's `v.normal`).
+                let ty = match f.expressions[base] {
+                    Expression::FunctionArgument(i) => Some(f.arguments[i as usize].ty),
+                    Expression::Load { pointer } => match f.expressions[pointer] {
+                        Expression::LocalVariable(l) => Some(f.local_variables[l].ty),
+                        _ => None,
+                    },
+                    Expression::Compose { ty, .. } => Some(ty),
+                    _ => None,
+                };
+                return ty
+                    .is_none_or(|t| matches!(module.types[t].inner, TypeInner::Matrix { .. }));
+            }
+            _ => return false,
+        }
+    };
     let inverting = |f: &naga::Function| {
-        f.expressions.iter().any(|(_, e)| {
-            matches!(
-                e,
-                Expression::Math {
-                    fun: MathFunction::Cross
-                        | MathFunction::Determinant
-                        | MathFunction::Inverse
-                        | MathFunction::Transpose,
-                    ..
-                }
-            )
+        f.expressions.iter().any(|(_, e)| match *e {
+            Expression::Math {
+                fun: MathFunction::Cross,
+                arg,
+                arg1,
+                ..
+            } => column(f, arg) || arg1.is_some_and(|a| column(f, a)),
+            Expression::Math {
+                fun: MathFunction::Determinant | MathFunction::Inverse | MathFunction::Transpose,
+                ..
+            } => true,
+            _ => false,
         })
     };
     let inverts = reachable(module).any(inverting);

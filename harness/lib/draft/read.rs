@@ -324,14 +324,22 @@ pub(super) fn passed_through(
                 }
         })
     }
-    walk(&f.body, &mut |st| match *st {
-        naga::Statement::Store { pointer, value } => into_member(pointer) && is_input(value),
-        naga::Statement::Return { value: Some(v) } => match &f.expressions[v] {
-            E::Compose { components, .. } => components.get(k).is_some_and(|&c| is_input(c)),
-            _ => false,
-        },
+    // Passed through: the input stored into the member (or composed into the result), and no
+    // other value stored there (war3's `out.normal = in.normal`, overwritten with the skinned
+    // normal after).
+    let overwritten = walk(&f.body, &mut |st| match *st {
+        naga::Statement::Store { pointer, value } => into_member(pointer) && !is_input(value),
         _ => false,
-    })
+    });
+    !overwritten
+        && walk(&f.body, &mut |st| match *st {
+            naga::Statement::Store { pointer, value } => into_member(pointer) && is_input(value),
+            naga::Statement::Return { value: Some(v) } => match &f.expressions[v] {
+                E::Compose { components, .. } => components.get(k).is_some_and(|&c| is_input(c)),
+                _ => false,
+            },
+            _ => false,
+        })
 }
 
 /// The vertex entry point most like a skinning one: the one whose inputs hold integer vectors or

@@ -513,3 +513,39 @@ struct System { projectionMatrix: mat4x4<f32>, viewMatrix: mat4x4<f32>, inverseV
         ["bone", "w", "idx2", "max"]
     );
 }
+
+/// war3's layout: the camera beside the joints in one uniform (its first member), the normal
+/// stored unskinned then overwritten with the skinned one, moved by the blend's 3x3 beside a
+/// binormal's cross product, and a vec3 tangent out of a vec4 source.
+#[test]
+fn a_camera_beside_the_joints_and_normals_overwritten_by_the_skinned_ones() {
+    let source = r#"
+struct VS { mvMatrix: mat4x4f, pMatrix: mat4x4f, nodesMatrices: array<mat4x4f, 64> }
+@group(0) @binding(0) var<uniform> vsUniforms: VS;
+struct In { @location(0) position: vec3f, @location(1) normal: vec3f, @location(3) tangent: vec4f, @location(4) skin: vec4<u32>, @location(5) boneWeight: vec4f }
+struct Out { @builtin(position) clip: vec4f, @location(0) normal: vec3f, @location(1) tangent: vec3f, @location(2) binormal: vec3f }
+@vertex fn vs(v: In) -> Out {
+    let sum = vsUniforms.nodesMatrices[v.skin.x] * v.boneWeight.x + vsUniforms.nodesMatrices[v.skin.y] * v.boneWeight.y;
+    let rotation = mat3x3f(sum[0].xyz, sum[1].xyz, sum[2].xyz);
+    var out: Out;
+    out.clip = vsUniforms.pMatrix * vsUniforms.mvMatrix * sum * vec4f(v.position, 1.0);
+    out.normal = v.normal;
+    let binormal = cross(v.normal, v.tangent.xyz) * v.tangent.w;
+    out.normal = normalize(rotation * v.normal);
+    out.tangent = normalize(rotation * v.tangent.xyz);
+    out.binormal = normalize(rotation * binormal);
+    return out;
+}
+"#;
+    let d = draft("war3.wgsl", source).unwrap();
+    for line in [
+        "camera: { group: 0, binding: 0, form: matrix, member: mvMatrix }",
+        "skinned_normal: { location: 0 }",
+        "the output `tangent` is a vec3, where a skinned tangent from its source is a vec4: not compared",
+        "normal_matrix: blended",
+    ] {
+        assert!(d.yaml.contains(line), "{line}\n{}", d.yaml);
+    }
+    assert!(!d.yaml.contains("skinned_tangent:"), "{}", d.yaml);
+    contract(&d.yaml);
+}

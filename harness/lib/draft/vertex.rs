@@ -250,9 +250,22 @@ fn frame_output_lines(
         let Some(source) = source else {
             continue;
         };
-        let Some((location, name, _)) = outputs.iter().find(|(_, n, _)| named(n, &[what])) else {
+        let Some((location, name, width)) = outputs.iter().find(|(_, n, _)| named(n, &[what]))
+        else {
             continue;
         };
+        // A normal out is a vec3; a tangent out as wide as its source (a vec4's w the
+        // handedness): another width is not the skinned one the harness compares.
+        let want = match what {
+            "normal" => 3,
+            _ => vector(inputs[source].ty).map_or(4, |v| v.0),
+        };
+        if *width != want {
+            w.line(format!(
+                "  # the output `{name}` is a vec{width}, where a skinned {what} from its source is a vec{want}: not compared"
+            ));
+            continue;
+        }
         if passed_through(module, ep, *location, inputs[source].location) {
             w.line(format!(
                 "  # the output `{name}` is the input `{}` passed through unskinned: no skinned {what} to compare",
@@ -352,7 +365,14 @@ fn camera(
     }
     // The palette's own struct may hold the camera (one uniform per draw).
     if let Some(p) = palette.filter(|p| matches!(p.ty, TypeInner::Struct { .. })) {
-        if let Some((Some(member), _)) = camera_matrix(module, p) {
+        // Named even at byte 0: the palette's struct holds it beside the joints.
+        let best = struct_of(module, p).and_then(|ms| {
+            (ms.iter().rev())
+                .filter(|m| is_mat4(&module.types[m.ty].inner))
+                .max_by_key(|m| camera_score(m.name.as_deref().unwrap_or("")))
+                .and_then(|m| m.name.clone())
+        });
+        if let Some(member) = best {
             w.line(format!(
                 "  # the palette's struct `{}` holds a mat4x4<f32> member `{member}`: the camera",
                 p.name
