@@ -660,8 +660,10 @@ fn bindings(
                 ));
                 values.extend(units.iter().map(|m| format!("{m}: 1")));
             }
-            let (on, switches): (Vec<_>, Vec<_>) =
-                (switch_members(module, g).into_iter()).partition(|(n, _)| named(n, &["skin"]));
+            // Named as enabling skinning (ssbh's `enable_skinning`), not a mode whose values only
+            // the shader knows (the WebGPU samples' `skin_mode`, 0 for skinned).
+            let (on, switches): (Vec<_>, Vec<_>) = (switch_members(module, g).into_iter())
+                .partition(|(n, _)| named(n, &["skin"]) && named(n, &["enable", "use", "active"]));
             if !on.is_empty() {
                 w.line(format!(
                     "  # `{}`'s {} named as turning skinning on: on (every lane 1), the path under test",

@@ -549,3 +549,36 @@ struct Out { @builtin(position) clip: vec4f, @location(0) normal: vec3f, @locati
     assert!(!d.yaml.contains("skinned_tangent:"), "{}", d.yaml);
     contract(&d.yaml);
 }
+
+/// A member named as enabling skinning is filled on; a mode (the WebGPU samples' `skin_mode`, 0
+/// for the skinned path) stays 0, named in a comment.
+#[test]
+fn skinning_switched_on_where_named_so_and_modes_left_alone() {
+    let source = r#"
+struct General { render_mode: u32, skin_mode: u32 }
+struct Settings { enable_parenting: vec4<u32>, enable_skinning: vec4<u32> }
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> general: General;
+@group(0) @binding(2) var<uniform> settings: Settings;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    var m = bones[joints.x] * weights.x;
+    if (general.skin_mode != 0u || settings.enable_skinning.x != 1u) { m = mat4x4<f32>(); }
+    return m * vec4<f32>(position, 1.0) + vec4<f32>(f32(general.render_mode + settings.enable_parenting.x));
+}
+"#;
+    let d = draft("switches.wgsl", source).unwrap();
+    assert!(
+        d.yaml
+            .contains("- { group: 0, binding: 2, members: { enable_skinning: [1, 1, 1, 1] } }"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("- { group: 0, binding: 1 }"), "{}", d.yaml);
+    assert!(
+        d.yaml
+            .contains("`render_mode`, `skin_mode` may switch paths"),
+        "{}",
+        d.yaml
+    );
+    contract(&d.yaml);
+}
