@@ -405,13 +405,14 @@ fn split_field(module: &Module, ms: &[naga::StructMember], what: &str) -> Option
     let stem = |m: &naga::StructMember, axis: char| {
         let n = m.name.as_deref()?.to_ascii_lowercase().replace('_', "");
         let stem = n.strip_suffix(axis)?.to_string();
-        (float(m) && !stem.is_empty() && what.starts_with(&stem[..1])).then_some(stem)
+        // The stem's first letter, the field's (a name may start with any Unicode letter).
+        let first = stem.chars().next()?;
+        (float(m) && what.starts_with(first)).then_some(stem)
     };
     ms.windows(3).find_map(|run| {
         let s = stem(&run[0], 'x')?;
         let next = |k: usize, axis: char| stem(&run[k], axis).filter(|t| *t == s);
-        (next(1, 'y').is_some() && next(2, 'z').is_some() && what.starts_with(&s[..1]))
-            .then(|| run[0].offset.to_string())
+        (next(1, 'y').is_some() && next(2, 'z').is_some()).then(|| run[0].offset.to_string())
     })
 }
 

@@ -582,3 +582,33 @@ struct Settings { enable_parenting: vec4<u32>, enable_skinning: vec4<u32> }
     );
     contract(&d.yaml);
 }
+
+/// Position fields split by coordinate are read by their stem, whatever letters start a name.
+#[test]
+fn split_fields_by_coordinate_and_unicode_names() {
+    let source = r#"
+struct V { éx: f32, éy: f32, éz: f32, px: f32, py: f32, pz: f32 }
+@group(0) @binding(0) var<storage, read_write> verts: array<V>;
+@group(0) @binding(1) var<storage, read> joints: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> bones: array<mat4x4<f32>>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = verts[id.x];
+    let p = bones[joints[id.x].x] * vec4<f32>(v.px, v.py, v.pz, 1.0) * weights[id.x].x;
+    verts[id.x].px = p.x + v.éx;
+}
+"#;
+    let d = draft("split.wgsl", source).unwrap();
+    assert!(
+        d.yaml
+            .contains("vertices: { group: 0, binding: 0, position: 12 }"),
+        "{}",
+        d.yaml
+    );
+    assert!(
+        d.yaml
+            .contains("output: { group: 0, binding: 0, position: 12 }"),
+        "{}",
+        d.yaml
+    );
+}
