@@ -3675,7 +3675,9 @@ fn normals_renormalised_later_are_compared_by_direction() {
 /// normal and tangent buffers), `compute_regions` (a vertex pool, its starts, count and palette
 /// offset members by name), `compute_skin_streams` (vertex and skin structs by member) and
 /// `compute_in_place` (a struct of split float members read and written in place, its count the
-/// end of a range) pass every row on both adapters as drafted.
+/// end of a range), `vertex_eight_influences` (its second set behind a bool override named so,
+/// drafted on) and `vertex_float_joints` (a mesh uniform's `visibility`, drafted 1) pass every row
+/// on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
     for name in [
@@ -3686,6 +3688,8 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         "compute_frame_streams",
         "vertex_mesh_bindings",
         "compute_in_place",
+        "vertex_eight_influences",
+        "vertex_float_joints",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

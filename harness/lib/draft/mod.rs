@@ -479,9 +479,9 @@ fn quoted<'a>(names: impl Iterator<Item = &'a String>) -> String {
         .join(", ")
 }
 
-/// The f32 members of a filled binding's struct (or of its array's element 0) named as a factor
-/// or a scale (Babylon's `yFactor_`, which flips clip y): filled with 1, as zeros would collapse
-/// what they multiply.
+/// The f32 members of a filled binding's struct (or of its array's element 0) named as a factor,
+/// a scale, a visibility or an opacity (Babylon's `yFactor_`, which flips clip y; a mesh's
+/// `visibility`): filled with 1, as zeros would collapse what they multiply.
 fn unit_members(module: &Module, g: &Global) -> Vec<String> {
     let ty = match g.ty {
         TypeInner::Array { base, .. } => &module.types[*base].inner,
@@ -495,7 +495,7 @@ fn unit_members(module: &Module, g: &Global) -> Vec<String> {
             |m| matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s == naga::Scalar::F32),
         )
         .filter_map(|m| m.name.clone())
-        .filter(|n| named(n, &["factor", "scale"]))
+        .filter(|n| named(n, &["factor", "scale", "visib", "opacity"]))
         .collect()
 }
 
@@ -600,7 +600,16 @@ fn constants(module: &Module, w: &mut Writer) {
                 .name
                 .as_deref()
                 .is_some_and(|n| named(n, &["workgroup", "wgsize"]));
+            // A switch named after the skinning (`SECOND_SET`, `USE_SKINNING`): on, the path
+            // under test; another off.
+            let skinning = o.name.as_deref().is_some_and(|n| {
+                named(n, &["skin", "set", "influence", "joint", "bone", "weight"])
+            });
             let value = match module.types[o.ty].inner {
+                TypeInner::Scalar(naga::Scalar {
+                    kind: ScalarKind::Bool,
+                    ..
+                }) if skinning => "true",
                 TypeInner::Scalar(naga::Scalar {
                     kind: ScalarKind::Bool,
                     ..
@@ -654,7 +663,7 @@ fn bindings(
             let units = unit_members(module, g);
             if !units.is_empty() {
                 w.line(format!(
-                    "  # `{}`'s {} named as a factor or scale: 1, where 0 would scale what it multiplies to nothing",
+                    "  # `{}`'s {} named as a factor, scale or visibility: 1, where 0 would scale what it multiplies to nothing",
                     g.name,
                     quoted(units.iter())
                 ));
