@@ -393,8 +393,7 @@ fn size_outputs(contract: &mut Contract, module: &naga::Module) {
         .filter_map(|r| contract.try_slot(r))
         .filter_map(|s| global_handle_at(module, s.group, s.binding))
         .collect();
-    let functions = module.functions.iter().map(|(_, f)| f);
-    let mut all = functions.chain(module.entry_points.iter().map(|e| &e.function));
+    let mut all = all_functions(module);
     let reads_length = |f: &naga::Function| {
         f.expressions.iter().any(|(_, e)| match *e {
             naga::Expression::ArrayLength(p) => {
@@ -406,6 +405,11 @@ fn size_outputs(contract: &mut Contract, module: &naga::Module) {
     if all.any(reads_length) {
         contract.output_guard = 0;
     }
+}
+
+/// Every function of the module, its entry points' included.
+pub(crate) fn all_functions(module: &naga::Module) -> impl Iterator<Item = &naga::Function> {
+    (module.functions.iter().map(|(_, f)| f)).chain(module.entry_points.iter().map(|e| &e.function))
 }
 
 /// Calls `visit` with every statement of `block`, those of the blocks nested in it too, in order.
@@ -720,7 +724,7 @@ fn global_at(module: &naga::Module, group: u32, binding: u32) -> Option<&naga::G
 }
 
 /// The handle of the global bound at (group, binding), if the shader declares one.
-fn global_handle_at(
+pub(crate) fn global_handle_at(
     module: &naga::Module,
     group: u32,
     binding: u32,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use naga::{AddressSpace, Module, ScalarKind, StorageAccess, TypeInner};
+use naga::{AddressSpace, Module, ScalarKind, TypeInner};
 
 use super::read::{array_element, named, vector, Global, JOINT_WORDS, OFFSET_WORDS, WEIGHT_WORDS};
 use super::Writer;
@@ -25,7 +25,7 @@ pub(super) fn compute_section(
         .filter(|g| matches!(g.space, AddressSpace::Storage { .. }))
         .filter(|g| !taken.contains(&(g.group, g.binding)))
         .collect();
-    let writable = |g: &Global| matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE));
+    let writable = |g: &Global| g.writable();
     let element = |g: &Global| array_element(module, g.handle).map(|e| &module.types[e].inner);
     let found = |role: &str, g: &Global, format: &str, why: String, w: &mut Writer| {
         w.line(format!("  # {why}"));
@@ -203,11 +203,8 @@ fn interleaved(module: &Module, storage: &[&Global], g: &Global, w: &mut Writer)
         return false;
     };
     let read = |words: &[&str]| {
-        (storage.iter()).any(|s| {
-            named(&s.name, words)
-                && !named(&s.name, &["skinned", "out"])
-                && !matches!(s.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE))
-        })
+        (storage.iter())
+            .any(|s| named(&s.name, words) && !named(&s.name, &["skinned", "out"]) && !s.writable())
     };
     let mut fields = slots.iter().map(|c| 16 * c);
     let mut line = format!(
@@ -319,7 +316,7 @@ fn frame_streams(
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) {
-    let writable = |g: &Global| matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE));
+    let writable = |g: &Global| g.writable();
     for (what, source_role, words) in [("normal", "normals", 3), ("tangent", "tangents", 4)] {
         let free = |g: &&&Global| {
             !taken.contains(&(g.group, g.binding))
@@ -447,7 +444,7 @@ fn struct_streams(
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) -> Vec<&'static str> {
-    let writable = |g: &Global| matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE));
+    let writable = |g: &Global| g.writable();
     let member = |ms: &[naga::StructMember], words: &[&str]| {
         (ms.iter())
             .find(|m| m.name.as_deref().is_some_and(|n| named(n, words)))
@@ -586,7 +583,7 @@ fn pool_section(
 ) -> Option<Vec<Extra>> {
     let free = |g: &&Global| !taken.contains(&(g.group, g.binding));
     let words = |g: &&Global| {
-        matches!(g.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE))
+        g.writable()
             && array_element(module, g.handle).is_some_and(|e| {
                 matches!(module.types[e].inner, TypeInner::Scalar(s) if s.kind == ScalarKind::Uint)
             })

@@ -293,58 +293,47 @@ fn per_joint(
                     }
                     _ => false,
                 });
-                found |= from_palette && inverts_deep(module, function, inverts, 0);
+                let mut callee = called(module, [function]).map(|h| &module.functions[h]);
+                found |= from_palette && callee.any(inverts);
             }
         });
         found
     })
 }
 
-/// Whether function `h`, or one it calls (to a depth of 16), `inverts`.
-fn inverts_deep(
-    module: &Module,
-    h: naga::Handle<naga::Function>,
-    inverts: &dyn Fn(&naga::Function) -> bool,
-    depth: usize,
-) -> bool {
-    let f = &module.functions[h];
-    if inverts(f) {
-        return true;
-    }
-    let mut called = Vec::new();
-    crate::shader::for_each_statement(&f.body, &mut |s| {
-        if let naga::Statement::Call { function, .. } = *s {
-            called.push(function);
-        }
-    });
-    depth < 16
-        && called
-            .into_iter()
-            .any(|c| inverts_deep(module, c, inverts, depth + 1))
-}
-
 /// The entry points' functions and every function they call, directly or not.
 fn reachable(module: &Module) -> impl Iterator<Item = &naga::Function> {
-    fn calls(block: &naga::Block, out: &mut Vec<naga::Handle<naga::Function>>) {
-        crate::shader::for_each_statement(block, &mut |s| {
-            if let naga::Statement::Call { function, .. } = s {
-                out.push(*function);
-            }
-        });
-    }
-    let mut todo = Vec::new();
-    for e in &module.entry_points {
-        calls(&e.function.body, &mut todo);
-    }
+    let roots = (module.entry_points.iter()).flat_map(|e| calls(&e.function.body));
+    let called: Vec<_> = called(module, roots).collect();
+    (module.entry_points.iter().map(|e| &e.function))
+        .chain(called.into_iter().map(|h| &module.functions[h]))
+}
+
+/// The functions `roots` and every function they call, directly or not, each once.
+fn called(
+    module: &Module,
+    roots: impl IntoIterator<Item = naga::Handle<naga::Function>>,
+) -> impl Iterator<Item = naga::Handle<naga::Function>> {
+    let mut todo: Vec<_> = roots.into_iter().collect();
     let mut seen: Vec<naga::Handle<naga::Function>> = Vec::new();
     while let Some(h) = todo.pop() {
         if !seen.contains(&h) {
             seen.push(h);
-            calls(&module.functions[h].body, &mut todo);
+            todo.extend(calls(&module.functions[h].body));
         }
     }
-    (module.entry_points.iter().map(|e| &e.function))
-        .chain(seen.into_iter().map(|h| &module.functions[h]))
+    seen.into_iter()
+}
+
+/// The functions `block` calls itself.
+fn calls(block: &naga::Block) -> Vec<naga::Handle<naga::Function>> {
+    let mut out = Vec::new();
+    crate::shader::for_each_statement(block, &mut |s| {
+        if let naga::Statement::Call { function, .. } = *s {
+            out.push(function);
+        }
+    });
+    out
 }
 
 /// The integer member of `g` (a struct, or an array of them: element 0's) named as a skin offset.

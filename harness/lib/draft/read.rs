@@ -16,11 +16,13 @@ pub(super) struct Global<'a> {
 
 impl Global<'_> {
     /// The module's variable at this global's group and binding.
+    /// Whether the shader may write it: a `read_write` storage buffer.
+    pub(super) fn writable(&self) -> bool {
+        matches!(self.space, AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE))
+    }
+
     pub(super) fn variable(&self, module: &Module) -> Option<naga::Handle<naga::GlobalVariable>> {
-        let at = (self.group, self.binding);
-        (module.global_variables.iter())
-            .find(|(_, v)| (v.binding.as_ref()).is_some_and(|b| (b.group, b.binding) == at))
-            .map(|(h, _)| h)
+        crate::shader::global_handle_at(module, self.group, self.binding)
     }
 }
 

@@ -9,10 +9,8 @@ use super::texels::constant;
 /// greater than 1 and the slots `c` stored at `i * k + c`, in order; None where a store indexes
 /// it otherwise or none strides it.
 pub(super) fn slots(module: &Module, var: Handle<naga::GlobalVariable>) -> Option<(i64, Vec<i64>)> {
-    let functions = (module.functions.iter().map(|(_, f)| f))
-        .chain(module.entry_points.iter().map(|e| &e.function));
     let mut seen: Vec<(i64, i64)> = Vec::new();
-    for f in functions {
+    for f in crate::shader::all_functions(module) {
         let mut stores = Vec::new();
         collect(&f.body, &mut stores);
         for pointer in stores {
@@ -40,9 +38,7 @@ pub(super) fn reads(module: &Module, g: &super::read::Global) -> bool {
     let Some(var) = g.variable(module) else {
         return false;
     };
-    let functions = (module.functions.iter().map(|(_, f)| f))
-        .chain(module.entry_points.iter().map(|e| &e.function));
-    functions.into_iter().any(|f| {
+    crate::shader::all_functions(module).any(|f| {
         f.expressions.iter().any(|(_, e)| match *e {
             Expression::Load { pointer } => crate::shader::root_global(f, pointer) == Some(var),
             _ => false,

@@ -22,13 +22,11 @@ pub(super) struct Loads {
 /// directly, or through a function argument where `texture` is the module's only candidate
 /// (`fn read(smp: texture_2d<f32>, ...)`, called with it).
 pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only: bool) -> Loads {
-    let functions = (module.functions.iter().map(|(_, f)| f))
-        .chain(module.entry_points.iter().map(|e| &e.function));
     let mut out = Loads {
         one_row: true,
         ..Loads::default()
     };
-    for f in functions {
+    for f in crate::shader::all_functions(module) {
         let mut steps = Vec::new();
         for (_, e) in f.expressions.iter() {
             let Expression::ImageLoad {
