@@ -716,6 +716,10 @@ pub struct Contract {
     /// What each element of the palette's array is: its matrix form, and the member that holds
     /// it where elements are structs.
     pub palette_element: PaletteElement,
+    /// Each joint's normal matrix in an array member of the palette's struct beside the
+    /// palette's own ([`Contract::palette_member`]), element i joint i's (ssbh_wgpu's
+    /// `transforms_inv_transpose`).
+    pub palette_normals: Option<ParallelNormals>,
     /// The camera matrix as one member of its struct, where it is not the first.
     pub camera_member: Option<Member>,
     /// The camera matrix is a member of the palette's struct: the harness writes both into the
@@ -895,6 +899,59 @@ impl PaletteElement {
     /// Joint matrix `m`'s normal matrix as the normal member holds it ([`normal_floats`]).
     fn normal_floats(&self, m: &glam::Mat4) -> Vec<f32> {
         normal_floats(m, self.normal_columns)
+    }
+}
+
+/// An array of the joints' normal matrices beside the palette in its struct, which the harness
+/// fills with the inverse transpose of each joint's 3x3 (offset, stride, columns and length read
+/// from the shader).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParallelNormals {
+    pub member: Member,
+    /// Bytes from one element to the next (48 until read: a `mat3x3<f32>`'s).
+    pub stride: u32,
+    /// 3 (`mat3x3<f32>`) or 4 (`mat4x4<f32>`), as [`normal_floats`] writes them.
+    pub columns: u32,
+    /// The array's length (0 until read).
+    pub len: u32,
+}
+
+impl ParallelNormals {
+    /// A member named in a profile, placed once the shader is read.
+    pub fn new(member: Member) -> ParallelNormals {
+        ParallelNormals {
+            member,
+            stride: 48,
+            columns: 3,
+            len: 0,
+        }
+    }
+
+    /// The array's bytes for `matrices` (the palette as the harness writes it, element i joint
+    /// i's): each one's normal matrix, `stride` bytes apart.
+    pub fn bytes(&self, matrices: &[glam::Mat4]) -> Vec<u8> {
+        let stride = self.stride as usize;
+        let mut out = vec![0u8; stride * matrices.len()];
+        for (i, m) in matrices.iter().enumerate() {
+            let floats = normal_floats(m, self.columns);
+            out[i * stride..i * stride + 4 * floats.len()]
+                .copy_from_slice(bytemuck::cast_slice(&floats));
+        }
+        out
+    }
+
+    /// Whether a member's type is such an array: of `mat3x3<f32>` or `mat4x4<f32>`, fixed-length.
+    pub fn matches(types: &naga::UniqueArena<naga::Type>, inner: &TypeInner) -> bool {
+        match *inner {
+            TypeInner::Array {
+                base,
+                size: naga::ArraySize::Constant(_),
+                ..
+            } => matches!(types[base].inner, TypeInner::Matrix { columns, rows, scalar }
+                if scalar == naga::Scalar::F32 && columns == rows
+                    && matches!(columns, naga::VectorSize::Tri | naga::VectorSize::Quad)),
+            _ => false,
+        }
     }
 }
 
@@ -1332,6 +1389,7 @@ impl Contract {
             frame_length: Default::default(),
             palette_texture: None,
             palette_element: PaletteElement::default(),
+            palette_normals: None,
         }
     }
 
@@ -1910,6 +1968,43 @@ mod tests {
         assert_eq!(&r[4..8], &[0.0, 4.0, 8.0, 12.0]);
         assert_eq!(&r[12..16], &[2.0, 6.0, 10.0, 14.0]);
         assert_eq!(&r[20..24], &[0.0, 4.0, 8.0, 12.0]);
+    }
+
+    #[test]
+    fn a_normal_array_beside_the_palette_holds_each_joints_inverse_transpose() {
+        // Joint 0 the identity, joint 1 a scale by (2, 4, 8) moved by (1, 1, 1): its inverse
+        // transpose is the scale by (1/2, 1/4, 1/8). As mat4x4<f32> elements (64 bytes apart),
+        // each column padded with 0, the last 0 0 0 1.
+        let s = glam::Mat4::from_translation(glam::Vec3::ONE)
+            * glam::Mat4::from_scale(glam::Vec3::new(2.0, 4.0, 8.0));
+        let mut n = ParallelNormals::new(Member {
+            name: "normals".into(),
+            offset: 0,
+            origin: None,
+        });
+        n.stride = 64;
+        n.columns = 4;
+        let bytes = n.bytes(&[glam::Mat4::IDENTITY, s]);
+        let f: &[f32] = bytemuck::cast_slice(&bytes);
+        assert_eq!(f.len(), 32);
+        assert_eq!(&f[..16], &glam::Mat4::IDENTITY.to_cols_array());
+        let want = [
+            0.5, 0.0, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 0.125, 0.0, 0.0, 0.0, 0.0, 1.0,
+        ];
+        assert!(
+            f[16..].iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6),
+            "{:?}",
+            &f[16..]
+        );
+        // As mat3x3<f32> (48 bytes apart): the first three columns only.
+        n.stride = 48;
+        n.columns = 3;
+        let f: Vec<f32> = bytemuck::cast_slice(&n.bytes(&[s])).to_vec();
+        assert_eq!(f.len(), 12);
+        assert!(
+            f.iter().zip(&want[..12]).all(|(g, w)| (g - w).abs() < 1e-6),
+            "{f:?}"
+        );
     }
 
     #[test]

@@ -264,12 +264,21 @@ pub struct Palette {
     /// Elements are structs, and this member holds each one's matrix.
     #[serde(default)]
     pub element_member: Option<String>,
-    /// The member of each element's struct that holds the joint's own normal matrix
-    /// (`mat3x3<f32>` or `mat4x4<f32>`), which the harness fills with the inverse transpose of
-    /// the joint's 3x3; the normals' reference is then `normal_matrix: per_joint` unless the
-    /// profile says otherwise.
+    /// The member that holds each joint's own normal matrix (`mat3x3<f32>` or `mat4x4<f32>`),
+    /// which the harness fills with the inverse transpose of the joint's 3x3: with
+    /// `element_member`, a member of each element's struct; with `member` alone, an array
+    /// member of the palette's struct beside it, element i joint i's. The normals' reference is
+    /// then `normal_matrix: per_joint` unless the profile says otherwise.
     #[serde(default)]
     pub normal_member: Option<String>,
+}
+
+impl Palette {
+    /// Whether `normal_member` is an array beside the palette's member, not a member of each
+    /// element.
+    pub fn parallel_normals(&self) -> bool {
+        self.element_member.is_none() && self.member.is_some()
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

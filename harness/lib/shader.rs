@@ -519,6 +519,23 @@ fn place_members(contract: &mut Contract, module: &naga::Module) {
                 .iter_mut()
                 .for_each(|p| p.offset = offset);
         }
+        let normals = contract.palette_normals.as_ref().map(|n| &n.member);
+        if let Some(m) = member_of(module, var.ty, normals) {
+            if let TypeInner::Array { base, stride, size } = module.types[m.ty].inner {
+                let n = contract
+                    .palette_normals
+                    .as_mut()
+                    .expect("member_of found it");
+                n.member.offset = m.offset;
+                n.stride = stride;
+                if let naga::ArraySize::Constant(len) = size {
+                    n.len = len.get();
+                }
+                if let TypeInner::Matrix { columns, .. } = module.types[base].inner {
+                    n.columns = columns as u32;
+                }
+            }
+        }
     }
     if let Some(var) = camera {
         if let Some(m) = member_of(module, var.ty, contract.camera_member.as_ref()) {
@@ -1637,6 +1654,33 @@ fn member_violations(
     }
     let b = slot.binding;
     let mut bad = Vec::new();
+    if let Some(n) = contract
+        .palette_normals
+        .as_ref()
+        .filter(|_| slot.role == Role::Palette)
+    {
+        let name = &n.member.name;
+        match member_of(module, ty, Some(&n.member)) {
+            None => bad.push(format!(
+                "binding {b} (`{var}`) has no member `{name}` for the joints' normal matrices: it is {}{}",
+                describe(module, ty),
+                n.member.whence()
+            )),
+            Some(m)
+                if !crate::contract::ParallelNormals::matches(
+                    &module.types,
+                    &module.types[m.ty].inner,
+                ) =>
+            {
+                bad.push(format!(
+                    "member `{name}` of binding {b} (`{var}`) must be array<mat3x3<f32>, N> or array<mat4x4<f32>, N> (each joint's normal matrix), is {}{}",
+                    module.types.type_to_string(m.ty),
+                    n.member.whence()
+                ))
+            }
+            Some(_) => {}
+        }
+    }
     for (role, want) in wants {
         let Some(member) = contract.member(role) else {
             continue;

@@ -3037,41 +3037,61 @@ fn per_joint(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
     );
 }
 
-/// A palette whose elements hold each joint's normal matrix beside its matrix
-/// (`palette.normal_member`): the harness fills it with the joint's inverse transpose and the
-/// normals are compared per joint, so the shader passes every normal row; without the field the
-/// member stays zero and the normal rows fail; a member the struct lacks fails validation, named.
-#[test]
-fn a_palette_normal_member_is_filled_with_each_joints_normal_matrix() {
-    let name = "compute_frame_streams";
-    let (source, profile) = example_texts(name);
-    let joint_normals =
-        "// Each joint's normal matrix from its palette element, blended by the weights.
-fn joint_normals(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
-    var m = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    for (var k = 0u; k < 4u; k = k + 1u) {
-        if (w[k] != 0.0) {
-            m = m + palette[j[k]].normal * w[k];
-        }
-    }
-    return m;
+/// How a palette holds each joint's normal matrix, for [`normal_matrices_filled`].
+struct NormalHolder<'a> {
+    label: &'a str,
+    /// The palette's declaration, replacing `array<mat4x4<f32>>`, with its struct.
+    declaration: &'a str,
+    /// Joint `j[k]`'s matrix, and its normal matrix.
+    matrix: &'a str,
+    normal: &'a str,
+    /// The profile's palette fields naming them; without the normal member; with a member
+    /// the struct lacks (`normal`... renamed), and what validation then says.
+    fields: &'a str,
+    unfilled: &'a str,
+    missing: &'a str,
+    says: &'a str,
 }
 
-@compute @workgroup_size(64)";
+/// compute_frame_streams with its normals moved by each joint's own normal matrix, held as `h`
+/// says: with the profile's fields the harness fills them and every normal row passes; without
+/// the normal member they stay zero and the normal rows fail; a member the struct lacks fails
+/// validation, named.
+fn normal_matrices_filled(h: NormalHolder) {
+    let name = "compute_frame_streams";
+    let (source, profile) = example_texts(name);
+    let joint_normals = format!(
+        "// Each joint's normal matrix from the palette, blended by the weights.
+fn joint_normals(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {{
+    var m = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var k = 0u; k < 4u; k = k + 1u) {{
+        if (w[k] != 0.0) {{
+            m = m + {} * w[k];
+        }}
+    }}
+    return m;
+}}
+
+@compute @workgroup_size(64)",
+        h.normal
+    );
     let shader = edited(
         name,
         &source,
         &[
             (
                 "var<storage, read> palette: array<mat4x4<f32>>;",
-                "var<storage, read> palette: array<Joint>;\n\nstruct Joint {\n    matrix: mat4x4<f32>,\n    normal: mat3x3<f32>,\n}",
+                h.declaration,
             ),
-            ("a = a + palette[j[k]] * w[k];", "a = a + palette[j[k]].matrix * w[k];"),
+            (
+                "a = a + palette[j[k]] * w[k];",
+                &format!("a = a + {} * w[k];", h.matrix),
+            ),
             (
                 "normalize(normal_matrix(linear) * source)",
                 "normalize(joint_normals(joints[i], weights[i]) * source)",
             ),
-            ("@compute @workgroup_size(64)", joint_normals),
+            ("@compute @workgroup_size(64)", &joint_normals),
         ],
     );
     let palette = "palette: { group: 0, binding: 0, form: storage }";
@@ -3079,8 +3099,11 @@ fn joint_normals(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
         let line = format!("palette: {{ group: 0, binding: 0, form: storage, {members} }}");
         edited(name, &profile, &[(palette, &line)])
     };
-    let filled = with("element_member: matrix, normal_member: normal");
-    let Some(report) = run_example_as(name, "normal_member", &shader, &filled) else {
+    let run = |suffix: &str, fields: &str| {
+        let label = format!("{}{suffix}", h.label);
+        run_example_as(name, &label, &shader, &with(fields))
+    };
+    let Some(report) = run("", h.fields) else {
         return;
     };
     let rows = normals_checked(&report);
@@ -3088,23 +3111,49 @@ fn joint_normals(j: vec4<u32>, w: vec4<f32>) -> mat3x3<f32> {
         rows.iter().any(|r| r.1 == Status::Pass) && rows.iter().all(|r| !r.1.fails()),
         "{rows:?}"
     );
-    let unfilled = with("element_member: matrix");
-    let Some(report) = run_example_as(name, "normal_member_left_out", &shader, &unfilled) else {
+    let Some(report) = run("_left_out", h.unfilled) else {
         return;
     };
     let rows = normals_checked(&report);
     assert!(rows.iter().any(|r| r.1.fails()), "{rows:?}");
-    let missing = with("element_member: matrix, normal_member: normals");
-    let Some(report) = run_example_as(name, "normal_member_missing", &shader, &missing) else {
+    let Some(report) = run("_missing", h.missing) else {
         return;
     };
     let v = report.validation.as_ref().expect("a validation row");
-    assert!(
-        v.status.fails()
-            && v.message
-                .contains("`normals: mat3x3<f32>` (or mat4x4<f32>)"),
-        "{v:?}"
-    );
+    assert!(v.status.fails() && v.message.contains(h.says), "{v:?}");
+}
+
+/// A palette whose elements hold each joint's normal matrix beside its matrix
+/// (`palette.normal_member` with `palette.element_member`).
+#[test]
+fn a_palette_normal_member_is_filled_with_each_joints_normal_matrix() {
+    normal_matrices_filled(NormalHolder {
+        label: "normal_member",
+        declaration: "var<storage, read> palette: array<Joint>;\n\nstruct Joint {\n    matrix: mat4x4<f32>,\n    normal: mat3x3<f32>,\n}",
+        matrix: "palette[j[k]].matrix",
+        normal: "palette[j[k]].normal",
+        fields: "element_member: matrix, normal_member: normal",
+        unfilled: "element_member: matrix",
+        missing: "element_member: matrix, normal_member: normals",
+        says: "`normals: mat3x3<f32>` (or mat4x4<f32>)",
+    });
+}
+
+/// A palette struct that holds each joint's normal matrix in an array beside the joints' matrices
+/// (ssbh_wgpu's `transforms_inv_transpose`; `palette.normal_member` with `palette.member`),
+/// declared first, so that the palette's own member lies past it (24 KiB in).
+#[test]
+fn a_normal_array_beside_the_palette_is_filled_parallel_to_it() {
+    normal_matrices_filled(NormalHolder {
+        label: "normal_array",
+        declaration: "var<storage, read> palette: Palette;\n\nstruct Palette {\n    normals: array<mat3x3<f32>, 512>,\n    matrices: array<mat4x4<f32>>,\n}",
+        matrix: "palette.matrices[j[k]]",
+        normal: "palette.normals[j[k]]",
+        fields: "member: matrices, normal_member: normals",
+        unfilled: "member: matrices",
+        missing: "member: matrices, normal_member: normal",
+        says: "has no member `normal` for the joints' normal matrices",
+    });
 }
 
 /// A vertex-only shader whose palette elements hold each joint's normal matrix, blended by a

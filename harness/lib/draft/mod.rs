@@ -528,7 +528,7 @@ fn palette<'a>(
     let mut fields = format!("group: {}, binding: {}, form: {form}", g.group, g.binding);
     let why = match form_kind {
         Matrices::Array => format!("`{}` is an array of joint matrices", g.name),
-        Matrices::Member(m) => {
+        Matrices::Member(m, normal) => {
             let _ = write!(fields, ", member: {m}");
             let others = struct_of(module, g)
                 .is_some_and(|ms| ms.iter().any(|x| is_mat4(&module.types[x.ty].inner)));
@@ -536,20 +536,22 @@ fn palette<'a>(
                 fields.push_str(", fill: identity");
             }
             format!(
-                "`{}` holds its joint matrices in member `{m}`{}",
+                "`{}` holds its joint matrices in member `{m}`{}{}",
                 g.name,
                 if others {
                     ", beside other matrices (a model, a view), which become identities"
                 } else {
                     ""
-                }
+                },
+                normal_beside(&mut fields, normal.as_deref(), "array member")
             )
         }
-        Matrices::Element(m) => {
+        Matrices::Element(m, normal) => {
             let _ = write!(fields, ", element_member: {m}");
             format!(
-                "`{}` is an array of structs, each joint's matrix in `{m}`",
-                g.name
+                "`{}` is an array of structs, each joint's matrix in `{m}`{}",
+                g.name,
+                normal_beside(&mut fields, normal.as_deref(), "member")
             )
         }
     };
@@ -571,6 +573,16 @@ fn palette<'a>(
     w.line(format!("# {why}: the palette"));
     w.line(format!("palette: {{ {fields} }}"));
     Some(g)
+}
+
+/// `normal_member` in the palette's fields where a `kind` beside the joints' matrices is named as
+/// their normal matrices, and why, for the palette's comment.
+fn normal_beside(fields: &mut String, normal: Option<&str>, kind: &str) -> String {
+    let Some(n) = normal else {
+        return String::new();
+    };
+    let _ = write!(fields, ", normal_member: {n}");
+    format!(", and each joint's normal matrix in the {kind} `{n}`, named so (the normals' reference: `per_joint`)")
 }
 
 /// The pipeline-overridable constants without a default, each given a placeholder to replace:

@@ -102,11 +102,52 @@ pub(super) fn joint_matrix(ty: &TypeInner) -> Option<bool> {
 
 /// How a global holds joint matrices, if it does: an array of them, a struct member holding
 /// such an array (its name), or an array of structs each holding one (the member's name); with
-/// whether each is an affine's rows (`mat3x4<f32>`).
+/// whether each is an affine's rows (`mat3x4<f32>`). A member or an element may have each
+/// joint's normal matrix beside it (its name): a parallel array, or a second member.
 pub(super) enum Matrices {
     Array,
-    Member(String),
-    Element(String),
+    Member(String, Option<String>),
+    Element(String, Option<String>),
+}
+
+/// Names of each joint's own normal matrix (`transforms_inv_transpose`, `normal_matrices`).
+const NORMAL_MATRIX_WORDS: &[&str] = &["normal", "transpose", "invtrans", "cofactor"];
+
+/// Whether a type is a normal matrix: a square `mat3x3<f32>` or `mat4x4<f32>`.
+fn normal_matrix(ty: &TypeInner) -> bool {
+    matches!(*ty, TypeInner::Matrix { columns, rows, scalar }
+        if columns == rows && scalar == naga::Scalar::F32
+            && matches!(columns, VectorSize::Tri | VectorSize::Quad))
+}
+
+/// The member named as the joints' normal matrices that `is` accepts, other than `taken`.
+fn normal_member(
+    members: &[naga::StructMember],
+    taken: &str,
+    is: impl Fn(&naga::StructMember) -> bool,
+) -> Option<String> {
+    members
+        .iter()
+        .filter(|m| {
+            m.name
+                .as_deref()
+                .is_some_and(|n| n != taken && named(n, NORMAL_MATRIX_WORDS))
+        })
+        .find(|m| is(m))
+        .and_then(|m| m.name.clone())
+}
+
+/// The members, those named as normal matrices last: the joints' matrices are found before
+/// their normal matrices, which may be `mat4x4<f32>` too.
+fn named_last(members: &[naga::StructMember]) -> Vec<&naga::StructMember> {
+    let normal = |m: &&naga::StructMember| {
+        m.name
+            .as_deref()
+            .is_some_and(|n| named(n, NORMAL_MATRIX_WORDS))
+    };
+    let mut out: Vec<_> = members.iter().filter(|m| !normal(m)).collect();
+    out.extend(members.iter().filter(normal));
+    out
 }
 
 pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> {
@@ -121,10 +162,13 @@ pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> 
             if let Some(found) = palette_member(module, members) {
                 return Some(found);
             }
-            let (m, rows) = members
-                .iter()
+            let (m, rows) = named_last(members)
+                .into_iter()
                 .find_map(|m| joint_matrix(&module.types[m.ty].inner).map(|r| (m, r)))?;
-            return Some((Matrices::Element(m.name.clone().unwrap_or_default()), rows));
+            let name = m.name.clone().unwrap_or_default();
+            let normal =
+                normal_member(members, &name, |n| normal_matrix(&module.types[n.ty].inner));
+            return Some((Matrices::Element(name, normal), rows));
         }
         return None;
     }
@@ -139,11 +183,26 @@ pub(super) fn palette_member(
     module: &Module,
     members: &[naga::StructMember],
 ) -> Option<(Matrices, bool)> {
-    members.iter().find_map(|m| match module.types[m.ty].inner {
-        TypeInner::Array { base, .. } => joint_matrix(&module.types[base].inner)
-            .map(|rows| (Matrices::Member(m.name.clone().unwrap_or_default()), rows)),
-        _ => None,
-    })
+    let (m, rows) =
+        named_last(members)
+            .into_iter()
+            .find_map(|m| match module.types[m.ty].inner {
+                TypeInner::Array { base, .. } => {
+                    joint_matrix(&module.types[base].inner).map(|r| (m, r))
+                }
+                _ => None,
+            })?;
+    let name = m.name.clone().unwrap_or_default();
+    // A parallel array: fixed-length, as a struct holding two arrays has it.
+    let normal = normal_member(members, &name, |n| match module.types[n.ty].inner {
+        TypeInner::Array {
+            base,
+            size: naga::ArraySize::Constant(_),
+            ..
+        } => normal_matrix(&module.types[base].inner),
+        _ => false,
+    });
+    Some((Matrices::Member(name, normal), rows))
 }
 
 /// The struct a global's members are read from: the global's own, or an array's element's.

@@ -612,3 +612,51 @@ struct V { éx: f32, éy: f32, éz: f32, px: f32, py: f32, pz: f32 }
         d.yaml
     );
 }
+
+/// Each joint's normal matrix beside its matrix is drafted as `normal_member` (the normals'
+/// reference then per joint): a parallel array of the palette's struct, named as inverse
+/// transposes, even declared first; a second member of each element's struct, named as normals.
+#[test]
+fn normal_matrices_beside_the_joints_are_the_normal_member() {
+    let parallel = r#"
+struct Transforms { transforms_inv_transpose: array<mat4x4<f32>, 512>, transforms: array<mat4x4<f32>, 512> }
+@group(1) @binding(0) var<uniform> transforms: Transforms;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(4) joints: vec4<u32>, @location(5) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    let n = transforms.transforms_inv_transpose[joints.x] * vec4<f32>(normal, 0.0) * weights.x;
+    return transforms.transforms[joints.x] * vec4<f32>(position, 1.0) * weights.x + n * 0.0;
+}
+"#;
+    let d = draft("parallel.wgsl", parallel).unwrap();
+    assert!(
+        d.yaml.contains(
+            "form: uniform, member: transforms, normal_member: transforms_inv_transpose }"
+        ),
+        "{}",
+        d.yaml
+    );
+    let c = contract(&d.yaml);
+    assert_eq!(
+        c.palette_normals.unwrap().member.name,
+        "transforms_inv_transpose"
+    );
+    let element = r#"
+struct Joint { normal_matrix: mat3x3<f32>, world: mat4x4<f32> }
+@group(0) @binding(0) var<storage, read> joints_data: array<Joint>;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(4) joints: vec4<u32>, @location(5) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    return joints_data[joints.x].world * vec4<f32>(position, 1.0) * weights.x;
+}
+"#;
+    let d = draft("element.wgsl", element).unwrap();
+    assert!(
+        d.yaml
+            .contains("element_member: world, normal_member: normal_matrix }"),
+        "{}",
+        d.yaml
+    );
+    let c = contract(&d.yaml);
+    assert_eq!(c.palette_element.normal.unwrap().name, "normal_matrix");
+    // A second matrix not named so is no normal matrix.
+    let other = element.replace("normal_matrix", "previous");
+    let d = draft("other.wgsl", &other).unwrap();
+    assert!(!d.yaml.contains("normal_member"), "{}", d.yaml);
+}

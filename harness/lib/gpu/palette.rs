@@ -160,7 +160,13 @@ pub fn layout(
     }
     let bytes = |m: &[Mat4]| contract.palette_element.bytes(m);
     let main_bytes = match &contract.palette_member {
-        Some(member) => hosted(contract, member.offset, &bytes(&main), camera),
+        Some(member) => {
+            let mut out = hosted(contract, member.offset, &bytes(&main), camera);
+            if let Some(n) = &contract.palette_normals {
+                parallel_normals(contract, n, &main[..start + palette.len()], &mut out)?;
+            }
+            out
+        }
         None => bytes(&main),
     };
     let bind = main_bytes.len();
@@ -182,6 +188,33 @@ pub fn layout(
         buffers,
         texture: None,
     })
+}
+
+/// Each joint's normal matrix into the array member beside the palette in its struct (`out`):
+/// one for each of `joints` (the decoys before an offset included); past them the member keeps
+/// its fill, as the palette's own NaNs past the case's joints do not reach it.
+fn parallel_normals(
+    contract: &Contract,
+    n: &crate::contract::ParallelNormals,
+    joints: &[Mat4],
+    out: &mut Vec<u8>,
+) -> Result<(), GpuError> {
+    if joints.len() > n.len as usize {
+        return Err(GpuError::Layout(format!(
+            "the shader's normal matrices (member `{}`) are a fixed array of {} ({}); the case needs {}",
+            n.member.name,
+            n.len,
+            contract.name(),
+            joints.len()
+        )));
+    }
+    let bytes = n.bytes(joints);
+    let at = n.member.offset as usize;
+    if out.len() < at + bytes.len() {
+        out.resize((at + bytes.len()).next_multiple_of(16), 0);
+    }
+    out[at..at + bytes.len()].copy_from_slice(&bytes);
+    Ok(())
 }
 
 /// The palette's struct: its fill, the palette at `offset` (the struct as long as the shader

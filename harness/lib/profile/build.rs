@@ -394,9 +394,16 @@ impl Profile {
             rows: p.matrix == MatrixForm::Rows,
             member: (p.element_member.clone()).map(|m| self.member(m, "palette.element_member")),
             stride: if p.matrix == MatrixForm::Rows { 48 } else { 64 },
-            normal: (p.normal_member.clone()).map(|m| self.member(m, "palette.normal_member")),
+            normal: (p.normal_member.clone())
+                .filter(|_| !p.parallel_normals())
+                .map(|m| self.member(m, "palette.normal_member")),
             ..Default::default()
         };
+        c.palette_normals = (p.normal_member.clone())
+            .filter(|_| p.parallel_normals())
+            .map(|m| {
+                crate::contract::ParallelNormals::new(self.member(m, "palette.normal_member"))
+            });
         c.palette_fill = p.fill;
         let mut slots = vec![self.slot(
             Role::Palette,

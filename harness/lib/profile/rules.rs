@@ -740,17 +740,19 @@ impl Profile {
     }
 
     /// A palette's normal member is a second member of its elements' struct, beside the joint's
-    /// matrix, in a palette the harness writes whole (not one whose matrices the shader
+    /// matrix, or a second array of the palette's struct, beside the palette, in a palette the harness writes whole (not one whose matrices the shader
     /// multiplies by its inverse binds, where no normal matrix of the product is given).
     fn check_normal_member(&self) -> Result<(), (String, String)> {
         let p = &self.palette;
         let Some(name) = &p.normal_member else {
             return Ok(());
         };
-        let why = if p.element_member.is_none() {
-            "is a member of each element's struct, beside the joint's matrix: give that one's name as `palette.element_member`".to_string()
+        let why = if p.element_member.is_none() && p.member.is_none() {
+            "is a member of each element's struct beside the joint's matrix (give that one's name as `palette.element_member`), or an array member of the palette's struct beside the palette's own (give that one's name as `palette.member`)".to_string()
         } else if p.element_member.as_ref() == Some(name) {
             format!("`{name}` is also `palette.element_member`, the joint's matrix: the normal matrix is another member")
+        } else if p.parallel_normals() && p.member.as_ref() == Some(name) {
+            format!("`{name}` is also `palette.member`, the joints' matrices: the normal matrices are another member")
         } else if p.inverse_binds.is_some() {
             "a split palette (`palette.inverse_binds`) gives the joints' global matrices, not the skin matrices whose normal matrices the member would hold".into()
         } else {

@@ -109,6 +109,16 @@ fn a_palette_normal_member_sits_beside_the_joints_matrix_and_means_per_joint_nor
         "{ group: 0, binding: 0, element_member: m, normal_member: 2n }",
         "",
     );
+    // Beside a palette that is a member of its struct: a parallel array member of that struct.
+    let beside = "{ group: 0, binding: 0, form: uniform, member: t, normal_member: n }";
+    let c = profile(beside, "").unwrap().contract();
+    assert_eq!(c.palette_normals.as_ref().unwrap().member.name, "n");
+    assert_eq!(c.palette_element.normal, None);
+    assert_eq!(c.normal_matrix, crate::format::NormalMatrix::PerJoint);
+    err(
+        "{ group: 0, binding: 0, form: uniform, member: t, normal_member: t }",
+        "`t` is also `palette.member`",
+    );
 }
 
 #[test]

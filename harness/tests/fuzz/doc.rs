@@ -353,6 +353,14 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         "palette.element_member",
     ),
     (
+        "a palette normal matrix array that is the palette's own member",
+        &[(
+            "palette: { group: 1, binding: 0 }",
+            "palette: { group: 1, binding: 0, member: bones, normal_member: bones }",
+        )],
+        "palette.member",
+    ),
+    (
         "a palette normal matrix member in a split palette",
         &[(
             "palette: { group: 1, binding: 0 }",
