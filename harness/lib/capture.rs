@@ -446,6 +446,11 @@ fn input_value(
             Some(v) if v.role == Role::Tangents && fed.contains(&Role::SkinnedTangents) => {
                 tangent_source(v.ty == Elem::Vec3F32).into()
             }
+            // The profile's value for an input with no role, as the render path feeds it.
+            Some(v) if v.role == Role::Zeros => (contract.input_values.iter())
+                .find(|x| x.location == *location)
+                .and_then(|x| x.wgsl(&name, v.attribute.format))
+                .unwrap_or_else(|| format!("{name}()")),
             _ => format!("{name}()"),
         }),
         Some(Binding::BuiltIn(BuiltIn::VertexIndex)) => Ok("i".into()),

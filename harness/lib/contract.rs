@@ -594,6 +594,54 @@ pub struct VertexInput {
     pub origin: Option<String>,
 }
 
+/// The value every vertex gets at an input the profile gives no role (`vertex.inputs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputValue {
+    pub location: u32,
+    /// One a component, converted to the attribute's scalar.
+    pub values: Vec<f64>,
+    /// Where the profile gives it (`file:line, field `vertex.inputs.8``).
+    pub origin: String,
+}
+
+impl InputValue {
+    /// One vertex's bytes in `format` (a 32-bit float, uint or sint scalar or vector); None where
+    /// the values are not one a component.
+    pub fn bytes(&self, format: wgpu::VertexFormat) -> Option<Vec<u8>> {
+        let (kind, n) = format_scalars(format)?;
+        (self.values.len() == n).then(|| {
+            (self.values.iter())
+                .flat_map(|&v| match kind {
+                    naga::ScalarKind::Float => (v as f32).to_le_bytes(),
+                    naga::ScalarKind::Uint => (v as u32).to_le_bytes(),
+                    _ => (v as i32).to_le_bytes(),
+                })
+                .collect()
+        })
+    }
+
+    /// The value as a WGSL constructor of `ty` (`vec4<f32>(1f, 0f, 0f, 0f)`), for `format`.
+    pub fn wgsl(&self, ty: &str, format: wgpu::VertexFormat) -> Option<String> {
+        let (kind, n) = format_scalars(format)?;
+        (self.values.len() == n).then(|| {
+            let each: Vec<String> = (self.values.iter())
+                .map(|&v| match kind {
+                    naga::ScalarKind::Float => format!("{:?}f", v as f32),
+                    naga::ScalarKind::Uint => format!("{}u", v as u32),
+                    _ => format!("{}i", v as i32),
+                })
+                .collect();
+            format!("{ty}({})", each.join(", "))
+        })
+    }
+}
+
+/// The scalar kind and component count of a 32-bit vertex format ([`attribute_format`]'s).
+fn format_scalars(format: wgpu::VertexFormat) -> Option<(naga::ScalarKind, usize)> {
+    let a = ATTRIBUTES.iter().find(|a| a.0 == format)?;
+    Some((a.2.kind, a.3 as usize))
+}
+
 impl VertexInput {
     /// An input in its own vertex buffer of tightly packed `format` elements.
     pub fn new(
@@ -649,6 +697,8 @@ pub struct Contract {
     pub uniform_bytes: u32,
     /// In vertex-buffer order.
     pub vertex_inputs: Vec<VertexInput>,
+    /// The values of [`Role::Zeros`] inputs the profile gives (others are zeros).
+    pub input_values: Vec<InputValue>,
     /// Located values the vertex stage must return besides its clip position.
     pub vertex_outputs: Vec<VertexOutput>,
     /// The type the fragment stage returns at location 0 (the RGBA target).
@@ -1089,6 +1139,8 @@ pub struct Filled {
     pub members: Vec<MemberValue>,
     /// The member that holds the case's vertex count, written for each compute dispatch.
     pub count: Option<CaseMember>,
+    /// The member that holds the case's number of joints, written for each case.
+    pub joints: Option<CaseMember>,
     /// The members that hold where each region of a vertex pool starts, written for each
     /// compute dispatch (`compute.regions`).
     pub starts: Vec<(crate::regions::Stream, CaseMember)>,
@@ -1110,12 +1162,18 @@ pub struct CaseMember {
 }
 
 impl Filled {
-    /// The buffer's contents for a case of `vertices` vertices whose vertex pool's regions start
-    /// at `starts` (the values the shader reads): each written where the profile says, as a u32
-    /// (an i32 has the same bytes).
-    pub fn for_case(&self, vertices: usize, starts: &[(crate::regions::Stream, u32)]) -> Vec<u8> {
+    /// The buffer's contents for a case of `vertices` vertices and `joints` joints whose vertex
+    /// pool's regions start at `starts` (the values the shader reads): each written where the
+    /// profile says, as a u32 (an i32 has the same bytes).
+    pub fn for_case(
+        &self,
+        vertices: usize,
+        joints: usize,
+        starts: &[(crate::regions::Stream, u32)],
+    ) -> Vec<u8> {
         let mut bytes = self.bytes.clone();
-        let count = self.count.iter().map(|c| (c, vertices as u32));
+        let count = (self.count.iter().map(|c| (c, vertices as u32)))
+            .chain(self.joints.iter().map(|c| (c, joints as u32)));
         let starts = (self.starts.iter()).filter_map(|(stream, m)| {
             let value = starts.iter().find(|(s, _)| s == stream)?.1;
             Some((m, value))
@@ -1133,7 +1191,7 @@ impl Filled {
     /// Whether the harness writes this buffer for each case (a count, a vertex pool's starts)
     /// rather than once for every case.
     pub fn per_case(&self) -> bool {
-        self.count.is_some() || !self.starts.is_empty()
+        self.count.is_some() || self.joints.is_some() || !self.starts.is_empty()
     }
 }
 
@@ -1328,6 +1386,7 @@ impl Contract {
                 ),
             ],
             uniform_bytes: 16,
+            input_values: Vec::new(),
             vertex_inputs: vec![
                 // A vec4 position reads the vec3 attribute with w = 1, as WebGPU fills it.
                 input(
@@ -1606,6 +1665,13 @@ impl Contract {
         self.vertex_inputs.iter().find(|v| v.role == role)
     }
 
+    /// One vertex's bytes of a [`Role::Zeros`] input whose value the profile gives; None for
+    /// zeros (or a value of the wrong length, which validation names).
+    pub fn input_value(&self, input: &VertexInput) -> Option<Vec<u8>> {
+        let v = (self.input_values.iter()).find(|v| v.location == input.location())?;
+        v.bytes(input.attribute.format)
+    }
+
     /// The vertex input at `location`, if the contract has one there.
     pub fn input_at(&self, location: u32) -> Option<&VertexInput> {
         self.vertex_inputs.iter().find(|v| v.location() == location)
@@ -1829,11 +1895,12 @@ mod tests {
             floats: Vec::new(),
             members: Vec::new(),
             count: None,
+            joints: None,
             starts: Vec::new(),
             bytes: vec![7; 12],
             problems: Vec::new(),
         };
-        assert_eq!(f.for_case(300, &[]), [7; 12]);
+        assert_eq!(f.for_case(300, 0, &[]), [7; 12]);
         assert!(!f.per_case());
         let member = |offset| CaseMember {
             name: "m".into(),
@@ -1841,7 +1908,10 @@ mod tests {
             offset: Some(offset),
         };
         f.count = Some(member(4));
-        assert_eq!(f.for_case(300, &[]), [7, 7, 7, 7, 44, 1, 0, 0, 7, 7, 7, 7]);
+        assert_eq!(
+            f.for_case(300, 0, &[]),
+            [7, 7, 7, 7, 44, 1, 0, 0, 7, 7, 7, 7]
+        );
         assert_eq!(f.bytes, [7; 12], "each case gets a copy");
         // A vertex pool's starts, each at its member: 256 (0x100) for the positions at byte 0,
         // 513 (0x201) for the joints at byte 8; a start the case does not place is left.
@@ -1854,9 +1924,18 @@ mod tests {
         assert!(f.per_case());
         let starts = [(Stream::Joints, 513), (Stream::Position, 256)];
         assert_eq!(
-            f.for_case(300, &starts),
+            f.for_case(300, 0, &starts),
             [0, 1, 0, 0, 44, 1, 0, 0, 1, 2, 0, 0]
         );
+        // The joint count: 258 (0x102) joints at byte 0, with the count alone.
+        f.starts.clear();
+        f.joints = Some(member(0));
+        assert_eq!(
+            f.for_case(300, 258, &[]),
+            [2, 1, 0, 0, 44, 1, 0, 0, 7, 7, 7, 7]
+        );
+        f.count = None;
+        assert!(f.per_case(), "the joint count alone is per case");
     }
 
     #[test]

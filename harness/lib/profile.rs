@@ -108,6 +108,11 @@ pub struct FilledBinding {
     /// `compute.count`.
     #[serde(default)]
     pub count: Option<String>,
+    /// The u32 or i32 member (as `palette_offset`'s) that holds the case's number of joints, as
+    /// an engine's per-instance `jointCount` does (zero there may mean an unskinned mesh):
+    /// written for each case, in both pipelines.
+    #[serde(default)]
+    pub joint_count: Option<String>,
 }
 
 /// One number, or a list of them (a vector's components, a matrix's column by column).
@@ -848,6 +853,11 @@ pub struct Vertex {
     /// Its function that skins a tangent, `(tangent: vec4<f32>, joints, weights) -> vec4<f32>`.
     #[serde(default)]
     pub tangent_function: Option<String>,
+    /// The stage's other inputs, by location: the value every vertex gets (an engine's
+    /// per-instance attributes, a model matrix's columns: `{ 8: [1, 0, 0, 0] }`), one number a
+    /// component. Any other input the profile gives no role is zeros.
+    #[serde(default)]
+    pub inputs: BTreeMap<u32, Numbers>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

@@ -584,10 +584,9 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
                     .push(format!("{why} (the profile's {})", m.origin));
             }
         }
-        let count = f
-            .count
-            .iter_mut()
-            .map(|c| (c, "the vertex count".to_string()));
+        let count = (f.count.iter_mut())
+            .map(|c| (c, "the vertex count".to_string()))
+            .chain(f.joints.iter_mut().map(|c| (c, "the joint count".into())));
         let starts = (f.starts.iter_mut())
             .map(|(s, c)| (c, format!("where the vertex pool's `{}` starts", s.name())));
         for (member, holds) in count.chain(starts) {
@@ -1263,6 +1262,32 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
             describe(module, *ty),
             list(&locations)
         ));
+    }
+    for value in &contract.input_values {
+        let loc = value.location;
+        let n = value.values.len();
+        match contract.input_at(loc) {
+            Some(v) if v.role == Role::Zeros => {
+                if v.attribute.format.size() as usize != 4 * n {
+                    bad.push(format!(
+                        "entry point `{name}`: input @location({loc}) is {}, {} numbers, and the profile gives {n} ({})",
+                        v.ty.wgsl(),
+                        v.attribute.format.size() / 4,
+                        value.origin
+                    ));
+                }
+            }
+            Some(v) => bad.push(format!(
+                "entry point `{name}`: input @location({loc}) has a role{}, and `vertex.inputs` gives only inputs the harness would feed zeros ({})",
+                (v.origin.as_ref()).map_or(String::new(), |o| format!(" ({o})")),
+                value.origin
+            )),
+            None => bad.push(format!(
+                "entry point `{name}`: has no input @location({loc}) the harness feeds ({}); its inputs are at {}",
+                value.origin,
+                list(&locations)
+            )),
+        }
     }
     let outputs = located_outputs(module, ep);
     for out in &contract.vertex_outputs {

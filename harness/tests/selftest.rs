@@ -3156,6 +3156,123 @@ fn a_normal_array_beside_the_palette_is_filled_parallel_to_it() {
     });
 }
 
+/// A vertex stage that takes a per-instance model matrix as four attributes (`model_0` to
+/// `model_3`, as engines after learn-wgpu do): with `vertex.inputs` giving the identity's columns
+/// every row passes, through the render path and through the copy of the entry point that the
+/// positions are compared by; left as zeros, the matrix collapses every vertex and both fail; a
+/// value of the wrong length, or at an input with a role, fails validation, named.
+#[test]
+fn per_instance_inputs_take_the_profiles_values() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "@location(4) tangent: vec4<f32>,",
+                "@location(4) tangent: vec4<f32>,\n    @location(8) model_0: vec4<f32>,\n    @location(9) model_1: vec4<f32>,\n    @location(10) model_2: vec4<f32>,\n    @location(11) model_3: vec4<f32>,",
+            ),
+            (
+                "out.clip = camera.view_proj * (mesh.world_from_local * local);",
+                "let model = mat4x4<f32>(in.model_0, in.model_1, in.model_2, in.model_3);\n    out.clip = camera.view_proj * (model * local);",
+            ),
+        ],
+    );
+    // Without a skinning function the positions are compared through a copy of the entry point.
+    let functions = "  skin_function: skin_matrix\n  normal_function: skin_normal\n  tangent_function: skin_tangent\n";
+    let profile = edited(name, &profile, &[(functions, "")]);
+    let with = |inputs: &str| {
+        let line = format!("  colour: any\n  inputs: {{ {inputs} }}");
+        edited(name, &profile, &[("  colour: any", &line)])
+    };
+    let identity = "8: [1, 0, 0, 0], 9: [0, 1, 0, 0], 10: [0, 0, 1, 0], 11: [0, 0, 0, 1]";
+    let Some(report) = run_example_as(name, "inputs", &shader, &with(identity)) else {
+        return;
+    };
+    assert!(
+        failed_rows(&report).is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+    let Some(report) = run_example_as(name, "inputs_left_out", &shader, &profile) else {
+        return;
+    };
+    for check in ["render_covers_bind_pose", "posed_matches_cpu"] {
+        assert!(
+            !failing(&report, check).is_empty(),
+            "{check}: {:#?}",
+            failed_rows(&report)
+        );
+    }
+    for (label, inputs, says) in [
+        (
+            "inputs_short",
+            "8: [1, 0, 0], 9: [0, 1, 0, 0], 10: [0, 0, 1, 0], 11: [0, 0, 0, 1]",
+            "input @location(8) is vec4<f32>, 4 numbers, and the profile gives 3",
+        ),
+        (
+            "inputs_role",
+            "3: [0, 0, 1]",
+            "input @location(3) has a role",
+        ),
+    ] {
+        let Some(report) = run_example_as(name, label, &shader, &with(inputs)) else {
+            return;
+        };
+        let v = report.validation.as_ref().expect("a validation row");
+        assert!(
+            v.status.fails() && v.message.contains(says),
+            "{label}: {v:?}"
+        );
+    }
+}
+
+/// A per-draw struct whose joint count turns skinning on and bounds the indices (an engine's
+/// `jointCount`, zero for an unskinned mesh): with `bindings[].joint_count` the harness writes
+/// each case's count, in both pipelines, and every row passes (one less would clamp away the
+/// last joint); without it the count is zero, the mesh unskinned, and the posed rows fail.
+#[test]
+fn a_joint_count_member_is_written_for_each_case() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "    world_from_local: mat4x4<f32>,\n}",
+                "    world_from_local: mat4x4<f32>,\n    joint_count: u32,\n}",
+            ),
+            (
+                "fn skin_matrix(joints: vec4<u32>, weights: vec4<f32>) -> mat4x4<f32> {\n    return bones.matrices[joints.x] * weights.x",
+                "fn skin_matrix(joints_in: vec4<u32>, weights: vec4<f32>) -> mat4x4<f32> {\n    if (mesh.joint_count == 0u) {\n        return mat4x4<f32>(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<f32>(0.0, 1.0, 0.0, 0.0), vec4<f32>(0.0, 0.0, 1.0, 0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0));\n    }\n    let joints = min(joints_in, vec4<u32>(mesh.joint_count - 1u));\n    return bones.matrices[joints.x] * weights.x",
+            ),
+        ],
+    );
+    let filled = "  - { group: 2, binding: 0, fill: identity }";
+    let counted = "  - { group: 2, binding: 0, fill: identity, joint_count: joint_count }";
+    let with = edited(name, &profile, &[(filled, counted)]);
+    let Some(report) = run_example_as(name, "joint_count", &shader, &with) else {
+        return;
+    };
+    assert!(
+        failed_rows(&report).is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+    let Some(report) = run_example_as(name, "joint_count_left_out", &shader, &profile) else {
+        return;
+    };
+    for check in ["posed_matches_cpu", "render_changes_after_pose"] {
+        assert!(
+            !failing(&report, check).is_empty(),
+            "{check}: {:#?}",
+            failed_rows(&report)
+        );
+    }
+}
+
 /// A vertex-only shader whose palette elements hold each joint's normal matrix, blended by a
 /// function that returns the normal matrix (`vertex.normal_function` of the influences, as
 /// fifth-light writes it): through its renormalising normal function every normal row passes

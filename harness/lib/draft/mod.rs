@@ -338,6 +338,21 @@ fn calls(block: &naga::Block) -> Vec<naga::Handle<naga::Function>> {
 
 /// The integer member of `g` (a struct, or an array of them: element 0's) named as a skin offset.
 fn offset_member(module: &Module, g: &Global) -> Option<String> {
+    int_member(module, g, |name| named(name, OFFSET_WORDS))
+}
+
+/// The u32 or i32 member of a filled binding's struct (or its element 0's) named as the number
+/// of joints (`jointCount`, `num_bones`), which the harness writes per case: zero there may
+/// mean an unskinned mesh.
+fn joint_count_member(module: &Module, g: &Global) -> Option<String> {
+    int_member(module, g, |name| {
+        named(name, &["joint", "bone"]) && named(name, &["count", "num", "number", "total"])
+    })
+}
+
+/// The first 32-bit integer member of a binding's struct (or its element 0's) whose name `is`
+/// accepts.
+fn int_member(module: &Module, g: &Global, is: impl Fn(&str) -> bool) -> Option<String> {
     let ty = match g.ty {
         TypeInner::Array { base, .. } => &module.types[*base].inner,
         t => t,
@@ -348,7 +363,7 @@ fn offset_member(module: &Module, g: &Global) -> Option<String> {
     members.iter().find_map(|m| {
         let name = m.name.as_deref()?;
         let integer = matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint) && s.width == 4);
-        (integer && named(name, OFFSET_WORDS)).then(|| name.to_string())
+        (integer && is(name)).then(|| name.to_string())
     })
 }
 
@@ -694,6 +709,13 @@ fn bindings(
             }
             if !values.is_empty() && !extra.contains("members") {
                 let _ = write!(extra, ", members: {{ {} }}", values.join(", "));
+            }
+            if let Some(m) = joint_count_member(module, g) {
+                w.line(format!(
+                    "  # `{}`'s integer member `{m}` is named as the number of joints: the harness writes the case's",
+                    g.name
+                ));
+                let _ = write!(extra, ", joint_count: {m}");
             }
             let offset = offset_free.then(|| offset_member(module, g)).flatten();
             if let Some(m) = &offset {

@@ -660,3 +660,33 @@ struct Joint { normal_matrix: mat3x3<f32>, world: mat4x4<f32> }
     let d = draft("other.wgsl", &other).unwrap();
     assert!(!d.yaml.contains("normal_member"), "{}", d.yaml);
 }
+
+/// Per-instance attributes that hold a matrix's columns (learn-wgpu's `model_matrix_0` to `_3`
+/// and `normal_matrix_0` to `_2`) are drafted as the identity's columns; an input named with a
+/// digit alone (`uv0`, no `uv1`) stays zeros.
+#[test]
+fn a_matrix_in_per_instance_attributes_is_the_identity() {
+    let source = r#"
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(1) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+struct Instance { @location(8) model_matrix_0: vec4<f32>, @location(9) model_matrix_1: vec4<f32>, @location(10) model_matrix_2: vec4<f32>, @location(11) model_matrix_3: vec4<f32>, @location(12) normal_matrix_0: vec3<f32>, @location(13) normal_matrix_1: vec3<f32>, @location(14) normal_matrix_2: vec3<f32> }
+struct In { @location(0) position: vec3<f32>, @location(1) uv0: vec2<f32>, @location(3) weights: vec4<f32>, @location(4) joints: vec4<u32> }
+@vertex fn vs(v: In, i: Instance) -> @builtin(position) vec4<f32> {
+    let model = mat4x4<f32>(i.model_matrix_0, i.model_matrix_1, i.model_matrix_2, i.model_matrix_3);
+    let n = mat3x3<f32>(i.normal_matrix_0, i.normal_matrix_1, i.normal_matrix_2);
+    return view_proj * model * (bones[v.joints.x] * v.weights.x) * vec4<f32>(v.position + n[0] * 0.0 + vec3<f32>(v.uv0, 0.0) * 0.0, 1.0);
+}
+"#;
+    let d = draft("instance.wgsl", source).unwrap();
+    let want = "  inputs: { 8: [1, 0, 0, 0], 9: [0, 1, 0, 0], 10: [0, 0, 1, 0], 11: [0, 0, 0, 1], 12: [1, 0, 0], 13: [0, 1, 0], 14: [0, 0, 1] }";
+    assert!(d.yaml.contains(want), "{}", d.yaml);
+    let c = contract(&d.yaml);
+    let at = |l: u32| {
+        c.input_values
+            .iter()
+            .find(|v| v.location == l)
+            .map(|v| v.values.clone())
+    };
+    assert_eq!(at(11), Some(vec![0.0, 0.0, 0.0, 1.0]));
+    assert_eq!(at(1), None);
+}

@@ -80,9 +80,10 @@ impl Picks {
     /// Each attribute guessed by type and name, an input taken once: the joints an integer
     /// vector named as joints (else any `vec4<u32>`), the weights a `vec4<f32>` named as
     /// weights, then more pairs of both as further sets, the position, normal and tangent by
-    /// name.
-    fn of(inputs: &[Input]) -> Picks {
-        let mut used = Vec::new();
+    /// name; none of them one of a matrix's `columns` (indices).
+    fn of(inputs: &[Input], columns: &[usize]) -> Picks {
+        // A matrix's columns are no attribute of the vertex.
+        let mut used: Vec<u32> = columns.iter().map(|&i| inputs[i].location).collect();
         let mut pick = |ok: &dyn Fn(&Input) -> bool| -> Option<usize> {
             let i = (inputs.iter()).position(|x| !used.contains(&x.location) && ok(x))?;
             used.push(inputs[i].location);
@@ -119,7 +120,14 @@ impl Picks {
             more.push((inputs[j].location, inputs[k].location));
         }
         let position =
-            pick(&|x| named(&x.name, &["pos"]) && (float(x, 3) || float(x, 4) || float(x, 2)));
+            pick(&|x| named(&x.name, &["pos"]) && (float(x, 3) || float(x, 4) || float(x, 2)))
+                // Else the first vec3<f32> not named as another stream (`p`, `vertex`).
+                .or_else(|| {
+                    let other = [
+                        "normal", "tangent", "binormal", "color", "colour", "uv", "tex",
+                    ];
+                    pick(&|x| float(x, 3) && !named(&x.name, &other))
+                });
         let normal = pick(&|x| named(&x.name, &["normal"]) && float(x, 3));
         let tangent = pick(&|x| named(&x.name, &["tangent"]) && (float(x, 4) || float(x, 3)));
         Picks {
@@ -236,6 +244,71 @@ fn attribute_lines(inputs: &[Input], p: &Picks, pulls: bool, w: &mut Writer) {
     }
 }
 
+/// The inputs that hold a matrix's columns (an engine's per-instance model matrix,
+/// `model_matrix_0` to `model_matrix_3`): 2 to 4 float vectors of one width, named as a matrix
+/// or a transform alike but for their last digit, 0 up; each group's indices in order.
+fn matrix_columns(inputs: &[Input]) -> Vec<Vec<usize>> {
+    // Each input's stem (its name without the last digit and separators) and digit.
+    let split = |x: &Input| -> Option<(String, u32)> {
+        let digit = x.name.chars().last()?.to_digit(10)?;
+        let stem = x.name[..x.name.len() - 1].trim_end_matches(['_', '.']);
+        let matrix = named(
+            stem,
+            &["mat", "model", "world", "transform", "xform", "instance"],
+        );
+        (matrix && !stem.ends_with(|c: char| c.is_ascii_digit())).then(|| (stem.to_string(), digit))
+    };
+    let mut groups = Vec::new();
+    for x in inputs {
+        let Some((stem, 0)) = split(x) else { continue };
+        let Some((width, ScalarKind::Float)) = vector(x.ty) else {
+            continue;
+        };
+        let column = |k: u32| {
+            (inputs.iter()).position(|y| {
+                split(y) == Some((stem.clone(), k))
+                    && vector(y.ty) == Some((width, ScalarKind::Float))
+            })
+        };
+        let group: Vec<usize> = (0..width as u32).map_while(column).collect();
+        if group.len() >= 2 {
+            groups.push(group);
+        }
+    }
+    groups
+}
+
+/// `inputs`: the identity's columns for each group of [`matrix_columns`], which zeros would make
+/// singular.
+fn matrix_column_lines(inputs: &[Input], groups: &[Vec<usize>], w: &mut Writer) {
+    if groups.is_empty() {
+        return;
+    }
+    let mut values = Vec::new();
+    for group in groups {
+        for (k, &i) in group.iter().enumerate() {
+            let width = vector(inputs[i].ty).map_or(0, |v| v.0 as usize);
+            let column: Vec<&str> = (0..width).map(|r| if r == k { "1" } else { "0" }).collect();
+            values.push((inputs[i].location, column.join(", ")));
+        }
+    }
+    values.sort_by_key(|v| v.0);
+    let each: Vec<String> = (values.iter())
+        .map(|(l, v)| format!("{l}: [{v}]"))
+        .collect();
+    let names: Vec<String> = (groups.iter())
+        .map(|g| {
+            let name = |i: &usize| &inputs[*i].name;
+            format!("`{}` to `{}`", name(&g[0]), name(&g[g.len() - 1]))
+        })
+        .collect();
+    w.line(format!(
+        "  # {} hold a matrix's columns (per instance, as an engine's model matrix): the identity's, not zeros",
+        names.join(" and ")
+    ));
+    w.line(format!("  inputs: {{ {} }}", each.join(", ")));
+}
+
 /// The skinned normal and tangent outputs: an output named as one, beside its source attribute,
 /// unless the entry point returns the source unchanged there.
 fn frame_output_lines(
@@ -298,8 +371,10 @@ pub(super) fn vertex_section(
     if pulls && inputs.is_empty() {
         w.todo("the stage takes no attributes and reads @builtin(vertex_index): it pulls its vertices; give `vertex.vertices` (byte-addressed offsets, see shaders/README.md)");
     }
-    let picks = Picks::of(&inputs);
+    let columns = matrix_columns(&inputs);
+    let picks = Picks::of(&inputs, &columns.concat());
     attribute_lines(&inputs, &picks, pulls, w);
+    matrix_column_lines(&inputs, &columns, w);
     frame_output_lines(module, ep, &inputs, &picks, w);
     camera(module, globals, palette, w, taken);
     if let Some(name) = skin_function(module) {

@@ -351,10 +351,11 @@ impl Dispatch {
         if contract.try_slot(Role::Count).is_some() {
             bound.push((Role::Count, init("count", &count, uniform), count.len()));
         }
-        // A filled buffer that holds the vertex count or the pool's starts: this case's copy,
+        // A filled buffer that holds the vertex count, the joint count or the pool's starts: this
+        // case's copy,
         // bound in place of the one every case shares.
         for f in contract.filled.iter().filter(|f| f.per_case()) {
-            let bytes = f.for_case(n, &starts);
+            let bytes = f.for_case(n, palette.len(), &starts);
             let usage = contract.slot(f.role).space.usage();
             bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));
         }

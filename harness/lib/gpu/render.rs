@@ -139,6 +139,12 @@ impl Draw {
             bound.push((role, init("palette", &bytes, usage), bind));
         }
         let texture = data.texture.map(|t| t.upload(ctx)).transpose()?;
+        // A filled buffer that holds a case's counts: this case's copy, as the compute path's.
+        for f in contract.filled.iter().filter(|f| f.per_case()) {
+            let bytes = f.for_case(mesh.len(), palette.len(), &[]);
+            let usage = contract.slot(f.role).space.usage();
+            bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));
+        }
         if !contract.camera_in_palette {
             let camera = camera_bytes(contract, view);
             bound.push((Role::View, init("view", &camera, uniform), camera.len()));
@@ -177,7 +183,11 @@ impl Draw {
                 // A mesh without them gets placeholders, as the compute path does.
                 Role::Normals => ("normals", bytemuck::cast_slice(&mesh.frames().0).to_vec()),
                 Role::Tangents => ("tangents", bytemuck::cast_slice(&mesh.frames().1).to_vec()),
-                Role::Zeros => ("zeros", vec![0; mesh.len() * input.stride as usize]),
+                // The profile's value at every vertex (validated), else zeros.
+                Role::Zeros => match contract.input_value(input) {
+                    Some(one) => ("inputs", one.repeat(mesh.len())),
+                    None => ("zeros", vec![0; mesh.len() * input.stride as usize]),
+                },
                 other => panic!("{other:?} is not per-vertex data"),
             };
             vertex.push(init(label, &data, wgpu::BufferUsages::VERTEX));

@@ -592,6 +592,13 @@ impl Profile {
         }
         let (inputs, outputs) = self.vertex_frames(v);
         c.vertex_inputs.extend(inputs);
+        c.input_values = (v.inputs.iter())
+            .map(|(&location, n)| crate::contract::InputValue {
+                location,
+                values: n.0.clone(),
+                origin: self.whence(&format!("vertex.inputs.{location}")),
+            })
+            .collect();
         c.vertex_outputs = outputs;
         c.tint = v.colour == Colour::Tint;
         c.skin_function = v.skin_function.clone();
@@ -659,6 +666,14 @@ impl Profile {
                     origin: self.whence(&format!("bindings[{i}].count")),
                     offset: None,
                 }),
+                joints: b
+                    .joint_count
+                    .clone()
+                    .map(|name| crate::contract::CaseMember {
+                        name,
+                        origin: self.whence(&format!("bindings[{i}].joint_count")),
+                        offset: None,
+                    }),
                 starts,
                 bytes: Vec::new(),
                 problems: Vec::new(),

@@ -66,7 +66,10 @@ impl Profile {
     fn check_offset_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
         let field = format!("bindings[{i}].palette_offset");
         let p = &self.palette;
-        let others = [("count", self.bindings[i].count.as_deref())];
+        let others = [
+            ("count", self.bindings[i].count.as_deref()),
+            ("joint_count", self.bindings[i].joint_count.as_deref()),
+        ];
         let why = if let Some(why) =
             written_member(&self.bindings[i], i, name, &others, "the offset")
         {
@@ -91,7 +94,10 @@ impl Profile {
     /// `compute.count`.
     fn check_count_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
         let b = &self.bindings[i];
-        let others = [("palette_offset", b.palette_offset.as_deref())];
+        let others = [
+            ("palette_offset", b.palette_offset.as_deref()),
+            ("joint_count", b.joint_count.as_deref()),
+        ];
         let why = if let Some(why) = written_member(b, i, name, &others, "the vertex count") {
             why
         } else if self.bindings[..i].iter().any(|b| b.count.is_some()) {
@@ -229,6 +235,15 @@ impl Profile {
             }
             if let Some(name) = &b.count {
                 self.check_count_member(i, name)?;
+            }
+            if let Some(name) = &b.joint_count {
+                let others = [
+                    ("count", b.count.as_deref()),
+                    ("palette_offset", b.palette_offset.as_deref()),
+                ];
+                if let Some(why) = written_member(b, i, name, &others, "the joint count") {
+                    return Err((format!("bindings[{i}].joint_count"), why));
+                }
             }
             for (name, v) in &b.members {
                 if !is_member_path(name) {
@@ -530,6 +545,7 @@ impl Profile {
             let others = [
                 ("count", filled.count.as_deref()),
                 ("palette_offset", filled.palette_offset.as_deref()),
+                ("joint_count", filled.joint_count.as_deref()),
             ];
             let why = if !is_member_path(name) {
                 format!("`{name}` is not a WGSL identifier or a dotted path of them")

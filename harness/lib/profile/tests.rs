@@ -336,6 +336,21 @@ fn a_filled_members_count_is_checked() {
         "  - { group: 0, binding: 5, count: n }\n  - { group: 0, binding: 6, count: m }\n",
         "field `bindings[1].count`: another binding already holds the vertex count",
     );
+    // The joint count: a member of its own.
+    let c = profile("  - { group: 0, binding: 5, joint_count: info.joints }\n")
+        .unwrap()
+        .contract();
+    let joints = c.filled[0].joints.as_ref().unwrap();
+    assert_eq!(joints.name, "info.joints");
+    assert!(c.filled[0].per_case());
+    err(
+        "  - { group: 0, binding: 5, count: n, joint_count: n }\n",
+        "field `bindings[0].count`: `n` is also `bindings[0].joint_count`",
+    );
+    err(
+        "  - { group: 0, binding: 5, joint_count: n, members: { n: 3 } }\n",
+        "field `bindings[0].joint_count`: `n` is also given a value in `bindings[0].members`",
+    );
     let vertex_only = "palette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 6, form: matrix }\nbindings:\n  - { group: 0, binding: 5, count: n }\n";
     let msg = parse(vertex_only).unwrap_err();
     assert!(

@@ -353,6 +353,14 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         "palette.element_member",
     ),
     (
+        "a joint count member that is also the vertex count",
+        &[(
+            "palette: { group: 1, binding: 0 }",
+            "palette: { group: 1, binding: 0 }\nbindings:\n  - { group: 2, binding: 0, count: n, joint_count: n }",
+        )],
+        "bindings[0].joint_count",
+    ),
+    (
         "a palette normal matrix array that is the palette's own member",
         &[(
             "palette: { group: 1, binding: 0 }",
