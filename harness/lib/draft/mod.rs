@@ -11,6 +11,7 @@ use crate::compose::{undecorate, Define};
 use naga::{AddressSpace, ImageClass, ImageDimension, Module, ScalarKind, ShaderStage, TypeInner};
 
 mod compute;
+mod flow;
 mod modules;
 mod read;
 mod strides;
@@ -176,12 +177,14 @@ fn draft_with(
         extras = compute_section(&module, &globals, ep, &mut w, &mut taken);
     }
     let mut sets = 1;
+    let mut unnormalised = Vec::new();
     if let Some(i) = vertex {
         let vertex = Stage {
             index: i,
             fragment: fragment.as_ref(),
         };
-        sets = vertex_section(&module, &globals, vertex, palette, &mut w, &mut taken);
+        let v = vertex_section(&module, &globals, vertex, palette, &mut w, &mut taken);
+        (sets, unnormalised) = (v.sets, v.unnormalised);
     }
     let palette_array = palette.is_some_and(|p| matches!(p.ty, TypeInner::Array { .. }));
     bindings(&module, &globals, &taken, &extras, palette_array, &mut w);
@@ -190,6 +193,13 @@ fn draft_with(
             "# {sets} joint and weight inputs each: {sets} influence sets of 4 (JOINTS_0/WEIGHTS_0, JOINTS_1/WEIGHTS_1, ...)"
         ));
         w.line(format!("influence_sets: {sets}"));
+    }
+    if !unnormalised.is_empty() {
+        w.line(format!(
+            "# The vertex stage returns {} without renormalising (a `normalize` it does not call): a later stage does, after interpolation; compared by direction",
+            quoted(unnormalised.iter())
+        ));
+        w.line("frame_length: any");
     }
     normal_matrix(&module, palette, &mut w);
     constants(&module, &mut w);

@@ -15,12 +15,12 @@ pub(super) struct Global<'a> {
 }
 
 impl Global<'_> {
-    /// The module's variable at this global's group and binding.
     /// Whether the shader may write it: a `read_write` storage buffer.
     pub(super) fn writable(&self) -> bool {
         matches!(self.space, AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE))
     }
 
+    /// The module's variable at this global's group and binding.
     pub(super) fn variable(&self, module: &Module) -> Option<naga::Handle<naga::GlobalVariable>> {
         crate::shader::global_handle_at(module, self.group, self.binding)
     }

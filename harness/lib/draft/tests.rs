@@ -690,3 +690,70 @@ struct In { @location(0) position: vec3<f32>, @location(1) uv0: vec2<f32>, @loca
     assert_eq!(at(11), Some(vec![0.0, 0.0, 0.0, 1.0]));
     assert_eq!(at(1), None);
 }
+
+/// An output named as the normal that the palette never reaches is not the skinned normal: one
+/// never written (libsgd's `normal`, its skinned normal in `tanMatrix2`, found as the one vec3
+/// output that carries the source normal moved by the palette and not the tangent), or one moved
+/// by a per-instance matrix alone (m2rs's `world_normal`). An output not renormalised in the
+/// stage drafts `frame_length: any`.
+#[test]
+fn the_skinned_normal_is_the_output_the_palette_moves_the_normal_into() {
+    let libsgd = r#"
+@group(0) @binding(0) var<storage, read> joint_matrices: array<mat4x4<f32>>;
+@group(1) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+struct In { @location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(2) tangent: vec4<f32>, @location(5) joints: vec4<u32>, @location(6) weights: vec4<f32> }
+struct Out { @builtin(position) clip: vec4<f32>, @location(1) normal: vec3<f32>, @location(2) tanMatrix0: vec3<f32>, @location(3) tanMatrix1: vec3<f32>, @location(4) tanMatrix2: vec3<f32> }
+@vertex fn vs(v: In) -> Out {
+    let m = joint_matrices[v.joints.x] * v.weights.x + joint_matrices[v.joints.y] * v.weights.y;
+    let normal = (m * vec4<f32>(v.normal, 0.0)).xyz;
+    let tangent = (m * vec4<f32>(v.tangent.xyz, 0.0)).xyz;
+    var out: Out;
+    out.clip = view_proj * m * vec4<f32>(v.position, 1.0);
+    out.tanMatrix2 = normal;
+    out.tanMatrix0 = tangent;
+    out.tanMatrix1 = cross(out.tanMatrix0, out.tanMatrix2) * v.tangent.w;
+    return out;
+}
+"#;
+    let d = draft("libsgd.wgsl", libsgd).unwrap();
+    for want in [
+        "# the output `normal` is never written from the source normal moved by the palette",
+        "  skinned_normal: { location: 4 }   # the output `tanMatrix2` carries the source normal",
+        "frame_length: any",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    contract(&d.yaml);
+    // Renormalised in the stage: unit length stays the default.
+    let unit = libsgd.replace(
+        "out.tanMatrix2 = normal;",
+        "out.tanMatrix2 = normalize(normal);",
+    );
+    let d = draft("unit.wgsl", &unit).unwrap();
+    assert!(
+        d.yaml.contains("skinned_normal: { location: 4 }"),
+        "{}",
+        d.yaml
+    );
+    assert!(!d.yaml.contains("frame_length"), "{}", d.yaml);
+    let m2rs = r#"
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(1) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+struct In { @location(0) position: vec3<f32>, @location(2) normal: vec3<f32>, @location(3) weights: vec4<f32>, @location(4) joints: vec4<u32>, @location(12) normal_matrix_0: vec3<f32>, @location(13) normal_matrix_1: vec3<f32>, @location(14) normal_matrix_2: vec3<f32> }
+struct Out { @builtin(position) clip: vec4<f32>, @location(1) world_normal: vec3<f32> }
+@vertex fn vs(v: In) -> Out {
+    let n = mat3x3<f32>(v.normal_matrix_0, v.normal_matrix_1, v.normal_matrix_2);
+    var out: Out;
+    out.clip = view_proj * (bones[v.joints.x] * v.weights.x) * vec4<f32>(v.position, 1.0);
+    out.world_normal = normalize(n * v.normal);
+    return out;
+}
+"#;
+    let d = draft("m2rs.wgsl", m2rs).unwrap();
+    assert!(!d.yaml.contains("skinned_normal:"), "{}", d.yaml);
+    assert!(
+        d.yaml.contains("# the output `world_normal` is never written from the source normal moved by the palette"),
+        "{}",
+        d.yaml
+    );
+}

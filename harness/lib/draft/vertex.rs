@@ -310,21 +310,56 @@ fn matrix_column_lines(inputs: &[Input], groups: &[Vec<usize>], w: &mut Writer) 
 }
 
 /// The skinned normal and tangent outputs: an output named as one, beside its source attribute,
-/// unless the entry point returns the source unchanged there.
+/// unless the entry point returns the source unchanged there or the output does not depend on
+/// the palette (never written, or moved by something else); else the one output of the source's
+/// width that carries the source moved by the palette, and not the other direction (libsgd's
+/// normal in the third column of its `tanMatrix`).
 fn frame_output_lines(
     module: &Module,
     ep: &naga::EntryPoint,
     inputs: &[Input],
     p: &Picks,
+    palette: Option<&Global>,
     w: &mut Writer,
-) {
+) -> Vec<String> {
+    let mut unnormalised = Vec::new();
     let outputs = vertex_outputs(module, ep);
-    for (source, what) in [(p.normal, "normal"), (p.tangent, "tangent")] {
-        let Some(source) = source else {
-            continue;
+    let flow = palette.and_then(|g| g.variable(module)).map(|palette| {
+        let sources = super::flow::Sources {
+            palette,
+            normal: p.normal.map(|i| inputs[i].location),
+            tangent: p.tangent.map(|i| inputs[i].location),
         };
-        let Some((location, name, width)) = outputs.iter().find(|(_, n, _)| named(n, &[what]))
-        else {
+        super::flow::outputs(module, ep, &sources)
+    });
+    // What an output may depend on; everything where the flow was not traced.
+    let depends = |location: u32| {
+        flow.as_ref().map_or(u8::MAX, |f| {
+            f.iter()
+                .find(|o| o.location == location)
+                .map_or(0, |o| o.depends)
+        })
+    };
+    let unit = |location: u32| {
+        flow.as_ref()
+            .is_none_or(|f| f.iter().any(|o| o.location == location && o.unit))
+    };
+    let frames = [
+        (
+            p.normal,
+            "normal",
+            super::flow::NORMAL,
+            super::flow::TANGENT,
+        ),
+        (
+            p.tangent,
+            "tangent",
+            super::flow::TANGENT,
+            super::flow::NORMAL,
+        ),
+    ];
+    for (source, what, own, other) in frames {
+        let Some(source) = source else {
             continue;
         };
         // A normal out is a vec3; a tangent out as wide as its source (a vec4's w the
@@ -333,23 +368,55 @@ fn frame_output_lines(
             "normal" => 3,
             _ => vector(inputs[source].ty).map_or(4, |v| v.0),
         };
-        if *width != want {
-            w.line(format!(
-                "  # the output `{name}` is a vec{width}, where a skinned {what} from its source is a vec{want}: not compared"
-            ));
-            continue;
+        let skinned = |location: u32| {
+            let m = depends(location);
+            m & super::flow::PALETTE != 0 && m & own != 0
+        };
+        let named_so = outputs.iter().find(|(_, n, _)| named(n, &[what]));
+        let mut found = None;
+        if let Some((location, name, width)) = named_so {
+            if *width != want {
+                w.line(format!(
+                    "  # the output `{name}` is a vec{width}, where a skinned {what} from its source is a vec{want}: not compared"
+                ));
+            } else if passed_through(module, ep, *location, inputs[source].location) {
+                w.line(format!(
+                    "  # the output `{name}` is the input `{}` passed through unskinned: no skinned {what} to compare",
+                    inputs[source].name
+                ));
+            } else if !skinned(*location) {
+                w.line(format!(
+                    "  # the output `{name}` is never written from the source {what} moved by the palette: not its skinned {what}"
+                ));
+            } else {
+                found = Some((*location, format!("the output `{name}`")));
+            }
         }
-        if passed_through(module, ep, *location, inputs[source].location) {
-            w.line(format!(
-                "  # the output `{name}` is the input `{}` passed through unskinned: no skinned {what} to compare",
-                inputs[source].name
-            ));
-            continue;
+        if found.is_none() && flow.is_some() {
+            let carrying: Vec<_> = (outputs.iter())
+                .filter(|(l, _, width)| *width == want && skinned(*l) && depends(*l) & other == 0)
+                .collect();
+            if let [(location, name, _)] = carrying[..] {
+                found = Some((
+                    *location,
+                    format!("the output `{name}` carries the source {what} moved by the palette"),
+                ));
+            }
         }
-        w.line(format!(
-            "  skinned_{what}: {{ location: {location} }}   # the output `{name}`: compared where no skinning function is named"
-        ));
+        if let Some((location, why)) = found {
+            w.line(format!(
+                "  skinned_{what}: {{ location: {location} }}   # {why}: compared where no skinning function is named"
+            ));
+            if !unit(location) {
+                let name = outputs
+                    .iter()
+                    .find(|o| o.0 == location)
+                    .map(|o| o.1.clone());
+                unnormalised.extend(name);
+            }
+        }
     }
+    unnormalised
 }
 
 /// The vertex stage's section: the fragment stage, attributes guessed by type and name, skinned
@@ -362,7 +429,7 @@ pub(super) fn vertex_section(
     palette: Option<&Global>,
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
-) -> usize {
+) -> VertexDraft {
     let ep = &module.entry_points[stage.index];
     w.line("vertex:");
     w.line(format!("  entry: {}", ep.name));
@@ -375,16 +442,32 @@ pub(super) fn vertex_section(
     let picks = Picks::of(&inputs, &columns.concat());
     attribute_lines(&inputs, &picks, pulls, w);
     matrix_column_lines(&inputs, &columns, w);
-    frame_output_lines(module, ep, &inputs, &picks, w);
+    let unnormalised = frame_output_lines(module, ep, &inputs, &picks, palette, w);
     camera(module, globals, palette, w, taken);
-    if let Some(name) = skin_function(module) {
+    let function = skin_function(module);
+    if let Some(name) = &function {
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
         ));
     } else {
         w.line("  # no function with a skinning signature: the harness compares the entry point through a copy of it");
     }
-    picks.sets()
+    VertexDraft {
+        sets: picks.sets(),
+        // The outputs' lengths matter only where the outputs are what is compared.
+        unnormalised: if function.is_none() {
+            unnormalised
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// What the vertex section tells the rest of the draft: the influence sets the attributes hold,
+/// and the skinned outputs the entry point does not renormalise (left to a later stage).
+pub(super) struct VertexDraft {
+    pub(super) sets: usize,
+    pub(super) unnormalised: Vec<String>,
 }
 
 /// The camera: a uniform holding a mat4x4 (named as a view or projection first), or a matrix

@@ -1,0 +1,400 @@
+//! Where a vertex entry point's outputs come from: which sources (the palette, the source normal,
+//! the source tangent) each located output may depend on, through expressions, local variables
+//! and calls.
+
+use std::collections::HashMap;
+
+use naga::{Binding, Expression as E, Handle, Module, Statement, TypeInner};
+
+/// A value that may depend on the palette.
+pub(super) const PALETTE: u8 = 1;
+/// On the source normal.
+pub(super) const NORMAL: u8 = 2;
+/// On the source tangent.
+pub(super) const TANGENT: u8 = 4;
+
+/// The sources traced: the palette's global, and the locations of the source normal and tangent.
+pub(super) struct Sources {
+    pub(super) palette: Handle<naga::GlobalVariable>,
+    pub(super) normal: Option<u32>,
+    pub(super) tangent: Option<u32>,
+}
+
+/// The expressions `e` reads (its operands).
+fn operands(e: &E) -> Vec<Handle<E>> {
+    let opt = |o: &Option<Handle<E>>| o.iter().copied().collect::<Vec<_>>();
+    match e {
+        E::Compose { components, .. } => components.clone(),
+        E::Access { base, index } => vec![*base, *index],
+        E::AccessIndex { base, .. } => vec![*base],
+        E::Splat { value, .. } => vec![*value],
+        E::Swizzle { vector, .. } => vec![*vector],
+        E::Load { pointer } => vec![*pointer],
+        E::ImageSample {
+            image,
+            sampler,
+            coordinate,
+            array_index,
+            offset,
+            depth_ref,
+            ..
+        } => [
+            vec![*image, *sampler, *coordinate],
+            opt(array_index),
+            opt(offset),
+            opt(depth_ref),
+        ]
+        .concat(),
+        E::ImageLoad {
+            image,
+            coordinate,
+            array_index,
+            sample,
+            level,
+        } => [
+            vec![*image, *coordinate],
+            opt(array_index),
+            opt(sample),
+            opt(level),
+        ]
+        .concat(),
+        E::ImageQuery { image, .. } => vec![*image],
+        E::Unary { expr, .. } | E::Derivative { expr, .. } | E::As { expr, .. } => vec![*expr],
+        E::Binary { left, right, .. } => vec![*left, *right],
+        E::Select {
+            condition,
+            accept,
+            reject,
+        } => vec![*condition, *accept, *reject],
+        E::Relational { argument, .. } => vec![*argument],
+        E::Math {
+            arg,
+            arg1,
+            arg2,
+            arg3,
+            ..
+        } => [vec![*arg], opt(arg1), opt(arg2), opt(arg3)].concat(),
+        E::ArrayLength(e) => vec![*e],
+        _ => Vec::new(),
+    }
+}
+
+/// The functions that read the palette, themselves or through the functions they call.
+fn reading_palette(
+    module: &Module,
+    palette: Handle<naga::GlobalVariable>,
+) -> Vec<Handle<naga::Function>> {
+    let reads = |f: &naga::Function| {
+        f.expressions
+            .iter()
+            .any(|(_, e)| matches!(e, E::GlobalVariable(g) if *g == palette))
+    };
+    let mut out: Vec<_> = (module.functions.iter())
+        .filter(|(_, f)| reads(f))
+        .map(|(h, _)| h)
+        .collect();
+    loop {
+        let more: Vec<_> = (module.functions.iter())
+            .filter(|(h, f)| !out.contains(h) && calls_any(f, &out))
+            .map(|(h, _)| h)
+            .collect();
+        if more.is_empty() {
+            return out;
+        }
+        out.extend(more);
+    }
+}
+
+fn calls_any(f: &naga::Function, of: &[Handle<naga::Function>]) -> bool {
+    let mut found = false;
+    crate::shader::for_each_statement(&f.body, &mut |s| {
+        if let Statement::Call { function, .. } = s {
+            found |= of.contains(function);
+        }
+    });
+    found
+}
+
+/// A pointer's local variable and the member of it the pointer reaches into first (None: the
+/// whole variable, or an element picked by a computed index).
+fn local_root(
+    f: &naga::Function,
+    mut p: Handle<E>,
+) -> Option<(Handle<naga::LocalVariable>, Option<u32>)> {
+    let mut first = None;
+    loop {
+        match f.expressions[p] {
+            E::LocalVariable(l) => return Some((l, first)),
+            E::AccessIndex { base, index } => {
+                first = matches!(f.expressions[base], E::LocalVariable(_)).then_some(index);
+                p = base;
+            }
+            E::Access { base, .. } => {
+                first = None;
+                p = base;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// A located output of a vertex entry point: what it may depend on ([`PALETTE`], [`NORMAL`],
+/// [`TANGENT`]), and whether every value it takes is renormalised (a `normalize` result, the
+/// first component of a vector composed around one).
+pub(super) struct Output {
+    pub(super) location: u32,
+    pub(super) depends: u8,
+    pub(super) unit: bool,
+}
+
+type Stores = HashMap<(Handle<naga::LocalVariable>, Option<u32>), Vec<Handle<E>>>;
+
+/// The values each local variable (its member, or the whole) may hold when `f` returns: those
+/// stored into it, but for those a later store in the function's own block overwrites (war3's
+/// `out.normal = in.normal`, then the skinned normal).
+fn stores(f: &naga::Function) -> Stores {
+    let mut out: Stores = HashMap::new();
+    for st in f.body.iter() {
+        match st {
+            Statement::Store { pointer, value } => {
+                if let Some(key) = local_root(f, *pointer) {
+                    out.insert(key, vec![*value]);
+                }
+            }
+            // A nested store may or may not run: beside the values before it.
+            nested => {
+                crate::shader::for_each_nested(nested, &mut |st| {
+                    if let Statement::Store { pointer, value } = st {
+                        if let Some(key) = local_root(f, *pointer) {
+                            out.entry(key).or_default().push(*value);
+                        }
+                    }
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The values a load of `l` (its `member`, or the whole) may read: those stored into it.
+fn stored(stores: &Stores, l: Handle<naga::LocalVariable>, member: Option<u32>) -> Vec<Handle<E>> {
+    (stores.iter())
+        .filter(|((x, m), _)| *x == l && (member.is_none() || m.is_none() || *m == member))
+        .flat_map(|(_, v)| v.iter().copied())
+        .collect()
+}
+
+/// Whether `e` is always a renormalised vector: `normalize(..)`, a vector composed with one
+/// first (`vec4(normalize(t), w)`), a select of two, a local variable every store into which is
+/// one, or a call to a function whose every return is one (to a depth of 4 calls).
+fn unit(module: &Module, f: &naga::Function, e: Handle<E>, depth: u8) -> bool {
+    let stores = stores(f);
+    let mut seen = Vec::new();
+    unit_in(module, f, &stores, e, depth, &mut seen)
+}
+
+fn unit_in(
+    module: &Module,
+    f: &naga::Function,
+    stores: &Stores,
+    e: Handle<E>,
+    depth: u8,
+    seen: &mut Vec<Handle<E>>,
+) -> bool {
+    if seen.contains(&e) {
+        // A value that loops back to itself adds nothing new.
+        return true;
+    }
+    seen.push(e);
+    let all = |values: &[Handle<E>], seen: &mut Vec<Handle<E>>| {
+        !values.is_empty()
+            && values
+                .iter()
+                .all(|v| unit_in(module, f, stores, *v, depth, seen))
+    };
+    match &f.expressions[e] {
+        E::Math {
+            fun: naga::MathFunction::Normalize,
+            ..
+        } => true,
+        E::Compose { components, .. } => all(&components[..components.len().min(1)], seen),
+        E::Select { accept, reject, .. } => all(&[*accept, *reject], seen),
+        E::Load { pointer } => match local_root(f, *pointer) {
+            Some((l, m)) => all(&stored(stores, l, m), seen),
+            None => false,
+        },
+        E::CallResult(callee) if depth > 0 => {
+            let g = &module.functions[*callee];
+            let mut returns = Vec::new();
+            crate::shader::for_each_statement(&g.body, &mut |st| {
+                if let Statement::Return { value: Some(v) } = st {
+                    returns.push(*v);
+                }
+            });
+            !returns.is_empty() && returns.iter().all(|v| unit(module, g, *v, depth - 1))
+        }
+        _ => false,
+    }
+}
+
+/// What each located output of entry point `ep` may depend on, and whether it is renormalised.
+pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Vec<Output> {
+    let f = &ep.function;
+    let reading = reading_palette(module, s.palette);
+    let of_binding = |b: &Option<Binding>| match b {
+        Some(Binding::Location { location, .. }) if Some(*location) == s.normal => NORMAL,
+        Some(Binding::Location { location, .. }) if Some(*location) == s.tangent => TANGENT,
+        _ => 0,
+    };
+    let members = |ty: Handle<naga::Type>| match &module.types[ty].inner {
+        TypeInner::Struct { members, .. } => Some(members.clone()),
+        _ => None,
+    };
+    let argument = |i: u32| {
+        let a = &f.arguments[i as usize];
+        members(a.ty).map_or(of_binding(&a.binding), |ms| {
+            ms.iter().fold(0, |m, x| m | of_binding(&x.binding))
+        })
+    };
+    let mut mask = vec![0u8; f.expressions.len()];
+    let mut locals: HashMap<(Handle<naga::LocalVariable>, Option<u32>), u8> = HashMap::new();
+    let mut results: HashMap<Handle<E>, u8> = HashMap::new();
+    type Locals = HashMap<(Handle<naga::LocalVariable>, Option<u32>), u8>;
+    let local = |locals: &Locals, l: Handle<naga::LocalVariable>, member: Option<u32>| {
+        locals
+            .iter()
+            .filter(|((x, m), _)| *x == l && (member.is_none() || m.is_none() || *m == member))
+            .fold(0, |a, (_, v)| a | v)
+    };
+    // Until nothing changes: a loop may carry a value back to an earlier store.
+    for _ in 0..16 {
+        let before = (mask.clone(), locals.clone(), results.clone());
+        for (h, e) in f.expressions.iter() {
+            let own = match *e {
+                E::GlobalVariable(g) if g == s.palette => PALETTE,
+                E::FunctionArgument(i) => argument(i),
+                E::AccessIndex { base, index } => match f.expressions[base] {
+                    E::FunctionArgument(i) => {
+                        let a = &f.arguments[i as usize];
+                        members(a.ty).map_or(argument(i), |ms| {
+                            ms.get(index as usize).map_or(0, |x| of_binding(&x.binding))
+                        })
+                    }
+                    _ => mask[base.index()],
+                },
+                E::Load { pointer } => match local_root(f, pointer) {
+                    Some((l, m)) => local(&locals, l, m) | mask[pointer.index()],
+                    None => mask[pointer.index()],
+                },
+                E::CallResult(_) => results.get(&h).copied().unwrap_or(0),
+                _ => 0,
+            };
+            let from = match e {
+                // A member of an argument is that member alone, not the whole struct.
+                E::AccessIndex { base, .. }
+                    if matches!(f.expressions[*base], E::FunctionArgument(_)) =>
+                {
+                    0
+                }
+                E::Load { .. } => 0,
+                e => operands(e).iter().fold(0, |m, o| m | mask[o.index()]),
+            };
+            mask[h.index()] = own | from;
+        }
+        crate::shader::for_each_statement(&f.body, &mut |st| match st {
+            Statement::Store { pointer, value } => {
+                if let Some(key) = local_root(f, *pointer) {
+                    *locals.entry(key).or_default() |= mask[value.index()];
+                }
+            }
+            Statement::Call {
+                function,
+                arguments,
+                result,
+            } => {
+                let mut m = arguments.iter().fold(0, |m, a| m | mask[a.index()]);
+                if reading.contains(function) {
+                    m |= PALETTE;
+                }
+                if let Some(r) = result {
+                    *results.entry(*r).or_default() |= m;
+                }
+                // A pointer argument may be written through.
+                for a in arguments {
+                    if let Some((l, _)) = local_root(f, *a) {
+                        *locals.entry((l, None)).or_default() |= m;
+                    }
+                }
+            }
+            _ => {}
+        });
+        if (&mask, &locals, &results) == (&before.0, &before.1, &before.2) {
+            break;
+        }
+    }
+    let Some(result) = &f.result else {
+        return Vec::new();
+    };
+    let mut out: HashMap<u32, u8> = HashMap::new();
+    let located: Vec<(usize, u32)> = match members(result.ty) {
+        Some(ms) => (ms.iter().enumerate())
+            .filter_map(|(k, m)| match m.binding {
+                Some(Binding::Location { location, .. }) => Some((k, location)),
+                _ => None,
+            })
+            .collect(),
+        None => match result.binding {
+            Some(Binding::Location { location, .. }) => vec![(0, location)],
+            _ => Vec::new(),
+        },
+    };
+    let all_stores = stores(f);
+    // Each output's value expressions, where they show, for `unit`.
+    let mut values: HashMap<u32, Vec<Handle<E>>> = HashMap::new();
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        let Statement::Return { value: Some(v) } = st else {
+            return;
+        };
+        for &(k, location) in &located {
+            let (m, vs) = match &f.expressions[*v] {
+                E::Compose { components, .. } if members(result.ty).is_some() => (
+                    components.get(k).map_or(0, |c| mask[c.index()]),
+                    components.get(k).copied().into_iter().collect(),
+                ),
+                E::Load { pointer } if members(result.ty).is_some() => {
+                    match local_root(f, *pointer) {
+                        Some((l, None)) => {
+                            let key = |m| all_stores.get(&(l, m)).map_or(&[][..], |v| &v[..]);
+                            // A member's stores, and member k of each whole store composed.
+                            let whole = key(None).iter().map(|&x| match &f.expressions[x] {
+                                E::Compose { components, .. } => {
+                                    components.get(k).copied().unwrap_or(x)
+                                }
+                                _ => x,
+                            });
+                            let vs = key(Some(k as u32)).iter().copied().chain(whole).collect();
+                            (local(&locals, l, Some(k as u32)), vs)
+                        }
+                        _ => (mask[v.index()], Vec::new()),
+                    }
+                }
+                _ => (mask[v.index()], vec![*v]),
+            };
+            *out.entry(location).or_default() |= m;
+            values.entry(location).or_default().extend(vs);
+        }
+    });
+    let mut out: Vec<Output> = (out.into_iter())
+        .map(|(location, depends)| {
+            let vs = values.get(&location).map_or(&[][..], |v| &v[..]);
+            let unit = !vs.is_empty() && vs.iter().all(|v| unit(module, f, *v, 4));
+            Output {
+                location,
+                depends,
+                unit,
+            }
+        })
+        .collect();
+    out.sort_unstable_by_key(|o| o.location);
+    out
+}
