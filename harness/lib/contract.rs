@@ -787,6 +787,10 @@ pub struct Contract {
     /// Whether the skinned normals and tangents must be unit length where the harness reads
     /// them, or are compared by direction alone.
     pub frame_length: crate::format::FrameLength,
+    /// The w stored after each source position held in four floats (`position_w`).
+    pub position_w: crate::format::PositionW,
+    /// Whether the typed vec4 output's w is a point's 1 (`compute.skinned.w: 1`), not 0.
+    pub point_output: bool,
 }
 
 /// The places of the compute stage's source and skinned normals and tangents in buffers of their
@@ -1446,6 +1450,8 @@ impl Contract {
             streams: Streams::default(),
             normal_matrix: Default::default(),
             frame_length: Default::default(),
+            position_w: Default::default(),
+            point_output: false,
             palette_texture: None,
             palette_element: PaletteElement::default(),
             palette_normals: None,

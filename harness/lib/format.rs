@@ -224,6 +224,40 @@ impl PositionFormat {
     }
 }
 
+/// The w the harness stores after each source position held in four floats (a `vec4<f32>` array
+/// or member): 0 (default), so a shader that multiplies the stored vec4 as a point loses the
+/// palette's translation and the comparisons see it; or 1, where an engine stores points with w
+/// 1 and its shader multiplies the vec4 as it is (`matrix * v.position`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(try_from = "u8")]
+pub enum PositionW {
+    #[default]
+    Zero,
+    One,
+}
+
+impl TryFrom<u8> for PositionW {
+    type Error = String;
+    fn try_from(n: u8) -> Result<PositionW, String> {
+        match n {
+            0 => Ok(PositionW::Zero),
+            1 => Ok(PositionW::One),
+            n => Err(format!(
+                "field `position_w`: the stored w is 0 or 1 (a point's), got {n}"
+            )),
+        }
+    }
+}
+
+impl PositionW {
+    pub fn value(self) -> f32 {
+        match self {
+            PositionW::Zero => 0.0,
+            PositionW::One => 1.0,
+        }
+    }
+}
+
 /// How tangents are stored: four floats (xyz and w, the handedness), or three (the direction
 /// alone, as engines store it that keep no handedness).
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -321,6 +355,9 @@ pub struct Pulled {
     pub stride: u32,
     /// The `vec3<f32>` position (12 bytes), where this buffer holds it.
     pub position: Option<u32>,
+    /// The word after the position, where the stride has room for it and no other field lies
+    /// there (a `vec4<f32>` member's w).
+    pub position_w: PositionW,
     /// Each influence set's joints, in `joint_format`; none where another buffer holds them.
     pub joints: Vec<u32>,
     pub joint_format: JointFormat,
@@ -476,6 +513,11 @@ impl Pulled {
             }
         };
         if let Some(o) = self.position {
+            // The w first: a field written after it at the same bytes takes them.
+            let w = self.position_w.value();
+            if w != 0.0 && o as usize + 16 <= stride {
+                put(o + 12, 4, &w.to_le_bytes().repeat(positions.len()));
+            }
             put(o, 12, bytemuck::cast_slice(positions));
         }
         if let Some(o) = self.frames.normal {
@@ -697,6 +739,7 @@ mod tests {
         let mut layout = Pulled {
             stride: 40,
             position: Some(0),
+            position_w: Default::default(),
             joints: vec![12],
             joint_format: JointFormat::U16x4,
             weight_offsets: vec![20],
@@ -720,6 +763,22 @@ mod tests {
         assert_eq!(bytes[60..64], 0.5f32.to_le_bytes());
         assert_eq!(bytes[36..40], [0; 4]);
         assert_eq!(check_fields(layout.stride, &layout.fields()), Ok(()));
+        // A point's w after the position, under the joints that start there: the joints keep
+        // their bytes; with the joints moved on, the w shows.
+        layout.position_w = PositionW::One;
+        let bytes = layout
+            .pack(&positions, (&normals, &tangents), &sets)
+            .unwrap();
+        assert_eq!(bytes[12..14], 1u16.to_le_bytes());
+        layout.joints = vec![16];
+        layout.weight_offsets = vec![24];
+        let bytes = layout
+            .pack(&positions, (&normals, &tangents), &sets)
+            .unwrap();
+        assert_eq!(bytes[12..16], 1.0f32.to_le_bytes());
+        assert_eq!(bytes[52..56], 1.0f32.to_le_bytes());
+        (layout.joints, layout.weight_offsets) = (vec![12], vec![20]);
+        layout.position_w = PositionW::Zero;
         // A normal and a tangent after the weights: 36 + 12 + 16 = 64 bytes.
         layout.stride = 64;
         layout.frames = FrameFields {
@@ -754,6 +813,7 @@ mod tests {
         let influences = Pulled {
             stride: 24,
             position: None,
+            position_w: Default::default(),
             joints: vec![0],
             weight_offsets: vec![8],
             frames: FrameFields::default(),

@@ -42,6 +42,10 @@ pub struct Profile {
     /// `any`, for a shader that renormalises them in a later stage (compared by direction).
     #[serde(default)]
     pub frame_length: Option<crate::format::FrameLength>,
+    /// The w stored after each source position held in four floats: 0 (default) or 1, a
+    /// point's, for a shader that multiplies the stored vec4 as it is.
+    #[serde(default)]
+    pub position_w: Option<crate::format::PositionW>,
     /// Values for the shader's pipeline-overridable constants (WGSL `override`), keyed by name,
     /// or by number where the declaration has an `@id`: every pipeline and translation of the
     /// shader gets them. An override without a default needs one.
@@ -355,6 +359,29 @@ impl<F> Buffer<F> {
     }
 }
 
+/// The compute stage's typed output: `Buffer`'s fields, and the w a `vec4` output holds.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SkinnedBuffer {
+    pub group: u32,
+    pub binding: u32,
+    #[serde(default)]
+    pub format: PositionFormat,
+    /// The w the shader writes after each skinned position of a `vec4` output: 0 (default, as
+    /// SPEC.md's contract writes it) or 1, a point's (`vec4(p, 1.0)`).
+    #[serde(default)]
+    pub w: Option<u8>,
+}
+
+impl SkinnedBuffer {
+    pub fn slot(&self) -> Slot {
+        Slot {
+            group: self.group,
+            binding: self.binding,
+        }
+    }
+}
+
 /// The compute stage's entry point and bindings: positions, joints and weights each in its own
 /// buffer, or all in one byte-addressed `vertices` buffer; the output in `skinned`, or
 /// byte-addressed in `output`.
@@ -374,7 +401,7 @@ pub struct Compute {
     #[serde(default)]
     pub influences: Option<Influences>,
     #[serde(default)]
-    pub skinned: Option<Buffer<PositionFormat>>,
+    pub skinned: Option<SkinnedBuffer>,
     #[serde(default)]
     pub output: Option<Output>,
     /// A uniform whose first u32 is the vertex count; left out, the shader bounds its invocations

@@ -3273,6 +3273,80 @@ fn a_joint_count_member_is_written_for_each_case() {
     }
 }
 
+/// A point's w, told by the profile: the default shader's compute stage edited to take its stored
+/// vec4 position as a point (`palette * positions[i]`), and to write `vec4(skinned, 1.0)`. Under
+/// the defaults each fails (the stored w 0 loses the palette's translation, the posed comparisons
+/// see it; the output w 1 is named); `position_w: 1` and `compute.skinned.w: 1` pass every row;
+/// a w of 2 is refused, naming the field.
+#[test]
+fn a_points_w_is_the_profiles() {
+    let read = |file: &str| std::fs::read_to_string(root().join("shaders").join(file)).unwrap();
+    let store = "skinned[i] = vec4<f32>(skin(positions[i].xyz, joints[i], weights[i]), 0.0);";
+    let skinned = "  skinned: { group: 0, binding: 4, format: vec4 }";
+    let camera = "  camera: { group: 0, binding: 6, form: view }";
+    // (label, the compute stage's new store, the check that fails and what it says by default,
+    // the profile's edit (from, to) that passes, with `{w}` the w given, and the field named).
+    let stored = "var acc = vec3<f32>(0.0);\n    for (var k = 0u; k < 4u; k = k + 1u) {\n        acc = acc + weights[i][k] * (palette[joints[i][k]] * positions[i]).xyz;\n    }\n    skinned[i] = vec4<f32>(acc, 0.0);";
+    let output = "skinned[i] = vec4<f32>(skin(positions[i].xyz, joints[i], weights[i]), 1.0);";
+    let table = [
+        (
+            "position_w",
+            stored,
+            ("posed_matches_cpu", "exceeds the tolerance"),
+            (
+                camera,
+                "  camera: { group: 0, binding: 6, form: view }\nposition_w: {w}",
+            ),
+            "position_w",
+        ),
+        (
+            "output_w",
+            output,
+            ("compute_matches_cpu", "the output w of vertex 0 is 1.0"),
+            (
+                skinned,
+                "  skinned: { group: 0, binding: 4, format: vec4, w: {w} }",
+            ),
+            "compute.skinned.w",
+        ),
+    ];
+    for (label, new, (check, says), (from, to), field) in table {
+        let shader = edited("skinning", &read("skinning.wgsl"), &[(store, new)]);
+        let profile = read("skinning.profile.yaml");
+        let run = |w: &str| {
+            let with = edited("skinning", &profile, &[(from, &to.replace("{w}", w))]);
+            let text = if w == "0" { profile.clone() } else { with };
+            run_example_as("skinning", &format!("{label}_{w}"), &shader, &text)
+        };
+        let Some(report) = run("0") else {
+            return;
+        };
+        let bad = failing(&report, check);
+        assert!(
+            bad.first()
+                .is_some_and(|r| r.outcome.message.contains(says)),
+            "{label}: {:#?}",
+            failed_rows(&report)
+        );
+        let Some(report) = run("1") else {
+            return;
+        };
+        assert!(
+            failed_rows(&report).is_empty(),
+            "{label}: {:#?}",
+            failed_rows(&report)
+        );
+        let Some(report) = run("2") else {
+            return;
+        };
+        let v = report.validation.as_ref().expect("a validation row");
+        assert!(
+            v.status.fails() && v.message.contains(field) && v.message.contains("got 2"),
+            "{label}: {v:?}"
+        );
+    }
+}
+
 /// A vertex-only shader whose palette elements hold each joint's normal matrix, blended by a
 /// function that returns the normal matrix (`vertex.normal_function` of the influences, as
 /// fifth-light writes it): through its renormalising normal function every normal row passes

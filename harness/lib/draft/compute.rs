@@ -80,6 +80,19 @@ pub(super) fn compute_section(
         if role == "skinned" && format == "vec4" && interleaved(module, &storage, g, w) {
             continue;
         }
+        // A point's w after each skinned position (`vec4(p, 1.0)`), where every store says so.
+        let point = role == "skinned"
+            && format == "vec4"
+            && g.variable(module)
+                .is_some_and(|v| super::flow::stores_point_w(module, v));
+        if point {
+            w.line(format!(
+                "  # `{}` is stored as vec4(skinned, 1.0): a point's w",
+                g.name
+            ));
+            found(role, g, "vec4, w: 1", why, w);
+            continue;
+        }
         found(role, g, format, why, w);
     }
     frame_streams(module, &storage, &covered, w, taken);

@@ -398,3 +398,124 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
     out.sort_unstable_by_key(|o| o.location);
     out
 }
+
+/// Whether a function of the module multiplies a stored `vec4<f32>` position whole, as a point
+/// (three-rs's `matrix * v.position`), rather than composing its own w: the position a global
+/// named as positions holds as its elements, or a member named as the position of its elements'
+/// struct. Only then does the engine store points with w 1 (`position_w: 1`).
+pub(super) fn multiplies_stored_w(module: &Module) -> bool {
+    let vec4 = |ty: Handle<naga::Type>| matches!(module.types[ty].inner, TypeInner::Vector { size: naga::VectorSize::Quad, scalar } if scalar == naga::Scalar::F32);
+    let named_pos = |n: &Option<String>| {
+        n.as_deref()
+            .is_some_and(|n| super::read::named(n, &["pos"]))
+    };
+    // (global, member of its element) of each stored position.
+    let mut sources = Vec::new();
+    for (h, g) in module.global_variables.iter() {
+        if !matches!(g.space, naga::AddressSpace::Storage { .. }) {
+            continue;
+        }
+        let ty = crate::contract::unwrapped(&module.types, g.ty);
+        let TypeInner::Array { base, .. } = module.types[ty].inner else {
+            continue;
+        };
+        match &module.types[base].inner {
+            _ if vec4(base) && named_pos(&g.name) => sources.push((h, None)),
+            TypeInner::Struct { members, .. } => {
+                if let Some(k) = members
+                    .iter()
+                    .position(|m| vec4(m.ty) && named_pos(&m.name))
+                {
+                    sources.push((h, Some(k as u32)));
+                }
+            }
+            _ => {}
+        }
+    }
+    !sources.is_empty()
+        && crate::shader::all_functions(module).any(|f| {
+            let stores = stores(f);
+            f.expressions.iter().any(|(_, e)| match *e {
+                E::Binary {
+                    op: naga::BinaryOperator::Multiply,
+                    left,
+                    right,
+                } => [left, right].iter().any(|&o| {
+                    sources
+                        .iter()
+                        .any(|s| stored_position(f, &stores, o, *s, 4))
+                }),
+                _ => false,
+            })
+        })
+}
+
+/// Whether `e` is a stored position of `source` (global, member), whole: its element loaded, or
+/// its member of a loaded element, or a local variable holding one.
+fn stored_position(
+    f: &naga::Function,
+    stores: &Stores,
+    e: Handle<E>,
+    source: (Handle<naga::GlobalVariable>, Option<u32>),
+    depth: u8,
+) -> bool {
+    let element = |p: Handle<E>| {
+        matches!(f.expressions[p], E::Access { base, .. } | E::AccessIndex { base, .. }
+            if matches!(f.expressions[base], E::GlobalVariable(g) if g == source.0))
+    };
+    match (f.expressions[e].clone(), source.1) {
+        (E::Load { pointer }, None) if element(pointer) => true,
+        (E::Load { pointer }, Some(m)) => match f.expressions[pointer] {
+            E::AccessIndex { base, index } if index == m && element(base) => true,
+            _ => match local_root(f, pointer) {
+                Some((l, k)) if depth > 0 => stored(stores, l, k)
+                    .iter()
+                    .any(|&v| stored_position(f, stores, v, source, depth - 1)),
+                _ => false,
+            },
+        },
+        (E::Load { pointer }, None) => match local_root(f, pointer) {
+            Some((l, k)) if depth > 0 => stored(stores, l, k)
+                .iter()
+                .any(|&v| stored_position(f, stores, v, source, depth - 1)),
+            _ => false,
+        },
+        // A member of a whole element loaded (`let v = vertices[i]; v.position`).
+        (E::AccessIndex { base, index }, Some(m)) if index == m => {
+            matches!(f.expressions[base], E::Load { pointer } if element(pointer))
+        }
+        _ => false,
+    }
+}
+
+/// Whether every store of a whole element into `global` (`skinned[i] = ...`), in any function,
+/// composes a vector whose last component is 1.0: a point's w (`vec4(p.xyz, 1.0)`); false where
+/// there is none.
+pub(super) fn stores_point_w(module: &Module, global: Handle<naga::GlobalVariable>) -> bool {
+    let one = |f: &naga::Function, e: Handle<E>| match &f.expressions[e] {
+        E::Literal(naga::Literal::F32(x)) => *x == 1.0,
+        E::Literal(naga::Literal::AbstractFloat(x)) => *x == 1.0,
+        _ => false,
+    };
+    let mut stores = 0;
+    let mut points = 0;
+    for f in crate::shader::all_functions(module) {
+        crate::shader::for_each_statement(&f.body, &mut |st| {
+            let Statement::Store { pointer, value } = *st else {
+                return;
+            };
+            let element = matches!(f.expressions[pointer], E::Access { base, .. } | E::AccessIndex { base, .. }
+                if matches!(f.expressions[base], E::GlobalVariable(g) if g == global));
+            if !element {
+                return;
+            }
+            stores += 1;
+            if let E::Compose { components, .. } = &f.expressions[value] {
+                if components.last().is_some_and(|&c| one(f, c)) {
+                    points += 1;
+                }
+            }
+        });
+    }
+    stores > 0 && points == stores
+}

@@ -194,6 +194,10 @@ fn draft_with(
         ));
         w.line(format!("influence_sets: {sets}"));
     }
+    if flow::multiplies_stored_w(&module) {
+        w.line("# A stored vec4 position is multiplied as it is, its w taken as a point's: the engine stores points with w 1");
+        w.line("position_w: 1");
+    }
     if !unnormalised.is_empty() {
         w.line(format!(
             "# The vertex stage returns {} without renormalising (a `normalize` it does not call): a later stage does, after interpolation; compared by direction",

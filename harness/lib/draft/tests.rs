@@ -757,3 +757,54 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(1) world_normal: vec3
         d.yaml
     );
 }
+
+/// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
+/// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
+/// shader composes itself drafts no `position_w`.
+#[test]
+fn a_stored_position_multiplied_whole_is_a_point() {
+    let source = r#"
+struct Vertex { position: vec4<f32>, joints: vec4<f32>, weights: vec4<f32> }
+@group(0) @binding(0) var<storage, read> vertices: array<Vertex>;
+@group(0) @binding(1) var<storage, read> palette: array<mat4x4<f32>>;
+@group(0) @binding(2) var<storage, read_write> positions: array<vec4<f32>>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= arrayLength(&vertices) { return; }
+    let v = vertices[i];
+    let j = vec4<u32>(v.joints);
+    let matrix = palette[j.x] * v.weights.x + palette[j.y] * v.weights.y;
+    positions[i] = vec4(POINT.xyz, 1.0);
+}
+"#;
+    let whole = source.replace("POINT", "(matrix * v.position)");
+    let d = draft("whole.wgsl", &whole).unwrap();
+    assert!(d.yaml.contains("\nposition_w: 1\n"), "{}", d.yaml);
+    // Its output stored as vec4(p, 1.0): a point's w.
+    assert!(
+        d.yaml
+            .contains("  skinned: { group: 0, binding: 2, format: vec4, w: 1 }"),
+        "{}",
+        d.yaml
+    );
+    assert_eq!(contract(&d.yaml).position_w, crate::format::PositionW::One);
+    let own = source.replace("POINT", "(matrix * vec4<f32>(v.position.xyz, 1.0))");
+    let d = draft("own.wgsl", &own).unwrap();
+    assert!(!d.yaml.contains("position_w"), "{}", d.yaml);
+    // A typed array of positions, through a local variable.
+    let typed = r#"
+@group(0) @binding(0) var<storage, read> positions: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> joints: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<f32>>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= arrayLength(&positions) { return; }
+    var p = positions[i];
+    skinned[i] = bones[joints[i].x] * p * weights[i].x;
+}
+"#;
+    let d = draft("typed.wgsl", typed).unwrap();
+    assert!(d.yaml.contains("\nposition_w: 1\n"), "{}", d.yaml);
+}

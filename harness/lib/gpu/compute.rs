@@ -52,7 +52,7 @@ impl std::fmt::Display for Fault {
             ),
             Fault::NonZeroW { vertex, w } => write!(
                 f,
-                "the output w of vertex {vertex} is {w:?}: the contract writes vec4(skinned, 0)"
+                "the output w of vertex {vertex} is {w:?}: the contract writes vec4(skinned, 0), or a point's vec4(skinned, 1) where the profile says `compute.skinned.w: 1`"
             ),
             Fault::OutsideFields { vertex, byte } => write!(
                 f,
@@ -162,6 +162,9 @@ struct Output {
     width: usize,
     /// The word that must be written 0 (a vec4 output's w); none for vec3 padding.
     w: Option<usize>,
+    /// Whether that word is 1 instead, a point's homogeneous w (`vec4(p, 1.0)`, as engines
+    /// write it: `compute.skinned.w: 1`).
+    point_w: bool,
     /// Whether every word outside the fields must stay untouched (a byte-addressed output,
     /// where such a write lands on another field or vertex).
     fields_only: bool,
@@ -184,6 +187,7 @@ impl Output {
                 position: p.position as usize / 4,
                 width: 3,
                 w: None,
+                point_w: false,
                 fields_only: true,
                 normal: p.frames.normal.map(|o| o as usize / 4),
                 tangent: p.frames.tangent.map(|o| o as usize / 4),
@@ -197,6 +201,7 @@ impl Output {
                 position: 0,
                 width: 3,
                 w: (contract.formats.skinned == crate::contract::PositionFormat::Vec4).then_some(3),
+                point_w: contract.point_output,
                 fields_only: false,
                 normal: None,
                 tangent: None,
@@ -214,6 +219,7 @@ impl Output {
             position: stream.offset as usize / 4,
             width: stream.words as usize,
             w: None,
+            point_w: false,
             fields_only: stream.byte_addressed,
             normal: None,
             tangent: None,
@@ -257,8 +263,9 @@ pub(super) fn vertex_data(
                 .positions
                 .iter()
                 // w is unused by the contract. 0, not 1: a shader that took the stored w as the
-                // homogeneous 1 loses the palette's translation, and the comparisons see it.
-                .map(|p| [p[0], p[1], p[2], 0.0])
+                // homogeneous 1 loses the palette's translation, and the comparisons see it; 1
+                // where the profile says the engine stores points so (`position_w`).
+                .map(|p| [p[0], p[1], p[2], contract.position_w.value()])
                 .collect();
             let bytes = bytemuck::cast_slice(&positions).to_vec();
             out.push((Role::Positions, "positions", bytes));
@@ -602,6 +609,7 @@ fn inspect_pool(
         position: 0,
         width,
         w: None,
+        point_w: false,
         fields_only: true,
         normal: None,
         tangent: None,
@@ -702,9 +710,11 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
     };
     let bad_w = || {
         let w = layout.w?;
+        let want = if layout.point_w { 1.0 } else { 0.0 };
+        let ok = |x: f32| x == want;
         vertices
             .chunks(layout.stride)
-            .position(|v| f32::from_bits(v[w]) != 0.0)
+            .position(|v| !ok(f32::from_bits(v[w])))
             .map(|vertex| Fault::NonZeroW {
                 vertex,
                 w: f32::from_bits(vertices[vertex * layout.stride + w]),
@@ -929,6 +939,7 @@ mod tests {
         position: 0,
         width: 3,
         w: Some(3),
+        point_w: false,
         fields_only: false,
         normal: None,
         tangent: None,
@@ -955,6 +966,18 @@ mod tests {
             VEC4,
         );
         assert_eq!(w1.fault, Some(Fault::NonZeroW { vertex: 1, w: 1.0 }));
+        // A point's output (`compute.skinned.w: 1`): w 1 at every vertex, and 0 is the fault.
+        let point = Output {
+            point_w: true,
+            ..VEC4.clone()
+        };
+        let ones = words(&[[1.0, 2.0, 3.0, 1.0], [4.0, 5.0, 6.0, 1.0]], 2);
+        assert_eq!(fresh(&ones, 2, &point).fault, None);
+        let zero = words(&[[1.0, 2.0, 3.0, 1.0], [4.0, 5.0, 6.0, 0.0]], 2);
+        assert_eq!(
+            fresh(&zero, 2, &point).fault,
+            Some(Fault::NonZeroW { vertex: 1, w: 0.0 })
+        );
         let s = f32::from_bits(SENTINEL);
         let skipped = fresh(&words(&[[1.0, 2.0, 3.0, 0.0], [s, s, s, s]], 2), 2, VEC4);
         assert_eq!(skipped.fault, Some(Fault::Unwritten(1)));
@@ -967,6 +990,7 @@ mod tests {
             position: 0,
             width: 3,
             w: None,
+            point_w: false,
             fields_only: true,
             normal: None,
             tangent: None,

@@ -477,6 +477,7 @@ mod tests {
         pulled.pulled = Some(Pulled {
             stride: 36,
             position: Some(0),
+            position_w: Default::default(),
             joints: vec![12],
             joint_format: crate::contract::JointFormat::U16x4,
             weight_offsets: vec![20],

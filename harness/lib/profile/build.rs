@@ -26,6 +26,7 @@ impl Vertices {
         crate::format::Pulled {
             stride: named.stride(self.stride),
             position: Some(named.byte("position", &self.position)),
+            position_w: Default::default(),
             frames: crate::format::FrameFields {
                 normal: named.maybe("normal", &self.normal),
                 tangent: named.maybe("tangent", &self.tangent),
@@ -54,6 +55,7 @@ impl Influences {
         crate::format::Pulled {
             stride: named.stride(self.stride),
             position: None,
+            position_w: Default::default(),
             frames: crate::format::FrameFields::default(),
             joints: influence_offsets(&mut named, "joints", &self.joints.offset),
             joint_format: self.joints.format,
@@ -350,6 +352,10 @@ impl Profile {
         c.influence_sets = self.sets();
         // A palette that holds each joint's normal matrix is there to be blended per joint.
         c.frame_length = self.frame_length.unwrap_or_default();
+        c.position_w = self.position_w.unwrap_or_default();
+        if let Some(p) = c.pulled.as_mut() {
+            p.position_w = c.position_w;
+        }
         c.normal_matrix = self.normal_matrix.unwrap_or(
             match self.palette.normal_member.is_some() || self.palette.normal_texels.is_some() {
                 true => crate::format::NormalMatrix::PerJoint,
@@ -485,6 +491,7 @@ impl Profile {
         }
         if let Some(p) = k.skinned {
             c.formats.skinned = p.format;
+            c.point_output = p.w == Some(1);
         }
         if let Some(j) = k.vertices.as_ref().and_then(|v| v.joints.as_ref()) {
             c.formats.joints = j.format;

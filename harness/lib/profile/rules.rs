@@ -453,6 +453,19 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
             "compute.influences",
         )?;
     }
+    if let Some(w) = c.skinned.and_then(|s| s.w.map(|w| (s, w))) {
+        let why = match w {
+            (s, _) if s.format != crate::format::PositionFormat::Vec4 => {
+                "is the w after each skinned position of a `vec4` output: give `format: vec4`, or leave it out"
+                    .to_string()
+            }
+            (_, 0 | 1) => String::new(),
+            (_, n) => format!("the output's w is 0 or 1 (a point's), got {n}"),
+        };
+        if !why.is_empty() {
+            return Err(("compute.skinned.w".into(), why));
+        }
+    }
     match (&c.skinned, &c.output) {
         (Some(_), Some(_)) => {
             return Err((

@@ -353,6 +353,19 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         "palette.element_member",
     ),
     (
+        "an output w other than 0 or 1",
+        &[(
+            "skinned: { group: 1, binding: 4, format: vec4 }",
+            "skinned: { group: 1, binding: 4, format: vec4, w: 2 }",
+        )],
+        "compute.skinned.w",
+    ),
+    (
+        "a stored position w other than 0 or 1",
+        &[("shader: compute_u16_pairs.wgsl", "shader: compute_u16_pairs.wgsl\nposition_w: 2")],
+        "0 or 1",
+    ),
+    (
         "a joint count member that is also the vertex count",
         &[(
             "palette: { group: 1, binding: 0 }",
