@@ -282,7 +282,7 @@ impl Want {
             Want::Matrix => "mat4x4<f32> (or a struct whose first member is one)".into(),
             Want::FirstU32 => "a u32 (or a struct whose first member is a u32)".into(),
             Want::Words => {
-                "array<u32> (byte-addressed), an array of vec2 or vec4 of 32-bit scalars, or an array of a struct of 32-bit members".into()
+                "array<u32> or array<f32> (byte-addressed), an array of vec2 or vec4 of 32-bit scalars, or an array of a struct of 32-bit members".into()
             }
             Want::OutputWords => {
                 "array<u32> or array<f32> (byte-addressed), an array of vec2 or vec4 of 32-bit scalars, or an array of a struct of 32-bit members"
@@ -419,8 +419,10 @@ impl Want {
                     ..
                 },
             ) => match types[*base].inner {
-                TypeInner::Scalar(naga::Scalar::U32) => true,
-                TypeInner::Scalar(naga::Scalar::F32) => self == Want::OutputWords,
+                // Any 32-bit scalar: floats too, for an engine that reads its integer fields with
+                // `bitcast<u32>` (dream-engine's bone ids); whether the device keeps those bits
+                // is its test.
+                TypeInner::Scalar(s) => s.width == 4,
                 // Words two or four at a time (`array<vec4<f32>>`, two a vertex: an engine's
                 // interleaved position and normal): the same bytes, with no padding between.
                 TypeInner::Vector {
@@ -2219,7 +2221,8 @@ mod tests {
         // A vec3's fourth word is padding, no word of the vertex; f16 halves are no words.
         assert!(!takes(Want::OutputWords, &of("vec3<f32>")));
         assert!(!takes(Want::OutputWords, &of("mat4x4<f32>")));
-        assert!(takes(Want::OutputWords, &of("f32")) && !takes(Want::Words, &of("f32")));
+        assert!(takes(Want::OutputWords, &of("f32")) && takes(Want::Words, &of("f32")));
+        assert!(takes(Want::Words, &of("i32")));
     }
 
     #[test]

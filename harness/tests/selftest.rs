@@ -3347,6 +3347,49 @@ fn a_points_w_is_the_profiles() {
     }
 }
 
+/// A byte-addressed vertex buffer declared as `array<f32>`, its integer fields read through
+/// `bitcast<u32>` (dream-engine's bone ids): the same words as `array<u32>`, so compute_pulled
+/// so edited passes every row under its own profile.
+#[test]
+fn float_words_are_a_byte_addressed_vertex_buffer() {
+    let name = "compute_pulled";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "var<storage, read> vertices: array<u32>;",
+                "var<storage, read> vertices: array<f32>;",
+            ),
+            (
+                "return bitcast<f32>(vertices[word]);",
+                "return vertices[word];",
+            ),
+            (
+                "let j01 = vertices[base + JOINTS_WORD];",
+                "let j01 = bitcast<u32>(vertices[base + JOINTS_WORD]);",
+            ),
+            (
+                "let j23 = vertices[base + JOINTS_WORD + 1u];",
+                "let j23 = bitcast<u32>(vertices[base + JOINTS_WORD + 1u]);",
+            ),
+        ],
+    );
+    let Some(report) = run_example_as(name, "float_words", &shader, &profile) else {
+        return;
+    };
+    assert!(report
+        .validation
+        .as_ref()
+        .is_some_and(|v| !v.status.fails()));
+    assert!(
+        failed_rows(&report).is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+}
+
 /// A vertex-only shader whose palette elements hold each joint's normal matrix, blended by a
 /// function that returns the normal matrix (`vertex.normal_function` of the influences, as
 /// fifth-light writes it): through its renormalising normal function every normal row passes
