@@ -219,29 +219,52 @@ fn interleaved(module: &Module, storage: &[&Global], g: &Global, w: &mut Writer)
         (storage.iter())
             .any(|s| named(&s.name, words) && !named(&s.name, &["skinned", "out"]) && !s.writable())
     };
-    let mut fields = slots.iter().map(|c| 16 * c);
+    // An element's bytes: a vec4 slot holds a field, a word one of a field's floats.
+    let words = array_element(module, g.handle)
+        .is_some_and(|e| matches!(module.types[e].inner, TypeInner::Scalar(_)));
+    let size = if words { 4 } else { 16 };
+    // The fields in the order of their slots: each a slot, or, in words, a run of consecutive
+    // slots as long as the field (3 floats a position or normal, 4 a tangent).
+    let mut at = 0;
+    let mut take = |n: usize| -> Option<(i64, usize)> {
+        let first = *slots.get(at)?;
+        let span = if words { n } else { 1 };
+        let run = (0..span)
+            .take_while(|&d| slots.get(at + d) == Some(&(first + d as i64)))
+            .count();
+        at += run.max(1);
+        Some((first, run))
+    };
     let mut line = format!(
         "  output: {{ group: {}, binding: {}, stride: {}, position: {}",
         g.group,
         g.binding,
-        16 * k,
-        fields.next().unwrap_or(0)
+        size * k,
+        take(3).map_or(0, |r| size * r.0)
     );
     let mut held = vec!["the position"];
-    for (name, words) in [("normal", &["normal"][..]), ("tangent", &["tangent"][..])] {
-        if read(words) {
-            if let Some(at) = fields.next() {
-                let _ = write!(line, ", {name}: {at}");
-                held.push(if name == "normal" {
-                    "the normal"
-                } else {
-                    "the tangent"
-                });
+    for (name, want) in [("normal", 3), ("tangent", 4)] {
+        if read(&[name]) {
+            let Some((c, n)) = take(want) else {
+                continue;
+            };
+            if words && n != want {
+                w.line(format!(
+                    "  # the {n} words from slot {c} are not drafted as the {name}: a byte-addressed {name} is {want} floats"
+                ));
+                continue;
             }
+            let _ = write!(line, ", {name}: {}", size * c);
+            held.push(if name == "normal" {
+                "the normal"
+            } else {
+                "the tangent"
+            });
         }
     }
+    let unit = if words { "words" } else { "vec4 slots" };
     w.line(format!(
-        "  # `{}` is stored at `i * {k} + c` for c in {slots:?}: {k} vec4 slots a vertex, byte-addressed; {} in the slots stored, in order (check the order against the stores)",
+        "  # `{}` is stored at `i * {k} + c` for c in {slots:?}: {k} {unit} a vertex, byte-addressed; {} in the slots stored, in order (check the order against the stores)",
         g.name,
         held.join(", ")
     ));

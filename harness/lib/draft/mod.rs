@@ -359,8 +359,11 @@ fn offset_member(module: &Module, g: &Global) -> Option<String> {
 /// of joints (`jointCount`, `num_bones`), which the harness writes per case: zero there may
 /// mean an unskinned mesh.
 fn joint_count_member(module: &Module, g: &Global) -> Option<String> {
+    // Not the influences a vertex has (`num_bone_influences`), which stay the engine's.
     int_member(module, g, |name| {
-        named(name, &["joint", "bone"]) && named(name, &["count", "num", "number", "total"])
+        named(name, &["joint", "bone"])
+            && named(name, &["count", "num", "number", "total"])
+            && !named(name, &["influence", "weight", "pervertex"])
     })
 }
 

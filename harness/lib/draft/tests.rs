@@ -808,3 +808,47 @@ struct Vertex { position: vec4<f32>, joints: vec4<f32>, weights: vec4<f32> }
     let d = draft("typed.wgsl", typed).unwrap();
     assert!(d.yaml.contains("\nposition_w: 1\n"), "{}", d.yaml);
 }
+
+/// An output of bare floats stored at `i * k + c` (dream-engine's 24 floats a vertex): a slot is
+/// a word, so the stride is 4k bytes and each field a run of consecutive words; a run of 3 words
+/// is no byte-addressed tangent (4 floats), said so and left out.
+#[test]
+fn an_output_of_float_words_is_drafted_by_runs() {
+    let source = r#"
+struct Params { count: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> normals: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> tangents: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> joints: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> palette: array<mat4x4<f32>>;
+@group(0) @binding(7) var<storage, read_write> skinned: array<f32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.count) { return; }
+    let m = palette[joints[i].x] * weights[i].x;
+    let p = m * vec4<f32>(positions[i].xyz, 1.0);
+    let n = normalize((m * vec4<f32>(normals[i].xyz, 0.0)).xyz);
+    let t = normalize((m * vec4<f32>(tangents[i].xyz, 0.0)).xyz);
+    skinned[i * 24u] = p.x;
+    skinned[i * 24u + 1u] = p.y;
+    skinned[i * 24u + 2u] = p.z;
+    skinned[i * 24u + 5u] = n.x;
+    skinned[i * 24u + 6u] = n.y;
+    skinned[i * 24u + 7u] = n.z;
+    skinned[i * 24u + 8u] = t.x;
+    skinned[i * 24u + 9u] = t.y;
+    skinned[i * 24u + 10u] = t.z;
+}
+"#;
+    let d = draft("words.wgsl", source).unwrap();
+    for want in [
+        "output: { group: 0, binding: 7, stride: 96, position: 0, normal: 20 }",
+        "24 words a vertex",
+        "# the 3 words from slot 8 are not drafted as the tangent: a byte-addressed tangent is 4 floats",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    contract(&d.yaml);
+}
