@@ -852,3 +852,39 @@ struct Params { count: u32, pad0: u32, pad1: u32, pad2: u32 }
     }
     contract(&d.yaml);
 }
+
+/// The fragment stage is kept where it returns a constant alpha above 0, and left out, said so,
+/// where its alpha comes from data the harness fills (a per-instance tint), which zeros would
+/// make transparent, so no pixel would count as covered.
+#[test]
+fn a_fragment_whose_alpha_the_fills_reach_is_left_out() {
+    let source = r#"
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(1) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(1) @binding(1) var<uniform> tint: vec4<f32>;
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) shade: f32 }
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> Out {
+    var out: Out;
+    out.clip = view_proj * (bones[joints.x] * weights.x) * vec4<f32>(position, 1.0);
+    out.shade = 0.5;
+    return out;
+}
+@fragment fn fs(i: Out) -> @location(0) vec4<f32> { return ALPHA; }
+"#;
+    let opaque = source.replace("ALPHA", "vec4<f32>(i.shade, i.shade, i.shade, 1.0)");
+    let d = draft("opaque.wgsl", &opaque).unwrap();
+    assert!(
+        d.yaml.contains("  fragment: fs   # its own colours"),
+        "{}",
+        d.yaml
+    );
+    let tinted = source.replace("ALPHA", "tint * i.shade");
+    let d = draft("tinted.wgsl", &tinted).unwrap();
+    assert!(
+        d.yaml.contains("# fragment stage `fs` left out: it returns a colour whose alpha is no constant above 0"),
+        "{}",
+        d.yaml
+    );
+    assert!(!d.yaml.contains("  fragment: fs"), "{}", d.yaml);
+    contract(&d.yaml);
+}

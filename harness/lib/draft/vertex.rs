@@ -13,6 +13,7 @@ use super::Writer;
 pub(super) struct Fragment {
     pub(super) name: String,
     pub(super) kept: Option<usize>,
+    /// Why it is left out, where it is.
     pub(super) why_not: String,
 }
 
@@ -23,7 +24,9 @@ pub(super) struct Stage<'a> {
 }
 
 /// The shader's first fragment entry point: kept unless it reads a texture or sampler (a
-/// material's), which the harness cannot fill.
+/// material's), which the harness cannot fill, or its colour's alpha is no constant above 0:
+/// coverage is counted by alpha, and an alpha the harness's zero fills reach (a tint, a material)
+/// would draw nothing.
 pub(super) fn fragment_stage(module: &Module, info: &naga::valid::ModuleInfo) -> Option<Fragment> {
     let (i, ep) =
         (module.entry_points.iter().enumerate()).find(|(_, e)| e.stage == ShaderStage::Fragment)?;
@@ -31,11 +34,44 @@ pub(super) fn fragment_stage(module: &Module, info: &naga::valid::ModuleInfo) ->
         .filter(|g| g.space == AddressSpace::Handle)
         .map(|g| format!("`{}`", g.name))
         .collect();
+    let why_not = if !handles.is_empty() {
+        format!(
+            "it reads {}, which the harness cannot fill",
+            handles.join(", ")
+        )
+    } else if !opaque(&ep.function) {
+        "it returns a colour whose alpha is no constant above 0, which the harness's zero fills may make transparent (coverage is counted by alpha)".into()
+    } else {
+        String::new()
+    };
     Some(Fragment {
         name: ep.name.clone(),
-        kept: handles.is_empty().then_some(i),
-        why_not: handles.join(", "),
+        kept: why_not.is_empty().then_some(i),
+        why_not,
     })
+}
+
+/// Whether every colour a fragment function returns has a constant alpha above 0:
+/// `vec4(rgb, 1.0)` or `vec4(1.0)`.
+fn opaque(f: &naga::Function) -> bool {
+    use naga::Expression as E;
+    let positive = |e: naga::Handle<E>| match f.expressions[e] {
+        E::Literal(naga::Literal::F32(x)) => x > 0.0,
+        E::Literal(naga::Literal::AbstractFloat(x)) => x > 0.0,
+        _ => false,
+    };
+    let mut returns = Vec::new();
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        if let naga::Statement::Return { value: Some(v) } = st {
+            returns.push(*v);
+        }
+    });
+    !returns.is_empty()
+        && returns.iter().all(|&v| match &f.expressions[v] {
+            E::Compose { components, .. } => components.last().is_some_and(|&a| positive(a)),
+            E::Splat { value, .. } => positive(*value),
+            _ => false,
+        })
 }
 
 /// Which of a vertex stage's inputs hold which attribute (indices into the inputs), and the
@@ -166,7 +202,7 @@ fn fragment_lines(fragment: Option<&Fragment>, w: &mut Writer) {
             f.name
         )),
         Some(f) => w.line(format!(
-            "  # fragment stage `{}` left out: it reads {}, which the harness cannot fill; the harness draws with its own, in one colour",
+            "  # fragment stage `{}` left out: {}; the harness draws with its own, in one colour",
             f.name, f.why_not
         )),
         None => w.line("  # no fragment entry point: the harness adds one, drawing in one colour"),
