@@ -3959,8 +3959,9 @@ fn normals_renormalised_later_are_compared_by_direction() {
 /// offset members by name), `compute_skin_streams` (vertex and skin structs by member) and
 /// `compute_in_place` (a struct of split float members read and written in place, its count the
 /// end of a range), `vertex_eight_influences` (its second set behind a bool override named so,
-/// drafted on) and `vertex_float_joints` (a mesh uniform's `visibility`, drafted 1) pass every row
-/// on both adapters as drafted.
+/// drafted on), `vertex_float_joints` (a mesh uniform's `visibility`, drafted 1) and
+/// `vertex_joint_texture` (a joint index times 8: each joint's normal matrix in the texels after
+/// its matrix) pass every row on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
     for name in [
@@ -3973,6 +3974,7 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         "compute_in_place",
         "vertex_eight_influences",
         "vertex_float_joints",
+        "vertex_joint_texture",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

@@ -459,8 +459,18 @@ fn palette_texture<'a>(
         "# `{}` is {why}: a bone texture, {what}, {laid}",
         t.name
     ));
+    // A joint index multiplied by twice its matrix's texels: its normal matrix's after them.
+    let normal = if texels::joint_strides(module).contains(&(2 * texels as i64)) {
+        w.line(format!(
+            "# joint indices are multiplied by {}: each joint's normal matrix in the {texels} texels after its matrix's",
+            2 * texels
+        ));
+        format!(", normal_texels: {texels}")
+    } else {
+        String::new()
+    };
     w.line(format!(
-        "palette: {{ group: {}, binding: {}, form: texture, texels: {texels}, width: {width} }}",
+        "palette: {{ group: {}, binding: {}, form: texture, texels: {texels}{normal}, width: {width} }}",
         t.group, t.binding
     ));
     Some(t)

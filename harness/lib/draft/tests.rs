@@ -888,3 +888,44 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) shade: f32 }
     assert!(!d.yaml.contains("  fragment: fs"), "{}", d.yaml);
     contract(&d.yaml);
 }
+
+/// A bone texture whose joint indices are multiplied by twice a joint's matrix texels (the glTF
+/// Sample Viewer's: 4 texels of matrix, then 4 of normal matrix) drafts `normal_texels`, and
+/// so the per-joint normals; one multiplied by its matrix's texels alone does not.
+#[test]
+fn a_joint_stride_of_two_matrices_is_the_normal_texels() {
+    let source = r#"
+@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(1) @binding(0) var joint_texture: texture_2d<f32>;
+fn texture_matrix(first: u32) -> mat4x4<f32> {
+    let width = textureDimensions(joint_texture).x;
+    var m: mat4x4<f32>;
+    for (var c = 0u; c < 4u; c++) {
+        let t = first + c;
+        m[c] = textureLoad(joint_texture, vec2<u32>(t % width, t / width), 0);
+    }
+    return m;
+}
+struct In { @location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(3) joints: vec4<u32>, @location(4) weights: vec4<f32> }
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }
+@vertex fn vs(v: In) -> Out {
+    let first = v.joints.x * STRIDEu;
+    var out: Out;
+    out.clip = view_proj * texture_matrix(first) * vec4<f32>(v.position, 1.0);
+    out.normal = normalize((texture_matrix(first + 4u) * vec4<f32>(v.normal, 0.0)).xyz);
+    return out;
+}
+"#;
+    let d = draft("joint_texture.wgsl", &source.replace("STRIDE", "8")).unwrap();
+    assert!(
+        d.yaml.contains("texels: 4, normal_texels: 4,"),
+        "{}",
+        d.yaml
+    );
+    assert_eq!(
+        contract(&d.yaml).normal_matrix,
+        crate::format::NormalMatrix::PerJoint
+    );
+    let d = draft("plain.wgsl", &source.replace("STRIDE", "4")).unwrap();
+    assert!(!d.yaml.contains("normal_texels"), "{}", d.yaml);
+}

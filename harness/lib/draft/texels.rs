@@ -120,6 +120,59 @@ fn literal(l: Literal) -> Option<i64> {
     }
 }
 
+/// The constants a joint index is multiplied by, in any function (`in.joints[k] * 8u`): the
+/// texels a joint takes where they are more than its matrix's (its normal matrix after it, as the
+/// glTF Sample Viewer's joint texture holds them). A joint index is an element or member of an
+/// argument, or a value loaded from one, named as joints.
+pub(super) fn joint_strides(module: &Module) -> Vec<i64> {
+    let named_joint =
+        |name: Option<&str>| name.is_some_and(|n| super::read::named(n, super::read::JOINT_WORDS));
+    let mut out = Vec::new();
+    for f in crate::shader::all_functions(module) {
+        // Whether `e` reads a joint index: through accesses, loads and conversions to an
+        // argument (or its member) named as joints.
+        let joint = |mut e: Handle<Expression>| loop {
+            match f.expressions[e] {
+                Expression::Access { base, .. }
+                | Expression::Swizzle { vector: base, .. }
+                | Expression::Load { pointer: base }
+                | Expression::As { expr: base, .. } => e = base,
+                Expression::AccessIndex { base, index } => match f.expressions[base] {
+                    Expression::FunctionArgument(i) => {
+                        let a = &f.arguments[i as usize];
+                        return match &module.types[a.ty].inner {
+                            naga::TypeInner::Struct { members, .. } => named_joint(
+                                members.get(index as usize).and_then(|m| m.name.as_deref()),
+                            ),
+                            _ => named_joint(a.name.as_deref()),
+                        };
+                    }
+                    _ => e = base,
+                },
+                Expression::FunctionArgument(i) => {
+                    return named_joint(f.arguments[i as usize].name.as_deref())
+                }
+                _ => return false,
+            }
+        };
+        for (_, e) in f.expressions.iter() {
+            if let Expression::Binary {
+                op: BinaryOperator::Multiply,
+                left,
+                right,
+            } = *e
+            {
+                for (j, k) in [(left, right), (right, left)] {
+                    if let Some(k) = constant(module, f, k).filter(|_| joint(j)) {
+                        out.push(k);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
