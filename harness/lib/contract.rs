@@ -1724,6 +1724,8 @@ impl Contract {
         (self.try_slot(Role::SkinnedTangents).is_none() || self.streams.skinned_tangents.words == 4)
             && pooled.is_none_or(|bytes| bytes == 16)
             && !self.vec3_tangent_attribute()
+            && (self.packed.as_ref())
+                .is_none_or(|p| p.frames.tangent_format == crate::format::TangentFormat::Vec4)
     }
 
     /// Whether the vertex stage's tangent attribute is a `vec3<f32>` (no handedness).

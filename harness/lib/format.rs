@@ -374,19 +374,25 @@ pub struct Pulled {
 }
 
 /// The byte offsets of a vertex's normal (`vec3<f32>`, 12 bytes) and tangent (`vec4<f32>`, 16
-/// bytes) in a byte-addressed buffer, those it holds.
+/// bytes, or a `vec3<f32>`'s 12 without handedness) in a byte-addressed buffer, those it holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FrameFields {
     pub normal: Option<u32>,
     pub tangent: Option<u32>,
+    /// The tangent's floats: `vec4` (default) or `vec3`.
+    pub tangent_format: TangentFormat,
 }
 
 impl FrameFields {
     /// (name, offset, size) of each field given.
     fn fields(&self) -> impl Iterator<Item = Field> {
-        [("normal", self.normal, 12), ("tangent", self.tangent, 16)]
-            .into_iter()
-            .filter_map(|(name, offset, size)| offset.map(|o| (name.to_string(), o, size)))
+        let tangent = 4 * self.tangent_format.words();
+        [
+            ("normal", self.normal, 12),
+            ("tangent", self.tangent, tangent),
+        ]
+        .into_iter()
+        .filter_map(|(name, offset, size)| offset.map(|o| (name.to_string(), o, size)))
     }
 }
 
@@ -784,6 +790,7 @@ mod tests {
         layout.frames = FrameFields {
             normal: Some(36),
             tangent: Some(48),
+            ..FrameFields::default()
         };
         let bytes = layout
             .pack(&positions, (&normals, &tangents), &sets)
@@ -801,6 +808,7 @@ mod tests {
             frames: FrameFields {
                 normal: Some(12),
                 tangent: Some(28),
+                ..FrameFields::default()
             },
             others: Vec::new(),
             members: Vec::new(),

@@ -660,6 +660,10 @@ pub struct Output {
     /// The skinned `vec4<f32>` tangent's offset (16 bytes, w the source's).
     #[serde(default)]
     pub tangent: Option<Place>,
+    /// The skinned tangent's floats: `vec4` (default, w the source's handedness) or `vec3` (the
+    /// direction alone, as an engine that writes xyz only keeps it: no handedness compared).
+    #[serde(default)]
+    pub tangent_format: crate::format::TangentFormat,
 }
 
 impl Output {
@@ -673,6 +677,7 @@ impl Output {
             frames: crate::format::FrameFields {
                 normal: named.maybe("normal", &self.normal),
                 tangent: named.maybe("tangent", &self.tangent),
+                tangent_format: self.tangent_format,
             },
             others: Vec::new(),
             members: named.0,

@@ -3390,6 +3390,38 @@ fn float_words_are_a_byte_addressed_vertex_buffer() {
     );
 }
 
+/// A byte-addressed output whose tangent is its direction alone, three floats with no handedness
+/// (dream-engine writes xyz only): compute_pulled so edited fails its compute checks under a vec4
+/// tangent field (the w never written), and passes every row with `tangent_format: vec3`.
+#[test]
+fn a_vec3_tangent_in_a_byte_addressed_output() {
+    let name = "compute_pulled";
+    let (source, profile) = example_texts(name);
+    let shader = edited(name, &source, &[("    skinned[ot + 3u] = st.w;\n", "")]);
+    let output = "tangent: 24 }";
+    let Some(report) = run_example_as(name, "tangent_vec4", &shader, &profile) else {
+        return;
+    };
+    assert!(
+        !failing(&report, "tangents_match_cpu").is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+    let vec3 = edited(
+        name,
+        &profile,
+        &[(output, "tangent: 24, tangent_format: vec3 }")],
+    );
+    let Some(report) = run_example_as(name, "tangent_vec3", &shader, &vec3) else {
+        return;
+    };
+    assert!(
+        failed_rows(&report).is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+}
+
 /// A vertex-only shader whose palette elements hold each joint's normal matrix, blended by a
 /// function that returns the normal matrix (`vertex.normal_function` of the influences, as
 /// fifth-light writes it): through its renormalising normal function every normal row passes

@@ -168,10 +168,12 @@ struct Output {
     /// Whether every word outside the fields must stay untouched (a byte-addressed output,
     /// where such a write lands on another field or vertex).
     fields_only: bool,
-    /// The first of the skinned normal's 3 words and the tangent's 4, where the output holds
-    /// them (a byte-addressed output's fields).
+    /// The first of the skinned normal's 3 words and the tangent's `tangent_words`, where the
+    /// output holds them (a byte-addressed output's fields).
     normal: Option<usize>,
     tangent: Option<usize>,
+    /// The tangent field's words: 4 (w the handedness) or a vec3's 3.
+    tangent_words: usize,
     /// The words of an output struct's other members, which the shader may write.
     others: Vec<usize>,
     /// Written over the vertices it reads (see `Contract::in_place`): a vertex whose fields the
@@ -191,6 +193,7 @@ impl Output {
                 fields_only: true,
                 normal: p.frames.normal.map(|o| o as usize / 4),
                 tangent: p.frames.tangent.map(|o| o as usize / 4),
+                tangent_words: p.frames.tangent_format.words() as usize,
                 others: (p.others.iter())
                     .flat_map(|&(o, n)| (o / 4..(o + n).div_ceil(4)).map(|w| w as usize))
                     .collect(),
@@ -205,6 +208,7 @@ impl Output {
                 fields_only: false,
                 normal: None,
                 tangent: None,
+                tangent_words: 4,
                 others: Vec::new(),
                 in_place: contract.in_place(),
             },
@@ -223,6 +227,7 @@ impl Output {
             fields_only: stream.byte_addressed,
             normal: None,
             tangent: None,
+            tangent_words: 4,
             others: Vec::new(),
             in_place,
         }
@@ -232,7 +237,7 @@ impl Output {
     fn fields(&self) -> Vec<(usize, usize)> {
         let mut out = vec![(self.position, self.width)];
         out.extend(self.normal.map(|n| (n, 3)));
-        out.extend(self.tangent.map(|t| (t, 4)));
+        out.extend(self.tangent.map(|t| (t, self.tangent_words)));
         out
     }
 }
@@ -613,6 +618,7 @@ fn inspect_pool(
         fields_only: true,
         normal: None,
         tangent: None,
+        tangent_words: 4,
         others: (width..p.size as usize / 4).collect(),
         in_place: false,
     };
@@ -779,7 +785,7 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
         positions,
         fault,
         normals: frame(layout.normal, 3),
-        tangents: frame(layout.tangent, 4),
+        tangents: frame(layout.tangent, layout.tangent_words),
     };
     (first, skinned)
 }
@@ -943,6 +949,7 @@ mod tests {
         fields_only: false,
         normal: None,
         tangent: None,
+        tangent_words: 4,
         others: Vec::new(),
         in_place: false,
     };
@@ -994,6 +1001,7 @@ mod tests {
             fields_only: true,
             normal: None,
             tangent: None,
+            tangent_words: 4,
             others: Vec::new(),
             in_place: false,
         };

@@ -30,6 +30,7 @@ impl Vertices {
             frames: crate::format::FrameFields {
                 normal: named.maybe("normal", &self.normal),
                 tangent: named.maybe("tangent", &self.tangent),
+                ..Default::default()
             },
             joints: offsets(
                 &mut named,
