@@ -790,9 +790,25 @@ impl Profile {
         Err(("palette.normal_member".into(), why))
     }
 
+    /// A stored position w of 1 is for positions the harness stores in a buffer (a compute
+    /// stage's, or a vertex stage's pulled vertices): a vertex attribute's w is the vertex
+    /// fetch's.
+    fn check_position_w(&self) -> Result<(), (String, String)> {
+        let stored = self.compute.as_ref().is_some_and(|c| c.regions.is_none())
+            || self.vertex.as_ref().is_some_and(|v| v.vertices.is_some());
+        if self.position_w == Some(crate::format::PositionW::One) && !stored {
+            return Err((
+                "position_w".into(),
+                "is the w of positions stored in a buffer (`compute.positions` or `compute.vertices`, `vertex.vertices`); a vertex attribute's w is the vertex fetch's (1 for a vec3 attribute read as vec4): leave it out".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// A normal matrix is declared for a shader whose skinned normals the harness reads, and a
     /// frame length for one whose skinned normals or tangents it reads.
     fn check_normal_matrix(&self) -> Result<(), (String, String)> {
+        self.check_position_w()?;
         if self.frame_length.is_some() && !self.reads_frames() {
             return Err((
                 "frame_length".into(),

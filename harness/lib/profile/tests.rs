@@ -806,3 +806,18 @@ fn a_vertex_pool_lays_out_its_regions_and_their_starts() {
         c.filled[0].starts[2].1.origin
     );
 }
+
+#[test]
+fn a_stored_position_w_is_for_positions_in_a_buffer() {
+    let vertex = "palette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 1 }\n";
+    let msg = parse(&format!("{vertex}position_w: 1\n")).unwrap_err();
+    assert!(
+        msg.contains("field `position_w`: is the w of positions stored in a buffer"),
+        "{msg}"
+    );
+    // 0 says what the default says; a compute stage's positions take either.
+    assert!(parse(&format!("{vertex}position_w: 0\n")).is_ok());
+    let compute = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\nposition_w: 1\n";
+    let c = parse(compute).unwrap().contract();
+    assert_eq!(c.position_w, crate::format::PositionW::One);
+}
