@@ -887,11 +887,6 @@ impl PaletteElement {
                 if scalar == naga::Scalar::F32
                     && columns == if self.rows { naga::VectorSize::Tri } else { naga::VectorSize::Quad })
         };
-        let normal = |t: &TypeInner| {
-            matches!(*t, TypeInner::Matrix { columns, rows, scalar }
-                if scalar == naga::Scalar::F32 && columns == rows
-                    && matches!(columns, naga::VectorSize::Tri | naga::VectorSize::Quad))
-        };
         match (&self.member, inner) {
             (None, t) => matrix(t),
             (Some(m), TypeInner::Struct { members, .. }) => {
@@ -899,7 +894,8 @@ impl PaletteElement {
                     (members.iter())
                         .any(|x| x.name.as_deref() == Some(name) && ok(&types[x.ty].inner))
                 };
-                has(&m.name, &matrix) && self.normal.as_ref().is_none_or(|n| has(&n.name, &normal))
+                has(&m.name, &matrix)
+                    && (self.normal.as_ref()).is_none_or(|n| has(&n.name, &is_normal_matrix))
             }
             _ => false,
         }
@@ -1003,12 +999,17 @@ impl ParallelNormals {
                 base,
                 size: naga::ArraySize::Constant(_),
                 ..
-            } => matches!(types[base].inner, TypeInner::Matrix { columns, rows, scalar }
-                if scalar == naga::Scalar::F32 && columns == rows
-                    && matches!(columns, naga::VectorSize::Tri | naga::VectorSize::Quad)),
+            } => is_normal_matrix(&types[base].inner),
             _ => false,
         }
     }
+}
+
+/// Whether a type can hold a joint's normal matrix: a square `mat3x3<f32>` or `mat4x4<f32>`.
+pub fn is_normal_matrix(inner: &TypeInner) -> bool {
+    matches!(*inner, TypeInner::Matrix { columns, rows, scalar }
+        if scalar == naga::Scalar::F32 && columns == rows
+            && matches!(columns, naga::VectorSize::Tri | naga::VectorSize::Quad))
 }
 
 /// Joint matrix `m`'s normal matrix in `columns` (3 or 4) columns of 4 floats, as a

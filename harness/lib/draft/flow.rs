@@ -79,40 +79,22 @@ fn operands(e: &E) -> Vec<Handle<E>> {
     }
 }
 
-/// The functions that read the palette, themselves or through the functions they call.
+/// The functions that read the palette, themselves or through the functions they call (the
+/// draft's one call-graph walk, [`super::called`]).
 fn reading_palette(
     module: &Module,
     palette: Handle<naga::GlobalVariable>,
 ) -> Vec<Handle<naga::Function>> {
-    let reads = |f: &naga::Function| {
-        f.expressions
+    let reads = |h: Handle<naga::Function>| {
+        module.functions[h]
+            .expressions
             .iter()
             .any(|(_, e)| matches!(e, E::GlobalVariable(g) if *g == palette))
     };
-    let mut out: Vec<_> = (module.functions.iter())
-        .filter(|(_, f)| reads(f))
+    (module.functions.iter())
         .map(|(h, _)| h)
-        .collect();
-    loop {
-        let more: Vec<_> = (module.functions.iter())
-            .filter(|(h, f)| !out.contains(h) && calls_any(f, &out))
-            .map(|(h, _)| h)
-            .collect();
-        if more.is_empty() {
-            return out;
-        }
-        out.extend(more);
-    }
-}
-
-fn calls_any(f: &naga::Function, of: &[Handle<naga::Function>]) -> bool {
-    let mut found = false;
-    crate::shader::for_each_statement(&f.body, &mut |s| {
-        if let Statement::Call { function, .. } = s {
-            found |= of.contains(function);
-        }
-    });
-    found
+        .filter(|&h| super::called(module, [h]).any(reads))
+        .collect()
 }
 
 /// A pointer's local variable and the member of it the pointer reaches into first (None: the
@@ -387,7 +369,8 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
     let mut out: Vec<Output> = (out.into_iter())
         .map(|(location, depends)| {
             let vs = values.get(&location).map_or(&[][..], |v| &v[..]);
-            let unit = !vs.is_empty() && vs.iter().all(|v| unit(module, f, *v, 4));
+            let unit = !vs.is_empty()
+                && (vs.iter()).all(|v| unit_in(module, f, &all_stores, *v, 4, &mut Vec::new()));
             Output {
                 location,
                 depends,
@@ -465,16 +448,11 @@ fn stored_position(
     };
     match (f.expressions[e].clone(), source.1) {
         (E::Load { pointer }, None) if element(pointer) => true,
-        (E::Load { pointer }, Some(m)) => match f.expressions[pointer] {
-            E::AccessIndex { base, index } if index == m && element(base) => true,
-            _ => match local_root(f, pointer) {
-                Some((l, k)) if depth > 0 => stored(stores, l, k)
-                    .iter()
-                    .any(|&v| stored_position(f, stores, v, source, depth - 1)),
-                _ => false,
-            },
-        },
-        (E::Load { pointer }, None) => match local_root(f, pointer) {
+        (E::Load { pointer }, Some(m)) if matches!(f.expressions[pointer], E::AccessIndex { base, index } if index == m && element(base)) => {
+            true
+        }
+        // A local variable holding one.
+        (E::Load { pointer }, _) => match local_root(f, pointer) {
             Some((l, k)) if depth > 0 => stored(stores, l, k)
                 .iter()
                 .any(|&v| stored_position(f, stores, v, source, depth - 1)),

@@ -324,7 +324,7 @@ fn reachable(module: &Module) -> impl Iterator<Item = &naga::Function> {
 }
 
 /// The functions `roots` and every function they call, directly or not, each once.
-fn called(
+pub(super) fn called(
     module: &Module,
     roots: impl IntoIterator<Item = naga::Handle<naga::Function>>,
 ) -> impl Iterator<Item = naga::Handle<naga::Function>> {

@@ -113,13 +113,6 @@ pub(super) enum Matrices {
 /// Names of each joint's own normal matrix (`transforms_inv_transpose`, `normal_matrices`).
 const NORMAL_MATRIX_WORDS: &[&str] = &["normal", "transpose", "invtrans", "cofactor"];
 
-/// Whether a type is a normal matrix: a square `mat3x3<f32>` or `mat4x4<f32>`.
-fn normal_matrix(ty: &TypeInner) -> bool {
-    matches!(*ty, TypeInner::Matrix { columns, rows, scalar }
-        if columns == rows && scalar == naga::Scalar::F32
-            && matches!(columns, VectorSize::Tri | VectorSize::Quad))
-}
-
 /// The member named as the joints' normal matrices that `is` accepts, other than `taken`.
 fn normal_member(
     members: &[naga::StructMember],
@@ -166,8 +159,9 @@ pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> 
                 .into_iter()
                 .find_map(|m| joint_matrix(&module.types[m.ty].inner).map(|r| (m, r)))?;
             let name = m.name.clone().unwrap_or_default();
-            let normal =
-                normal_member(members, &name, |n| normal_matrix(&module.types[n.ty].inner));
+            let normal = normal_member(members, &name, |n| {
+                crate::contract::is_normal_matrix(&module.types[n.ty].inner)
+            });
             return Some((Matrices::Element(name, normal), rows));
         }
         return None;
@@ -199,7 +193,7 @@ pub(super) fn palette_member(
             base,
             size: naga::ArraySize::Constant(_),
             ..
-        } => normal_matrix(&module.types[base].inner),
+        } => crate::contract::is_normal_matrix(&module.types[base].inner),
         _ => false,
     });
     Some((Matrices::Member(name, normal), rows))
