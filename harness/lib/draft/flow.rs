@@ -1,6 +1,6 @@
 //! Where a vertex entry point's outputs come from: which sources (the palette, the source normal,
-//! the source tangent) each located output may depend on, through expressions, local variables
-//! and calls.
+//! the source tangent) each located output may depend on, through expressions, local variables,
+//! private globals and calls.
 
 use std::collections::HashMap;
 
@@ -97,18 +97,32 @@ fn reading_palette(
         .collect()
 }
 
-/// A pointer's local variable and the member of it the pointer reaches into first (None: the
-/// whole variable, or an element picked by a computed index).
-fn local_root(
-    f: &naga::Function,
-    mut p: Handle<E>,
-) -> Option<(Handle<naga::LocalVariable>, Option<u32>)> {
+/// A variable a function's values may flow through: its own local variable, or a private global
+/// (three.js's generated stages keep every intermediate, and their outputs, in private globals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Var {
+    Local(Handle<naga::LocalVariable>),
+    Private(Handle<naga::GlobalVariable>),
+}
+
+/// A pointer's variable and the member of it the pointer reaches into first (None: the whole
+/// variable, or an element picked by a computed index).
+fn local_root(module: &Module, f: &naga::Function, mut p: Handle<E>) -> Option<(Var, Option<u32>)> {
+    let var = |e: &E| match *e {
+        E::LocalVariable(l) => Some(Var::Local(l)),
+        E::GlobalVariable(g) if module.global_variables[g].space == naga::AddressSpace::Private => {
+            Some(Var::Private(g))
+        }
+        _ => None,
+    };
     let mut first = None;
     loop {
+        if let Some(v) = var(&f.expressions[p]) {
+            return Some((v, first));
+        }
         match f.expressions[p] {
-            E::LocalVariable(l) => return Some((l, first)),
             E::AccessIndex { base, index } => {
-                first = matches!(f.expressions[base], E::LocalVariable(_)).then_some(index);
+                first = var(&f.expressions[base]).map(|_| index);
                 p = base;
             }
             E::Access { base, .. } => {
@@ -129,17 +143,17 @@ pub(super) struct Output {
     pub(super) unit: bool,
 }
 
-type Stores = HashMap<(Handle<naga::LocalVariable>, Option<u32>), Vec<Handle<E>>>;
+type Stores = HashMap<(Var, Option<u32>), Vec<Handle<E>>>;
 
 /// The values each local variable (its member, or the whole) may hold when `f` returns: those
 /// stored into it, but for those a later store in the function's own block overwrites (war3's
 /// `out.normal = in.normal`, then the skinned normal).
-fn stores(f: &naga::Function) -> Stores {
+fn stores(module: &Module, f: &naga::Function) -> Stores {
     let mut out: Stores = HashMap::new();
     for st in f.body.iter() {
         match st {
             Statement::Store { pointer, value } => {
-                if let Some(key) = local_root(f, *pointer) {
+                if let Some(key) = local_root(module, f, *pointer) {
                     out.insert(key, vec![*value]);
                 }
             }
@@ -147,7 +161,7 @@ fn stores(f: &naga::Function) -> Stores {
             nested => {
                 crate::shader::for_each_nested(nested, &mut |st| {
                     if let Statement::Store { pointer, value } = st {
-                        if let Some(key) = local_root(f, *pointer) {
+                        if let Some(key) = local_root(module, f, *pointer) {
                             out.entry(key).or_default().push(*value);
                         }
                     }
@@ -159,7 +173,7 @@ fn stores(f: &naga::Function) -> Stores {
 }
 
 /// The values a load of `l` (its `member`, or the whole) may read: those stored into it.
-fn stored(stores: &Stores, l: Handle<naga::LocalVariable>, member: Option<u32>) -> Vec<Handle<E>> {
+fn stored(stores: &Stores, l: Var, member: Option<u32>) -> Vec<Handle<E>> {
     (stores.iter())
         .filter(|((x, m), _)| *x == l && (member.is_none() || m.is_none() || *m == member))
         .flat_map(|(_, v)| v.iter().copied())
@@ -170,7 +184,7 @@ fn stored(stores: &Stores, l: Handle<naga::LocalVariable>, member: Option<u32>) 
 /// first (`vec4(normalize(t), w)`), a select of two, a local variable every store into which is
 /// one, or a call to a function whose every return is one (to a depth of 4 calls).
 fn unit(module: &Module, f: &naga::Function, e: Handle<E>, depth: u8) -> bool {
-    let stores = stores(f);
+    let stores = stores(module, f);
     let mut seen = Vec::new();
     unit_in(module, f, &stores, e, depth, &mut seen)
 }
@@ -201,7 +215,7 @@ fn unit_in(
         } => true,
         E::Compose { components, .. } => all(&components[..components.len().min(1)], seen),
         E::Select { accept, reject, .. } => all(&[*accept, *reject], seen),
-        E::Load { pointer } => match local_root(f, *pointer) {
+        E::Load { pointer } => match local_root(module, f, *pointer) {
             Some((l, m)) => all(&stored(stores, l, m), seen),
             None => false,
         },
@@ -239,10 +253,10 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
         })
     };
     let mut mask = vec![0u8; f.expressions.len()];
-    let mut locals: HashMap<(Handle<naga::LocalVariable>, Option<u32>), u8> = HashMap::new();
+    let mut locals: HashMap<(Var, Option<u32>), u8> = HashMap::new();
     let mut results: HashMap<Handle<E>, u8> = HashMap::new();
-    type Locals = HashMap<(Handle<naga::LocalVariable>, Option<u32>), u8>;
-    let local = |locals: &Locals, l: Handle<naga::LocalVariable>, member: Option<u32>| {
+    type Locals = HashMap<(Var, Option<u32>), u8>;
+    let local = |locals: &Locals, l: Var, member: Option<u32>| {
         locals
             .iter()
             .filter(|((x, m), _)| *x == l && (member.is_none() || m.is_none() || *m == member))
@@ -264,7 +278,7 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
                     }
                     _ => mask[base.index()],
                 },
-                E::Load { pointer } => match local_root(f, pointer) {
+                E::Load { pointer } => match local_root(module, f, pointer) {
                     Some((l, m)) => local(&locals, l, m) | mask[pointer.index()],
                     None => mask[pointer.index()],
                 },
@@ -285,7 +299,7 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
         }
         crate::shader::for_each_statement(&f.body, &mut |st| match st {
             Statement::Store { pointer, value } => {
-                if let Some(key) = local_root(f, *pointer) {
+                if let Some(key) = local_root(module, f, *pointer) {
                     *locals.entry(key).or_default() |= mask[value.index()];
                 }
             }
@@ -303,7 +317,7 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
                 }
                 // A pointer argument may be written through.
                 for a in arguments {
-                    if let Some((l, _)) = local_root(f, *a) {
+                    if let Some((l, _)) = local_root(module, f, *a) {
                         *locals.entry((l, None)).or_default() |= m;
                     }
                 }
@@ -330,7 +344,7 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
             _ => Vec::new(),
         },
     };
-    let all_stores = stores(f);
+    let all_stores = stores(module, f);
     // Each output's value expressions, where they show, for `unit`.
     let mut values: HashMap<u32, Vec<Handle<E>>> = HashMap::new();
     crate::shader::for_each_statement(&f.body, &mut |st| {
@@ -344,7 +358,7 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
                     components.get(k).copied().into_iter().collect(),
                 ),
                 E::Load { pointer } if members(result.ty).is_some() => {
-                    match local_root(f, *pointer) {
+                    match local_root(module, f, *pointer) {
                         Some((l, None)) => {
                             let key = |m| all_stores.get(&(l, m)).map_or(&[][..], |v| &v[..]);
                             // A member's stores, and member k of each whole store composed.
@@ -417,7 +431,7 @@ pub(super) fn multiplies_stored_w(module: &Module) -> bool {
     }
     !sources.is_empty()
         && crate::shader::all_functions(module).any(|f| {
-            let stores = stores(f);
+            let stores = stores(module, f);
             f.expressions.iter().any(|(_, e)| match *e {
                 E::Binary {
                     op: naga::BinaryOperator::Multiply,
@@ -426,7 +440,7 @@ pub(super) fn multiplies_stored_w(module: &Module) -> bool {
                 } => [left, right].iter().any(|&o| {
                     sources
                         .iter()
-                        .any(|s| stored_position(f, &stores, o, *s, 4))
+                        .any(|s| stored_position(module, f, &stores, o, *s, 4))
                 }),
                 _ => false,
             })
@@ -436,6 +450,7 @@ pub(super) fn multiplies_stored_w(module: &Module) -> bool {
 /// Whether `e` is a stored position of `source` (global, member), whole: its element loaded, or
 /// its member of a loaded element, or a local variable holding one.
 fn stored_position(
+    module: &Module,
     f: &naga::Function,
     stores: &Stores,
     e: Handle<E>,
@@ -452,10 +467,10 @@ fn stored_position(
             true
         }
         // A local variable holding one.
-        (E::Load { pointer }, _) => match local_root(f, pointer) {
+        (E::Load { pointer }, _) => match local_root(module, f, pointer) {
             Some((l, k)) if depth > 0 => stored(stores, l, k)
                 .iter()
-                .any(|&v| stored_position(f, stores, v, source, depth - 1)),
+                .any(|&v| stored_position(module, f, stores, v, source, depth - 1)),
             _ => false,
         },
         // A member of a whole element loaded (`let v = vertices[i]; v.position`).

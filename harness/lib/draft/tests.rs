@@ -758,6 +758,47 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(1) world_normal: vec3
     );
 }
 
+/// Values kept in private globals, as three.js's generated stages keep every intermediate and
+/// their outputs (`normalLocal`, `varyings`), are traced as locals are: the output the palette
+/// moves the normal into is the skinned normal, and one written from the unskinned normal is not.
+#[test]
+fn outputs_written_through_private_globals_are_traced() {
+    let three = r#"
+struct Bones { value: array<mat4x4<f32>, 4> }
+@group(1) @binding(3) var<uniform> nodeUniform1: Bones;
+struct Render { cameraProjectionMatrix: mat4x4<f32>, cameraViewMatrix: mat4x4<f32> }
+@group(0) @binding(0) var<uniform> render: Render;
+struct VaryingsStruct { @location(0) v_normalViewGeometry: vec3<f32>, @builtin(position) builtinClipSpace: vec4<f32> }
+var<private> varyings: VaryingsStruct;
+var<private> normalLocal: vec3<f32>;
+var<private> positionLocal: vec3<f32>;
+@vertex fn main(@location(0) position: vec3<f32>, @location(1) skinIndex: vec4<u32>, @location(2) skinWeight: vec4<f32>, @location(3) normal: vec3<f32>) -> VaryingsStruct {
+    positionLocal = position;
+    let m = skinWeight.x * nodeUniform1.value[skinIndex.x] + skinWeight.y * nodeUniform1.value[skinIndex.y];
+    positionLocal = (m * vec4<f32>(positionLocal, 1.0)).xyz;
+    normalLocal = normal;
+    normalLocal = mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz) * normalLocal;
+    varyings.v_normalViewGeometry = normalize((render.cameraViewMatrix * vec4<f32>(normalLocal, 0.0)).xyz);
+    varyings.builtinClipSpace = render.cameraProjectionMatrix * render.cameraViewMatrix * vec4<f32>(positionLocal, 1.0);
+    return varyings;
+}
+"#;
+    let d = draft("three.wgsl", three).unwrap();
+    assert!(
+        d.yaml.contains("  skinned_normal: { location: 0 }"),
+        "{}",
+        d.yaml
+    );
+    contract(&d.yaml);
+    // The same output written from the normal before the palette moves it.
+    let unskinned = three.replace(
+        "normalLocal = mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz) * normalLocal;",
+        "positionLocal = positionLocal + normalLocal;",
+    );
+    let d = draft("three.wgsl", &unskinned).unwrap();
+    assert!(!d.yaml.contains("skinned_normal:"), "{}", d.yaml);
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.
