@@ -760,6 +760,10 @@ pub struct Contract {
     /// struct's other bytes hold.
     pub palette_member: Option<Member>,
     pub palette_fill: Fill,
+    /// Values the profile gives the palette's struct's other members, written over the fill.
+    pub palette_members: Vec<MemberValue>,
+    /// Why a member value does not fit the shader's type (found when it is read).
+    pub palette_problems: Vec<String>,
     /// That struct as the shader declares it, filled (empty until read; a struct ending in a
     /// runtime-sized palette grows to hold the case's palette).
     pub palette_struct: Vec<u8>,
@@ -1446,6 +1450,8 @@ impl Contract {
             camera_fill: Fill::Zero,
             palette_member: None,
             palette_fill: Fill::Zero,
+            palette_members: Vec::new(),
+            palette_problems: Vec::new(),
             palette_struct: Vec::new(),
             camera_member: None,
             camera_in_palette: false,

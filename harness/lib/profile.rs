@@ -280,6 +280,11 @@ pub struct Palette {
     /// then `normal_matrix: per_joint` unless the profile says otherwise.
     #[serde(default)]
     pub normal_member: Option<String>,
+    /// With `member`: values by name of the palette's struct's other members, written over the
+    /// fill as `bindings[].members` are (an engine's `is_animated` beside its joints, which a zero
+    /// fill would leave switched off).
+    #[serde(default)]
+    pub members: BTreeMap<String, Numbers>,
 }
 
 impl Palette {

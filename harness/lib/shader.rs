@@ -518,6 +518,12 @@ fn place_members(contract: &mut Contract, module: &naga::Module) {
             let size = u64::from(module.types[var.ty].inner.size(module.to_ctx()));
             contract.palette_struct =
                 (contract.palette_fill).over(&matrices(module, var.ty, size), size);
+            contract.palette_problems.clear();
+            for v in &contract.palette_members {
+                if let Err(why) = write_member(module, var.ty, v, &mut contract.palette_struct) {
+                    (contract.palette_problems).push(format!("{why} (the profile's {})", v.origin));
+                }
+            }
             let offset = m.offset;
             contract
                 .palette_member
@@ -1147,6 +1153,7 @@ pub fn contract_violations(
     for f in &contract.filled {
         bad.extend(f.problems.iter().cloned());
     }
+    bad.extend(contract.palette_problems.iter().cloned());
     if let Some(info) = info {
         bad.extend(override_violations(contract, module, info));
         bad.extend(stage_bindings(contract, module, info));

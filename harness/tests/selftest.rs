@@ -1747,6 +1747,38 @@ fn run_example_as(name: &str, label: &str, shader: &str, profile: &str) -> Optio
     run_suite(&dir, &[("SKINPROOF_SHADER", path.to_str().unwrap())])
 }
 
+/// Example `name`'s edited `shader` run twice: under profile `with`, where every row passes (an
+/// expected failure is not a failed row), and under `without` (scratch folder `{label}_left_out`),
+/// where each of `checks` fails on some row. False without an adapter, where that may skip.
+fn passes_only_with(
+    name: &str,
+    label: &str,
+    shader: &str,
+    (with, without): (&str, &str),
+    checks: &[&str],
+) -> bool {
+    let Some(report) = run_example_as(name, label, shader, with) else {
+        return false;
+    };
+    assert!(
+        failed_rows(&report).is_empty(),
+        "{label}: {:#?}",
+        failed_rows(&report)
+    );
+    let left_out = format!("{label}_left_out");
+    let Some(report) = run_example_as(name, &left_out, shader, without) else {
+        return false;
+    };
+    for check in checks {
+        assert!(
+            !failing(&report, check).is_empty(),
+            "{left_out}, {check}: {:#?}",
+            failed_rows(&report)
+        );
+    }
+    true
+}
+
 /// Example `name` with these shader and profile texts written into the scratch folder `label`:
 /// (the folder, the shader's path).
 fn example_copy(name: &str, label: &str, shader: &str, profile: &str) -> (PathBuf, PathBuf) {
@@ -3187,23 +3219,16 @@ fn per_instance_inputs_take_the_profiles_values() {
         edited(name, &profile, &[("  colour: any", &line)])
     };
     let identity = "8: [1, 0, 0, 0], 9: [0, 1, 0, 0], 10: [0, 0, 1, 0], 11: [0, 0, 0, 1]";
-    let Some(report) = run_example_as(name, "inputs", &shader, &with(identity)) else {
+    let given = with(identity);
+    let profiles = (given.as_str(), profile.as_str());
+    if !passes_only_with(
+        name,
+        "inputs",
+        &shader,
+        profiles,
+        &["render_covers_bind_pose", "posed_matches_cpu"],
+    ) {
         return;
-    };
-    assert!(
-        failed_rows(&report).is_empty(),
-        "{:#?}",
-        failed_rows(&report)
-    );
-    let Some(report) = run_example_as(name, "inputs_left_out", &shader, &profile) else {
-        return;
-    };
-    for check in ["render_covers_bind_pose", "posed_matches_cpu"] {
-        assert!(
-            !failing(&report, check).is_empty(),
-            "{check}: {:#?}",
-            failed_rows(&report)
-        );
     }
     for (label, inputs, says) in [
         (
@@ -3253,24 +3278,59 @@ fn a_joint_count_member_is_written_for_each_case() {
     let filled = "  - { group: 2, binding: 0, fill: identity }";
     let counted = "  - { group: 2, binding: 0, fill: identity, joint_count: joint_count }";
     let with = edited(name, &profile, &[(filled, counted)]);
-    let Some(report) = run_example_as(name, "joint_count", &shader, &with) else {
-        return;
-    };
-    assert!(
-        failed_rows(&report).is_empty(),
-        "{:#?}",
-        failed_rows(&report)
+    let profiles = (with.as_str(), profile.as_str());
+    passes_only_with(
+        name,
+        "joint_count",
+        &shader,
+        profiles,
+        &["posed_matches_cpu", "render_changes_after_pose"],
     );
-    let Some(report) = run_example_as(name, "joint_count_left_out", &shader, &profile) else {
-        return;
-    };
-    for check in ["posed_matches_cpu", "render_changes_after_pose"] {
-        assert!(
-            !failing(&report, check).is_empty(),
-            "{check}: {:#?}",
-            failed_rows(&report)
-        );
-    }
+}
+
+/// A skinning switch beside the joints in the palette's own struct (an engine's `is_animated`,
+/// skinning only where it is 1): with `palette.members` giving it 1 every row passes (but for the
+/// case the uniform's 256 bones cannot hold, expected); left at the fill's 0 the mesh is drawn
+/// unskinned and the posed rows fail.
+#[test]
+fn a_switch_in_the_palettes_struct_takes_the_profiles_value() {
+    let name = "vertex_one_uniform";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "    alpha_cutoff: f32,\n}",
+                "    alpha_cutoff: f32,\n    is_animated: u32,\n}",
+            ),
+            (
+                "    let skin = in.weights.x",
+                "    var skin = uniforms.model;\n    if (uniforms.is_animated == 1u) {\n    skin = in.weights.x",
+            ),
+            (
+                "uniforms.bones[in.joints.w];\n",
+                "uniforms.bones[in.joints.w];\n    }\n",
+            ),
+        ],
+    );
+    let palette = "member: bones, fill: identity }";
+    let with = edited(
+        name,
+        &profile,
+        &[(
+            palette,
+            "member: bones, fill: identity, members: { is_animated: 1 } }",
+        )],
+    );
+    let profiles = (with.as_str(), profile.as_str());
+    passes_only_with(
+        name,
+        "palette_members",
+        &shader,
+        profiles,
+        &["posed_matches_cpu", "render_changes_after_pose"],
+    );
 }
 
 /// A point's w, told by the profile: the default shader's compute stage edited to take its stored

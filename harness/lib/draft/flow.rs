@@ -21,7 +21,7 @@ pub(super) struct Sources {
 }
 
 /// The expressions `e` reads (its operands).
-fn operands(e: &E) -> Vec<Handle<E>> {
+pub(super) fn operands(e: &E) -> Vec<Handle<E>> {
     let opt = |o: &Option<Handle<E>>| o.iter().copied().collect::<Vec<_>>();
     match e {
         E::Compose { components, .. } => components.clone(),
@@ -81,7 +81,7 @@ fn operands(e: &E) -> Vec<Handle<E>> {
 
 /// The functions that read the palette, themselves or through the functions they call (the
 /// draft's one call-graph walk, [`super::called`]).
-fn reading_palette(
+pub(super) fn reading_palette(
     module: &Module,
     palette: Handle<naga::GlobalVariable>,
 ) -> Vec<Handle<naga::Function>> {

@@ -12,6 +12,7 @@ use naga::{AddressSpace, ImageClass, ImageDimension, Module, ScalarKind, ShaderS
 
 mod compute;
 mod flow;
+mod gates;
 mod modules;
 mod read;
 mod strides;
@@ -187,7 +188,16 @@ fn draft_with(
         (sets, unnormalised) = (v.sets, v.unnormalised);
     }
     let palette_array = palette.is_some_and(|p| matches!(p.ty, TypeInner::Array { .. }));
-    bindings(&module, &globals, &taken, &extras, palette_array, &mut w);
+    let switches = palette.map_or_else(Vec::new, |p| palette_switches(&module, p));
+    bindings(
+        &module,
+        &globals,
+        &taken,
+        &extras,
+        palette_array,
+        &switches,
+        &mut w,
+    );
     if sets > 1 {
         w.line(format!(
             "# {sets} joint and weight inputs each: {sets} influence sets of 4 (JOINTS_0/WEIGHTS_0, JOINTS_1/WEIGHTS_1, ...)"
@@ -502,6 +512,29 @@ fn switch_members(module: &Module, g: &Global) -> Vec<(String, u8)> {
         .collect()
 }
 
+/// The switches of the skinning (see [`gates`]) where `g` is the palette.
+fn palette_switches(module: &Module, g: &Global) -> Vec<gates::Switch> {
+    let member = match matrices(module, g) {
+        Some((Matrices::Member(m, _), _)) => Some(m),
+        _ => None,
+    };
+    (g.variable(module)).map_or_else(Vec::new, |v| gates::switches(module, v, member.as_deref()))
+}
+
+/// Why the draft gives switches their values, for its comment.
+fn switch_comment(switches: &[&gates::Switch]) -> String {
+    let tests: Vec<String> = (switches.iter()).map(|s| format!("`{}`", s.test)).collect();
+    format!(
+        "the shader skins only where {} holds: {} set so, the path under test",
+        tests.join(" and "),
+        if switches.len() == 1 {
+            "its member"
+        } else {
+            "their members"
+        }
+    )
+}
+
 /// Names in backticks, joined by commas.
 fn quoted<'a>(names: impl Iterator<Item = &'a String>) -> String {
     names
@@ -576,6 +609,18 @@ fn palette<'a>(
                 .is_some_and(|ms| ms.iter().any(|x| is_mat4(&module.types[x.ty].inner)));
             if others {
                 fields.push_str(", fill: identity");
+            }
+            let var = g.variable(module);
+            let switches = palette_switches(module, g);
+            let gated: Vec<&gates::Switch> = (switches.iter())
+                .filter(|s| Some(s.global) == var)
+                .collect();
+            if !gated.is_empty() {
+                w.line(format!("# `{}`: {}", g.name, switch_comment(&gated)));
+                let values: Vec<String> = (gated.iter())
+                    .map(|s| format!("{}: {}", s.path, s.value))
+                    .collect();
+                let _ = write!(fields, ", members: {{ {} }}", values.join(", "));
             }
             format!(
                 "`{}` holds its joint matrices in member `{m}`{}{}",
@@ -682,6 +727,7 @@ fn bindings(
     taken: &[(u32, u32)],
     extras: &[Extra],
     palette_array: bool,
+    switches: &[gates::Switch],
     w: &mut Writer,
 ) {
     let rest: Vec<&Global> = (globals.iter())
@@ -714,7 +760,16 @@ fn bindings(
             }
             // Named as enabling skinning (ssbh's `enable_skinning`), not a mode whose values only
             // the shader knows (the WebGPU samples' `skin_mode`, 0 for skinned).
+            let var = g.variable(module);
+            let gated: Vec<&gates::Switch> = (switches.iter())
+                .filter(|s| Some(s.global) == var)
+                .collect();
+            if !gated.is_empty() {
+                w.line(format!("  # `{}`: {}", g.name, switch_comment(&gated)));
+                values.extend(gated.iter().map(|s| format!("{}: {}", s.path, s.value)));
+            }
             let (on, switches): (Vec<_>, Vec<_>) = (switch_members(module, g).into_iter())
+                .filter(|(n, _)| !gated.iter().any(|s| &s.path == n))
                 .partition(|(n, _)| named(n, &["skin"]) && named(n, &["enable", "use", "active"]));
             if !on.is_empty() {
                 w.line(format!(

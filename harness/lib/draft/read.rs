@@ -452,3 +452,29 @@ pub(super) fn has_matrix(module: &Module, ty: naga::Handle<Type>) -> bool {
         _ => false,
     }
 }
+
+/// A number an expression always is: a literal or a named constant, through casts.
+pub(super) fn number(
+    module: &Module,
+    f: &naga::Function,
+    e: naga::Handle<naga::Expression>,
+) -> Option<f64> {
+    use naga::{Expression as E, Literal as L};
+    let literal = |l: L| match l {
+        L::F32(x) => Some(f64::from(x)),
+        L::AbstractFloat(x) => Some(x),
+        L::I32(x) => Some(f64::from(x)),
+        L::U32(x) => Some(f64::from(x)),
+        L::AbstractInt(x) => Some(x as f64),
+        _ => None,
+    };
+    match f.expressions[e] {
+        E::Literal(l) => literal(l),
+        E::Constant(c) => match module.global_expressions[module.constants[c].init] {
+            E::Literal(l) => literal(l),
+            _ => None,
+        },
+        E::As { expr, .. } => number(module, f, expr),
+        _ => None,
+    }
+}

@@ -799,6 +799,67 @@ var<private> positionLocal: vec3<f32>;
     assert!(!d.yaml.contains("skinned_normal:"), "{}", d.yaml);
 }
 
+/// A branch on a member of a filled struct that skins on one side only is a switch, set to the
+/// value that takes that side: in the palette's own struct (`palette.members`), after an early
+/// return, and as bits under a mask in another binding (`bindings[].members`). A branch on a
+/// member beside the palette that does not gate reading it (an alpha test) is no switch.
+#[test]
+fn a_branch_that_gates_the_palette_is_a_switch_set_on() {
+    let shader = |test: &str| {
+        format!(
+            r#"
+struct Uniforms {{ view_proj: mat4x4<f32>, bones: array<mat4x4<f32>, 48>, is_animated: u32, alpha_test: f32 }}
+@group(0) @binding(0) var<uniform> uniforms: Uniforms;
+struct Draw {{ flags: u32, first: u32 }}
+@group(0) @binding(1) var<uniform> draw: Draw;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {{
+    var p = vec4<f32>(position, 1.0);
+    if (uniforms.alpha_test > 0.5) {{ p.w = uniforms.alpha_test; }}
+    {test}
+    return uniforms.view_proj * p;
+}}
+"#
+        )
+    };
+    let skin =
+        "p = (uniforms.bones[joints.x] * weights.x + uniforms.bones[joints.y] * weights.y) * p;";
+    let equal = shader(&format!("if (uniforms.is_animated == u32(1)) {{ {skin} }}"));
+    let d = draft("gated.wgsl", &equal).unwrap();
+    assert!(
+        d.yaml
+            .contains("member: bones, fill: identity, members: { is_animated: 1 } }")
+            && !d.yaml.contains("alpha_test:"),
+        "{}",
+        d.yaml
+    );
+    contract(&d.yaml);
+    let early = shader(&format!(
+        "if (2 > uniforms.is_animated) {{ return uniforms.view_proj * p; }}\n    {skin}"
+    ));
+    let d = draft("early.wgsl", &early).unwrap();
+    assert!(
+        d.yaml.contains("members: { is_animated: 2 } }"),
+        "{}",
+        d.yaml
+    );
+    let masked = shader(&format!("if ((draw.flags & 4u) != 0u) {{ {skin} }}"));
+    let d = draft("masked.wgsl", &masked).unwrap();
+    assert!(
+        d.yaml
+            .contains("# `draw`: the shader skins only where `(flags & 4) != 0` holds")
+            && d.yaml.contains("members: { flags: 4 }")
+            && !d.yaml.contains("is_animated"),
+        "{}",
+        d.yaml
+    );
+    // Both sides skin: a mode, not a switch.
+    let both = shader(&format!(
+        "if (uniforms.is_animated == 1u) {{ {skin} }} else {{ {skin} }}"
+    ));
+    let d = draft("both.wgsl", &both).unwrap();
+    assert!(!d.yaml.contains("members:"), "{}", d.yaml);
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.

@@ -1,7 +1,7 @@
 //! How the shader reads a bone texture, from its `textureLoad`s: which texture is read texel by
 //! texel, how many texels a joint takes, and whether they lie in one row.
 
-use naga::{BinaryOperator, Expression, Handle, Literal, Module};
+use naga::{BinaryOperator, Expression, Handle, Module};
 
 /// What the `textureLoad`s of one texture say about its layout.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -97,27 +97,12 @@ fn step(module: &Module, f: &naga::Function, x: Handle<Expression>) -> Option<i6
     }
 }
 
-/// The value of an integer constant expression: a literal, a named constant, through casts.
+/// The value of an integer constant expression: a literal or a named constant (a float one
+/// whole), through casts.
 pub(super) fn constant(module: &Module, f: &naga::Function, e: Handle<Expression>) -> Option<i64> {
-    match f.expressions[e] {
-        Expression::Literal(l) => literal(l),
-        Expression::Constant(c) => match module.global_expressions[module.constants[c].init] {
-            Expression::Literal(l) => literal(l),
-            _ => None,
-        },
-        Expression::As { expr, .. } => constant(module, f, expr),
-        _ => None,
-    }
-}
-
-fn literal(l: Literal) -> Option<i64> {
-    match l {
-        Literal::I32(v) => Some(v.into()),
-        Literal::U32(v) => Some(v.into()),
-        Literal::AbstractInt(v) => Some(v),
-        Literal::F32(v) if v.fract() == 0.0 => Some(v as i64),
-        _ => None,
-    }
+    super::read::number(module, f, e)
+        .filter(|x| x.fract() == 0.0)
+        .map(|x| x as i64)
 }
 
 /// The constants a joint index is multiplied by, in any function (`in.joints[k] * 8u`): the

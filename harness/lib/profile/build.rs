@@ -412,6 +412,13 @@ impl Profile {
                 crate::contract::ParallelNormals::new(self.member(m, "palette.normal_member"))
             });
         c.palette_fill = p.fill;
+        c.palette_members = (p.members.iter())
+            .map(|(name, v)| crate::contract::MemberValue {
+                name: name.clone(),
+                values: v.0.clone(),
+                origin: self.whence(&format!("palette.members.{name}")),
+            })
+            .collect();
         let mut slots = vec![self.slot(
             Role::Palette,
             (p.group, p.binding),

@@ -125,6 +125,22 @@ impl Profile {
                 "fills the rest of a struct around the palette: give the palette's `member`".into(),
             ));
         }
+        for (name, v) in &p.members {
+            let field = format!("palette.members.{name}");
+            let taken = [p.member.as_ref(), p.normal_member.as_ref()];
+            let why = if p.member.is_none() {
+                "values members of a struct around the palette: give the palette's `member`".into()
+            } else if !is_member_path(name) {
+                format!("`{name}` is not a WGSL identifier or a dotted path of them")
+            } else if taken.contains(&Some(name)) {
+                format!("`{name}` holds the palette's matrices, which the harness writes")
+            } else if let Some(k) = v.0.iter().position(|x| !x.is_finite()) {
+                format!("value {k} is not a finite number")
+            } else {
+                continue;
+            };
+            return Err((field, why));
+        }
         if p.member.is_some() && (p.inverse_binds.is_some() || p.offset.is_some()) {
             return Err((
                 "palette.member".into(),
@@ -154,6 +170,16 @@ impl Profile {
                 "palette.member".into(),
                 "the camera is a member of the palette's binding: name the palette's member too"
                     .into(),
+            ));
+        }
+        if let Some(m) = c
+            .member
+            .as_ref()
+            .filter(|m| c.in_palette(p) && p.members.contains_key(*m))
+        {
+            return Err((
+                format!("palette.members.{m}"),
+                format!("`{m}` is the camera's member, which the harness writes"),
             ));
         }
         if c.in_palette(p) && c.fill != Fill::Zero {

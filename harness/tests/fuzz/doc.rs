@@ -647,6 +647,30 @@ const MEMBER_EDITS: &[ProfileEdit] = &[
         &[("form: uniform, member: bones,", "form: uniform,")],
         "palette.fill",
     ),
+    (
+        "a value for the palette's own member",
+        &[(
+            "fill: identity }",
+            "fill: identity, members: { bones: 1 } }",
+        )],
+        "palette.members.bones",
+    ),
+    (
+        "a value for a member of the palette's struct that is not a number's",
+        &[(
+            "fill: identity }",
+            "fill: identity, members: { alpha_cutoff: [1, 2] } }",
+        )],
+        "palette.members.alpha_cutoff",
+    ),
+    (
+        "palette member values without the palette's member",
+        &[(
+            "form: uniform, member: bones, fill: identity }",
+            "form: uniform, members: { alpha_cutoff: 1 } }",
+        )],
+        "palette.members.alpha_cutoff",
+    ),
 ];
 
 /// Edits of `shaders/examples/vertex_bone_texture.profile.yaml` (a palette texture).

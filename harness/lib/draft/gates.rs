@@ -1,0 +1,286 @@
+//! Which members of the buffers the harness fills switch the skinning on: a branch on a member
+//! compared with a constant, the palette read on one side only (dungeon-crawler's
+//! `if (uniforms.is_animated == u32(1))`), and the value that takes the side that skins.
+
+use naga::{BinaryOperator as B, Expression as E, Handle, Module, Statement};
+
+/// A member that switches the skinning, and the value that takes the path reading the palette.
+pub(super) struct Switch {
+    pub(super) global: Handle<naga::GlobalVariable>,
+    /// The member's dotted path in the global's struct (or its array's element struct).
+    pub(super) path: String,
+    pub(super) value: f64,
+    /// The test as the shader writes it, for the draft's comment (`is_animated == 1`).
+    pub(super) test: String,
+}
+
+/// Whether `e` reads the palette: the palette's global, or where the palette is a member of its
+/// struct, that member (not the struct's other members, a switch among them).
+fn reads_palette(
+    f: &naga::Function,
+    e: &E,
+    palette: Handle<naga::GlobalVariable>,
+    member: Option<u32>,
+) -> bool {
+    let global = |o: Handle<E>| matches!(f.expressions[o], E::GlobalVariable(g) if g == palette);
+    match (e, member) {
+        (E::AccessIndex { base, index }, Some(m)) => global(*base) && *index == m,
+        (_, Some(_)) => false,
+        (e, None) => super::flow::operands(e).into_iter().any(global),
+    }
+}
+
+/// Every switch of the skinning the module's branches show, first found first, one per member:
+/// `member` is the palette's member of its global's struct, if it is one.
+pub(super) fn switches(
+    module: &Module,
+    palette: Handle<naga::GlobalVariable>,
+    member: Option<&str>,
+) -> Vec<Switch> {
+    let member = member.and_then(|m| {
+        match &module.types[module.global_variables[palette].ty].inner {
+            naga::TypeInner::Struct { members, .. } => {
+                members.iter().position(|x| x.name.as_deref() == Some(m))
+            }
+            _ => None,
+        }
+        .map(|i| i as u32)
+    });
+    let direct = |h: Handle<naga::Function>| {
+        let f = &module.functions[h];
+        f.expressions
+            .iter()
+            .any(|(_, e)| reads_palette(f, e, palette, member))
+    };
+    let reading: Vec<Handle<naga::Function>> = (module.functions.iter())
+        .map(|(h, _)| h)
+        .filter(|&h| super::called(module, [h]).any(direct))
+        .collect();
+    let mut out: Vec<Switch> = Vec::new();
+    for f in crate::shader::all_functions(module) {
+        let reads = |st: &Statement| {
+            let mut found = false;
+            crate::shader::for_each_nested(st, &mut |s| match s {
+                Statement::Emit(range) => {
+                    found |= range
+                        .clone()
+                        .any(|e| reads_palette(f, &f.expressions[e], palette, member))
+                }
+                Statement::Call { function, .. } => found |= reading.contains(function),
+                _ => {}
+            });
+            found
+        };
+        let block_reads = |b: &naga::Block| b.iter().any(&reads);
+        let returns = |b: &naga::Block| b.iter().any(|s| matches!(s, Statement::Return { .. }));
+        visit_blocks(&f.body, &mut |block| {
+            let statements: Vec<&Statement> = block.iter().collect();
+            for (i, st) in statements.iter().enumerate() {
+                let Statement::If {
+                    condition,
+                    accept,
+                    reject,
+                } = st
+                else {
+                    continue;
+                };
+                let after = statements[i + 1..].iter().any(|s| reads(s));
+                // Whether the test must hold to skin: the palette read on the accepting side
+                // only, or after a rejecting side that returns early without it.
+                let want = match (block_reads(accept), block_reads(reject)) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    (false, false) if returns(accept) && !returns(reject) && after => false,
+                    _ => continue,
+                };
+                let Some(s) = switch(module, f, *condition, want) else {
+                    continue;
+                };
+                if !out
+                    .iter()
+                    .any(|o| (o.global, &o.path) == (s.global, &s.path))
+                {
+                    out.push(s);
+                }
+            }
+        });
+    }
+    out
+}
+
+/// Calls `visit` with `block` and every block nested in it.
+fn visit_blocks(block: &naga::Block, visit: &mut impl FnMut(&naga::Block)) {
+    visit(block);
+    for s in block.iter() {
+        match s {
+            Statement::Block(b) => visit_blocks(b, visit),
+            Statement::If { accept, reject, .. } => {
+                visit_blocks(accept, visit);
+                visit_blocks(reject, visit);
+            }
+            Statement::Switch { cases, .. } => {
+                cases.iter().for_each(|c| visit_blocks(&c.body, visit))
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                visit_blocks(body, visit);
+                visit_blocks(continuing, visit);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The switch a condition tests, and the value that makes it `want`: a member compared with a
+/// constant (`==`, `!=`, `>`, `>=`), or its bits under a mask compared with 0 or the mask
+/// (`(flags & 4u) != 0u`).
+fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool) -> Option<Switch> {
+    let E::Binary { op, left, right } = f.expressions[condition] else {
+        return None;
+    };
+    let (side, c, flipped) = match (
+        super::read::number(module, f, left),
+        super::read::number(module, f, right),
+    ) {
+        (None, Some(c)) => (left, c, false),
+        (Some(c), None) => (right, c, true),
+        _ => return None,
+    };
+    // `c op member` reads as `member op' c`.
+    let op = match (op, flipped) {
+        (B::Greater, true) => B::Less,
+        (B::GreaterEqual, true) => B::LessEqual,
+        (B::Less, true) => B::Greater,
+        (B::LessEqual, true) => B::GreaterEqual,
+        (op, _) => op,
+    };
+    let (member, mask) = match f.expressions[side] {
+        E::Binary {
+            op: B::And,
+            left,
+            right,
+        } => match (
+            super::read::number(module, f, left),
+            super::read::number(module, f, right),
+        ) {
+            (None, Some(m)) => (left, Some(m)),
+            (Some(m), None) => (right, Some(m)),
+            _ => return None,
+        },
+        _ => (side, None),
+    };
+    let (global, path) = member_path(module, f, member)?;
+    let value = match (mask, op, want) {
+        // Bits under a mask: all of them set, or none.
+        (Some(m), B::NotEqual, true) | (Some(m), B::Equal, false) if c == 0.0 => m,
+        (Some(m), B::Equal, true) if c == m => m,
+        (Some(_), ..) => return None,
+        (None, B::Equal, true) | (None, B::NotEqual, false) => c,
+        (None, B::Equal, false) | (None, B::NotEqual, true) => {
+            if c == 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        (None, B::Greater, true) | (None, B::LessEqual, false) => c.floor() + 1.0,
+        (None, B::GreaterEqual, true) | (None, B::Less, false) => c.ceil().max(1.0),
+        _ => return None,
+    };
+    let symbol = match op {
+        B::Equal => "==",
+        B::NotEqual => "!=",
+        B::Greater => ">",
+        B::GreaterEqual => ">=",
+        B::Less => "<",
+        B::LessEqual => "<=",
+        _ => return None,
+    };
+    let tested = match mask {
+        Some(m) => format!("({path} & {m})"),
+        None => path.clone(),
+    };
+    Some(Switch {
+        global,
+        test: format!("{tested} {symbol} {c}"),
+        path,
+        value,
+    })
+}
+
+/// The uniform or read-only storage global a loaded scalar member belongs to, and its dotted
+/// path (through struct members, and an array's element: element 0 is the drawn instance's).
+fn member_path(
+    module: &Module,
+    f: &naga::Function,
+    e: Handle<E>,
+) -> Option<(Handle<naga::GlobalVariable>, String)> {
+    let mut e = match f.expressions[e] {
+        E::Load { pointer } => pointer,
+        E::As { expr, .. } => return member_path(module, f, expr),
+        _ => return None,
+    };
+    let mut names = Vec::new();
+    loop {
+        match f.expressions[e] {
+            E::AccessIndex { base, index } => {
+                let array = pointee(module, f, base).is_some_and(|t| {
+                    matches!(module.types[t].inner, naga::TypeInner::Array { .. })
+                });
+                match member_name(module, f, base, index) {
+                    Some(name) => names.push(name),
+                    None if array => {}
+                    None => return None,
+                }
+                e = base;
+            }
+            E::Access { base, .. } => e = base,
+            E::GlobalVariable(g) => {
+                let filled = match module.global_variables[g].space {
+                    naga::AddressSpace::Uniform => true,
+                    naga::AddressSpace::Storage { access } => {
+                        !access.contains(naga::StorageAccess::STORE)
+                    }
+                    _ => false,
+                };
+                if !filled || names.is_empty() {
+                    return None;
+                }
+                names.reverse();
+                return Some((g, names.join(".")));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The name of member `index` of the struct `base` points to (or whose array `base` points into).
+fn member_name(module: &Module, f: &naga::Function, base: Handle<E>, index: u32) -> Option<String> {
+    let ty = pointee(module, f, base)?;
+    match &module.types[ty].inner {
+        naga::TypeInner::Struct { members, .. } => members.get(index as usize)?.name.clone(),
+        _ => None,
+    }
+}
+
+/// The type a pointer expression into a global points to, followed through members and elements.
+fn pointee(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<Handle<naga::Type>> {
+    let element = |ty: Handle<naga::Type>| match module.types[ty].inner {
+        naga::TypeInner::Array { base, .. } => Some(base),
+        _ => None,
+    };
+    match f.expressions[e] {
+        E::GlobalVariable(g) => Some(module.global_variables[g].ty),
+        E::Access { base, .. } => element(pointee(module, f, base)?),
+        E::AccessIndex { base, index } => {
+            let ty = pointee(module, f, base)?;
+            match &module.types[ty].inner {
+                naga::TypeInner::Struct { members, .. } => Some(members.get(index as usize)?.ty),
+                naga::TypeInner::Array { base, .. } => Some(*base),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
