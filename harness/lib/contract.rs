@@ -1733,6 +1733,8 @@ impl Contract {
             && !self.vec3_tangent_attribute()
             && (self.packed.as_ref())
                 .is_none_or(|p| p.frames.tangent_format == crate::format::TangentFormat::Vec4)
+            && (self.pulled.as_ref())
+                .is_none_or(|p| p.frames.tangent_format == crate::format::TangentFormat::Vec4)
     }
 
     /// Whether the vertex stage's tangent attribute is a `vec3<f32>` (no handedness).

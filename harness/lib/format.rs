@@ -530,7 +530,12 @@ impl Pulled {
             put(o, 12, bytemuck::cast_slice(frames.0));
         }
         if let Some(o) = self.frames.tangent {
-            put(o, 16, bytemuck::cast_slice(frames.1));
+            // A vec3 tangent is its direction alone: xyz, no handedness.
+            let floats = self.frames.tangent_format.words() as usize;
+            let bytes: Vec<u8> = (frames.1.iter())
+                .flat_map(|t| bytemuck::cast_slice::<f32, u8>(&t[..floats]).to_vec())
+                .collect();
+            put(o, 4 * floats, &bytes);
         }
         for ((j, w), (&jo, &wo)) in sets
             .iter()
@@ -802,6 +807,22 @@ mod tests {
         let overlap = check_fields(layout.stride, &layout.fields()).unwrap_err();
         assert_eq!(overlap.0, "tangent");
         assert!(overlap.1.contains("overlap `normal`"), "{}", overlap.1);
+        // A vec3 tangent (12 bytes) right before the normal: its xyz, the normal's x kept.
+        layout.frames = FrameFields {
+            normal: Some(48),
+            tangent: Some(36),
+            tangent_format: TangentFormat::Vec3,
+        };
+        layout.stride = 60;
+        assert_eq!(check_fields(layout.stride, &layout.fields()), Ok(()));
+        let bytes = layout
+            .pack(&positions, (&normals, &tangents), &sets)
+            .unwrap();
+        assert_eq!(bytes[36..40], 1.0f32.to_le_bytes());
+        assert_eq!(bytes[44..48], 0.0f32.to_le_bytes());
+        assert_eq!(bytes[60 + 48..60 + 52], 0.0f32.to_le_bytes());
+        assert_eq!(bytes[60 + 52..60 + 56], 1.0f32.to_le_bytes());
+        layout.stride = 64;
         let packed = Packed {
             stride: 40,
             position: 0,

@@ -607,6 +607,10 @@ pub struct Vertices {
     /// The source `vec4<f32>` tangent's offset (16 bytes, w = handedness), if it reads it here.
     #[serde(default)]
     pub tangent: Option<Place>,
+    /// The source tangent's floats: `vec4` (default: xyz, then the handedness w) or `vec3` (the
+    /// direction alone, 12 bytes, as engines store it that keep no handedness).
+    #[serde(default)]
+    pub tangent_format: crate::format::TangentFormat,
 }
 
 /// A byte-addressed buffer of each vertex's joints and weights alone, beside the vertices' own

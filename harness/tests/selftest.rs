@@ -3482,6 +3482,57 @@ fn a_vec3_tangent_in_a_byte_addressed_output() {
     );
 }
 
+/// Byte-addressed vertices whose tangent is its direction alone, three floats with no handedness
+/// (starframe's and dream-engine's vertices), the joints right after it: with
+/// `tangent_format: vec3` the tangent takes 12 bytes and every row passes, the tangents compared;
+/// without it the 16-byte tangent overlaps the joints and the profile is refused, saying so.
+#[test]
+fn a_vec3_tangent_in_byte_addressed_vertices() {
+    let name = "compute_pulled";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            ("VERTEX_WORDS: u32 = 16u;", "VERTEX_WORDS: u32 = 15u;"),
+            ("JOINTS_WORD: u32 = 10u;", "JOINTS_WORD: u32 = 9u;"),
+            ("WEIGHTS_WORD: u32 = 12u;", "WEIGHTS_WORD: u32 = 11u;"),
+            ("load_f32(base + TANGENT_WORD + 3u));", "1.0);"),
+            ("    skinned[ot + 3u] = st.w;\n", ""),
+        ],
+    );
+    let vec3 = edited(
+        name,
+        &profile,
+        &[
+            ("stride: 64", "stride: 60"),
+            (
+                "    tangent: 24\n",
+                "    tangent: 24\n    tangent_format: vec3\n",
+            ),
+            ("offset: 40,", "offset: 36,"),
+            ("offset: 48,", "offset: 44,"),
+            ("tangent: 24 }", "tangent: 24, tangent_format: vec3 }"),
+        ],
+    );
+    let Some(report) = run_example_as(name, "vertices_tangent_vec3", &shader, &vec3) else {
+        return;
+    };
+    assert!(
+        failed_rows(&report).is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+    let compared = (report.rows.iter())
+        .filter(|r| r.check == "tangents_match_cpu" && r.outcome.status == Status::Pass);
+    assert!(compared.count() > 0);
+    let vec4 = edited(name, &vec3, &[("    tangent_format: vec3\n", "")]);
+    let (dir, _) = example_copy(name, "vertices_tangent_vec4", &shader, &vec4);
+    let refused = skinproof::profile::Profile::load(&dir.join(format!("{name}.profile.yaml")));
+    let message = format!("{:?}", refused.err());
+    assert!(message.contains("overlap `tangent`"), "{message}");
+}
+
 /// A vertex-only shader whose palette elements hold each joint's normal matrix, blended by a
 /// function that returns the normal matrix (`vertex.normal_function` of the influences, as
 /// fifth-light writes it): through its renormalising normal function every normal row passes

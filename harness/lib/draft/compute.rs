@@ -449,6 +449,32 @@ fn split_field(module: &Module, ms: &[naga::StructMember], what: &str) -> Option
     })
 }
 
+/// The floats a position, normal or tangent field of a struct holds, `field` its member's name or
+/// byte offset: its member's, or where the field is split by coordinate (`tangent_x`, `_y`,
+/// `_z`), 3, and 4 where a `w` member follows.
+fn field_floats(module: &Module, ms: &[naga::StructMember], field: &str) -> Option<u32> {
+    let k = (ms.iter())
+        .position(|m| m.name.as_deref() == Some(field) || m.offset.to_string() == field)?;
+    let n = match member_words(module, ms[k].ty)? {
+        (n, true) => n,
+        _ => return None,
+    };
+    let lower = |i: usize| {
+        ms.get(i)
+            .and_then(|m| m.name.as_deref())
+            .map(str::to_ascii_lowercase)
+    };
+    let Some(stem) = lower(k).and_then(|x| x.strip_suffix('x').map(String::from)) else {
+        return Some(n);
+    };
+    let axis = |i: usize, c: char| lower(k + i).is_some_and(|x| x.strip_suffix(c) == Some(&stem));
+    Some(match (n, axis(1, 'y') && axis(2, 'z'), axis(3, 'w')) {
+        (1, true, true) => 4,
+        (1, true, false) => 3,
+        _ => n,
+    })
+}
+
 /// The words of 32-bit integers a member holds (a scalar, a vector or a fixed array of them),
 /// or of floats (`Some((n, true))`).
 fn member_words(module: &Module, ty: naga::Handle<naga::Type>) -> Option<(u32, bool)> {
@@ -507,11 +533,36 @@ fn struct_streams(
         (4, true) => Some("f32x4"),
         _ => None,
     };
-    let weight_format = |ty| match member_words(module, ty)? {
-        (4, true) => Some("f32x4"),
-        (2, false) => Some("unorm16x4"),
-        (1, false) => Some("unorm8x4"),
-        _ => None,
+    // Weights' format by the words from their member on: 4 floats (in one member, or split
+    // over members that follow on, as `weights_0`, `weights_1` in two vec2s), u16 pairs in 2 or
+    // u8s in 1.
+    let weight_format = |ms: &[naga::StructMember], name: &str| {
+        let k = ms.iter().position(|m| m.name.as_deref() == Some(name))?;
+        match member_words(module, ms[k].ty)? {
+            (2, false) => return Some("unorm16x4"),
+            (1, false) => return Some("unorm8x4"),
+            (_, false) => return None,
+            _ => {}
+        }
+        let mut floats = 0;
+        for m in &ms[k..] {
+            match member_words(module, m.ty) {
+                Some((n, true)) if m.offset == ms[k].offset + 4 * floats => floats += n,
+                _ => break,
+            }
+            if floats >= 4 {
+                break;
+            }
+        }
+        (floats == 4).then_some("f32x4")
+    };
+    // A tangent of three floats is its direction alone: `tangent_format: vec3`.
+    let vec3_tangent = |ms: &[naga::StructMember], what: &str, m: &str| {
+        if what == "tangent" && field_floats(module, ms, m) == Some(3) {
+            ", tangent_format: vec3"
+        } else {
+            ""
+        }
     };
     let mut covered = Vec::new();
     let mut sources = (false, false);
@@ -521,7 +572,10 @@ fn struct_streams(
         };
         let position = field(ms, "position");
         let joints = member(ms, JOINT_WORDS).and_then(|(n, ty)| Some((n, joint_format(ty)?)));
-        let weights = member(ms, WEIGHT_WORDS).and_then(|(n, ty)| Some((n, weight_format(ty)?)));
+        let weights = member(ms, WEIGHT_WORDS).and_then(|(n, _)| {
+            let format = weight_format(ms, &n)?;
+            Some((n, format))
+        });
         let role = match (&position, &joints, &weights) {
             (Some(_), _, _) if !covered.contains(&"positions") => "vertices",
             (None, Some(_), Some(_)) if !covered.contains(&"joints") => "influences",
@@ -533,7 +587,7 @@ fn struct_streams(
             covered.push("positions");
             for (what, has) in [("normal", &mut sources.0), ("tangent", &mut sources.1)] {
                 if let Some(m) = field(ms, what) {
-                    let _ = write!(fields, ", {what}: {m}");
+                    let _ = write!(fields, ", {what}: {m}{}", vec3_tangent(ms, what, &m));
                     *has = true;
                     covered.push(if what == "normal" {
                         "normals"
@@ -579,7 +633,7 @@ fn struct_streams(
         );
         for (what, has) in [("normal", sources.0), ("tangent", sources.1)] {
             if let (true, Some(m)) = (has, field(ms, what)) {
-                let _ = write!(fields, ", {what}: {m}");
+                let _ = write!(fields, ", {what}: {m}{}", vec3_tangent(ms, what, &m));
             }
         }
         taken.push((g.group, g.binding));

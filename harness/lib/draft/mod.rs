@@ -77,6 +77,21 @@ impl Writer {
         self.out.push('\n');
     }
 
+    /// The skinned directions drafted so far, by the lines that name them: (normals, tangents).
+    fn skinned_frames(&self) -> (bool, bool) {
+        let lines = || self.out.lines().map(str::trim_start);
+        let has = |stream: &str, field: &str| {
+            lines().any(|l| {
+                l.starts_with(stream)
+                    || (l.starts_with("output:") && l.contains(&format!(" {field}:")))
+            })
+        };
+        (
+            has("skinned_normal", "normal"),
+            has("skinned_tangent", "tangent"),
+        )
+    }
+
     fn todo(&mut self, text: impl AsRef<str>) {
         self.todos += 1;
         let _ = writeln!(self.out, "# TODO: {}", undecorate(text.as_ref()));
@@ -173,9 +188,14 @@ fn draft_with(
     let mut taken: Vec<(u32, u32)> = Vec::new();
     let palette = palette(&module, &globals, &mut w, &mut taken);
     let mut extras = Vec::new();
+    // The compute stage's skinned directions are not renormalised where it calls no function
+    // that could (`normalize`, `inverseSqrt`, `length`).
+    let mut compute_unnormalised = false;
     if let Some(i) = compute {
         let ep = &module.entry_points[i];
         extras = compute_section(&module, &globals, ep, &mut w, &mut taken);
+        let frames = w.skinned_frames();
+        compute_unnormalised = (frames.0 || frames.1) && !renormalises(&module, ep);
     }
     let mut sets = 1;
     let mut unnormalised = Vec::new();
@@ -208,7 +228,10 @@ fn draft_with(
         w.line("# A stored vec4 position is multiplied as it is, its w taken as a point's: the engine stores points with w 1");
         w.line("position_w: 1");
     }
-    if !unnormalised.is_empty() {
+    if compute_unnormalised {
+        w.line("# The compute stage calls no `normalize` (nor `inverseSqrt`, `length`): its skinned normals and tangents are blended, not renormalised; compared by direction");
+        w.line("frame_length: any");
+    } else if !unnormalised.is_empty() {
         w.line(format!(
             "# The vertex stage returns {} without renormalising (a `normalize` it does not call): a later stage does, after interpolation; compared by direction",
             quoted(unnormalised.iter())
@@ -223,16 +246,32 @@ fn draft_with(
     })
 }
 
+/// Whether entry point `ep`, or a function it calls, calls `normalize`, `inverseSqrt` or
+/// `length`: a renormalisation it may do.
+fn renormalises(module: &Module, ep: &naga::EntryPoint) -> bool {
+    use naga::MathFunction as M;
+    let calls = |f: &naga::Function| {
+        f.expressions.iter().any(|(_, e)| {
+            matches!(
+                e,
+                naga::Expression::Math {
+                    fun: M::Normalize | M::InverseSqrt | M::Length,
+                    ..
+                }
+            )
+        })
+    };
+    calls(&ep.function)
+        || called(module, self::calls(&ep.function.body)).any(|h| calls(&module.functions[h]))
+}
+
 /// `normal_matrix: blended` where the draft has skinned normals that the shader cannot move by an
 /// inverse: no function the entry points call computes a cross product, determinant, inverse or
 /// transpose (each joint's own normal matrix, `per_joint`, would be in the palette's drafted
 /// fields).
 fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
     use naga::{Expression, MathFunction};
-    let skins_normals = w.out.lines().any(|l| {
-        let l = l.trim_start();
-        l.starts_with("skinned_normal") || (l.starts_with("output:") && l.contains(" normal:"))
-    });
+    let (skins_normals, _) = w.skinned_frames();
     if !skins_normals || w.out.contains("normal_member") || w.out.contains("normal_texels") {
         return;
     }

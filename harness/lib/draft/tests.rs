@@ -860,6 +860,69 @@ struct Draw {{ flags: u32, first: u32 }}
     assert!(!d.yaml.contains("members:"), "{}", d.yaml);
 }
 
+/// A compute pre-skin of vertex structs whose fields are split by coordinate (starframe's): a
+/// tangent of three floats is `tangent_format: vec3` in the vertices and the output, weights
+/// split over two `vec2<f32>` members are one `f32x4` field of the skin struct, and a stage that
+/// calls no `normalize` drafts `frame_length: any`. The draft validates against the shader.
+#[test]
+fn split_struct_fields_a_vec3_tangent_and_blended_frames() {
+    let starframe = r#"
+struct Vertex { pos_x: f32, pos_y: f32, pos_z: f32, uv_u: f32, uv_v: f32, normal_x: f32, normal_y: f32, normal_z: f32, tangent_x: f32, tangent_y: f32, tangent_z: f32 }
+struct VertexJoints { joints: vec2<u32>, weights_0: vec2<f32>, weights_1: vec2<f32> }
+@group(0) @binding(0) var<storage> joint_mats: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage> vertices: array<Vertex>;
+@group(0) @binding(2) var<storage> joints: array<VertexJoints>;
+@group(0) @binding(3) var<storage, read_write> out_buf: array<Vertex>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= arrayLength(&vertices) { return; }
+    let v = vertices[i];
+    let j = joints[i].joints;
+    let w = vec4<f32>(joints[i].weights_0, joints[i].weights_1);
+    let k = vec4<u32>(j[0] & 0xFFFFu, j[0] >> 16u, j[1] & 0xFFFFu, j[1] >> 16u);
+    var m = mat4x4<f32>();
+    for (var n = 0; n < 4; n++) { m += joint_mats[k[n]] * w[n]; }
+    let p = (m * vec4<f32>(v.pos_x, v.pos_y, v.pos_z, 1.0)).xyz;
+    let nrm = (m * vec4<f32>(v.normal_x, v.normal_y, v.normal_z, 0.0)).xyz;
+    let tan = (m * vec4<f32>(v.tangent_x, v.tangent_y, v.tangent_z, 0.0)).xyz;
+    out_buf[i] = Vertex(p.x, p.y, p.z, v.uv_u, v.uv_v, nrm.x, nrm.y, nrm.z, tan.x, tan.y, tan.z);
+}
+"#;
+    let d = draft("starframe.wgsl", starframe).unwrap();
+    for want in [
+        "  vertices: { group: 0, binding: 1, position: pos_x, normal: normal_x, tangent: tangent_x, tangent_format: vec3 }",
+        "  influences: { group: 0, binding: 2, joints: { offset: joints, format: u16x4 }, weights: { offset: weights_0, format: f32x4 } }",
+        "  output: { group: 0, binding: 3, position: pos_x, normal: normal_x, tangent: tangent_x, tangent_format: vec3 }",
+        "\nframe_length: any\n",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    let path = Path::new("starframe.wgsl");
+    let shader = crate::shader::Shader::with_profile_text(
+        path,
+        starframe.to_string(),
+        Path::new("starframe.profile.yaml"),
+        &d.yaml,
+    );
+    assert!(shader.and_then(|s| s.validate().map(|_| ())).is_ok());
+    // Renormalised, the lengths are compared again; a w after the tangent's z makes it a vec4.
+    let unit = starframe.replace(
+        "(m * vec4<f32>(v.normal_x",
+        "normalize(m * vec4<f32>(v.normal_x",
+    );
+    let d = draft("unit.wgsl", &unit).unwrap();
+    assert!(!d.yaml.contains("frame_length"), "{}", d.yaml);
+    let four = starframe
+        .replace("tangent_z: f32 }", "tangent_z: f32, tangent_w: f32 }")
+        .replace("tan.z);", "tan.z, 1.0);");
+    let d = draft("four.wgsl", &four).unwrap();
+    assert!(
+        d.yaml.contains("tangent: tangent_x }") && !d.yaml.contains("tangent_format"),
+        "{}",
+        d.yaml
+    );
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.

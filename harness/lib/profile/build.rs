@@ -30,7 +30,7 @@ impl Vertices {
             frames: crate::format::FrameFields {
                 normal: named.maybe("normal", &self.normal),
                 tangent: named.maybe("tangent", &self.tangent),
-                ..Default::default()
+                tangent_format: self.tangent_format,
             },
             joints: offsets(
                 &mut named,

@@ -700,6 +700,12 @@ fn check_sources(c: &Compute) -> Result<(), (String, String)> {
 /// A byte-addressed vertex buffer's offsets: one per set, each field aligned, inside the stride,
 /// apart from the others.
 fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, String)> {
+    if v.tangent.is_none() && v.tangent_format == TangentFormat::Vec3 {
+        return Err((
+            format!("{at}.tangent_format"),
+            format!("says how the source tangent is stored, and `{at}` gives no `tangent`"),
+        ));
+    }
     let mut per_set = Vec::new();
     if let Some(j) = &v.joints {
         per_set.push(("joints", &j.offset));
@@ -775,20 +781,27 @@ impl Profile {
         for (source, skinned) in [(&all[0], &all[2]), (&all[1], &all[3])] {
             check_in_place_stream(source, skinned)?;
         }
-        let vec3_tangents = (c.tangents).is_some_and(|t| t.tangent_format() == TangentFormat::Vec3);
-        if !vec3_tangents {
+        let vertices = c.vertices.as_ref();
+        let source = if (c.tangents).is_some_and(|t| t.tangent_format() == TangentFormat::Vec3) {
+            "`compute.tangents.format`"
+        } else if vertices
+            .is_some_and(|v| v.tangent.is_some() && v.tangent_format == TangentFormat::Vec3)
+        {
+            "`compute.vertices.tangent_format`"
+        } else {
             return Ok(());
-        }
+        };
         if skinned_tangents.is_some_and(|t| t.tangent_format() == TangentFormat::Vec4) {
             return Err((
                 "compute.skinned_tangents.format".into(),
-                "is vec4, a tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: give `format: vec3`".into(),
+                format!("is vec4, a tangent with the source's handedness in w, but the source tangents are vec3 ({source}), with none: give `format: vec3`"),
             ));
         }
-        if c.output.as_ref().is_some_and(|o| o.tangent.is_some()) {
+        let output = c.output.as_ref().filter(|o| o.tangent.is_some());
+        if output.is_some_and(|o| o.tangent_format == TangentFormat::Vec4) {
             return Err((
                 "compute.output.tangent".into(),
-                "is a vec4 tangent with the source's handedness in w, but the source tangents are vec3 (`compute.tangents.format`), with none: write them to `compute.skinned_tangents` with `format: vec3`".into(),
+                format!("is a vec4 tangent with the source's handedness in w, but the source tangents are vec3 ({source}), with none: give `tangent_format: vec3`"),
             ));
         }
         Ok(())

@@ -501,6 +501,22 @@ const LAYOUT_EDITS: &[ProfileEdit] = &[
         "compute.vertices.tangent",
     ),
     (
+        "a tangent format without a tangent",
+        &[
+            ("    tangent: 24\n", "    tangent_format: vec3\n"),
+            (", tangent: 24 }", " }"),
+        ],
+        "compute.vertices.tangent_format",
+    ),
+    (
+        "vec3 source tangents written as a vec4 with handedness",
+        &[(
+            "    tangent: 24\n",
+            "    tangent: 24\n    tangent_format: vec3\n",
+        )],
+        "compute.output.tangent",
+    ),
+    (
         "an output tangent past the stride",
         &[("tangent: 24 }", "tangent: 28 }")],
         "compute.output.tangent",
