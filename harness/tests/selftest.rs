@@ -4104,7 +4104,8 @@ fn normals_renormalised_later_are_compared_by_direction() {
 /// end of a range), `vertex_eight_influences` (its second set behind a bool override named so,
 /// drafted on), `vertex_float_joints` (a mesh uniform's `visibility`, drafted 1) and
 /// `vertex_joint_texture` (a joint index times 8: each joint's normal matrix in the texels after
-/// its matrix) pass every row on both adapters as drafted.
+/// its matrix), `compute_pulled` and `vertex_pulled` (bare words, each field found by what the
+/// stage does with the words it loads) pass every row on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
     for name in [
@@ -4118,6 +4119,8 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         "vertex_eight_influences",
         "vertex_float_joints",
         "vertex_joint_texture",
+        "compute_pulled",
+        "vertex_pulled",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

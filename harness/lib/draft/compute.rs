@@ -11,15 +11,17 @@ use super::Writer;
 /// The compute stage's section: typed buffers guessed by element type, access and name.
 pub(super) fn compute_section(
     module: &Module,
+    info: &naga::valid::ModuleInfo,
     globals: &[Global],
-    ep: &naga::EntryPoint,
+    (index, palette): (usize, super::Target),
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
-) -> Vec<Extra> {
+) -> (Vec<Extra>, usize) {
+    let ep = &module.entry_points[index];
     w.line("compute:");
     w.line(format!("  entry: {}", ep.name));
     if let Some(extras) = pool_section(module, globals, w, taken) {
-        return extras;
+        return (extras, 1);
     }
     let storage: Vec<&Global> = (globals.iter())
         .filter(|g| matches!(g.space, AddressSpace::Storage { .. }))
@@ -34,7 +36,12 @@ pub(super) fn compute_section(
             g.group, g.binding
         ));
     };
-    let covered = struct_streams(module, &storage, w, taken);
+    let mut covered = struct_streams(module, &storage, w, taken);
+    let mut sets = 1;
+    if covered.is_empty() {
+        let traced = (index, palette);
+        (covered, sets) = pulled_streams(module, info, &storage, traced, w, taken);
+    }
     let mut missing = Vec::new();
     for (role, want) in [
         ("positions", &["pos"][..]),
@@ -146,7 +153,10 @@ pub(super) fn compute_section(
             "  # `{}` is a uniform whose first member, `{first}`, is a u32: the vertex count, beside other parameters: the harness writes it per case (`bindings`)",
             g.name
         ));
-        return vec![((g.group, g.binding), format!(", count: {first}"))];
+        return (
+            vec![((g.group, g.binding), format!(", count: {first}"))],
+            sets,
+        );
     }
     if let Some(g) = count {
         taken.push((g.group, g.binding));
@@ -158,14 +168,14 @@ pub(super) fn compute_section(
             "  count: {{ group: {}, binding: {} }}",
             g.group, g.binding
         ));
-        return Vec::new();
+        return (Vec::new(), sets);
     }
     // A count among a parameters struct's other members: that binding's `count`, written per case.
     let member = (globals.iter())
         .filter(|g| !taken.contains(&(g.group, g.binding)))
         .filter(|g| g.space != AddressSpace::Handle && !writable(g))
         .find_map(|g| Some((g, count_member(module, g.ty)?)));
-    match member {
+    let extras = match member {
         Some((g, path)) => {
             w.line(format!(
                 "  # `{}`'s `{path}` is named as the vertex count{}: the harness writes it per case (`bindings`)",
@@ -175,7 +185,8 @@ pub(super) fn compute_section(
             vec![((g.group, g.binding), format!(", count: {path}"))]
         }
         None => Vec::new(),
-    }
+    };
+    (extras, sets)
 }
 
 /// The member of a parameters struct that holds the vertex count: a 32-bit integer named as a
@@ -494,6 +505,54 @@ fn member_words(module: &Module, ty: naga::Handle<naga::Type>) -> Option<(u32, b
         }
         _ => None,
     }
+}
+
+/// A byte-addressed vertex buffer (bare 32-bit words, read-only) laid out by what the stage does
+/// with the words it loads ([`super::words`]): `compute.vertices` (or `compute.influences`
+/// where it holds no position), and a byte-addressed output of words by what each store carries;
+/// the roles covered and the influence sets.
+fn pulled_streams(
+    module: &Module,
+    info: &naga::valid::ModuleInfo,
+    storage: &[&Global],
+    (index, palette): (usize, super::Target),
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> (Vec<&'static str>, usize) {
+    use super::words;
+    let output = (storage.iter()).find(|g| g.writable() && words::is_words(module, g));
+    let traced = (index, palette, output.and_then(|o| o.variable(module)));
+    let influences = |l: &words::Layout| l.joints.is_some() && l.weights.is_some();
+    let Some((g, layout)) = words::first_traced(module, info, storage, traced, taken, influences)
+    else {
+        return (Vec::new(), 1);
+    };
+    let (role, covers) = match layout.position {
+        Some(_) => ("vertices", &["positions", "joints", "weights"][..]),
+        None => ("influences", &["joints", "weights"][..]),
+    };
+    taken.push((g.group, g.binding));
+    w.line(words::why(&g.name, &layout, "i"));
+    w.line(format!(
+        "  {role}: {{ group: {}, binding: {}, {} }}",
+        g.group,
+        g.binding,
+        layout.vertex_fields()
+    ));
+    let mut covered = covers.to_vec();
+    if let (Some(o), Some(fields)) = (output, layout.output_fields()) {
+        taken.push((o.group, o.binding));
+        covered.push("skinned");
+        w.line(format!(
+            "  # `{}` is stored at `i * k + c`: each field where the stores put the words of its source",
+            o.name
+        ));
+        w.line(format!(
+            "  output: {{ group: {}, binding: {}, {fields} }}",
+            o.group, o.binding
+        ));
+    }
+    (covered, layout.sets())
 }
 
 /// Vertex and skin streams as arrays of an engine's structs whose members are named as fields

@@ -31,21 +31,12 @@ fn reads_palette(
 }
 
 /// Every switch of the skinning the module's branches show, first found first, one per member:
-/// `member` is the palette's member of its global's struct, if it is one.
+/// `member` is the palette's member index in its global's struct, if it is one.
 pub(super) fn switches(
     module: &Module,
     palette: Handle<naga::GlobalVariable>,
-    member: Option<&str>,
+    member: Option<u32>,
 ) -> Vec<Switch> {
-    let member = member.and_then(|m| {
-        match &module.types[module.global_variables[palette].ty].inner {
-            naga::TypeInner::Struct { members, .. } => {
-                members.iter().position(|x| x.name.as_deref() == Some(m))
-            }
-            _ => None,
-        }
-        .map(|i| i as u32)
-    });
     let direct = |h: Handle<naga::Function>| {
         let f = &module.functions[h];
         f.expressions

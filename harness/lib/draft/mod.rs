@@ -20,6 +20,7 @@ mod strides;
 mod tests;
 mod texels;
 mod vertex;
+mod words;
 
 use compute::{compute_section, Extra};
 pub use modules::compose;
@@ -191,20 +192,26 @@ fn draft_with(
     // The compute stage's skinned directions are not renormalised where it calls no function
     // that could (`normalize`, `inverseSqrt`, `length`).
     let mut compute_unnormalised = false;
+    let mut sets = 1;
     if let Some(i) = compute {
         let ep = &module.entry_points[i];
-        extras = compute_section(&module, &globals, ep, &mut w, &mut taken);
+        let traced = (i, palette.and_then(|p| palette_target(&module, p)));
+        let compute_sets;
+        (extras, compute_sets) =
+            compute_section(&module, &info, &globals, traced, &mut w, &mut taken);
+        sets = compute_sets;
         let frames = w.skinned_frames();
         compute_unnormalised = (frames.0 || frames.1) && !renormalises(&module, ep);
     }
-    let mut sets = 1;
     let mut unnormalised = Vec::new();
     if let Some(i) = vertex {
         let vertex = Stage {
             index: i,
             fragment: fragment.as_ref(),
         };
-        let v = vertex_section(&module, &globals, vertex, palette, &mut w, &mut taken);
+        let v = vertex_section(
+            &module, &info, &globals, vertex, palette, &mut w, &mut taken,
+        );
         (sets, unnormalised) = (v.sets, v.unnormalised);
     }
     let palette_array = palette.is_some_and(|p| matches!(p.ty, TypeInner::Array { .. }));
@@ -551,13 +558,27 @@ fn switch_members(module: &Module, g: &Global) -> Vec<(String, u8)> {
         .collect()
 }
 
-/// The switches of the skinning (see [`gates`]) where `g` is the palette.
-fn palette_switches(module: &Module, g: &Global) -> Vec<gates::Switch> {
+/// The palette's global, and its member where the palette is one of its struct's.
+type Target = Option<(naga::Handle<naga::GlobalVariable>, Option<u32>)>;
+
+/// The palette's global `g` and its member, as a trace follows them.
+fn palette_target(module: &Module, g: &Global) -> Target {
+    let var = g.variable(module)?;
     let member = match matrices(module, g) {
-        Some((Matrices::Member(m, _), _)) => Some(m),
+        Some((Matrices::Member(m, _), _)) => struct_of(module, g)
+            .and_then(|ms| {
+                ms.iter()
+                    .position(|x| x.name.as_deref() == Some(m.as_str()))
+            })
+            .map(|k| k as u32),
         _ => None,
     };
-    (g.variable(module)).map_or_else(Vec::new, |v| gates::switches(module, v, member.as_deref()))
+    Some((var, member))
+}
+
+/// The switches of the skinning (see [`gates`]) where `g` is the palette.
+fn palette_switches(module: &Module, g: &Global) -> Vec<gates::Switch> {
+    palette_target(module, g).map_or_else(Vec::new, |(v, m)| gates::switches(module, v, m))
 }
 
 /// Why the draft gives switches their values, for its comment.

@@ -460,6 +460,7 @@ fn frame_output_lines(
 /// function by its signature; the influence sets the attributes hold.
 pub(super) fn vertex_section(
     module: &Module,
+    info: &naga::valid::ModuleInfo,
     globals: &[Global],
     stage: Stage,
     palette: Option<&Global>,
@@ -471,8 +472,13 @@ pub(super) fn vertex_section(
     w.line(format!("  entry: {}", ep.name));
     fragment_lines(stage.fragment, w);
     let (inputs, pulls) = vertex_inputs(module, ep);
+    let mut sets = None;
     if pulls && inputs.is_empty() {
-        w.todo("the stage takes no attributes and reads @builtin(vertex_index): it pulls its vertices; give `vertex.vertices` (byte-addressed offsets, see shaders/README.md)");
+        let target = palette.and_then(|p| super::palette_target(module, p));
+        sets = pulled_lines(module, info, globals, (stage.index, target), w, taken);
+        if sets.is_none() {
+            w.todo("the stage takes no attributes and reads @builtin(vertex_index): it pulls its vertices; give `vertex.vertices` (byte-addressed offsets, see shaders/README.md)");
+        }
     }
     let columns = matrix_columns(&inputs);
     let picks = Picks::of(&inputs, &columns.concat());
@@ -489,7 +495,7 @@ pub(super) fn vertex_section(
         w.line("  # no function with a skinning signature: the harness compares the entry point through a copy of it");
     }
     VertexDraft {
-        sets: picks.sets(),
+        sets: sets.unwrap_or_else(|| picks.sets()),
         // The outputs' lengths matter only where the outputs are what is compared.
         unnormalised: if function.is_none() {
             unnormalised
@@ -497,6 +503,34 @@ pub(super) fn vertex_section(
             Vec::new()
         },
     }
+}
+
+/// A stage that pulls its vertices from a read-only buffer of bare words: `vertex.vertices`, laid
+/// out by what the stage does with the words it loads ([`super::words`]); the influence sets, or
+/// None where no such buffer shows its fields.
+fn pulled_lines(
+    module: &Module,
+    info: &naga::valid::ModuleInfo,
+    globals: &[Global],
+    (index, palette): (usize, super::Target),
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Option<usize> {
+    let all = |l: &super::words::Layout| {
+        l.position.is_some() && l.joints.is_some() && l.weights.is_some()
+    };
+    let globals: Vec<&Global> = globals.iter().collect();
+    let traced = (index, palette, None);
+    let (g, layout) = super::words::first_traced(module, info, &globals, traced, taken, all)?;
+    taken.push((g.group, g.binding));
+    w.line(super::words::why(&g.name, &layout, "vertex_index"));
+    w.line(format!(
+        "  vertices: {{ group: {}, binding: {}, {} }}",
+        g.group,
+        g.binding,
+        layout.vertex_fields()
+    ));
+    Some(layout.sets())
 }
 
 /// What the vertex section tells the rest of the draft: the influence sets the attributes hold,
