@@ -187,6 +187,18 @@ impl Elem {
         Some(((0..n).map(|i| (4 * i, kind)).collect(), 16))
     }
 
+    /// The scalar a flat array of this element's words holds, and how many an element takes,
+    /// where the element has no padding (None for a vec3, whose array pads).
+    fn flat(self) -> Option<(FlatScalar, u32)> {
+        match self {
+            Elem::Vec4F32 => Some((FlatScalar::F32, 4)),
+            Elem::Vec4U32 => Some((FlatScalar::U32, 4)),
+            Elem::Vec4I32 => Some((FlatScalar::I32, 4)),
+            Elem::Mat4F32 => Some((FlatScalar::F32, 16)),
+            Elem::Vec3F32 | Elem::Attribute(_) => None,
+        }
+    }
+
     /// Whether an array element of type `base` at `stride` holds this element's words.
     fn same_words(
         self,
@@ -237,6 +249,10 @@ impl Elem {
 pub enum Want {
     /// A runtime-sized array of this element.
     Array(Elem),
+    /// A runtime-sized array of this element, or a flat one of its 32-bit scalars (the same
+    /// bytes: burrow's `inWeights: array<f32>`, read at `i * 4 + k`); for elements without
+    /// padding.
+    Flat(Elem),
     /// `array<vec4<f32>>`, or `array<vec3<f32>>`: the same 16-byte stride, w unused (SPEC.md).
     Positions,
     /// struct { count: u32, 3 x u32 padding }: the count, a u32, in the first 4 bytes (padding
@@ -267,11 +283,43 @@ pub enum Want {
     Sampler,
 }
 
+/// The 32-bit scalar a flat array holds ([`Want::Flat`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlatScalar {
+    F32,
+    U32,
+    I32,
+}
+
+impl FlatScalar {
+    fn scalar(self) -> naga::Scalar {
+        match self {
+            FlatScalar::F32 => naga::Scalar::F32,
+            FlatScalar::U32 => naga::Scalar::U32,
+            FlatScalar::I32 => naga::Scalar::I32,
+        }
+    }
+}
+
+impl std::fmt::Display for FlatScalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FlatScalar::F32 => "f32",
+            FlatScalar::U32 => "u32",
+            FlatScalar::I32 => "i32",
+        })
+    }
+}
+
 impl Want {
     /// What a binding of this type must be, for messages.
     pub fn wgsl(self) -> String {
         match self {
             Want::Array(e) => format!("array<{}>", e.wgsl()),
+            Want::Flat(e) => match e.flat() {
+                Some((scalar, n)) => format!("array<{}> (or array<{scalar}>, {n} an element)", e.wgsl()),
+                None => format!("array<{}>", e.wgsl()),
+            },
             Want::Positions => "array<vec4<f32>> (or array<vec3<f32>>)".into(),
             Want::Count => {
                 "a struct whose first member is count: u32 (then 3 x u32 padding)".into()
@@ -326,7 +374,7 @@ impl Want {
     /// type needs, if any.
     fn declared(self) -> (String, Option<&'static str>) {
         match self {
-            Want::Array(e) => (format!("array<{}>", e.wgsl()), None),
+            Want::Array(e) | Want::Flat(e) => (format!("array<{}>", e.wgsl()), None),
             Want::Positions => ("array<vec4<f32>>".into(), None),
             Want::Count => (
                 "Count".into(),
@@ -357,6 +405,20 @@ impl Want {
                     stride,
                 },
             ) => e.matches(&types[*base].inner) || e.same_words(types, *base, *stride),
+            (
+                Want::Flat(e),
+                TypeInner::Array {
+                    base,
+                    size: ArraySize::Dynamic,
+                    ..
+                },
+            ) if e
+                .flat()
+                .is_some_and(|(s, _)| types[*base].inner == TypeInner::Scalar(s.scalar())) =>
+            {
+                true
+            }
+            (Want::Flat(e), _) => Want::Array(e).matches(types, ty),
             (
                 Want::Positions,
                 TypeInner::Array {
@@ -1359,7 +1421,7 @@ impl Contract {
                     Role::Joints,
                     2,
                     read,
-                    Want::Array(Elem::Vec4U32),
+                    Want::Flat(Elem::Vec4U32),
                     "joint indices",
                     &[Compute],
                 ),
@@ -1367,7 +1429,7 @@ impl Contract {
                     Role::Weights,
                     3,
                     read,
-                    Want::Array(Elem::Vec4F32),
+                    Want::Flat(Elem::Vec4F32),
                     "weights",
                     &[Compute],
                 ),
@@ -2220,6 +2282,23 @@ mod tests {
         let module = naga::front::wgsl::parse_str(src).unwrap();
         let (_, var) = module.global_variables.iter().next().unwrap();
         want.matches(&module.types, var.ty)
+    }
+
+    #[test]
+    fn a_flat_array_holds_an_unpadded_elements_scalars() {
+        let of = |t: &str| format!("@group(0) @binding(0) var<storage, read> w: array<{t}>;");
+        assert!(takes(Want::Flat(Elem::Vec4F32), &of("f32")));
+        assert!(takes(Want::Flat(Elem::Vec4F32), &of("vec4<f32>")));
+        assert!(takes(Want::Flat(Elem::Vec4U32), &of("u32")));
+        assert!(!takes(Want::Flat(Elem::Vec4U32), &of("f32")));
+        assert!(!takes(Want::Flat(Elem::Vec4F32), &of("u32")));
+        // A vec3 array pads each element: its floats are not its bytes.
+        assert!(!takes(Want::Flat(Elem::Vec3F32), &of("f32")));
+        assert!(!takes(Want::Array(Elem::Vec4F32), &of("f32")));
+        assert_eq!(
+            Want::Flat(Elem::Vec4F32).wgsl(),
+            "array<vec4<f32>> (or array<f32>, 4 an element)"
+        );
     }
 
     #[test]

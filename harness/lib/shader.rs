@@ -2328,12 +2328,12 @@ pub(crate) mod tests {
             (
                 "joints: array<vec4<u32>>",
                 "joints: array<vec4<i32>>",
-                "binding 2 (`joints`) must be array<vec4<u32>>, is array<vec4<i32>>",
+                "binding 2 (`joints`) must be array<vec4<u32>> (or array<u32>, 4 an element), is array<vec4<i32>>",
             ),
             (
                 "weights: array<vec4<f32>>",
                 "weights: array<vec4<f32>, 4>",
-                "binding 3 (`weights`) must be array<vec4<f32>>, is array<vec4<f32>, 4>",
+                "binding 3 (`weights`) must be array<vec4<f32>> (or array<f32>, 4 an element), is array<vec4<f32>, 4>",
             ),
             (
                 "skinned: array<vec4<f32>>",

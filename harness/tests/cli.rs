@@ -530,12 +530,12 @@ fn a_drafted_profile_is_printed_checked_and_written_once() {
     );
     let dir = scratch("profile_draft");
     let shader = dir.join("pulled.wgsl");
-    // Its vertices start at an offset the uniform holds, which no trace of the loads places.
+    // Its vertices start at an offset its first word holds, which no trace of the loads places.
     let source = std::fs::read_to_string(root().join("shaders/examples/compute_pulled.wgsl"))
         .unwrap()
         .replace(
             "let base = v * VERTEX_WORDS;",
-            "let base = v * VERTEX_WORDS + params._pad0;",
+            "let base = v * VERTEX_WORDS + vertices[0];",
         );
     std::fs::write(&shader, source).unwrap();
     let at = shader.to_str().unwrap();

@@ -1760,6 +1760,8 @@ fn passes_only_with(
     let Some(report) = run_example_as(name, label, shader, with) else {
         return false;
     };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(!v.status.fails(), "{label}: {v:?}");
     assert!(
         failed_rows(&report).is_empty(),
         "{label}: {:#?}",
@@ -3407,6 +3409,43 @@ fn a_points_w_is_the_profiles() {
     }
 }
 
+/// Weights and joints declared flat, four scalars a vertex (toji's burrow's `inWeights:
+/// array<f32>`, read at `i * 4u + k`): the same bytes as their vec4 arrays, so the default shader
+/// so edited passes every row under its own profile.
+#[test]
+fn flat_weights_and_joints_hold_their_vec4_arrays_bytes() {
+    let read = |file: &str| std::fs::read_to_string(root().join("shaders").join(file)).unwrap();
+    let shader = edited(
+        "skinning",
+        &read("skinning.wgsl"),
+        &[
+            (
+                "var<storage, read> weights: array<vec4<f32>>;",
+                "var<storage, read> weights: array<f32>;",
+            ),
+            (
+                "var<storage, read> joints: array<vec4<u32>>;",
+                "var<storage, read> joints: array<u32>;",
+            ),
+            (
+                "skin(positions[i].xyz, joints[i], weights[i])",
+                "skin(positions[i].xyz, vec4<u32>(joints[4u * i], joints[4u * i + 1u], joints[4u * i + 2u], joints[4u * i + 3u]), vec4<f32>(weights[4u * i], weights[4u * i + 1u], weights[4u * i + 2u], weights[4u * i + 3u]))",
+            ),
+        ],
+    );
+    let profile = read("skinning.profile.yaml");
+    let Some(report) = run_example_as("skinning", "flat_influences", &shader, &profile) else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(!v.status.fails(), "{v:?}");
+    assert!(
+        failed_rows(&report).is_empty() && report.rows.len() > 600,
+        "{:#?}",
+        failed_rows(&report)
+    );
+}
+
 /// A byte-addressed vertex buffer declared as `array<f32>`, its integer fields read through
 /// `bitcast<u32>` (dream-engine's bone ids): the same words as `array<u32>`, so compute_pulled
 /// so edited passes every row under its own profile.
@@ -3518,6 +3557,8 @@ fn a_vec3_tangent_in_byte_addressed_vertices() {
     let Some(report) = run_example_as(name, "vertices_tangent_vec3", &shader, &vec3) else {
         return;
     };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(!v.status.fails(), "{v:?}");
     assert!(
         failed_rows(&report).is_empty(),
         "{:#?}",

@@ -38,9 +38,11 @@ pub(super) fn compute_section(
     };
     let mut covered = struct_streams(module, &storage, w, taken);
     let mut sets = 1;
-    if covered.is_empty() {
+    if !covered.contains(&"positions") && !covered.contains(&"joints") {
         let traced = (index, palette);
-        (covered, sets) = pulled_streams(module, info, &storage, traced, w, taken);
+        let pulled;
+        (pulled, sets) = pulled_streams(module, info, &storage, traced, w, taken);
+        covered.extend(pulled);
     }
     let mut missing = Vec::new();
     for (role, want) in [
@@ -522,14 +524,19 @@ fn pulled_streams(
     use super::words;
     let output = (storage.iter()).find(|g| g.writable() && words::is_words(module, g));
     let traced = (index, palette, output.and_then(|o| o.variable(module)));
+    // Joints and weights; or a position alone in a buffer named so (a stream of its own, the
+    // joints and weights in theirs, as toji's burrow keeps them).
     let influences = |l: &words::Layout| l.joints.is_some() && l.weights.is_some();
-    let Some((g, layout)) = words::first_traced(module, info, storage, traced, taken, influences)
-    else {
+    let keep = |g: &Global, l: &words::Layout| {
+        influences(l) || (l.position.is_some() && named(&g.name, &["pos"]))
+    };
+    let Some((g, layout)) = words::first_traced(module, info, storage, traced, taken, keep) else {
         return (Vec::new(), 1);
     };
-    let (role, covers) = match layout.position {
-        Some(_) => ("vertices", &["positions", "joints", "weights"][..]),
-        None => ("influences", &["joints", "weights"][..]),
+    let (role, covers) = match (layout.position, influences(&layout)) {
+        (Some(_), true) => ("vertices", &["positions", "joints", "weights"][..]),
+        (Some(_), false) => ("vertices", &["positions"][..]),
+        (None, _) => ("influences", &["joints", "weights"][..]),
     };
     taken.push((g.group, g.binding));
     w.line(words::why(&g.name, &layout, "i"));
@@ -689,6 +696,18 @@ fn struct_streams(
         let mut fields = format!(
             "group: {}, binding: {}, position: {position}",
             g.group, g.binding
+        );
+        // A source normal or tangent: in the vertices' struct, or a read-only stream named so.
+        let stream = |what: &str| {
+            (storage.iter()).any(|s| {
+                !writable(s)
+                    && !taken.contains(&(s.group, s.binding))
+                    && (named(&s.name, &[what]) || short_frame_name(&s.name, what))
+            })
+        };
+        let sources = (
+            sources.0 || stream("normal"),
+            sources.1 || stream("tangent"),
         );
         for (what, has) in [("normal", sources.0), ("tangent", sources.1)] {
             if let (true, Some(m)) = (has, field(ms, what)) {

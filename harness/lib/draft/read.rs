@@ -474,6 +474,15 @@ pub(super) fn number(
             E::Literal(l) => literal(l),
             _ => None,
         },
+        // An override's default, which the draft takes unless the profile's `constants` say
+        // otherwise.
+        E::Override(o) => match module.overrides[o]
+            .init
+            .map(|i| &module.global_expressions[i])
+        {
+            Some(E::Literal(l)) => literal(*l),
+            _ => None,
+        },
         E::As { expr, .. } => number(module, f, expr),
         _ => None,
     }

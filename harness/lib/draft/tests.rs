@@ -12,6 +12,15 @@ fn contract(yaml: &str) -> crate::contract::Contract {
         .contract()
 }
 
+/// Whether the draft `yaml` of shader `source` passes `shader::validates`, or why not.
+fn validates(name: &str, source: &str, yaml: &str) -> Result<(), String> {
+    let path = Path::new(name);
+    let profile = path.with_extension("profile.yaml");
+    crate::shader::Shader::with_profile_text(path, source.to_string(), &profile, yaml)
+        .and_then(|s| s.validate().map(|_| ()))
+        .map_err(|e| e.to_string())
+}
+
 /// The default shader's draft puts every role where the built-in contract has it.
 #[test]
 fn the_default_shader_drafts_to_its_own_contract() {
@@ -897,14 +906,8 @@ struct VertexJoints { joints: vec2<u32>, weights_0: vec2<f32>, weights_1: vec2<f
     ] {
         assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
     }
-    let path = Path::new("starframe.wgsl");
-    let shader = crate::shader::Shader::with_profile_text(
-        path,
-        starframe.to_string(),
-        Path::new("starframe.profile.yaml"),
-        &d.yaml,
-    );
-    assert!(shader.and_then(|s| s.validate().map(|_| ())).is_ok());
+    let valid = validates("starframe.wgsl", starframe, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
     // Renormalised, the lengths are compared again; a w after the tangent's z makes it a vec4.
     let unit = starframe.replace(
         "(m * vec4<f32>(v.normal_x",
@@ -1040,6 +1043,54 @@ fn vec(i: u32) -> vec3<f32> { return vec3<f32>(word(i), word(i + 1u), word(i + 2
     // An index from elsewhere (a uniform's offset) is no `i * k + c`.
     let offset = dream.replace("let v = id.x * 24u;", "let v = id.x * 24u + u32(buf[0]);");
     assert!(traced(&offset).is_none());
+}
+
+/// Streams of their own as toji's burrow keeps them: positions as bare floats read at
+/// `i * positionStride + offsets.position` (an override's default, a uniform's offset the harness
+/// fills with 0) are `compute.vertices` with their 12-byte stride; weights declared flat are
+/// `compute.weights`; the output struct's normal and tangent are drafted where streams named so
+/// are read. The draft validates against the shader.
+#[test]
+fn a_position_stream_of_bare_floats_is_traced_to_its_stride() {
+    let burrow = r#"
+struct Out { position: vec4f, normal: vec4f, tangent: vec4f }
+@group(0) @binding(0) var<storage, read_write> outVerts: array<Out>;
+override positionStride: u32 = 3;
+struct Offsets { vertexCount: u32, joint: u32, weight: u32, position: u32, normal: u32, tangent: u32 }
+@group(0) @binding(1) var<uniform> offsets: Offsets;
+@group(0) @binding(2) var<storage> inJoints: array<u32>;
+@group(0) @binding(3) var<storage> inWeights: array<f32>;
+@group(0) @binding(4) var<storage> inPosition: array<f32>;
+@group(0) @binding(5) var<storage> inNormal: array<f32>;
+@group(0) @binding(6) var<storage> inTangent: array<f32>;
+@group(1) @binding(0) var<storage> jointMat: array<mat4x4f>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
+    let i = id.x;
+    if (i >= offsets.vertexCount) { return; }
+    let j0 = inJoints[i * 2 + offsets.joint];
+    let j1 = inJoints[i * 2 + offsets.joint + 1];
+    let joints = vec4u(j0 & 0xFFFF, j0 >> 16, j1 & 0xFFFF, j1 >> 16);
+    let wo = i * 4 + offsets.weight;
+    let m = jointMat[joints.x] * inWeights[wo] + jointMat[joints.y] * inWeights[wo + 1];
+    let po = i * positionStride + offsets.position;
+    let pos = vec4f(inPosition[po], inPosition[po + 1], inPosition[po + 2], 1);
+    outVerts[i].position = vec4f((m * pos).xyz, 1);
+    let no = i * 3 + offsets.normal;
+    outVerts[i].normal = vec4f(normalize((m * vec4f(inNormal[no], inNormal[no + 1], inNormal[no + 2], 0)).xyz), 0);
+    let to = i * 4 + offsets.tangent;
+    outVerts[i].tangent = vec4f(normalize((m * vec4f(inTangent[to], inTangent[to + 1], inTangent[to + 2], 0)).xyz), inTangent[to + 3]);
+}
+"#;
+    let d = draft("burrow.wgsl", burrow).unwrap();
+    for want in [
+        "  vertices: { group: 0, binding: 4, stride: 12, position: 0 }",
+        "  weights: { group: 0, binding: 3, format: f32x4 }",
+        "  output: { group: 0, binding: 0, position: position, normal: normal, tangent: tangent }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    let valid = validates("burrow.wgsl", burrow, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
 }
 
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts

@@ -516,7 +516,7 @@ fn pulled_lines(
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) -> Option<usize> {
-    let all = |l: &super::words::Layout| {
+    let all = |_: &Global, l: &super::words::Layout| {
         l.position.is_some() && l.joints.is_some() && l.weights.is_some()
     };
     let globals: Vec<&Global> = globals.iter().collect();

@@ -412,8 +412,30 @@ impl Trace<'_> {
                     None => v.clone(),
                 })
             }
+            // An integer in a uniform (an engine's stream offset) is what the harness fills it
+            // with: 0, where the profile gives it no value.
+            Place::Other if self.uniform_integer(fr, pointer) => V::constant(0),
             _ => V::default(),
         }
+    }
+
+    /// Whether `pointer` is to an integer scalar in a uniform buffer.
+    fn uniform_integer(&self, fr: &Frame, pointer: Handle<E>) -> bool {
+        let uniform = crate::shader::root_global(fr.f, pointer)
+            .is_some_and(|g| self.module.global_variables[g].space == naga::AddressSpace::Uniform);
+        let integer =
+            |s: naga::Scalar| matches!(s.kind, naga::ScalarKind::Uint | naga::ScalarKind::Sint);
+        let scalar = match self.ty(fr, pointer) {
+            TypeInner::Pointer { base, .. } => match self.module.types[*base].inner {
+                TypeInner::Scalar(s) => Some(s),
+                _ => None,
+            },
+            TypeInner::ValuePointer {
+                size: None, scalar, ..
+            } => Some(*scalar),
+            _ => None,
+        };
+        uniform && scalar.is_some_and(integer)
     }
 
     fn eval(&mut self, fr: &mut Frame, h: Handle<E>) -> V {
@@ -433,7 +455,7 @@ impl Trace<'_> {
             TypeInner::Pointer { .. } | TypeInner::ValuePointer { .. }
         );
         match fr.f.expressions[h].clone() {
-            E::Literal(_) | E::Constant(_) | E::ZeroValue(_) => {
+            E::Literal(_) | E::Constant(_) | E::Override(_) | E::ZeroValue(_) => {
                 match super::read::number(self.module, fr.f, h) {
                     Some(x)
                         if x.fract() == 0.0
@@ -1053,7 +1075,7 @@ pub(super) fn first_traced<'g>(
     globals: &[&'g super::read::Global<'g>],
     (index, palette, output): (usize, super::Target, Option<Handle<naga::GlobalVariable>>),
     taken: &[(u32, u32)],
-    keep: impl Fn(&Layout) -> bool,
+    keep: impl Fn(&super::read::Global, &Layout) -> bool,
 ) -> Option<(&'g super::read::Global<'g>, Layout)> {
     (globals.iter())
         .filter(|g| matches!(g.space, naga::AddressSpace::Storage { .. }) && !g.writable())
@@ -1064,7 +1086,7 @@ pub(super) fn first_traced<'g>(
                 palette,
                 output,
             };
-            let layout = layout(module, info, index, &targets).filter(&keep)?;
+            let layout = layout(module, info, index, &targets).filter(|l| keep(g, l))?;
             Some((*g, layout))
         })
 }

@@ -225,9 +225,9 @@ impl Profile {
         if let Some(j) = k.joints {
             let ty = match j.format {
                 JointFormat::U16x4 => Want::PackedJoints,
-                JointFormat::F32x4 => Want::Array(Elem::Vec4F32),
-                JointFormat::I32x4 => Want::Array(Elem::Vec4I32),
-                _ => Want::Array(Elem::Vec4U32),
+                JointFormat::F32x4 => Want::Flat(Elem::Vec4F32),
+                JointFormat::I32x4 => Want::Flat(Elem::Vec4I32),
+                _ => Want::Flat(Elem::Vec4U32),
             };
             out.push((
                 Role::Joints,
@@ -243,7 +243,7 @@ impl Profile {
                 Role::Weights,
                 w.slot(),
                 read,
-                Want::Array(Elem::Vec4F32),
+                Want::Flat(Elem::Vec4F32),
                 "weights",
                 "compute.weights",
             ));

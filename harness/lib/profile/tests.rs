@@ -703,7 +703,7 @@ mod examples {
                 ),
             ],
             &[
-                "binding 2 (`src_joints`) must be array<vec4<f32>>, is array<vec2<u32>>",
+                "binding 2 (`src_joints`) must be array<vec4<f32>> (or array<f32>, 4 an element), is array<vec2<u32>>",
                 "another_type.profile.yaml:",
             ],
         );
@@ -713,7 +713,7 @@ mod examples {
                 "joints: { group: 1, binding: 2, format: u16x4 }",
                 "joints: { group: 1, binding: 2, format: u32x4 }",
             )],
-            &["binding 2 (`src_joints`) must be array<vec4<u32>>, is array<vec2<u32>> (the profile's", "format.profile.yaml:7:3, field `compute.joints`"],
+            &["binding 2 (`src_joints`) must be array<vec4<u32>> (or array<u32>, 4 an element), is array<vec2<u32>> (the profile's", "format.profile.yaml:7:3, field `compute.joints`"],
         );
         check(
             "entry",
