@@ -522,7 +522,9 @@ fn pulled_streams(
     taken: &mut Vec<(u32, u32)>,
 ) -> (Vec<&'static str>, usize) {
     use super::words;
-    let output = (storage.iter()).find(|g| g.writable() && words::is_words(module, g));
+    let output = (storage.iter()).find(|g| {
+        g.writable() && words::is_words(module, g) && !taken.contains(&(g.group, g.binding))
+    });
     let traced = (index, palette, output.and_then(|o| o.variable(module)));
     // Joints and weights; or a position alone in a buffer named so (a stream of its own, the
     // joints and weights in theirs, as toji's burrow keeps them).

@@ -13,9 +13,11 @@ pub(super) const NORMAL: u8 = 2;
 /// On the source tangent.
 pub(super) const TANGENT: u8 = 4;
 
-/// The sources traced: the palette's global, and the locations of the source normal and tangent.
+/// The sources traced: the palette's global (and its member, where the palette is one of its
+/// struct's), and the locations of the source normal and tangent.
 pub(super) struct Sources {
     pub(super) palette: Handle<naga::GlobalVariable>,
+    pub(super) member: Option<u32>,
     pub(super) normal: Option<u32>,
     pub(super) tangent: Option<u32>,
 }
@@ -79,17 +81,46 @@ pub(super) fn operands(e: &E) -> Vec<Handle<E>> {
     }
 }
 
-/// The functions that read the palette, themselves or through the functions they call (the
-/// draft's one call-graph walk, [`super::called`]).
+/// Whether `e` reads the palette: the palette's global, or where the palette is member `member`
+/// of its global's struct, that member (not the struct's other members: a model matrix or a
+/// switch beside the joints).
+pub(super) fn reads_palette(
+    module: &Module,
+    f: &naga::Function,
+    e: &E,
+    (palette, member): (Handle<naga::GlobalVariable>, Option<u32>),
+) -> bool {
+    let global = |o: Handle<E>| matches!(f.expressions[o], E::GlobalVariable(g) if g == palette);
+    let array = matches!(
+        module.types[module.global_variables[palette].ty].inner,
+        TypeInner::Array { .. }
+    );
+    // The struct the member is of: the global, or an element of it (libsgd's per-instance
+    // `renderer_instances[i].jointMatrices`).
+    let holder = |o: Handle<E>| {
+        global(o)
+            || (array
+                && matches!(f.expressions[o], E::Access { base, .. } | E::AccessIndex { base, .. } if global(base)))
+    };
+    match (e, member) {
+        (E::AccessIndex { base, index }, Some(m)) => *index == m && holder(*base),
+        (_, Some(_)) => false,
+        (e, None) => operands(e).into_iter().any(global),
+    }
+}
+
+/// The functions that read the palette ([`reads_palette`]), themselves or through the functions
+/// they call (the draft's one call-graph walk, [`super::called`]).
 pub(super) fn reading_palette(
     module: &Module,
     palette: Handle<naga::GlobalVariable>,
+    member: Option<u32>,
 ) -> Vec<Handle<naga::Function>> {
     let reads = |h: Handle<naga::Function>| {
-        module.functions[h]
-            .expressions
+        let f = &module.functions[h];
+        f.expressions
             .iter()
-            .any(|(_, e)| matches!(e, E::GlobalVariable(g) if *g == palette))
+            .any(|(_, e)| reads_palette(module, f, e, (palette, member)))
     };
     (module.functions.iter())
         .map(|(h, _)| h)
@@ -236,7 +267,7 @@ fn unit_in(
 /// What each located output of entry point `ep` may depend on, and whether it is renormalised.
 pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Vec<Output> {
     let f = &ep.function;
-    let reading = reading_palette(module, s.palette);
+    let reading = reading_palette(module, s.palette, s.member);
     let of_binding = |b: &Option<Binding>| match b {
         Some(Binding::Location { location, .. }) if Some(*location) == s.normal => NORMAL,
         Some(Binding::Location { location, .. }) if Some(*location) == s.tangent => TANGENT,
@@ -267,7 +298,7 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
         let before = (mask.clone(), locals.clone(), results.clone());
         for (h, e) in f.expressions.iter() {
             let own = match *e {
-                E::GlobalVariable(g) if g == s.palette => PALETTE,
+                _ if reads_palette(module, f, e, (s.palette, s.member)) => PALETTE,
                 E::FunctionArgument(i) => argument(i),
                 E::AccessIndex { base, index } => match f.expressions[base] {
                     E::FunctionArgument(i) => {

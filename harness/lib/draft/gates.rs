@@ -14,22 +14,6 @@ pub(super) struct Switch {
     pub(super) test: String,
 }
 
-/// Whether `e` reads the palette: the palette's global, or where the palette is a member of its
-/// struct, that member (not the struct's other members, a switch among them).
-fn reads_palette(
-    f: &naga::Function,
-    e: &E,
-    palette: Handle<naga::GlobalVariable>,
-    member: Option<u32>,
-) -> bool {
-    let global = |o: Handle<E>| matches!(f.expressions[o], E::GlobalVariable(g) if g == palette);
-    match (e, member) {
-        (E::AccessIndex { base, index }, Some(m)) => global(*base) && *index == m,
-        (_, Some(_)) => false,
-        (e, None) => super::flow::operands(e).into_iter().any(global),
-    }
-}
-
 /// Every switch of the skinning the module's branches show, first found first, one per member:
 /// `member` is the palette's member index in its global's struct, if it is one.
 pub(super) fn switches(
@@ -37,25 +21,16 @@ pub(super) fn switches(
     palette: Handle<naga::GlobalVariable>,
     member: Option<u32>,
 ) -> Vec<Switch> {
-    let direct = |h: Handle<naga::Function>| {
-        let f = &module.functions[h];
-        f.expressions
-            .iter()
-            .any(|(_, e)| reads_palette(f, e, palette, member))
-    };
-    let reading: Vec<Handle<naga::Function>> = (module.functions.iter())
-        .map(|(h, _)| h)
-        .filter(|&h| super::called(module, [h]).any(direct))
-        .collect();
+    let reading = super::flow::reading_palette(module, palette, member);
     let mut out: Vec<Switch> = Vec::new();
     for f in crate::shader::all_functions(module) {
         let reads = |st: &Statement| {
             let mut found = false;
             crate::shader::for_each_nested(st, &mut |s| match s {
                 Statement::Emit(range) => {
-                    found |= range
-                        .clone()
-                        .any(|e| reads_palette(f, &f.expressions[e], palette, member))
+                    found |= range.clone().any(|e| {
+                        super::flow::reads_palette(module, f, &f.expressions[e], (palette, member))
+                    })
                 }
                 Statement::Call { function, .. } => found |= reading.contains(function),
                 _ => {}

@@ -1093,6 +1093,34 @@ struct Offsets { vertexCount: u32, joint: u32, weight: u32, position: u32, norma
     assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
 }
 
+/// Where the palette is one member of a struct, only that member is the palette: a normal moved by
+/// the model matrix beside it alone is no skinned normal, one moved by the joints is.
+#[test]
+fn a_matrix_beside_the_palette_in_its_struct_is_not_the_palette() {
+    let shader = |normal: &str| {
+        format!(
+            "struct U {{ model: mat4x4<f32>, view_proj: mat4x4<f32>, bones: array<mat4x4<f32>, 64> }}
+@group(0) @binding(0) var<uniform> u: U;
+struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {{
+    let skin = u.bones[joints.x] * weights.x + u.bones[joints.y] * weights.y;
+    var out: Out;
+    out.clip = u.view_proj * u.model * skin * vec4<f32>(position, 1.0);
+    out.normal = normalize(({normal} * vec4<f32>(normal, 0.0)).xyz);
+    return out;
+}}"
+        )
+    };
+    let d = draft("model.wgsl", &shader("u.model")).unwrap();
+    assert!(!d.yaml.contains("skinned_normal:"), "{}", d.yaml);
+    let d = draft("skin.wgsl", &shader("u.model * skin")).unwrap();
+    assert!(
+        d.yaml.contains("skinned_normal: { location: 0 }"),
+        "{}",
+        d.yaml
+    );
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.

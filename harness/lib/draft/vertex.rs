@@ -360,14 +360,17 @@ fn frame_output_lines(
 ) -> Vec<String> {
     let mut unnormalised = Vec::new();
     let outputs = vertex_outputs(module, ep);
-    let flow = palette.and_then(|g| g.variable(module)).map(|palette| {
-        let sources = super::flow::Sources {
-            palette,
-            normal: p.normal.map(|i| inputs[i].location),
-            tangent: p.tangent.map(|i| inputs[i].location),
-        };
-        super::flow::outputs(module, ep, &sources)
-    });
+    let flow = palette
+        .and_then(|g| super::palette_target(module, g))
+        .map(|(palette, member)| {
+            let sources = super::flow::Sources {
+                palette,
+                member,
+                normal: p.normal.map(|i| inputs[i].location),
+                tangent: p.tangent.map(|i| inputs[i].location),
+            };
+            super::flow::outputs(module, ep, &sources)
+        });
     // What an output may depend on; everything where the flow was not traced.
     let depends = |location: u32| {
         flow.as_ref().map_or(u8::MAX, |f| {

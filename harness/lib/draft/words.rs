@@ -675,16 +675,16 @@ impl Trace<'_> {
             }
             _ => {}
         }
-        let b = arg1.map(|x| (x, self.eval(fr, x)));
-        if let (M::Dot, Some((x, b))) = (fun, &b) {
+        let b = arg1.map(|x| self.eval(fr, x));
+        // A row of a palette matrix dotted with a vector moves it (`dot(row, vec4(p, 1.0))`).
+        if let (M::Dot, Some(b)) = (fun, &b) {
             if a.palette != b.palette {
                 let o = if a.palette { b } else { &a };
-                let _ = x;
                 self.found.vectors.insert((o.floats(), o.point));
             }
         }
         let mut v = a.whole();
-        if let Some((_, b)) = b {
+        if let Some(b) = b {
             v = V {
                 words: v.words.union(&b.words).copied().collect(),
                 palette: v.palette || b.palette,
@@ -1023,8 +1023,10 @@ impl Layout {
                 out.push_str(", tangent_format: vec3");
             }
         }
+        // Joints and weights together, or neither (another buffer holds them).
+        let both = self.joints.is_some() && self.weights.is_some();
         for (name, field) in [("joints", &self.joints), ("weights", &self.weights)] {
-            if let Some((offsets, format)) = field {
+            if let Some((offsets, format)) = field.as_ref().filter(|_| both) {
                 let bytes: Vec<String> = offsets.iter().map(|o| (4 * o).to_string()).collect();
                 let offset = match &bytes[..] {
                     [one] => one.clone(),
