@@ -1121,6 +1121,29 @@ struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>
     );
 }
 
+/// A stage with a position attribute that reads its joints and weights from a buffer by
+/// `vertex_index` (awsm-renderer's): the missing attributes are left to do, not passed over as a
+/// stage that pulls every field.
+#[test]
+fn attributes_beside_pulled_influences_leave_the_influences_to_do() {
+    let awsm = "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> skin: array<f32>;
+@group(0) @binding(2) var<uniform> view_proj: mat4x4<f32>;
+@vertex fn vs(@builtin(vertex_index) v: u32, @location(0) position: vec3<f32>) -> @builtin(position) vec4<f32> {
+    let j = bitcast<u32>(skin[v * 2u]);
+    return view_proj * (bones[j] * skin[v * 2u + 1u]) * vec4<f32>(position, 1.0);
+}";
+    let d = draft("awsm.wgsl", awsm).unwrap();
+    assert!(
+        d.yaml
+            .contains("# TODO: no integer vec4 input or one named as joints")
+            && d.yaml
+                .contains("# TODO: no vec4<f32> input named as weights"),
+        "{}",
+        d.yaml
+    );
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.

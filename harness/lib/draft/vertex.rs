@@ -485,7 +485,8 @@ pub(super) fn vertex_section(
     }
     let columns = matrix_columns(&inputs);
     let picks = Picks::of(&inputs, &columns.concat());
-    attribute_lines(&inputs, &picks, pulls, w);
+    // A stage that pulls every field has no attributes to name; one with some names the rest.
+    attribute_lines(&inputs, &picks, pulls && inputs.is_empty(), w);
     matrix_column_lines(&inputs, &columns, w);
     let unnormalised = frame_output_lines(module, ep, &inputs, &picks, palette, w);
     camera(module, globals, palette, w, taken);
