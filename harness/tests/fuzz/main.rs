@@ -1,5 +1,5 @@
-//! Fuzz tests (proptest) of the case parser and validator, `Case::parse(path, text, checks)`, and of
-//! `yaml_line`. Properties: nothing panics; every error's text starts with the file path given; a
+//! Fuzz tests (proptest) of the case parser and validator, `Case::parse(path, text, checks)`, of
+//! `yaml_line`, and of the profile draft (`skinproof::draft::draft`) over edited shaders. Properties: nothing panics; every error's text starts with the file path given; a
 //! `Parse` or `Invalid` error names a line (>= 1) that exists in the text; a generated case whose
 //! values are all valid loads, and one with an invalid value fails naming that value's field.
 //!
@@ -169,6 +169,20 @@ proptest! {
     }
 
     #[test]
+    fn the_draft_never_panics_on_edited_shaders(
+        file in 0usize..1000,
+        edits in prop::collection::vec((any::<usize>(), 0u32..70), 1..4),
+    ) {
+        // The shipped shapes with their integer literals changed (strides, offsets, masks,
+        // shifts, lanes, indices): valid WGSL as often as not, laid out as no profile says.
+        let shaders = example_shaders();
+        let (name, text) = &shaders[file % shaders.len()];
+        let edited = renumber(text, &edits);
+        let drafted = std::panic::catch_unwind(|| skinproof::draft::draft(name, &edited).map(|d| d.yaml));
+        prop_assert!(drafted.is_ok(), "the draft panicked on {name} edited:\n{edited}");
+    }
+
+    #[test]
     fn locate_never_panics_and_finds_real_lines(
         text in prop_oneof![
             yamlish(),
@@ -200,6 +214,66 @@ proptest! {
             prop_assert_eq!(yaml_line::line_near(&text, &path), Some(n));
         }
     }
+}
+
+/// The default shader and every shipped example, as (file name, text).
+fn example_shaders() -> Vec<(String, String)> {
+    static ALL: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut paths = vec![root().join("shaders/skinning.wgsl")];
+        let examples = std::fs::read_dir(root().join("shaders/examples")).unwrap();
+        paths.extend(
+            examples
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "wgsl")),
+        );
+        paths.sort();
+        paths
+            .iter()
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(p).unwrap())
+            })
+            .collect()
+    })
+    .clone()
+}
+
+/// `text` with some of its `u`-suffixed integer literals (`16u`, `0xffffu`) replaced: each edit
+/// picks a literal by index and gives it a new value.
+fn renumber(text: &str, edits: &[(usize, u32)]) -> String {
+    let mut spans = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_hexdigit() || bytes[i] == b'x') {
+            i += 1;
+        }
+        let word_start =
+            start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        if i > start && word_start && bytes[start].is_ascii_digit() && bytes.get(i) == Some(&b'u') {
+            spans.push((start, i));
+        }
+        i = i.max(start + 1);
+    }
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let mut out = text.to_string();
+    let mut picked: Vec<(usize, usize, u32)> = edits
+        .iter()
+        .map(|&(k, v)| {
+            let (a, b) = spans[k % spans.len()];
+            (a, b, v)
+        })
+        .collect();
+    picked.sort_by_key(|p| std::cmp::Reverse(p.0));
+    picked.dedup_by_key(|p| p.0);
+    for (a, b, v) in picked {
+        out.replace_range(a..b, &v.to_string());
+    }
+    out
 }
 
 #[test]
