@@ -541,7 +541,7 @@ fn pulled_streams(
         (None, _) => ("influences", &["joints", "weights"][..]),
     };
     taken.push((g.group, g.binding));
-    w.line(words::why(&g.name, &layout, "i"));
+    w.line(words::why(&g.name, &layout));
     w.line(format!(
         "  {role}: {{ group: {}, binding: {}, {} }}",
         g.group,

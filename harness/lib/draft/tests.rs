@@ -1144,6 +1144,49 @@ fn attributes_beside_pulled_influences_leave_the_influences_to_do() {
     );
 }
 
+/// A vertex held in vec4 slots, several a vertex (`array<vec4<f32>>` read at `i * 4u + c`): each
+/// slot's lanes are words `4c` to `4c + 3` of the vertex, laid out as bare words are, and the
+/// draft validates; a vec4 array read one element a vertex stays a typed stream.
+#[test]
+fn vec4_slots_are_words_four_at_a_time() {
+    let slots = "@group(0) @binding(0) var<storage, read> joint_matrices: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> vertices: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> skinned: array<f32>;
+struct Params { count: u32, _a: u32, _b: u32, _c: u32 }
+@group(0) @binding(3) var<uniform> params: Params;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.count) { return; }
+    let position = vertices[i * 4u];
+    let normal = vertices[i * 4u + 1u].xyz;
+    let joints = vec4<u32>(vertices[i * 4u + 2u]);
+    let weights = vertices[i * 4u + 3u];
+    var m = mat4x4<f32>();
+    for (var k = 0u; k < 4u; k++) { m += joint_matrices[joints[k]] * weights[k]; }
+    let p = m * vec4<f32>(position.xyz, 1.0);
+    let n = normalize((m * vec4<f32>(normal, 0.0)).xyz);
+    skinned[i * 6u] = p.x; skinned[i * 6u + 1u] = p.y; skinned[i * 6u + 2u] = p.z;
+    skinned[i * 6u + 3u] = n.x; skinned[i * 6u + 4u] = n.y; skinned[i * 6u + 5u] = n.z;
+}";
+    let d = draft("slots.wgsl", slots).unwrap();
+    for want in [
+        "  vertices: { group: 0, binding: 1, stride: 64, position: 0, normal: 16, joints: { offset: 32, format: f32x4 }, weights: { offset: 48, format: f32x4 } }",
+        "  output: { group: 0, binding: 2, stride: 24, position: 0, normal: 12 }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    let valid = validates("slots.wgsl", slots, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
+    // One element a vertex (the default shader's positions): a typed stream, as the names tell.
+    let default = include_str!("../../../shaders/skinning.wgsl");
+    let d = draft("skinning.wgsl", default).unwrap();
+    assert!(
+        !d.yaml.contains("  vertices:") && d.yaml.contains("  positions: { group: 0, binding: 1"),
+        "{}",
+        d.yaml
+    );
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.

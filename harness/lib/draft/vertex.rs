@@ -527,7 +527,7 @@ fn pulled_lines(
     let traced = (index, palette, None);
     let (g, layout) = super::words::first_traced(module, info, &globals, traced, taken, all)?;
     taken.push((g.group, g.binding));
-    w.line(super::words::why(&g.name, &layout, "vertex_index"));
+    w.line(super::words::why(&g.name, &layout));
     w.line(format!(
         "  vertices: {{ group: {}, binding: {}, {} }}",
         g.group,

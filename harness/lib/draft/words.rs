@@ -125,8 +125,9 @@ impl V {
 
 /// Where a pointer points.
 enum Place {
-    /// An element of the traced buffer (or the output) at this index.
-    Buffer(Option<(i64, i64)>),
+    /// An element of the traced buffer at this index, and the lane of it where the element is a
+    /// vector and the pointer picks one; or of the output.
+    Buffer(Option<(i64, i64)>, Option<u32>),
     Output(Option<(i64, i64)>),
     /// An element of the palette, at this index expression.
     Palette(Option<Handle<E>>),
@@ -163,6 +164,8 @@ struct Trace<'a> {
     info: &'a naga::valid::ModuleInfo,
     t: &'a Targets,
     float_buffer: bool,
+    /// The words an element of the buffer holds: 1, or a vector's lanes.
+    lanes: i64,
     found: Found,
 }
 
@@ -347,7 +350,8 @@ impl Trace<'_> {
         let mut ty = self.module.global_variables[g].ty;
         let mut index = None;
         let mut members = Vec::new();
-        for s in &steps {
+        let mut lane = None;
+        for (k, s) in steps.iter().enumerate() {
             match (&self.module.types[ty].inner, s) {
                 (TypeInner::Struct { members: ms, .. }, Step::Member(m)) => {
                     members.push(*m);
@@ -358,6 +362,10 @@ impl Trace<'_> {
                         Step::Index(i) => Ok(*i),
                         Step::Member(n) => Err(*n),
                     });
+                    lane = match steps.get(k + 1) {
+                        Some(Step::Member(l)) => Some(*l),
+                        _ => None,
+                    };
                     break;
                 }
                 _ => break,
@@ -369,7 +377,7 @@ impl Trace<'_> {
             None => None,
         };
         if g == self.t.buffer {
-            return Place::Buffer(lin(self, fr));
+            return Place::Buffer(lin(self, fr), lane);
         }
         if Some(g) == self.t.output {
             return Place::Output(lin(self, fr));
@@ -384,16 +392,23 @@ impl Trace<'_> {
 
     fn load(&mut self, fr: &mut Frame, pointer: Handle<E>) -> V {
         match self.place(fr, pointer) {
-            Place::Buffer(Some((k, c))) if k != 0 => {
-                self.found.strides.insert(k);
+            // Element i * k + c of n-lane vectors is words (i * k + c) * n + lane: k * n a vertex.
+            Place::Buffer(Some((k, c)), lane) if k != 0 => {
+                let n = self.lanes;
+                self.found.strides.insert(k * n);
                 let how = if self.float_buffer {
                     Decode::Float
                 } else {
                     Decode::Bits
                 };
-                V {
-                    words: [(c, how)].into(),
+                let word = |l: i64| V {
+                    words: [(c * n + l, how)].into(),
                     ..V::default()
+                };
+                match (n, lane) {
+                    (1, _) => word(0),
+                    (_, Some(l)) => word(i64::from(l)),
+                    _ => V::of_parts((0..n).map(word).collect()),
                 }
             }
             Place::Palette(index) => {
@@ -780,13 +795,19 @@ pub(super) fn layout(
     ep: usize,
     t: &Targets,
 ) -> Option<Layout> {
-    let float_buffer = super::read::array_element(module, module.global_variables[t.buffer].ty)
-        .is_some_and(|e| module.types[e].inner.scalar_kind() == Some(naga::ScalarKind::Float));
+    let element = super::read::array_element(module, module.global_variables[t.buffer].ty)
+        .map(|e| &module.types[e].inner);
+    let float_buffer = element.is_some_and(|e| e.scalar_kind() == Some(naga::ScalarKind::Float));
+    let lanes = match element {
+        Some(TypeInner::Vector { size, .. }) => *size as i64,
+        _ => 1,
+    };
     let mut trace = Trace {
         module,
         info,
         t,
         float_buffer,
+        lanes,
         found: Found::default(),
     };
     let entry = &module.entry_points[ep];
@@ -1068,8 +1089,16 @@ pub(super) fn is_words(module: &Module, g: &super::read::Global) -> bool {
         .is_some_and(|e| matches!(module.types[e].inner, TypeInner::Scalar(s) if s.width == 4))
 }
 
-/// The first read-only buffer of bare words among `globals` not yet `taken` whose loads a trace
-/// of entry point `index` lays out as `keep` wants, with that layout; its comment for the draft,
+/// Whether `g` is an array of vectors of two or four 32-bit lanes: words in slots.
+fn is_slots(module: &Module, g: &super::read::Global) -> bool {
+    super::read::array_element(module, g.handle).is_some_and(|e| {
+        matches!(module.types[e].inner, TypeInner::Vector { size, scalar }
+            if scalar.width == 4 && matches!(size, naga::VectorSize::Bi | naga::VectorSize::Quad))
+    })
+}
+
+/// The first read-only buffer of bare words (or of vectors, several a vertex) among `globals` not
+/// yet `taken` whose loads a trace of entry point `index` lays out as `keep` wants, with that layout; its comment for the draft,
 /// the vertex index as the stage names it (`i`, `vertex_index`).
 pub(super) fn first_traced<'g>(
     module: &Module,
@@ -1081,22 +1110,29 @@ pub(super) fn first_traced<'g>(
 ) -> Option<(&'g super::read::Global<'g>, Layout)> {
     (globals.iter())
         .filter(|g| matches!(g.space, naga::AddressSpace::Storage { .. }) && !g.writable())
-        .filter(|g| is_words(module, g) && !taken.contains(&(g.group, g.binding)))
+        .filter(|g| !taken.contains(&(g.group, g.binding)))
+        .filter(|g| is_words(module, g) || is_slots(module, g))
         .find_map(|g| {
             let targets = Targets {
                 buffer: g.variable(module)?,
                 palette,
                 output,
             };
-            let layout = layout(module, info, index, &targets).filter(|l| keep(g, l))?;
+            // A vector array read one element a vertex is a typed stream, not pulled words.
+            let one = |l: &Layout| {
+                is_slots(module, g) && super::read::array_element(module, g.handle).is_some_and(|e| {
+                    matches!(module.types[e].inner, TypeInner::Vector { size, .. } if l.stride <= size as i64)
+                })
+            };
+            let layout = layout(module, info, index, &targets).filter(|l| !one(l) && keep(g, l))?;
             Some((*g, layout))
         })
 }
 
-/// The draft's comment on a traced buffer `name`, its vertex index named `i`.
-pub(super) fn why(name: &str, layout: &Layout, i: &str) -> String {
+/// The draft's comment on a traced buffer `name`.
+pub(super) fn why(name: &str, layout: &Layout) -> String {
     format!(
-        "  # `{name}` holds {k} words a vertex, read at `{i} * {k} + c`: each field where the stage reads it, by what it does with the words (a palette index, a weight, a vector the joints' matrices move: named by its lets, a point's w 1 the position); check each against the shader",
+        "  # `{name}` holds {k} words a vertex (word c of vertex i at `i * {k} + c`): each field where the stage reads it, by what it does with the words (a palette index, a weight, a vector the joints' matrices move: named by its lets, a point's w 1 the position); check each against the shader",
         k = layout.stride
     )
 }
