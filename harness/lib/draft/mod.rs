@@ -187,7 +187,7 @@ fn draft_with(
         .collect();
     let globals = used_globals(&module, &info, &eps);
     let mut taken: Vec<(u32, u32)> = Vec::new();
-    let palette = palette(&module, &globals, &mut w, &mut taken);
+    let (palette, switches) = palette(&module, &globals, &mut w, &mut taken);
     let mut extras = Vec::new();
     // The compute stage's skinned directions are not renormalised where it calls no function
     // that could (`normalize`, `inverseSqrt`, `length`).
@@ -215,7 +215,6 @@ fn draft_with(
         (sets, unnormalised) = (v.sets, v.unnormalised);
     }
     let palette_array = palette.is_some_and(|p| matches!(p.ty, TypeInner::Array { .. }));
-    let switches = palette.map_or_else(Vec::new, |p| palette_switches(&module, p));
     bindings(
         &module,
         &globals,
@@ -257,7 +256,7 @@ fn draft_with(
 /// `length`: a renormalisation it may do.
 fn renormalises(module: &Module, ep: &naga::EntryPoint) -> bool {
     use naga::MathFunction as M;
-    let calls = |f: &naga::Function| {
+    reachable(module, &[ep]).any(|f| {
         f.expressions.iter().any(|(_, e)| {
             matches!(
                 e,
@@ -267,9 +266,7 @@ fn renormalises(module: &Module, ep: &naga::EntryPoint) -> bool {
                 }
             )
         })
-    };
-    calls(&ep.function)
-        || called(module, self::calls(&ep.function.body)).any(|h| calls(&module.functions[h]))
+    })
 }
 
 /// `normal_matrix: blended` where the draft has skinned normals that the shader cannot move by an
@@ -321,7 +318,7 @@ fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
             _ => false,
         })
     };
-    let inverts = reachable(module).any(inverting);
+    let inverts = reachable(module, &entries(module)).any(inverting);
     if inverts && per_joint(module, palette, &inverting) {
         w.line("# A function that inverts is called with a palette matrix itself: each joint's own normal");
         w.line("# matrix, blended by the weights");
@@ -348,7 +345,7 @@ fn per_joint(
     let Some(var) = p.variable(module) else {
         return false;
     };
-    reachable(module).any(|f| {
+    reachable(module, &entries(module)).any(|f| {
         let mut found = false;
         crate::shader::for_each_statement(&f.body, &mut |s| {
             if let naga::Statement::Call {
@@ -371,12 +368,24 @@ fn per_joint(
     })
 }
 
-/// The entry points' functions and every function they call, directly or not.
-fn reachable(module: &Module) -> impl Iterator<Item = &naga::Function> {
-    let roots = (module.entry_points.iter()).flat_map(|e| calls(&e.function.body));
+/// Every entry point of the module.
+fn entries(module: &Module) -> Vec<&naga::EntryPoint> {
+    module.entry_points.iter().collect()
+}
+
+/// The functions of `entries` and every function they call, directly or not.
+fn reachable<'m>(
+    module: &'m Module,
+    entries: &[&'m naga::EntryPoint],
+) -> impl Iterator<Item = &'m naga::Function> {
+    let roots = (entries.iter()).flat_map(|e| calls(&e.function.body));
     let called: Vec<_> = called(module, roots).collect();
-    (module.entry_points.iter().map(|e| &e.function))
-        .chain(called.into_iter().map(|h| &module.functions[h]))
+    (entries
+        .iter()
+        .map(|e| &e.function)
+        .collect::<Vec<_>>()
+        .into_iter())
+    .chain(called.into_iter().map(|h| &module.functions[h]))
 }
 
 /// The functions `roots` and every function they call, directly or not, each once.
@@ -629,7 +638,7 @@ fn palette<'a>(
     globals: &'a [Global],
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
-) -> Option<&'a Global<'a>> {
+) -> (Option<&'a Global<'a>>, Vec<gates::Switch>) {
     let candidates: Vec<(&Global, (Matrices, bool))> = (globals.iter())
         .filter(|g| g.space != AddressSpace::Handle)
         .filter_map(|g| matrices(module, g).map(|m| (g, m)))
@@ -649,13 +658,14 @@ fn palette<'a>(
     let Some((g, (form_kind, rows))) = chosen else {
         if let Some(t) = palette_texture(module, globals, w) {
             taken.push((t.group, t.binding));
-            return Some(t);
+            return (Some(t), palette_switches(module, t));
         }
         w.todo("no binding holds mat4x4<f32> joint matrices the harness could find: give the palette's group and binding (and `form`)");
         w.line("palette: { group: 0, binding: 0 }");
-        return None;
+        return (None, Vec::new());
     };
     taken.push((g.group, g.binding));
+    let switches = palette_switches(module, g);
     let form = match g.space {
         AddressSpace::Uniform => "uniform",
         _ => "storage",
@@ -671,7 +681,6 @@ fn palette<'a>(
                 fields.push_str(", fill: identity");
             }
             let var = g.variable(module);
-            let switches = palette_switches(module, g);
             let gated: Vec<&gates::Switch> = (switches.iter())
                 .filter(|s| Some(s.global) == var)
                 .collect();
@@ -719,7 +728,7 @@ fn palette<'a>(
     }
     w.line(format!("# {why}: the palette"));
     w.line(format!("palette: {{ {fields} }}"));
-    Some(g)
+    (Some(g), switches)
 }
 
 /// `normal_member` in the palette's fields where a `kind` beside the joints' matrices is named as
