@@ -24,7 +24,7 @@ mod words;
 
 use compute::{compute_section, Extra};
 pub use modules::compose;
-use read::{has_matrix, is_mat4, skinning_vertex, PALETTE_WORDS};
+use read::{has_matrix, skinning_vertex, PALETTE_WORDS};
 use read::{matrices, named, struct_of, used_globals, Global, Matrices, OFFSET_WORDS};
 use vertex::{fragment_stage, vertex_section, Stage};
 
@@ -270,9 +270,9 @@ fn renormalises(module: &Module, ep: &naga::EntryPoint) -> bool {
 }
 
 /// `normal_matrix: blended` where the draft has skinned normals that the shader cannot move by an
-/// inverse: no function the entry points call computes a cross product, determinant, inverse or
-/// transpose (each joint's own normal matrix, `per_joint`, would be in the palette's drafted
-/// fields).
+/// inverse: no function the entry points call computes an `inverse`, a cross product of a matrix's
+/// columns (a cofactor) or a division by a determinant (an adjugate over it); each joint's own
+/// normal matrix, `per_joint`, would be in the palette's drafted fields.
 fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
     use naga::{Expression, MathFunction};
     let (skins_normals, _) = w.skinned_frames();
@@ -312,9 +312,17 @@ fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
                 ..
             } => column(f, arg) || arg1.is_some_and(|a| column(f, a)),
             Expression::Math {
-                fun: MathFunction::Determinant | MathFunction::Inverse | MathFunction::Transpose,
+                fun: MathFunction::Inverse,
                 ..
             } => true,
+            // A determinant inverts where something is divided by it (an adjugate over it), not
+            // where only its sign is taken (blade's mirrored bitangent); a transpose alone
+            // inverts nothing (a row matrix turned to columns).
+            Expression::Binary {
+                op: naga::BinaryOperator::Divide,
+                right,
+                ..
+            } => determinant(f, right),
             _ => false,
         })
     };
@@ -325,10 +333,42 @@ fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
         w.line("normal_matrix: per_joint");
     }
     if !inverts {
-        w.line("# No function the entry points call computes a cross product, determinant, inverse or transpose:");
-        w.line("# the normals move by the blended matrix itself, not its inverse transpose (or by each joint's");
-        w.line("# own normal matrix where the palette holds one: `per_joint`)");
+        w.line("# No function the entry points call inverts (an `inverse`, a cross product of a matrix's columns,");
+        w.line("# a division by a determinant): the normals move by the blended matrix itself, not its inverse");
+        w.line("# transpose (or by each joint's own normal matrix where the palette holds one: `per_joint`)");
         w.line("normal_matrix: blended");
+    }
+}
+
+/// Whether `e` is a determinant: computed there, or loaded from a local one is stored in.
+fn determinant(f: &naga::Function, e: naga::Handle<naga::Expression>) -> bool {
+    use naga::{Expression, MathFunction};
+    let is_det = |e: naga::Handle<Expression>| {
+        matches!(
+            f.expressions[e],
+            Expression::Math {
+                fun: MathFunction::Determinant,
+                ..
+            }
+        )
+    };
+    match f.expressions[e] {
+        // `v / det` splats the scalar over the vector.
+        Expression::Splat { value, .. } => determinant(f, value),
+        Expression::Load { pointer } => {
+            let Expression::LocalVariable(local) = f.expressions[pointer] else {
+                return false;
+            };
+            let mut stored = f.local_variables[local].init.is_some_and(is_det);
+            crate::shader::for_each_statement(&f.body, &mut |s| {
+                if let naga::Statement::Store { pointer: p, value } = *s {
+                    stored |= matches!(f.expressions[p], Expression::LocalVariable(l) if l == local)
+                        && is_det(value);
+                }
+            });
+            stored
+        }
+        _ => is_det(e),
     }
 }
 
@@ -339,11 +379,22 @@ fn per_joint(
     palette: Option<&Global>,
     inverts: &dyn Fn(&naga::Function) -> bool,
 ) -> bool {
-    let Some(p) = palette else {
+    let Some(target) = palette.and_then(|p| palette_target(module, p)) else {
         return false;
     };
-    let Some(var) = p.variable(module) else {
-        return false;
+    // A pointer into the palette: some link of its chain is the palette (its member, where the
+    // palette is one member of a struct: not a post transform beside it, as blade's).
+    let into_palette = |f: &naga::Function, mut e: naga::Handle<naga::Expression>| loop {
+        if flow::reads_palette(module, f, &f.expressions[e], target) {
+            return true;
+        }
+        match f.expressions[e] {
+            naga::Expression::GlobalVariable(g) => return g == target.0 && target.1.is_none(),
+            naga::Expression::Access { base, .. } | naga::Expression::AccessIndex { base, .. } => {
+                e = base
+            }
+            _ => return false,
+        }
     };
     reachable(module, &entries(module)).any(|f| {
         let mut found = false;
@@ -355,9 +406,7 @@ fn per_joint(
             } = *s
             {
                 let from_palette = arguments.iter().any(|&a| match f.expressions[a] {
-                    naga::Expression::Load { pointer } => {
-                        crate::shader::root_global(f, pointer) == Some(var)
-                    }
+                    naga::Expression::Load { pointer } => into_palette(f, pointer),
                     _ => false,
                 });
                 let mut callee = called(module, [function]).map(|h| &module.functions[h]);
@@ -675,8 +724,9 @@ fn palette<'a>(
         Matrices::Array => format!("`{}` is an array of joint matrices", g.name),
         Matrices::Member(m, normal) => {
             let _ = write!(fields, ", member: {m}");
-            let others = struct_of(module, g)
-                .is_some_and(|ms| ms.iter().any(|x| is_mat4(&module.types[x.ty].inner)));
+            let others = struct_of(module, g).is_some_and(|ms| {
+                (ms.iter()).any(|x| matches!(module.types[x.ty].inner, TypeInner::Matrix { .. }))
+            });
             if others {
                 fields.push_str(", fill: identity");
             }
@@ -695,7 +745,7 @@ fn palette<'a>(
                 "`{}` holds its joint matrices in member `{m}`{}{}",
                 g.name,
                 if others {
-                    ", beside other matrices (a model, a view), which become identities"
+                    ", beside other matrices (a model, a view, a post transform), which become identities"
                 } else {
                     ""
                 },

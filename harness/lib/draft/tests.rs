@@ -298,7 +298,8 @@ return view.clip_from_world * m * vec4<f32>(position, 1.0);
 }
 
 /// Skinned normals are drafted as moved by the blended matrix itself where no function could
-/// invert it (no cross product, determinant, inverse or transpose); else the default stands.
+/// invert it (no `inverse`, cross product of a matrix's columns or division by a determinant: a
+/// transpose alone, or a determinant's sign, inverts nothing); else the default stands.
 #[test]
 fn normals_no_function_inverts_move_by_the_blended_matrix() {
     let shader = |normal: &str| {
@@ -325,13 +326,28 @@ return out;
         "{}",
         blended.yaml
     );
-    let inverted = shader("cofactor(mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz)) * normal");
-    let inverted = draft("s.wgsl", &inverted).unwrap();
+    let m3 = "mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz)";
+    // Blade's row palette: a transpose turns rows to columns, a determinant's sign flips the
+    // bitangent; neither inverts.
+    let signed = format!("transpose(transpose({m3})) * normal * sign(determinant({m3}))");
+    let signed = draft("s.wgsl", &shader(&signed)).unwrap();
     assert!(
-        inverted.yaml.contains("skinned_normal") && !inverted.yaml.contains("normal_matrix"),
+        signed.yaml.contains("\nnormal_matrix: blended\n"),
         "{}",
-        inverted.yaml
+        signed.yaml
     );
+    for inverts in [
+        format!("cofactor({m3}) * normal"),
+        format!("transpose({m3}) * normal / determinant({m3})"),
+        format!("(1.0 / determinant({m3})) * transpose({m3}) * normal"),
+    ] {
+        let inverted = draft("s.wgsl", &shader(&inverts)).unwrap();
+        assert!(
+            inverted.yaml.contains("skinned_normal") && !inverted.yaml.contains("normal_matrix"),
+            "{inverts}: {}",
+            inverted.yaml
+        );
+    }
 }
 
 /// A bone texture not named as joints, read texel by texel: the palette, its texels a joint and
