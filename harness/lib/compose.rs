@@ -100,12 +100,7 @@ pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
             ..Default::default()
         })
         .map_err(|e| ComposeError::Module(e.emit_to_string(&composer)))?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .map_err(|e| {
+    let info = crate::validator::strict().validate(&module).map_err(|e| {
         ComposeError::Module(format!(
             "{entry}: the composed module is invalid: {}",
             e.into_inner()

@@ -1632,6 +1632,10 @@ impl Contract {
             reads.planar = Some(whence.map_or(String::new(), |o| format!(" (the profile's {o})")));
         }
         reads.normals = self.normal_matrix;
+        if let Some(f) = self.pulled.as_ref().map(|p| p.frames) {
+            reads.normal_encoding = f.normal_encoding;
+            reads.tangent_encoding = f.tangent_encoding;
+        }
         reads.sets = self.influence_sets;
         reads.sets_whence = self
             .profile

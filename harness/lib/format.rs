@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+pub use crate::encoding::Encoding;
+
 /// How four joint indices per vertex are stored.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -374,25 +376,42 @@ pub struct Pulled {
 }
 
 /// The byte offsets of a vertex's normal (`vec3<f32>`, 12 bytes) and tangent (`vec4<f32>`, 16
-/// bytes, or a `vec3<f32>`'s 12 without handedness) in a byte-addressed buffer, those it holds.
+/// bytes, or a `vec3<f32>`'s 12 without handedness) in a byte-addressed buffer, those it holds,
+/// each in its encoding (f32s, or packed: a snorm8 direction is one word).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FrameFields {
     pub normal: Option<u32>,
     pub tangent: Option<u32>,
-    /// The tangent's floats: `vec4` (default) or `vec3`.
+    /// The tangent's components: `vec4` (default) or `vec3`.
     pub tangent_format: TangentFormat,
+    pub normal_encoding: Encoding,
+    pub tangent_encoding: Encoding,
 }
 
 impl FrameFields {
     /// (name, offset, size) of each field given.
     fn fields(&self) -> impl Iterator<Item = Field> {
-        let tangent = 4 * self.tangent_format.words();
         [
-            ("normal", self.normal, 12),
-            ("tangent", self.tangent, tangent),
+            ("normal", self.normal, self.normal_encoding.bytes(3)),
+            ("tangent", self.tangent, self.tangent_bytes()),
         ]
         .into_iter()
         .filter_map(|(name, offset, size)| offset.map(|o| (name.to_string(), o, size)))
+    }
+
+    /// The tangent field's bytes, in its encoding.
+    pub fn tangent_bytes(&self) -> u32 {
+        self.tangent_encoding.bytes(self.tangent_format.words())
+    }
+
+    /// Whether field `name` (as [`Pulled::fields`] names it) is a direction packed into integer
+    /// words.
+    pub fn packed(&self, name: &str) -> bool {
+        match name {
+            "normal" => self.normal_encoding.packed(),
+            "tangent" => self.tangent_encoding.packed(),
+            _ => false,
+        }
     }
 }
 
@@ -526,16 +545,20 @@ impl Pulled {
             }
             put(o, 12, bytemuck::cast_slice(positions));
         }
-        if let Some(o) = self.frames.normal {
-            put(o, 12, bytemuck::cast_slice(frames.0));
-        }
-        if let Some(o) = self.frames.tangent {
-            // A vec3 tangent is its direction alone: xyz, no handedness.
-            let floats = self.frames.tangent_format.words() as usize;
-            let bytes: Vec<u8> = (frames.1.iter())
-                .flat_map(|t| bytemuck::cast_slice::<f32, u8>(&t[..floats]).to_vec())
+        let f = &self.frames;
+        if let Some(o) = f.normal {
+            let bytes: Vec<u8> = (frames.0.iter())
+                .flat_map(|n| f.normal_encoding.encode(n, 3))
                 .collect();
-            put(o, 4 * floats, &bytes);
+            put(o, f.normal_encoding.bytes(3) as usize, &bytes);
+        }
+        if let Some(o) = f.tangent {
+            // A vec3 tangent is its direction alone: xyz, no handedness.
+            let k = f.tangent_format.words() as usize;
+            let bytes: Vec<u8> = (frames.1.iter())
+                .flat_map(|t| f.tangent_encoding.encode(t, k))
+                .collect();
+            put(o, f.tangent_bytes() as usize, &bytes);
         }
         for ((j, w), (&jo, &wo)) in sets
             .iter()
@@ -656,6 +679,10 @@ pub struct Reads {
     pub planar: Option<String>,
     /// How the shader skins normals, which the CPU reference follows.
     pub normals: NormalMatrix,
+    /// How it reads the source normals and tangents (packed ones are quantised for the CPU
+    /// reference too).
+    pub normal_encoding: Encoding,
+    pub tangent_encoding: Encoding,
 }
 
 impl Default for Reads {
@@ -668,6 +695,8 @@ impl Default for Reads {
             sets_whence: String::new(),
             planar: None,
             normals: NormalMatrix::InverseTranspose,
+            normal_encoding: Encoding::F32,
+            tangent_encoding: Encoding::F32,
         }
     }
 }
@@ -812,6 +841,7 @@ mod tests {
             normal: Some(48),
             tangent: Some(36),
             tangent_format: TangentFormat::Vec3,
+            ..FrameFields::default()
         };
         layout.stride = 60;
         assert_eq!(check_fields(layout.stride, &layout.fields()), Ok(()));
@@ -822,6 +852,30 @@ mod tests {
         assert_eq!(bytes[44..48], 0.0f32.to_le_bytes());
         assert_eq!(bytes[60 + 48..60 + 52], 0.0f32.to_le_bytes());
         assert_eq!(bytes[60 + 52..60 + 56], 1.0f32.to_le_bytes());
+        // Packed snorm8: the normal and the vec4 tangent one word each, w the handedness.
+        layout.frames = FrameFields {
+            normal: Some(36),
+            tangent: Some(40),
+            normal_encoding: Encoding::Snorm8,
+            tangent_encoding: Encoding::Snorm8,
+            ..FrameFields::default()
+        };
+        layout.stride = 44;
+        assert_eq!(check_fields(layout.stride, &layout.fields()), Ok(()));
+        assert!(layout.frames.packed("normal") && !layout.frames.packed("position"));
+        let bytes = layout
+            .pack(&positions, (&normals, &tangents), &sets)
+            .unwrap();
+        assert_eq!(bytes[36..44], [0, 0, 127, 0, 127, 0, 0, 127]);
+        assert_eq!(bytes[44 + 36..44 + 44], [0, 127, 0, 0, 127, 0, 0, 0x81]);
+        layout.frames.normal_encoding = Encoding::F16;
+        let wide = check_fields(layout.stride, &layout.fields()).unwrap_err();
+        assert_eq!(wide.0, "tangent");
+        assert!(
+            wide.1.contains("overlap `normal` (bytes 36 to 43)"),
+            "{}",
+            wide.1
+        );
         layout.stride = 64;
         let packed = Packed {
             stride: 40,

@@ -607,10 +607,16 @@ pub struct Vertices {
     /// The source `vec4<f32>` tangent's offset (16 bytes, w = handedness), if it reads it here.
     #[serde(default)]
     pub tangent: Option<Place>,
-    /// The source tangent's floats: `vec4` (default: xyz, then the handedness w) or `vec3` (the
-    /// direction alone, 12 bytes, as engines store it that keep no handedness).
+    /// The source tangent's components: `vec4` (default: xyz, then the handedness w) or `vec3`
+    /// (the direction alone, as engines store it that keep no handedness).
     #[serde(default)]
     pub tangent_format: crate::format::TangentFormat,
+    /// How the normal and the tangent are stored: `f32` (default), or packed (`snorm8`, one word
+    /// as `pack4x8snorm` writes it; `snorm16`, `f16`: two words).
+    #[serde(default)]
+    pub normal_encoding: crate::format::Encoding,
+    #[serde(default)]
+    pub tangent_encoding: crate::format::Encoding,
 }
 
 /// A byte-addressed buffer of each vertex's joints and weights alone, beside the vertices' own
@@ -669,10 +675,16 @@ pub struct Output {
     /// The skinned `vec4<f32>` tangent's offset (16 bytes, w the source's).
     #[serde(default)]
     pub tangent: Option<Place>,
-    /// The skinned tangent's floats: `vec4` (default, w the source's handedness) or `vec3` (the
-    /// direction alone, as an engine that writes xyz only keeps it: no handedness compared).
+    /// The skinned tangent's components: `vec4` (default, w the source's handedness) or `vec3`
+    /// (the direction alone, as an engine that writes xyz only keeps it: no handedness compared).
     #[serde(default)]
     pub tangent_format: crate::format::TangentFormat,
+    /// How the skinned normal and tangent are written, as `compute.vertices`' (a packed one is
+    /// compared within the case's angle plus its rounding).
+    #[serde(default)]
+    pub normal_encoding: crate::format::Encoding,
+    #[serde(default)]
+    pub tangent_encoding: crate::format::Encoding,
 }
 
 impl Output {
@@ -687,6 +699,8 @@ impl Output {
                 normal: named.maybe("normal", &self.normal),
                 tangent: named.maybe("tangent", &self.tangent),
                 tangent_format: self.tangent_format,
+                normal_encoding: self.normal_encoding,
+                tangent_encoding: self.tangent_encoding,
             },
             others: Vec::new(),
             members: named.0,

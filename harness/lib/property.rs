@@ -609,11 +609,6 @@ mod tests {
             .iter()
             .any(|w| w.iter().filter(|&&x| x > 0.0).count() == 4));
         let naga = naga::front::wgsl::parse_str(&pass_through_wgsl(&Contract::builtin())).unwrap();
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::default(),
-        )
-        .validate(&naga)
-        .unwrap();
+        crate::validator::strict().validate(&naga).unwrap();
     }
 }

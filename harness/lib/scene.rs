@@ -90,7 +90,8 @@ impl Scene {
     }
 
     /// The scene as a shader that `reads` so sees it: refused when a joint index does not fit its
-    /// joint format, weights quantised as it reads them, so the CPU reference sees the same.
+    /// joint format, weights, normals and tangents quantised as it reads them, so the CPU
+    /// reference sees the same.
     pub fn for_shader(case: &Case, reads: &Reads) -> Result<Scene, SceneError> {
         let (skeleton, mut mesh, mut pose, bind_palette) = match (
             &case.model,
@@ -229,6 +230,12 @@ impl Scene {
         }
         for w in mesh.weights_mut() {
             *w = reads.weights.quantise(*w);
+        }
+        for n in &mut mesh.normals {
+            *n = reads.normal_encoding.quantise(*n);
+        }
+        for t in &mut mesh.tangents {
+            *t = reads.tangent_encoding.quantise(*t);
         }
         let posed_palette = skeleton.palette(&pose);
         let cpu_bind = crate::reference::skin(&bind_palette, &mesh);

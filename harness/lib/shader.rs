@@ -197,10 +197,7 @@ impl Shader {
             }
             ShaderError::Invalid(text)
         })?;
-        let mut validator = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::default(),
-        );
+        let mut validator = crate::validator::strict();
         let own_lines = self.source.lines().count() as u32;
         let valid = validator.validate(&module).map_err(|e| {
             let mut text = e.emit_to_string_with_path(&source, &path);
@@ -274,12 +271,7 @@ fn compose(
 /// the camera struct's size and a fixed-length palette's length. A shader naga cannot read keeps
 /// the defaults; validation then says why.
 fn resolve(contract: &mut Contract, module: &naga::Module) {
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(module)
-    .ok();
+    let info = crate::validator::strict().validate(module).ok();
     let entry = contract.compute.as_deref();
     if let Some(ep) = module
         .entry_points
@@ -1196,6 +1188,30 @@ fn in_place_violations(contract: &Contract) -> Vec<String> {
             ));
         }
     }
+    let (o, f) = (&out.frames, &from.frames);
+    let encodings = [
+        (
+            "normal",
+            o.normal.is_some(),
+            o.normal_encoding,
+            f.normal_encoding,
+        ),
+        (
+            "tangent",
+            o.tangent.is_some(),
+            o.tangent_encoding,
+            f.tangent_encoding,
+        ),
+    ];
+    for (name, given, written, source) in encodings {
+        if given && written != source {
+            bad.push(format!(
+                "`compute.output.{name}_encoding` is {}, and the output is skinned in place over the vertices, whose {name} is {}: one buffer holds one encoding{whence}",
+                written.name(),
+                source.name()
+            ));
+        }
+    }
     bad
 }
 
@@ -1564,10 +1580,7 @@ fn struct_fields(
         }
         (Want::OutputWords, _) => {
             let p = contract.packed.as_ref()?;
-            let fields = p.fields().into_iter();
-            let fields = fields
-                .map(|f| (f, crate::vertex_struct::Bits::Float))
-                .collect();
+            let fields = crate::vertex_struct::packed_fields(p);
             (fields, "compute.output", p.stride, &p.members)
         }
         _ => return None,

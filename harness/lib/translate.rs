@@ -112,12 +112,9 @@ impl Validated {
             .get_or_init(|| {
                 let module = naga::front::wgsl::parse_str(&self.source)
                     .map_err(|e| rejected(e.to_string()))?;
-                let info = naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::default(),
-                )
-                .validate(&module)
-                .map_err(|e| rejected(e.into_inner().to_string()))?;
+                let info = crate::validator::strict()
+                    .validate(&module)
+                    .map_err(|e| rejected(e.into_inner().to_string()))?;
                 Ok((module, info))
             })
             .as_ref()

@@ -15,22 +15,39 @@ use naga::{Handle, ScalarKind, TypeInner};
 
 use crate::format::Field;
 
-/// What a field's bytes hold: floats, or integer words (joint indices, packed unorm weights).
+/// What a field's bytes hold: floats, or integer words (joint indices, packed unorm weights,
+/// packed directions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bits {
     Float,
     Int,
 }
 
-/// A pulled vertex's fields with their kinds: joints and unorm weights are integer words, the
-/// rest floats.
+/// A pulled vertex's fields with their kinds: joints, unorm weights and packed directions are
+/// integer words, the rest floats.
 pub fn pulled_fields(p: &crate::format::Pulled) -> Vec<(Field, Bits)> {
     let int_weights = p.weights != crate::format::WeightFormat::F32x4;
     p.fields()
         .into_iter()
         .map(|f| {
-            let int = f.0.starts_with("joints") || (f.0.starts_with("weights") && int_weights);
+            let int = f.0.starts_with("joints")
+                || (f.0.starts_with("weights") && int_weights)
+                || p.frames.packed(&f.0);
             (f, if int { Bits::Int } else { Bits::Float })
+        })
+        .collect()
+}
+
+/// An output's fields with their kinds: packed directions are integer words, the rest floats.
+pub fn packed_fields(p: &crate::format::Packed) -> Vec<(Field, Bits)> {
+    (p.fields().into_iter())
+        .map(|f| {
+            let bits = if p.frames.packed(&f.0) {
+                Bits::Int
+            } else {
+                Bits::Float
+            };
+            (f, bits)
         })
         .collect()
 }
@@ -297,6 +314,13 @@ pub fn violations(
                 let kind = match bits {
                     Bits::Float => "floats",
                     Bits::Int => "integer words",
+                };
+                // A normal or tangent on integer words is packed: say how to give that.
+                let packed =
+                    *bits == Bits::Float && ["normal", "tangent"].contains(&field.as_str());
+                let hint = match packed {
+                    true => format!("{hint}; a direction packed into integer words takes its encoding, `{field}_encoding: snorm8` (`pack4x8snorm`), `snorm16` or `f16`"),
+                    false => hint.clone(),
                 };
                 bad.push((
                     field.clone(),

@@ -1484,12 +1484,13 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 
 /// The example shaders that skin normals and tangents where the harness reads them: their own
 /// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
-const SKIN_NORMALS: [&str; 5] = [
+const SKIN_NORMALS: [&str; 6] = [
     "skinning_normals",
     "compute_pulled",
     "vertex_normals",
     "compute_frame_streams",
     "compute_regions",
+    "compute_packed_frames",
 ];
 /// The examples that write skinned normals but no tangents.
 const SKIN_NORMALS_ONLY: [&str; 5] = [
@@ -1565,8 +1566,14 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 23] = [
+    let examples: [Example; 24] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
+        (
+            "compute_packed_frames",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
+        ),
         ("skinning_normals", "posed_matches_cpu", None, None),
         ("composed_skinning", "posed_matches_cpu", None, None),
         (
@@ -4146,7 +4153,9 @@ fn normals_renormalised_later_are_compared_by_direction() {
 /// drafted on), `vertex_float_joints` (a mesh uniform's `visibility`, drafted 1) and
 /// `vertex_joint_texture` (a joint index times 8: each joint's normal matrix in the texels after
 /// its matrix), `compute_pulled` and `vertex_pulled` (bare words, each field found by what the
-/// stage does with the words it loads) pass every row on both adapters as drafted.
+/// stage does with the words it loads) and `compute_packed_frames` (a normal and a tangent packed
+/// in u32 members, their encoding the pack builtins the shader calls) pass every row on both
+/// adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
     for name in [
@@ -4162,6 +4171,7 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         "vertex_joint_texture",
         "compute_pulled",
         "vertex_pulled",
+        "compute_packed_frames",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

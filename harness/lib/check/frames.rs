@@ -3,6 +3,7 @@
 
 use super::{by_frame_path, Input, Outcome};
 use crate::contract::Role;
+use crate::format::Encoding;
 use crate::gpu::compute::{Fault, Skinned};
 
 /// Which direction a check compares.
@@ -93,7 +94,7 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
     if let Some(why) = skip_reason(input, which, expected[1].len()) {
         return Outcome::skip(why);
     }
-    let degrees = input.case.tolerance.max_angle_degrees;
+    let allowed = Allowed::of(input, which);
     // A vec3 tangent has no handedness to compare.
     let handed = which == Which::Tangents && input.ctx.contract().tangent_handedness();
     let mut worst = 0.0f64;
@@ -108,7 +109,7 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
             Ok(Some(Ok(v))) => v,
         };
         let unit = input.ctx.contract().frame_length == crate::contract::FrameLength::Unit;
-        match compare(gpu, expected, degrees, which, (handed, unit)) {
+        match compare(gpu, expected, allowed, which, (handed, unit)) {
             Ok(angle) => worst = worst.max(angle),
             Err((figure, why)) => {
                 let why = format!("{why}{}", other_normal_matrix(input, which, (handed, unit)));
@@ -143,15 +144,15 @@ fn other_normal_matrix(input: &Input, which: Which, flags: (bool, bool)) -> Stri
     ) else {
         return String::new();
     };
-    let degrees = input.case.tolerance.max_angle_degrees;
+    let allowed = Allowed::of(input, which);
     // Every other matrix they match: where joints only rotate, `blended` and `per_joint` agree,
     // and another case tells them apart.
     let matches: Vec<String> = (crate::contract::NormalMatrix::ALL.into_iter())
         .filter(|&by| by != contract.normal_matrix)
         .filter(|&by| {
             let [b, p] = input.run.scene.normals_by(by);
-            compare(bind, &widen(b), degrees, which, flags).is_ok()
-                && compare(posed, &widen(p), degrees, which, flags).is_ok()
+            compare(bind, &widen(b), allowed, which, flags).is_ok()
+                && compare(posed, &widen(p), allowed, which, flags).is_ok()
         })
         .map(|by| format!("`normal_matrix: {}`", by.name()))
         .collect();
@@ -165,6 +166,63 @@ fn other_normal_matrix(input: &Input, which: Which, flags: (bool, bool)) -> Stri
     )
 }
 
+/// How far a GPU direction may be from the CPU's: the case's angle, plus the rounding of the
+/// encoding the shader writes it in (a packed direction cannot be nearer than that).
+#[derive(Clone, Copy, Debug)]
+struct Allowed {
+    degrees: f64,
+    encoding: Encoding,
+}
+
+impl Allowed {
+    /// The case's angle for `which`'s output as the contract encodes it.
+    fn of(input: &Input, which: Which) -> Allowed {
+        let frames = (input.ctx.contract().packed.as_ref()).map(|p| p.frames);
+        let encoding = frames.map_or(Encoding::F32, |f| match which {
+            Which::Normals if f.normal.is_some() => f.normal_encoding,
+            Which::Tangents if f.tangent.is_some() => f.tangent_encoding,
+            _ => Encoding::F32,
+        });
+        Allowed {
+            degrees: input.case.tolerance.max_angle_degrees,
+            encoding,
+        }
+    }
+
+    fn degrees(self) -> f64 {
+        self.degrees + self.encoding.rounding().1
+    }
+
+    /// How far from unit length: the angle's sine, plus the encoding's rounding.
+    fn length(self) -> f64 {
+        self.degrees.to_radians().sin() + self.encoding.rounding().0
+    }
+
+    fn angle_whence(self) -> String {
+        let case = format!("tolerance.max_angle_degrees {}", self.degrees);
+        match self.encoding.packed() {
+            false => case,
+            true => format!(
+                "{case}, plus {:.3} for the output's {} rounding",
+                self.encoding.rounding().1,
+                self.encoding.name()
+            ),
+        }
+    }
+
+    fn length_whence(self) -> String {
+        let case = "the sine of tolerance.max_angle_degrees";
+        match self.encoding.packed() {
+            false => case.to_string(),
+            true => format!(
+                "{case}, plus {:.1e} for the output's {} rounding",
+                self.encoding.rounding().0,
+                self.encoding.name()
+            ),
+        }
+    }
+}
+
 /// The largest angle in degrees between `gpu` and `expected` (vertices whose expected direction
 /// is zero left out), or the first vertex that breaks the tolerance: (figure, why); with
 /// `handed`, a w other than the expected one breaks it too, and with `unit` a length other than
@@ -172,12 +230,12 @@ fn other_normal_matrix(input: &Input, which: Which, flags: (bool, bool)) -> Stri
 fn compare(
     gpu: &[[f32; 4]],
     expected: &[[f32; 4]],
-    degrees: f64,
+    allowed: Allowed,
     which: Which,
     (handed, unit): (bool, bool),
 ) -> Result<f64, (String, String)> {
     let name = which.name();
-    let unit_slack = degrees.to_radians().sin();
+    let (degrees, unit_slack) = (allowed.degrees(), allowed.length());
     let mut worst = 0.0f64;
     for (v, (g, e)) in gpu.iter().zip(expected).enumerate() {
         let dir = |x: &[f32; 4]| glam::DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64);
@@ -204,7 +262,8 @@ fn compare(
             return Err((
                 format!("{angle:.3} deg"),
                 format!(
-                    "the {name} of vertex {v} is {angle:.4} degrees from the CPU reference's (tolerance.max_angle_degrees {degrees}): GPU {g:?} vs CPU {e:?}"
+                    "the {name} of vertex {v} is {angle:.4} degrees from the CPU reference's ({}): GPU {g:?} vs CPU {e:?}",
+                    allowed.angle_whence()
                 ),
             ));
         }
@@ -213,8 +272,9 @@ fn compare(
             return Err((
                 format!("length {:.4}", gd.length()),
                 format!(
-                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, the sine of tolerance.max_angle_degrees): renormalise after skinning, or, where a later stage renormalises, say so with the profile's `frame_length: any`; GPU {g:?} vs CPU {e:?}",
-                    gd.length()
+                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, {}): renormalise after skinning, or, where a later stage renormalises, say so with the profile's `frame_length: any`; GPU {g:?} vs CPU {e:?}",
+                    gd.length(),
+                    allowed.length_whence()
                 ),
             ));
         }
@@ -236,6 +296,13 @@ fn compare(
 mod tests {
     use super::*;
 
+    fn angle(degrees: f64) -> Allowed {
+        Allowed {
+            degrees,
+            encoding: Encoding::F32,
+        }
+    }
+
     #[test]
     fn angles_lengths_and_handedness_decide() {
         let cpu = vec![[1.0, 0.0, 0.0, -1.0], [0.0, 0.0, 0.0, 1.0]];
@@ -243,32 +310,58 @@ mod tests {
         let (s, c) = 1f32.to_radians().sin_cos();
         let off = vec![[c, s, 0.0, -1.0], [5.0, 5.0, 5.0, 1.0]];
         assert!(
-            (compare(&off, &cpu, 1.5, Which::Tangents, (true, true)).unwrap() - 1.0).abs() < 1e-4
+            (compare(&off, &cpu, angle(1.5), Which::Tangents, (true, true)).unwrap() - 1.0).abs()
+                < 1e-4
         );
-        let err = compare(&off, &cpu, 0.5, Which::Normals, (false, true)).unwrap_err();
+        let err = compare(&off, &cpu, angle(0.5), Which::Normals, (false, true)).unwrap_err();
         assert!(err.1.contains("vertex 0 is 1.0000 degrees"), "{}", err.1);
         let long = vec![[1.01, 0.0, 0.0, -1.0], cpu[1]];
-        let err = compare(&long, &cpu, 0.05, Which::Normals, (false, true)).unwrap_err();
+        let err = compare(&long, &cpu, angle(0.05), Which::Normals, (false, true)).unwrap_err();
         assert!(err.1.contains("has length 1.010000, not 1"), "{}", err.1);
         // Renormalised later (`frame_length: any`): its direction alone counts, but a normal of
         // no length points nowhere.
-        assert!(compare(&long, &cpu, 0.05, Which::Normals, (false, false)).is_ok());
+        assert!(compare(&long, &cpu, angle(0.05), Which::Normals, (false, false)).is_ok());
         let zero = vec![[0.0, 0.0, 0.0, -1.0], cpu[1]];
-        let err = compare(&zero, &cpu, 0.05, Which::Normals, (false, false)).unwrap_err();
+        let err = compare(&zero, &cpu, angle(0.05), Which::Normals, (false, false)).unwrap_err();
         assert_eq!(err.0, "no direction");
         let flipped = vec![[1.0, 0.0, 0.0, 1.0], cpu[1]];
         assert_eq!(
-            compare(&flipped, &cpu, 0.05, Which::Tangents, (true, true))
+            compare(&flipped, &cpu, angle(0.05), Which::Tangents, (true, true))
                 .unwrap_err()
                 .0,
             "w lost"
         );
         // A vec3 tangent's w is not compared.
-        assert!(compare(&flipped, &cpu, 0.05, Which::Tangents, (false, true)).is_ok());
-        assert!(compare(&flipped, &cpu, 0.05, Which::Normals, (false, true)).is_ok());
+        assert!(compare(&flipped, &cpu, angle(0.05), Which::Tangents, (false, true)).is_ok());
+        assert!(compare(&flipped, &cpu, angle(0.05), Which::Normals, (false, true)).is_ok());
+        // Written as snorm8, 0.3 degrees and 0.5 % long is within the packing's rounding; as
+        // f32 it is not.
+        let (s, c) = 0.3f32.to_radians().sin_cos();
+        let rounded = vec![[c * 1.005, s * 1.005, 0.0, -1.0], cpu[1]];
+        let snorm8 = Allowed {
+            degrees: 0.05,
+            encoding: Encoding::Snorm8,
+        };
+        assert!(compare(&rounded, &cpu, snorm8, Which::Normals, (false, true)).is_ok());
+        let err = compare(&rounded, &cpu, angle(0.05), Which::Normals, (false, true)).unwrap_err();
+        assert!(
+            err.1.contains("(tolerance.max_angle_degrees 0.05)"),
+            "{}",
+            err.1
+        );
+        let (s, c) = 0.5f32.to_radians().sin_cos();
+        let beyond = vec![[c, s, 0.0, -1.0], cpu[1]];
+        let err = compare(&beyond, &cpu, snorm8, Which::Normals, (false, true)).unwrap_err();
+        assert!(
+            err.1.contains(
+                "(tolerance.max_angle_degrees 0.05, plus 0.393 for the output's snorm8 rounding)"
+            ),
+            "{}",
+            err.1
+        );
         let nan = vec![[f32::NAN, 0.0, 0.0, -1.0], cpu[1]];
         assert_eq!(
-            compare(&nan, &cpu, 0.05, Which::Normals, (false, true))
+            compare(&nan, &cpu, angle(0.05), Which::Normals, (false, true))
                 .unwrap_err()
                 .0,
             "not finite"

@@ -509,6 +509,71 @@ fn member_words(module: &Module, ty: naga::Handle<naga::Type>) -> Option<(u32, b
     }
 }
 
+/// How a direction held in integer member `name` of a vertex struct is packed: by the pack and
+/// unpack builtins the module calls, those for its words (one word: `pack4x8snorm`; two:
+/// `pack2x16snorm` or `pack2x16float`); None for a member of floats or a packing not called.
+fn packed_encoding(
+    module: &Module,
+    members: &[naga::StructMember],
+    name: &str,
+) -> Option<crate::format::Encoding> {
+    use crate::format::Encoding;
+    use naga::MathFunction as M;
+    let m = members.iter().find(|m| m.name.as_deref() == Some(name))?;
+    let calls = |funs: &[M]| {
+        let uses = |f: &naga::Function| {
+            (f.expressions.iter())
+                .any(|(_, e)| matches!(e, naga::Expression::Math { fun, .. } if funs.contains(fun)))
+        };
+        module.functions.iter().any(|(_, f)| uses(f))
+            || module.entry_points.iter().any(|e| uses(&e.function))
+    };
+    match member_words(module, m.ty)? {
+        (1, false) if calls(&[M::Unpack4x8snorm, M::Pack4x8snorm]) => Some(Encoding::Snorm8),
+        (2, false) if calls(&[M::Unpack2x16snorm, M::Pack2x16snorm]) => Some(Encoding::Snorm16),
+        (2, false) if calls(&[M::Unpack2x16float, M::Pack2x16float]) => Some(Encoding::F16),
+        _ => None,
+    }
+}
+
+/// Whether anything reads the w of an `unpack4x8snorm` result: an access to it, a swizzle with
+/// it, or the whole vector used as it is (stored, passed, computed with).
+fn unpacked_w_read(module: &Module) -> bool {
+    use naga::Expression as E;
+    let reads_w = |f: &naga::Function| {
+        let unpacked = |h: naga::Handle<E>| {
+            matches!(
+                f.expressions[h],
+                E::Math {
+                    fun: naga::MathFunction::Unpack4x8snorm,
+                    ..
+                }
+            )
+        };
+        let in_expressions = f.expressions.iter().any(|(_, e)| match *e {
+            E::Swizzle {
+                size,
+                vector,
+                pattern,
+            } => unpacked(vector) && pattern[..size as usize].contains(&naga::SwizzleComponent::W),
+            E::AccessIndex { base, index } => unpacked(base) && index == 3,
+            _ => super::flow::operands(e).into_iter().any(unpacked),
+        });
+        let mut in_statements = false;
+        crate::shader::for_each_statement(&f.body, &mut |st| {
+            in_statements |= match st {
+                naga::Statement::Store { value, .. } => unpacked(*value),
+                naga::Statement::Return { value } => value.is_some_and(unpacked),
+                naga::Statement::Call { arguments, .. } => arguments.iter().any(|&a| unpacked(a)),
+                _ => false,
+            };
+        });
+        in_expressions || in_statements
+    };
+    module.functions.iter().any(|(_, f)| reads_w(f))
+        || module.entry_points.iter().any(|e| reads_w(&e.function))
+}
+
 /// A byte-addressed vertex buffer (bare 32-bit words, read-only) laid out by what the stage does
 /// with the words it loads ([`super::words`]): `compute.vertices` (or `compute.influences`
 /// where it holds no position), and a byte-addressed output of words by what each store carries;
@@ -575,9 +640,20 @@ fn struct_streams(
     taken: &mut Vec<(u32, u32)>,
 ) -> Vec<&'static str> {
     let writable = |g: &Global| g.writable();
+    // The member named as one of `words`: exactly so first (`tangent` before `bitangent_sign`),
+    // else one whose name holds it (never a bitangent for a tangent).
     let member = |ms: &[naga::StructMember], words: &[&str]| {
-        (ms.iter())
-            .find(|m| m.name.as_deref().is_some_and(|n| named(n, words)))
+        let flat = |m: &naga::StructMember| {
+            (m.name.as_deref().unwrap_or_default().to_ascii_lowercase()).replace('_', "")
+        };
+        let exact = ms.iter().find(|m| words.contains(&flat(m).as_str()));
+        let bitangent =
+            |m: &naga::StructMember| words.contains(&"tangent") && (flat(m).contains("bitangent"));
+        exact
+            .or_else(|| {
+                (ms.iter())
+                    .find(|m| m.name.as_deref().is_some_and(|n| named(n, words)) && !bitangent(m))
+            })
             .map(|m| (m.name.clone().unwrap_or_default(), m.ty))
     };
     // A position, normal or tangent: the member named so, else three float members split by
@@ -624,12 +700,22 @@ fn struct_streams(
         }
         (floats == 4).then_some("f32x4")
     };
-    // A tangent of three floats is its direction alone: `tangent_format: vec3`.
-    let vec3_tangent = |ms: &[naga::StructMember], what: &str, m: &str| {
+    // A tangent of three floats is its direction alone: `tangent_format: vec3`; a direction in
+    // integer words is packed, as the pack builtins the shader calls write it.
+    let frame_format = |ms: &[naga::StructMember], what: &str, m: &str| {
+        if let Some(e) = packed_encoding(module, ms, m) {
+            // A snorm8 tangent whose unpacked w nothing reads (`unpack4x8snorm(t).xyz`, blade's)
+            // keeps no handedness there.
+            let xyz = what == "tangent"
+                && e == crate::format::Encoding::Snorm8
+                && !unpacked_w_read(module);
+            let format = if xyz { ", tangent_format: vec3" } else { "" };
+            return format!(", {what}_encoding: {}{format}", e.name());
+        }
         if what == "tangent" && field_floats(module, ms, m) == Some(3) {
-            ", tangent_format: vec3"
+            ", tangent_format: vec3".to_string()
         } else {
-            ""
+            String::new()
         }
     };
     let mut covered = Vec::new();
@@ -655,7 +741,7 @@ fn struct_streams(
             covered.push("positions");
             for (what, has) in [("normal", &mut sources.0), ("tangent", &mut sources.1)] {
                 if let Some(m) = field(ms, what) {
-                    let _ = write!(fields, ", {what}: {m}{}", vec3_tangent(ms, what, &m));
+                    let _ = write!(fields, ", {what}: {m}{}", frame_format(ms, what, &m));
                     *has = true;
                     covered.push(if what == "normal" {
                         "normals"
@@ -713,7 +799,7 @@ fn struct_streams(
         );
         for (what, has) in [("normal", sources.0), ("tangent", sources.1)] {
             if let (true, Some(m)) = (has, field(ms, what)) {
-                let _ = write!(fields, ", {what}: {m}{}", vec3_tangent(ms, what, &m));
+                let _ = write!(fields, ", {what}: {m}{}", frame_format(ms, what, &m));
             }
         }
         taken.push((g.group, g.binding));

@@ -130,7 +130,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (24, 24), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (25, 25), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -1373,4 +1373,74 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> 
     );
     let d = draft("plain.wgsl", &source.replace("STRIDE", "4")).unwrap();
     assert!(!d.yaml.contains("normal_texels"), "{}", d.yaml);
+}
+
+/// Directions packed into integer members (blade's vertex: `normal: u32`, `tangent: u32`, read
+/// by `unpack4x8snorm`) are drafted in the packing the shader calls, a tangent whose unpacked w
+/// nothing reads as `tangent_format: vec3`; the member named `tangent` is the tangent, not the
+/// `bitangent_sign` before it. The draft validates against the shader.
+#[test]
+fn packed_directions_take_the_encoding_the_shader_unpacks() {
+    let blade = r#"
+struct Vertex { position: vec3<f32>, bitangent_sign: f32, uv: vec2<f32>, normal: u32, tangent: u32 }
+struct Skin { joints: u32, weights: u32 }
+@group(0) @binding(0) var<storage> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage> source: array<Vertex>;
+@group(0) @binding(2) var<storage> skins: array<Skin>;
+@group(0) @binding(3) var<storage, read_write> destination: array<Vertex>;
+fn decode(raw: u32) -> vec3<f32> { return unpack4x8snorm(raw).xyz; }
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= arrayLength(&source) { return; }
+    var v = source[i];
+    let j = (vec4<u32>(skins[i].joints) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(0xffu);
+    let w = unpack4x8unorm(skins[i].weights);
+    let m = bones[j.x] * w.x + bones[j.y] * w.y + bones[j.z] * w.z + bones[j.w] * w.w;
+    v.position = (m * vec4<f32>(v.position, 1.0)).xyz;
+    v.normal = pack4x8snorm(vec4<f32>(normalize((m * vec4<f32>(decode(v.normal), 0.0)).xyz), 0.0));
+    v.tangent = pack4x8snorm(vec4<f32>(normalize((m * vec4<f32>(decode(v.tangent), 0.0)).xyz), 0.0));
+    destination[i] = v;
+}
+"#;
+    let d = draft("blade.wgsl", blade).unwrap();
+    let fields = "position: position, normal: normal, normal_encoding: snorm8, tangent: tangent, tangent_encoding: snorm8, tangent_format: vec3 }";
+    for want in [
+        format!("  vertices: {{ group: 0, binding: 1, {fields}"),
+        format!("  output: {{ group: 0, binding: 3, {fields}"),
+    ] {
+        assert!(d.yaml.contains(&want), "{want}\n{}", d.yaml);
+    }
+    let valid = validates("blade.wgsl", blade, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
+    // The tangent's w read back (its handedness kept): a vec4 tangent.
+    let handed = blade.replace(
+        "normalize((m * vec4<f32>(decode(v.tangent), 0.0)).xyz), 0.0)",
+        "normalize((m * vec4<f32>(decode(v.tangent), 0.0)).xyz), unpack4x8snorm(v.tangent).w)",
+    );
+    let d = draft("handed.wgsl", &handed).unwrap();
+    assert!(
+        d.yaml
+            .contains("tangent: tangent, tangent_encoding: snorm8 }"),
+        "{}",
+        d.yaml
+    );
+    // Two words a direction, as `pack2x16float` writes them: f16.
+    let half = blade
+        .replace("normal: u32, tangent: u32", "normal: vec2<u32>, tangent: vec2<u32>")
+        .replace(
+            "fn decode(raw: u32) -> vec3<f32> { return unpack4x8snorm(raw).xyz; }",
+            "fn decode(raw: vec2<u32>) -> vec3<f32> { return vec3<f32>(unpack2x16float(raw.x), unpack2x16float(raw.y).x); }\nfn encode(n: vec3<f32>) -> vec2<u32> { return vec2<u32>(pack2x16float(n.xy), pack2x16float(vec2<f32>(n.z, 0.0))); }",
+        )
+        .replace("pack4x8snorm(vec4<f32>(normalize", "encode((normalize")
+        .replace(".xyz), 0.0));", ".xyz)));");
+    let d = draft("half.wgsl", &half).unwrap();
+    assert!(
+        d.yaml.contains(
+            "normal: normal, normal_encoding: f16, tangent: tangent, tangent_encoding: f16 }"
+        ),
+        "{}",
+        d.yaml
+    );
+    let valid = validates("half.wgsl", &half, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
 }

@@ -4,6 +4,7 @@ use glam::Mat4;
 
 use super::{readback, Context, GpuError};
 use crate::contract::Role;
+use crate::format::Encoding;
 use crate::rig::Mesh;
 
 /// Skinned positions of every vertex of `mesh` under `palette`, computed on the GPU.
@@ -168,12 +169,9 @@ struct Output {
     /// Whether every word outside the fields must stay untouched (a byte-addressed output,
     /// where such a write lands on another field or vertex).
     fields_only: bool,
-    /// The first of the skinned normal's 3 words and the tangent's `tangent_words`, where the
-    /// output holds them (a byte-addressed output's fields).
-    normal: Option<usize>,
-    tangent: Option<usize>,
-    /// The tangent field's words: 4 (w the handedness) or a vec3's 3.
-    tangent_words: usize,
+    /// The skinned normal and tangent fields, where the output holds them (a byte-addressed
+    /// output's).
+    frames: FrameWords,
     /// The words of an output struct's other members, which the shader may write.
     others: Vec<usize>,
     /// Written over the vertices it reads (see `Contract::in_place`): a vertex whose fields the
@@ -191,9 +189,7 @@ impl Output {
                 w: None,
                 point_w: false,
                 fields_only: true,
-                normal: p.frames.normal.map(|o| o as usize / 4),
-                tangent: p.frames.tangent.map(|o| o as usize / 4),
-                tangent_words: p.frames.tangent_format.words() as usize,
+                frames: FrameWords::of(&p.frames),
                 others: (p.others.iter())
                     .flat_map(|&(o, n)| (o / 4..(o + n).div_ceil(4)).map(|w| w as usize))
                     .collect(),
@@ -206,9 +202,7 @@ impl Output {
                 w: (contract.formats.skinned == crate::contract::PositionFormat::Vec4).then_some(3),
                 point_w: contract.point_output,
                 fields_only: false,
-                normal: None,
-                tangent: None,
-                tangent_words: 4,
+                frames: FrameWords::NONE,
                 others: Vec::new(),
                 in_place: contract.in_place(),
             },
@@ -225,9 +219,7 @@ impl Output {
             w: None,
             point_w: false,
             fields_only: stream.byte_addressed,
-            normal: None,
-            tangent: None,
-            tangent_words: 4,
+            frames: FrameWords::NONE,
             others: Vec::new(),
             in_place,
         }
@@ -236,9 +228,53 @@ impl Output {
     /// Each field's words: (first word, count), the position first.
     fn fields(&self) -> Vec<(usize, usize)> {
         let mut out = vec![(self.position, self.width)];
-        out.extend(self.normal.map(|n| (n, 3)));
-        out.extend(self.tangent.map(|t| (t, self.tangent_words)));
+        out.extend(self.frames.normal());
+        out.extend(self.frames.tangent());
         out
+    }
+}
+
+/// A byte-addressed output's normal and tangent fields: their first words, where it holds them,
+/// the tangent's components (4, w the handedness, or a vec3's 3) and each field's encoding.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FrameWords {
+    normal_at: Option<usize>,
+    tangent_at: Option<usize>,
+    tangent_components: usize,
+    normal_encoding: Encoding,
+    tangent_encoding: Encoding,
+}
+
+impl FrameWords {
+    /// An output of no normal or tangent fields.
+    const NONE: FrameWords = FrameWords {
+        normal_at: None,
+        tangent_at: None,
+        tangent_components: 4,
+        normal_encoding: Encoding::F32,
+        tangent_encoding: Encoding::F32,
+    };
+
+    fn of(f: &crate::format::FrameFields) -> FrameWords {
+        FrameWords {
+            normal_at: f.normal.map(|o| o as usize / 4),
+            tangent_at: f.tangent.map(|o| o as usize / 4),
+            tangent_components: f.tangent_format.words() as usize,
+            normal_encoding: f.normal_encoding,
+            tangent_encoding: f.tangent_encoding,
+        }
+    }
+
+    /// The normal field: (first word, words).
+    fn normal(&self) -> Option<(usize, usize)> {
+        let words = self.normal_encoding.bytes(3) as usize / 4;
+        self.normal_at.map(|at| (at, words))
+    }
+
+    /// The tangent field: (first word, words).
+    fn tangent(&self) -> Option<(usize, usize)> {
+        let words = self.tangent_encoding.bytes(self.tangent_components as u32) as usize / 4;
+        self.tangent_at.map(|at| (at, words))
     }
 }
 
@@ -616,9 +652,7 @@ fn inspect_pool(
         w: None,
         point_w: false,
         fields_only: true,
-        normal: None,
-        tangent: None,
-        tangent_words: 4,
+        frames: FrameWords::NONE,
         others: (width..p.size as usize / 4).collect(),
         in_place: false,
     };
@@ -734,7 +768,9 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
     // there is a write outside the fields, a coordinate landing at a wrong offset.
     let homogeneous = |i: usize, word: u32| {
         let after = |at: usize| at + 3 == i;
-        (after(layout.position) || layout.normal.is_some_and(after))
+        let f = &layout.frames;
+        let normal = f.normal_at.filter(|_| !f.normal_encoding.packed());
+        (after(layout.position) || normal.is_some_and(after))
             && [0.0, 1.0].contains(&f32::from_bits(word))
     };
     let outside = || {
@@ -772,20 +808,25 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
             .collect()
     };
     // A normal or tangent field: the guard's fault is theirs too (the guard is the whole
-    // output's), else a vertex whose field was left unwritten.
-    let frame = |field: Option<usize>, k: usize| {
-        field.map(|at| match past.clone().or_else(|| unwritten((at, k))) {
-            Some(f) => Err(f),
-            None => Ok(values((at, k))),
-        })
+    // output's), else a vertex whose field was left unwritten; its values decoded.
+    let frame = |field: Option<(usize, usize)>, encoding: Encoding, components: usize| {
+        field.map(
+            |(at, k)| match past.clone().or_else(|| unwritten((at, k))) {
+                Some(f) => Err(f),
+                None => Ok((vertices.chunks(layout.stride))
+                    .map(|v| encoding.decode(&v[at..at + k], components))
+                    .collect()),
+            },
+        )
     };
     let first = values(fields[0]);
     let positions = first.iter().map(|v| [v[0], v[1], v[2]]).collect();
+    let f = &layout.frames;
     let skinned = Skinned {
         positions,
         fault,
-        normals: frame(layout.normal, 3),
-        tangents: frame(layout.tangent, layout.tangent_words),
+        normals: frame(f.normal(), f.normal_encoding, 3),
+        tangents: frame(f.tangent(), f.tangent_encoding, f.tangent_components),
     };
     (first, skinned)
 }
@@ -947,9 +988,7 @@ mod tests {
         w: Some(3),
         point_w: false,
         fields_only: false,
-        normal: None,
-        tangent: None,
-        tangent_words: 4,
+        frames: FrameWords::NONE,
         others: Vec::new(),
         in_place: false,
     };
@@ -999,9 +1038,7 @@ mod tests {
             w: None,
             point_w: false,
             fields_only: true,
-            normal: None,
-            tangent: None,
-            tangent_words: 4,
+            frames: FrameWords::NONE,
             others: Vec::new(),
             in_place: false,
         };
@@ -1036,8 +1073,11 @@ mod tests {
         // the frames read back, a field left unwritten or a write to the padding found.
         let frames = Output {
             stride: 11,
-            normal: Some(3),
-            tangent: Some(6),
+            frames: FrameWords {
+                normal_at: Some(3),
+                tangent_at: Some(6),
+                ..FrameWords::NONE
+            },
             ..packed.clone()
         };
         let vertex = [1.0f32, 2.0, 3.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, -1.0];
@@ -1076,6 +1116,29 @@ mod tests {
         let s = fresh(&guard, 1, &frames);
         assert_eq!(s.normals, Some(Err(Fault::WrotePastCount(1))));
         assert_eq!(s.fault, Some(Fault::WrotePastCount(1)));
+        // Packed snorm8 (blade's vertex): the normal and the tangent a word each, decoded; the
+        // word after the position is the normal's, no vec4's w.
+        let snorm8 = Output {
+            stride: 5,
+            frames: FrameWords {
+                normal_at: Some(3),
+                tangent_at: Some(4),
+                tangent_components: 3,
+                normal_encoding: Encoding::Snorm8,
+                tangent_encoding: Encoding::Snorm8,
+            },
+            ..packed.clone()
+        };
+        let mut words: Vec<u32> = [1.0f32, 2.0, 3.0].map(f32::to_bits).to_vec();
+        words.extend([u32::from_le_bytes([0, 0x81, 0, 0]), 127]);
+        words.extend([SENTINEL; 5]);
+        let s = fresh(&words, 1, &snorm8);
+        assert_eq!(s.fault, None);
+        assert_eq!(s.normals, Some(Ok(vec![[0.0, -1.0, 0.0, 0.0]])));
+        assert_eq!(s.tangents, Some(Ok(vec![[1.0, 0.0, 0.0, 0.0]])));
+        words[4] = SENTINEL;
+        let s = fresh(&words, 1, &snorm8);
+        assert_eq!(s.tangents, Some(Err(Fault::Unwritten(0))));
         // Skinned in place: the words before the dispatch are the source and a finite guard, so
         // a vertex left as it was is not told from one written, a word outside the fields must
         // keep its source, and the guard must keep its value.

@@ -221,12 +221,9 @@ fn judge(source: &str, original: &str, kind: Kind, id: String, c: Candidate) -> 
 fn parse_and_validate(source: &str) -> Result<Module, String> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| e.emit_to_string_with_path(source, "mutant.wgsl"))?;
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .map_err(|e| e.emit_to_string_with_path(source, "mutant.wgsl"))?;
+    crate::validator::strict()
+        .validate(&module)
+        .map_err(|e| e.emit_to_string_with_path(source, "mutant.wgsl"))?;
     Ok(module)
 }
 

@@ -31,6 +31,8 @@ impl Vertices {
                 normal: named.maybe("normal", &self.normal),
                 tangent: named.maybe("tangent", &self.tangent),
                 tangent_format: self.tangent_format,
+                normal_encoding: self.normal_encoding,
+                tangent_encoding: self.tangent_encoding,
             },
             joints: offsets(
                 &mut named,

@@ -506,6 +506,12 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
             ))
         }
         (None, Some(o)) => {
+            let fields = [o.normal.is_some(), o.tangent.is_some()];
+            check_encodings(
+                fields,
+                [o.normal_encoding, o.tangent_encoding],
+                "compute.output",
+            )?;
             let layout = o.layout();
             if layout.members.is_empty() {
                 crate::format::check_fields(layout.stride, &layout.fields())
@@ -697,6 +703,27 @@ fn check_sources(c: &Compute) -> Result<(), (String, String)> {
     }
 }
 
+/// A byte-addressed buffer's `normal_encoding` and `tangent_encoding` each beside the field it
+/// encodes: `given`, whether the buffer holds the normal and the tangent.
+fn check_encodings(
+    given: [bool; 2],
+    encodings: [crate::format::Encoding; 2],
+    at: &str,
+) -> Result<(), (String, String)> {
+    for ((name, given), encoding) in ["normal", "tangent"].into_iter().zip(given).zip(encodings) {
+        if !given && encoding.packed() {
+            return Err((
+                format!("{at}.{name}_encoding"),
+                format!(
+                    "says how the {name} is stored ({}), and `{at}` gives no `{name}`",
+                    encoding.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A byte-addressed vertex buffer's offsets: one per set, each field aligned, inside the stride,
 /// apart from the others.
 fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, String)> {
@@ -706,6 +733,8 @@ fn check_vertices(v: &Vertices, sets: usize, at: &str) -> Result<(), (String, St
             format!("says how the source tangent is stored, and `{at}` gives no `tangent`"),
         ));
     }
+    let fields = [v.normal.is_some(), v.tangent.is_some()];
+    check_encodings(fields, [v.normal_encoding, v.tangent_encoding], at)?;
     let mut per_set = Vec::new();
     if let Some(j) = &v.joints {
         per_set.push(("joints", &j.offset));

@@ -554,17 +554,14 @@ mod examples {
                 let module = naga::front::wgsl::parse_str(src)
                     .map_err(|e| e.emit_to_string_with_path(src, &path.display().to_string()))
                     .unwrap();
-                naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::default(),
-                )
-                .validate(&module)
-                .map_err(|e| e.emit_to_string_with_path(src, &path.display().to_string()))
-                .unwrap();
+                crate::validator::strict()
+                    .validate(&module)
+                    .map_err(|e| e.emit_to_string_with_path(src, &path.display().to_string()))
+                    .unwrap();
                 n += 1;
             }
         }
-        assert_eq!(n, 23);
+        assert_eq!(n, 24);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

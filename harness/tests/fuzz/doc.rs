@@ -888,6 +888,25 @@ const STRUCT_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/compute_packed_frames.profile.yaml` (snorm8 normals and tangents).
+const PACKED_EDITS: &[ProfileEdit] = &[
+    (
+        "a packed normal read as f32",
+        &[("    normal: normal\n    tangent: tangent\n    normal_encoding: snorm8\n", "    normal: normal\n    tangent: tangent\n")],
+        "lies on PackedVertex's `normal: u32` (bytes 12 to 15); a direction packed into integer words takes its encoding, `normal_encoding: snorm8`",
+    ),
+    (
+        "an encoding without its field",
+        &[("    normal: normal\n    tangent: tangent\n    normal_encoding: snorm8\n    tangent_encoding: snorm8\n  count", "    normal: normal\n    normal_encoding: snorm8\n    tangent_encoding: snorm8\n  count")],
+        "says how the tangent is stored (snorm8), and `compute.output` gives no `tangent`",
+    ),
+    (
+        "an unknown encoding",
+        &[("normal_encoding: snorm8", "normal_encoding: snorm10")],
+        "expected one of `f32`, `snorm8`, `snorm16`, `f16`",
+    ),
+];
+
 /// Edits of `shaders/examples/compute_skin_streams.profile.yaml` (joints and weights in a stream of
 /// their own, no count uniform).
 const STREAM_EDITS: &[ProfileEdit] = &[
@@ -1123,6 +1142,7 @@ fn profiles(out: &mut String) {
         ("skinning_normals", TYPED_FRAME_EDITS),
         ("compute_frame_streams", FRAME_STREAM_EDITS),
         ("compute_regions", REGION_EDITS),
+        ("compute_packed_frames", PACKED_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
