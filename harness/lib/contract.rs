@@ -1632,9 +1632,22 @@ impl Contract {
             reads.planar = Some(whence.map_or(String::new(), |o| format!(" (the profile's {o})")));
         }
         reads.normals = self.normal_matrix;
+        // The source directions' encodings: a byte-addressed vertex's fields, or streams of
+        // their own.
+        let stream = |role| self.try_slot(role).and(self.streams.of(role));
+        if let Some(s) = stream(Role::Normals) {
+            reads.normal_encoding = s.encoding;
+        }
+        if let Some(s) = stream(Role::Tangents) {
+            reads.tangent_encoding = s.encoding;
+        }
         if let Some(f) = self.pulled.as_ref().map(|p| p.frames) {
-            reads.normal_encoding = f.normal_encoding;
-            reads.tangent_encoding = f.tangent_encoding;
+            if f.normal.is_some() {
+                reads.normal_encoding = f.normal_encoding;
+            }
+            if f.tangent.is_some() {
+                reads.tangent_encoding = f.tangent_encoding;
+            }
         }
         reads.sets = self.influence_sets;
         reads.sets_whence = self

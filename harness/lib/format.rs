@@ -287,10 +287,11 @@ impl TangentFormat {
     }
 }
 
-/// Where each vertex's normal or tangent lies in a buffer of its own: `words` floats (xyz, then a
-/// vec4's w) at byte `offset` of each vertex's `stride` bytes. A typed array (`array<vec4<f32>>`
-/// or `array<vec3<f32>>`) is a 16-byte stride at offset 0; a byte-addressed one (`array<f32>`,
-/// `array<u32>` or an array of a struct of 32-bit members) takes the profile's.
+/// Where each vertex's normal or tangent lies in a buffer of its own: `words` components (xyz,
+/// then a vec4's w) at byte `offset` of each vertex's `stride` bytes, f32s or packed as
+/// `encoding` says. A typed array (`array<vec4<f32>>` or `array<vec3<f32>>`) is a 16-byte stride
+/// at offset 0; a byte-addressed one (`array<f32>`, `array<u32>` or an array of a struct of
+/// 32-bit members) takes the profile's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stream {
     pub stride: u32,
@@ -299,6 +300,7 @@ pub struct Stream {
     /// Whether byte-addressed: every byte outside the direction is then another field's or
     /// vertex's, which the shader must leave as it was.
     pub byte_addressed: bool,
+    pub encoding: Encoding,
 }
 
 impl Stream {
@@ -309,18 +311,24 @@ impl Stream {
             offset: 0,
             words,
             byte_addressed: false,
+            encoding: Encoding::F32,
         }
     }
 
-    /// The buffer of `values` (xyzw each): each vertex's first `words` floats at its place,
-    /// zeros elsewhere.
+    /// The bytes of each vertex's direction, in its encoding.
+    pub fn bytes(&self) -> u32 {
+        self.encoding.bytes(self.words)
+    }
+
+    /// The buffer of `values` (xyzw each): each vertex's first `words` components at its place
+    /// in the stream's encoding, zeros elsewhere.
     pub fn pack(&self, values: &[[f32; 4]]) -> Vec<u8> {
         let (stride, offset) = (self.stride as usize, self.offset as usize);
         let mut out = vec![0u8; values.len() * stride];
         for (v, value) in values.iter().enumerate() {
             let at = v * stride + offset;
-            let floats = &value[..self.words as usize];
-            out[at..at + 4 * floats.len()].copy_from_slice(bytemuck::cast_slice(floats));
+            let bytes = self.encoding.encode(value, self.words as usize);
+            out[at..at + bytes.len()].copy_from_slice(&bytes);
         }
         out
     }
@@ -714,6 +722,7 @@ mod tests {
             offset: 0,
             words: 3,
             byte_addressed: true,
+            encoding: Default::default(),
         };
         assert_eq!(floats(packed.pack(&values)), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         let spaced = Stream {
@@ -721,6 +730,7 @@ mod tests {
             offset: 4,
             words: 4,
             byte_addressed: true,
+            encoding: Default::default(),
         };
         assert_eq!(
             floats(spaced.pack(&values)),

@@ -498,13 +498,19 @@ pub struct Frames<F> {
     pub stride: Option<u32>,
     #[serde(default)]
     pub offset: Option<u32>,
+    /// How each direction is stored in a byte-addressed stream: `f32` (default), or packed
+    /// (`snorm8`, `snorm16`, `f16`; see [`crate::format::Encoding`]). Left out, a skinned one's
+    /// source's.
+    #[serde(default)]
+    pub encoding: Option<crate::format::Encoding>,
 }
 
 impl<F: Copy> Frames<F> {
-    /// These skinned directions with their source's format where they give none.
+    /// These skinned directions with their source's format and encoding where they give none.
     fn inherit(self, source: Option<Frames<F>>) -> Frames<F> {
         Frames {
             format: self.format.or(source.and_then(|s| s.format)),
+            encoding: self.encoding.or(source.and_then(|s| s.encoding)),
             ..self
         }
     }
@@ -533,7 +539,7 @@ impl<F> Frames<F> {
         }
     }
 
-    /// Where each vertex's direction of `words` floats lies.
+    /// Where each vertex's direction of `words` components lies, in its encoding.
     fn stream(&self, words: u32) -> crate::format::Stream {
         match self.stride {
             Some(stride) => crate::format::Stream {
@@ -541,8 +547,13 @@ impl<F> Frames<F> {
                 offset: self.offset.unwrap_or(0),
                 words,
                 byte_addressed: true,
+                encoding: self.encoding.unwrap_or_default(),
             },
-            None => crate::format::Stream::typed(words),
+            // (A packed typed array is refused: `rules::check_stream_place`.)
+            None => crate::format::Stream {
+                encoding: self.encoding.unwrap_or_default(),
+                ..crate::format::Stream::typed(words)
+            },
         }
     }
 }

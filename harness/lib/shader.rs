@@ -1560,8 +1560,12 @@ fn struct_fields(
                 Role::SkinnedNormals => "compute.skinned_normals",
                 _ => "compute.skinned_tangents",
             };
-            let field = ("offset".to_string(), stream.offset, 4 * stream.words);
-            let fields = vec![(field, crate::vertex_struct::Bits::Float)];
+            let field = ("offset".to_string(), stream.offset, stream.bytes());
+            let bits = match stream.encoding.packed() {
+                true => crate::vertex_struct::Bits::Int,
+                false => crate::vertex_struct::Bits::Float,
+            };
+            let fields = vec![(field, bits)];
             (fields, what, stream.stride, &none)
         }
         (Want::Words, _) => {

@@ -1754,6 +1754,20 @@ fn run_example_as(name: &str, label: &str, shader: &str, profile: &str) -> Optio
     run_suite(&dir, &[("SKINPROOF_SHADER", path.to_str().unwrap())])
 }
 
+/// The suite's report over example `name` with these texts (as [`run_example_as`]), which must
+/// pass: its validation row, and no failed row. `None` without an adapter, where that may skip.
+fn passing_run(name: &str, label: &str, shader: &str, profile: &str) -> Option<Report> {
+    let report = run_example_as(name, label, shader, profile)?;
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(!v.status.fails(), "{label}: {v:?}");
+    assert!(
+        failed_rows(&report).is_empty(),
+        "{label}: {:#?}",
+        failed_rows(&report)
+    );
+    Some(report)
+}
+
 /// Example `name`'s edited `shader` run twice: under profile `with`, where every row passes (an
 /// expected failure is not a failed row), and under `without` (scratch folder `{label}_left_out`),
 /// where each of `checks` fails on some row. False without an adapter, where that may skip.
@@ -1764,16 +1778,9 @@ fn passes_only_with(
     (with, without): (&str, &str),
     checks: &[&str],
 ) -> bool {
-    let Some(report) = run_example_as(name, label, shader, with) else {
+    if passing_run(name, label, shader, with).is_none() {
         return false;
-    };
-    let v = report.validation.as_ref().expect("a validation row");
-    assert!(!v.status.fails(), "{label}: {v:?}");
-    assert!(
-        failed_rows(&report).is_empty(),
-        "{label}: {:#?}",
-        failed_rows(&report)
-    );
+    }
     let left_out = format!("{label}_left_out");
     let Some(report) = run_example_as(name, &left_out, shader, without) else {
         return false;
@@ -3441,16 +3448,10 @@ fn flat_weights_and_joints_hold_their_vec4_arrays_bytes() {
         ],
     );
     let profile = read("skinning.profile.yaml");
-    let Some(report) = run_example_as("skinning", "flat_influences", &shader, &profile) else {
+    let Some(report) = passing_run("skinning", "flat_influences", &shader, &profile) else {
         return;
     };
-    let v = report.validation.as_ref().expect("a validation row");
-    assert!(!v.status.fails(), "{v:?}");
-    assert!(
-        failed_rows(&report).is_empty() && report.rows.len() > 600,
-        "{:#?}",
-        failed_rows(&report)
-    );
+    assert!(report.rows.len() > 600, "{}", report.rows.len());
 }
 
 /// A byte-addressed vertex buffer declared as `array<f32>`, its integer fields read through
@@ -3561,16 +3562,9 @@ fn a_vec3_tangent_in_byte_addressed_vertices() {
             ("tangent: 24 }", "tangent: 24, tangent_format: vec3 }"),
         ],
     );
-    let Some(report) = run_example_as(name, "vertices_tangent_vec3", &shader, &vec3) else {
+    let Some(report) = passing_run(name, "vertices_tangent_vec3", &shader, &vec3) else {
         return;
     };
-    let v = report.validation.as_ref().expect("a validation row");
-    assert!(!v.status.fails(), "{v:?}");
-    assert!(
-        failed_rows(&report).is_empty(),
-        "{:#?}",
-        failed_rows(&report)
-    );
     let compared = (report.rows.iter())
         .filter(|r| r.check == "tangents_match_cpu" && r.outcome.status == Status::Pass);
     assert!(compared.count() > 0);
@@ -4141,6 +4135,69 @@ fn normals_renormalised_later_are_compared_by_direction() {
         rows.len() > 10 && rows.iter().all(|r| r.outcome.status == Status::Pass),
         "{:?}",
         normals_checked(&report)
+    );
+}
+
+/// Normal and tangent streams of their own, packed (`compute_frame_streams` edited): the normals
+/// one snorm8 word each, skinned in place, the tangents two snorm16 words each with their
+/// handedness in w. Every row passes, the directions compared within the packings' rounding; a
+/// shader that writes the handedness as 1 fails the tangents.
+#[test]
+fn packed_streams_of_their_own_are_decoded_and_compared() {
+    let (source, profile) = example_texts("compute_frame_streams");
+    let start = source.find("    let at = 3u * i;").unwrap();
+    let end = source.rfind('}').unwrap();
+    let shader = [
+        &source[..start],
+        "    let n = normalize(normal_matrix(linear) * unpack4x8snorm(normals[i]).xyz);\n",
+        "    normals[i] = pack4x8snorm(vec4<f32>(n, 0.0));\n",
+        "    let s = vec4<f32>(unpack2x16snorm(tangents[i].x), unpack2x16snorm(tangents[i].y));\n",
+        "    let t = normalize(linear * s.xyz);\n",
+        "    skinned_tangents[i] = vec2<u32>(pack2x16snorm(t.xy), pack2x16snorm(vec2<f32>(t.z, s.w)));\n",
+        &source[end..],
+    ]
+    .concat()
+    .replace("normals: array<f32>", "normals: array<u32>")
+    .replace("tangents: array<Direction>", "tangents: array<vec2<u32>>")
+    .replace("skinned_tangents: array<f32>", "skinned_tangents: array<vec2<u32>>");
+    let profile = profile
+        .replace(
+            "normals: { group: 0, binding: 6, stride: 12 }",
+            "normals: { group: 0, binding: 6, stride: 4, encoding: snorm8 }",
+        )
+        .replace(
+            "skinned_normals: { group: 0, binding: 6, stride: 12 }",
+            "skinned_normals: { group: 0, binding: 6, stride: 4 }",
+        )
+        .replace(
+            "tangents: { group: 0, binding: 7, stride: 12, format: vec3 }",
+            "tangents: { group: 0, binding: 7, stride: 8, encoding: snorm16 }",
+        )
+        .replace(
+            "skinned_tangents: { group: 0, binding: 8, stride: 12 }",
+            "skinned_tangents: { group: 0, binding: 8, stride: 8 }",
+        );
+    let name = "compute_frame_streams";
+    let Some(report) = passing_run(name, "packed_streams", &shader, &profile) else {
+        return;
+    };
+    for check in ["normals_match_cpu", "tangents_match_cpu"] {
+        let rows: Vec<_> = (report.rows.iter())
+            .filter(|r| r.check == check && r.case == "bend_two_joints")
+            .collect();
+        let compared = !rows.is_empty() && rows.iter().all(|r| r.outcome.status == Status::Pass);
+        assert!(compared, "{check}: not compared on the strip: {rows:#?}");
+    }
+    let unhanded = shader.replace("vec2<f32>(t.z, s.w)", "vec2<f32>(t.z, 1.0)");
+    let Some(report) = run_example_as(name, "packed_streams_unhanded", &unhanded, &profile) else {
+        return;
+    };
+    let bad = failing(&report, "tangents_match_cpu");
+    assert!(
+        bad.iter()
+            .any(|r| r.outcome.message.contains("handedness w = 1")),
+        "{:#?}",
+        failed_rows(&report)
     );
 }
 

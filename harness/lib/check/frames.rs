@@ -177,15 +177,21 @@ struct Allowed {
 impl Allowed {
     /// The case's angle for `which`'s output as the contract encodes it.
     fn of(input: &Input, which: Which) -> Allowed {
-        let frames = (input.ctx.contract().packed.as_ref()).map(|p| p.frames);
-        let encoding = frames.map_or(Encoding::F32, |f| match which {
-            Which::Normals if f.normal.is_some() => f.normal_encoding,
-            Which::Tangents if f.tangent.is_some() => f.tangent_encoding,
-            _ => Encoding::F32,
+        let contract = input.ctx.contract();
+        // A field of a byte-addressed output, or a stream of its own.
+        let field = (contract.packed.as_ref()).and_then(|p| {
+            let f = p.frames;
+            match which {
+                Which::Normals => f.normal.map(|_| f.normal_encoding),
+                Which::Tangents => f.tangent.map(|_| f.tangent_encoding),
+            }
         });
+        let stream = (contract.try_slot(which.output()))
+            .and_then(|_| contract.streams.of(which.output()))
+            .map(|s| s.encoding);
         Allowed {
             degrees: input.case.tolerance.max_angle_degrees,
-            encoding,
+            encoding: field.or(stream).unwrap_or_default(),
         }
     }
 

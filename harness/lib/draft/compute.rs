@@ -291,6 +291,8 @@ struct Layout {
     format: Option<&'static str>,
     stride: Option<u32>,
     why: String,
+    /// A packed direction's encoding (`snorm8`), where the shader unpacks its words.
+    encoding: Option<crate::format::Encoding>,
 }
 
 impl Layout {
@@ -302,6 +304,9 @@ impl Layout {
         }
         if let Some(s) = self.stride {
             let _ = write!(out, ", stride: {s}");
+        }
+        if let Some(e) = self.encoding {
+            let _ = write!(out, ", encoding: {}", e.name());
         }
         out
     }
@@ -317,12 +322,28 @@ fn frame_layout(module: &Module, g: &Global, words: u32) -> Option<Layout> {
             format: Some("vec3"),
             stride: None,
             why: "array<vec3<f32>>".into(),
+            encoding: None,
         }),
         t if vector(t) == Some((4, ScalarKind::Float)) => Some(Layout {
             format: Some("vec4"),
             stride: None,
             why: "array<vec4<f32>>".into(),
+            encoding: None,
         }),
+        // Integer words the shader unpacks: one packed direction an element.
+        t if words_encoding(module, t).is_some() => {
+            let (encoding, bytes) = words_encoding(module, t)?;
+            let vec3 = words == 4 && encoding == crate::format::Encoding::Snorm8 && !unpacked_w_read(module);
+            Some(Layout {
+                format: vec3.then_some("vec3"),
+                stride: Some(bytes),
+                why: format!(
+                    "integer words the shader unpacks as {}: one packed direction in each {bytes}-byte element",
+                    encoding.name()
+                ),
+                encoding: Some(encoding),
+            })
+        }
         TypeInner::Struct { members, span } => {
             let floats: Option<u32> = (members.iter())
                 .map(|m| match member_words(module, m.ty)? {
@@ -340,6 +361,7 @@ fn frame_layout(module: &Module, g: &Global, words: u32) -> Option<Layout> {
                 format: Some(format),
                 stride: Some(*span),
                 why: format!("an array of `{name}`, {format} in {span} bytes a vertex"),
+                encoding: None,
             })
         }
         TypeInner::Scalar(s) if s.width == 4 => Some(Layout {
@@ -349,6 +371,7 @@ fn frame_layout(module: &Module, g: &Global, words: u32) -> Option<Layout> {
                 "32-bit words, byte-addressed: {} bytes ({words} floats) a vertex guessed, check the stride",
                 4 * words
             ),
+            encoding: None,
         }),
         _ => None,
     }
@@ -399,7 +422,7 @@ fn frame_streams(
         if in_place {
             layout.why.push_str("; read and written: skinned in place");
             write(source_role, g, &layout, w);
-        } else if let (None, Some(s)) = (layout.format, &source_layout) {
+        } else if let (None, None, Some(s)) = (layout.format, layout.encoding, &source_layout) {
             // Bare words: the source's format, and its stride (a typed source's: its floats).
             let stride = match (s.stride, s.format) {
                 (Some(stride), _) => Some(stride),
@@ -517,9 +540,15 @@ fn packed_encoding(
     members: &[naga::StructMember],
     name: &str,
 ) -> Option<crate::format::Encoding> {
+    let m = members.iter().find(|m| m.name.as_deref() == Some(name))?;
+    words_encoding(module, &module.types[m.ty].inner).map(|(e, _)| e)
+}
+
+/// The encoding of a packed direction in a `u32` (or `vec2<u32>`) by the pack and unpack
+/// builtins the module calls for words of its size, and its bytes.
+fn words_encoding(module: &Module, ty: &TypeInner) -> Option<(crate::format::Encoding, u32)> {
     use crate::format::Encoding;
     use naga::MathFunction as M;
-    let m = members.iter().find(|m| m.name.as_deref() == Some(name))?;
     let calls = |funs: &[M]| {
         let uses = |f: &naga::Function| {
             (f.expressions.iter())
@@ -528,12 +557,18 @@ fn packed_encoding(
         module.functions.iter().any(|(_, f)| uses(f))
             || module.entry_points.iter().any(|e| uses(&e.function))
     };
-    match member_words(module, m.ty)? {
-        (1, false) if calls(&[M::Unpack4x8snorm, M::Pack4x8snorm]) => Some(Encoding::Snorm8),
-        (2, false) if calls(&[M::Unpack2x16snorm, M::Pack2x16snorm]) => Some(Encoding::Snorm16),
-        (2, false) if calls(&[M::Unpack2x16float, M::Pack2x16float]) => Some(Encoding::F16),
-        _ => None,
-    }
+    let words = match *ty {
+        TypeInner::Scalar(s) if s == naga::Scalar::U32 => 1,
+        TypeInner::Vector { size, scalar } if scalar == naga::Scalar::U32 => size as u32,
+        _ => return None,
+    };
+    let encoding = match words {
+        1 if calls(&[M::Unpack4x8snorm, M::Pack4x8snorm]) => Encoding::Snorm8,
+        2 if calls(&[M::Unpack2x16snorm, M::Pack2x16snorm]) => Encoding::Snorm16,
+        2 if calls(&[M::Unpack2x16float, M::Pack2x16float]) => Encoding::F16,
+        _ => return None,
+    };
+    Some((encoding, 4 * words))
 }
 
 /// Whether anything reads the w of an `unpack4x8snorm` result: an access to it, a swizzle with

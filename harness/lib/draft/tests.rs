@@ -1444,3 +1444,44 @@ fn decode(raw: u32) -> vec3<f32> { return unpack4x8snorm(raw).xyz; }
     let valid = validates("half.wgsl", &half, &d.yaml);
     assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
 }
+
+/// Normal and tangent streams of their own in integer words the shader unpacks: each a stream of
+/// one packed direction an element, its stride the element's and its encoding the unpacking
+/// builtin's; a snorm8 normal stream read and written is skinned in place. The draft validates.
+#[test]
+fn packed_frame_streams_take_their_elements_and_encodings() {
+    let source = r#"
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> joints: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> normals: array<u32>;
+@group(0) @binding(6) var<storage, read> tangents: array<vec2<u32>>;
+@group(0) @binding(7) var<storage, read_write> skinned_tangents: array<vec2<u32>>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= arrayLength(&positions) { return; }
+    let j = joints[i];
+    let w = weights[i];
+    let m = bones[j.x] * w.x + bones[j.y] * w.y + bones[j.z] * w.z + bones[j.w] * w.w;
+    skinned[i] = vec4<f32>((m * vec4<f32>(positions[i].xyz, 1.0)).xyz, 0.0);
+    let n = normalize((m * vec4<f32>(unpack4x8snorm(normals[i]).xyz, 0.0)).xyz);
+    normals[i] = pack4x8snorm(vec4<f32>(n, 0.0));
+    let t = vec4<f32>(unpack2x16snorm(tangents[i].x), unpack2x16snorm(tangents[i].y));
+    let s = normalize((m * vec4<f32>(t.xyz, 0.0)).xyz);
+    skinned_tangents[i] = vec2<u32>(pack2x16snorm(s.xy), pack2x16snorm(vec2<f32>(s.z, t.w)));
+}
+"#;
+    let d = draft("streams.wgsl", source).unwrap();
+    for want in [
+        "  normals: { group: 0, binding: 5, stride: 4, encoding: snorm8 }",
+        "  skinned_normals: { group: 0, binding: 5, stride: 4, encoding: snorm8 }",
+        "  tangents: { group: 0, binding: 6, stride: 8, encoding: snorm16 }",
+        "  skinned_tangents: { group: 0, binding: 7, stride: 8, encoding: snorm16 }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    let valid = validates("streams.wgsl", source, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
+}

@@ -159,8 +159,12 @@ struct Output {
     /// The first of the position's 3 words (or of a normal's or tangent's in a buffer of their
     /// own, as many as `width`).
     position: usize,
-    /// The words read back from `position`: 3, or a vec4 tangent's 4.
+    /// The words read back from `position`: 3, or a vec4 tangent's 4 (a packed direction's
+    /// words in a stream of its own).
     width: usize,
+    /// How those words hold their value, and its components: f32s (as many as `width`), or a
+    /// packed direction.
+    encoding: (Encoding, usize),
     /// The word that must be written 0 (a vec4 output's w); none for vec3 padding.
     w: Option<usize>,
     /// Whether that word is 1 instead, a point's homogeneous w (`vec4(p, 1.0)`, as engines
@@ -186,6 +190,7 @@ impl Output {
                 stride: p.stride as usize / 4,
                 position: p.position as usize / 4,
                 width: 3,
+                encoding: (Encoding::F32, 3),
                 w: None,
                 point_w: false,
                 fields_only: true,
@@ -199,6 +204,7 @@ impl Output {
                 stride: 4,
                 position: 0,
                 width: 3,
+                encoding: (Encoding::F32, 3),
                 w: (contract.formats.skinned == crate::contract::PositionFormat::Vec4).then_some(3),
                 point_w: contract.point_output,
                 fields_only: false,
@@ -215,7 +221,8 @@ impl Output {
         Output {
             stride: stream.stride as usize / 4,
             position: stream.offset as usize / 4,
-            width: stream.words as usize,
+            width: stream.bytes() as usize / 4,
+            encoding: (stream.encoding, stream.words as usize),
             w: None,
             point_w: false,
             fields_only: stream.byte_addressed,
@@ -589,6 +596,7 @@ fn pool_words(
             offset: 0,
             words: size / 4,
             byte_addressed: true,
+            encoding: Default::default(),
         };
         stream.pack(&values)
     };
@@ -649,6 +657,7 @@ fn inspect_pool(
         stride: p.size as usize / 4,
         position: 0,
         width,
+        encoding: (Encoding::F32, width),
         w: None,
         point_w: false,
         fields_only: true,
@@ -796,15 +805,9 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
         .or_else(bad_w)
         .or_else(outside);
     let values = |(at, k): (usize, usize)| -> Vec<[f32; 4]> {
-        vertices
-            .chunks(layout.stride)
-            .map(|v| {
-                let mut x = [0.0; 4];
-                for (c, &w) in x.iter_mut().zip(&v[at..at + k]) {
-                    *c = f32::from_bits(w);
-                }
-                x
-            })
+        let (encoding, components) = layout.encoding;
+        (vertices.chunks(layout.stride))
+            .map(|v| encoding.decode(&v[at..at + k], components))
             .collect()
     };
     // A normal or tangent field: the guard's fault is theirs too (the guard is the whole
@@ -985,6 +988,7 @@ mod tests {
         stride: 4,
         position: 0,
         width: 3,
+        encoding: (Encoding::F32, 3),
         w: Some(3),
         point_w: false,
         fields_only: false,
@@ -1035,6 +1039,7 @@ mod tests {
             stride: 3,
             position: 0,
             width: 3,
+            encoding: (Encoding::F32, 3),
             w: None,
             point_w: false,
             fields_only: true,
@@ -1180,6 +1185,7 @@ mod tests {
                 offset: 0,
                 words: 3,
                 byte_addressed: true,
+                encoding: Default::default(),
             },
             true,
         );

@@ -1100,6 +1100,12 @@ fn check_stream_place((field, what, given): &Given) -> Result<(), (String, Strin
         return Ok(());
     };
     let Some(s) = stride else {
+        if stream.encoding.packed() {
+            return Err((
+                format!("{field}.encoding"),
+                format!("is {}: a packed {what} is read from words, so its buffer is byte-addressed: give `stride` too, the bytes of a vertex (4 for one snorm8 word each)", stream.encoding.name()),
+            ));
+        }
         return match offset {
             Some(_) => Err((
                 format!("{field}.offset"),
@@ -1114,7 +1120,7 @@ fn check_stream_place((field, what, given): &Given) -> Result<(), (String, Strin
             format!("is {s} bytes: a byte-addressed stride is a positive multiple of 4"),
         ));
     }
-    let (o, bytes) = (offset.unwrap_or(0), 4 * stream.words);
+    let (o, bytes) = (offset.unwrap_or(0), stream.bytes());
     if o % 4 != 0 || o + bytes > *s {
         return Err((
             format!("{field}.offset"),
@@ -1160,6 +1166,12 @@ fn check_in_place_stream(source: &Given, skinned: &Given) -> Result<(), (String,
             format!("byte {}", a.offset),
         ),
         ("format", "format", a.words != b.words, format.to_string()),
+        (
+            "encoding",
+            "encoding",
+            a.encoding != b.encoding,
+            a.encoding.name().to_string(),
+        ),
     ];
     match differs.into_iter().find(|d| d.2) {
         Some((field, what, _, source_is)) => Err((

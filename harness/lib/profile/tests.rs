@@ -578,6 +578,7 @@ mod examples {
             offset: 0,
             words,
             byte_addressed: true,
+            encoding: Default::default(),
         };
         assert_eq!(c.streams.normals, packed(3));
         assert_eq!(c.streams.skinned_normals, packed(3));

@@ -962,6 +962,22 @@ const TYPED_FRAME_EDITS: &[ProfileEdit] = &[
 /// their own skinned in place, vec3 tangents in a struct array skinned into a float stream).
 const FRAME_STREAM_EDITS: &[ProfileEdit] = &[
     (
+        "a packed normal stream without a stride",
+        &[(
+            "normals: { group: 0, binding: 6, stride: 12 }",
+            "normals: { group: 0, binding: 6, encoding: snorm8 }",
+        )],
+        "a packed normal is read from words, so its buffer is byte-addressed: give `stride` too",
+    ),
+    (
+        "normals in place in another encoding than their source's",
+        &[(
+            "skinned_normals: { group: 0, binding: 6, stride: 12 }",
+            "skinned_normals: { group: 0, binding: 6, stride: 12, encoding: f16 }",
+        )],
+        "is written in place, at `compute.normals`' binding, so its encoding must be the source's (f32)",
+    ),
+    (
         "a normal stream's offset without a stride",
         &[(
             "normals: { group: 0, binding: 6, stride: 12 }",
