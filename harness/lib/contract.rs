@@ -826,6 +826,10 @@ pub struct Contract {
     pub palette_members: Vec<MemberValue>,
     /// Why a member value does not fit the shader's type (found when it is read).
     pub palette_problems: Vec<String>,
+    /// Values by name of the camera struct's other members (`vertex.camera.members`), written
+    /// over its fill, and why any could not be.
+    pub camera_members: Vec<MemberValue>,
+    pub camera_problems: Vec<String>,
     /// That struct as the shader declares it, filled (empty until read; a struct ending in a
     /// runtime-sized palette grows to hold the case's palette).
     pub palette_struct: Vec<u8>,
@@ -1514,6 +1518,8 @@ impl Contract {
             palette_fill: Fill::Zero,
             palette_members: Vec::new(),
             palette_problems: Vec::new(),
+            camera_members: Vec::new(),
+            camera_problems: Vec::new(),
             palette_struct: Vec::new(),
             camera_member: None,
             camera_in_palette: false,

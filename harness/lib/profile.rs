@@ -953,6 +953,11 @@ pub struct Camera {
     /// palette's group and binding, a member of the palette's struct.
     #[serde(default)]
     pub member: Option<String>,
+    /// With `matrix`, values by name of the struct's other members, written over its fill as
+    /// `bindings[].members` are (a skinning switch in an engine's view uniform,
+    /// `flags: [1, 0, 0, 0]`); not the camera's own member.
+    #[serde(default)]
+    pub members: BTreeMap<String, Numbers>,
 }
 
 impl Camera {

@@ -769,6 +769,12 @@ fn size_camera(contract: &mut Contract, module: &naga::Module) {
         let size = u64::from(module.types[var.ty].inner.size(module.to_ctx())).max(64);
         let matrices = matrices(module, var.ty, size);
         contract.camera_struct = contract.camera_fill.over(&matrices, size);
+        contract.camera_problems.clear();
+        for v in &contract.camera_members {
+            if let Err(why) = write_member(module, var.ty, v, &mut contract.camera_struct) {
+                (contract.camera_problems).push(format!("{why} (the profile's {})", v.origin));
+            }
+        }
     }
 }
 
@@ -1146,6 +1152,7 @@ pub fn contract_violations(
         bad.extend(f.problems.iter().cloned());
     }
     bad.extend(contract.palette_problems.iter().cloned());
+    bad.extend(contract.camera_problems.iter().cloned());
     if let Some(info) = info {
         bad.extend(override_violations(contract, module, info));
         bad.extend(stage_bindings(contract, module, info));
@@ -1452,7 +1459,7 @@ fn binding_violations(
             bad.extend(member_violations(contract, module, slot, name, var.ty));
         } else if is_palette_array(contract, slot) {
             let ty = crate::contract::unwrapped(&module.types, var.ty);
-            if !palette_array_ok(contract, slot.ty, &module.types, ty) {
+            if !sized_palette_ok(contract, slot, &module.types, ty) {
                 // An array of structs: its element's members too.
                 let of = match element(module, ty) {
                     e if e != ty => format!(" of {}", describe(module, e)),
@@ -1668,9 +1675,10 @@ fn palette_array_ok(
     }
 }
 
-/// Whether `ty` is the palette array a struct member may be: as [`palette_array_ok`] says, or, in
-/// storage, fixed-length as well (a palette of N matrices in per-instance storage data).
-fn member_palette_ok(
+/// Whether `ty` is the palette array a binding (or a struct member) may be: as
+/// [`palette_array_ok`] says, or, in storage, fixed-length as well (a palette of N matrices in
+/// per-instance storage data, or a storage buffer of N, its length bounding the cases).
+fn sized_palette_ok(
     contract: &Contract,
     slot: &crate::contract::Slot,
     types: &naga::UniqueArena<naga::Type>,
@@ -1761,7 +1769,7 @@ fn member_violations(
             )),
             Some(m)
                 if !if role == Role::Palette {
-                    member_palette_ok(contract, slot, &module.types, m.ty)
+                    sized_palette_ok(contract, slot, &module.types, m.ty)
                 } else {
                     want.matches(&module.types, m.ty)
                 } =>
@@ -2060,6 +2068,37 @@ pub(crate) mod tests {
         assert_eq!(
             (o.stride, o.position, o.others.clone()),
             (32, 0, vec![(16, 16)])
+        );
+    }
+
+    /// A storage palette of fixed length, bare or alone in a struct (a glTF viewer's
+    /// `struct JointMatrices { matrices: array<mat4x4<f32>, 180> }`): its length bounds the cases.
+    #[test]
+    fn a_storage_palette_may_have_a_fixed_length() {
+        let profile = "palette: { group: 1, binding: 0, form: storage }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
+        let contract = profile_contract(profile);
+        let held = |decl: &str, read: &str| {
+            let src = format!("{decl}\n@group(0) @binding(0) var<uniform> vp: mat4x4<f32>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> {{ return vp * (w.x * {read}[j.x]) * vec4<f32>(p, 1.0); }}\n");
+            Shader::held_to("test.wgsl".into(), src, contract.clone(), None)
+        };
+        for (decl, read) in [
+            ("@group(1) @binding(0) var<storage, read> bones: array<mat4x4<f32>, 180>;", "bones"),
+            ("struct J { matrices: array<mat4x4<f32>, 180> }\n@group(1) @binding(0) var<storage, read> joints: J;", "joints.matrices"),
+        ] {
+            let s = held(decl, read);
+            s.validate().unwrap();
+            assert_eq!(s.contract.palette_len, Some(180), "{decl}");
+        }
+        let msg = held(
+            "@group(1) @binding(0) var<storage, read> bones: array<vec4<f32>, 180>;",
+            "bones",
+        )
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(
+            msg.contains("binding 0 (`bones`) must be array<mat4x4<f32>>"),
+            "{msg}"
         );
     }
 

@@ -4201,6 +4201,47 @@ fn packed_streams_of_their_own_are_decoded_and_compared() {
     );
 }
 
+/// A skinning switch in a lane of the camera's struct (`scene.flags.y == 2u`, as a glTF viewer's
+/// `flags.x` turns its skinning on): the draft gives it in `vertex.camera.members`, and the suite
+/// passes only with it; zero-filled, the shader draws the unposed mesh.
+#[test]
+fn a_skinning_switch_beside_the_camera_is_written_by_camera_members() {
+    let name = "vertex_float_joints";
+    let (source, profile) = example_texts(name);
+    // The bones read only where the switch is on; else the identity.
+    let start = source.find("    var influence = ").unwrap();
+    let end = source.find("    let final_world").unwrap();
+    let blend = source[start..end].replace("    var influence = ", "    influence = ");
+    let shader = [
+        &source[..start],
+        "    var influence = mat4x4<f32>(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<f32>(0.0, 1.0, 0.0, 0.0), vec4<f32>(0.0, 0.0, 1.0, 0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0));\n",
+        "    if (scene.flags.y == 2u) {\n",
+        &blend,
+        "    }\n",
+        &source[end..],
+    ]
+    .concat()
+    .replace("    eye: vec4<f32>,\n", "    eye: vec4<f32>,\n    flags: vec4<u32>,\n");
+    let camera = "camera: { group: 0, binding: 0, form: matrix }";
+    let with = profile.replace(
+        camera,
+        "camera: { group: 0, binding: 0, form: matrix, members: { flags: [0, 2, 0, 0] } }",
+    );
+    let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &shader).unwrap();
+    assert!(
+        draft.yaml.contains("members: { flags: [0, 2, 0, 0] } }"),
+        "{}",
+        draft.yaml
+    );
+    passes_only_with(
+        name,
+        "camera_members",
+        &shader,
+        (&with, &profile),
+        &["posed_matches_cpu"],
+    );
+}
+
 /// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
 /// named as inverse binds, u8 joints read as vec4<u32>), `skinning_normals` (both stages, typed
 /// normal and tangent buffers), `compute_regions` (a vertex pool, its starts, count and palette

@@ -10,8 +10,32 @@ pub(super) struct Switch {
     /// The member's dotted path in the global's struct (or its array's element struct).
     pub(super) path: String,
     pub(super) value: f64,
+    /// Where the member is a vector and the test reads one lane of it (`flags.x`): that lane and
+    /// the vector's lanes; the others are written 0.
+    pub(super) lane: Option<(u32, u32)>,
     /// The test as the shader writes it, for the draft's comment (`is_animated == 1`).
     pub(super) test: String,
+}
+
+impl Switch {
+    /// The member's value as the profile's `members` take it: `1`, or `[1, 0, 0, 0]` for a lane.
+    pub(super) fn yaml_value(&self) -> String {
+        match self.lane {
+            None => self.value.to_string(),
+            Some((k, n)) => {
+                let lanes: Vec<String> = (0..n)
+                    .map(|i| {
+                        if i == k {
+                            self.value.to_string()
+                        } else {
+                            "0".into()
+                        }
+                    })
+                    .collect();
+                format!("[{}]", lanes.join(", "))
+            }
+        }
+    }
 }
 
 /// Every switch of the skinning the module's branches show, first found first, one per member:
@@ -136,7 +160,7 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
         },
         _ => (side, None),
     };
-    let (global, path) = member_path(module, f, member)?;
+    let (global, path, lane) = member_path(module, f, member)?;
     let value = match (mask, op, want) {
         // Bits under a mask: all of them set, or none.
         (Some(m), B::NotEqual, true) | (Some(m), B::Equal, false) if c == 0.0 => m,
@@ -163,37 +187,60 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
         B::LessEqual => "<=",
         _ => return None,
     };
-    let tested = match mask {
-        Some(m) => format!("({path} & {m})"),
+    let lanes = ["x", "y", "z", "w"];
+    let read = match lane {
+        Some((k, _)) => format!("{path}.{}", lanes[k as usize % 4]),
         None => path.clone(),
+    };
+    let tested = match mask {
+        Some(m) => format!("({read} & {m})"),
+        None => read,
     };
     Some(Switch {
         global,
         test: format!("{tested} {symbol} {c}"),
         path,
         value,
+        lane,
     })
 }
 
+/// A member path with the lane read of a vector member, if one is: (global, path, lane).
+type MemberPath = (Handle<naga::GlobalVariable>, String, Option<(u32, u32)>);
+
 /// The uniform or read-only storage global a loaded scalar member belongs to, and its dotted
-/// path (through struct members, and an array's element: element 0 is the drawn instance's).
-fn member_path(
-    module: &Module,
-    f: &naga::Function,
-    e: Handle<E>,
-) -> Option<(Handle<naga::GlobalVariable>, String)> {
+/// path (through struct members, and an array's element: element 0 is the drawn instance's), with
+/// the lane where the scalar is one of a vector member's (`flags.x`).
+fn member_path(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<MemberPath> {
+    let mut lane = None;
     let mut e = match f.expressions[e] {
         E::Load { pointer } => pointer,
         E::As { expr, .. } => return member_path(module, f, expr),
+        // A lane of a loaded vector member.
+        E::AccessIndex { base, index } => {
+            let (g, path, None) = member_path(module, f, base)? else {
+                return None;
+            };
+            let size = vector_size(module, f, base)?;
+            return Some((g, path, Some((index, size))));
+        }
         _ => return None,
     };
     let mut names = Vec::new();
     loop {
         match f.expressions[e] {
             E::AccessIndex { base, index } => {
-                let array = pointee(module, f, base).is_some_and(|t| {
-                    matches!(module.types[t].inner, naga::TypeInner::Array { .. })
-                });
+                let inner = pointee(module, f, base).map(|t| &module.types[t].inner);
+                let array = matches!(inner, Some(naga::TypeInner::Array { .. }));
+                // A lane of a vector member, read through its pointer.
+                if let Some(&naga::TypeInner::Vector { size, .. }) = inner {
+                    if names.is_empty() && lane.is_none() {
+                        lane = Some((index, size as u32));
+                        e = base;
+                        continue;
+                    }
+                    return None;
+                }
                 match member_name(module, f, base, index) {
                     Some(name) => names.push(name),
                     None if array => {}
@@ -214,10 +261,21 @@ fn member_path(
                     return None;
                 }
                 names.reverse();
-                return Some((g, names.join(".")));
+                return Some((g, names.join("."), lane));
             }
             _ => return None,
         }
+    }
+}
+
+/// The lanes of the vector `e` loads from a member, if it loads one.
+fn vector_size(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<u32> {
+    let E::Load { pointer } = f.expressions[e] else {
+        return None;
+    };
+    match module.types[pointee(module, f, pointer)?].inner {
+        naga::TypeInner::Vector { size, .. } => Some(size as u32),
+        _ => None,
     }
 }
 

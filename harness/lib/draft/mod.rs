@@ -210,7 +210,13 @@ fn draft_with(
             fragment: fragment.as_ref(),
         };
         let v = vertex_section(
-            &module, &info, &globals, vertex, palette, &mut w, &mut taken,
+            &module,
+            &info,
+            &globals,
+            vertex,
+            (palette, &switches),
+            &mut w,
+            &mut taken,
         );
         (sets, unnormalised) = (v.sets, v.unnormalised);
     }
@@ -737,7 +743,7 @@ fn palette<'a>(
             if !gated.is_empty() {
                 w.line(format!("# `{}`: {}", g.name, switch_comment(&gated)));
                 let values: Vec<String> = (gated.iter())
-                    .map(|s| format!("{}: {}", s.path, s.value))
+                    .map(|s| format!("{}: {}", s.path, s.yaml_value()))
                     .collect();
                 let _ = write!(fields, ", members: {{ {} }}", values.join(", "));
             }
@@ -885,7 +891,11 @@ fn bindings(
                 .collect();
             if !gated.is_empty() {
                 w.line(format!("  # `{}`: {}", g.name, switch_comment(&gated)));
-                values.extend(gated.iter().map(|s| format!("{}: {}", s.path, s.value)));
+                values.extend(
+                    gated
+                        .iter()
+                        .map(|s| format!("{}: {}", s.path, s.yaml_value())),
+                );
             }
             let (on, switches): (Vec<_>, Vec<_>) = (switch_members(module, g).into_iter())
                 .filter(|(n, _)| !gated.iter().any(|s| &s.path == n))

@@ -466,7 +466,7 @@ pub(super) fn vertex_section(
     info: &naga::valid::ModuleInfo,
     globals: &[Global],
     stage: Stage,
-    palette: Option<&Global>,
+    (palette, switches): (Option<&Global>, &[super::gates::Switch]),
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) -> VertexDraft {
@@ -489,7 +489,7 @@ pub(super) fn vertex_section(
     attribute_lines(&inputs, &picks, pulls && inputs.is_empty(), w);
     matrix_column_lines(&inputs, &columns, w);
     let unnormalised = frame_output_lines(module, ep, &inputs, &picks, palette, w);
-    camera(module, globals, palette, w, taken);
+    camera(module, globals, (palette, switches), w, taken);
     let function = skin_function(module);
     if let Some(name) = &function {
         w.line(format!(
@@ -549,7 +549,7 @@ pub(super) struct VertexDraft {
 fn camera(
     module: &Module,
     globals: &[Global],
-    palette: Option<&Global>,
+    (palette, switches): (Option<&Global>, &[super::gates::Switch]),
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) {
@@ -592,6 +592,22 @@ fn camera(
                 ""
             }
         ));
+        // A skinning switch beside the camera's matrices (cx20's `flags.x`).
+        let var = g.variable(module);
+        let gated: Vec<&super::gates::Switch> = (switches.iter())
+            .filter(|s| Some(s.global) == var)
+            .collect();
+        if !gated.is_empty() {
+            w.line(format!(
+                "  # `{}`: {}",
+                g.name,
+                super::switch_comment(&gated)
+            ));
+            let values: Vec<String> = (gated.iter())
+                .map(|s| format!("{}: {}", s.path, s.yaml_value()))
+                .collect();
+            let _ = write!(fields, ", members: {{ {} }}", values.join(", "));
+        }
         w.line(format!("  camera: {{ {fields} }}"));
         return;
     }

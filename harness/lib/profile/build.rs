@@ -541,6 +541,13 @@ impl Profile {
             ));
         }
         c.camera_fill = v.camera.fill;
+        c.camera_members = (v.camera.members.iter())
+            .map(|(name, values)| crate::contract::MemberValue {
+                name: name.clone(),
+                values: values.0.clone(),
+                origin: self.whence(&format!("vertex.camera.members.{name}")),
+            })
+            .collect();
         c.camera_in_palette = v.camera.in_palette(p);
         c.camera_member = (v.camera.member.clone()).map(|m| self.member(m, "vertex.camera.member"));
         let input = |role, ty, also, format, location, field: &str| {

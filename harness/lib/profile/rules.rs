@@ -155,6 +155,7 @@ impl Profile {
             for (field, given) in [
                 ("fill", c.fill != Fill::Zero),
                 ("member", c.member.is_some()),
+                ("members", !c.members.is_empty()),
             ] {
                 if given {
                     return Err((
@@ -181,6 +182,20 @@ impl Profile {
                 format!("palette.members.{m}"),
                 format!("`{m}` is the camera's member, which the harness writes"),
             ));
+        }
+        for (name, v) in &c.members {
+            let why = if c.in_palette(p) {
+                "the camera is a member of the palette's struct: give its other members' values in `palette.members`".into()
+            } else if !is_member_path(name) {
+                format!("`{name}` is not a WGSL identifier or a dotted path of them")
+            } else if c.member.as_ref() == Some(name) {
+                format!("`{name}` holds the camera's matrix, which the harness writes")
+            } else if let Some(k) = v.0.iter().position(|x| !x.is_finite()) {
+                format!("value {k} is not a finite number")
+            } else {
+                continue;
+            };
+            return Err((format!("vertex.camera.members.{name}"), why));
         }
         if c.in_palette(p) && c.fill != Fill::Zero {
             return Err((

@@ -733,6 +733,22 @@ const TEXTURE_EDITS: &[ProfileEdit] = &[
 /// uniform filled by member).
 const FLOAT_JOINT_EDITS: &[ProfileEdit] = &[
     (
+        "a camera member value for a member the camera's struct lacks",
+        &[(
+            "camera: { group: 0, binding: 0, form: matrix }",
+            "camera: { group: 0, binding: 0, form: matrix, members: { flags: [1, 0, 0, 0] } }",
+        )],
+        "vertex.camera.members.flags",
+    ),
+    (
+        "a camera member value over the camera's own matrix",
+        &[(
+            "camera: { group: 0, binding: 0, form: matrix }",
+            "camera: { group: 0, binding: 0, form: matrix, member: view, members: { view: [1] } }",
+        )],
+        "`view` holds the camera's matrix, which the harness writes",
+    ),
+    (
         "a member value for a member the struct lacks",
         &[("members: { visibility: 1 }", "members: { alpha: 1 }")],
         "bindings[0].members.alpha",
