@@ -141,6 +141,10 @@ pub(super) fn compute_section(
                 matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.kind == ScalarKind::Uint)
             }),
             TypeInner::Scalar(s) => s.kind == ScalarKind::Uint,
+            // A vector of parameters whose x is the count (engine-kernel's `params.x`).
+            TypeInner::Vector { size, scalar } => {
+                *size == naga::VectorSize::Quad && scalar.kind == ScalarKind::Uint
+            }
             _ => false,
         });
     // A larger struct (a count beside other parameters) is a filled binding whose first member
@@ -162,8 +166,12 @@ pub(super) fn compute_section(
     }
     if let Some(g) = count {
         taken.push((g.group, g.binding));
+        let first = match g.ty {
+            TypeInner::Vector { .. } => "x lane",
+            _ => "first member",
+        };
         w.line(format!(
-            "  # `{}` is a uniform whose first member is a u32: the vertex count",
+            "  # `{}` is a uniform whose {first} is a u32: the vertex count",
             g.name
         ));
         w.line(format!(
@@ -466,6 +474,37 @@ fn short_frame_name(name: &str, what: &str) -> bool {
     lower.split('_').any(|word| short.contains(&word))
 }
 
+/// Four 32-bit scalar members in a row named with a common stem and 0 to 3 (`j0`..`j3`,
+/// `weight_0`..`weight_3`), the stem one of `stems` or named as one of `words`: the first one's
+/// name and the scalar.
+fn split_run(
+    module: &Module,
+    ms: &[naga::StructMember],
+    stems: &[&str],
+    words: &[&str],
+) -> Option<(String, naga::Scalar)> {
+    let scalar = |m: &naga::StructMember| match module.types[m.ty].inner {
+        TypeInner::Scalar(s) if s.width == 4 => Some(s),
+        _ => None,
+    };
+    let stem = |m: &naga::StructMember, k: char| {
+        let n = m.name.as_deref()?.to_ascii_lowercase().replace('_', "");
+        n.strip_suffix(k).map(str::to_string)
+    };
+    ms.windows(4).find_map(|run| {
+        let s = stem(&run[0], '0')?;
+        let kind = scalar(&run[0])?;
+        let follows = (1..4).all(|k| {
+            let digit = char::from(b'0' + k as u8);
+            stem(&run[k], digit).as_ref() == Some(&s)
+                && scalar(&run[k]) == Some(kind)
+                && run[k].offset == run[0].offset + 4 * k as u32
+        });
+        let named_so = stems.contains(&s.as_str()) || named(&s, words);
+        (follows && named_so).then(|| (run[0].name.clone().unwrap_or_default(), kind))
+    })
+}
+
 /// A field split into three f32 members by coordinate, named with a common stem and x, y, z
 /// (`px, py, pz`, `pos_x`, `normal_x`): the first one's byte offset, as the profile's offset; the
 /// stem must start as the field's name does (`p`, `n`, `t`).
@@ -760,11 +799,24 @@ fn struct_streams(
             continue;
         };
         let position = field(ms, "position");
-        let joints = member(ms, JOINT_WORDS).and_then(|(n, ty)| Some((n, joint_format(ty)?)));
-        let weights = member(ms, WEIGHT_WORDS).and_then(|(n, _)| {
-            let format = weight_format(ms, &n)?;
-            Some((n, format))
-        });
+        // Named so, else four scalars in a row (`j0`..`j3`, `w0`..`w3`: engine-kernel's).
+        let joints = (member(ms, JOINT_WORDS).and_then(|(n, ty)| Some((n, joint_format(ty)?))))
+            .or_else(|| {
+                let (n, scalar) = split_run(module, ms, &["j", "b"], JOINT_WORDS)?;
+                let format = match scalar.kind {
+                    ScalarKind::Uint => "u32x4",
+                    ScalarKind::Sint => "i32x4",
+                    _ => "f32x4",
+                };
+                Some((n, format))
+            });
+        let weights = member(ms, WEIGHT_WORDS)
+            .map(|(n, _)| n)
+            .or_else(|| split_run(module, ms, &["w"], WEIGHT_WORDS).map(|(n, _)| n))
+            .and_then(|n| {
+                let format = weight_format(ms, &n)?;
+                Some((n, format))
+            });
         let role = match (&position, &joints, &weights) {
             (Some(_), _, _) if !covered.contains(&"positions") => "vertices",
             (None, Some(_), Some(_)) if !covered.contains(&"joints") => "influences",

@@ -13,8 +13,11 @@ pub(super) struct Switch {
     /// Where the member is a vector and the test reads one lane of it (`flags.x`): that lane and
     /// the vector's lanes; the others are written 0.
     pub(super) lane: Option<(u32, u32)>,
-    /// The test as the shader writes it, for the draft's comment (`is_animated == 1`).
+    /// The test as the shader writes it, for the draft's comment (`is_animated == 1`); for a
+    /// basis vector, the product that shows it (`to_world_x * n.x`).
     pub(super) test: String,
+    /// Whether a basis vector ([`basis`]) rather than a switch.
+    pub(super) basis: bool,
 }
 
 impl Switch {
@@ -94,6 +97,91 @@ pub(super) fn switches(
                 }
             }
         });
+    }
+    out
+}
+
+/// Vector members of filled buffers that a direction is rebuilt from, each its basis vector k:
+/// scaled by lane k of a vector (dead-signal's `to_world_x.xyz * n.x + to_world_y.xyz * n.y +
+/// ...`), or dotted with one into lane k of a composed vector (the rows of a normal matrix kept
+/// as three vec4s, as uniform alignment makes engines keep a mat3x3). The identity's: lane k 1,
+/// the others 0, where a zero fill would collapse the direction.
+pub(super) fn basis(module: &Module) -> Vec<Switch> {
+    let mut out: Vec<Switch> = Vec::new();
+    let axes = ["x", "y", "z", "w"];
+    for f in crate::shader::all_functions(module) {
+        // A vector member, read whole or swizzled.
+        let member = |mut e: Handle<E>| {
+            while let E::Swizzle { vector, .. } = f.expressions[e] {
+                e = vector;
+            }
+            let E::Load { pointer } = f.expressions[e] else {
+                return None;
+            };
+            let ty = pointee(module, f, pointer)?;
+            let naga::TypeInner::Vector { size, scalar } = module.types[ty].inner else {
+                return None;
+            };
+            let (g, path, None) = member_path(module, f, e)? else {
+                return None;
+            };
+            (scalar.kind == naga::ScalarKind::Float).then_some((g, path, size as u32))
+        };
+        // Lane k of a vector value (not a struct's member).
+        let lane = |e: Handle<E>| match f.expressions[e] {
+            E::AccessIndex { base, index } => match f.expressions[base] {
+                E::Load { .. } | E::FunctionArgument(_) | E::CallResult(_) => None,
+                _ => Some(index),
+            },
+            _ => None,
+        };
+        let mut found =
+            |(g, path, n): (Handle<naga::GlobalVariable>, String, u32), k: u32, test: String| {
+                if k < n && !out.iter().any(|o| (o.global, &o.path) == (g, &path)) {
+                    out.push(Switch {
+                        global: g,
+                        path,
+                        value: 1.0,
+                        lane: Some((k, n)),
+                        test,
+                        basis: true,
+                    });
+                }
+            };
+        for (_, e) in f.expressions.iter() {
+            match *e {
+                E::Binary {
+                    op: B::Multiply,
+                    left,
+                    right,
+                } => {
+                    for (v, s) in [(left, right), (right, left)] {
+                        if let (Some(m), Some(k)) = (member(v), lane(s)) {
+                            let test = format!("{} * v.{}", m.1, axes[k as usize % 4]);
+                            found(m, k, test);
+                        }
+                    }
+                }
+                E::Compose { ref components, .. } => {
+                    for (k, &c) in components.iter().enumerate() {
+                        let E::Math {
+                            fun: naga::MathFunction::Dot,
+                            arg,
+                            arg1: Some(arg1),
+                            ..
+                        } = f.expressions[c]
+                        else {
+                            continue;
+                        };
+                        if let Some(m) = member(arg).or_else(|| member(arg1)) {
+                            let test = format!("dot({}, v) in lane {}", m.1, axes[k % 4]);
+                            found(m, k as u32, test);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
     out
 }
@@ -202,6 +290,7 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
         path,
         value,
         lane,
+        basis: false,
     })
 }
 

@@ -640,23 +640,44 @@ fn palette_target(module: &Module, g: &Global) -> Target {
     Some((var, member))
 }
 
-/// The switches of the skinning (see [`gates`]) where `g` is the palette.
+/// The switches of the skinning (see [`gates`]) where `g` is the palette, and the basis vectors
+/// directions are rebuilt from ([`gates::basis`]).
 fn palette_switches(module: &Module, g: &Global) -> Vec<gates::Switch> {
-    palette_target(module, g).map_or_else(Vec::new, |(v, m)| gates::switches(module, v, m))
+    let mut out =
+        palette_target(module, g).map_or_else(Vec::new, |(v, m)| gates::switches(module, v, m));
+    out.extend(gates::basis(module));
+    out
 }
 
-/// Why the draft gives switches their values, for its comment.
+/// Why the draft gives switches and basis vectors their values, for its comment.
 fn switch_comment(switches: &[&gates::Switch]) -> String {
-    let tests: Vec<String> = (switches.iter()).map(|s| format!("`{}`", s.test)).collect();
-    format!(
-        "the shader skins only where {} holds: {} set so, the path under test",
-        tests.join(" and "),
-        if switches.len() == 1 {
-            "its member"
-        } else {
-            "their members"
-        }
-    )
+    let tests = |basis: bool| -> Vec<String> {
+        (switches.iter())
+            .filter(|s| s.basis == basis)
+            .map(|s| format!("`{}`", s.test))
+            .collect()
+    };
+    let mut parts = Vec::new();
+    let gates = tests(false);
+    if !gates.is_empty() {
+        parts.push(format!(
+            "the shader skins only where {} holds: {} set so, the path under test",
+            gates.join(" and "),
+            if gates.len() == 1 {
+                "its member"
+            } else {
+                "their members"
+            }
+        ));
+    }
+    let basis = tests(true);
+    if !basis.is_empty() {
+        parts.push(format!(
+            "a direction is rebuilt from {} (each member a basis vector): the identity's, where zeros would collapse it",
+            basis.join(", ")
+        ));
+    }
+    parts.join("; ")
 }
 
 /// Names in backticks, joined by commas.

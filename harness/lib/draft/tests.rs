@@ -1485,3 +1485,68 @@ fn packed_frame_streams_take_their_elements_and_encodings() {
     let valid = validates("streams.wgsl", source, &d.yaml);
     assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
 }
+
+/// A vertex struct whose joints and weights are four scalars each in a row (`j0`..`j3` u32s,
+/// `w0`..`w3` f32s), and a `vec4<u32>` uniform of parameters whose x bounds the invocations: the
+/// split runs are `u32x4` joints and `f32x4` weights at their first members, the vector the
+/// count. The draft validates.
+#[test]
+fn joints_and_weights_split_into_scalars_and_a_vector_count() {
+    let source = r#"
+struct Rest { px: f32, py: f32, pz: f32, w0: f32, w1: f32, w2: f32, w3: f32, j0: u32, j1: u32, j2: u32, j3: u32 }
+struct Out { px: f32, py: f32, pz: f32 }
+@group(0) @binding(0) var<storage, read> rest: array<Rest>;
+@group(0) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(2) var<storage, read_write> skinned: array<Out>;
+@group(0) @binding(3) var<uniform> params: vec4<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= params.x { return; }
+    let v = rest[i];
+    let m = bones[v.j0] * v.w0 + bones[v.j1] * v.w1 + bones[v.j2] * v.w2 + bones[v.j3] * v.w3;
+    let p = (m * vec4<f32>(v.px, v.py, v.pz, 1.0)).xyz;
+    skinned[i] = Out(p.x, p.y, p.z);
+}
+"#;
+    let d = draft("split.wgsl", source).unwrap();
+    for want in [
+        "joints: { offset: j0, format: u32x4 }, weights: { offset: w0, format: f32x4 } }",
+        "  count: { group: 0, binding: 3 }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    let valid = validates("split.wgsl", source, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
+}
+
+/// Directions rebuilt from vector members of a filled buffer (a normal matrix's rows kept as
+/// vec4s and dotted into each lane; a basis's columns scaled by each lane, dead-signal's
+/// `to_world_x`): each member drafted as the identity's basis vector, where a zero fill would
+/// collapse the direction.
+#[test]
+fn basis_vectors_in_filled_buffers_are_the_identitys() {
+    let source = r#"
+struct Frame { r0: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>, cx: vec4<f32>, cy: vec4<f32>, cz: vec4<f32>, tint: vec4<f32> }
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+@group(0) @binding(2) var<uniform> frame: Frame;
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>, @location(1) tangent: vec3<f32> }
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(2) tangent: vec3<f32>,
+@location(3) joints: vec4<u32>, @location(4) weights: vec4<f32>) -> Out {
+    let m = bones[joints.x] * weights.x + bones[joints.y] * weights.y;
+    let n = normalize((m * vec4<f32>(normal, 0.0)).xyz);
+    let t = normalize((m * vec4<f32>(tangent, 0.0)).xyz);
+    var out: Out;
+    out.clip = view_proj * m * vec4<f32>(position, 1.0);
+    out.normal = vec3<f32>(dot(frame.r0.xyz, n), dot(frame.r1.xyz, n), dot(frame.r2.xyz, n));
+    out.tangent = frame.cx.xyz * t.x + frame.cy.xyz * t.y + frame.cz.xyz * t.z + frame.tint.xyz * 0.0;
+    return out;
+}
+"#;
+    let d = draft("basis.wgsl", source).unwrap();
+    let want = "members: { r0: [1, 0, 0, 0], r1: [0, 1, 0, 0], r2: [0, 0, 1, 0], cx: [1, 0, 0, 0], cy: [0, 1, 0, 0], cz: [0, 0, 1, 0] } }";
+    assert!(d.yaml.contains(want), "{}", d.yaml);
+    assert!(!d.yaml.contains("tint:"), "{}", d.yaml);
+    let valid = validates("basis.wgsl", source, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
+}
