@@ -341,7 +341,7 @@ fn frame_layout(module: &Module, g: &Global, words: u32) -> Option<Layout> {
         // Integer words the shader unpacks: one packed direction an element.
         t if words_encoding(module, t).is_some() => {
             let (encoding, bytes) = words_encoding(module, t)?;
-            let vec3 = words == 4 && encoding == crate::format::Encoding::Snorm8 && !unpacked_w_read(module);
+            let vec3 = words == 4 && unhanded(module, encoding);
             Some(Layout {
                 format: vec3.then_some("vec3"),
                 stride: Some(bytes),
@@ -593,8 +593,7 @@ fn words_encoding(module: &Module, ty: &TypeInner) -> Option<(crate::format::Enc
             (f.expressions.iter())
                 .any(|(_, e)| matches!(e, naga::Expression::Math { fun, .. } if funs.contains(fun)))
         };
-        module.functions.iter().any(|(_, f)| uses(f))
-            || module.entry_points.iter().any(|e| uses(&e.function))
+        crate::shader::all_functions(module).any(uses)
     };
     let words = match *ty {
         TypeInner::Scalar(s) if s == naga::Scalar::U32 => 1,
@@ -608,6 +607,12 @@ fn words_encoding(module: &Module, ty: &TypeInner) -> Option<(crate::format::Enc
         _ => return None,
     };
     Some((encoding, 4 * words))
+}
+
+/// Whether a tangent packed in `encoding` keeps no handedness: a snorm8 one whose unpacked w
+/// nothing reads (`unpack4x8snorm(t).xyz`, blade's).
+fn unhanded(module: &Module, encoding: crate::format::Encoding) -> bool {
+    encoding == crate::format::Encoding::Snorm8 && !unpacked_w_read(module)
 }
 
 /// Whether anything reads the w of an `unpack4x8snorm` result: an access to it, a swizzle with
@@ -644,8 +649,7 @@ fn unpacked_w_read(module: &Module) -> bool {
         });
         in_expressions || in_statements
     };
-    module.functions.iter().any(|(_, f)| reads_w(f))
-        || module.entry_points.iter().any(|e| reads_w(&e.function))
+    crate::shader::all_functions(module).any(reads_w)
 }
 
 /// A byte-addressed vertex buffer (bare 32-bit words, read-only) laid out by what the stage does
@@ -778,11 +782,7 @@ fn struct_streams(
     // integer words is packed, as the pack builtins the shader calls write it.
     let frame_format = |ms: &[naga::StructMember], what: &str, m: &str| {
         if let Some(e) = packed_encoding(module, ms, m) {
-            // A snorm8 tangent whose unpacked w nothing reads (`unpack4x8snorm(t).xyz`, blade's)
-            // keeps no handedness there.
-            let xyz = what == "tangent"
-                && e == crate::format::Encoding::Snorm8
-                && !unpacked_w_read(module);
+            let xyz = what == "tangent" && unhanded(module, e);
             let format = if xyz { ", tangent_format: vec3" } else { "" };
             return format!(", {what}_encoding: {}{format}", e.name());
         }

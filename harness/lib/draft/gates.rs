@@ -1,6 +1,7 @@
 //! Which members of the buffers the harness fills switch the skinning on: a branch on a member
-//! compared with a constant, the palette read on one side only (dungeon-crawler's
-//! `if (uniforms.is_animated == u32(1))`), and the value that takes the side that skins.
+//! (or a lane of one) compared with a constant, the palette read on one side only
+//! (dungeon-crawler's `if (uniforms.is_animated == u32(1))`), and the value that takes the side
+//! that skins; and which vector members a direction is rebuilt from, the identity's basis.
 
 use naga::{BinaryOperator as B, Expression as E, Handle, Module, Statement};
 
