@@ -611,7 +611,7 @@ fn words_encoding(module: &Module, ty: &TypeInner) -> Option<(crate::format::Enc
 
 /// Whether a tangent packed in `encoding` keeps no handedness: a snorm8 one whose unpacked w
 /// nothing reads (`unpack4x8snorm(t).xyz`, blade's).
-fn unhanded(module: &Module, encoding: crate::format::Encoding) -> bool {
+pub(super) fn unhanded(module: &Module, encoding: crate::format::Encoding) -> bool {
     encoding == crate::format::Encoding::Snorm8 && !unpacked_w_read(module)
 }
 

@@ -1550,3 +1550,52 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>,
     let valid = validates("basis.wgsl", source, &d.yaml);
     assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
 }
+
+/// Bare words holding a direction packed in one word each (`unpack4x8snorm(src[b + 3u])`): the
+/// words trace places them as one-word fields in snorm8, in the vertices and, where the stage
+/// packs them again, in the output; a tangent whose unpacked w is read keeps its handedness. The
+/// draft validates.
+#[test]
+fn words_packed_one_to_a_direction_are_snorm8_fields() {
+    let source = r#"
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(3) var<uniform> count: vec4<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= count.x) {
+        return;
+    }
+    let b = i * 11u;
+    let position = vec3<f32>(bitcast<f32>(src[b]), bitcast<f32>(src[b + 1u]), bitcast<f32>(src[b + 2u]));
+    let normal = unpack4x8snorm(src[b + 3u]).xyz;
+    let tangent = unpack4x8snorm(src[b + 4u]);
+    let j01 = src[b + 5u];
+    let j23 = src[b + 6u];
+    let joints = vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u);
+    let weights = vec4<f32>(bitcast<f32>(src[b + 7u]), bitcast<f32>(src[b + 8u]), bitcast<f32>(src[b + 9u]), bitcast<f32>(src[b + 10u]));
+    let m = bones[joints.x] * weights.x + bones[joints.y] * weights.y + bones[joints.z] * weights.z + bones[joints.w] * weights.w;
+    let p = (m * vec4<f32>(position, 1.0)).xyz;
+    let n = normalize((m * vec4<f32>(normal, 0.0)).xyz);
+    let t = normalize((m * vec4<f32>(tangent.xyz, 0.0)).xyz);
+    let o = i * 5u;
+    dst[o] = bitcast<u32>(p.x);
+    dst[o + 1u] = bitcast<u32>(p.y);
+    dst[o + 2u] = bitcast<u32>(p.z);
+    dst[o + 3u] = pack4x8snorm(vec4<f32>(n, 0.0));
+    dst[o + 4u] = pack4x8snorm(vec4<f32>(t, tangent.w));
+}
+"#;
+    let d = draft("words.wgsl", source).unwrap();
+    for want in [
+        "  vertices: { group: 0, binding: 1, stride: 44, position: 0, normal: 12, normal_encoding: snorm8, tangent: 16, tangent_encoding: snorm8, joints: { offset: 20, format: u16x4 }, weights: { offset: 28, format: f32x4 } }",
+        "  output: { group: 0, binding: 2, stride: 20, position: 0, normal: 12, normal_encoding: snorm8, tangent: 16, tangent_encoding: snorm8 }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    let valid = validates("words.wgsl", source, &d.yaml);
+    assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
+}

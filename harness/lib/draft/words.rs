@@ -23,6 +23,8 @@ enum Decode {
     Unorm16,
     /// `unpack4x8unorm`.
     Unorm8,
+    /// `unpack4x8snorm`: a direction packed in one word.
+    Snorm8,
     /// A packing no format of the harness holds (snorm, half floats).
     Other,
 }
@@ -113,10 +115,10 @@ impl V {
         }
     }
 
-    /// The float words it is made of, in order.
+    /// The float words it is made of (a packed direction's word among them), in order.
     fn floats(&self) -> Vec<i64> {
         let set: BTreeSet<i64> = (self.words.iter())
-            .filter(|w| w.1 == Decode::Float)
+            .filter(|w| matches!(w.1, Decode::Float | Decode::Snorm8))
             .map(|w| w.0)
             .collect();
         set.into_iter().collect()
@@ -157,6 +159,8 @@ struct Found {
     names: Vec<(String, Vec<i64>)>,
     /// Each store into the output: its index's `(k, c)` and the words the value is made of.
     stores: BTreeSet<(i64, i64, Vec<i64>)>,
+    /// The words read as a packed direction (`unpack4x8snorm`).
+    packed: BTreeSet<i64>,
 }
 
 struct Trace<'a> {
@@ -657,6 +661,8 @@ impl Trace<'_> {
             (TypeInner::Scalar(_), _) => self.found.weights.extend(o.words.iter().copied()),
             (TypeInner::Vector { .. }, TypeInner::Matrix { .. }) => {
                 self.found.vectors.insert((o.floats(), o.point));
+                let packed = o.words.iter().filter(|w| w.1 == Decode::Snorm8);
+                self.found.packed.extend(packed.map(|w| w.0));
             }
             _ => {}
         }
@@ -675,7 +681,8 @@ impl Trace<'_> {
         match fun {
             M::Unpack2x16unorm => return a.decoded(&to(Decode::Unorm16)).whole(),
             M::Unpack4x8unorm => return a.decoded(&to(Decode::Unorm8)).whole(),
-            M::Unpack2x16snorm | M::Unpack4x8snorm | M::Unpack2x16float => {
+            M::Unpack4x8snorm => return a.decoded(&to(Decode::Snorm8)).whole(),
+            M::Unpack2x16snorm | M::Unpack2x16float => {
                 return a.decoded(&to(Decode::Other)).whole()
             }
             M::Unpack4xU8 | M::Unpack4xI8 => return a.decoded(&to(Decode::Byte)).whole(),
@@ -696,6 +703,8 @@ impl Trace<'_> {
             if a.palette != b.palette {
                 let o = if a.palette { b } else { &a };
                 self.found.vectors.insert((o.floats(), o.point));
+                let packed = o.words.iter().filter(|w| w.1 == Decode::Snorm8);
+                self.found.packed.extend(packed.map(|w| w.0));
             }
         }
         let mut v = a.whole();
@@ -776,6 +785,8 @@ pub(super) struct Layout {
     pub(super) weights: Option<(Vec<i64>, &'static str)>,
     /// The output's fields, where one was traced.
     pub(super) output: Option<Stored>,
+    /// Whether a packed tangent keeps no handedness (its unpacked w never read).
+    pub(super) unhanded: bool,
 }
 
 /// A byte-addressed output's fields as its stores place them, in words (`stride` a vertex).
@@ -840,6 +851,7 @@ pub(super) fn layout(
         joints,
         weights,
         output,
+        unhanded: super::compute::unhanded(module, crate::format::Encoding::Snorm8),
     })
 }
 
@@ -915,7 +927,9 @@ fn frames(found: &Found, taken: &BTreeSet<i64>) -> (Option<Run>, Option<Run>, Op
         .filter_map(|(words, point)| {
             let first = *words.first()?;
             let len = words.len() as i64;
-            (*words.last()? == first + len - 1 && (3..=4).contains(&len))
+            // Three or four floats, or one word of a packed direction.
+            let packed = len == 1 && found.packed.contains(&first);
+            (*words.last()? == first + len - 1 && ((3..=4).contains(&len) || packed))
                 .then_some((Run { first, len }, *point))
         })
         .collect();
@@ -975,7 +989,7 @@ fn output(found: &Found, fields: [Option<Run>; 3]) -> Option<Stored> {
     };
     let mut slots: [BTreeSet<i64>; 3] = Default::default();
     // A tangent's words run on to its w, which the stage copies rather than moves.
-    let span = |f: usize, r: Run| r.first..r.first + if f == 2 { r.len.max(4) } else { r.len };
+    let span = |f: usize, r: Run| r.first..r.first + if f == 2 && r.len >= 3 { 4 } else { r.len };
     for (_, c, words) in &found.stores {
         let of: Vec<usize> = (0..3)
             .filter(|&f| fields[f].is_some_and(|r| words.iter().any(|w| span(f, r).contains(w))))
@@ -1034,7 +1048,11 @@ impl Layout {
             ("tangent", self.tangent),
         ] {
             if let Some(r) = run {
-                out.push_str(&format!(", {name}: {}", 4 * r.first));
+                out.push_str(&format!(
+                    ", {name}: {}{}",
+                    4 * r.first,
+                    self.packed(name, r)
+                ));
             }
         }
         if let Some(t) = self.tangent.filter(|t| t.len == 3) {
@@ -1071,15 +1089,35 @@ impl Layout {
         } = self.output?;
         let mut out = format!("stride: {}, position: {}", 4 * stride, 4 * position?.first);
         if let Some(n) = normal {
-            out.push_str(&format!(", normal: {}", 4 * n.first));
+            out.push_str(&format!(
+                ", normal: {}{}",
+                4 * n.first,
+                self.packed("normal", n)
+            ));
         }
         if let Some(t) = tangent {
-            out.push_str(&format!(", tangent: {}", 4 * t.first));
+            out.push_str(&format!(
+                ", tangent: {}{}",
+                4 * t.first,
+                self.packed("tangent", t)
+            ));
             if t.len == 3 {
                 out.push_str(", tangent_format: vec3");
             }
         }
         Some(out)
+    }
+
+    /// A field of one word is a direction packed as `pack4x8snorm` writes it: its encoding, and
+    /// a tangent without handedness its format.
+    fn packed(&self, name: &str, r: Run) -> String {
+        match (r.len, name) {
+            (1, "tangent") if self.unhanded => {
+                ", tangent_encoding: snorm8, tangent_format: vec3".into()
+            }
+            (1, "normal" | "tangent") => format!(", {name}_encoding: snorm8"),
+            _ => String::new(),
+        }
     }
 }
 
