@@ -3,7 +3,9 @@
 //! direction), traced through expressions, local variables and calls; and which of those words
 //! each store into a byte-addressed output carries.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::format::Encoding;
 
 use naga::{BinaryOperator as B, Expression as E, Handle, MathFunction as M, Module, Statement};
 use naga::{Binding, BuiltIn, TypeInner};
@@ -25,8 +27,9 @@ enum Decode {
     Unorm8,
     /// `unpack4x8snorm`: a direction packed in one word.
     Snorm8,
-    /// A packing no format of the harness holds (snorm, half floats).
-    Other,
+    /// `unpack2x16snorm` and `unpack2x16float`: half of a direction packed in two words.
+    Snorm16,
+    Float16,
 }
 
 type Words = BTreeSet<(i64, Decode)>;
@@ -46,6 +49,18 @@ struct V {
     point: Option<bool>,
     /// A composed vector's lanes or struct's members, where followed.
     parts: Option<Vec<V>>,
+}
+
+impl Decode {
+    /// The encoding of a direction whose words are read so, where packed.
+    fn packed(self) -> Option<Encoding> {
+        match self {
+            Decode::Snorm8 => Some(Encoding::Snorm8),
+            Decode::Snorm16 => Some(Encoding::Snorm16),
+            Decode::Float16 => Some(Encoding::F16),
+            _ => None,
+        }
+    }
 }
 
 impl V {
@@ -118,7 +133,7 @@ impl V {
     /// The float words it is made of (a packed direction's word among them), in order.
     fn floats(&self) -> Vec<i64> {
         let set: BTreeSet<i64> = (self.words.iter())
-            .filter(|w| matches!(w.1, Decode::Float | Decode::Snorm8))
+            .filter(|w| w.1 == Decode::Float || w.1.packed().is_some())
             .map(|w| w.0)
             .collect();
         set.into_iter().collect()
@@ -159,8 +174,8 @@ struct Found {
     names: Vec<(String, Vec<i64>)>,
     /// Each store into the output: its index's `(k, c)` and the words the value is made of.
     stores: BTreeSet<(i64, i64, Vec<i64>)>,
-    /// The words read as a packed direction (`unpack4x8snorm`).
-    packed: BTreeSet<i64>,
+    /// The words read as part of a packed direction, and its encoding.
+    packed: BTreeMap<i64, Encoding>,
 }
 
 struct Trace<'a> {
@@ -661,8 +676,8 @@ impl Trace<'_> {
             (TypeInner::Scalar(_), _) => self.found.weights.extend(o.words.iter().copied()),
             (TypeInner::Vector { .. }, TypeInner::Matrix { .. }) => {
                 self.found.vectors.insert((o.floats(), o.point));
-                let packed = o.words.iter().filter(|w| w.1 == Decode::Snorm8);
-                self.found.packed.extend(packed.map(|w| w.0));
+                let packed = o.words.iter().filter_map(|w| Some((w.0, w.1.packed()?)));
+                self.found.packed.extend(packed);
             }
             _ => {}
         }
@@ -682,9 +697,8 @@ impl Trace<'_> {
             M::Unpack2x16unorm => return a.decoded(&to(Decode::Unorm16)).whole(),
             M::Unpack4x8unorm => return a.decoded(&to(Decode::Unorm8)).whole(),
             M::Unpack4x8snorm => return a.decoded(&to(Decode::Snorm8)).whole(),
-            M::Unpack2x16snorm | M::Unpack2x16float => {
-                return a.decoded(&to(Decode::Other)).whole()
-            }
+            M::Unpack2x16snorm => return a.decoded(&to(Decode::Snorm16)).whole(),
+            M::Unpack2x16float => return a.decoded(&to(Decode::Float16)).whole(),
             M::Unpack4xU8 | M::Unpack4xI8 => return a.decoded(&to(Decode::Byte)).whole(),
             M::ExtractBits => {
                 let count = arg2.and_then(|c| super::read::number(self.module, fr.f, c));
@@ -703,8 +717,8 @@ impl Trace<'_> {
             if a.palette != b.palette {
                 let o = if a.palette { b } else { &a };
                 self.found.vectors.insert((o.floats(), o.point));
-                let packed = o.words.iter().filter(|w| w.1 == Decode::Snorm8);
-                self.found.packed.extend(packed.map(|w| w.0));
+                let packed = o.words.iter().filter_map(|w| Some((w.0, w.1.packed()?)));
+                self.found.packed.extend(packed);
             }
         }
         let mut v = a.whole();
@@ -787,6 +801,8 @@ pub(super) struct Layout {
     pub(super) output: Option<Stored>,
     /// Whether a packed tangent keeps no handedness (its unpacked w never read).
     pub(super) unhanded: bool,
+    /// The words read as parts of packed directions, and their encodings.
+    pub(super) packed: BTreeMap<i64, Encoding>,
 }
 
 /// A byte-addressed output's fields as its stores place them, in words (`stride` a vertex).
@@ -851,7 +867,8 @@ pub(super) fn layout(
         joints,
         weights,
         output,
-        unhanded: super::compute::unhanded(module, crate::format::Encoding::Snorm8),
+        unhanded: super::compute::unhanded(module, Encoding::Snorm8),
+        packed: found.packed,
     })
 }
 
@@ -927,8 +944,10 @@ fn frames(found: &Found, taken: &BTreeSet<i64>) -> (Option<Run>, Option<Run>, Op
         .filter_map(|(words, point)| {
             let first = *words.first()?;
             let len = words.len() as i64;
-            // Three or four floats, or one word of a packed direction.
-            let packed = len == 1 && found.packed.contains(&first);
+            // Three or four floats, or the words of a packed direction.
+            let packed = found.packed.get(&first).is_some_and(|e| {
+                e.bytes(3) as i64 == 4 * len && words.iter().all(|w| found.packed.get(w) == Some(e))
+            });
             (*words.last()? == first + len - 1 && ((3..=4).contains(&len) || packed))
                 .then_some((Run { first, len }, *point))
         })
@@ -1051,7 +1070,7 @@ impl Layout {
                 out.push_str(&format!(
                     ", {name}: {}{}",
                     4 * r.first,
-                    self.packed(name, r)
+                    self.packed(name, run, r)
                 ));
             }
         }
@@ -1092,14 +1111,14 @@ impl Layout {
             out.push_str(&format!(
                 ", normal: {}{}",
                 4 * n.first,
-                self.packed("normal", n)
+                self.packed("normal", self.normal, n)
             ));
         }
         if let Some(t) = tangent {
             out.push_str(&format!(
                 ", tangent: {}{}",
                 4 * t.first,
-                self.packed("tangent", t)
+                self.packed("tangent", self.tangent, t)
             ));
             if t.len == 3 {
                 out.push_str(", tangent_format: vec3");
@@ -1108,16 +1127,18 @@ impl Layout {
         Some(out)
     }
 
-    /// A field of one word is a direction packed as `pack4x8snorm` writes it: its encoding, and
-    /// a tangent without handedness its format.
-    fn packed(&self, name: &str, r: Run) -> String {
-        match (r.len, name) {
-            (1, "tangent") if self.unhanded => {
-                ", tangent_encoding: snorm8, tangent_format: vec3".into()
-            }
-            (1, "normal" | "tangent") => format!(", {name}_encoding: snorm8"),
-            _ => String::new(),
+    /// A field `r` whose source `source` is a packed direction, as many words as its packing
+    /// takes: its encoding, and a snorm8 tangent without handedness its format.
+    fn packed(&self, name: &str, source: Option<Run>, r: Run) -> String {
+        let Some(e) = source.and_then(|s| self.packed.get(&s.first)) else {
+            return String::new();
+        };
+        if e.bytes(3) as i64 != 4 * r.len || name == "position" {
+            return String::new();
         }
+        let vec3 = name == "tangent" && self.unhanded && *e == Encoding::Snorm8;
+        let format = if vec3 { ", tangent_format: vec3" } else { "" };
+        format!(", {name}_encoding: {}{format}", e.name())
     }
 }
 
