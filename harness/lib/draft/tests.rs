@@ -1553,10 +1553,10 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>,
 
 /// Bare words holding a direction packed in one word each (`unpack4x8snorm(src[b + 3u])`): the
 /// words trace places them as one-word fields in snorm8, in the vertices and, where the stage
-/// packs them again, in the output; a tangent whose unpacked w is read keeps its handedness. The
-/// draft validates.
+/// packs them again, in the output; a tangent whose unpacked w is read keeps its handedness; in
+/// the 16-bit packings, two-word fields. The drafts validate.
 #[test]
-fn words_packed_one_to_a_direction_are_snorm8_fields() {
+fn words_of_packed_directions_are_fields_in_their_encoding() {
     let source = r#"
 @group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -1598,54 +1598,40 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let valid = validates("words.wgsl", source, &d.yaml);
     assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
-}
-
-/// Bare words holding directions in the 16-bit packings, two words each (`unpack2x16float` for
-/// the normal, `unpack2x16snorm` for the tangent): two-word fields in f16 and snorm16, in the
-/// vertices and the output. The draft validates.
-#[test]
-fn words_in_sixteen_bit_packings_are_two_word_fields() {
-    let source = r#"
-@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-@group(0) @binding(3) var<uniform> count: vec4<u32>;
-
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
-    if (i >= count.x) {
-        return;
-    }
-    let b = i * 13u;
-    let position = vec3<f32>(bitcast<f32>(src[b]), bitcast<f32>(src[b + 1u]), bitcast<f32>(src[b + 2u]));
-    let normal = vec4<f32>(unpack2x16float(src[b + 3u]), unpack2x16float(src[b + 4u])).xyz;
-    let tangent = vec4<f32>(unpack2x16snorm(src[b + 5u]), unpack2x16snorm(src[b + 6u]));
-    let j01 = src[b + 7u];
-    let j23 = src[b + 8u];
-    let joints = vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u);
-    let weights = vec4<f32>(bitcast<f32>(src[b + 9u]), bitcast<f32>(src[b + 10u]), bitcast<f32>(src[b + 11u]), bitcast<f32>(src[b + 12u]));
-    let m = bones[joints.x] * weights.x + bones[joints.y] * weights.y + bones[joints.z] * weights.z + bones[joints.w] * weights.w;
-    let p = (m * vec4<f32>(position, 1.0)).xyz;
-    let n = normalize((m * vec4<f32>(normal, 0.0)).xyz);
-    let t = normalize((m * vec4<f32>(tangent.xyz, 0.0)).xyz);
-    let o = i * 7u;
-    dst[o] = bitcast<u32>(p.x);
-    dst[o + 1u] = bitcast<u32>(p.y);
-    dst[o + 2u] = bitcast<u32>(p.z);
-    dst[o + 3u] = pack2x16float(n.xy);
-    dst[o + 4u] = pack2x16float(vec2<f32>(n.z, 0.0));
-    dst[o + 5u] = pack2x16snorm(t.xy);
-    dst[o + 6u] = pack2x16snorm(vec2<f32>(t.z, tangent.w));
-}
-"#;
-    let d = draft("half.wgsl", source).unwrap();
+    // The 16-bit packings, two words a direction (`unpack2x16float` for the normal,
+    // `unpack2x16snorm` for the tangent): two-word f16 and snorm16 fields, 13 words a vertex.
+    let half = source
+        .replace("i * 11u", "i * 13u")
+        .replace(
+            "unpack4x8snorm(src[b + 3u]).xyz",
+            "vec4<f32>(unpack2x16float(src[b + 3u]), unpack2x16float(src[b + 4u])).xyz",
+        )
+        .replace(
+            "unpack4x8snorm(src[b + 4u])",
+            "vec4<f32>(unpack2x16snorm(src[b + 5u]), unpack2x16snorm(src[b + 6u]))",
+        )
+        .replace("src[b + 6u];", "src[b + 8u];")
+        .replace("src[b + 5u];", "src[b + 7u];")
+        .replace("src[b + 10u]", "src[b + 12u]")
+        .replace("src[b + 9u]", "src[b + 11u]")
+        .replace("src[b + 8u])", "src[b + 10u])")
+        .replace("src[b + 7u])", "src[b + 9u])")
+        .replace("i * 5u", "i * 7u")
+        .replace(
+            "pack4x8snorm(vec4<f32>(n, 0.0));",
+            "pack2x16float(n.xy);\n    dst[o + 4u] = pack2x16float(vec2<f32>(n.z, 0.0));",
+        )
+        .replace(
+            "dst[o + 4u] = pack4x8snorm(vec4<f32>(t, tangent.w));",
+            "dst[o + 5u] = pack2x16snorm(t.xy);\n    dst[o + 6u] = pack2x16snorm(vec2<f32>(t.z, tangent.w));",
+        );
+    let d = draft("half.wgsl", &half).unwrap();
     for want in [
         "  vertices: { group: 0, binding: 1, stride: 52, position: 0, normal: 12, normal_encoding: f16, tangent: 20, tangent_encoding: snorm16, joints: { offset: 28, format: u16x4 }, weights: { offset: 36, format: f32x4 } }",
         "  output: { group: 0, binding: 2, stride: 28, position: 0, normal: 12, normal_encoding: f16, tangent: 20, tangent_encoding: snorm16 }",
     ] {
-        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+        assert!(d.yaml.contains(want), "{want}\n{}\n{half}", d.yaml);
     }
-    let valid = validates("half.wgsl", source, &d.yaml);
+    let valid = validates("half.wgsl", &half, &d.yaml);
     assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
 }
