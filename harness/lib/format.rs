@@ -397,6 +397,15 @@ pub struct FrameFields {
 }
 
 impl FrameFields {
+    /// No normal or tangent field.
+    pub const NONE: FrameFields = FrameFields {
+        normal: None,
+        tangent: None,
+        tangent_format: TangentFormat::Vec4,
+        normal_encoding: Encoding::F32,
+        tangent_encoding: Encoding::F32,
+    };
+
     /// (name, offset, size) of each field given.
     fn fields(&self) -> impl Iterator<Item = Field> {
         [

@@ -510,12 +510,12 @@ fn place_members(contract: &mut Contract, module: &naga::Module) {
             let size = u64::from(module.types[var.ty].inner.size(module.to_ctx()));
             contract.palette_struct =
                 (contract.palette_fill).over(&matrices(module, var.ty, size), size);
-            contract.palette_problems.clear();
-            for v in &contract.palette_members {
-                if let Err(why) = write_member(module, var.ty, v, &mut contract.palette_struct) {
-                    (contract.palette_problems).push(format!("{why} (the profile's {})", v.origin));
-                }
-            }
+            contract.palette_problems = write_members(
+                module,
+                var.ty,
+                &contract.palette_members,
+                &mut contract.palette_struct,
+            );
             let offset = m.offset;
             contract
                 .palette_member
@@ -580,13 +580,7 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
         let f = &mut contract.filled[i];
         let fill = f.fill.over(&matrices(module, var.ty, size), size);
         f.bytes = crate::contract::Filled::contents(&fill, &f.floats);
-        f.problems.clear();
-        for m in &f.members {
-            if let Err(why) = write_member(module, var.ty, m, &mut f.bytes) {
-                f.problems
-                    .push(format!("{why} (the profile's {})", m.origin));
-            }
-        }
+        f.problems = write_members(module, var.ty, &f.members, &mut f.bytes);
         let count = (f.count.iter_mut())
             .map(|c| (c, "the vertex count".to_string()))
             .chain(f.joints.iter_mut().map(|c| (c, "the joint count".into())));
@@ -668,6 +662,22 @@ fn filled_member(
         binding: None,
         offset,
     })
+}
+
+/// Each of `values` written into `bytes` ([`write_member`]); why each that does not fit could
+/// not be, with where the profile gives it.
+fn write_members(
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+    values: &[crate::contract::MemberValue],
+    bytes: &mut [u8],
+) -> Vec<String> {
+    (values.iter())
+        .filter_map(|v| {
+            let why = write_member(module, ty, v, bytes).err()?;
+            Some(format!("{why} (the profile's {})", v.origin))
+        })
+        .collect()
 }
 
 /// `m`'s values written into `bytes` at its member of `ty` (a struct, or element 0 of an array of
@@ -769,12 +779,12 @@ fn size_camera(contract: &mut Contract, module: &naga::Module) {
         let size = u64::from(module.types[var.ty].inner.size(module.to_ctx())).max(64);
         let matrices = matrices(module, var.ty, size);
         contract.camera_struct = contract.camera_fill.over(&matrices, size);
-        contract.camera_problems.clear();
-        for v in &contract.camera_members {
-            if let Err(why) = write_member(module, var.ty, v, &mut contract.camera_struct) {
-                (contract.camera_problems).push(format!("{why} (the profile's {})", v.origin));
-            }
-        }
+        contract.camera_problems = write_members(
+            module,
+            var.ty,
+            &contract.camera_members,
+            &mut contract.camera_struct,
+        );
     }
 }
 

@@ -4,7 +4,7 @@ use glam::Mat4;
 
 use super::{readback, Context, GpuError};
 use crate::contract::Role;
-use crate::format::Encoding;
+use crate::format::{Encoding, FrameFields};
 use crate::rig::Mesh;
 
 /// Skinned positions of every vertex of `mesh` under `palette`, computed on the GPU.
@@ -173,9 +173,9 @@ struct Output {
     /// Whether every word outside the fields must stay untouched (a byte-addressed output,
     /// where such a write lands on another field or vertex).
     fields_only: bool,
-    /// The skinned normal and tangent fields, where the output holds them (a byte-addressed
-    /// output's).
-    frames: FrameWords,
+    /// The skinned normal and tangent fields, in bytes, where the output holds them (a
+    /// byte-addressed output's).
+    frames: FrameFields,
     /// The words of an output struct's other members, which the shader may write.
     others: Vec<usize>,
     /// Written over the vertices it reads (see `Contract::in_place`): a vertex whose fields the
@@ -194,7 +194,7 @@ impl Output {
                 w: None,
                 point_w: false,
                 fields_only: true,
-                frames: FrameWords::of(&p.frames),
+                frames: p.frames,
                 others: (p.others.iter())
                     .flat_map(|&(o, n)| (o / 4..(o + n).div_ceil(4)).map(|w| w as usize))
                     .collect(),
@@ -208,7 +208,7 @@ impl Output {
                 w: (contract.formats.skinned == crate::contract::PositionFormat::Vec4).then_some(3),
                 point_w: contract.point_output,
                 fields_only: false,
-                frames: FrameWords::NONE,
+                frames: FrameFields::NONE,
                 others: Vec::new(),
                 in_place: contract.in_place(),
             },
@@ -226,7 +226,7 @@ impl Output {
             w: None,
             point_w: false,
             fields_only: stream.byte_addressed,
-            frames: FrameWords::NONE,
+            frames: FrameFields::NONE,
             others: Vec::new(),
             in_place,
         }
@@ -235,53 +235,23 @@ impl Output {
     /// Each field's words: (first word, count), the position first.
     fn fields(&self) -> Vec<(usize, usize)> {
         let mut out = vec![(self.position, self.width)];
-        out.extend(self.frames.normal());
-        out.extend(self.frames.tangent());
+        out.extend(self.normal());
+        out.extend(self.tangent());
         out
-    }
-}
-
-/// A byte-addressed output's normal and tangent fields: their first words, where it holds them,
-/// the tangent's components (4, w the handedness, or a vec3's 3) and each field's encoding.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct FrameWords {
-    normal_at: Option<usize>,
-    tangent_at: Option<usize>,
-    tangent_components: usize,
-    normal_encoding: Encoding,
-    tangent_encoding: Encoding,
-}
-
-impl FrameWords {
-    /// An output of no normal or tangent fields.
-    const NONE: FrameWords = FrameWords {
-        normal_at: None,
-        tangent_at: None,
-        tangent_components: 4,
-        normal_encoding: Encoding::F32,
-        tangent_encoding: Encoding::F32,
-    };
-
-    fn of(f: &crate::format::FrameFields) -> FrameWords {
-        FrameWords {
-            normal_at: f.normal.map(|o| o as usize / 4),
-            tangent_at: f.tangent.map(|o| o as usize / 4),
-            tangent_components: f.tangent_format.words() as usize,
-            normal_encoding: f.normal_encoding,
-            tangent_encoding: f.tangent_encoding,
-        }
     }
 
     /// The normal field: (first word, words).
     fn normal(&self) -> Option<(usize, usize)> {
-        let words = self.normal_encoding.bytes(3) as usize / 4;
-        self.normal_at.map(|at| (at, words))
+        let f = &self.frames;
+        f.normal
+            .map(|o| (o as usize / 4, f.normal_encoding.bytes(3) as usize / 4))
     }
 
     /// The tangent field: (first word, words).
     fn tangent(&self) -> Option<(usize, usize)> {
-        let words = self.tangent_encoding.bytes(self.tangent_components as u32) as usize / 4;
-        self.tangent_at.map(|at| (at, words))
+        let f = &self.frames;
+        f.tangent
+            .map(|o| (o as usize / 4, f.tangent_bytes() as usize / 4))
     }
 }
 
@@ -661,7 +631,7 @@ fn inspect_pool(
         w: None,
         point_w: false,
         fields_only: true,
-        frames: FrameWords::NONE,
+        frames: FrameFields::NONE,
         others: (width..p.size as usize / 4).collect(),
         in_place: false,
     };
@@ -778,7 +748,7 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
     let homogeneous = |i: usize, word: u32| {
         let after = |at: usize| at + 3 == i;
         let f = &layout.frames;
-        let normal = f.normal_at.filter(|_| !f.normal_encoding.packed());
+        let normal = (f.normal.map(|o| o as usize / 4)).filter(|_| !f.normal_encoding.packed());
         (after(layout.position) || normal.is_some_and(after))
             && [0.0, 1.0].contains(&f32::from_bits(word))
     };
@@ -804,32 +774,31 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
         .or_else(|| unwritten(fields[0]))
         .or_else(bad_w)
         .or_else(outside);
-    let values = |(at, k): (usize, usize)| -> Vec<[f32; 4]> {
-        let (encoding, components) = layout.encoding;
+    // A field's words of each vertex, decoded as (encoding, components).
+    let values = |(at, k): (usize, usize), (encoding, components): (Encoding, usize)| {
         (vertices.chunks(layout.stride))
             .map(|v| encoding.decode(&v[at..at + k], components))
-            .collect()
+            .collect::<Vec<[f32; 4]>>()
     };
     // A normal or tangent field: the guard's fault is theirs too (the guard is the whole
-    // output's), else a vertex whose field was left unwritten; its values decoded.
-    let frame = |field: Option<(usize, usize)>, encoding: Encoding, components: usize| {
+    // output's), else a vertex whose field was left unwritten.
+    let frame = |field: Option<(usize, usize)>, decode: (Encoding, usize)| {
         field.map(
             |(at, k)| match past.clone().or_else(|| unwritten((at, k))) {
                 Some(f) => Err(f),
-                None => Ok((vertices.chunks(layout.stride))
-                    .map(|v| encoding.decode(&v[at..at + k], components))
-                    .collect()),
+                None => Ok(values((at, k), decode)),
             },
         )
     };
-    let first = values(fields[0]);
+    let first = values(fields[0], layout.encoding);
     let positions = first.iter().map(|v| [v[0], v[1], v[2]]).collect();
     let f = &layout.frames;
+    let tangent_components = f.tangent_format.words() as usize;
     let skinned = Skinned {
         positions,
         fault,
-        normals: frame(f.normal(), f.normal_encoding, 3),
-        tangents: frame(f.tangent(), f.tangent_encoding, f.tangent_components),
+        normals: frame(layout.normal(), (f.normal_encoding, 3)),
+        tangents: frame(layout.tangent(), (f.tangent_encoding, tangent_components)),
     };
     (first, skinned)
 }
@@ -992,7 +961,7 @@ mod tests {
         w: Some(3),
         point_w: false,
         fields_only: false,
-        frames: FrameWords::NONE,
+        frames: FrameFields::NONE,
         others: Vec::new(),
         in_place: false,
     };
@@ -1043,7 +1012,7 @@ mod tests {
             w: None,
             point_w: false,
             fields_only: true,
-            frames: FrameWords::NONE,
+            frames: FrameFields::NONE,
             others: Vec::new(),
             in_place: false,
         };
@@ -1078,10 +1047,10 @@ mod tests {
         // the frames read back, a field left unwritten or a write to the padding found.
         let frames = Output {
             stride: 11,
-            frames: FrameWords {
-                normal_at: Some(3),
-                tangent_at: Some(6),
-                ..FrameWords::NONE
+            frames: FrameFields {
+                normal: Some(12),
+                tangent: Some(24),
+                ..FrameFields::NONE
             },
             ..packed.clone()
         };
@@ -1125,10 +1094,10 @@ mod tests {
         // word after the position is the normal's, no vec4's w.
         let snorm8 = Output {
             stride: 5,
-            frames: FrameWords {
-                normal_at: Some(3),
-                tangent_at: Some(4),
-                tangent_components: 3,
+            frames: FrameFields {
+                normal: Some(12),
+                tangent: Some(16),
+                tangent_format: crate::format::TangentFormat::Vec3,
                 normal_encoding: Encoding::Snorm8,
                 tangent_encoding: Encoding::Snorm8,
             },

@@ -206,6 +206,22 @@ impl Profile {
         format!("{}:{line}:{column}, field `{field}`", self.path.display())
     }
 
+    /// The values by member name the profile gives at `field` (`palette.members`), each with
+    /// where it is written, for messages.
+    fn member_values(
+        &self,
+        members: &BTreeMap<String, Numbers>,
+        field: &str,
+    ) -> Vec<crate::contract::MemberValue> {
+        (members.iter())
+            .map(|(name, v)| crate::contract::MemberValue {
+                name: name.clone(),
+                values: v.0.clone(),
+                origin: self.whence(&format!("{field}.{name}")),
+            })
+            .collect()
+    }
+
     /// The compute stage's bindings: (role, slot, space, type, what it holds, field).
     fn compute_slots(
         &self,
@@ -414,13 +430,7 @@ impl Profile {
                 crate::contract::ParallelNormals::new(self.member(m, "palette.normal_member"))
             });
         c.palette_fill = p.fill;
-        c.palette_members = (p.members.iter())
-            .map(|(name, v)| crate::contract::MemberValue {
-                name: name.clone(),
-                values: v.0.clone(),
-                origin: self.whence(&format!("palette.members.{name}")),
-            })
-            .collect();
+        c.palette_members = self.member_values(&p.members, "palette.members");
         let mut slots = vec![self.slot(
             Role::Palette,
             (p.group, p.binding),
@@ -541,13 +551,7 @@ impl Profile {
             ));
         }
         c.camera_fill = v.camera.fill;
-        c.camera_members = (v.camera.members.iter())
-            .map(|(name, values)| crate::contract::MemberValue {
-                name: name.clone(),
-                values: values.0.clone(),
-                origin: self.whence(&format!("vertex.camera.members.{name}")),
-            })
-            .collect();
+        c.camera_members = self.member_values(&v.camera.members, "vertex.camera.members");
         c.camera_in_palette = v.camera.in_palette(p);
         c.camera_member = (v.camera.member.clone()).map(|m| self.member(m, "vertex.camera.member"));
         let input = |role, ty, also, format, location, field: &str| {
@@ -648,13 +652,7 @@ impl Profile {
                 vec![Pipeline::Compute, Pipeline::Render],
                 &format!("bindings[{i}]"),
             ));
-            let mut members: Vec<_> = (b.members.iter())
-                .map(|(name, v)| crate::contract::MemberValue {
-                    name: name.clone(),
-                    values: v.0.clone(),
-                    origin: self.whence(&format!("bindings[{i}].members.{name}")),
-                })
-                .collect();
+            let mut members = self.member_values(&b.members, &format!("bindings[{i}].members"));
             if let Some(name) = &b.palette_offset {
                 members.push(crate::contract::MemberValue {
                     name: name.clone(),
