@@ -55,7 +55,8 @@ pub struct Profile {
     /// light's uniform), which the harness fills.
     #[serde(default)]
     pub bindings: Vec<FilledBinding>,
-    /// Cases this layout cannot hold, and the failure each is known to give.
+    /// Cases this layout cannot hold, and the failure each is known to give; `case: shader` for
+    /// the shader's own trials (a native engine's stages past what Dawn binds).
     #[serde(default)]
     pub expect: Vec<ShaderExpect>,
     #[serde(skip)]
@@ -177,10 +178,24 @@ pub struct ShaderExpect {
     pub at: String,
 }
 
+/// The `case` of an entry about the shader's own trials (`shader::tint_accepts`): only this name
+/// covers them, not a pattern, so `case: "*"` keeps to the cases.
+pub const SHADER_TRIALS: &str = "shader";
+
+/// The shader's own trials an entry with `case: shader` may name.
+pub const SHADER_CHECKS: [&str; 1] = ["tint_accepts"];
+
 impl ShaderExpect {
     /// Whether this entry covers `check` of `case`.
     pub fn covers(&self, case: &str, check: &str) -> bool {
-        names(&self.case, case)
+        self.case != SHADER_TRIALS
+            && names(&self.case, case)
+            && (self.checks.is_empty() || self.checks.iter().any(|c| c == check))
+    }
+
+    /// Whether this entry covers the shader's own trial `check` (`tint_accepts`).
+    pub fn covers_shader(&self, check: &str) -> bool {
+        self.case == SHADER_TRIALS
             && (self.checks.is_empty() || self.checks.iter().any(|c| c == check))
     }
 }
@@ -218,6 +233,10 @@ pub struct Modules {
     #[serde(default)]
     pub defines: BTreeMap<String, Define>,
 }
+
+/// The bind groups wgpu binds at all (its `MAX_BIND_GROUPS`): a profile's groups are below it, and
+/// those past WebGPU's guaranteed 4 run where the adapter's `max_bind_groups` reaches them.
+pub const MAX_BIND_GROUPS: u32 = 8;
 
 /// A resource binding.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]

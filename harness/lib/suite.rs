@@ -12,7 +12,7 @@ use crate::config::{Config, Require};
 use crate::golden::{Goldens, Settings as GoldenSettings};
 use crate::gpu::worker::on_device;
 use crate::gpu::{self, Context, Found, GpuError};
-use crate::profile::ShaderExpect;
+use crate::profile::{ShaderExpect, SHADER_CHECKS, SHADER_TRIALS};
 use crate::report::{CaseProblem, CompilerRow, Report, Row, Timing};
 use crate::run::{Devices, Run};
 use crate::scene::{Scene, SceneError};
@@ -684,20 +684,28 @@ impl Suite {
         if shader.expect.is_empty() {
             return None;
         }
-        let known: Vec<&str> = std::iter::once("case_loads")
+        let cases: Vec<&str> = std::iter::once("case_loads")
             .chain(Check::ALL.iter().map(|c| c.name()))
             .collect();
         let unknown: Vec<String> = shader
             .expect
             .iter()
             .flat_map(|e| e.checks.iter().map(move |c| (e, c)))
-            .filter(|(_, c)| !known.contains(&c.as_str()))
-            .map(|(e, c)| {
-                format!(
-                    "{}: expect: unknown check `{c}` (expected one of {})",
-                    e.at,
-                    known.join(", ")
-                )
+            .filter_map(|(e, c)| {
+                let (known, of) = match e.case == SHADER_TRIALS {
+                    true => (
+                        &SHADER_CHECKS[..],
+                        "with `case: shader`, one of the shader's trials",
+                    ),
+                    false => (&cases[..], "expected one of"),
+                };
+                (!known.contains(&c.as_str())).then(|| {
+                    format!(
+                        "{}: expect: unknown check `{c}` ({of} {})",
+                        e.at,
+                        known.join(", ")
+                    )
+                })
             })
             .collect();
         Some(Job::new("shader::expectations", move || {
@@ -758,10 +766,17 @@ impl Suite {
     /// the harness adds) and Dawn builds both pipelines; a row per entry point of the shader.
     fn tint_trial(&self, shader: &Shader) -> Job {
         let (shader, report, tools) = (shader.clone(), self.report.clone(), self.tools());
+        let expect = (shader.expect.iter())
+            .find(|e| e.covers_shader("tint_accepts"))
+            .cloned();
         let mut job = Job::new("shader::tint_accepts", move || {
             let outcomes = crate::tint::outcomes(&shader, &tools);
             let mut failures: Vec<String> = Vec::new();
             for (entry, outcome) in outcomes {
+                let outcome = match &expect {
+                    Some(e) => outcome.expected_by_layout(&e.matches, &e.reason, &e.at),
+                    None => outcome,
+                };
                 // The module's errors fail both pipelines alike: said once.
                 if outcome.status.fails() && !failures.contains(&outcome.message) {
                     failures.push(outcome.message.clone());

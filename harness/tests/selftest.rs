@@ -4242,6 +4242,87 @@ fn a_skinning_switch_beside_the_camera_is_written_by_camera_members() {
     );
 }
 
+/// A native engine's stages may bind groups past WebGPU's 4 where the adapter has more:
+/// `vertex_normals` with its light in group 5 runs every row on both adapters. Dawn, as browsers,
+/// refuses its pipeline layouts: the draft expects that of `shader::tint_accepts` (XFAIL), and
+/// without the entry the trial fails with Dawn's message.
+#[test]
+fn stages_past_four_bind_groups_run_and_dawn_refusing_them_is_expected() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[(
+            "@group(2) @binding(1) var<uniform> light_dir",
+            "@group(5) @binding(1) var<uniform> light_dir",
+        )],
+    );
+    let without = edited(
+        name,
+        &profile,
+        &[(
+            "{ group: 2, binding: 1, floats",
+            "{ group: 5, binding: 1, floats",
+        )],
+    );
+    let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &shader).unwrap();
+    let entry = "expect:\n  - case: shader\n    checks: [tint_accepts]\n    matches: bindGroupLayoutCount\n";
+    assert!(draft.yaml.contains(entry), "{}", draft.yaml);
+    // Not where the stages keep to groups 0 to 3.
+    let four = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();
+    assert!(!four.yaml.contains("case: shader"), "{}", four.yaml);
+    let expectation = &draft.yaml[draft.yaml.find("expect:").unwrap()..];
+    let with = format!("{without}{expectation}");
+    if passing_run(name, "bind_groups", &shader, &with).is_none() {
+        return;
+    }
+    let dawn = "bindGroupLayoutCount (6) is larger than the maximum allowed (4)";
+    for (label, profile, status) in [
+        ("bind_groups_tint", &with, Status::ExpectedFail),
+        ("bind_groups_tint_left_out", &without, Status::Fail),
+    ] {
+        let (_, path) = example_copy(name, label, &shader, profile);
+        let Some(rows) = tint_rows(&run_compilers(&path)) else {
+            return;
+        };
+        for (entry, o) in &rows {
+            assert_eq!(o.status, status, "{label} {entry}: {}", o.message);
+            assert!(o.message.contains(dawn), "{label} {entry}: {}", o.message);
+        }
+    }
+}
+
+/// `shader::expectations` names each check an entry misspells, against the case checks for a
+/// case and against the shader's own trials for `case: shader` (where a case check is no trial).
+#[test]
+fn expectations_name_the_checks_they_do_not_know() {
+    let name = "uniform_palette";
+    let (source, profile) = example_texts(name);
+    let profile = format!(
+        "{profile}  - case: bend_two_joints\n    checks: [posed_matches]\n    matches: x\n    reason: y\n  - case: shader\n    checks: [posed_matches_cpu, tint_accepts]\n    matches: x\n    reason: y\n"
+    );
+    let (_, path) = example_copy(name, "expectations_unknown", &source, &profile);
+    let vars = vec![("SKINPROOF_SHADER".to_string(), path.display().to_string())];
+    let suite = Suite::discover(Config::from_vars(root(), vars).unwrap());
+    let job = (suite.jobs().into_iter())
+        .find(|j| j.name == "shader::expectations")
+        .expect("an expectations trial");
+    let err = (job.body)().unwrap_err();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].contains("unknown check `posed_matches` (expected one of case_loads,"),
+        "{err}"
+    );
+    assert!(
+        lines[1].ends_with(
+            "unknown check `posed_matches_cpu` (with `case: shader`, one of the shader's trials tint_accepts)"
+        ),
+        "{err}"
+    );
+}
+
 /// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
 /// named as inverse binds, u8 joints read as vec4<u32>), `skinning_normals` (both stages, typed
 /// normal and tangent buffers), `compute_regions` (a vertex pool, its starts, count and palette

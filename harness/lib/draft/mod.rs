@@ -252,10 +252,31 @@ fn draft_with(
     }
     normal_matrix(&module, palette, &mut w);
     constants(&module, &mut w);
+    bind_group_expectation(&globals, &mut w);
     Ok(Draft {
         yaml: w.out,
         todos: w.todos,
     })
+}
+
+/// An `expect` entry for the shader's Tint trial where the stages bind groups past the 4 WebGPU
+/// guarantees (a native engine's layout): wgpu runs them where the adapter has more, as the
+/// engine asks for them, while Dawn, as browsers, refuses the pipeline layout.
+fn bind_group_expectation(globals: &[Global], w: &mut Writer) {
+    let Some(last) = (globals.iter().map(|g| g.group).max()).filter(|&g| g >= 4) else {
+        return;
+    };
+    w.line(format!(
+        "# The stages bind groups 0 to {last}, past the 4 WebGPU guarantees: wgpu runs them on adapters with more (their `max_bind_groups`), Dawn does not"
+    ));
+    w.line("expect:");
+    w.line("  - case: shader");
+    w.line("    checks: [tint_accepts]");
+    w.line("    matches: bindGroupLayoutCount");
+    w.line(format!(
+        "    reason: the stages bind {} groups and Dawn, as browsers, binds 4 (remove this entry where the shader must run in a browser)",
+        last + 1
+    ));
 }
 
 /// Whether entry point `ep`, or a function it calls, calls `normalize`, `inverseSqrt` or

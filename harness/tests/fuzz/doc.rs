@@ -432,10 +432,10 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         "u12x4",
     ),
     (
-        "a group past the 4 WebGPU guarantees",
+        "a group past the 8 wgpu binds",
         &[(
             "palette: { group: 1, binding: 0 }",
-            "palette: { group: 4, binding: 0 }",
+            "palette: { group: 8, binding: 0 }",
         )],
         "palette.group",
     ),
@@ -609,7 +609,7 @@ const FILLED_EDITS: &[ProfileEdit] = &[
     ),
     (
         "a filled buffer past the bind groups",
-        &[("{ group: 2, binding: 1,", "{ group: 4, binding: 1,")],
+        &[("{ group: 2, binding: 1,", "{ group: 8, binding: 1,")],
         "bindings[1].group",
     ),
     (
