@@ -283,11 +283,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
 }}
 ",
         frame_declarations(entry.place, &roles, contract.pulled.is_some()),
-        declarations(
-            entry.place,
-            capture_joints(contract),
-            contract.pulled.is_some()
-        ),
+        declarations(entry.place, capture_joints(contract), Own::of(contract)),
         entry.call,
         entry.clip,
     )
@@ -695,7 +691,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
 }}
 ",
         frame_declarations(place, &roles, false),
-        declarations(place, joints, false)
+        declarations(place, joints, Own::Nothing)
     )
 }
 
@@ -744,35 +740,66 @@ fn frame_declarations(place: Place, roles: &[Role], pulls: bool) -> String {
     out
 }
 
-/// The capture bindings at `place`: the case's positions, joints and weights, the skinned
-/// output and the vertex count.
-fn declarations(place: Place, joints: JointFormat, pulls: bool) -> String {
-    let g = place.group;
-    let at = |k: u32| place.base + k;
-    if pulls {
-        // The stage's own vertex buffer holds the inputs.
-        return format!(
-            "@group({g}) @binding({}) var<storage, read_write> skinproof_skinned: array<vec4<f32>>;
-@group({g}) @binding({}) var<uniform> skinproof_count: vec4<u32>;
-",
-            at(3),
-            at(4)
-        );
+/// What a vertex stage reads from storage of its own by vertex index, which the capture binds
+/// in place of its own buffers: every source (`vertex.vertices`), or the joints and weights
+/// beside its attributes (`vertex.influences`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Own {
+    Nothing,
+    Vertices,
+    Influences,
+}
+
+impl Own {
+    fn of(c: &Contract) -> Own {
+        let render = |role| (c.try_slot(role)).is_some_and(|s| s.used_by(Pipeline::Render));
+        if c.pulled.is_some() {
+            Own::Vertices
+        } else if c.influences.is_some() && render(Role::Joints) {
+            Own::Influences
+        } else {
+            Own::Nothing
+        }
     }
-    let joints = joints.elem().wgsl();
-    format!(
-        "@group({g}) @binding({}) var<storage, read> skinproof_positions: array<vec4<f32>>;
-@group({g}) @binding({}) var<storage, read> skinproof_joints: array<{joints}>;
-@group({g}) @binding({}) var<storage, read> skinproof_weights: array<vec4<f32>>;
-@group({g}) @binding({}) var<storage, read_write> skinproof_skinned: array<vec4<f32>>;
-@group({g}) @binding({}) var<uniform> skinproof_count: vec4<u32>;
-",
-        at(0),
-        at(1),
-        at(2),
-        at(3),
-        at(4)
-    )
+
+    /// Whether the stage's own buffer holds the sources of `role`.
+    fn holds(self, role: Role) -> bool {
+        match self {
+            Own::Nothing => false,
+            Own::Influences => matches!(role, Role::Joints | Role::Weights),
+            Own::Vertices => !matches!(
+                role,
+                Role::Skinned | Role::Count | Role::SkinnedNormals | Role::SkinnedTangents
+            ),
+        }
+    }
+}
+
+/// The capture bindings at `place`: the case's positions, joints and weights (those the stage
+/// does not read from its `own` buffer), the skinned output and the vertex count.
+fn declarations(place: Place, joints: JointFormat, own: Own) -> String {
+    let g = place.group;
+    let joints = format!("array<{}>", joints.elem().wgsl());
+    let all = [
+        (Role::Positions, "read", "positions", "array<vec4<f32>>"),
+        (Role::Joints, "read", "joints", joints.as_str()),
+        (Role::Weights, "read", "weights", "array<vec4<f32>>"),
+        (Role::Skinned, "read_write", "skinned", "array<vec4<f32>>"),
+    ];
+    let mut out = String::new();
+    for (k, (role, access, name, ty)) in all.into_iter().enumerate() {
+        if !own.holds(role) {
+            out.push_str(&format!(
+                "@group({g}) @binding({}) var<storage, {access}> skinproof_{name}: {ty};\n",
+                place.base + k as u32
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "@group({g}) @binding({}) var<uniform> skinproof_count: vec4<u32>;\n",
+        place.base + 4
+    ));
+    out
 }
 
 /// The joints the capture binds: the values the vertex stage reads, whatever its vertex format,
@@ -788,15 +815,20 @@ fn capture_joints(contract: &Contract) -> JointFormat {
 /// `c` with the added compute stage: its bindings at `place`, the palette's bindings visible to
 /// it, joints as [`capture_joints`] gives them.
 fn capture_contract(c: &mut Contract, place: Place, frames: &[Role]) {
-    // A vertex stage that pulls its vertices reads them from its own buffer, bound to the added
-    // stage as well; the capture then binds no positions, joints or weights of its own.
-    let pulls = c.pulled.is_some();
+    // A vertex stage that reads its vertices (or its joints and weights) from a buffer of its own
+    // reads them there in the copy too: that buffer is bound to the added stage as well, and the
+    // capture binds none of what it holds.
+    let own = Own::of(c);
+    let pulls = own == Own::Vertices;
     for s in &mut c.slots {
         let palette = matches!(
             s.role,
             Role::Palette | Role::InverseBinds | Role::PaletteOffset | Role::PaletteSampler
         );
-        if palette || (pulls && s.role == Role::Positions) {
+        let stage_own = s.pipelines.contains(&Pipeline::Render)
+            && own.holds(s.role)
+            && matches!(s.role, Role::Positions | Role::Joints);
+        if palette || stage_own {
             s.pipelines.push(Pipeline::Compute);
         }
     }
@@ -839,9 +871,7 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[Role]) {
         ),
     ];
     let mut added = added.to_vec();
-    if pulls {
-        added.retain(|a| !matches!(a.0, Role::Positions | Role::Joints | Role::Weights));
-    }
+    added.retain(|a| !own.holds(a.0));
     for role in frames {
         let write = Space::Storage { writable: true };
         let vec4 = Want::Array(Elem::Vec4F32);

@@ -911,6 +911,11 @@ pub struct Vertex {
     /// fields from by `@builtin(vertex_index)`, laid out as `compute.vertices` is.
     #[serde(default)]
     pub vertices: Option<Vertices>,
+    /// Instead of the `joints` and `weights` attributes, beside `position`: a byte-addressed
+    /// storage buffer of each vertex's joints and weights the stage reads by
+    /// `@builtin(vertex_index)`, laid out as `compute.influences` (an engine's skin stream).
+    #[serde(default)]
+    pub influences: Option<Influences>,
     pub camera: Camera,
     /// The source normal attribute (`vec3<f32>`, Float32x3), if the stage reads one.
     #[serde(default)]
@@ -1168,6 +1173,9 @@ impl Profile {
         out.extend(p.sampler.map(|s| ("palette.sampler", s)));
         if let Some(v) = self.vertex.as_ref().and_then(|v| v.vertices.as_ref()) {
             out.push(("vertex.vertices", v.slot()));
+        }
+        if let Some(i) = self.vertex.as_ref().and_then(|v| v.influences.as_ref()) {
+            out.push(("vertex.influences", i.slot()));
         }
         if let Some(c) = &self.compute {
             out.extend(c.positions.map(|b| ("compute.positions", b.slot())));

@@ -1588,6 +1588,9 @@ fn struct_fields(
         (Want::Words, _) => {
             let p = contract.pulled_as(slot.role)?;
             let what = match (slot.role, contract.has(crate::contract::Pipeline::Compute)) {
+                (Role::Joints, _) if slot.used_by(crate::contract::Pipeline::Render) => {
+                    "vertex.influences"
+                }
                 (Role::Joints, _) => "compute.influences",
                 (_, true) => "compute.vertices",
                 (_, false) => "vertex.vertices",

@@ -1493,8 +1493,9 @@ const SKIN_NORMALS: [&str; 6] = [
     "compute_packed_frames",
 ];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 5] = [
+const SKIN_NORMALS_ONLY: [&str; 6] = [
     "vertex_mesh_bindings",
+    "vertex_skin_stream",
     "compute_vertex_structs",
     "compute_skin_streams",
     "compute_in_place",
@@ -1566,7 +1567,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 24] = [
+    let examples: [Example; 25] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         (
             "compute_packed_frames",
@@ -1628,6 +1629,7 @@ fn example_shaders_pass_through_their_profiles() {
         ("vertex_float_joints", "posed_matches_cpu", None, None),
         ("vertex_affine_joints", "posed_matches_cpu", None, None),
         ("vertex_pulled", "posed_matches_cpu", None, None),
+        ("vertex_skin_stream", "posed_matches_cpu", None, None),
         (
             "vertex_instance_palette",
             "posed_matches_cpu",
@@ -2374,6 +2376,12 @@ fn layout_bugs_in_example_shaders_fail() {
             "vertex_pulled",
             "vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u)",
             "vec4<u32>(j01 >> 16u, j01 & 0xffffu, j23 >> 16u, j23 & 0xffffu)",
+        ),
+        // Its skin stream's u16 joint pairs unpacked high half first.
+        (
+            "vertex_skin_stream",
+            "(word >> (16u * (k & 1u))) & 0xffffu",
+            "(word >> (16u * (1u - (k & 1u)))) & 0xffffu",
         ),
         // The per-instance skin index left out: the palette read from its first matrix, where
         // the harness put others before the case's joint 0.
@@ -4332,9 +4340,10 @@ fn expectations_name_the_checks_they_do_not_know() {
 /// drafted on), `vertex_float_joints` (a mesh uniform's `visibility`, drafted 1) and
 /// `vertex_joint_texture` (a joint index times 8: each joint's normal matrix in the texels after
 /// its matrix), `compute_pulled` and `vertex_pulled` (bare words, each field found by what the
-/// stage does with the words it loads) and `compute_packed_frames` (a normal and a tangent packed
-/// in u32 members, their encoding the pack builtins the shader calls) pass every row on both
-/// adapters as drafted.
+/// stage does with the words it loads), `compute_packed_frames` (a normal and a tangent packed
+/// in u32 members, their encoding the pack builtins the shader calls) and `vertex_skin_stream`
+/// (a skin stream of structs read by vertex index beside the attributes, its joints u16 pairs in
+/// two members) pass every row on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
     for name in [
@@ -4351,6 +4360,7 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         "compute_pulled",
         "vertex_pulled",
         "compute_packed_frames",
+        "vertex_skin_stream",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

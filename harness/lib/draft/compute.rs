@@ -449,7 +449,7 @@ fn frame_streams(
 }
 
 /// The members of the structs an array global holds, and the struct's name, if it holds them.
-fn element_struct<'a>(
+pub(super) fn element_struct<'a>(
     module: &'a Module,
     g: &Global,
 ) -> Option<(&'a [naga::StructMember], String)> {
@@ -707,58 +707,59 @@ fn pulled_streams(
     (covered, layout.sets())
 }
 
-/// Vertex and skin streams as arrays of an engine's structs whose members are named as fields
-/// (`array<Vertex>` with `position`, `normal`, `joints`, `weights`): `compute.vertices`,
-/// `compute.influences` and `compute.output` by member name, their stride the array's; the
-/// roles they cover.
-fn struct_streams(
+/// The member named as one of `words`: exactly so first (`tangent` before `bitangent_sign`), else
+/// one whose name holds it (never a bitangent for a tangent).
+fn named_member(
+    ms: &[naga::StructMember],
+    words: &[&str],
+) -> Option<(String, naga::Handle<naga::Type>)> {
+    let flat = |m: &naga::StructMember| {
+        (m.name.as_deref().unwrap_or_default().to_ascii_lowercase()).replace('_', "")
+    };
+    let exact = ms.iter().find(|m| words.contains(&flat(m).as_str()));
+    let bitangent =
+        |m: &naga::StructMember| words.contains(&"tangent") && (flat(m).contains("bitangent"));
+    exact
+        .or_else(|| {
+            (ms.iter())
+                .find(|m| m.name.as_deref().is_some_and(|n| named(n, words)) && !bitangent(m))
+        })
+        .map(|m| (m.name.clone().unwrap_or_default(), m.ty))
+}
+
+/// A struct member by name, and the format its words hold.
+type Named = (String, &'static str);
+
+/// The joints and weights of an element struct, each its first member and format: named so
+/// (`joints`, `weights`), else four scalars in a row (`j0`..`j3`, `w0`..`w3`: engine-kernel's).
+/// A joints member's format by its words: 4 u32, u16 pairs in 2 (or in two one-word members
+/// named as joints, `joints_01` and `joints_23`), u8s in 1, or 4 floats. Weights' format by the
+/// words from their member on: 4 floats (in one member, or split over members that follow on, as
+/// `weights_0`, `weights_1` in two vec2s), u16 pairs in 2 or u8s in 1.
+pub(super) fn influence_members(
     module: &Module,
-    storage: &[&Global],
-    w: &mut Writer,
-    taken: &mut Vec<(u32, u32)>,
-) -> Vec<&'static str> {
-    let writable = |g: &Global| g.writable();
-    // The member named as one of `words`: exactly so first (`tangent` before `bitangent_sign`),
-    // else one whose name holds it (never a bitangent for a tangent).
-    let member = |ms: &[naga::StructMember], words: &[&str]| {
-        let flat = |m: &naga::StructMember| {
-            (m.name.as_deref().unwrap_or_default().to_ascii_lowercase()).replace('_', "")
-        };
-        let exact = ms.iter().find(|m| words.contains(&flat(m).as_str()));
-        let bitangent =
-            |m: &naga::StructMember| words.contains(&"tangent") && (flat(m).contains("bitangent"));
-        exact
-            .or_else(|| {
-                (ms.iter())
-                    .find(|m| m.name.as_deref().is_some_and(|n| named(n, words)) && !bitangent(m))
-            })
-            .map(|m| (m.name.clone().unwrap_or_default(), m.ty))
-    };
-    // A position, normal or tangent: the member named so, else three float members split by
-    // coordinate (`px, py, pz`), given by the first one's byte offset.
-    let field = |ms: &[naga::StructMember], what: &str| {
-        let words: &[&str] = match what {
-            "position" => &["pos"],
-            w => &[if w == "normal" { "normal" } else { "tangent" }],
-        };
-        member(ms, words)
-            .map(|(n, _)| n)
-            .or_else(|| split_field(module, ms, what))
-    };
-    // A joints member's format by its words: 4 u32, u16 pairs in 2, u8s in 1, or 4 floats.
+    ms: &[naga::StructMember],
+) -> (Option<Named>, Option<Named>) {
     let signed = |ty: naga::Handle<naga::Type>| matches!(module.types[ty].inner, TypeInner::Vector { scalar, .. } if scalar.kind == ScalarKind::Sint);
-    let joint_format = |ty| match member_words(module, ty)? {
-        (4, false) if signed(ty) => Some("i32x4"),
-        (4, false) => Some("u32x4"),
-        (2, false) => Some("u16x4"),
-        (1, false) => Some("u8x4"),
-        (4, true) => Some("f32x4"),
-        _ => None,
+    let joint_format = |name: &str, ty| {
+        let k = ms.iter().position(|m| m.name.as_deref() == Some(name))?;
+        // A second one-word member named as joints right after: u16 pairs over both.
+        let paired = (ms.get(k + 1)).is_some_and(|m| {
+            m.offset == ms[k].offset + 4
+                && member_words(module, m.ty) == Some((1, false))
+                && m.name.as_deref().is_some_and(|n| named(n, JOINT_WORDS))
+        });
+        match member_words(module, ty)? {
+            (4, false) if signed(ty) => Some("i32x4"),
+            (4, false) => Some("u32x4"),
+            (2, false) => Some("u16x4"),
+            (1, false) if paired => Some("u16x4"),
+            (1, false) => Some("u8x4"),
+            (4, true) => Some("f32x4"),
+            _ => None,
+        }
     };
-    // Weights' format by the words from their member on: 4 floats (in one member, or split
-    // over members that follow on, as `weights_0`, `weights_1` in two vec2s), u16 pairs in 2 or
-    // u8s in 1.
-    let weight_format = |ms: &[naga::StructMember], name: &str| {
+    let weight_format = |name: &str| {
         let k = ms.iter().position(|m| m.name.as_deref() == Some(name))?;
         match member_words(module, ms[k].ty)? {
             (2, false) => return Some("unorm16x4"),
@@ -777,6 +778,47 @@ fn struct_streams(
             }
         }
         (floats == 4).then_some("f32x4")
+    };
+    let joints = (named_member(ms, JOINT_WORDS))
+        .and_then(|(n, ty)| Some((n.clone(), joint_format(&n, ty)?)))
+        .or_else(|| {
+            let (n, scalar) = split_run(module, ms, &["j", "b"], JOINT_WORDS)?;
+            let format = match scalar.kind {
+                ScalarKind::Uint => "u32x4",
+                ScalarKind::Sint => "i32x4",
+                _ => "f32x4",
+            };
+            Some((n, format))
+        });
+    let weights = named_member(ms, WEIGHT_WORDS)
+        .map(|(n, _)| n)
+        .or_else(|| split_run(module, ms, &["w"], WEIGHT_WORDS).map(|(n, _)| n))
+        .and_then(|n| Some((n.clone(), weight_format(&n)?)));
+    (joints, weights)
+}
+
+/// Vertex and skin streams as arrays of an engine's structs whose members are named as fields
+/// (`array<Vertex>` with `position`, `normal`, `joints`, `weights`): `compute.vertices`,
+/// `compute.influences` and `compute.output` by member name, their stride the array's; the
+/// roles they cover.
+fn struct_streams(
+    module: &Module,
+    storage: &[&Global],
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Vec<&'static str> {
+    let writable = |g: &Global| g.writable();
+    let member = |ms: &[naga::StructMember], words: &[&str]| named_member(ms, words);
+    // A position, normal or tangent: the member named so, else three float members split by
+    // coordinate (`px, py, pz`), given by the first one's byte offset.
+    let field = |ms: &[naga::StructMember], what: &str| {
+        let words: &[&str] = match what {
+            "position" => &["pos"],
+            w => &[if w == "normal" { "normal" } else { "tangent" }],
+        };
+        member(ms, words)
+            .map(|(n, _)| n)
+            .or_else(|| split_field(module, ms, what))
     };
     // A tangent of three floats is its direction alone: `tangent_format: vec3`; a direction in
     // integer words is packed, as the pack builtins the shader calls write it.
@@ -799,24 +841,7 @@ fn struct_streams(
             continue;
         };
         let position = field(ms, "position");
-        // Named so, else four scalars in a row (`j0`..`j3`, `w0`..`w3`: engine-kernel's).
-        let joints = (member(ms, JOINT_WORDS).and_then(|(n, ty)| Some((n, joint_format(ty)?))))
-            .or_else(|| {
-                let (n, scalar) = split_run(module, ms, &["j", "b"], JOINT_WORDS)?;
-                let format = match scalar.kind {
-                    ScalarKind::Uint => "u32x4",
-                    ScalarKind::Sint => "i32x4",
-                    _ => "f32x4",
-                };
-                Some((n, format))
-            });
-        let weights = member(ms, WEIGHT_WORDS)
-            .map(|(n, _)| n)
-            .or_else(|| split_run(module, ms, &["w"], WEIGHT_WORDS).map(|(n, _)| n))
-            .and_then(|n| {
-                let format = weight_format(ms, &n)?;
-                Some((n, format))
-            });
+        let (joints, weights) = influence_members(module, ms);
         let role = match (&position, &joints, &weights) {
             (Some(_), _, _) if !covered.contains(&"positions") => "vertices",
             (None, Some(_), Some(_)) if !covered.contains(&"joints") => "influences",

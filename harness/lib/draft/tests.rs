@@ -130,7 +130,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (25, 25), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (26, 26), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -1138,8 +1138,9 @@ struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>
 }
 
 /// A stage with a position attribute that reads its joints and weights from a buffer by
-/// `vertex_index` (awsm-renderer's): the missing attributes are left to do, not passed over as a
-/// stage that pulls every field.
+/// `vertex_index` interleaved in pairs (awsm-renderer's: a joint's word, then its weight's),
+/// which no byte-addressed layout describes: the missing attributes are left to do, not passed
+/// over as a stage that pulls every field, nor drafted as overlapping fields.
 #[test]
 fn attributes_beside_pulled_influences_leave_the_influences_to_do() {
     let awsm = "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
@@ -1158,6 +1159,28 @@ fn attributes_beside_pulled_influences_leave_the_influences_to_do() {
         "{}",
         d.yaml
     );
+}
+
+/// A stage with attributes that reads its joints and weights by vertex index from bare words (u16
+/// joint pairs in two words, four float weights after them): `vertex.influences` laid out by
+/// what the stage does with the words, and no attribute left to do.
+#[test]
+fn influences_in_bare_words_beside_attributes_are_drafted() {
+    let src = "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> skin: array<u32>;
+@group(0) @binding(2) var<uniform> view_proj: mat4x4<f32>;
+@vertex fn vs(@builtin(vertex_index) v: u32, @location(0) position: vec3<f32>) -> @builtin(position) vec4<f32> {
+    let b = v * 6u;
+    let j = vec4<u32>(skin[b] & 0xffffu, skin[b] >> 16u, skin[b + 1u] & 0xffffu, skin[b + 1u] >> 16u);
+    let w = vec4<f32>(bitcast<f32>(skin[b + 2u]), bitcast<f32>(skin[b + 3u]), bitcast<f32>(skin[b + 4u]), bitcast<f32>(skin[b + 5u]));
+    let m = bones[j.x] * w.x + bones[j.y] * w.y + bones[j.z] * w.z + bones[j.w] * w.w;
+    return view_proj * m * vec4<f32>(position, 1.0);
+}";
+    let d = draft("stream.wgsl", src).unwrap();
+    let line = "  influences: { group: 0, binding: 1, stride: 24, joints: { offset: 0, format: u16x4 }, weights: { offset: 8, format: f32x4 } }";
+    assert!(d.yaml.contains(line), "{}", d.yaml);
+    assert_eq!(d.todos, 0, "{}", d.yaml);
+    validates("stream.wgsl", src, &d.yaml).unwrap();
 }
 
 /// A vertex held in vec4 slots, several a vertex (`array<vec4<f32>>` read at `i * 4u + c`): each

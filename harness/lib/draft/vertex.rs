@@ -210,9 +210,19 @@ fn fragment_lines(fragment: Option<&Fragment>, w: &mut Writer) {
     w.line("  colour: any");
 }
 
+/// What the stage reads from storage by vertex index instead of attributes: every field of its
+/// vertices, or its joints and weights.
+#[derive(Clone, Copy)]
+struct Stored {
+    vertices: bool,
+    influences: bool,
+}
+
 /// The attributes' lines, each with the input it is and why; the required ones a `TODO` where
-/// no input is named so (none where the stage pulls its vertices).
-fn attribute_lines(inputs: &[Input], p: &Picks, pulls: bool, w: &mut Writer) {
+/// no input is named so (none where the stage reads them from storage).
+fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) {
+    let pulls = stored.vertices;
+    let held = stored.vertices || stored.influences;
     match p.position {
         Some(i) => {
             let (format, why) = match vector(inputs[i].ty) {
@@ -247,7 +257,7 @@ fn attribute_lines(inputs: &[Input], p: &Picks, pulls: bool, w: &mut Writer) {
                 inputs[i].name
             ));
         }
-        None if !pulls => {
+        None if !held => {
             w.todo("no integer vec4 input or one named as joints: give `vertex.joints`")
         }
         None => {}
@@ -258,7 +268,7 @@ fn attribute_lines(inputs: &[Input], p: &Picks, pulls: bool, w: &mut Writer) {
             p.locations(inputs, i, |l| l.1),
             inputs[i].name
         )),
-        None if !pulls => w.todo("no vec4<f32> input named as weights: give `vertex.weights`"),
+        None if !held => w.todo("no vec4<f32> input named as weights: give `vertex.weights`"),
         None => {}
     }
     if let Some(i) = p.normal {
@@ -485,8 +495,29 @@ pub(super) fn vertex_section(
     }
     let columns = matrix_columns(&inputs);
     let picks = Picks::of(&inputs, &columns.concat());
+    // A stage with attributes that reads its joints and weights by vertex index beside them.
+    let mut held = Writer {
+        out: String::new(),
+        todos: 0,
+    };
+    if pulls && !inputs.is_empty() && picks.joints.is_none() && picks.weights.is_none() {
+        let target = palette.and_then(|p| super::palette_target(module, p));
+        sets = influence_lines(
+            module,
+            info,
+            globals,
+            (stage.index, target),
+            &mut held,
+            taken,
+        );
+    }
     // A stage that pulls every field has no attributes to name; one with some names the rest.
-    attribute_lines(&inputs, &picks, pulls && inputs.is_empty(), w);
+    let stored = Stored {
+        vertices: pulls && inputs.is_empty(),
+        influences: sets.is_some() && !inputs.is_empty(),
+    };
+    attribute_lines(&inputs, &picks, stored, w);
+    w.out.push_str(&held.out);
     matrix_column_lines(&inputs, &columns, w);
     let unnormalised = frame_output_lines(module, ep, &inputs, &picks, palette, w);
     camera(module, globals, (palette, switches), w, taken);
@@ -516,7 +547,7 @@ fn pulled_lines(
     module: &Module,
     info: &naga::valid::ModuleInfo,
     globals: &[Global],
-    (index, palette): (usize, super::Target),
+    traced: (usize, super::Target),
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) -> Option<usize> {
@@ -524,17 +555,71 @@ fn pulled_lines(
         l.position.is_some() && l.joints.is_some() && l.weights.is_some()
     };
     let globals: Vec<&Global> = globals.iter().collect();
+    words_lines(module, info, &globals, traced, ("vertices", all), w, taken)
+}
+
+/// The first of `globals` in bare words whose layout `keep` takes, as the stage's `role`
+/// (`vertices` or `influences`) with its fields; the influence sets.
+fn words_lines(
+    module: &Module,
+    info: &naga::valid::ModuleInfo,
+    globals: &[&Global],
+    (index, palette): (usize, super::Target),
+    (role, keep): (&str, impl Fn(&Global, &super::words::Layout) -> bool),
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Option<usize> {
     let traced = (index, palette, None);
-    let (g, layout) = super::words::first_traced(module, info, &globals, traced, taken, all)?;
+    let (g, layout) = super::words::first_traced(module, info, globals, traced, taken, keep)?;
     taken.push((g.group, g.binding));
     w.line(super::words::why(&g.name, &layout));
     w.line(format!(
-        "  vertices: {{ group: {}, binding: {}, {} }}",
+        "  {role}: {{ group: {}, binding: {}, {} }}",
         g.group,
         g.binding,
         layout.vertex_fields()
     ));
     Some(layout.sets())
+}
+
+/// A stage with attributes that reads its joints and weights by vertex index from a read-only
+/// buffer: `vertex.influences`, from an array of structs whose members are named as joints and
+/// weights, or from bare words by what the stage does with them ([`super::words`]); the
+/// influence sets, or None where no buffer shows them.
+fn influence_lines(
+    module: &Module,
+    info: &naga::valid::ModuleInfo,
+    globals: &[Global],
+    traced: (usize, super::Target),
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Option<usize> {
+    let free: Vec<&Global> = (globals.iter())
+        .filter(|g| matches!(g.space, AddressSpace::Storage { .. }) && !g.writable())
+        .filter(|g| !taken.contains(&(g.group, g.binding)))
+        .collect();
+    for g in &free {
+        let Some((ms, name)) = super::compute::element_struct(module, g) else {
+            continue;
+        };
+        let (Some((j, jf)), Some((k, kf))) = super::compute::influence_members(module, ms) else {
+            continue;
+        };
+        taken.push((g.group, g.binding));
+        w.line(format!(
+            "  # `{}` is an array of `{name}` structs read by vertex index whose members are named as joints and weights: byte-addressed by member, the stride the array's (check the formats: the words a member holds tell them)",
+            g.name
+        ));
+        w.line(format!(
+            "  influences: {{ group: {}, binding: {}, joints: {{ offset: {j}, format: {jf} }}, weights: {{ offset: {k}, format: {kf} }} }}",
+            g.group, g.binding
+        ));
+        return Some(1);
+    }
+    let only = |_: &Global, l: &super::words::Layout| {
+        l.position.is_none() && l.joints.is_some() && l.weights.is_some() && l.fits()
+    };
+    words_lines(module, info, &free, traced, ("influences", only), w, taken)
 }
 
 /// What the vertex section tells the rest of the draft: the influence sets the attributes hold,

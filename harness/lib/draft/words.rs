@@ -1056,6 +1056,16 @@ impl Layout {
         out
     }
 
+    /// Whether the fields lie apart inside the stride, as a profile's must: not where the stage
+    /// reads fewer words of a field than its format takes (one joint word of an interleaved
+    /// joint and weight pair, which no format describes).
+    pub(super) fn fits(&self) -> bool {
+        let mut taken = self.taken();
+        taken.sort();
+        taken.iter().all(|&(o, n)| o >= 0 && o + n <= self.stride)
+            && taken.windows(2).all(|p| p[0].0 + p[0].1 <= p[1].0)
+    }
+
     /// The vertices' fields in bytes, as a profile gives them after the group and binding: a
     /// tangent read as three floats is `tangent_format: vec3` where a fourth would lie on
     /// another field or past the stride.

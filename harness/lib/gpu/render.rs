@@ -149,12 +149,17 @@ impl Draw {
             let camera = camera_bytes(contract, view);
             bound.push((Role::View, init("view", &camera, uniform), camera.len()));
         }
-        // A vertex stage that pulls its vertices: one byte-addressed storage buffer.
-        let pulled = contract.try_slot(Role::Positions);
-        if pulled.is_some_and(|s| s.used_by(crate::contract::Pipeline::Render)) {
+        // A vertex stage that reads per-vertex storage by vertex index: its pulled vertices, or
+        // its joints and weights beside the attributes.
+        let stored = |role| {
+            (contract.try_slot(role)).is_some_and(|s| s.used_by(crate::contract::Pipeline::Render))
+        };
+        if stored(Role::Positions) || stored(Role::Joints) {
             for (role, label, bytes) in super::compute::vertex_data(contract, mesh)? {
-                let storage = wgpu::BufferUsages::STORAGE;
-                bound.push((role, init(label, &bytes, storage), bytes.len()));
+                if stored(role) {
+                    let storage = wgpu::BufferUsages::STORAGE;
+                    bound.push((role, init(label, &bytes, storage), bytes.len()));
+                }
             }
         }
         // An index buffer may not be empty; a mesh without triangles draws nothing.

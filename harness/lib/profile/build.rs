@@ -178,6 +178,9 @@ impl Profile {
         if let Some(v) = self.vertex.as_ref().and_then(|v| v.vertices.as_ref()) {
             given.push(("vertex.vertices", vertices(v)));
         }
+        if self.vertex.as_ref().is_some_and(|v| v.influences.is_some()) {
+            given.push(("vertex.influences", (false, false, false, true)));
+        }
         if let Some(o) = compute.and_then(|k| k.output.as_ref()) {
             let frames = (o.normal.is_some(), o.tangent.is_some());
             given.push(("compute.output", (true, frames.0, frames.1, false)));
@@ -563,7 +566,7 @@ impl Profile {
                 Some(self.whence(field)),
             )
         };
-        if let (Some(p), Some(j), Some(w)) = (&v.position, &v.joints, &v.weights) {
+        if let Some(p) = &v.position {
             // A planar position is taken as its two floats alone.
             let (ty, also) = match p.format {
                 AttributePosition::Vec2 => (Elem::Attribute(p.format.vertex_format()), None),
@@ -577,6 +580,8 @@ impl Profile {
                 p.location,
                 "vertex.position",
             )];
+        }
+        if let (Some(_), Some(j), Some(w)) = (&v.position, &v.joints, &v.weights) {
             let per_set = [
                 (
                     Role::Joints,
@@ -617,6 +622,21 @@ impl Profile {
             let layout = pulled.layout();
             c.formats.vertex_joints = layout.joint_format;
             c.formats.vertex_weights = layout.weights;
+        }
+        if let Some(i) = &v.influences {
+            // The joints and weights in a storage buffer of their own, read by vertex index.
+            slots.push(self.slot(
+                Role::Joints,
+                (i.group, i.binding),
+                (Space::Storage { writable: false }, Want::Words),
+                "the byte-addressed joints and weights",
+                vec![Pipeline::Render],
+                "vertex.influences",
+            ));
+            let layout = i.layout();
+            c.formats.vertex_joints = layout.joint_format;
+            c.formats.vertex_weights = layout.weights;
+            c.influences = Some(layout);
         }
         let (inputs, outputs) = self.vertex_frames(v);
         c.vertex_inputs.extend(inputs);

@@ -356,14 +356,23 @@ impl Profile {
             ("vertex.weights", v.weights.is_some()),
         ];
         let Some(pulled) = &v.vertices else {
+            if let Some(i) = &v.influences {
+                return self.check_influences(v, i, sets);
+            }
             if let Some((field, _)) = attributes.iter().find(|a| !a.1) {
                 return Err((
                     "vertex".into(),
-                    format!("`{}` is missing: give `position`, `joints` and `weights`, or one byte-addressed `vertices` buffer", field.trim_start_matches("vertex.")),
+                    format!("`{}` is missing: give `position`, `joints` and `weights`, `position` beside a byte-addressed `influences` buffer, or one byte-addressed `vertices` buffer", field.trim_start_matches("vertex.")),
                 ));
             }
             return Ok(());
         };
+        if v.influences.is_some() {
+            return Err((
+                "vertex.influences".into(),
+                "give the joints and weights of pulled vertices in `vertices` (`joints` and `weights`), not in a buffer of their own".into(),
+            ));
+        }
         if let Some((field, _)) = attributes.iter().find(|a| a.1) {
             return Err((
                 field.to_string(),
@@ -381,6 +390,44 @@ impl Profile {
             return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights: give `joints` and `weights` here");
         }
         check_vertices(pulled, sets, "vertex.vertices")
+    }
+
+    /// A vertex stage's influences in storage, read by vertex index beside its attributes: the
+    /// position an attribute, the joints and weights only here, in a vertex-only profile (the
+    /// capture reads the buffer through a copy of the entry point).
+    fn check_influences(
+        &self,
+        v: &Vertex,
+        i: &Influences,
+        sets: usize,
+    ) -> Result<(), (String, String)> {
+        let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
+        if v.position.is_none() {
+            return refuse("vertex", "`position` is missing: a stage that reads its `influences` from storage takes its position as an attribute (or give one byte-addressed `vertices` buffer)");
+        }
+        for (field, given) in [
+            ("joints", v.joints.is_some()),
+            ("weights", v.weights.is_some()),
+        ] {
+            if given {
+                return refuse(
+                    &format!("vertex.{field}"),
+                    "give the joints and weights either as attributes or in the byte-addressed `influences` buffer, not both",
+                );
+            }
+        }
+        if self.compute.is_some() {
+            return refuse("vertex.influences", "a vertex stage reads its influences from storage in a vertex-only profile: with a compute stage, the compute stage reads them (`compute.influences`)");
+        }
+        if v.skin_function.is_some() {
+            return refuse("vertex.skin_function", "a vertex stage that reads its influences from storage is compared through a copy of its entry point: leave out `skin_function`");
+        }
+        check_pulled(
+            i.layout(),
+            [("joints", &i.joints.offset), ("weights", &i.weights.offset)],
+            sets,
+            "vertex.influences",
+        )
     }
 
     fn check_locations(&self, v: &Vertex, sets: usize) -> Result<(), (String, String)> {

@@ -217,7 +217,7 @@ fn a_vertex_stage_pulls_its_vertices_or_takes_attributes() {
     };
     err(
         "",
-        "field `vertex`: `position` is missing: give `position`, `joints` and `weights`, or one byte-addressed `vertices` buffer",
+        "field `vertex`: `position` is missing: give `position`, `joints` and `weights`, `position` beside a byte-addressed `influences` buffer, or one byte-addressed `vertices` buffer",
     );
     err(
         &format!("{pulled}  skin_function: skin\n"),
@@ -231,6 +231,32 @@ fn a_vertex_stage_pulls_its_vertices_or_takes_attributes() {
     err(
         &format!("{pulled}{both}"),
         "field `vertex.vertices`: a vertex stage pulls its vertices in a vertex-only profile",
+    );
+    // A skin stream beside the position attribute: bound to the render pipeline as the joints.
+    let position = "  position: { location: 0, format: vec3 }\n";
+    let stream = "  influences: { group: 0, binding: 2, stride: 24, joints: { offset: 16, format: u16x4 }, weights: { offset: 0, format: f32x4 } }\n";
+    let c = profile(&format!("{position}{stream}")).unwrap().contract();
+    assert_eq!(c.vertex_inputs.len(), 1);
+    let slot = c.slot(Role::Joints);
+    assert_eq!(slot.ty, Want::Words);
+    assert_eq!(slot.pipelines, vec![Pipeline::Render]);
+    assert_eq!(c.influences.as_ref().unwrap().stride, 24);
+    assert_eq!(c.formats.vertex_joints, JointFormat::U16x4);
+    assert!(c.try_slot(Role::Weights).is_none());
+    err(
+        &format!(
+            "{position}{stream}{}",
+            pulled.replace("binding: 2", "binding: 3")
+        ),
+        "field `vertex.influences`: give the joints and weights of pulled vertices in `vertices`",
+    );
+    err(
+        &format!("{position}{stream}{both}"),
+        "field `vertex.influences`: a vertex stage reads its influences from storage in a vertex-only profile",
+    );
+    err(
+        &format!("{position}{}", stream.replace("offset: 16", "offset: 20")),
+        "vertex.influences.joints",
     );
 }
 
@@ -561,7 +587,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 24);
+        assert_eq!(n, 25);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

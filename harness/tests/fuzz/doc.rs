@@ -1089,6 +1089,42 @@ const IN_PLACE_EDITS: &[ProfileEdit] = &[
 
 /// Edits of `shaders/examples/compute_regions.profile.yaml` (every stream in regions of one
 /// vertex pool, their starts members of a filled struct).
+/// Edits of `shaders/examples/vertex_skin_stream.profile.yaml` (joints and weights in storage
+/// beside the attributes).
+const SKIN_STREAM_EDITS: &[ProfileEdit] = &[
+    (
+        "a skin stream beside joint attributes",
+        &[(
+            "  position: { location: 0, format: vec3 }\n",
+            "  position: { location: 0, format: vec3 }\n  joints: { location: 5, format: u16x4 }\n",
+        )],
+        "vertex.joints",
+    ),
+    (
+        "a skin stream without a position attribute",
+        &[("  position: { location: 0, format: vec3 }\n", "")],
+        "vertex",
+    ),
+    (
+        "a skin stream with a skinning function",
+        &[("  camera:", "  skin_function: joint\n  camera:")],
+        "vertex.skin_function",
+    ),
+    (
+        "a skin stream's member the struct lacks",
+        &[("offset: joints_01,", "offset: joints,")],
+        "vertex.influences.joints",
+    ),
+    (
+        "a skin stream at a binding the shader does not declare",
+        &[(
+            "influences: { group: 0, binding: 2,",
+            "influences: { group: 0, binding: 3,",
+        )],
+        "vertex.influences",
+    ),
+];
+
 const REGION_EDITS: &[ProfileEdit] = &[
     (
         "a stream in a buffer of its own beside a vertex pool",
@@ -1152,7 +1188,7 @@ const REGION_EDITS: &[ProfileEdit] = &[
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool, then `compute_packed_frames` with packed normals and tangents, then `vertex_skin_stream` with joints and weights in storage read by vertex index), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -1175,6 +1211,7 @@ fn profiles(out: &mut String) {
         ("compute_frame_streams", FRAME_STREAM_EDITS),
         ("compute_regions", REGION_EDITS),
         ("compute_packed_frames", PACKED_EDITS),
+        ("vertex_skin_stream", SKIN_STREAM_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
