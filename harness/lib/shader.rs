@@ -599,18 +599,42 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
 
 /// The byte offset of member `name` of `ty` (a struct, or element 0 of an array of structs) that
 /// holds what the harness writes for each case (`holds`: the vertex count, a region's start): a
-/// u32 or i32; or why it cannot.
+/// u32 or i32, or a lane of a vector of them (`params.y`: lane y of member `params`); or why it
+/// cannot.
 fn int_offset(
     module: &naga::Module,
     ty: Handle<naga::Type>,
     name: &str,
     holds: &str,
 ) -> Result<u32, String> {
+    let lane = (name.rsplit_once('.')).and_then(|(vector, l)| {
+        let k = ["x", "y", "z", "w"].iter().position(|&x| x == l)? as u32;
+        Some((vector, k))
+    });
+    if let Some((vector, k)) = lane {
+        let member = filled_member(module, ty, vector, &format!(" to hold {holds}"));
+        if let Ok(m) = member {
+            if let TypeInner::Vector {
+                size,
+                scalar: naga::Scalar::U32 | naga::Scalar::I32,
+            } = module.types[m.ty].inner
+            {
+                return match k < size as u32 {
+                    true => Ok(m.offset + 4 * k),
+                    false => Err(format!(
+                        "`{name}` holds {holds}, but `{vector}` is a {}, with no lane {}",
+                        module.types.type_to_string(m.ty),
+                        ["x", "y", "z", "w"][k as usize]
+                    )),
+                };
+            }
+        }
+    }
     let member = filled_member(module, ty, name, &format!(" to hold {holds}"))?;
     match module.types[member.ty].inner {
         TypeInner::Scalar(naga::Scalar::U32 | naga::Scalar::I32) => Ok(member.offset),
         _ => Err(format!(
-            "member `{name}` holds {holds}, so it must be a u32 or i32, is {}",
+            "member `{name}` holds {holds}, so it must be a u32 or i32 (or a lane of a vector of them: `{name}.x`), is {}",
             module.types.type_to_string(member.ty)
         )),
     }
@@ -1962,17 +1986,34 @@ pub(crate) mod tests {
     fn a_count_member_is_a_u32_or_i32_of_the_filled_struct() {
         let profile = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\nbindings:\n  - { group: 0, binding: 5, count: n }\n";
         let contract = profile_contract(profile);
-        let held = |member: &str, ty: &str| {
-            let src = format!("struct P {{ scale: f32, {member}: {ty} }}\n@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(1) var<storage, read> ps: array<vec4<f32>>;\n@group(0) @binding(2) var<storage, read> js: array<vec4<u32>>;\n@group(0) @binding(3) var<storage, read> ws: array<vec4<f32>>;\n@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;\n@group(0) @binding(5) var<uniform> params: P;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ if (g.x >= u32(params.{member})) {{ return; }} out[g.x] = vec4<f32>((bones[js[g.x].x] * vec4<f32>(ps[g.x].xyz * ws[g.x].x * params.scale, 1.0)).xyz, 0.0); }}\n");
+        let held_as = |contract: &Contract, member: &str, ty: &str, read: &str| {
+            let src = format!("struct P {{ scale: f32, {member}: {ty} }}\n@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(1) var<storage, read> ps: array<vec4<f32>>;\n@group(0) @binding(2) var<storage, read> js: array<vec4<u32>>;\n@group(0) @binding(3) var<storage, read> ws: array<vec4<f32>>;\n@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;\n@group(0) @binding(5) var<uniform> params: P;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ if (g.x >= u32(params.{read})) {{ return; }} out[g.x] = vec4<f32>((bones[js[g.x].x] * vec4<f32>(ps[g.x].xyz * ws[g.x].x * params.scale, 1.0)).xyz, 0.0); }}\n");
             Shader::held_to("test.wgsl".into(), src, contract.clone(), None)
         };
+        let held = |member: &str, ty: &str| held_as(&contract, member, ty, member);
+        // A lane of a vector member: lane y of `n` at byte 16.
+        let lane = profile_contract(&profile.replace("count: n", "count: n.y"));
+        let good = held_as(&lane, "n", "vec4<u32>", "n.y");
+        good.validate().unwrap();
+        assert_eq!(
+            good.contract.filled[0].count.as_ref().unwrap().offset,
+            Some(20)
+        );
+        let lane = profile_contract(&profile.replace("count: n", "count: n.z"));
+        let msg = (held_as(&lane, "n", "vec2<u32>", "n.y").validate())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("`n.z` holds the vertex count, but `n` is a vec2<u32>, with no lane z"),
+            "{msg}"
+        );
         let good = held("n", "u32");
         good.validate().unwrap();
         let count = good.contract.filled[0].count.as_ref().unwrap();
         assert_eq!(count.offset, Some(4));
         let msg = held("n", "f32").validate().unwrap_err().to_string();
         assert!(
-            msg.contains("member `n` holds the vertex count, so it must be a u32 or i32, is f32")
+            msg.contains("member `n` holds the vertex count, so it must be a u32 or i32 (or a lane of a vector of them: `n.x`), is f32")
                 && msg.contains("bindings[0].count"),
             "{msg}"
         );

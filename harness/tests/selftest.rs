@@ -4331,6 +4331,46 @@ fn expectations_name_the_checks_they_do_not_know() {
     );
 }
 
+/// A compute stage whose guard reads the vertex count from a lane of a vector member beside a
+/// matrix (`if (v >= params.p.y) { return; }`, as an engine packs its dispatch parameters): the
+/// draft finds it by the guard, not by a name, writes it as the filled binding's `count: p.y`,
+/// and the suite passes only with it (the count left 0, nothing is skinned).
+#[test]
+fn a_vertex_count_in_a_lane_of_a_member_is_found_by_the_guard() {
+    let name = "compute_u16_pairs";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "    vertex_count: u32,\n    _pad0: u32,\n    _pad1: u32,\n    _pad2: u32,\n",
+                "    model: mat4x4<f32>,\n    p: vec4<u32>,\n",
+            ),
+            ("if (v >= params.vertex_count)", "if (v >= params.p.y)"),
+        ],
+    );
+    let line = "  count: { group: 1, binding: 5 }\n";
+    let without = edited(name, &profile, &[(line, "")])
+        + "bindings:\n  - { group: 1, binding: 5, fill: identity }\n";
+    let with = without.replace("fill: identity }", "fill: identity, count: p.y }");
+    let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &shader).unwrap();
+    assert!(
+        draft
+            .yaml
+            .contains("  - { group: 1, binding: 5, fill: identity, count: p.y }"),
+        "{}",
+        draft.yaml
+    );
+    passes_only_with(
+        name,
+        "count_lane",
+        &shader,
+        (&with, &without),
+        &["posed_matches_cpu"],
+    );
+}
+
 /// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
 /// named as inverse binds, u8 joints read as vec4<u32>), `skinning_normals` (both stages, typed
 /// normal and tangent buffers), `compute_regions` (a vertex pool, its starts, count and palette

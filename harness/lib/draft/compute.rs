@@ -134,6 +134,9 @@ pub(super) fn compute_section(
             "no storage buffer named as {role}: give `compute.{role}`, or for one byte-addressed buffer `compute.vertices` / `compute.output` (or a vertex pool, `compute.regions`)"
         ));
     }
+    if let Some(extras) = bound_count(module, globals, ep, w, taken) {
+        return (extras, sets);
+    }
     let count = (globals.iter())
         .filter(|g| g.space == AddressSpace::Uniform && !taken.contains(&(g.group, g.binding)))
         .find(|g| match g.ty {
@@ -197,6 +200,46 @@ pub(super) fn compute_section(
         None => Vec::new(),
     };
     (extras, sets)
+}
+
+/// The vertex count where the stage's guard shows it (`if (i >= sp.p.y) { return; }`,
+/// [`super::gates::count_bound`]): `count` where it is the first u32 of a uniform of at most 16
+/// bytes, else the filled binding's `count` member (a dotted path, a lane last); None where no
+/// guard bounds the invocations by a member.
+fn bound_count(
+    module: &Module,
+    globals: &[Global],
+    ep: &naga::EntryPoint,
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Option<Vec<Extra>> {
+    let (var, path, lane) = super::gates::count_bound(module, ep)?;
+    let g = (globals.iter())
+        .find(|g| g.variable(module) == Some(var) && !taken.contains(&(g.group, g.binding)))?;
+    let lane = lane.map_or(String::new(), |(k, _)| {
+        format!(".{}", ["x", "y", "z", "w"][k as usize])
+    });
+    let path = format!("{path}{lane}");
+    let why = format!(
+        "  # `{}`'s `{path}` bounds the invocations (`i >= {}.{path}` returns): the vertex count, written per case",
+        g.name, g.name
+    );
+    let size = module.types[g.handle].inner.size(module.to_ctx());
+    let first = match g.ty {
+        TypeInner::Struct { members, .. } => members.first().and_then(|m| m.name.clone()),
+        _ => None,
+    };
+    if size <= 16 && lane.is_empty() && first.as_deref() == Some(path.as_str()) {
+        taken.push((g.group, g.binding));
+        w.line(why);
+        w.line(format!(
+            "  count: {{ group: {}, binding: {} }}",
+            g.group, g.binding
+        ));
+        return Some(Vec::new());
+    }
+    w.line(format!("{why} (`bindings`)"));
+    Some(vec![((g.group, g.binding), format!(", count: {path}"))])
 }
 
 /// The member of a parameters struct that holds the vertex count: a 32-bit integer named as a

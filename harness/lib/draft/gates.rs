@@ -295,6 +295,51 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
     })
 }
 
+/// The member a compute entry point bounds its invocations by, `if (i >= params.count) { return; }`
+/// (the invocation index a lane of its `global_invocation_id`, or that converted; the member of a
+/// uniform or read-only buffer, or a lane of one, `sp.p.y`): the vertex count, found by what the
+/// stage does with it rather than by its name.
+pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<MemberPath> {
+    let f = &ep.function;
+    let invocation = |mut e: Handle<E>| loop {
+        match f.expressions[e] {
+            E::As { expr, .. } => e = expr,
+            E::AccessIndex { base, .. } => e = base,
+            E::FunctionArgument(a) => {
+                break matches!(
+                    f.arguments[a as usize].binding,
+                    Some(naga::Binding::BuiltIn(naga::BuiltIn::GlobalInvocationId))
+                );
+            }
+            _ => break false,
+        }
+    };
+    let mut found = None;
+    visit_blocks(&f.body, &mut |block| {
+        for st in block.iter() {
+            let Statement::If {
+                condition, accept, ..
+            } = st
+            else {
+                continue;
+            };
+            if found.is_some() || !accept.iter().any(|s| matches!(s, Statement::Return { .. })) {
+                continue;
+            }
+            let E::Binary { op, left, right } = f.expressions[*condition] else {
+                continue;
+            };
+            let bound = match op {
+                B::GreaterEqual if invocation(left) => right,
+                B::LessEqual if invocation(right) => left,
+                _ => continue,
+            };
+            found = member_path(module, f, bound);
+        }
+    });
+    found
+}
+
 /// A member path with the lane read of a vector member, if one is: (global, path, lane).
 type MemberPath = (Handle<naga::GlobalVariable>, String, Option<(u32, u32)>);
 

@@ -232,10 +232,21 @@ pub(super) fn camera_matrix(module: &Module, g: &Global) -> Option<(Option<Strin
 }
 
 /// How surely a matrix's name says it is the camera's view-projection: 3 for a view-projection
-/// (`view_proj`, `mvp`, `clip_from_world`, `world_to_clip`), 1 for a projection, camera or view,
-/// 0 for an inverse (`inv_view`, `world_from_view`, `view_from_clip`, `clip_to_world`) or any
-/// other name.
+/// (`view_proj`, `mvp`, `clip_from_world`, `world_to_clip`), 2 for a light's, a shadow's or the
+/// previous frame's (`lightViewProjMatrix` beside `cameraViewProjMatrix`: the camera draws), 1
+/// for a projection, camera or view, 0 for an inverse (`inv_view`, `world_from_view`,
+/// `view_from_clip`, `clip_to_world`) or any other name.
 pub(super) fn camera_score(name: &str) -> u8 {
+    let n = name.to_ascii_lowercase().replace('_', "");
+    let other = ["light", "shadow", "prev", "last"];
+    match view_projection_score(&n) {
+        3 if other.iter().any(|w| n.contains(w)) => 2,
+        s => s,
+    }
+}
+
+/// [`camera_score`] before a light's or the previous frame's matrix is told apart.
+fn view_projection_score(name: &str) -> u8 {
     let n = name.to_ascii_lowercase().replace('_', "");
     let inverse = ["inv", "worldfrom", "viewfromclip", "toworld", "cliptoview"];
     let both = [

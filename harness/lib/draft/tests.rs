@@ -262,6 +262,11 @@ fn an_engine_view_and_skin_index_are_read_by_their_names() {
         ("world_from_clip", 0),
         ("inv_view_proj", 0),
         ("model", 0),
+        // A light's, a shadow's or the previous frame's view-projection beside the camera's.
+        ("cameraViewProjMatrix", 3),
+        ("lightViewProjMatrix", 2),
+        ("shadow_view_proj", 2),
+        ("prev_view_proj", 2),
     ] {
         assert_eq!(camera_score(name), score, "{name}");
     }
@@ -1159,6 +1164,25 @@ fn attributes_beside_pulled_influences_leave_the_influences_to_do() {
         "{}",
         d.yaml
     );
+}
+
+/// Four instance inputs the entry point composes into a matrix are its columns, whatever their
+/// names (`mm0` to `mm3`): the identity's, so the model matrix they make is not singular.
+#[test]
+fn inputs_composed_into_a_matrix_are_the_identitys_columns() {
+    let src = "@group(0) @binding(0) var<uniform> light_view_proj: mat4x4<f32>;
+@group(1) @binding(0) var<uniform> bones: array<mat4x4<f32>, 64>;
+struct V { @location(0) position: vec3<f32>, @location(3) joints: vec4<u32>, @location(4) weights: vec4<f32> }
+struct I { @location(5) mm0: vec4<f32>, @location(6) mm1: vec4<f32>, @location(7) mm2: vec4<f32>, @location(8) mm3: vec4<f32> }
+@vertex fn vs(v: V, inst: I) -> @builtin(position) vec4<f32> {
+    let model = mat4x4<f32>(inst.mm0, inst.mm1, inst.mm2, inst.mm3);
+    let m = bones[v.joints.x] * v.weights.x + bones[v.joints.y] * v.weights.y;
+    return light_view_proj * model * m * vec4<f32>(v.position, 1.0);
+}";
+    let d = draft("shadow.wgsl", src).unwrap();
+    let line = "  inputs: { 5: [1, 0, 0, 0], 6: [0, 1, 0, 0], 7: [0, 0, 1, 0], 8: [0, 0, 0, 1] }";
+    assert!(d.yaml.contains(line), "{}", d.yaml);
+    validates("shadow.wgsl", src, &d.yaml).unwrap();
 }
 
 /// A stage with attributes that reads its joints and weights by vertex index from bare words (u16

@@ -290,10 +290,67 @@ fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) 
     }
 }
 
-/// The inputs that hold a matrix's columns (an engine's per-instance model matrix,
-/// `model_matrix_0` to `model_matrix_3`): 2 to 4 float vectors of one width, named as a matrix
-/// or a transform alike but for their last digit, 0 up; each group's indices in order.
-fn matrix_columns(inputs: &[Input]) -> Vec<Vec<usize>> {
+/// The inputs that hold a matrix's columns (an engine's per-instance model matrix): those the
+/// entry point composes into a matrix, its columns in order ([`composed_columns`]), and 2 to 4
+/// float vectors of one width named as a matrix or a transform alike but for their last digit, 0
+/// up (`model_matrix_0` to `model_matrix_3`); each group's indices in order.
+fn matrix_columns(module: &Module, ep: &naga::EntryPoint, inputs: &[Input]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = (composed_columns(module, ep).into_iter())
+        .filter_map(|locations| {
+            (locations.iter())
+                .map(|&l| inputs.iter().position(|x| x.location == l))
+                .collect()
+        })
+        .collect();
+    for group in named_columns(inputs) {
+        if !groups.iter().any(|g| g.iter().any(|i| group.contains(i))) {
+            groups.push(group);
+        }
+    }
+    groups
+}
+
+/// The locations of the inputs the entry point composes into a float matrix as its columns
+/// (`mat4x4<f32>(instance.mm0, instance.mm1, instance.mm2, instance.mm3)`), each matrix's in
+/// column order: a matrix of the engine's that zeros would make singular.
+fn composed_columns(module: &Module, ep: &naga::EntryPoint) -> Vec<Vec<u32>> {
+    use naga::{Binding, Expression};
+    let f = &ep.function;
+    let location = |b: &Option<Binding>| match b {
+        Some(Binding::Location { location, .. }) => Some(*location),
+        _ => None,
+    };
+    // The input an expression is: an argument with a location, or a located member of one.
+    let input = |h: naga::Handle<Expression>| match f.expressions[h] {
+        Expression::FunctionArgument(a) => location(&f.arguments[a as usize].binding),
+        Expression::AccessIndex { base, index } => match f.expressions[base] {
+            Expression::FunctionArgument(a) => {
+                match &module.types[f.arguments[a as usize].ty].inner {
+                    TypeInner::Struct { members, .. } => {
+                        location(&members.get(index as usize)?.binding)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    (f.expressions.iter())
+        .filter_map(|(_, e)| match e {
+            Expression::Compose { ty, components } => {
+                let float = matches!(module.types[*ty].inner, TypeInner::Matrix { scalar, .. } if scalar.kind == ScalarKind::Float);
+                let columns: Option<Vec<u32>> = components.iter().map(|&c| input(c)).collect();
+                columns.filter(|c| float && c.len() >= 2)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The inputs named as a matrix's columns: 2 to 4 float vectors of one width, named as a matrix
+/// or a transform alike but for their last digit, 0 up.
+fn named_columns(inputs: &[Input]) -> Vec<Vec<usize>> {
     // Each input's stem (its name without the last digit and separators) and digit.
     let split = |x: &Input| -> Option<(String, u32)> {
         let digit = x.name.chars().last()?.to_digit(10)?;
@@ -493,7 +550,7 @@ pub(super) fn vertex_section(
             w.todo("the stage takes no attributes and reads @builtin(vertex_index): it pulls its vertices; give `vertex.vertices` (byte-addressed offsets, see shaders/README.md)");
         }
     }
-    let columns = matrix_columns(&inputs);
+    let columns = matrix_columns(module, ep, &inputs);
     let picks = Picks::of(&inputs, &columns.concat());
     // A stage with attributes that reads its joints and weights by vertex index beside them.
     let mut held = Writer {
