@@ -38,10 +38,11 @@ pub(super) fn compute_section(
     };
     let mut covered = struct_streams(module, &storage, w, taken);
     let mut sets = 1;
-    if !covered.contains(&"positions") && !covered.contains(&"joints") {
+    if !covered.contains(&"positions") {
         let traced = (index, palette);
         let pulled;
-        (pulled, sets) = pulled_streams(module, info, &storage, traced, w, taken);
+        let influenced = covered.contains(&"joints");
+        (pulled, sets) = pulled_streams(module, info, &storage, traced, influenced, w, taken);
         covered.extend(pulled);
     }
     let mut missing = Vec::new();
@@ -204,8 +205,8 @@ pub(super) fn compute_section(
 
 /// The vertex count where the stage's guard shows it (`if (i >= sp.p.y) { return; }`,
 /// [`super::gates::count_bound`]): `count` where it is the first u32 of a uniform of at most 16
-/// bytes, else the filled binding's `count` member (a dotted path, a lane last); None where no
-/// guard bounds the invocations by a member.
+/// bytes, else the filled binding's `count` member (a dotted path, a lane last); none where the
+/// guard reads an input's `arrayLength`; None where no guard bounds the invocations.
 fn bound_count(
     module: &Module,
     globals: &[Global],
@@ -213,7 +214,13 @@ fn bound_count(
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) -> Option<Vec<Extra>> {
-    let (var, path, lane) = super::gates::count_bound(module, ep)?;
+    let (var, path, lane) = match super::gates::count_bound(module, ep)? {
+        super::gates::Bound::Member(m) => m,
+        super::gates::Bound::ArrayLength => {
+            w.line("  # the stage bounds its invocations by an input's `arrayLength`: no count");
+            return Some(Vec::new());
+        }
+    };
     let g = (globals.iter())
         .find(|g| g.variable(module) == Some(var) && !taken.contains(&(g.group, g.binding)))?;
     let lane = lane.map_or(String::new(), |(k, _)| {
@@ -704,6 +711,7 @@ fn pulled_streams(
     info: &naga::valid::ModuleInfo,
     storage: &[&Global],
     (index, palette): (usize, super::Target),
+    influenced: bool,
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) -> (Vec<&'static str>, usize) {
@@ -713,10 +721,12 @@ fn pulled_streams(
     });
     let traced = (index, palette, output.and_then(|o| o.variable(module)));
     // Joints and weights; or a position alone in a buffer named so (a stream of its own, the
-    // joints and weights in theirs, as toji's burrow keeps them).
+    // joints and weights in theirs, as toji's burrow keeps them), or beside a skin stream of
+    // structs already found (`influenced`), whatever its name.
     let influences = |l: &words::Layout| l.joints.is_some() && l.weights.is_some();
-    let keep = |g: &Global, l: &words::Layout| {
-        influences(l) || (l.position.is_some() && named(&g.name, &["pos"]))
+    let keep = |g: &Global, l: &words::Layout| match influenced {
+        true => l.position.is_some() && !influences(l),
+        false => influences(l) || (l.position.is_some() && named(&g.name, &["pos"])),
     };
     let Some((g, layout)) = words::first_traced(module, info, storage, traced, taken, keep) else {
         return (Vec::new(), 1);

@@ -299,7 +299,7 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
 /// (the invocation index a lane of its `global_invocation_id`, or that converted; the member of a
 /// uniform or read-only buffer, or a lane of one, `sp.p.y`): the vertex count, found by what the
 /// stage does with it rather than by its name.
-pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<MemberPath> {
+pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<Bound> {
     let f = &ep.function;
     let invocation = |mut e: Handle<E>| loop {
         match f.expressions[e] {
@@ -334,14 +334,25 @@ pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<Memb
                 B::LessEqual if invocation(right) => left,
                 _ => continue,
             };
-            found = member_path(module, f, bound);
+            found = match f.expressions[bound] {
+                E::ArrayLength(_) => Some(Bound::ArrayLength),
+                _ => member_path(module, f, bound).map(Bound::Member),
+            };
         }
     });
     found
 }
 
+/// What a compute stage's guard bounds its invocations by.
+pub(super) enum Bound {
+    /// A member of a filled buffer (or a lane of one).
+    Member(MemberPath),
+    /// An input's `arrayLength`: the stage needs no count.
+    ArrayLength,
+}
+
 /// A member path with the lane read of a vector member, if one is: (global, path, lane).
-type MemberPath = (Handle<naga::GlobalVariable>, String, Option<(u32, u32)>);
+pub(super) type MemberPath = (Handle<naga::GlobalVariable>, String, Option<(u32, u32)>);
 
 /// The uniform or read-only storage global a loaded scalar member belongs to, and its dotted
 /// path (through struct members, and an array's element: element 0 is the drawn instance's), with

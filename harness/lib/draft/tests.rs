@@ -1166,6 +1166,48 @@ fn attributes_beside_pulled_influences_leave_the_influences_to_do() {
     );
 }
 
+/// A compute stage that reads its positions from bare floats (whatever the buffer's name) beside
+/// a skin stream of structs, writes the whole vertex, and stops at the skin stream's
+/// `arrayLength`: the floats are `vertices` laid out by what the stage does with them, and the
+/// parameters' joint count is no vertex count.
+#[test]
+fn bare_positions_beside_a_skin_stream_and_an_array_length_bound() {
+    let src = "struct SkinIn { joints: vec4<u32>, weights: vec4<f32> }
+struct Params { joint_count: u32, _a: u32, _b: u32, _c: u32 }
+@group(0) @binding(0) var<storage, read> rest: array<f32>;
+@group(0) @binding(1) var<storage, read> skins: array<SkinIn>;
+@group(0) @binding(2) var<storage, read> palette: array<mat4x4<f32>>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<uniform> params: Params;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= arrayLength(&skins)) { return; }
+    let b = i * 5u;
+    let p = vec3<f32>(rest[b], rest[b + 1u], rest[b + 2u]);
+    let s = skins[i];
+    var pos = vec3<f32>(0.0);
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        if (s.joints[k] >= params.joint_count) { continue; }
+        pos = pos + s.weights[k] * (palette[s.joints[k]] * vec4<f32>(p, 1.0)).xyz;
+    }
+    out[b] = pos.x;
+    out[b + 1u] = pos.y;
+    out[b + 2u] = pos.z;
+    out[b + 3u] = rest[b + 3u];
+    out[b + 4u] = rest[b + 4u];
+}";
+    let d = draft("bare.wgsl", src).unwrap();
+    for line in [
+        "  vertices: { group: 0, binding: 0, stride: 20, position: 0 }",
+        "  output: { group: 0, binding: 3, stride: 20, position: 0 }",
+        "  # the stage bounds its invocations by an input's `arrayLength`: no count",
+    ] {
+        assert!(d.yaml.contains(line), "{line}\n{}", d.yaml);
+    }
+    assert!(!d.yaml.contains("count: {"), "{}", d.yaml);
+    validates("bare.wgsl", src, &d.yaml).unwrap();
+}
+
 /// Four instance inputs the entry point composes into a matrix are its columns, whatever their
 /// names (`mm0` to `mm3`): the identity's, so the model matrix they make is not singular.
 #[test]

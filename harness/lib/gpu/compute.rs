@@ -181,6 +181,10 @@ struct Output {
     /// Written over the vertices it reads (see `Contract::in_place`): a vertex whose fields the
     /// shader skipped still holds its source, so an unwritten one cannot be told.
     in_place: bool,
+    /// The source vertices' words where the output has their stride: a word outside the fields
+    /// may hold its vertex's source word at the same place (an engine writing the whole vertex,
+    /// its other attributes copied through). Empty where there is no such source.
+    source: Vec<u32>,
 }
 
 impl Output {
@@ -199,6 +203,7 @@ impl Output {
                     .flat_map(|&(o, n)| (o / 4..(o + n).div_ceil(4)).map(|w| w as usize))
                     .collect(),
                 in_place: contract.in_place(),
+                source: Vec::new(),
             },
             None => Output {
                 stride: 4,
@@ -211,6 +216,7 @@ impl Output {
                 frames: FrameFields::NONE,
                 others: Vec::new(),
                 in_place: contract.in_place(),
+                source: Vec::new(),
             },
         }
     }
@@ -229,6 +235,7 @@ impl Output {
             frames: FrameFields::NONE,
             others: Vec::new(),
             in_place,
+            source: Vec::new(),
         }
     }
 
@@ -366,10 +373,15 @@ impl Dispatch {
         // Skinned in place, the vertices are the output's first contents, bound once as it.
         let in_place = contract.in_place();
         let mut vertices = Vec::new();
+        // The byte-addressed vertices' words, which an output of their stride may copy through.
+        let mut source: Vec<u32> = Vec::new();
         for (role, label, bytes) in inputs {
             if in_place && role == Role::Positions {
                 vertices = bytes;
                 continue;
+            }
+            if role == Role::Positions && contract.pulled.is_some() {
+                source = bytemuck::pod_collect_to_vec(&bytes);
             }
             bound.push((role, init(label, &bytes, storage), bytes.len()));
         }
@@ -412,7 +424,11 @@ impl Dispatch {
             let readback = pool.buffer(device, &format!("{label} readback"), size, usage);
             (out, readback, size)
         };
-        let layout = Output::of(contract);
+        let mut layout = Output::of(contract);
+        let stride = contract.pulled.as_ref().map(|p| p.stride as usize / 4);
+        if layout.fields_only && stride == Some(layout.stride) {
+            layout.source = source;
+        }
         let (initial, placed) = match regions {
             Some(p) => (p.words, Some(p.placed)),
             None => (
@@ -634,6 +650,7 @@ fn inspect_pool(
         frames: FrameFields::NONE,
         others: (width..p.size as usize / 4).collect(),
         in_place: false,
+        source: Vec::new(),
     };
     let frames = |stream: Stream, width: fn(usize) -> usize| {
         region(stream).map(|p| {
@@ -762,7 +779,10 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
             .find_map(|(vertex, (v, b))| {
                 (v.iter().zip(b))
                     .enumerate()
-                    .find(|&(i, (w, b))| !in_field(i) && w != b && !homogeneous(i, *w))
+                    .find(|&(i, (w, b))| {
+                        let copied = layout.source.get(vertex * layout.stride + i) == Some(w);
+                        !in_field(i) && w != b && !homogeneous(i, *w) && !copied
+                    })
                     .map(|(i, _)| Fault::OutsideFields {
                         vertex,
                         byte: 4 * i,
@@ -964,6 +984,7 @@ mod tests {
         frames: FrameFields::NONE,
         others: Vec::new(),
         in_place: false,
+        source: Vec::new(),
     };
 
     #[test]
@@ -1015,6 +1036,7 @@ mod tests {
             frames: FrameFields::NONE,
             others: Vec::new(),
             in_place: false,
+            source: Vec::new(),
         };
         let mut tight: Vec<u32> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].map(f32::to_bits).to_vec();
         tight.extend([SENTINEL; 6]);
@@ -1085,6 +1107,24 @@ mod tests {
             ..frames.clone()
         };
         assert_eq!(fresh(&padding, 1, &with_uv).fault, None);
+        // Or the source vertex's word at the same place (BSEngine's skinner writes the whole
+        // vertex, its other attributes copied through); another value is still outside.
+        let mut source = vec![7u32; 11];
+        source[10] = 0;
+        let copied = Output {
+            source,
+            ..frames.clone()
+        };
+        assert_eq!(fresh(&padding, 1, &copied).fault, None);
+        let mut other = padding.clone();
+        other[10] = 5;
+        assert_eq!(
+            fresh(&other, 1, &copied).fault,
+            Some(Fault::OutsideFields {
+                vertex: 0,
+                byte: 40
+            })
+        );
         let mut guard = both;
         guard[11 + 4] = 0;
         let s = fresh(&guard, 1, &frames);
@@ -1119,6 +1159,7 @@ mod tests {
         let in_place = Output {
             stride: 4,
             in_place: true,
+            source: Vec::new(),
             ..packed.clone()
         };
         let mut source: Vec<u32> = [1.0f32, 2.0, 3.0, 7.0, 4.0, 5.0, 6.0, 8.0]
