@@ -905,8 +905,21 @@ impl Streams {
 /// shader that ignores the offset skins with them.
 pub const PALETTE_OFFSET: usize = 3;
 
+/// Whether `inner` is a struct of exactly three `vec4<f32>` members one after another (`r0`,
+/// `r1`, `r2`): an affine's rows laid out byte for byte as a `mat3x4<f32>` holds them.
+pub fn is_row_struct(types: &naga::UniqueArena<naga::Type>, inner: &TypeInner) -> bool {
+    let TypeInner::Struct { members, span } = inner else {
+        return false;
+    };
+    let vec4 = |t: naga::Handle<naga::Type>| matches!(types[t].inner, TypeInner::Vector { size: naga::VectorSize::Quad, scalar } if scalar == naga::Scalar::F32);
+    *span == 48
+        && members.len() == 3
+        && (members.iter().enumerate()).all(|(k, m)| m.offset == 16 * k as u32 && vec4(m.ty))
+}
+
 /// One element of a palette array: a column-major `mat4x4<f32>` (default), or a `mat3x4<f32>`
-/// holding the affine's three rows (the transposed upper 3x4); alone, or a member of a struct.
+/// holding the affine's three rows (the transposed upper 3x4), or a struct of those rows as three
+/// `vec4<f32>` members; alone, or a member of a struct.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PaletteElement {
     pub rows: bool,
@@ -958,6 +971,7 @@ impl PaletteElement {
                     && columns == if self.rows { naga::VectorSize::Tri } else { naga::VectorSize::Quad })
         };
         match (&self.member, inner) {
+            (None, t) if self.rows && is_row_struct(types, t) => true,
             (None, t) => matrix(t),
             (Some(m), TypeInner::Struct { members, .. }) => {
                 let has = |name: &str, ok: &dyn Fn(&TypeInner) -> bool| {

@@ -2251,6 +2251,22 @@ pub(crate) mod tests {
         );
         bare.validate().unwrap();
         assert_eq!(bare.contract.palette_element.stride, 48);
+        // The rows as three vec4 members (`r0`, `r1`, `r2`): byte for byte a mat3x4<f32>; not
+        // with a fourth member after them.
+        let rows = "mat3x4<f32>(bones[j.x].r0, bones[j.x].r1, bones[j.x].r2)";
+        let split = held(
+            "struct R { r0: vec4<f32>, r1: vec4<f32>, r2: vec4<f32> }\n@group(0) @binding(1) var<storage, read> bones: array<R>;",
+            rows,
+            profile(""),
+        );
+        split.validate().unwrap();
+        assert_eq!(split.contract.palette_element.stride, 48);
+        let more = held(
+            "struct R { r0: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>, id: u32 }\n@group(0) @binding(1) var<storage, read> bones: array<R>;",
+            rows,
+            profile(""),
+        );
+        assert!(more.validate().is_err());
         let structs = held(
             "struct B { id: u32, rows: mat3x4<f32> }\n@group(0) @binding(1) var<storage, read> bones: array<B>;",
             "bones[j.x].rows",

@@ -1,7 +1,8 @@
 //! Which members of the buffers the harness fills switch the skinning on: a branch on a member
 //! (or a lane of one) compared with a constant, the palette read on one side only
 //! (dungeon-crawler's `if (uniforms.is_animated == u32(1))`), and the value that takes the side
-//! that skins; and which vector members a direction is rebuilt from, the identity's basis.
+//! that skins; and which vector members a direction or a matrix is rebuilt from, the identity's
+//! basis.
 
 use naga::{BinaryOperator as B, Expression as E, Handle, Module, Statement};
 
@@ -102,31 +103,32 @@ pub(super) fn switches(
     out
 }
 
-/// Vector members of filled buffers that a direction is rebuilt from, each its basis vector k:
-/// scaled by lane k of a vector (dead-signal's `to_world_x.xyz * n.x + to_world_y.xyz * n.y +
-/// ...`), or dotted with one into lane k of a composed vector (the rows of a normal matrix kept
-/// as three vec4s, as uniform alignment makes engines keep a mat3x3). The identity's: lane k 1,
-/// the others 0, where a zero fill would collapse the direction.
+/// Vector members of filled buffers that a direction or a matrix is rebuilt from, each its basis
+/// vector k: scaled by lane k of a vector (dead-signal's `to_world_x.xyz * n.x + to_world_y.xyz *
+/// n.y + ...`), dotted with one into lane k of a composed vector (the rows of a normal matrix
+/// kept as three vec4s, as uniform alignment makes engines keep a mat3x3), or column k of a
+/// composed matrix (an instance's model matrix kept as four vec4s). The identity's: lane k 1, the
+/// others 0, where a zero fill would collapse the direction.
 pub(super) fn basis(module: &Module) -> Vec<Switch> {
     let mut out: Vec<Switch> = Vec::new();
     let axes = ["x", "y", "z", "w"];
     for f in crate::shader::all_functions(module) {
-        // A vector member, read whole or swizzled.
+        // A vector member, read whole or swizzled: loaded through its pointer, or a member of a
+        // loaded struct (`let instance = instances[i]; instance.m_1`).
         let member = |mut e: Handle<E>| {
             while let E::Swizzle { vector, .. } = f.expressions[e] {
                 e = vector;
             }
-            let E::Load { pointer } = f.expressions[e] else {
-                return None;
+            let (ty, (g, path, lane)) = match f.expressions[e] {
+                E::Load { pointer } => (pointee(module, f, pointer)?, member_path(module, f, e)?),
+                E::AccessIndex { base, index } => struct_value_member(module, f, base, index)?,
+                _ => return None,
             };
-            let ty = pointee(module, f, pointer)?;
             let naga::TypeInner::Vector { size, scalar } = module.types[ty].inner else {
                 return None;
             };
-            let (g, path, None) = member_path(module, f, e)? else {
-                return None;
-            };
-            (scalar.kind == naga::ScalarKind::Float).then_some((g, path, size as u32))
+            let whole = lane.is_none();
+            (whole && scalar.kind == naga::ScalarKind::Float).then_some((g, path, size as u32))
         };
         // Lane k of a vector value (not a struct's member).
         let lane = |e: Handle<E>| match f.expressions[e] {
@@ -160,6 +162,18 @@ pub(super) fn basis(module: &Module) -> Vec<Switch> {
                         if let (Some(m), Some(k)) = (member(v), lane(s)) {
                             let test = format!("{} * v.{}", m.1, axes[k as usize % 4]);
                             found(m, k, test);
+                        }
+                    }
+                }
+                // A matrix composed from vector members, column k the basis vector k (an
+                // instance's model matrix kept as four vec4s).
+                E::Compose { ty, ref components }
+                    if matches!(module.types[ty].inner, naga::TypeInner::Matrix { .. }) =>
+                {
+                    for (k, &c) in components.iter().enumerate() {
+                        if let Some(m) = member(c) {
+                            let test = format!("{} as column {k} of a matrix", m.1);
+                            found(m, k as u32, test);
                         }
                     }
                 }
@@ -408,6 +422,67 @@ fn member_path(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<Memb
                 }
                 names.reverse();
                 return Some((g, names.join("."), lane));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Member `index` of the struct value `base` loads from a filled global (`let instance =
+/// instances[i]; instance.m_1`): the member's type and its path.
+fn struct_value_member(
+    module: &Module,
+    f: &naga::Function,
+    base: Handle<E>,
+    index: u32,
+) -> Option<(Handle<naga::Type>, MemberPath)> {
+    let E::Load { pointer } = f.expressions[base] else {
+        return None;
+    };
+    let naga::TypeInner::Struct { ref members, .. } =
+        module.types[pointee(module, f, pointer)?].inner
+    else {
+        return None;
+    };
+    let m = members.get(index as usize)?;
+    let name = m.name.clone()?;
+    // The struct's own path: empty for the global's struct (or its array's element).
+    let (g, path) = match member_path(module, f, base) {
+        Some((g, path, None)) => (g, format!("{path}.{name}")),
+        Some(_) => return None,
+        None => (root_global(module, f, pointer)?, name),
+    };
+    Some((m.ty, (g, path, None)))
+}
+
+/// The filled global (uniform or read-only storage) a pointer points into, through its arrays'
+/// elements only (element 0 is the drawn instance's).
+fn root_global(
+    module: &Module,
+    f: &naga::Function,
+    mut e: Handle<E>,
+) -> Option<Handle<naga::GlobalVariable>> {
+    loop {
+        match f.expressions[e] {
+            E::Access { base, .. } => e = base,
+            E::AccessIndex { base, .. } => {
+                let array = pointee(module, f, base).is_some_and(|t| {
+                    matches!(module.types[t].inner, naga::TypeInner::Array { .. })
+                });
+                if !array {
+                    return None;
+                }
+                e = base;
+            }
+            E::GlobalVariable(g) => {
+                let filled = match module.global_variables[g].space {
+                    naga::AddressSpace::Uniform => true,
+                    naga::AddressSpace::Storage { access } => {
+                        !access.contains(naga::StorageAccess::STORE)
+                    }
+                    _ => false,
+                };
+                return filled.then_some(g);
             }
             _ => return None,
         }

@@ -694,7 +694,7 @@ fn switch_comment(switches: &[&gates::Switch]) -> String {
     let basis = tests(true);
     if !basis.is_empty() {
         parts.push(format!(
-            "a direction is rebuilt from {} (each member a basis vector): the identity's, where zeros would collapse it",
+            "a direction or a matrix is rebuilt from {} (each member a basis vector): the identity's, where zeros would collapse it",
             basis.join(", ")
         ));
     }

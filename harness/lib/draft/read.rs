@@ -149,6 +149,10 @@ pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> 
         if let Some(rows) = joint_matrix(inner) {
             return Some((Matrices::Array, rows));
         }
+        // An affine's rows as three vec4 members (`r0`, `r1`, `r2`), in a buffer named so.
+        if crate::contract::is_row_struct(&module.types, inner) && named(&g.name, PALETTE_WORDS) {
+            return Some((Matrices::Array, true));
+        }
         if let TypeInner::Struct { members, .. } = inner {
             // Per-instance data holding a whole palette (element 0's is the drawn instance's),
             // else one joint's matrix per element.

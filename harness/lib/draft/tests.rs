@@ -1208,6 +1208,34 @@ struct Params { joint_count: u32, _a: u32, _b: u32, _c: u32 }
     validates("bare.wgsl", src, &d.yaml).unwrap();
 }
 
+/// A palette of affine rows kept as three vec4 members (`BoneMat34 { r0, r1, r2 }`) in a buffer
+/// named as bones is drafted `matrix: rows`; an instance's model matrix kept as four vec4
+/// members of a loaded struct and composed into a matrix is the identity's columns.
+#[test]
+fn row_structs_and_matrices_composed_from_members_are_drafted() {
+    let src = "struct BoneMat34 { r0: vec4<f32>, r1: vec4<f32>, r2: vec4<f32> }
+struct Instance { m_1: vec4<f32>, m_2: vec4<f32>, m_3: vec4<f32>, m_4: vec4<f32>, offsets: vec4<u32> }
+@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(1) @binding(0) var<storage, read> bones: array<BoneMat34>;
+@group(1) @binding(1) var<storage, read> instances: array<Instance>;
+fn apply(m: BoneMat34, p: vec4<f32>) -> vec3<f32> { return vec3<f32>(dot(m.r0, p), dot(m.r1, p), dot(m.r2, p)); }
+@vertex fn vs(@builtin(instance_index) ii: u32, @location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    let instance = instances[ii];
+    let model = mat4x4<f32>(instance.m_1, instance.m_2, instance.m_3, instance.m_4);
+    let p = vec4<f32>(position, 1.0);
+    let skinned = weights.x * apply(bones[joints.x], p) + weights.y * apply(bones[joints.y], p);
+    return view_proj * model * vec4<f32>(skinned, 1.0);
+}";
+    let d = draft("rows.wgsl", src).unwrap();
+    for line in [
+        "palette: { group: 1, binding: 0, form: storage, matrix: rows }",
+        "  - { group: 1, binding: 1, members: { m_1: [1, 0, 0, 0], m_2: [0, 1, 0, 0], m_3: [0, 0, 1, 0], m_4: [0, 0, 0, 1] } }",
+    ] {
+        assert!(d.yaml.contains(line), "{line}\n{}", d.yaml);
+    }
+    validates("rows.wgsl", src, &d.yaml).unwrap();
+}
+
 /// Four instance inputs the entry point composes into a matrix are its columns, whatever their
 /// names (`mm0` to `mm3`): the identity's, so the model matrix they make is not singular.
 #[test]
