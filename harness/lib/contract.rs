@@ -830,6 +830,8 @@ pub struct Contract {
     /// over its fill, and why any could not be.
     pub camera_members: Vec<MemberValue>,
     pub camera_problems: Vec<String>,
+    /// The shader's immediate data (`var<immediate>`), set before each draw and dispatch.
+    pub immediates: Immediates,
     /// That struct as the shader declares it, filled (empty until read; a struct ending in a
     /// runtime-sized palette grows to hold the case's palette).
     pub palette_struct: Vec<u8>,
@@ -1218,6 +1220,21 @@ pub enum Fill {
     Identity,
 }
 
+/// The immediate data (push constants) the harness sets before each draw and dispatch, filled as
+/// a binding's struct is: empty where the shader declares none.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Immediates {
+    pub fill: Fill,
+    pub members: Vec<MemberValue>,
+    /// Its contents, the shader's type's size rounded up to whole words (empty until read).
+    pub bytes: Vec<u8>,
+    /// Why a member value does not fit the shader's type.
+    pub problems: Vec<String>,
+    /// Where the profile gives it (`file:line:column, field `immediates``); empty where it does
+    /// not.
+    pub origin: String,
+}
+
 /// A buffer the harness fills: its slot's role, how, and (once the shader's type is read) its
 /// bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -1534,6 +1551,7 @@ impl Contract {
             palette_problems: Vec::new(),
             camera_members: Vec::new(),
             camera_problems: Vec::new(),
+            immediates: Immediates::default(),
             palette_struct: Vec::new(),
             camera_member: None,
             camera_in_palette: false,
@@ -1719,6 +1737,11 @@ impl Contract {
             Role::Joints => self.influences.as_mut(),
             _ => None,
         }
+    }
+
+    /// Bytes of immediate data the pipelines take: the shader's `var<immediate>`, or 0.
+    pub fn immediate_size(&self) -> u32 {
+        self.immediates.bytes.len() as u32
     }
 
     /// The entry points the shader has, by name and stage.

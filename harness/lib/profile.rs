@@ -55,6 +55,10 @@ pub struct Profile {
     /// light's uniform), which the harness fills.
     #[serde(default)]
     pub bindings: Vec<FilledBinding>,
+    /// What the shader's immediate data (`var<immediate>`, an engine's push constants) holds,
+    /// which the harness sets before each draw and dispatch: filled as a binding's struct is.
+    #[serde(default)]
+    pub immediates: Option<Immediates>,
     /// Cases this layout cannot hold, and the failure each is known to give; `case: shader` for
     /// the shader's own trials (a native engine's stages past what Dawn binds).
     #[serde(default)]
@@ -237,6 +241,18 @@ pub struct Modules {
 /// The bind groups wgpu binds at all (its `MAX_BIND_GROUPS`): a profile's groups are below it, and
 /// those past WebGPU's guaranteed 4 run where the adapter's `max_bind_groups` reaches them.
 pub const MAX_BIND_GROUPS: u32 = 8;
+
+/// The immediate data's contents: a fill and values by member name, as a filled binding's.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Immediates {
+    /// `zero` (default) or `identity`: ones on the diagonal of every float matrix of its type.
+    #[serde(default)]
+    pub fill: Fill,
+    /// Values by member name of its struct, each written as the member's type holds it.
+    #[serde(default)]
+    pub members: BTreeMap<String, Numbers>,
+}
 
 /// A resource binding.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]

@@ -283,6 +283,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
         }
     }
     fill_buffers(contract, module);
+    fill_immediates(contract, module);
     writable_inputs(contract, module);
     pair_joints(contract, module);
     zero_attributes(contract, module);
@@ -552,12 +553,13 @@ fn place_members(contract: &mut Contract, module: &naga::Module) {
 }
 
 /// The buffers the harness fills ([`Role::Filled`]), as the shader declares them: each slot takes
-/// the variable's address space, and its bytes are as long as the variable's type (4 KiB at least
-/// for a runtime-sized array, enough for the few elements an engine's shader indexes). A slot no
+/// the variable's address space, and its bytes are as long as the variable's type (64 KiB at
+/// least for a runtime-sized array: 1024 matrices, as many as a per-joint array beside the palette
+/// needs for the largest cases, an engine's globals or inverse binds indexed by joint). A slot no
 /// variable fills keeps its placeholder; validation names it.
 fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
     /// A runtime-sized array's bytes, or a struct's that ends in one.
-    const RUNTIME_BYTES: u64 = 4096;
+    const RUNTIME_BYTES: u64 = 64 * 1024;
     for i in 0..contract.filled.len() {
         let role = contract.filled[i].role;
         let Some(slot) = contract.slots.iter_mut().find(|s| s.role == role) else {
@@ -595,6 +597,29 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
             }
         }
     }
+}
+
+/// The shader's immediate data (`var<immediate>`): its bytes, the type's size in whole words,
+/// filled and its member values written as a filled binding's are; why a profile's `immediates`
+/// has nothing to fill where the shader declares none.
+fn fill_immediates(contract: &mut Contract, module: &naga::Module) {
+    let i = &mut contract.immediates;
+    let var = (module.global_variables.iter())
+        .map(|(_, v)| v)
+        .find(|v| v.space == AddressSpace::Immediate);
+    let Some(var) = var else {
+        if !i.origin.is_empty() {
+            i.problems.push(format!(
+                "the profile gives `immediates`, but the shader declares no `var<immediate>` (the profile's {})",
+                i.origin
+            ));
+        }
+        return;
+    };
+    let size = u64::from(module.types[var.ty].inner.size(module.to_ctx())).next_multiple_of(4);
+    let fill = i.fill.over(&matrices(module, var.ty, size), size);
+    i.bytes = crate::contract::Filled::contents(&fill, &[]);
+    i.problems = write_members(module, var.ty, &i.members, &mut i.bytes);
 }
 
 /// The byte offset of member `name` of `ty` (a struct, or element 0 of an array of structs) that
@@ -1187,6 +1212,7 @@ pub fn contract_violations(
     }
     bad.extend(contract.palette_problems.iter().cloned());
     bad.extend(contract.camera_problems.iter().cloned());
+    bad.extend(contract.immediates.problems.iter().cloned());
     if let Some(info) = info {
         bad.extend(override_violations(contract, module, info));
         bad.extend(stage_bindings(contract, module, info));

@@ -179,6 +179,7 @@ fn job(shader: &Shader) -> Value {
         "code": shader.module_source(),
         "label": shader.path.display().to_string(),
         "constants": c.constants.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "immediateSize": c.immediate_size(),
         "compute": c.compute.as_ref().map(|entry| json!({
             "entry": entry,
             "groups": groups(c, Pipeline::Compute),

@@ -183,7 +183,18 @@ fn write(
             Ok(Output::Text(text))
         }
         Target::Hlsl => {
-            let options = hlsl::Options::default();
+            // Immediate data (push constants) as root constants in a register space no bind
+            // group takes, as wgpu's DirectX 12 back-end places them apart from the groups.
+            let options = hlsl::Options {
+                immediates_target: Some(hlsl::BindTarget {
+                    space: IMMEDIATES_SPACE,
+                    register: 0,
+                    binding_array_size: None,
+                    dynamic_storage_buffer_offsets_index: None,
+                    restrict_indexing: false,
+                }),
+                ..Default::default()
+            };
             let pipeline = hlsl::PipelineOptions {
                 entry_point: Some((entry.stage, entry.name.clone())),
             };
@@ -210,6 +221,9 @@ fn write(
         }
     }
 }
+
+/// The HLSL register space of immediate data: past the 8 bind groups wgpu binds (spaces 0 to 7).
+const IMMEDIATES_SPACE: u8 = 8;
 
 /// The validator's command line for `target`'s output of a `stage` entry point, read on stdin.
 fn arguments(target: Target, stage: naga::ShaderStage) -> Vec<&'static str> {

@@ -4371,6 +4371,56 @@ fn a_vertex_count_in_a_lane_of_a_member_is_found_by_the_guard() {
     );
 }
 
+/// Immediate data (`var<immediate>`, an engine's push constants): `vertex_normals` with its world
+/// matrix pushed per draw instead of bound. The harness sets it before each draw and dispatch as
+/// the profile's `immediates` fills it (the identity, as the draft says); zeros there collapse
+/// every drawn vertex, so the suite passes only with it (its numbers come through its skinning
+/// function, which does not read it). Tint and Dawn build the pipelines with it too.
+#[test]
+fn immediate_data_is_set_before_each_draw_and_dispatch() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[(
+            "@group(2) @binding(0) var<uniform> mesh: Mesh;",
+            "var<immediate> mesh: Mesh;",
+        )],
+    );
+    let without = edited(
+        name,
+        &profile,
+        &[(
+            "  - { group: 2, binding: 0, fill: identity } # mesh.world_from_local\n",
+            "",
+        )],
+    );
+    let with = format!("{without}immediates: {{ fill: identity }}\n");
+    let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &shader).unwrap();
+    assert!(
+        draft.yaml.contains("\nimmediates: { fill: identity }\n"),
+        "{}",
+        draft.yaml
+    );
+    if !passes_only_with(
+        name,
+        "immediates",
+        &shader,
+        (&with, &without),
+        &["render_covers_bind_pose"],
+    ) {
+        return;
+    }
+    let (_, path) = example_copy(name, "immediates_tint", &shader, &with);
+    let Some(rows) = tint_rows(&run_compilers(&path)) else {
+        return;
+    };
+    for (entry, o) in &rows {
+        assert_eq!(o.status, Status::Pass, "{entry}: {}", o.message);
+    }
+}
+
 /// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
 /// named as inverse binds, u8 joints read as vec4<u32>), `skinning_normals` (both stages, typed
 /// normal and tangent buffers), `compute_regions` (a vertex pool, its starts, count and palette

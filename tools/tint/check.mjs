@@ -60,7 +60,8 @@ async function scoped(build) {
   return errors;
 }
 
-// The bind group layouts of a pipeline layout; a group in between gets an empty one.
+// The bind group layouts of a pipeline layout, a group in between an empty one, and the bytes
+// of immediate data the harness sets (push constants).
 function layout(groups) {
   const count = Math.max(0, ...groups.map((g) => g.group + 1));
   const layouts = [];
@@ -74,7 +75,9 @@ function layout(groups) {
     });
     layouts.push(device.createBindGroupLayout({ entries }));
   }
-  return device.createPipelineLayout({ bindGroupLayouts: layouts });
+  const descriptor = { bindGroupLayouts: layouts };
+  if (job.immediateSize) descriptor.immediateSize = job.immediateSize;
+  return device.createPipelineLayout(descriptor);
 }
 
 let module;

@@ -410,14 +410,7 @@ fn member_path(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<Memb
             }
             E::Access { base, .. } => e = base,
             E::GlobalVariable(g) => {
-                let filled = match module.global_variables[g].space {
-                    naga::AddressSpace::Uniform => true,
-                    naga::AddressSpace::Storage { access } => {
-                        !access.contains(naga::StorageAccess::STORE)
-                    }
-                    _ => false,
-                };
-                if !filled || names.is_empty() {
+                if !filled(module, g) || names.is_empty() {
                     return None;
                 }
                 names.reverse();
@@ -474,18 +467,18 @@ fn root_global(
                 }
                 e = base;
             }
-            E::GlobalVariable(g) => {
-                let filled = match module.global_variables[g].space {
-                    naga::AddressSpace::Uniform => true,
-                    naga::AddressSpace::Storage { access } => {
-                        !access.contains(naga::StorageAccess::STORE)
-                    }
-                    _ => false,
-                };
-                return filled.then_some(g);
-            }
+            E::GlobalVariable(g) => return filled(module, g).then_some(g),
             _ => return None,
         }
+    }
+}
+
+/// Whether global `g` is one the harness fills: a uniform, or storage the shader only reads.
+fn filled(module: &Module, g: Handle<naga::GlobalVariable>) -> bool {
+    match module.global_variables[g].space {
+        naga::AddressSpace::Uniform => true,
+        naga::AddressSpace::Storage { access } => !access.contains(naga::StorageAccess::STORE),
+        _ => false,
     }
 }
 

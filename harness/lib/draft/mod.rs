@@ -252,11 +252,31 @@ fn draft_with(
     }
     normal_matrix(&module, palette, &mut w);
     constants(&module, &mut w);
+    immediates(&module, &mut w);
     bind_group_expectation(&globals, &mut w);
     Ok(Draft {
         yaml: w.out,
         todos: w.todos,
     })
+}
+
+/// The shader's immediate data (`var<immediate>`, push constants), which the harness sets before
+/// each draw and dispatch: zeros, or identities where it holds matrices (a model matrix pushed
+/// per draw), which zeros would make singular.
+fn immediates(module: &Module, w: &mut Writer) {
+    let Some((_, var)) =
+        (module.global_variables.iter()).find(|(_, v)| v.space == AddressSpace::Immediate)
+    else {
+        return;
+    };
+    if !has_matrix(module, var.ty) {
+        return;
+    }
+    w.line(format!(
+        "# `{}` is immediate data (push constants) holding matrices: the identity's, set before each draw and dispatch",
+        var.name.as_deref().unwrap_or_default()
+    ));
+    w.line("immediates: { fill: identity }");
 }
 
 /// An `expect` entry for the shader's Tint trial where the stages bind groups past the 4 WebGPU

@@ -111,6 +111,8 @@ pub struct Dispatch {
     vertices: u32,
     /// The workgroups the dispatch runs.
     workgroups: u32,
+    /// The shader's immediate data, set before the dispatch (empty where it takes none).
+    immediates: Vec<u8>,
     /// Where each vertex's output lies.
     layout: Output,
     /// The output's words before the dispatch, to tell what the shader wrote: the sentinel, or
@@ -479,6 +481,7 @@ impl Dispatch {
             size,
             vertices: n as u32,
             workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
+            immediates: contract.immediates.bytes.clone(),
             layout,
             pool: placed,
         })
@@ -499,6 +502,9 @@ impl Dispatch {
             pass.set_pipeline(pipeline);
             for (group, bind) in &self.binds {
                 pass.set_bind_group(*group, bind, &[]);
+            }
+            if !self.immediates.is_empty() {
+                pass.set_immediates(0, &self.immediates);
             }
             pass.dispatch_workgroups(self.workgroups, 1, 1);
         }

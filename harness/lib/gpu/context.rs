@@ -127,8 +127,10 @@ impl Context {
     ) -> Result<Context, GpuError> {
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("skinproof"),
-            // Timestamps where the adapter has them, for the benchmarks; nothing else beyond WebGPU.
-            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+            // Timestamps where the adapter has them, for the benchmarks, and immediate data (push
+            // constants) for the native engines' shaders that take it; nothing else beyond WebGPU.
+            required_features: adapter.features()
+                & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::IMMEDIATES),
             // The adapter's own limits, so large meshes are limited by the hardware, not by defaults.
             required_limits: adapter.limits(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
@@ -382,10 +384,12 @@ fn error_text(e: &wgpu::Error) -> String {
     text
 }
 
-/// A pipeline layout with each (group, layout); groups in between stay empty.
+/// A pipeline layout with each (group, layout), groups in between empty, and `immediate_size`
+/// bytes of immediate data.
 pub fn pipeline_layout(
     device: &wgpu::Device,
     layouts: &[(u32, wgpu::BindGroupLayout)],
+    immediate_size: u32,
 ) -> wgpu::PipelineLayout {
     let len = layouts
         .iter()
@@ -399,7 +403,7 @@ pub fn pipeline_layout(
     device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: None,
         bind_group_layouts: &slots,
-        immediate_size: 0,
+        immediate_size,
     })
 }
 
@@ -456,7 +460,7 @@ fn build_compute(
     entry: &str,
 ) -> ComputeSet {
     let layouts = bind_group_layouts(device, contract, Pipeline::Compute);
-    let pipeline_layout = pipeline_layout(device, &layouts);
+    let pipeline_layout = pipeline_layout(device, &layouts, contract.immediate_size());
     let constants = contract.pipeline_constants();
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(entry),
@@ -491,7 +495,7 @@ pub fn render_pipeline(
     vs: &str,
     fs: &str,
 ) -> wgpu::RenderPipeline {
-    let layout = pipeline_layout(device, layouts);
+    let layout = pipeline_layout(device, layouts, contract.immediate_size());
     let buffers: Vec<Option<wgpu::VertexBufferLayout>> =
         contract.vertex_buffers().into_iter().map(Some).collect();
     let constants = contract.pipeline_constants();

@@ -114,6 +114,8 @@ pub struct Draw {
     index_count: u32,
     target: wgpu::Texture,
     readback: wgpu::Buffer,
+    /// The shader's immediate data, set before the draw (empty where it takes none).
+    immediates: Vec<u8>,
 }
 
 impl Draw {
@@ -210,6 +212,7 @@ impl Draw {
             index_count: mesh.indices.len() as u32,
             target: pool.target(device, width, height, TARGET_FORMAT),
             readback,
+            immediates: contract.immediates.bytes.clone(),
         })
     }
 
@@ -255,6 +258,9 @@ impl Draw {
                     pass.set_vertex_buffer(slot as u32, buffer.slice(..));
                 }
                 pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+                if !self.immediates.is_empty() {
+                    pass.set_immediates(0, &self.immediates);
+                }
                 pass.draw_indexed(0..self.index_count, 0, 0..1);
             }
         }

@@ -148,7 +148,8 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
                 label: Some("static transform"),
                 source: wgpu::ShaderSource::Wgsl(static_wgsl(ctx.contract()).into()),
             });
-            let layout = super::context::pipeline_layout(device, &compute.layouts);
+            let immediates = ctx.contract().immediate_size();
+            let layout = super::context::pipeline_layout(device, &compute.layouts, immediates);
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("static_compute"),
                 layout: Some(&layout),

@@ -372,6 +372,11 @@ impl Profile {
             }
         }
         c.influence_sets = self.sets();
+        if let Some(i) = &self.immediates {
+            c.immediates.fill = i.fill;
+            c.immediates.origin = self.whence("immediates");
+            c.immediates.members = self.member_values(&i.members, "immediates.members");
+        }
         // A palette that holds each joint's normal matrix is there to be blended per joint.
         c.frame_length = self.frame_length.unwrap_or_default();
         c.position_w = self.position_w.unwrap_or_default();

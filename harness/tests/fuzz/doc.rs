@@ -568,6 +568,14 @@ const LAYOUT_EDITS: &[ProfileEdit] = &[
         "constants.work-group",
     ),
     (
+        "immediate data the shader does not declare",
+        &[(
+            "shader: compute_pulled.wgsl",
+            "shader: compute_pulled.wgsl\nimmediates: { fill: identity }",
+        )],
+        "immediates",
+    ),
+    (
         "both separate and byte-addressed inputs",
         &[(
             "  count:",
