@@ -767,9 +767,9 @@ impl Own {
         match self {
             Own::Nothing => false,
             Own::Influences => matches!(role, Role::Joints | Role::Weights),
-            Own::Vertices => !matches!(
+            Own::Vertices => matches!(
                 role,
-                Role::Skinned | Role::Count | Role::SkinnedNormals | Role::SkinnedTangents
+                Role::Positions | Role::Joints | Role::Weights | Role::Normals | Role::Tangents
             ),
         }
     }
