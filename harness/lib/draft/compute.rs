@@ -228,7 +228,7 @@ fn bound_count(
     });
     let path = format!("{path}{lane}");
     let why = format!(
-        "  # `{}`'s `{path}` bounds the invocations (`i >= {}.{path}` returns): the vertex count, written per case",
+        "  # `{}`'s `{path}` bounds the invocations (the stage's guard compares `i` with `{}.{path}`): the vertex count, written per case",
         g.name, g.name
     );
     let size = module.types[g.handle].inner.size(module.to_ctx());

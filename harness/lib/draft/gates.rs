@@ -310,9 +310,10 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
 }
 
 /// The member a compute entry point bounds its invocations by, `if (i >= params.count) { return; }`
-/// (the invocation index a lane of its `global_invocation_id`, or that converted; the member of a
-/// uniform or read-only buffer, or a lane of one, `sp.p.y`): the vertex count, found by what the
-/// stage does with it rather than by its name.
+/// or `if (i < params.count) { ... }` around the work (the invocation index a lane of its
+/// `global_invocation_id`, or that converted; the member of a uniform or read-only buffer, or a
+/// lane of one, `sp.p.y`): the vertex count, found by what the stage does with it rather than by
+/// its name.
 pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<Bound> {
     let f = &ep.function;
     let invocation = |mut e: Handle<E>| loop {
@@ -337,15 +338,19 @@ pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<Boun
             else {
                 continue;
             };
-            if found.is_some() || !accept.iter().any(|s| matches!(s, Statement::Return { .. })) {
-                continue;
-            }
+            let returns = accept.iter().any(|s| matches!(s, Statement::Return { .. }));
             let E::Binary { op, left, right } = f.expressions[*condition] else {
                 continue;
             };
+            if found.is_some() {
+                continue;
+            }
+            // `i >= X` returning early, or `i < X` around the work.
             let bound = match op {
-                B::GreaterEqual if invocation(left) => right,
-                B::LessEqual if invocation(right) => left,
+                B::GreaterEqual if returns && invocation(left) => right,
+                B::LessEqual if returns && invocation(right) => left,
+                B::Less if invocation(left) => right,
+                B::Greater if invocation(right) => left,
                 _ => continue,
             };
             found = match f.expressions[bound] {

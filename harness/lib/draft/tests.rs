@@ -1166,6 +1166,34 @@ fn attributes_beside_pulled_influences_leave_the_influences_to_do() {
     );
 }
 
+/// A compute stage that does its work inside `if (i < X)` rather than returning early: X, a lane
+/// of a parameter vector here, is the vertex count all the same.
+#[test]
+fn a_guard_around_the_work_bounds_the_invocations() {
+    let src = "struct P { model: mat4x4<f32>, sizes: vec4<u32> }
+@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> joints: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<f32>>;
+@group(0) @binding(5) var<uniform> p: P;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < p.sizes.z) {
+        let j = joints[gid.x];
+        let w = weights[gid.x];
+        let m = bones[j.x] * w.x + bones[j.y] * w.y + bones[j.z] * w.z + bones[j.w] * w.w;
+        skinned[gid.x] = vec4<f32>((p.model * m * vec4<f32>(positions[gid.x].xyz, 1.0)).xyz, 0.0);
+    }
+}";
+    let d = draft("around.wgsl", src).unwrap();
+    assert!(
+        d.yaml.contains("fill: identity, count: sizes.z }"),
+        "{}",
+        d.yaml
+    );
+    validates("around.wgsl", src, &d.yaml).unwrap();
+}
+
 /// A compute stage that reads its positions from bare floats (whatever the buffer's name) beside
 /// a skin stream of structs, writes the whole vertex, and stops at the skin stream's
 /// `arrayLength`: the floats are `vertices` laid out by what the stage does with them, and the
