@@ -737,13 +737,9 @@ fn pulled_streams(
         (None, _) => ("influences", &["joints", "weights"][..]),
     };
     taken.push((g.group, g.binding));
-    w.line(words::why(&g.name, &layout));
-    w.line(format!(
-        "  {role}: {{ group: {}, binding: {}, {} }}",
-        g.group,
-        g.binding,
-        layout.vertex_fields()
-    ));
+    words::lines(g, &layout, role)
+        .into_iter()
+        .for_each(|l| w.line(l));
     let mut covered = covers.to_vec();
     if let (Some(o), Some(fields)) = (output, layout.output_fields()) {
         taken.push((o.group, o.binding));

@@ -1,8 +1,8 @@
 //! Which members of the buffers the harness fills switch the skinning on: a branch on a member
 //! (or a lane of one) compared with a constant, the palette read on one side only
 //! (dungeon-crawler's `if (uniforms.is_animated == u32(1))`), and the value that takes the side
-//! that skins; and which vector members a direction or a matrix is rebuilt from, the identity's
-//! basis.
+//! that skins; which member a compute stage's guard bounds its invocations by, the vertex count;
+//! and which vector members a direction or a matrix is rebuilt from, the identity's basis.
 
 use naga::{BinaryOperator as B, Expression as E, Handle, Module, Statement};
 

@@ -629,13 +629,7 @@ fn words_lines(
     let traced = (index, palette, None);
     let (g, layout) = super::words::first_traced(module, info, globals, traced, taken, keep)?;
     taken.push((g.group, g.binding));
-    w.line(super::words::why(&g.name, &layout));
-    w.line(format!(
-        "  {role}: {{ group: {}, binding: {}, {} }}",
-        g.group,
-        g.binding,
-        layout.vertex_fields()
-    ));
+    (super::words::lines(g, &layout, role).into_iter()).for_each(|l| w.line(l));
     Some(layout.sets())
 }
 

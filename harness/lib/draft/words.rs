@@ -1198,10 +1198,20 @@ pub(super) fn first_traced<'g>(
         })
 }
 
-/// The draft's comment on a traced buffer `name`.
-pub(super) fn why(name: &str, layout: &Layout) -> String {
-    format!(
-        "  # `{name}` holds {k} words a vertex (word c of vertex i at `i * {k} + c`): each field where the stage reads it, by what it does with the words (a palette index, a weight, a vector the joints' matrices move: named by its lets, a point's w 1 the position); check each against the shader",
-        k = layout.stride
-    )
+/// The draft's lines for traced buffer `g` as the stage's `role` (`vertices` or `influences`):
+/// the comment on how it was laid out, then its fields.
+pub(super) fn lines(g: &super::read::Global, layout: &Layout, role: &str) -> [String; 2] {
+    [
+        format!(
+            "  # `{}` holds {k} words a vertex (word c of vertex i at `i * {k} + c`): each field where the stage reads it, by what it does with the words (a palette index, a weight, a vector the joints' matrices move: named by its lets, a point's w 1 the position); check each against the shader",
+            g.name,
+            k = layout.stride
+        ),
+        format!(
+            "  {role}: {{ group: {}, binding: {}, {} }}",
+            g.group,
+            g.binding,
+            layout.vertex_fields()
+        ),
+    ]
 }
