@@ -1687,6 +1687,7 @@ impl Contract {
                 reads.tangent_encoding = f.tangent_encoding;
             }
         }
+        reads.capacity = self.capacity();
         reads.sets = self.influence_sets;
         reads.sets_whence = self
             .profile
@@ -1694,6 +1695,62 @@ impl Contract {
             .and_then(|o| o.sets.clone())
             .map_or(String::new(), |w| format!(": the profile's {w}"));
         reads
+    }
+
+    /// How many other matrices the harness puts before joint 0 in the palette: a base offset's
+    /// ([`PALETTE_OFFSET`]), else none.
+    pub fn palette_start(&self) -> usize {
+        if self.try_slot(Role::PaletteOffset).is_some() || self.offset_in_filled {
+            PALETTE_OFFSET
+        } else {
+            0
+        }
+    }
+
+    /// The palette's length where the shader fixes one: a uniform's array, or a fixed-length
+    /// one in a storage struct (per-instance data).
+    pub fn fixed_palette_len(&self) -> Option<usize> {
+        let fixed =
+            self.slot(Role::Palette).ty == Want::FixedMatrices || self.palette_len.is_some();
+        fixed.then(|| self.palette_len.unwrap_or(0) as usize)
+    }
+
+    /// The most joints a case may have for this layout to hold them: a fixed palette's matrices
+    /// less the other matrices before a base offset, or fewer where each joint's normal matrix
+    /// beside it is in a shorter fixed array; none where the palette grows with the case.
+    pub fn capacity(&self) -> Option<crate::format::Capacity> {
+        let len = self.fixed_palette_len()?;
+        let start = self.palette_start();
+        let capacity = |n: usize, fixed: String| {
+            crate::format::Capacity {
+            joints: n.saturating_sub(start),
+            fixed,
+            whence: match start {
+                0 => format!(" ({})", self.name()),
+                _ => format!(
+                    " ({}), {start} of them the other matrices the harness puts before the palette offset",
+                    self.name()
+                ),
+            },
+        }
+        };
+        let palette = capacity(
+            len,
+            format!("the shader's palette is a fixed array of {len} matrices"),
+        );
+        let normals = self.palette_normals.as_ref().map(|n| {
+            capacity(
+                n.len as usize,
+                format!(
+                    "the shader's normal matrices (member `{}`) are a fixed array of {}",
+                    n.member.name, n.len
+                ),
+            )
+        });
+        match normals {
+            Some(n) if n.joints < palette.joints => Some(n),
+            _ => Some(palette),
+        }
     }
 
     /// Whether the shader writes skinned normals ([`Role::SkinnedNormals`]) or tangents

@@ -700,6 +700,20 @@ pub struct Reads {
     /// reference too).
     pub normal_encoding: Encoding,
     pub tangent_encoding: Encoding,
+    /// The most joints its palette holds, where the layout fixes a number (a uniform array): a
+    /// case with more cannot be drawn with it.
+    pub capacity: Option<Capacity>,
+}
+
+/// The most joints a case may have for a layout to hold them, and why, for the message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capacity {
+    pub joints: usize,
+    /// What fixes the number, the text a profile's `expect` entry matches: `the shader's
+    /// palette is a fixed array of 128 matrices`.
+    pub fixed: String,
+    /// Where, and what a base offset takes of it, for the message.
+    pub whence: String,
 }
 
 impl Default for Reads {
@@ -714,6 +728,7 @@ impl Default for Reads {
             normals: NormalMatrix::InverseTranspose,
             normal_encoding: Encoding::F32,
             tangent_encoding: Encoding::F32,
+            capacity: None,
         }
     }
 }

@@ -173,6 +173,10 @@ pub struct ShaderExpect {
     /// The checks (and `case_loads`) expected to fail; empty: all of them.
     #[serde(default)]
     pub checks: Vec<String>,
+    /// Only cases with more joints than this (a fixed palette's length): a case with fewer is
+    /// not covered, so it must pass, and a new case past the palette is covered unnamed.
+    #[serde(default)]
+    pub joints_above: Option<usize>,
     /// Text the failure's message must contain.
     pub matches: String,
     /// Why: required, so that expectations can be reviewed and retired.
@@ -195,6 +199,15 @@ impl ShaderExpect {
         self.case != SHADER_TRIALS
             && names(&self.case, case)
             && (self.checks.is_empty() || self.checks.iter().any(|c| c == check))
+    }
+
+    /// Whether this entry covers a case of `joints` joints (unknown where its file did not
+    /// load): every case, unless it gives `joints_above`.
+    pub fn admits(&self, joints: Option<usize>) -> bool {
+        match self.joints_above {
+            None => true,
+            Some(n) => joints.is_some_and(|j| j > n),
+        }
     }
 
     /// Whether this entry covers the shader's own trial `check` (`tint_accepts`).

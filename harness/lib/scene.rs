@@ -89,8 +89,22 @@ impl Scene {
         Scene::for_shader(case, &Reads::default())
     }
 
-    /// The scene as a shader that `reads` so sees it: refused when a joint index does not fit its
-    /// joint format, weights, normals and tangents quantised as it reads them, so the CPU
+    /// The case's joint count without building its scene (one that failed to build): the
+    /// chain's, or its model's skeleton's; none where the model does not load.
+    pub fn joint_count(case: &Case) -> Option<usize> {
+        match (&case.model, &case.skeleton) {
+            (Some(spec), _) => {
+                let path = case.model_path()?;
+                let model = crate::model::load(&path, spec.mesh.as_deref()).ok()?;
+                Some(model.skeleton.joints.len())
+            }
+            (None, Some(s)) => Some(s.joints),
+            (None, None) => None,
+        }
+    }
+
+    /// The scene as a shader that `reads` so sees it: refused when the case has more joints than
+    /// its palette holds or a joint index does not fit its joint format, weights, normals and tangents quantised as it reads them, so the CPU
     /// reference sees the same.
     pub fn for_shader(case: &Case, reads: &Reads) -> Result<Scene, SceneError> {
         let (skeleton, mut mesh, mut pose, bind_palette) = match (
@@ -199,6 +213,16 @@ impl Scene {
                 ));
             }
             apply(&skeleton, &mut pose, jp);
+        }
+        if let Some(c) = (reads.capacity.as_ref()).filter(|c| skeleton.joints.len() > c.joints) {
+            return Err(SceneError::Fail(format!(
+                "{}: the case has {} joints and the layout holds {}: {}{}",
+                case.path.display(),
+                skeleton.joints.len(),
+                c.joints,
+                c.fixed,
+                c.whence
+            )));
         }
         if let Some(v) = (0..mesh.len()).find(|&v| mesh.influences(v).len() > 4 * reads.sets) {
             return Err(SceneError::Fail(format!(

@@ -266,6 +266,17 @@ fn compose(
     })
 }
 
+/// The contract a profile's `text` describes for `source`, completed from the shader as a run
+/// completes it (a fixed palette's length, the filled buffers): for a draft to read what its
+/// guesses make of the layout. None where the text is not a valid profile.
+pub fn contract_of(source: &str, text: &str) -> Option<Contract> {
+    let profile = Profile::parse(Path::new("draft.profile.yaml"), text).ok()?;
+    let mut contract = profile.contract();
+    let module = naga::front::wgsl::parse_str(source).ok()?;
+    resolve(&mut contract, &module);
+    Some(contract)
+}
+
 /// What the contract takes from the shader itself: the compute stage's workgroup size (with the
 /// profile's constants), the filled buffers' spaces and bytes, the unnamed attributes fed zeros,
 /// the camera struct's size and a fixed-length palette's length. A shader naga cannot read keeps
@@ -2180,6 +2191,37 @@ pub(crate) mod tests {
             msg.contains("binding 0 (`bones`) must be array<mat4x4<f32>>"),
             "{msg}"
         );
+    }
+
+    /// A fixed palette bounds the joints a case may have, less the matrices the harness puts
+    /// before a base offset; a runtime-sized one bounds nothing.
+    #[test]
+    fn a_fixed_palette_bounds_the_joints_a_case_may_have() {
+        let src = |palette: &str| {
+            format!("@group(0) @binding(0) var<uniform> vp: mat4x4<f32>;\n@group(1) @binding(0) var<{palette};\n@group(1) @binding(1) var<uniform> base: vec4<u32>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> {{ return vp * (w.x * bones[j.x + base.x]) * vec4<f32>(p, 1.0); }}\n")
+        };
+        let uniform = src("uniform> bones: array<mat4x4<f32>, 16>");
+        let profile = "palette: { group: 1, binding: 0, form: uniform }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix }\n";
+        let c = contract_of(&uniform, profile).unwrap().capacity().unwrap();
+        assert_eq!(c.joints, 16);
+        assert_eq!(
+            c.fixed,
+            "the shader's palette is a fixed array of 16 matrices"
+        );
+        let offset = profile.replace(
+            "form: uniform }",
+            "form: uniform, offset: { group: 1, binding: 1 } }",
+        );
+        let c = contract_of(&uniform, &offset).unwrap().capacity().unwrap();
+        assert_eq!(c.joints, 16 - crate::contract::PALETTE_OFFSET);
+        assert!(
+            c.whence.contains("3 of them the other matrices"),
+            "{}",
+            c.whence
+        );
+        let storage = src("storage, read> bones: array<mat4x4<f32>>");
+        let runtime = profile.replace("form: uniform", "form: storage");
+        assert_eq!(contract_of(&storage, &runtime).unwrap().capacity(), None);
     }
 
     #[test]

@@ -544,8 +544,8 @@ impl Suite {
                     .and_then(|c| self.shared_goldens.get(&c.name).cloned());
                 let layout = case
                     .as_ref()
-                    .ok()
-                    .and_then(|c| self.layout_expectation(&c.name, "case_loads"));
+                    .map(|c| self.layout_expectations(&c.name, "case_loads"))
+                    .unwrap_or_default();
                 // Building the scene is part of loading: a broken model, and the case fields only
                 // checkable against it (a clip, a joint, a pose that overflows f32), fail here too.
                 move || {
@@ -556,7 +556,9 @@ impl Suite {
                         Err(SceneError::Fail(why)) => Err(why.clone()),
                         _ => shared.map_or(Ok(()), Err),
                     };
-                    let Some(e) = layout else { return verdict };
+                    let Some(e) = applying(&layout, &case, &scene) else {
+                        return verdict;
+                    };
                     let outcome = match verdict {
                         Ok(()) => Outcome::pass("-"),
                         Err(why) => Outcome::fail("-", why),
@@ -667,14 +669,16 @@ impl Suite {
         })
     }
 
-    /// The layout profile's expectation for `check` (or `case_loads`) of `case`, if it has one.
-    fn layout_expectation(&self, case: &str, check: &str) -> Option<ShaderExpect> {
-        let shader = self.shader.as_ref().ok()?;
-        shader
-            .expect
-            .iter()
-            .find(|e| e.covers(case, check))
+    /// The layout profile's entries naming `check` (or `case_loads`) of `case`; the one that
+    /// applies waits for the case's joint count ([`applying`]).
+    fn layout_expectations(&self, case: &str, check: &str) -> Vec<ShaderExpect> {
+        let Ok(shader) = self.shader.as_ref() else {
+            return Vec::new();
+        };
+        (shader.expect.iter())
+            .filter(|e| e.covers(case, check))
             .cloned()
+            .collect()
     }
 
     /// `shader::expectations`, where the layout profile states any: each entry names checks that
@@ -848,7 +852,7 @@ impl Suite {
             .compares_golden()
             .then(|| self.shared_goldens.get(&case.name).cloned())
             .flatten();
-        let layout = self.layout_expectation(&case.name, check.name());
+        let layout = self.layout_expectations(&case.name, check.name());
         let validated = self.validated.clone();
         Job::new(name, move || {
             let tag = slot.found.info.tag.clone();
@@ -910,7 +914,7 @@ impl Suite {
                 Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
             });
             // The shader's own expectation, where the case states none for this check.
-            let outcome = match &layout {
+            let outcome = match applying(&layout, &case, &scene) {
                 Some(e) if expect.is_none() => {
                     outcome.expected_by_layout(&e.matches, &e.reason, &e.at)
                 }
@@ -945,6 +949,23 @@ impl Suite {
             }
         })
     }
+}
+
+/// The first of a case's layout `entries` that covers its joint count (`joints_above`): counted
+/// by its scene, or where that failed to build, by its skeleton or model alone.
+fn applying<'a>(
+    entries: &'a [ShaderExpect],
+    case: &Case,
+    scene: &SceneSlot,
+) -> Option<&'a ShaderExpect> {
+    let mut joints = None;
+    entries.iter().find(|e| {
+        e.joints_above.is_none()
+            || e.admits(*joints.get_or_insert_with(|| match scene.get() {
+                Some(Ok(s)) => Some(s.skeleton.joints.len()),
+                _ => Scene::joint_count(case),
+            }))
+    })
 }
 
 impl Suite {

@@ -4534,3 +4534,75 @@ fn a_shader_split_into_modules_is_drafted_from_its_composition() {
         draft.yaml
     );
 }
+
+/// `joints_above` covers a case by its joint count: the uniform-palette example cut to 8 matrices
+/// runs a 4-joint, an 8-joint and a 12-joint chain. Covering cases past 8 passes (the 12 XFAIL,
+/// failing to load with both counts); covering past 12 leaves the 12 uncovered, so FAIL; covering
+/// past 4 makes the 8, which fits, XPASS.
+#[test]
+fn a_layout_expectation_covers_cases_by_joint_count() {
+    let (source, profile) = example_texts("uniform_palette");
+    let shader = edited(
+        "uniform_palette",
+        &source,
+        &[("array<mat4x4<f32>, 256u>", "array<mat4x4<f32>, 8u>")],
+    );
+    let dir = scratch("joints_above");
+    let cases = copy_cases(&dir, &["bend_two_joints"]);
+    let chain = std::fs::read_to_string(cases.join("bend_two_joints.yaml")).unwrap();
+    for n in [8, 12] {
+        // No golden: the image is not what this test is about.
+        let text =
+            chain.replace("joints: 4", &format!("joints: {n}")) + "golden:\n  compare: false\n";
+        std::fs::write(cases.join(format!("chain_{n}.yaml")), text).unwrap();
+    }
+    let run = |above: usize| {
+        let entry = format!("expect:\n  - case: \"*\"\n    joints_above: {above}\n    matches: \"the shader's palette is a fixed array of 8 matrices\"\n    reason: eight matrices\n");
+        let profile = format!("{}{entry}", &profile[..profile.find("expect:").unwrap()]);
+        let (_, path) = example_copy(
+            "uniform_palette",
+            &format!("joints_above_{above}"),
+            &shader,
+            &profile,
+        );
+        run_suite(
+            &dir,
+            &[
+                ("SKINPROOF_SHADER", path.to_str().unwrap()),
+                ("SKINPROOF_CASES", cases.to_str().unwrap()),
+            ],
+        )
+    };
+    let Some(report) = run(8) else { return };
+    let rows = |report: &Report, case: &str, status: Status| {
+        (report.rows.iter())
+            .filter(|r| r.case == case && r.outcome.status == status)
+            .count()
+    };
+    assert!(
+        failed_rows(&report).is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+    let xfail = (report.rows.iter()).find(|r| r.outcome.status == Status::ExpectedFail);
+    assert!(
+        xfail.is_some_and(|r| r.case == "chain_12"
+            && r.outcome
+                .message
+                .contains("the case has 12 joints and the layout holds 8")),
+        "{xfail:#?}"
+    );
+    assert!(rows(&report, "chain_8", Status::Pass) > 0);
+    let Some(report) = run(12) else { return };
+    let failed = (report.rows.iter()).filter(|r| r.outcome.status == Status::Fail);
+    assert!(failed.clone().count() > 0);
+    for r in failed {
+        assert!(
+            r.case == "chain_12" && r.outcome.message.contains("the layout holds 8"),
+            "{r:#?}"
+        );
+    }
+    let Some(report) = run(4) else { return };
+    assert!(rows(&report, "chain_8", Status::UnexpectedPass) > 0);
+    assert_eq!(rows(&report, "bend_two_joints", Status::UnexpectedPass), 0);
+}

@@ -253,7 +253,7 @@ fn draft_with(
     normal_matrix(&module, palette, &mut w);
     constants(&module, &mut w);
     immediates(&module, &mut w);
-    bind_group_expectation(&globals, &mut w);
+    expectations(source, &globals, &mut w);
     Ok(Draft {
         yaml: w.out,
         todos: w.todos,
@@ -279,24 +279,63 @@ fn immediates(module: &Module, w: &mut Writer) {
     w.line("immediates: { fill: identity }");
 }
 
-/// An `expect` entry for the shader's Tint trial where the stages bind groups past the 4 WebGPU
-/// guarantees (a native engine's layout): wgpu runs them where the adapter has more, as the
-/// engine asks for them, while Dawn, as browsers, refuses the pipeline layout.
-fn bind_group_expectation(globals: &[Global], w: &mut Writer) {
-    let Some(last) = (globals.iter().map(|g| g.group).max()).filter(|&g| g >= 4) else {
+/// The `expect` entries the draft's layout needs: the cases past a palette of fixed length (or
+/// past `u8` joints) by their joint count, so that a case added later is covered unnamed; the
+/// shader's Tint trial where the stages bind groups past the 4 WebGPU guarantees (a native
+/// engine's layout: wgpu runs them where the adapter has more, Dawn, as browsers, refuses).
+fn expectations(source: &str, globals: &[Global], w: &mut Writer) {
+    let mut entries: Vec<[String; 2]> = Vec::new();
+    let reads = crate::shader::contract_of(source, &w.out).map(|c| c.reads());
+    if let Some(c) = reads.as_ref().and_then(|r| r.capacity.as_ref()) {
+        let (n, fixed) = (c.joints, &c.fixed);
+        entries.push([
+            format!(
+                "# {}{}: a case with more than {n} joints cannot be drawn with this layout",
+                fixed[..1].to_uppercase(),
+                &fixed[1..]
+            ),
+            format!(
+                "  - case: \"*\"\n    joints_above: {n}\n    matches: \"{fixed}\"\n    reason: the layout holds {n} joints (raise the length where the engine's skeletons need more)"
+            ),
+        ]);
+    }
+    if let Some(r) = reads
+        .as_ref()
+        .filter(|r| r.joints == crate::format::JointFormat::U8x4)
+    {
+        let n = r.joints.max_index() as usize + 1;
+        let name = r.joints.name();
+        entries.push([
+            format!("# {name} joints index {n} joints: a case using more cannot be loaded"),
+            format!(
+                "  - case: \"*\"\n    joints_above: {n}\n    matches: \"joint format {name}\"\n    reason: {name} joints index joints 0 to {}",
+                n - 1
+            ),
+        ]);
+    }
+    if let Some(last) = (globals.iter().map(|g| g.group).max()).filter(|&g| g >= 4) {
+        entries.push([
+            format!(
+                "# The stages bind groups 0 to {last}, past the 4 WebGPU guarantees: wgpu runs them on adapters with more (their `max_bind_groups`), Dawn does not"
+            ),
+            format!(
+                "  - case: shader\n    checks: [tint_accepts]\n    matches: bindGroupLayoutCount\n    reason: the stages bind {} groups and Dawn, as browsers, binds 4 (remove this entry where the shader must run in a browser)",
+                last + 1
+            ),
+        ]);
+    }
+    if entries.is_empty() {
         return;
-    };
-    w.line(format!(
-        "# The stages bind groups 0 to {last}, past the 4 WebGPU guarantees: wgpu runs them on adapters with more (their `max_bind_groups`), Dawn does not"
-    ));
+    }
+    for [comment, _] in &entries {
+        w.line(comment);
+    }
     w.line("expect:");
-    w.line("  - case: shader");
-    w.line("    checks: [tint_accepts]");
-    w.line("    matches: bindGroupLayoutCount");
-    w.line(format!(
-        "    reason: the stages bind {} groups and Dawn, as browsers, binds 4 (remove this entry where the shader must run in a browser)",
-        last + 1
-    ));
+    for [_, entry] in &entries {
+        for line in entry.lines() {
+            w.line(line);
+        }
+    }
 }
 
 /// Whether entry point `ep`, or a function it calls, calls `normalize`, `inverseSqrt` or

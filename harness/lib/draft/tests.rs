@@ -1780,3 +1780,22 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let valid = validates("half.wgsl", &half, &d.yaml);
     assert!(valid.is_ok(), "{valid:?}\n{}", d.yaml);
 }
+
+/// A palette of fixed length drafts an `expect` entry covering the cases past it by their joint
+/// count, with the text their failure gives; a runtime-sized one drafts none.
+#[test]
+fn a_fixed_palette_drafts_the_cases_past_it() {
+    let src = |palette: &str| {
+        format!("@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;\n@group(0) @binding(1) var<{palette};\nstruct In {{ @location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32> }}\n@vertex fn vs(v: In) -> @builtin(position) vec4<f32> {{\n  let m = v.weights.x * bones[v.joints.x] + v.weights.y * bones[v.joints.y];\n  return view_proj * m * vec4<f32>(v.position, 1.0);\n}}\n")
+    };
+    let fixed = src("uniform> bones: array<mat4x4<f32>, 64>");
+    let d = draft("fixed.wgsl", &fixed).unwrap();
+    let entry = "expect:\n  - case: \"*\"\n    joints_above: 64\n    matches: \"the shader's palette is a fixed array of 64 matrices\"\n";
+    assert!(d.yaml.contains(entry), "{}", d.yaml);
+    validates("fixed.wgsl", &fixed, &d.yaml).unwrap();
+    let p = crate::profile::Profile::parse(Path::new("d.profile.yaml"), &d.yaml).unwrap();
+    assert!(p.expect[0].admits(Some(65)) && !p.expect[0].admits(Some(64)));
+    let runtime = src("storage, read> bones: array<mat4x4<f32>>");
+    let d = draft("runtime.wgsl", &runtime).unwrap();
+    assert!(!d.yaml.contains("expect:"), "{}", d.yaml);
+}

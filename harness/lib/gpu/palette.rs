@@ -4,7 +4,7 @@
 use glam::{DMat4, DQuat, DVec3, Mat4};
 
 use super::{Context, GpuError};
-use crate::contract::{Contract, Role, Want, PALETTE_OFFSET};
+use crate::contract::{Contract, Role};
 
 /// The bytes of each palette binding, for one palette.
 pub struct PaletteData {
@@ -117,11 +117,7 @@ pub fn layout(
             }),
         });
     }
-    let start = if contract.try_slot(Role::PaletteOffset).is_some() || contract.offset_in_filled {
-        PALETTE_OFFSET
-    } else {
-        0
-    };
+    let start = contract.palette_start();
     let split = contract.try_slot(Role::InverseBinds).is_some();
     // A split palette: the globals are skin[j] * B[j]^-1 and the inverse binds B[j], so their
     // product in the shader is skin[j] again (computed in f64, so only the final f32 rounding
@@ -137,11 +133,9 @@ pub fn layout(
     };
     let mut main: Vec<Mat4> = (0..start).map(decoy).collect();
     main.extend_from_slice(&globals);
-    // A uniform's palette, or a fixed-length one in a storage struct (per-instance data).
-    let fixed =
-        contract.slot(Role::Palette).ty == Want::FixedMatrices || contract.palette_len.is_some();
-    if fixed {
-        let len = contract.palette_len.unwrap_or(0) as usize;
+    // A uniform's palette, or a fixed-length one in a storage struct (per-instance data). A case
+    // with more joints fails to load (`Reads::capacity`); this stays for callers past the suite.
+    if let Some(len) = contract.fixed_palette_len() {
         if main.len() > len {
             return Err(GpuError::Layout(format!(
                 "the shader's palette is a fixed array of {len} matrices ({}); the case needs {}{}",

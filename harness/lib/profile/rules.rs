@@ -329,6 +329,12 @@ impl Profile {
                     return Err((format!("expect[{i}].{what}"), "must not be empty".into()));
                 }
             }
+            if e.case == SHADER_TRIALS && e.joints_above.is_some() {
+                return Err((
+                    format!("expect[{i}].joints_above"),
+                    "the shader's own trials (`case: shader`) have no joints: give `joints_above` in an entry about cases".into(),
+                ));
+            }
         }
         self.frames_have_sources()?;
         self.check_streams()?;

@@ -493,6 +493,29 @@ fn expectations_are_located_and_need_a_matcher_and_a_reason() {
     assert!(msg.contains("status"), "{msg}");
 }
 
+/// `joints_above` narrows an entry to cases with more joints than a fixed palette holds (a case
+/// whose count is unknown, its file not loading, is not covered); the shader's own trials have no
+/// joints, so an entry about them may not give it.
+#[test]
+fn an_expectation_may_cover_cases_by_their_joint_count() {
+    let entry = "expect:\n  - case: \"*\"\n    joints_above: 128\n    matches: 128 matrices\n    reason: a uniform palette\n";
+    let p = Profile::parse(Path::new("p.profile.yaml"), &format!("{DEFAULT}{entry}")).unwrap();
+    let e = &p.expect[0];
+    assert!(e.covers("long_chain_256", "posed_matches_cpu"));
+    assert!(e.admits(Some(129)) && !e.admits(Some(128)) && !e.admits(None));
+    let plain = parse(&format!(
+        "{DEFAULT}{}",
+        entry.replace("    joints_above: 128\n", "")
+    ));
+    assert!(plain.unwrap().expect[0].admits(None));
+    let shader = entry.replace("\"*\"", "shader");
+    let msg = parse(&format!("{DEFAULT}{shader}")).unwrap_err();
+    assert!(
+        msg.contains("field `expect[0].joints_above`") && msg.contains("have no joints"),
+        "{msg}"
+    );
+}
+
 #[test]
 fn the_default_profile_is_the_builtin_contract() {
     let mut c = parse(DEFAULT).unwrap().contract();

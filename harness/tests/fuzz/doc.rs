@@ -321,6 +321,14 @@ type ProfileEdit = (
 
 const PROFILE_EDITS: &[ProfileEdit] = &[
     (
+        "a joint count for the shader's own trials",
+        &[(
+            "shader: compute_u16_pairs.wgsl",
+            "shader: compute_u16_pairs.wgsl\nexpect:\n  - case: shader\n    joints_above: 64\n    matches: x\n    reason: y",
+        )],
+        "expect[0].joints_above",
+    ),
+    (
         "a normal matrix for a shader without skinned normals",
         &[(
             "shader: compute_u16_pairs.wgsl",
