@@ -476,10 +476,24 @@ fn frame_streams(
             continue;
         };
         taken.push((g.group, g.binding));
-        let in_place = source_layout.is_none() && !covered.contains(&source_role);
+        // Declared read-write is not read: engines declare every buffer they write so.
+        let read = super::strides::reads(module, g);
+        let in_place = source_layout.is_none() && !covered.contains(&source_role) && read;
+        let stored = (g.variable(module)).and_then(|v| super::strides::slots(module, v));
         if in_place {
             layout.why.push_str("; read and written: skinned in place");
             write(source_role, g, &layout, w);
+        } else if let (None, None, Some((k, slots))) = (layout.format, layout.encoding, &stored) {
+            // Bare words stored at `i * k + c`: k words a vertex, a tangent of 3 its direction
+            // alone.
+            layout.stride = Some(4 * *k as u32);
+            if what == "tangent" && slots.len() == 3 {
+                layout.format = Some("vec3");
+            }
+            layout.why = format!(
+                "32-bit words, byte-addressed, stored at `i * {k} + c` for c in {slots:?}: {} bytes a vertex",
+                4 * k
+            );
         } else if let (None, None, Some(s)) = (layout.format, layout.encoding, &source_layout) {
             // Bare words: the source's format, and its stride (a typed source's: its floats).
             let stride = match (s.stride, s.format) {
@@ -741,6 +755,11 @@ fn pulled_streams(
         .into_iter()
         .for_each(|l| w.line(l));
     let mut covered = covers.to_vec();
+    // Source directions among the words: a skinned stream of their own is written only.
+    if role == "vertices" {
+        covered.extend(layout.normal.map(|_| "normals"));
+        covered.extend(layout.tangent.map(|_| "tangents"));
+    }
     if let (Some(o), Some(fields)) = (output, layout.output_fields()) {
         taken.push((o.group, o.binding));
         covered.push("skinned");

@@ -264,9 +264,9 @@ fn unit_in(
     }
 }
 
-/// What each located output of entry point `ep` may depend on, and whether it is renormalised.
-pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Vec<Output> {
-    let f = &ep.function;
+/// What each of `f`'s expressions may depend on (a mask of [`PALETTE`], [`NORMAL`], [`TANGENT`]),
+/// and each local variable (or member of one), through stores, loops and calls.
+fn trace(module: &Module, f: &naga::Function, s: &Sources) -> (Vec<u8>, Locals) {
     let reading = reading_palette(module, s.palette, s.member);
     let of_binding = |b: &Option<Binding>| match b {
         Some(Binding::Location { location, .. }) if Some(*location) == s.normal => NORMAL,
@@ -284,15 +284,8 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
         })
     };
     let mut mask = vec![0u8; f.expressions.len()];
-    let mut locals: HashMap<(Var, Option<u32>), u8> = HashMap::new();
+    let mut locals: Locals = HashMap::new();
     let mut results: HashMap<Handle<E>, u8> = HashMap::new();
-    type Locals = HashMap<(Var, Option<u32>), u8>;
-    let local = |locals: &Locals, l: Var, member: Option<u32>| {
-        locals
-            .iter()
-            .filter(|((x, m), _)| *x == l && (member.is_none() || m.is_none() || *m == member))
-            .fold(0, |a, (_, v)| a | v)
-    };
     // Until nothing changes: a loop may carry a value back to an earlier store.
     for _ in 0..16 {
         let before = (mask.clone(), locals.clone(), results.clone());
@@ -359,6 +352,44 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
             break;
         }
     }
+    (mask, locals)
+}
+
+/// What a function's local variables (or members of them) may depend on.
+type Locals = HashMap<(Var, Option<u32>), u8>;
+
+/// What local `l` (its `member`, or any of it) may depend on.
+fn local(locals: &Locals, l: Var, member: Option<u32>) -> u8 {
+    locals
+        .iter()
+        .filter(|((x, m), _)| *x == l && (member.is_none() || m.is_none() || *m == member))
+        .fold(0, |a, (_, v)| a | v)
+}
+
+/// Whether each of `f`'s expressions may depend on the palette (its global, or its `member`).
+pub(super) fn palette_masks(
+    module: &Module,
+    f: &naga::Function,
+    (palette, member): (Handle<naga::GlobalVariable>, Option<u32>),
+) -> Vec<bool> {
+    let s = Sources {
+        palette,
+        member,
+        normal: None,
+        tangent: None,
+    };
+    let (mask, _) = trace(module, f, &s);
+    mask.into_iter().map(|m| m & PALETTE != 0).collect()
+}
+
+/// What each located output of entry point `ep` may depend on, and whether it is renormalised.
+pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Vec<Output> {
+    let f = &ep.function;
+    let (mask, locals) = trace(module, f, s);
+    let members = |ty: Handle<naga::Type>| match &module.types[ty].inner {
+        TypeInner::Struct { members, .. } => Some(members.clone()),
+        _ => None,
+    };
     let Some(result) = &f.result else {
         return Vec::new();
     };

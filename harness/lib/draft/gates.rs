@@ -15,8 +15,9 @@ pub(super) struct Switch {
     /// Where the member is a vector and the test reads one lane of it (`flags.x`): that lane and
     /// the vector's lanes; the others are written 0.
     pub(super) lane: Option<(u32, u32)>,
-    /// The test as the shader writes it, for the draft's comment (`is_animated == 1`); for a
-    /// basis vector, the product that shows it (`to_world_x * n.x`).
+    /// The test as it must hold for the skinning, for the draft's comment (`is_animated == 1`,
+    /// negated where the shader skins when it fails); for a basis vector, the product that shows
+    /// it (`to_world_x * n.x`).
     pub(super) test: String,
     /// Whether a basis vector ([`basis`]) rather than a switch.
     pub(super) basis: bool,
@@ -66,6 +67,32 @@ pub(super) fn switches(
             });
             found
         };
+        // `select(unskinned, skinned, test)`: the test must hold where only the accepted value
+        // may depend on the palette, and fail where only the rejected one does.
+        let mut masks = None;
+        for (_, e) in f.expressions.iter() {
+            let E::Select {
+                condition,
+                accept,
+                reject,
+            } = *e
+            else {
+                continue;
+            };
+            let m = masks
+                .get_or_insert_with(|| super::flow::palette_masks(module, f, (palette, member)));
+            if m[accept.index()] == m[reject.index()] {
+                continue;
+            }
+            if let Some(s) = switch(module, f, condition, m[accept.index()]) {
+                if !out
+                    .iter()
+                    .any(|o| (o.global, &o.path) == (s.global, &s.path))
+                {
+                    out.push(s);
+                }
+            }
+        }
         let block_reads = |b: &naga::Block| b.iter().any(&reads);
         let returns = |b: &naga::Block| b.iter().any(|s| matches!(s, Statement::Return { .. }));
         visit_blocks(&f.body, &mut |block| {
@@ -229,15 +256,21 @@ fn visit_blocks(block: &naga::Block, visit: &mut impl FnMut(&naga::Block)) {
 /// constant (`==`, `!=`, `>`, `>=`), or its bits under a mask compared with 0 or the mask
 /// (`(flags & 4u) != 0u`).
 fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool) -> Option<Switch> {
-    let E::Binary { op, left, right } = f.expressions[condition] else {
-        return None;
-    };
-    let (side, c, flipped) = match (
-        super::read::number(module, f, left),
-        super::read::number(module, f, right),
-    ) {
-        (None, Some(c)) => (left, c, false),
-        (Some(c), None) => (right, c, true),
+    let (op, side, c, flipped) = match f.expressions[condition] {
+        // `bool(member)`: the member compared with 0.
+        E::As {
+            expr,
+            kind: naga::ScalarKind::Bool,
+            ..
+        } => (B::NotEqual, expr, 0.0, false),
+        E::Binary { op, left, right } => match (
+            super::read::number(module, f, left),
+            super::read::number(module, f, right),
+        ) {
+            (None, Some(c)) => (op, left, c, false),
+            (Some(c), None) => (op, right, c, true),
+            _ => return None,
+        },
         _ => return None,
     };
     // `c op member` reads as `member op' c`.
@@ -279,6 +312,17 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
         }
         (None, B::Greater, true) | (None, B::LessEqual, false) => c.floor() + 1.0,
         (None, B::GreaterEqual, true) | (None, B::Less, false) => c.ceil().max(1.0),
+        _ => return None,
+    };
+    // The test as it must come out for the skinning: negated where it must fail.
+    let op = match (op, want) {
+        (op, true) => op,
+        (B::Equal, false) => B::NotEqual,
+        (B::NotEqual, false) => B::Equal,
+        (B::Greater, false) => B::LessEqual,
+        (B::GreaterEqual, false) => B::Less,
+        (B::Less, false) => B::GreaterEqual,
+        (B::LessEqual, false) => B::Greater,
         _ => return None,
     };
     let symbol = match op {

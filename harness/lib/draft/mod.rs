@@ -987,8 +987,13 @@ fn bindings(
             // Named as enabling skinning (ssbh's `enable_skinning`), not a mode whose values only
             // the shader knows (the WebGPU samples' `skin_mode`, 0 for skinned).
             let var = g.variable(module);
+            // A branch on the joint count (`jointCount > 0u`) is taken by the count the harness
+            // writes there, which a value of its own would contradict.
+            let count = joint_count_member(module, g);
+            let count_gates =
+                (switches.iter()).any(|s| Some(s.global) == var && Some(&s.path) == count.as_ref());
             let gated: Vec<&gates::Switch> = (switches.iter())
-                .filter(|s| Some(s.global) == var)
+                .filter(|s| Some(s.global) == var && Some(&s.path) != count.as_ref())
                 .collect();
             if !gated.is_empty() {
                 w.line(format!("  # `{}`: {}", g.name, switch_comment(&gated)));
@@ -1022,10 +1027,15 @@ fn bindings(
             if !values.is_empty() && !extra.contains("members") {
                 let _ = write!(extra, ", members: {{ {} }}", values.join(", "));
             }
-            if let Some(m) = joint_count_member(module, g) {
+            if let Some(m) = count {
                 w.line(format!(
-                    "  # `{}`'s integer member `{m}` is named as the number of joints: the harness writes the case's",
-                    g.name
+                    "  # `{}`'s integer member `{m}` is named as the number of joints: the harness writes the case's{}",
+                    g.name,
+                    if count_gates {
+                        ", which takes the skinning path its branch tests"
+                    } else {
+                        ""
+                    }
                 ));
                 let _ = write!(extra, ", joint_count: {m}");
             }

@@ -1799,3 +1799,57 @@ fn a_fixed_palette_drafts_the_cases_past_it() {
     let d = draft("runtime.wgsl", &runtime).unwrap();
     assert!(!d.yaml.contains("expect:"), "{}", d.yaml);
 }
+
+/// A `select` between the unskinned and the skinned value switches the skinning as a branch
+/// does: `bool(u.apply_skinning)` set 1 where the skinned value is accepted; a test whose failing
+/// side skins is written as it must come out (`unskinned == 0`). A branch on the joint count the
+/// harness writes is left to that count, not given a value of its own.
+#[test]
+fn a_select_on_a_member_switches_the_skinning() {
+    let src = |choose: &str| {
+        format!("struct Mesh {{ model: mat4x4<f32>, joints: array<mat4x4<f32>, 64>, apply_skinning: u32, unskinned: u32 }}\n@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;\n@group(1) @binding(0) var<uniform> mesh: Mesh;\nstruct In {{ @location(0) position: vec4<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32> }}\n@vertex fn vs(v: In) -> @builtin(position) vec4<f32> {{\n  let skin = v.weights.x * mesh.joints[v.joints.x] + v.weights.y * mesh.joints[v.joints.y];\n  let skinned = skin * v.position;\n  let p = {choose};\n  return view_proj * mesh.model * p;\n}}\n")
+    };
+    let on = src("select(v.position, skinned, bool(mesh.apply_skinning))");
+    let d = draft("on.wgsl", &on).unwrap();
+    assert!(
+        d.yaml.contains("members: { apply_skinning: 1 }"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("`apply_skinning != 0` holds"), "{}", d.yaml);
+    validates("on.wgsl", &on, &d.yaml).unwrap();
+    let off = src("select(skinned, v.position, mesh.unskinned != 0u)");
+    let d = draft("off.wgsl", &off).unwrap();
+    assert!(d.yaml.contains("members: { unskinned: 0 }"), "{}", d.yaml);
+    assert!(d.yaml.contains("`unskinned == 0` holds"), "{}", d.yaml);
+    let counted = "struct Skin { jointCount: u32, pad: vec3<u32> }\n@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;\n@group(1) @binding(0) var<storage, read> joints: array<mat4x4<f32>>;\n@group(1) @binding(1) var<uniform> skin: Skin;\nstruct In { @location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32> }\n@vertex fn vs(v: In) -> @builtin(position) vec4<f32> {\n  var p = vec4<f32>(v.position, 1.0);\n  if (skin.jointCount > 0u) { p = (v.weights.x * joints[v.joints.x]) * p; }\n  return view_proj * p;\n}\n";
+    let d = draft("counted.wgsl", counted).unwrap();
+    assert!(
+        d.yaml
+            .contains("{ group: 1, binding: 1, joint_count: jointCount }")
+            && d.yaml
+                .contains("which takes the skinning path its branch tests"),
+        "{}",
+        d.yaml
+    );
+    validates("counted.wgsl", counted, &d.yaml).unwrap();
+}
+
+/// Streams declared read-write that the stage only stores to are skinned streams, not sources
+/// skinned in place, where the vertices' words hold the source directions; their stride is read
+/// from the stores (`i * 3 + c`: 12 bytes, a tangent of 3 words its direction alone).
+#[test]
+fn written_streams_beside_word_vertices_take_their_stride_from_the_stores() {
+    let src = "@group(0) @binding(0) var<uniform> bones: array<mat4x4<f32>, 64>;\n@group(0) @binding(1) var<uniform> params: vec4<u32>;\n@group(0) @binding(2) var<storage, read> src_words: array<u32>;\n@group(0) @binding(3) var<storage, read_write> dst_position_words: array<u32>;\n@group(0) @binding(4) var<storage, read_write> dst_normal_words: array<u32>;\n@group(0) @binding(5) var<storage, read_write> dst_tangent_words: array<u32>;\nfn f(k: u32) -> f32 { return bitcast<f32>(src_words[k]); }\nfn v3(k: u32) -> vec3<f32> { return vec3<f32>(f(k), f(k + 1u), f(k + 2u)); }\n@compute @workgroup_size(64) fn cs(@builtin(global_invocation_id) gid: vec3<u32>) {\n  let i = gid.x;\n  if (i >= params.x) { return; }\n  let b = i * 17u;\n  let j = vec4<u32>(src_words[b + 9u], src_words[b + 10u], src_words[b + 11u], src_words[b + 12u]);\n  let w = vec4<f32>(f(b + 13u), f(b + 14u), f(b + 15u), f(b + 16u));\n  let m = w.x * bones[j.x] + w.y * bones[j.y] + w.z * bones[j.z] + w.w * bones[j.w];\n  let p = (m * vec4<f32>(v3(b), 1.0)).xyz;\n  let n = normalize((m * vec4<f32>(v3(b + 3u), 0.0)).xyz);\n  let t = normalize((m * vec4<f32>(v3(b + 6u), 0.0)).xyz);\n  let o = i * 3u;\n  dst_position_words[o] = bitcast<u32>(p.x); dst_position_words[o + 1u] = bitcast<u32>(p.y); dst_position_words[o + 2u] = bitcast<u32>(p.z);\n  dst_normal_words[o] = bitcast<u32>(n.x); dst_normal_words[o + 1u] = bitcast<u32>(n.y); dst_normal_words[o + 2u] = bitcast<u32>(n.z);\n  dst_tangent_words[o] = bitcast<u32>(t.x); dst_tangent_words[o + 1u] = bitcast<u32>(t.y); dst_tangent_words[o + 2u] = bitcast<u32>(t.z);\n}\n";
+    let d = draft("words.wgsl", src).unwrap();
+    assert!(
+        d.yaml
+            .contains("skinned_normals: { group: 0, binding: 4, stride: 12 }")
+            && d.yaml
+                .contains("skinned_tangents: { group: 0, binding: 5, format: vec3, stride: 12 }")
+            && !d.yaml.contains("skinned in place"),
+        "{}",
+        d.yaml
+    );
+    validates("words.wgsl", src, &d.yaml).unwrap();
+}
