@@ -824,6 +824,9 @@ pub struct Contract {
     pub palette_fill: Fill,
     /// Values the profile gives the palette's struct's other members, written over the fill.
     pub palette_members: Vec<MemberValue>,
+    /// The member of the palette's struct that holds the case's number of joints, written for
+    /// each case (`palette.joint_count`).
+    pub palette_joint_count: Option<CaseMember>,
     /// Why a member value does not fit the shader's type (found when it is read).
     pub palette_problems: Vec<String>,
     /// Values by name of the camera struct's other members (`vertex.camera.members`), written
@@ -1548,6 +1551,7 @@ impl Contract {
             palette_member: None,
             palette_fill: Fill::Zero,
             palette_members: Vec::new(),
+            palette_joint_count: None,
             palette_problems: Vec::new(),
             camera_members: Vec::new(),
             camera_problems: Vec::new(),

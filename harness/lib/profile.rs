@@ -328,6 +328,11 @@ pub struct Palette {
     /// then `normal_matrix: per_joint` unless the profile says otherwise.
     #[serde(default)]
     pub normal_member: Option<String>,
+    /// With `member`: the u32 or i32 member of the palette's struct (or a lane of a vector
+    /// member) that holds the case's number of joints, as an engine's skin struct keeps it beside
+    /// its joints: written for each case.
+    #[serde(default)]
+    pub joint_count: Option<String>,
     /// With `member`: values by name of the palette's struct's other members, written over the
     /// fill as `bindings[].members` are (an engine's `is_animated` beside its joints, which a zero
     /// fill would leave switched off).

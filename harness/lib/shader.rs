@@ -533,6 +533,13 @@ fn place_members(contract: &mut Contract, module: &naga::Module) {
                 .palette_member
                 .iter_mut()
                 .for_each(|p| p.offset = offset);
+            if let Some(c) = contract.palette_joint_count.as_mut() {
+                match int_offset(module, var.ty, &c.name, "the joint count") {
+                    Ok(o) => c.offset = Some(o),
+                    Err(why) => (contract.palette_problems)
+                        .push(format!("{why} (the profile's {})", c.origin)),
+                }
+            }
         }
         let normals = contract.palette_normals.as_ref().map(|n| &n.member);
         if let Some(m) = member_of(module, var.ty, normals) {

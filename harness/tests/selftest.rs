@@ -4606,3 +4606,35 @@ fn a_layout_expectation_covers_cases_by_joint_count() {
     assert!(rows(&report, "chain_8", Status::UnexpectedPass) > 0);
     assert_eq!(rows(&report, "bend_two_joints", Status::UnexpectedPass), 0);
 }
+
+/// A joint count kept in the palette's own struct beside the bones (`palette.joint_count`) is the
+/// case's: the one-uniform example skinning only joints below its `bone_count` passes with the
+/// member named, and left at the fill's zero, skins nothing and fails the posed comparison.
+#[test]
+fn a_joint_count_beside_the_palette_is_the_cases() {
+    let name = "vertex_one_uniform";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "    alpha_cutoff: f32,\n",
+                "    alpha_cutoff: f32,\n    bone_count: u32,\n",
+            ),
+            (
+                "let model = uniforms.model * skin;",
+                "let model = uniforms.model * (skin * f32(in.joints.x < uniforms.bone_count));",
+            ),
+        ],
+    );
+    let with = profile.replace("member: bones,", "member: bones, joint_count: bone_count,");
+    assert_ne!(with, profile);
+    passes_only_with(
+        name,
+        "palette_joint_count",
+        &shader,
+        (&with, &profile),
+        &["posed_matches_cpu"],
+    );
+}

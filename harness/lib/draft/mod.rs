@@ -709,7 +709,7 @@ type Target = Option<(naga::Handle<naga::GlobalVariable>, Option<u32>)>;
 fn palette_target(module: &Module, g: &Global) -> Target {
     let var = g.variable(module)?;
     let member = match matrices(module, g) {
-        Some((Matrices::Member(m, _), _)) => struct_of(module, g)
+        Some((Matrices::Member(m, ..), _)) => struct_of(module, g)
             .and_then(|ms| {
                 ms.iter()
                     .position(|x| x.name.as_deref() == Some(m.as_str()))
@@ -829,8 +829,17 @@ fn palette<'a>(
     let mut fields = format!("group: {}, binding: {}, form: {form}", g.group, g.binding);
     let why = match form_kind {
         Matrices::Array => format!("`{}` is an array of joint matrices", g.name),
-        Matrices::Member(m, normal) => {
+        Matrices::Member(m, normal, element) => {
             let _ = write!(fields, ", member: {m}");
+            if let Some(e) = &element {
+                let _ = write!(fields, ", element_member: {e}");
+            }
+            // The joint count beside the joints, written for each case (which takes a branch on
+            // it, so no value of its own).
+            let count = joint_count_member(module, g);
+            if let Some(n) = &count {
+                let _ = write!(fields, ", joint_count: {n}");
+            }
             let others = struct_of(module, g).is_some_and(|ms| {
                 (ms.iter()).any(|x| matches!(module.types[x.ty].inner, TypeInner::Matrix { .. }))
             });
@@ -839,8 +848,14 @@ fn palette<'a>(
             }
             let var = g.variable(module);
             let gated: Vec<&gates::Switch> = (switches.iter())
-                .filter(|s| Some(s.global) == var)
+                .filter(|s| Some(s.global) == var && Some(&s.path) != count.as_ref())
                 .collect();
+            if let Some(n) = &count {
+                w.line(format!(
+                    "# `{}`'s integer member `{n}` is named as the number of joints: the harness writes the case's",
+                    g.name
+                ));
+            }
             if !gated.is_empty() {
                 w.line(format!("# `{}`: {}", g.name, switch_comment(&gated)));
                 let values: Vec<String> = (gated.iter())

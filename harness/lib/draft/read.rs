@@ -101,12 +101,13 @@ pub(super) fn joint_matrix(ty: &TypeInner) -> Option<bool> {
 }
 
 /// How a global holds joint matrices, if it does: an array of them, a struct member holding
-/// such an array (its name), or an array of structs each holding one (the member's name); with
+/// such an array (its name; the array's elements may be structs each holding one, the third
+/// field that member's name), or an array of structs each holding one (the member's name); with
 /// whether each is an affine's rows (`mat3x4<f32>`). A member or an element may have each
 /// joint's normal matrix beside it (its name): a parallel array, or a second member.
 pub(super) enum Matrices {
     Array,
-    Member(String, Option<String>),
+    Member(String, Option<String>, Option<String>),
     Element(String, Option<String>),
 }
 
@@ -181,13 +182,17 @@ pub(super) fn palette_member(
     module: &Module,
     members: &[naga::StructMember],
 ) -> Option<(Matrices, bool)> {
-    let (m, rows) =
+    // Each element a joint's matrix, or a struct holding one (astraweave's `JointMatrix`).
+    let element = |base: naga::Handle<naga::Type>| match &module.types[base].inner {
+        TypeInner::Struct { members, .. } => (named_last(members).into_iter())
+            .find_map(|e| joint_matrix(&module.types[e.ty].inner).map(|r| (e.name.clone(), r))),
+        t => joint_matrix(t).map(|r| (None, r)),
+    };
+    let (m, (inner, rows)) =
         named_last(members)
             .into_iter()
             .find_map(|m| match module.types[m.ty].inner {
-                TypeInner::Array { base, .. } => {
-                    joint_matrix(&module.types[base].inner).map(|r| (m, r))
-                }
+                TypeInner::Array { base, .. } => element(base).map(|e| (m, e)),
                 _ => None,
             })?;
     let name = m.name.clone().unwrap_or_default();
@@ -200,7 +205,7 @@ pub(super) fn palette_member(
         } => crate::contract::is_normal_matrix(&module.types[base].inner),
         _ => false,
     });
-    Some((Matrices::Member(name, normal), rows))
+    Some((Matrices::Member(name, normal, inner), rows))
 }
 
 /// The struct a global's members are read from: the global's own, or an array's element's.

@@ -1853,3 +1853,20 @@ fn written_streams_beside_word_vertices_take_their_stride_from_the_stores() {
     );
     validates("words.wgsl", src, &d.yaml).unwrap();
 }
+
+/// A palette that is a struct's member holding an array of structs, each a joint's matrix, with
+/// the joint count beside it (astraweave's `JointPalette`): drafted as the member and the
+/// element's member, the count written for each case.
+#[test]
+fn a_palette_struct_of_joint_structs_and_its_count_is_drafted() {
+    let src = "struct JointMatrix { matrix: mat4x4<f32> }\nstruct JointPalette { joints: array<JointMatrix, 256>, joint_count: u32 }\n@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;\n@group(1) @binding(0) var<storage, read> joint_palette: JointPalette;\nstruct In { @location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32> }\n@vertex fn vs(v: In) -> @builtin(position) vec4<f32> {\n  var m = v.weights.x * joint_palette.joints[v.joints.x].matrix;\n  if (joint_palette.joint_count == 0u) { m = mat4x4<f32>(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<f32>(0.0, 1.0, 0.0, 0.0), vec4<f32>(0.0, 0.0, 1.0, 0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0)); }\n  return view_proj * m * vec4<f32>(v.position, 1.0);\n}\n";
+    let d = draft("astra.wgsl", src).unwrap();
+    assert!(
+        d.yaml.contains("palette: { group: 1, binding: 0, form: storage, member: joints, element_member: matrix, joint_count: joint_count }"),
+        "{}",
+        d.yaml
+    );
+    validates("astra.wgsl", src, &d.yaml).unwrap();
+    let c = crate::shader::contract_of(src, &d.yaml).unwrap();
+    assert_eq!(c.palette_joint_count.and_then(|m| m.offset), Some(256 * 64));
+}

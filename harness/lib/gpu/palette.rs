@@ -156,6 +156,13 @@ pub fn layout(
     let main_bytes = match &contract.palette_member {
         Some(member) => {
             let mut out = hosted(contract, member.offset, &bytes(&main), camera);
+            // The case's joint count beside its joints, where the profile names its member.
+            if let Some(at) = (contract.palette_joint_count.as_ref()).and_then(|c| c.offset) {
+                let at = at as usize;
+                if let Some(word) = out.get_mut(at..at + 4) {
+                    word.copy_from_slice(&(palette.len() as u32).to_le_bytes());
+                }
+            }
             if let Some(n) = &contract.palette_normals {
                 parallel_normals(contract, n, &main[..start + palette.len()], &mut out)?;
             }

@@ -439,6 +439,11 @@ impl Profile {
             });
         c.palette_fill = p.fill;
         c.palette_members = self.member_values(&p.members, "palette.members");
+        c.palette_joint_count = (p.joint_count.clone()).map(|name| crate::contract::CaseMember {
+            name,
+            origin: self.whence("palette.joint_count"),
+            offset: None,
+        });
         let mut slots = vec![self.slot(
             Role::Palette,
             (p.group, p.binding),

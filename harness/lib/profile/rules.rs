@@ -141,6 +141,22 @@ impl Profile {
             };
             return Err((field, why));
         }
+        if let Some(name) = &p.joint_count {
+            let why = if p.member.is_none() {
+                "is a member of a struct around the palette: give the palette's `member`".into()
+            } else if !is_member_path(name) {
+                format!("`{name}` is not a WGSL identifier or a dotted path of them")
+            } else if [p.member.as_ref(), p.normal_member.as_ref()].contains(&Some(name)) {
+                format!("`{name}` holds the palette's matrices, which the harness writes")
+            } else if p.members.contains_key(name) {
+                format!("`{name}` is also given a value in `palette.members`: the harness writes the joint count there")
+            } else {
+                String::new()
+            };
+            if !why.is_empty() {
+                return Err(("palette.joint_count".into(), why));
+            }
+        }
         if p.member.is_some() && (p.inverse_binds.is_some() || p.offset.is_some()) {
             return Err((
                 "palette.member".into(),

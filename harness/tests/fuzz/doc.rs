@@ -321,6 +321,14 @@ type ProfileEdit = (
 
 const PROFILE_EDITS: &[ProfileEdit] = &[
     (
+        "a palette joint count without a struct around the palette",
+        &[(
+            "palette: { group: 1, binding: 0 }",
+            "palette: { group: 1, binding: 0, joint_count: count }",
+        )],
+        "palette.joint_count",
+    ),
+    (
         "a joint count for the shader's own trials",
         &[(
             "shader: compute_u16_pairs.wgsl",
