@@ -499,6 +499,11 @@ impl Want {
             (Want::Matrix | Want::FirstU32, TypeInner::Struct { members, .. }) => members
                 .first()
                 .is_some_and(|m| m.offset == 0 && self.matches(types, m.ty)),
+            // An array of them in read-only storage (a matrix per instance, Ignis's
+            // `shadowMvps`): element 0 the drawn instance's.
+            (Want::Matrix, TypeInner::Array { base, .. }) => {
+                Elem::Mat4F32.matches(&types[*base].inner)
+            }
             (Want::Matrix, inner) => Elem::Mat4F32.matches(inner),
             (Want::FirstU32, inner) => {
                 matches!(inner, TypeInner::Scalar(naga::Scalar::U32))

@@ -843,6 +843,16 @@ fn size_camera(contract: &mut Contract, module: &naga::Module) {
         return;
     }
     if let Some(var) = global_at(module, slot.group, slot.binding) {
+        // Read-only storage as the shader declares it (an array of a matrix per instance, the
+        // camera in element 0): bound so.
+        if let AddressSpace::Storage { access } = var.space {
+            if !access.contains(StorageAccess::STORE) {
+                let slot = (contract.slots.iter_mut()).find(|s| s.role == Role::View);
+                if let Some(slot) = slot {
+                    slot.space = crate::contract::Space::Storage { writable: false };
+                }
+            }
+        }
         let size = u64::from(module.types[var.ty].inner.size(module.to_ctx())).max(64);
         let matrices = matrices(module, var.ty, size);
         contract.camera_struct = contract.camera_fill.over(&matrices, size);

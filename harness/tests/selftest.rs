@@ -4638,3 +4638,50 @@ fn a_joint_count_beside_the_palette_is_the_cases() {
         &["posed_matches_cpu"],
     );
 }
+
+/// A camera kept as a read-only storage array of a view-projection per instance (a shadow pass's
+/// `mvps[instance_index]`) is bound as storage, the camera in element 0: the offset-palette
+/// example reading it so passes every row, Tint's included; declared read-write, it is refused
+/// naming the space to give.
+#[test]
+fn a_camera_per_instance_in_storage_is_element_0() {
+    let name = "vertex_offset_palette";
+    let (source, profile) = example_texts(name);
+    let edits = |space: &'static str| {
+        [
+            ("@group(0) @binding(0) var<uniform> camera: Camera;", space),
+            (
+                "fn vs_main(in: VertexIn) -> VertexOut {",
+                "fn vs_main(in: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {",
+            ),
+            ("camera.view_proj * world", "mvps[instance] * world"),
+        ]
+    };
+    let read = "@group(0) @binding(0) var<storage, read> mvps: array<mat4x4<f32>>;";
+    let shader = edited(name, &source, &edits(read));
+    let Some(report) = passing_run(name, "camera_storage", &shader, &profile) else {
+        return;
+    };
+    assert!(report
+        .rows
+        .iter()
+        .any(|r| r.check == "render_matches_golden" && r.outcome.status == Status::Pass));
+    example_tint_rows_are(
+        name,
+        "camera_storage_tint",
+        (&shader, &profile),
+        Status::Pass,
+        "",
+    );
+    let write = "@group(0) @binding(0) var<storage, read_write> mvps: array<mat4x4<f32>>;";
+    let shader = edited(name, &source, &edits(write));
+    let Some(report) = run_example_as(name, "camera_storage_rw", &shader, &profile) else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(
+        v.status.fails() && v.message.contains("(`mvps`) must be var<uniform>"),
+        "{}",
+        v.message
+    );
+}

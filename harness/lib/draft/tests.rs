@@ -1870,3 +1870,19 @@ fn a_palette_struct_of_joint_structs_and_its_count_is_drafted() {
     let c = crate::shader::contract_of(src, &d.yaml).unwrap();
     assert_eq!(c.palette_joint_count.and_then(|m| m.offset), Some(256 * 64));
 }
+
+/// A read-only storage array of matrices named as a camera's (a view-projection per instance,
+/// indexed by `instance_index`) is drafted as the camera where no uniform holds one.
+#[test]
+fn a_per_instance_camera_in_storage_is_drafted() {
+    let src = "@group(0) @binding(0) var<storage, read> shadow_mvps: array<mat4x4<f32>>;\n@group(1) @binding(0) var<storage, read> joints: array<mat4x4<f32>>;\nstruct In { @location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32> }\n@vertex fn vs(v: In, @builtin(instance_index) k: u32) -> @builtin(position) vec4<f32> {\n  return shadow_mvps[k] * (v.weights.x * joints[v.joints.x]) * vec4<f32>(v.position, 1.0);\n}\n";
+    let d = draft("shadow.wgsl", src).unwrap();
+    assert!(
+        d.yaml
+            .contains("camera: { group: 0, binding: 0, form: matrix }")
+            && !d.yaml.contains("TODO"),
+        "{}",
+        d.yaml
+    );
+    validates("shadow.wgsl", src, &d.yaml).unwrap();
+}

@@ -747,6 +747,26 @@ fn camera(
         w.line(format!("  camera: {{ {fields} }}"));
         return;
     }
+    // A read-only storage array of matrices named as a camera's (a view-projection per
+    // instance, Ignis's `shadowMvps`): element 0, the drawn instance's.
+    let per_instance = (globals.iter()).find(|g| {
+        matches!(g.space, AddressSpace::Storage { access } if !access.contains(naga::StorageAccess::STORE))
+            && !taken.contains(&(g.group, g.binding))
+            && named(&g.name, CAMERA_WORDS)
+            && matches!(g.ty, TypeInner::Array { base, .. } if is_mat4(&module.types[*base].inner))
+    });
+    if let Some(g) = per_instance {
+        taken.push((g.group, g.binding));
+        w.line(format!(
+            "  # `{}` is a storage array of matrices named as a camera's: element 0, the drawn instance's, the camera's view-projection",
+            g.name
+        ));
+        w.line(format!(
+            "  camera: {{ group: {}, binding: {}, form: matrix }}",
+            g.group, g.binding
+        ));
+        return;
+    }
     // The palette's own struct may hold the camera (one uniform per draw).
     if let Some(p) = palette.filter(|p| matches!(p.ty, TypeInner::Struct { .. })) {
         // Named even at byte 0: the palette's struct holds it beside the joints.

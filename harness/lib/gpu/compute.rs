@@ -402,7 +402,8 @@ impl Dispatch {
         let view = contract.try_slot(Role::View);
         if view.is_some_and(|s| s.used_by(crate::contract::Pipeline::Compute)) {
             let camera = super::render::camera_matrix(contract, identity);
-            bound.push((Role::View, init("camera", &camera, uniform), camera.len()));
+            let usage = contract.slot(Role::View).space.usage();
+            bound.push((Role::View, init("camera", &camera, usage), camera.len()));
         }
         // Normals or tangents skinned in place: likewise their output's first contents.
         let mut frame_sources = Vec::new();

@@ -132,7 +132,6 @@ impl Draw {
         let init = |label: &str, contents: &[u8], usage| {
             pool.upload(device, &ctx.queue, label, contents, usage)
         };
-        let uniform = wgpu::BufferUsages::UNIFORM;
         // (role, buffer, bytes bound).
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
         let data = super::palette::layout(contract, palette, view_matrix(view))?;
@@ -149,7 +148,8 @@ impl Draw {
         }
         if !contract.camera_in_palette {
             let camera = camera_bytes(contract, view);
-            bound.push((Role::View, init("view", &camera, uniform), camera.len()));
+            let usage = contract.slot(Role::View).space.usage();
+            bound.push((Role::View, init("view", &camera, usage), camera.len()));
         }
         // A vertex stage that reads per-vertex storage by vertex index: its pulled vertices, or
         // its joints and weights beside the attributes.
