@@ -87,6 +87,20 @@ pub(super) fn compute_section(
         };
         let why = format!("`{}` is named as {role}, {why}", g.name);
         taken.push((g.group, g.binding));
+        // Read and written with no other output named so: skinned in place.
+        let other_output = (storage.iter()).any(|o| {
+            (o.group, o.binding) != (g.group, g.binding)
+                && writable(o)
+                && named(&o.name, &["skinned", "out", "result", "dst"])
+        });
+        let in_place = writable(g) && super::strides::reads(module, g) && !other_output;
+        if role == "positions" && packed_positions(module, g, in_place, w) {
+            covered.push("positions");
+            if in_place {
+                covered.push("skinned");
+            }
+            continue;
+        }
         if role == "skinned" && format == "vec4" && interleaved(module, &storage, g, w) {
             continue;
         }
@@ -340,6 +354,38 @@ fn interleaved(module: &Module, storage: &[&Global], g: &Global, w: &mut Writer)
         held.join(", ")
     ));
     w.line(format!("{line} }}"));
+    true
+}
+
+/// Positions as an array of a struct of three floats (rend3's tightly packed `Vec3`, 12 bytes a
+/// vertex), which no typed `vec3` array (16 bytes) reads: byte-addressed `compute.vertices`, and
+/// `in_place`, the output over it. Whether it wrote them.
+fn packed_positions(module: &Module, g: &Global, in_place: bool, w: &mut Writer) -> bool {
+    let Some(Layout {
+        format: Some("vec3"),
+        stride: Some(stride),
+        why,
+        encoding: None,
+    }) = frame_layout(module, g, 3)
+    else {
+        return false;
+    };
+    let fields = format!(
+        "group: {}, binding: {}, stride: {stride}, position: 0",
+        g.group, g.binding
+    );
+    w.line(format!(
+        "  # `{}` is named as positions, {why}: byte-addressed",
+        g.name
+    ));
+    w.line(format!("  vertices: {{ {fields} }}"));
+    if in_place {
+        w.line(format!(
+            "  # `{}` is read and written: skinned in place",
+            g.name
+        ));
+        w.line(format!("  output: {{ {fields} }}"));
+    }
     true
 }
 

@@ -1886,3 +1886,20 @@ fn a_per_instance_camera_in_storage_is_drafted() {
     );
     validates("shadow.wgsl", src, &d.yaml).unwrap();
 }
+
+/// Positions as an array of a tightly packed struct of three floats (rend3's `Vec3`, 12 bytes a
+/// vertex), read and written: byte-addressed vertices skinned in place.
+#[test]
+fn packed_vec3_positions_read_and_written_are_skinned_in_place() {
+    let src = "struct Vec3 { x: f32, y: f32, z: f32 }\nstruct Params { count: u32 }\n@group(0) @binding(0) var<storage, read_write> positions: array<Vec3>;\n@group(0) @binding(1) var<storage, read> joints: array<vec4<u32>>;\n@group(0) @binding(2) var<storage, read> weights: array<vec4<f32>>;\n@group(0) @binding(3) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(4) var<uniform> params: Params;\n@compute @workgroup_size(64) fn cs(@builtin(global_invocation_id) gid: vec3<u32>) {\n  let i = gid.x;\n  if (i >= params.count) { return; }\n  let v = positions[i];\n  let m = weights[i].x * bones[joints[i].x] + weights[i].y * bones[joints[i].y];\n  let p = (m * vec4<f32>(v.x, v.y, v.z, 1.0)).xyz;\n  positions[i] = Vec3(p.x, p.y, p.z);\n}\n";
+    let d = draft("packed.wgsl", src).unwrap();
+    assert!(
+        d.yaml
+            .contains("vertices: { group: 0, binding: 0, stride: 12, position: 0 }")
+            && d.yaml
+                .contains("output: { group: 0, binding: 0, stride: 12, position: 0 }"),
+        "{}",
+        d.yaml
+    );
+    validates("packed.wgsl", src, &d.yaml).unwrap();
+}
