@@ -186,12 +186,15 @@ pub struct ShaderExpect {
     pub at: String,
 }
 
-/// The `case` of an entry about the shader's own trials (`shader::tint_accepts`): only this name
-/// covers them, not a pattern, so `case: "*"` keeps to the cases.
+/// The `case` of an entry about the shader's own trials (`shader::tint_accepts`,
+/// `shader::translates::<entry> [<target>]`): only this name covers them, not a pattern, so
+/// `case: "*"` keeps to the cases.
 pub const SHADER_TRIALS: &str = "shader";
 
-/// The shader's own trials an entry with `case: shader` may name.
-pub const SHADER_CHECKS: [&str; 1] = ["tint_accepts"];
+/// The shader's own trials an entry with `case: shader` may name: Tint's, and each naga
+/// translation by its name after `shader::` (`translates::fs_main [glsl-450]`, or a pattern,
+/// `translates::fs_* [glsl-*]`).
+pub const SHADER_CHECKS: [&str; 2] = ["tint_accepts", "translates::<entry> [<target>]"];
 
 impl ShaderExpect {
     /// Whether this entry covers `check` of `case`.
@@ -210,15 +213,16 @@ impl ShaderExpect {
         }
     }
 
-    /// Whether this entry covers the shader's own trial `check` (`tint_accepts`).
+    /// Whether this entry covers the shader's own trial `check` (`tint_accepts`,
+    /// `translates::vs_main [spirv]`): named, or by a pattern of its checks.
     pub fn covers_shader(&self, check: &str) -> bool {
         self.case == SHADER_TRIALS
-            && (self.checks.is_empty() || self.checks.iter().any(|c| c == check))
+            && (self.checks.is_empty() || self.checks.iter().any(|c| names(c, check)))
     }
 }
 
 /// Whether `pattern` names `name`: equal, with each `*` standing for any run of characters.
-fn names(pattern: &str, name: &str) -> bool {
+pub fn names(pattern: &str, name: &str) -> bool {
     let mut parts = pattern.split('*');
     let first = parts.next().unwrap_or_default();
     let Some(mut rest) = name.strip_prefix(first) else {

@@ -4321,7 +4321,7 @@ fn expectations_name_the_checks_they_do_not_know() {
     let name = "uniform_palette";
     let (source, profile) = example_texts(name);
     let profile = format!(
-        "{profile}  - case: bend_two_joints\n    checks: [posed_matches]\n    matches: x\n    reason: y\n  - case: shader\n    checks: [posed_matches_cpu, tint_accepts]\n    matches: x\n    reason: y\n"
+        "{profile}  - case: bend_two_joints\n    checks: [posed_matches]\n    matches: x\n    reason: y\n  - case: shader\n    checks: [posed_matches_cpu, tint_accepts, \"translates::vs_skin [*]\", \"translates::vs_skni [*]\"]\n    matches: x\n    reason: y\n"
     );
     let (_, path) = example_copy(name, "expectations_unknown", &source, &profile);
     let vars = vec![("SKINPROOF_SHADER".to_string(), path.display().to_string())];
@@ -4331,16 +4331,62 @@ fn expectations_name_the_checks_they_do_not_know() {
         .expect("an expectations trial");
     let err = (job.body)().unwrap_err();
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 2, "{err}");
+    assert_eq!(lines.len(), 3, "{err}");
     assert!(
         lines[0].contains("unknown check `posed_matches` (expected one of case_loads,"),
         "{err}"
     );
+    let own = "(with `case: shader`, one of the shader's trials or a pattern naming some: tint_accepts, translates::<entry> [<target>])";
     assert!(
-        lines[1].ends_with(
-            "unknown check `posed_matches_cpu` (with `case: shader`, one of the shader's trials tint_accepts)"
-        ),
+        lines[1].ends_with(&format!("unknown check `posed_matches_cpu` {own}")),
         "{err}"
+    );
+    assert!(
+        lines[2].ends_with(&format!("unknown check `translates::vs_skni [*]` {own}")),
+        "{err}"
+    );
+}
+
+/// A naga back-end the engine never targets may be expected to fail: an extra fragment stage
+/// loading a depth texel, which naga cannot write as GLSL, fails its two GLSL translation trials;
+/// an entry naming them by a pattern makes them XFAIL; one naming every target of the entry
+/// point XPASSes on the targets that pass, which fails the run.
+#[test]
+fn a_translation_a_profile_expects_to_fail_is_xfail() {
+    let name = "vertex_offset_palette";
+    let (source, profile) = example_texts(name);
+    let shader = format!("{source}\n@group(3) @binding(0) var depth_tex: texture_depth_2d;\n\n@fragment\nfn fs_depth(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {{\n    let d = textureLoad(depth_tex, vec2<i32>(p.xy), 0);\n    return vec4<f32>(d, d, d, 1.0);\n}}\n");
+    let rows = |label: &str, targets: &str| {
+        let entry = format!("expect:\n  - case: shader\n    checks: [\"translates::fs_depth [{targets}]\"]\n    matches: from depth textures is not supported in GLSL\n    reason: the engine targets Vulkan and Metal alone\n");
+        let with = match targets {
+            "" => profile.clone(),
+            _ => format!("{profile}{entry}"),
+        };
+        let (_, path) = example_copy(name, label, &shader, &with);
+        let report = run_compilers(&path);
+        let mut out: Vec<(String, Status)> = (report.compilers.iter())
+            .filter(|r| r.entry == "fs_depth")
+            .map(|r| (r.compiler.clone(), r.outcome.status))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    };
+    let glsl = |rows: &[(String, Status)], status: Status| {
+        (rows.iter())
+            .filter(|(c, _)| c.starts_with("glsl"))
+            .all(|(_, s)| *s == status)
+    };
+    let plain = rows("translation_plain", "");
+    assert!(glsl(&plain, Status::Fail), "{plain:?}");
+    let expected = rows("translation_glsl", "glsl-*");
+    assert!(glsl(&expected, Status::ExpectedFail), "{expected:?}");
+    assert!(expected.iter().all(|(_, s)| !s.fails()), "{expected:?}");
+    let broad = rows("translation_all", "*");
+    assert!(
+        broad
+            .iter()
+            .any(|(c, s)| c == "spirv" && *s == Status::UnexpectedPass),
+        "{broad:?}"
     );
 }
 

@@ -516,6 +516,19 @@ fn an_expectation_may_cover_cases_by_their_joint_count() {
     );
 }
 
+/// An entry about the shader's own trials names them after `shader::`, or by a pattern.
+#[test]
+fn a_shader_entry_covers_its_trials_by_name_or_pattern() {
+    let entry = "expect:\n  - case: shader\n    checks: [tint_accepts, \"translates::fs_* [glsl-*]\"]\n    matches: x\n    reason: y\n";
+    let p = parse(&format!("{DEFAULT}{entry}")).unwrap();
+    let e = &p.expect[0];
+    assert!(e.covers_shader("tint_accepts"));
+    assert!(e.covers_shader("translates::fs_main [glsl-450]"));
+    assert!(!e.covers_shader("translates::fs_main [spirv]"));
+    assert!(!e.covers_shader("translates::vs_main [glsl-450]"));
+    assert!(!e.covers("shader", "tint_accepts"));
+}
+
 #[test]
 fn the_default_profile_is_the_builtin_contract() {
     let mut c = parse(DEFAULT).unwrap().contract();
