@@ -1730,18 +1730,16 @@ impl Contract {
     pub fn capacity(&self) -> Option<crate::format::Capacity> {
         let len = self.fixed_palette_len()?;
         let start = self.palette_start();
-        let capacity = |n: usize, fixed: String| {
-            crate::format::Capacity {
+        let offset = match start {
+            0 => String::new(),
+            _ => format!(
+                ", {start} of them the other matrices the harness puts before the palette offset"
+            ),
+        };
+        let capacity = |n: usize, fixed: String| crate::format::Capacity {
             joints: n.saturating_sub(start),
             fixed,
-            whence: match start {
-                0 => format!(" ({})", self.name()),
-                _ => format!(
-                    " ({}), {start} of them the other matrices the harness puts before the palette offset",
-                    self.name()
-                ),
-            },
-        }
+            whence: format!(" ({}){offset}", self.name()),
         };
         let palette = capacity(
             len,

@@ -104,8 +104,8 @@ impl Scene {
     }
 
     /// The scene as a shader that `reads` so sees it: refused when the case has more joints than
-    /// its palette holds or a joint index does not fit its joint format, weights, normals and tangents quantised as it reads them, so the CPU
-    /// reference sees the same.
+    /// its palette holds or a joint index does not fit its joint format; weights, normals and
+    /// tangents quantised as it reads them, so the CPU reference sees the same.
     pub fn for_shader(case: &Case, reads: &Reads) -> Result<Scene, SceneError> {
         let (skeleton, mut mesh, mut pose, bind_palette) = match (
             &case.model,

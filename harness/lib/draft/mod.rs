@@ -567,6 +567,19 @@ fn joint_count_member(module: &Module, g: &Global) -> Option<String> {
     })
 }
 
+/// The draft's comment on member `m` of `global` drafted as its `joint_count`, and on the branch
+/// on it the count takes where one `gates` the skinning.
+fn joint_count_comment(global: &str, m: &str, gates: bool) -> String {
+    format!(
+        "# `{global}`'s integer member `{m}` is named as the number of joints: the harness writes the case's{}",
+        if gates {
+            ", which takes the skinning path its branch tests"
+        } else {
+            ""
+        }
+    )
+}
+
 /// The first 32-bit integer member of a binding's struct (or its element 0's) whose name `is`
 /// accepts.
 fn int_member(module: &Module, g: &Global, is: impl Fn(&str) -> bool) -> Option<String> {
@@ -851,10 +864,8 @@ fn palette<'a>(
                 .filter(|s| Some(s.global) == var && Some(&s.path) != count.as_ref())
                 .collect();
             if let Some(n) = &count {
-                w.line(format!(
-                    "# `{}`'s integer member `{n}` is named as the number of joints: the harness writes the case's",
-                    g.name
-                ));
+                let gates = (switches.iter()).any(|s| Some(s.global) == var && &s.path == n);
+                w.line(joint_count_comment(&g.name, n, gates));
             }
             if !gated.is_empty() {
                 w.line(format!("# `{}`: {}", g.name, switch_comment(&gated)));
@@ -999,8 +1010,6 @@ fn bindings(
                 ));
                 values.extend(units.iter().map(|m| format!("{m}: 1")));
             }
-            // Named as enabling skinning (ssbh's `enable_skinning`), not a mode whose values only
-            // the shader knows (the WebGPU samples' `skin_mode`, 0 for skinned).
             let var = g.variable(module);
             // A branch on the joint count (`jointCount > 0u`) is taken by the count the harness
             // writes there, which a value of its own would contradict.
@@ -1018,6 +1027,8 @@ fn bindings(
                         .map(|s| format!("{}: {}", s.path, s.yaml_value())),
                 );
             }
+            // Named as enabling skinning (ssbh's `enable_skinning`), not a mode whose values only
+            // the shader knows (the WebGPU samples' `skin_mode`, 0 for skinned).
             let (on, switches): (Vec<_>, Vec<_>) = (switch_members(module, g).into_iter())
                 .filter(|(n, _)| !gated.iter().any(|s| &s.path == n))
                 .partition(|(n, _)| named(n, &["skin"]) && named(n, &["enable", "use", "active"]));
@@ -1044,13 +1055,8 @@ fn bindings(
             }
             if let Some(m) = count {
                 w.line(format!(
-                    "  # `{}`'s integer member `{m}` is named as the number of joints: the harness writes the case's{}",
-                    g.name,
-                    if count_gates {
-                        ", which takes the skinning path its branch tests"
-                    } else {
-                        ""
-                    }
+                    "  {}",
+                    joint_count_comment(&g.name, &m, count_gates)
                 ));
                 let _ = write!(extra, ", joint_count: {m}");
             }
