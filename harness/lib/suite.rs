@@ -696,10 +696,7 @@ impl Suite {
             .chain(
                 crate::translate::entries(&shader.source)
                     .iter()
-                    .flat_map(|e| {
-                        (crate::translate::TARGETS.iter())
-                            .map(move |t| format!("translates::{} [{}]", e.name, t.name()))
-                    }),
+                    .flat_map(|e| (crate::translate::TARGETS.iter()).map(move |t| e.check(*t))),
             )
             .collect();
         let unknown: Vec<String> = shader
@@ -744,7 +741,7 @@ impl Suite {
             for target in crate::translate::TARGETS {
                 let (validated, entry) = (validated.clone(), entry.clone());
                 let (report, tools) = (self.report.clone(), self.tools());
-                let check = format!("translates::{} [{}]", entry.name, target.name());
+                let check = entry.check(target);
                 // A back-end the engine never targets may be expected to fail (`case: shader`).
                 let expect = (shader.expect.iter())
                     .find(|e| e.covers_shader(&check))

@@ -58,6 +58,14 @@ pub struct Entry {
     pub name: String,
 }
 
+impl Entry {
+    /// Its translation trial's name after `shader::` (`translates::vs_main [spirv]`), as a
+    /// profile's `case: shader` entry names it.
+    pub fn check(&self, target: Target) -> String {
+        format!("translates::{} [{}]", self.name, target.name())
+    }
+}
+
 /// The shader's entry points, in the order it declares them; none when naga cannot parse it.
 pub fn entries(source: &str) -> Vec<Entry> {
     naga::front::wgsl::parse_str(source)

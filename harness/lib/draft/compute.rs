@@ -87,19 +87,21 @@ pub(super) fn compute_section(
         };
         let why = format!("`{}` is named as {role}, {why}", g.name);
         taken.push((g.group, g.binding));
-        // Read and written with no other output named so: skinned in place.
-        let other_output = (storage.iter()).any(|o| {
-            (o.group, o.binding) != (g.group, g.binding)
-                && writable(o)
-                && named(&o.name, &["skinned", "out", "result", "dst"])
-        });
-        let in_place = writable(g) && super::strides::reads(module, g) && !other_output;
-        if role == "positions" && packed_positions(module, g, in_place, w) {
-            covered.push("positions");
-            if in_place {
-                covered.push("skinned");
+        if role == "positions" {
+            // Read and written with no other output named so: skinned in place.
+            let other_output = (storage.iter()).any(|o| {
+                (o.group, o.binding) != (g.group, g.binding)
+                    && writable(o)
+                    && named(&o.name, &["skinned", "out", "result", "dst"])
+            });
+            let in_place = writable(g) && super::strides::reads(module, g) && !other_output;
+            if packed_positions(module, g, in_place, w) {
+                covered.push("positions");
+                if in_place {
+                    covered.push("skinned");
+                }
+                continue;
             }
-            continue;
         }
         if role == "skinned" && format == "vec4" && interleaved(module, &storage, g, w) {
             continue;

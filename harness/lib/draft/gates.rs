@@ -85,12 +85,7 @@ pub(super) fn switches(
                 continue;
             }
             if let Some(s) = switch(module, f, condition, m[accept.index()]) {
-                if !out
-                    .iter()
-                    .any(|o| (o.global, &o.path) == (s.global, &s.path))
-                {
-                    out.push(s);
-                }
+                push_new(&mut out, s);
             }
         }
         let block_reads = |b: &naga::Block| b.iter().any(&reads);
@@ -115,19 +110,23 @@ pub(super) fn switches(
                     (false, false) if returns(accept) && !returns(reject) && after => false,
                     _ => continue,
                 };
-                let Some(s) = switch(module, f, *condition, want) else {
-                    continue;
-                };
-                if !out
-                    .iter()
-                    .any(|o| (o.global, &o.path) == (s.global, &s.path))
-                {
-                    out.push(s);
+                if let Some(s) = switch(module, f, *condition, want) {
+                    push_new(&mut out, s);
                 }
             }
         });
     }
     out
+}
+
+/// `s`, unless a switch of the same member is already in `out` (one per member, first found).
+fn push_new(out: &mut Vec<Switch>, s: Switch) {
+    if !out
+        .iter()
+        .any(|o| (o.global, &o.path) == (s.global, &s.path))
+    {
+        out.push(s);
+    }
 }
 
 /// Vector members of filled buffers that a direction or a matrix is rebuilt from, each its basis

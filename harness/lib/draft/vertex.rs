@@ -680,8 +680,15 @@ pub(super) struct VertexDraft {
     pub(super) unnormalised: Vec<String>,
 }
 
-/// The camera: a uniform holding a mat4x4 (named as a view or projection first), or a matrix
-/// member of the palette's struct.
+/// The camera's field in the draft, `fields` after its group and binding, with why.
+fn camera_lines(w: &mut Writer, why: &str, fields: &str) {
+    w.line(format!("  # {why}"));
+    w.line(format!("  camera: {{ {fields} }}"));
+}
+
+/// The camera: a uniform holding a mat4x4 (named as a view or projection first), a read-only
+/// storage array of matrices named as a camera's, a matrix member of the palette's struct, or
+/// the contract's 2D view.
 fn camera(
     module: &Module,
     globals: &[Global],
@@ -750,21 +757,20 @@ fn camera(
     // A read-only storage array of matrices named as a camera's (a view-projection per
     // instance, Ignis's `shadowMvps`): element 0, the drawn instance's.
     let per_instance = (globals.iter()).find(|g| {
-        matches!(g.space, AddressSpace::Storage { access } if !access.contains(naga::StorageAccess::STORE))
+        matches!(g.space, AddressSpace::Storage { .. })
+            && !g.writable()
             && !taken.contains(&(g.group, g.binding))
             && named(&g.name, CAMERA_WORDS)
             && matches!(g.ty, TypeInner::Array { base, .. } if is_mat4(&module.types[*base].inner))
     });
     if let Some(g) = per_instance {
         taken.push((g.group, g.binding));
-        w.line(format!(
-            "  # `{}` is a storage array of matrices named as a camera's: element 0, the drawn instance's, the camera's view-projection",
-            g.name
-        ));
-        w.line(format!(
-            "  camera: {{ group: {}, binding: {}, form: matrix }}",
-            g.group, g.binding
-        ));
+        let why = format!("`{}` is a storage array of matrices named as a camera's: element 0, the drawn instance's, the camera's view-projection", g.name);
+        camera_lines(
+            w,
+            &why,
+            &format!("group: {}, binding: {}, form: matrix", g.group, g.binding),
+        );
         return;
     }
     // The palette's own struct may hold the camera (one uniform per draw).
@@ -777,14 +783,15 @@ fn camera(
                 .and_then(|m| m.name.clone())
         });
         if let Some(member) = best {
-            w.line(format!(
-                "  # the palette's struct `{}` holds a mat4x4<f32> member `{member}`: the camera",
+            let why = format!(
+                "the palette's struct `{}` holds a mat4x4<f32> member `{member}`: the camera",
                 p.name
-            ));
-            w.line(format!(
-                "  camera: {{ group: {}, binding: {}, form: matrix, member: {member} }}",
+            );
+            let fields = format!(
+                "group: {}, binding: {}, form: matrix, member: {member}",
                 p.group, p.binding
-            ));
+            );
+            camera_lines(w, &why, &fields);
             return;
         }
     }
@@ -800,14 +807,12 @@ fn camera(
     });
     if let Some(g) = view {
         taken.push((g.group, g.binding));
-        w.line(format!(
-            "  # `{}` is a struct of four floats: the contract's 2D view (scale, offset_y, half_width, pad)",
-            g.name
-        ));
-        w.line(format!(
-            "  camera: {{ group: {}, binding: {}, form: view }}",
-            g.group, g.binding
-        ));
+        let why = format!("`{}` is a struct of four floats: the contract's 2D view (scale, offset_y, half_width, pad)", g.name);
+        camera_lines(
+            w,
+            &why,
+            &format!("group: {}, binding: {}, form: view", g.group, g.binding),
+        );
         return;
     }
     w.todo("no uniform holding a mat4x4<f32> camera: give `vertex.camera` (`form: matrix`, or `view` for the contract's 2D view); the binding below is a free one, a placeholder");
