@@ -7,7 +7,7 @@
 use naga::{AddressSpace, ArraySize, Handle, ShaderStage, StorageAccess, TypeInner};
 
 pub use crate::format::{
-    FrameLength, JointFormat, NormalMatrix, PositionFormat, Stream, WeightFormat,
+    FrameLength, JointFormat, NormalMatrix, PositionFormat, Stream, TangentFrame, WeightFormat,
 };
 
 /// What a binding holds, one per binding of the contract.
@@ -866,6 +866,8 @@ pub struct Contract {
     pub streams: Streams,
     /// The matrix the shader skins normals by, which the CPU reference follows.
     pub normal_matrix: NormalMatrix,
+    /// How the shader makes its skinned tangents, which the CPU reference follows.
+    pub tangent_frame: crate::format::TangentFrame,
     /// Whether the skinned normals and tangents must be unit length where the harness reads
     /// them, or are compared by direction alone.
     pub frame_length: crate::format::FrameLength,
@@ -944,6 +946,10 @@ pub struct PaletteElement {
     /// The normal matrix's columns: 3 (`mat3x3<f32>`) or 4 (`mat4x4<f32>`, the 3x3 in its upper
     /// left, 0 0 0 1 around it), read from the shader (3 until read).
     pub normal_columns: u32,
+    /// Where the palette is a bare array of `vec4<f32>`, as engines with a WebGL past keep their
+    /// bones (`bones[j * 3u + r]`), the slots a joint takes: 3 (its affine's rows, `rows`) or 4
+    /// (its columns); 0 for an array of matrices. Read from the shader (0 until read).
+    pub slots: u32,
 }
 
 impl Default for PaletteElement {
@@ -954,6 +960,7 @@ impl Default for PaletteElement {
             stride: 64,
             normal: None,
             normal_columns: 3,
+            slots: 0,
         }
     }
 }
@@ -961,7 +968,7 @@ impl Default for PaletteElement {
 impl PaletteElement {
     /// Whether a bare column-major `mat4x4<f32>`: the contract's own form.
     pub fn is_plain(&self) -> bool {
-        !self.rows && self.member.is_none()
+        !self.rows && self.member.is_none() && self.slots == 0
     }
 
     /// The matrix type, as WGSL writes it.
@@ -982,6 +989,13 @@ impl PaletteElement {
         };
         match (&self.member, inner) {
             (None, t) if self.rows && is_row_struct(types, t) => true,
+            (
+                None,
+                &TypeInner::Vector {
+                    size: naga::VectorSize::Quad,
+                    scalar,
+                },
+            ) => self.slots > 0 && scalar == naga::Scalar::F32,
             (None, t) => matrix(t),
             (Some(m), TypeInner::Struct { members, .. }) => {
                 let has = |name: &str, ok: &dyn Fn(&TypeInner) -> bool| {
@@ -998,7 +1012,11 @@ impl PaletteElement {
     /// What an element must be, for messages.
     pub fn wgsl(&self) -> String {
         match &self.member {
-            None => self.matrix_wgsl().into(),
+            None => format!(
+                "{} (or {} vec4<f32> a joint)",
+                self.matrix_wgsl(),
+                if self.rows { 3 } else { 4 }
+            ),
             Some(m) => {
                 let normal = (self.normal.as_ref())
                     .map(|n| format!(" and `{}: mat3x3<f32>` (or mat4x4<f32>)", n.name))
@@ -1226,6 +1244,11 @@ pub enum Fill {
     Zero,
     /// An identity `mat4x4<f32>` every 64 bytes (a model matrix, an array of them).
     Identity,
+    /// Element k of the binding's array of scalars (the binding itself, or its struct's last
+    /// member) holds k in its type: an index table the shader reads through, which then leaves
+    /// every index as it was (pygfx's index buffer in storage, Orillusion's joint tables). Only
+    /// for a binding the harness fills (`bindings`); written there, zeros here.
+    Sequence,
 }
 
 /// The immediate data (push constants) the harness sets before each draw and dispatch, filled as
@@ -1351,7 +1374,8 @@ pub struct MatrixAt {
 impl Fill {
     /// `size` bytes (at least 16, rounded up to 16) of this fill over a type whose float matrices
     /// are `matrices`: zeros, with 1 on each matrix's diagonal for `identity` (the identity of a
-    /// square matrix; of an affine `mat3x4` or `mat4x3`, its identity transform).
+    /// square matrix; of an affine `mat3x4` or `mat4x3`, its identity transform); a `sequence`'s
+    /// indices are written over the zeros by the shader's reading of the binding's array.
     pub fn over(self, matrices: &[MatrixAt], size: u64) -> Vec<u8> {
         let len = (size as usize).max(16).next_multiple_of(16);
         let mut words = vec![0f32; len / 4];
@@ -1568,6 +1592,7 @@ impl Contract {
             streams: Streams::default(),
             normal_matrix: Default::default(),
             frame_length: Default::default(),
+            tangent_frame: Default::default(),
             position_w: Default::default(),
             point_output: false,
             palette_texture: None,
@@ -1679,6 +1704,7 @@ impl Contract {
             reads.planar = Some(whence.map_or(String::new(), |o| format!(" (the profile's {o})")));
         }
         reads.normals = self.normal_matrix;
+        reads.tangents = self.tangent_frame;
         // The source directions' encodings: a byte-addressed vertex's fields, or streams of
         // their own.
         let stream = |role| self.try_slot(role).and(self.streams.of(role));
@@ -1741,9 +1767,13 @@ impl Contract {
             fixed,
             whence: format!(" ({}){offset}", self.name()),
         };
+        let slots = match self.palette_element.slots {
+            0 => String::new(),
+            k => format!(" ({k} vec4<f32> each)"),
+        };
         let palette = capacity(
             len,
-            format!("the shader's palette is a fixed array of {len} matrices"),
+            format!("the shader's palette is a fixed array of {len} matrices{slots}"),
         );
         let normals = self.palette_normals.as_ref().map(|n| {
             capacity(

@@ -666,6 +666,31 @@ impl NormalMatrix {
     }
 }
 
+/// How the shader makes its skinned tangent: the blended matrix's 3x3 moves it (default,
+/// `skinned`), or it is then made perpendicular to the skinned normal (`orthogonal`, a
+/// Gram-Schmidt step, `normalize(t - dot(t, n) * n)`, as engines do that build a tangent frame in
+/// the vertex stage). The two part only where the skinned normal is not perpendicular to the
+/// moved tangent: a normal moved by the blended matrix itself or per joint, under uneven scale.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TangentFrame {
+    #[default]
+    Skinned,
+    Orthogonal,
+}
+
+impl TangentFrame {
+    pub const ALL: [TangentFrame; 2] = [TangentFrame::Skinned, TangentFrame::Orthogonal];
+
+    /// As a profile's `tangent_frame` writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TangentFrame::Skinned => "skinned",
+            TangentFrame::Orthogonal => "orthogonal",
+        }
+    }
+}
+
 /// The length of the skinned normals and tangents where the harness reads them: unit (default:
 /// the shader renormalises after skinning), or any, for a shader that leaves renormalising to a
 /// later stage (engines that normalise in the fragment stage, after interpolation), whose
@@ -696,6 +721,8 @@ pub struct Reads {
     pub planar: Option<String>,
     /// How the shader skins normals, which the CPU reference follows.
     pub normals: NormalMatrix,
+    /// How it makes its skinned tangents, which the CPU reference follows.
+    pub tangents: TangentFrame,
     /// How it reads the source normals and tangents (packed ones are quantised for the CPU
     /// reference too).
     pub normal_encoding: Encoding,
@@ -726,6 +753,7 @@ impl Default for Reads {
             sets_whence: String::new(),
             planar: None,
             normals: NormalMatrix::InverseTranspose,
+            tangents: TangentFrame::Skinned,
             normal_encoding: Encoding::F32,
             tangent_encoding: Encoding::F32,
             capacity: None,

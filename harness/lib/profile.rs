@@ -38,6 +38,10 @@ pub struct Profile {
     /// or the blended matrix itself; the CPU reference follows it.
     #[serde(default)]
     pub normal_matrix: Option<crate::format::NormalMatrix>,
+    /// How the shader makes its skinned tangents: moved by the blended matrix (`skinned`,
+    /// default), or then made perpendicular to the skinned normal (`orthogonal`).
+    #[serde(default)]
+    pub tangent_frame: Option<crate::format::TangentFrame>,
     /// The length of the skinned normals and tangents the harness reads: `unit` (default) or
     /// `any`, for a shader that renormalises them in a later stage (compared by direction).
     #[serde(default)]

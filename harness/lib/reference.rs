@@ -23,6 +23,12 @@
 //! part where they bend apart or scale unevenly; `per_joint` and `blended` agree wherever every
 //! joint is a rotation (each one's inverse transpose is itself).
 //!
+//! A shader may then make its tangent perpendicular to its skinned normal n' (a Gram-Schmidt
+//! step, as engines do that build a tangent frame in the vertex stage): t'' = normalize(t' -
+//! (t'.n') n'), w kept; its profile says `tangent_frame: orthogonal`. Under the inverse transpose
+//! this changes nothing (n'.(A t) = n.t = 0 for a source tangent in the surface); under `blended`
+//! or `per_joint` with uneven scale it turns the tangent back into the plane normal to n'.
+//!
 //! Both are renormalised: M of a blend of rotations is no rotation, and a scale stretches them. A
 //! direction that M sends to zero (a singular blend) has no direction: it is returned as zero,
 //! and the checks leave such vertices out.
@@ -131,6 +137,23 @@ pub fn skin_tangents(palette: &[Mat4], mesh: &Mesh) -> Vec<[f32; 4]> {
             let t = mesh.tangents[v];
             let a = blended(&palette, mesh, v);
             let [x, y, z] = unit(a * DVec3::new(t[0] as f64, t[1] as f64, t[2] as f64));
+            [x, y, z, t[3]]
+        })
+        .collect()
+}
+
+/// t'' = (normalize(t' - (t'.n') n'), t'.w): each skinned tangent made perpendicular to the
+/// skinned normal beside it (`TangentFrame::Orthogonal`); a tangent along its normal has no
+/// direction left and is zero, as is one beside a zero normal (no direction to keep it from).
+pub fn orthogonalise(tangents: &[[f32; 4]], normals: &[[f32; 3]]) -> Vec<[f32; 4]> {
+    (tangents.iter().zip(normals))
+        .map(|(t, n)| {
+            let n = Vec3::from(*n).as_dvec3();
+            let t3 = DVec3::new(t[0] as f64, t[1] as f64, t[2] as f64);
+            if n == DVec3::ZERO {
+                return [0.0, 0.0, 0.0, t[3]];
+            }
+            let [x, y, z] = unit(t3 - t3.dot(n) * n);
             [x, y, z, t[3]]
         })
         .collect()
@@ -245,6 +268,21 @@ mod tests {
             &skin_tangents(&palette, &mesh)[0],
             &[2.0 * r5, r5, 0.0, -1.0]
         ));
+        // Made perpendicular to that blended normal: t.n = (4 - 1)/5 = 3/5, and (2, 1, 0)/sqrt 5
+        // - 3/5 (2, -1, 0)/sqrt 5 = (4/5, 8/5, 0)/sqrt 5, along (1, 2, 0), which is
+        // perpendicular to (2, -1, 0); next to the inverse transpose's normal it stays as it was.
+        let tangents = skin_tangents(&palette, &mesh);
+        let normals = skin_normals(&palette, &mesh, blended);
+        assert!(close(
+            &orthogonalise(&tangents, &normals)[0],
+            &[r5, 2.0 * r5, 0.0, -1.0]
+        ));
+        let normals = skin_normals(&palette, &mesh, it);
+        assert!(close(&orthogonalise(&tangents, &normals)[0], &tangents[0]));
+        assert_eq!(
+            orthogonalise(&tangents, &[[0.0; 3]]),
+            vec![[0.0, 0.0, 0.0, -1.0]]
+        );
     }
 
     #[test]

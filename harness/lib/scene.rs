@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use glam::{DQuat, DVec3, Mat4};
 
 use crate::case::{Case, CaseError, IfMissing};
-use crate::format::{NormalMatrix, Reads};
+use crate::format::{NormalMatrix, Reads, TangentFrame};
 use crate::rig::{strip, Mesh, Pose, Skeleton, View};
 
 /// What one case describes: skeleton, mesh, palettes at the bind pose and the pose, the CPU
@@ -37,6 +37,8 @@ pub struct Scene {
     /// [`Scene::normals_by`] per [`NormalMatrix::ALL`], each computed at its first use (by a
     /// failing normal trial, on whichever adapter fails first).
     normals_by: [OnceLock<[Vec<[f32; 3]>; 2]>; 3],
+    /// [`Scene::tangents_by`] per [`TangentFrame::ALL`], as `normals_by`.
+    tangents_by: [OnceLock<[Vec<[f32; 4]>; 2]>; 2],
 }
 
 /// Skinned normals and tangents, by the CPU reference.
@@ -49,14 +51,36 @@ pub struct Frames {
 }
 
 impl Frames {
-    fn skin(bind: &[Mat4], posed: &[Mat4], mesh: &Mesh, normals: NormalMatrix) -> Frames {
-        use crate::reference::{skin_normals, skin_tangents};
+    fn skin(bind: &[Mat4], posed: &[Mat4], mesh: &Mesh, reads: &Reads) -> Frames {
+        use crate::reference::skin_normals;
+        let (bind_normals, posed_normals) = (
+            skin_normals(bind, mesh, reads.normals),
+            skin_normals(posed, mesh, reads.normals),
+        );
         Frames {
-            bind_normals: skin_normals(bind, mesh, normals),
-            posed_normals: skin_normals(posed, mesh, normals),
-            bind_tangents: skin_tangents(bind, mesh),
-            posed_tangents: skin_tangents(posed, mesh),
+            bind_tangents: tangents(bind, mesh, &bind_normals, reads.tangents),
+            posed_tangents: tangents(posed, mesh, &posed_normals, reads.tangents),
+            bind_normals,
+            posed_normals,
         }
+    }
+}
+
+/// The CPU reference's tangents as a shader makes them `by`, beside its skinned `normals`.
+fn tangents(
+    palette: &[Mat4],
+    mesh: &Mesh,
+    normals: &[[f32; 3]],
+    by: TangentFrame,
+) -> Vec<[f32; 4]> {
+    use crate::reference::{orthogonalise, skin_tangents};
+    let skinned = skin_tangents(palette, mesh);
+    match by {
+        // A mesh without normals has nothing to make its tangents perpendicular to.
+        TangentFrame::Orthogonal if normals.len() == skinned.len() => {
+            orthogonalise(&skinned, normals)
+        }
+        _ => skinned,
     }
 }
 
@@ -71,6 +95,20 @@ impl Scene {
             [
                 skin_normals(&self.bind_palette, &self.mesh, by),
                 skin_normals(&self.posed_palette, &self.mesh, by),
+            ]
+        })
+    }
+
+    /// The CPU reference's tangents at the bind pose and at the pose had the shader made them
+    /// `by` another frame (beside the normals the profile says): what a failing tangent
+    /// comparison checks the GPU's against, to say which `tangent_frame` the shader follows.
+    pub fn tangents_by(&self, by: TangentFrame) -> &[Vec<[f32; 4]>; 2] {
+        let i = TangentFrame::ALL.iter().position(|&t| t == by).unwrap_or(0);
+        self.tangents_by[i].get_or_init(|| {
+            let f = &self.frames;
+            [
+                tangents(&self.bind_palette, &self.mesh, &f.bind_normals, by),
+                tangents(&self.posed_palette, &self.mesh, &f.posed_normals, by),
             ]
         })
     }
@@ -294,7 +332,7 @@ impl Scene {
         // holds it to min_displacement.
         let displacement = crate::compare::max_abs_error(&cpu_posed, &cpu_bind).error;
         let posed = posed_palette != bind_palette && displacement > tolerance;
-        let frames = Frames::skin(&bind_palette, &posed_palette, &mesh, reads.normals);
+        let frames = Frames::skin(&bind_palette, &posed_palette, &mesh, reads);
         Ok(Scene {
             frames,
             skeleton,
@@ -310,6 +348,7 @@ impl Scene {
             displacement,
             posed,
             normals_by: Default::default(),
+            tangents_by: Default::default(),
         })
     }
 

@@ -312,6 +312,15 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
         if let TypeInner::Array { base, stride, .. } = module.types[ty].inner {
             let e = &mut contract.palette_element;
             e.stride = stride;
+            // A bare array of vec4 slots: a joint's rows or columns, one after another.
+            let slots = matches!(
+                module.types[base].inner,
+                TypeInner::Vector { size: naga::VectorSize::Quad, scalar } if scalar == naga::Scalar::F32
+            );
+            if slots && e.member.is_none() {
+                e.slots = if e.rows { 3 } else { 4 };
+                e.stride = stride * e.slots;
+            }
             let offset = member_of(module, base, e.member.as_ref()).map(|m| m.offset);
             if let (Some(m), Some(offset)) = (e.member.as_mut(), offset) {
                 m.offset = offset;
@@ -330,7 +339,9 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
             ..
         } = module.types[ty].inner
         {
-            contract.palette_len = Some(n.get());
+            // Whole joints: a fixed array of vec4 slots holds a joint in every 3 or 4.
+            let slots = contract.palette_element.slots.max(1);
+            contract.palette_len = Some(n.get() / slots);
         }
     }
 }
@@ -578,6 +589,8 @@ fn place_members(contract: &mut Contract, module: &naga::Module) {
 fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
     /// A runtime-sized array's bytes, or a struct's that ends in one.
     const RUNTIME_BYTES: u64 = 64 * 1024;
+    /// An index table's (`fill: sequence`): 2^20 indices of 4 bytes.
+    const SEQUENCE_BYTES: u64 = 4 << 20;
     for i in 0..contract.filled.len() {
         let role = contract.filled[i].role;
         let Some(slot) = contract.slots.iter_mut().find(|s| s.role == role) else {
@@ -594,13 +607,28 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
         };
         let inner = &module.types[var.ty].inner;
         let mut size = u64::from(inner.size(module.to_ctx()));
+        let sequence = contract.filled[i].fill == crate::contract::Fill::Sequence;
         if runtime_sized(module, var.ty) {
-            size = size.max(RUNTIME_BYTES);
+            // An index table holds an index for every vertex of the largest meshes.
+            size = size.max(if sequence {
+                SEQUENCE_BYTES
+            } else {
+                RUNTIME_BYTES
+            });
         }
+        let whence =
+            (slot.origin.as_ref()).map_or(String::new(), |o| format!(" (the profile's {o})"));
         let f = &mut contract.filled[i];
         let fill = f.fill.over(&matrices(module, var.ty, size), size);
         f.bytes = crate::contract::Filled::contents(&fill, &f.floats);
-        f.problems = write_members(module, var.ty, &f.members, &mut f.bytes);
+        f.problems = Vec::new();
+        if sequence {
+            if let Err(why) = write_sequence(module, var, &mut f.bytes) {
+                f.problems.push(format!("{why}{whence}"));
+            }
+        }
+        f.problems
+            .extend(write_members(module, var.ty, &f.members, &mut f.bytes));
         let count = (f.count.iter_mut())
             .map(|c| (c, "the vertex count".to_string()))
             .chain(f.joints.iter_mut().map(|c| (c, "the joint count".into())));
@@ -615,6 +643,52 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
             }
         }
     }
+}
+
+/// Element k of `var`'s array of 32-bit scalars (the variable itself, or its struct's last
+/// member) written as k in its type over `bytes` (`fill: sequence`), as far as they reach; or
+/// why the variable is no such array.
+fn write_sequence(
+    module: &naga::Module,
+    var: &naga::GlobalVariable,
+    bytes: &mut [u8],
+) -> Result<(), String> {
+    let types = &module.types;
+    let (array, base) = match &types[var.ty].inner {
+        TypeInner::Struct { members, .. } => match members.last() {
+            Some(m) => (m.ty, u64::from(m.offset)),
+            None => (var.ty, 0),
+        },
+        _ => (var.ty, 0),
+    };
+    let scalar = match types[array].inner {
+        TypeInner::Array {
+            base: elem, stride, ..
+        } => match types[elem].inner {
+            TypeInner::Scalar(s) if s.width == 4 => Some((s.kind, u64::from(stride))),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some((kind, stride)) = scalar else {
+        return Err(format!(
+            "`fill: sequence` writes each element's index into an array of i32, u32 or f32, and `{}` is {}",
+            var.name.as_deref().unwrap_or("?"),
+            describe(module, var.ty)
+        ));
+    };
+    let mut k = 0u32;
+    let mut at = base as usize;
+    while at + 4 <= bytes.len() {
+        let word = match kind {
+            naga::ScalarKind::Float => (k as f32).to_le_bytes(),
+            _ => k.to_le_bytes(),
+        };
+        bytes[at..at + 4].copy_from_slice(&word);
+        k += 1;
+        at += stride as usize;
+    }
+    Ok(())
 }
 
 /// The shader's immediate data (`var<immediate>`): its bytes, the type's size in whole words,
@@ -2078,6 +2152,45 @@ pub(crate) mod tests {
         );
     }
 
+    /// `fill: sequence` writes each element's index in the array's scalar type (i32, u32, f32),
+    /// whole or as a struct's last member, a runtime-sized one 2^20 of them; any other type is
+    /// refused, naming the fill.
+    #[test]
+    fn a_sequence_fill_writes_each_elements_index() {
+        let profile = "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\nbindings:\n  - { group: 0, binding: 5, fill: sequence }\n";
+        let contract = profile_contract(profile);
+        let held = |decl: &str, read: &str| {
+            let src = format!("{decl}\n@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;\n@group(0) @binding(1) var<storage, read> ps: array<vec4<f32>>;\n@group(0) @binding(2) var<storage, read> js: array<vec4<u32>>;\n@group(0) @binding(3) var<storage, read> ws: array<vec4<f32>>;\n@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ let i = u32({read}); if (i >= arrayLength(&ps)) {{ return; }} out[i] = vec4<f32>((bones[js[i].x] * vec4<f32>(ps[i].xyz * ws[i].x, 1.0)).xyz, 0.0); }}\n");
+            let s = Shader::held_to("test.wgsl".into(), src, contract.clone(), None);
+            let result = s.validate();
+            (s.contract.filled[0].bytes.clone(), result)
+        };
+        let words = |b: &[u8]| -> Vec<u32> { bytemuck::cast_slice(b).to_vec() };
+        let (bytes, ok) = held(
+            "@group(0) @binding(5) var<storage, read> table: array<i32>;",
+            "table[g.x]",
+        );
+        ok.unwrap();
+        assert_eq!(bytes.len(), 4 << 20);
+        assert_eq!(&words(&bytes)[..4], &[0, 1, 2, 3]);
+        assert_eq!(words(&bytes)[(1 << 20) - 1], (1 << 20) - 1);
+        let (bytes, ok) = held("struct T { n: u32, pad: u32, at: array<f32> }\n@group(0) @binding(5) var<storage, read> table: T;", "table.at[g.x]");
+        ok.unwrap();
+        let floats: Vec<f32> = bytemuck::cast_slice(&bytes).to_vec();
+        // The members before the array keep the zero fill.
+        assert_eq!(floats[..5], [0.0, 0.0, 0.0, 1.0, 2.0]);
+        let (_, refused) = held(
+            "@group(0) @binding(5) var<storage, read> table: array<vec2<u32>>;",
+            "table[g.x].x",
+        );
+        let msg = refused.unwrap_err().to_string();
+        assert!(
+            msg.contains("`fill: sequence` writes each element's index into an array of i32, u32 or f32, and `table` is array<vec2<u32>>")
+                && msg.contains("field `bindings[0]`"),
+            "{msg}"
+        );
+    }
+
     #[test]
     fn a_count_member_may_be_a_path_into_nested_structs() {
         let profile = |count: &str| {
@@ -2198,7 +2311,7 @@ pub(crate) mod tests {
             assert_eq!(s.contract.palette_len, Some(180), "{decl}");
         }
         let msg = held(
-            "@group(1) @binding(0) var<storage, read> bones: array<vec4<f32>, 180>;",
+            "@group(1) @binding(0) var<storage, read> bones: array<vec3<f32>, 180>;",
             "bones",
         )
         .validate()
@@ -2261,14 +2374,18 @@ pub(crate) mod tests {
         let ones: Vec<usize> = (0..words.len()).filter(|&i| words[i] == 1.0).collect();
         assert_eq!(ones[..4], [0, 5, 10, 15]);
         // A member of another type is named with what it must be.
-        let msg = held("array<vec4<f32>, 16>")
+        let msg = held("array<vec3<f32>, 16>")
             .validate()
             .unwrap_err()
             .to_string();
         assert!(
-            msg.contains("member `joints` of binding 0 (`instances`) must be array<mat4x4<f32>>, is array<vec4<f32>, 16>"),
+            msg.contains("member `joints` of binding 0 (`instances`) must be array<mat4x4<f32>>, is array<vec3<f32>, 16>"),
             "{msg}"
         );
+        // Bare vec4 slots, four a joint: 16 slots hold 4 joints.
+        let s = held("array<vec4<f32>, 16>");
+        s.validate().unwrap();
+        assert_eq!(s.contract.palette_len, Some(4));
     }
 
     #[test]
@@ -2371,7 +2488,7 @@ pub(crate) mod tests {
         .to_string();
         assert!(
             msg.contains(
-                "binding 1 (`bones`) must be array<E>, E mat3x4<f32>, is array<mat4x4<f32>>"
+                "binding 1 (`bones`) must be array<E>, E mat3x4<f32> (or 3 vec4<f32> a joint), is array<mat4x4<f32>>"
             ),
             "{msg}"
         );

@@ -4146,6 +4146,146 @@ fn normals_renormalised_later_are_compared_by_direction() {
     );
 }
 
+/// A vertex stage that moves normals by the blended matrix and then makes its tangent
+/// perpendicular to that normal (`vertex_normals` edited, as engines build a tangent frame),
+/// compared through a copy of its entry point: every row passes with `tangent_frame:
+/// orthogonal`; without it the tangents fail where a joint scales unevenly, the failure naming
+/// the field they match under.
+#[test]
+fn tangents_made_perpendicular_to_the_normal_follow_the_tangent_frame() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "out.normal = skin_normal(in.normal, in.joints, in.weights);",
+                "out.normal = normalize(upper3(skin_matrix(in.joints, in.weights)) * in.normal);",
+            ),
+            (
+                "out.tangent = skin_tangent(in.tangent, in.joints, in.weights);",
+                "let t = skin_tangent(in.tangent, in.joints, in.weights).xyz;\n    out.tangent = vec4<f32>(normalize(t - dot(t, out.normal) * out.normal), in.tangent.w);",
+            ),
+        ],
+    );
+    let copied = edited(
+        name,
+        &profile,
+        &[(
+            "  skin_function: skin_matrix\n  normal_function: skin_normal\n  tangent_function: skin_tangent\n",
+            "",
+        )],
+    );
+    let plain = format!("{copied}normal_matrix: blended\n");
+    let orthogonal = format!("{plain}tangent_frame: orthogonal\n");
+    if passing_run(name, "tangent_frame", &shader, &orthogonal).is_none() {
+        return;
+    }
+    let Some(report) = run_example_as(name, "tangent_frame_left_out", &shader, &plain) else {
+        return;
+    };
+    fails_only_as(&report, "tangents_match_cpu", |r| {
+        r.outcome.message.contains(
+            "they match the reference under `tangent_frame: orthogonal` (the profile says `skinned`)",
+        )
+    });
+}
+
+/// A palette of bare vec4 slots (`vertex_affine_joints` edited, as engines with a WebGL past keep
+/// their bones): three a joint, its affine's rows, under `matrix: rows`, and four a joint, its
+/// columns, each pass every row; the rows read as columns fail the posed comparison.
+#[test]
+fn a_palette_of_vec4_slots_holds_rows_or_columns() {
+    let name = "vertex_affine_joints";
+    let (source, profile) = example_texts(name);
+    let slots = |k: u32, read: &str| {
+        edited(
+            name,
+            &source,
+            &[
+                (
+                    "@group(0) @binding(1) var<storage, read> joint_data: array<Joint>;",
+                    "@group(0) @binding(1) var<storage, read> joint_data: array<vec4<f32>>;",
+                ),
+                ("let m = joint_data[indices[k]].rows;", read),
+            ],
+        )
+        .replace("{k}", &k.to_string())
+    };
+    let rows = slots(
+        3,
+        "let j = indices[k] * {k}u;\n        let m = mat3x4<f32>(joint_data[j], joint_data[j + 1u], joint_data[j + 2u]);",
+    );
+    let columns = slots(
+        4,
+        "let j = indices[k] * {k}u;\n        let c = mat4x4<f32>(joint_data[j], joint_data[j + 1u], joint_data[j + 2u], joint_data[j + 3u]);\n        let m = transpose(c);",
+    );
+    let as_rows = edited(
+        name,
+        &profile,
+        &[("matrix: rows, element_member: rows }", "matrix: rows }")],
+    );
+    let as_columns = edited(
+        name,
+        &profile,
+        &[("matrix: rows, element_member: rows }", "}")],
+    );
+    let _ = passing_run(name, "vec4_rows", &rows, &as_rows);
+    passes_only_with(
+        name,
+        "vec4_columns",
+        &columns,
+        (&as_columns, &as_rows),
+        &["posed_matches_cpu"],
+    );
+}
+
+/// A stage that reaches each joint's matrix through an index table in storage (`vertex_normals`
+/// edited, as Orillusion maps a joint to its matrix): every row passes with the table filled as
+/// a `sequence`, each index leading to itself; zero-filled, every joint reads joint 0's matrix and
+/// the posed comparison fails.
+#[test]
+fn an_index_table_filled_as_a_sequence_leaves_each_index() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let mut shader = edited(
+        name,
+        &source,
+        &[(
+            "@group(2) @binding(1) var<uniform> light_dir: vec4<f32>;",
+            "@group(2) @binding(1) var<uniform> light_dir: vec4<f32>;\n@group(2) @binding(2) var<storage, read> joint_table: array<i32>;",
+        )],
+    );
+    for lane in ["x", "y", "z", "w"] {
+        shader = edited(
+            name,
+            &shader,
+            &[(
+                &format!("bones.matrices[joints.{lane}]"),
+                &format!("bones.matrices[joint_table[joints.{lane}]]"),
+            )],
+        );
+    }
+    let table = |fill: &str| {
+        edited(
+            name,
+            &profile,
+            &[(
+                "  - { group: 2, binding: 1, floats: [0, 0, 1, 0] } # light_dir\n",
+                &format!("  - {{ group: 2, binding: 1, floats: [0, 0, 1, 0] }} # light_dir\n  - {{ group: 2, binding: 2{fill} }}\n"),
+            )],
+        )
+    };
+    passes_only_with(
+        name,
+        "index_table",
+        &shader,
+        (&table(", fill: sequence"), &table("")),
+        &["posed_matches_cpu"],
+    );
+}
+
 /// Normal and tangent streams of their own, packed (`compute_frame_streams` edited): the normals
 /// one snorm8 word each, skinned in place, the tangents two snorm16 words each with their
 /// handedness in w. Every row passes, the directions compared within the packings' rounding; a

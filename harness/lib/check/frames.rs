@@ -112,7 +112,7 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
         match compare(gpu, expected, allowed, which, (handed, unit)) {
             Ok(angle) => worst = worst.max(angle),
             Err((figure, why)) => {
-                let why = format!("{why}{}", other_normal_matrix(input, which, (handed, unit)));
+                let why = format!("{why}{}", other_reference(input, which, (handed, unit)));
                 return by_frame_path(
                     input,
                     which.output(),
@@ -131,13 +131,11 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
     )
 }
 
-/// Where the GPU's normals fail against the profile's `normal_matrix`, whether they pass against
-/// another one at both poses: the hint that names it, or nothing (tangents, faults, no match).
-fn other_normal_matrix(input: &Input, which: Which, flags: (bool, bool)) -> String {
+/// Where the GPU's directions fail against the profile's reference, whether they pass against
+/// another at both poses (normals under another `normal_matrix`, tangents under another
+/// `tangent_frame`): the hint that names it, or nothing (faults, no match).
+fn other_reference(input: &Input, which: Which, flags: (bool, bool)) -> String {
     let contract = input.ctx.contract();
-    if which != Which::Normals {
-        return String::new();
-    }
     let (Ok(Some(Ok(bind))), Ok(Some(Ok(posed)))) = (
         input.run.gpu_bind().as_ref().map(|s| which.of(s)),
         input.run.gpu_posed().as_ref().map(|s| which.of(s)),
@@ -145,24 +143,47 @@ fn other_normal_matrix(input: &Input, which: Which, flags: (bool, bool)) -> Stri
         return String::new();
     };
     let allowed = Allowed::of(input, which);
-    // Every other matrix they match: where joints only rotate, `blended` and `per_joint` agree,
-    // and another case tells them apart.
-    let matches: Vec<String> = (crate::contract::NormalMatrix::ALL.into_iter())
-        .filter(|&by| by != contract.normal_matrix)
-        .filter(|&by| {
-            let [b, p] = input.run.scene.normals_by(by);
-            compare(bind, &widen(b), allowed, which, flags).is_ok()
-                && compare(posed, &widen(p), allowed, which, flags).is_ok()
-        })
-        .map(|by| format!("`normal_matrix: {}`", by.name()))
-        .collect();
+    let passes = |b: &[[f32; 4]], p: &[[f32; 4]]| {
+        compare(bind, b, allowed, which, flags).is_ok()
+            && compare(posed, p, allowed, which, flags).is_ok()
+    };
+    let scene = &input.run.scene;
+    // Every other reference they match: where joints only rotate, `blended` and `per_joint`
+    // agree, and another case tells them apart.
+    let (field, said, matches): (&str, &str, Vec<&str>) = match which {
+        Which::Normals => (
+            "normal_matrix",
+            contract.normal_matrix.name(),
+            (crate::contract::NormalMatrix::ALL.into_iter())
+                .filter(|&by| by != contract.normal_matrix)
+                .filter(|&by| {
+                    let [b, p] = scene.normals_by(by);
+                    passes(&widen(b), &widen(p))
+                })
+                .map(|by| by.name())
+                .collect(),
+        ),
+        Which::Tangents => (
+            "tangent_frame",
+            contract.tangent_frame.name(),
+            (crate::contract::TangentFrame::ALL.into_iter())
+                .filter(|&by| by != contract.tangent_frame)
+                .filter(|&by| {
+                    let [b, p] = scene.tangents_by(by);
+                    passes(b, p)
+                })
+                .map(|by| by.name())
+                .collect(),
+        ),
+    };
     if matches.is_empty() {
         return String::new();
     }
+    let under: Vec<String> = matches.iter().map(|m| format!("`{field}: {m}`")).collect();
     format!(
-        "; they match the reference under {} (the profile says `{}`): if the shader skins normals so, say it there",
-        matches.join(" and under "),
-        contract.normal_matrix.name()
+        "; they match the reference under {} (the profile says `{said}`): if the shader skins {}s so, say it there",
+        under.join(" and under "),
+        which.name()
     )
 }
 

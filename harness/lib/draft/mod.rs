@@ -251,6 +251,7 @@ fn draft_with(
         w.line("frame_length: any");
     }
     normal_matrix(&module, palette, &mut w);
+    tangent_frame(&module, &mut w);
     constants(&module, &mut w);
     immediates(&module, &mut w);
     expectations(source, &globals, &mut w);
@@ -357,8 +358,9 @@ fn renormalises(module: &Module, ep: &naga::EntryPoint) -> bool {
 
 /// `normal_matrix: blended` where the draft has skinned normals that the shader cannot move by an
 /// inverse: no function the entry points call computes an `inverse`, a cross product of a matrix's
-/// columns (a cofactor) or a division by a determinant (an adjugate over it); each joint's own
-/// normal matrix, `per_joint`, would be in the palette's drafted fields.
+/// columns (a cofactor), a division by a determinant (an adjugate over it) or by a column's
+/// squared length (an inverse scale); `per_joint` where one is called with a joint's own matrix,
+/// or where that normal matrix is in the palette's drafted fields.
 fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
     use naga::{Expression, MathFunction};
     let (skins_normals, _) = w.skinned_frames();
@@ -408,7 +410,7 @@ fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
                 op: naga::BinaryOperator::Divide,
                 right,
                 ..
-            } => determinant(f, right),
+            } => determinant(f, right) || column_scale(f, right, &column),
             _ => false,
         })
     };
@@ -420,9 +422,125 @@ fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
     }
     if !inverts {
         w.line("# No function the entry points call inverts (an `inverse`, a cross product of a matrix's columns,");
-        w.line("# a division by a determinant): the normals move by the blended matrix itself, not its inverse");
-        w.line("# transpose (or by each joint's own normal matrix where the palette holds one: `per_joint`)");
+        w.line("# a division by a determinant or a column's squared length): the normals move by the blended");
+        w.line("# matrix itself, not its inverse transpose (or by each joint's own normal matrix where the");
+        w.line("# palette holds one: `per_joint`)");
         w.line("normal_matrix: blended");
+    }
+}
+
+/// Whether `e` is a column's squared length, `dot(m[0].xyz, m[0].xyz)`: dividing by it undoes
+/// the column's scale twice over (rend3's `get_inv_scale_squared`), which is the inverse
+/// transpose of a matrix whose columns are orthogonal.
+fn column_scale(
+    f: &naga::Function,
+    e: naga::Handle<naga::Expression>,
+    column: &dyn Fn(&naga::Function, naga::Handle<naga::Expression>) -> bool,
+) -> bool {
+    use naga::{Expression, MathFunction};
+    match f.expressions[e] {
+        Expression::Splat { value, .. } => column_scale(f, value, column),
+        // `n / vec3(dot(c0, c0), dot(c1, c1), dot(c2, c2))`: every scale at once.
+        Expression::Compose { ref components, .. } => {
+            !components.is_empty() && components.iter().all(|&c| column_scale(f, c, column))
+        }
+        Expression::Math {
+            fun: MathFunction::Dot,
+            arg,
+            arg1: Some(arg1),
+            ..
+        } => column(f, arg) && column(f, arg1),
+        _ => false,
+    }
+}
+
+/// `tangent_frame: orthogonal` where the draft has skinned tangents beside skinned normals and a
+/// function the vertex or compute stages call takes a Gram-Schmidt step, `t - dot(t, n) * n`: the tangent
+/// made perpendicular to the normal (yhwh's vertex stage, as engines build a tangent frame).
+fn tangent_frame(module: &Module, w: &mut Writer) {
+    use naga::{BinaryOperator as B, Expression as E};
+    if w.skinned_frames() != (true, true) {
+        return;
+    }
+    let dot = |f: &naga::Function, e: naga::Handle<E>| match f.expressions[e] {
+        E::Math {
+            fun: naga::MathFunction::Dot,
+            arg,
+            arg1: Some(arg1),
+            ..
+        } => Some((arg, arg1)),
+        _ => None,
+    };
+    // `t - dot(t, n) * n`, the factors either way round and the dot's arguments too.
+    let step = |f: &naga::Function, t, p| {
+        let E::Binary {
+            op: B::Multiply,
+            left,
+            right,
+        } = f.expressions[p]
+        else {
+            return false;
+        };
+        [(left, right), (right, left)].into_iter().any(|(d, n)| {
+            dot(f, d).is_some_and(|(a, b)| {
+                (same(f, a, t) && same(f, b, n)) || (same(f, b, t) && same(f, a, n))
+            })
+        })
+    };
+    // In the stages that skin: a fragment stage building its own frame (crafty's, voplay's)
+    // compares nothing.
+    let skinning: Vec<_> = (module.entry_points.iter())
+        .filter(|e| e.stage != naga::ShaderStage::Fragment)
+        .collect();
+    let orthogonalises = reachable(module, &skinning).any(|f| {
+        f.expressions.iter().any(|(_, e)| match *e {
+            E::Binary {
+                op: B::Subtract,
+                left,
+                right,
+            } => step(f, left, right),
+            _ => false,
+        })
+    });
+    if orthogonalises {
+        w.line("# The tangent is made perpendicular to the normal (`t - dot(t, n) * n`): compared against the");
+        w.line("# reference's moved tangent made so");
+        w.line("tangent_frame: orthogonal");
+    }
+}
+
+/// Whether `a` and `b` are the same value: one expression, or loads of one local variable (or
+/// one of its members, or swizzles of them alike), which WGSL writes as two uses of its name.
+fn same(
+    f: &naga::Function,
+    a: naga::Handle<naga::Expression>,
+    b: naga::Handle<naga::Expression>,
+) -> bool {
+    use naga::Expression as E;
+    if a == b {
+        return true;
+    }
+    match (&f.expressions[a], &f.expressions[b]) {
+        (E::Load { pointer: p }, E::Load { pointer: q }) => same(f, *p, *q),
+        (E::LocalVariable(x), E::LocalVariable(y)) => x == y,
+        (E::GlobalVariable(x), E::GlobalVariable(y)) => x == y,
+        (E::FunctionArgument(x), E::FunctionArgument(y)) => x == y,
+        (E::AccessIndex { base: p, index: i }, E::AccessIndex { base: q, index: j }) => {
+            i == j && same(f, *p, *q)
+        }
+        (
+            E::Swizzle {
+                size: s,
+                vector: p,
+                pattern: x,
+            },
+            E::Swizzle {
+                size: t,
+                vector: q,
+                pattern: y,
+            },
+        ) => s == t && x == y && same(f, *p, *q),
+        _ => false,
     }
 }
 
@@ -491,16 +609,52 @@ fn per_joint(
                 ..
             } = *s
             {
-                let from_palette = arguments.iter().any(|&a| match f.expressions[a] {
-                    naga::Expression::Load { pointer } => into_palette(f, pointer),
-                    _ => false,
-                });
+                let from_palette = arguments
+                    .iter()
+                    .any(|&a| joint_matrix(module, f, a, &into_palette, 4));
                 let mut callee = called(module, [function]).map(|h| &module.functions[h]);
                 found |= from_palette && callee.any(inverts);
             }
         });
         found
     })
+}
+
+/// Whether `e` is one joint's matrix read from the palette, not a blend of them: loaded through a
+/// pointer `into_palette`, returned by a call whose every return is one (rend3's
+/// `get_joint_matrix(j)`, to a depth of `depth` calls), or made of one's columns alone
+/// (`mat3x3(m[0].xyz, m[1].xyz, m[2].xyz)`).
+fn joint_matrix(
+    module: &Module,
+    f: &naga::Function,
+    e: naga::Handle<naga::Expression>,
+    into_palette: &dyn Fn(&naga::Function, naga::Handle<naga::Expression>) -> bool,
+    depth: u8,
+) -> bool {
+    use naga::Expression as E;
+    let one = |e| joint_matrix(module, f, e, into_palette, depth);
+    match f.expressions[e] {
+        E::Load { pointer } => into_palette(f, pointer),
+        E::Swizzle { vector, .. } => one(vector),
+        E::AccessIndex { base, .. } => one(base),
+        E::Compose { ref components, .. } => {
+            !components.is_empty() && components.iter().all(|&c| one(c))
+        }
+        E::CallResult(callee) if depth > 0 => {
+            let callee = &module.functions[callee];
+            let mut returns = Vec::new();
+            crate::shader::for_each_statement(&callee.body, &mut |s| {
+                if let naga::Statement::Return { value } = *s {
+                    returns.push(value);
+                }
+            });
+            !returns.is_empty()
+                && returns.into_iter().all(|v| {
+                    v.is_some_and(|v| joint_matrix(module, callee, v, into_palette, depth - 1))
+                })
+        }
+        _ => false,
+    }
 }
 
 /// Every entry point of the module.
@@ -841,6 +995,12 @@ fn palette<'a>(
     };
     let mut fields = format!("group: {}, binding: {}, form: {form}", g.group, g.binding);
     let why = match form_kind {
+        Matrices::Array if read::holds_vec4(module, g) => format!(
+            "`{}` is an array of vec4<f32> read at a joint's index times {}: each joint's {}",
+            g.name,
+            if *rows { 3 } else { 4 },
+            if *rows { "affine rows" } else { "columns" }
+        ),
         Matrices::Array => format!("`{}` is an array of joint matrices", g.name),
         Matrices::Member(m, normal, element) => {
             let _ = write!(fields, ", member: {m}");

@@ -303,8 +303,9 @@ return view.clip_from_world * m * vec4<f32>(position, 1.0);
 }
 
 /// Skinned normals are drafted as moved by the blended matrix itself where no function could
-/// invert it (no `inverse`, cross product of a matrix's columns or division by a determinant: a
-/// transpose alone, or a determinant's sign, inverts nothing); else the default stands.
+/// invert it (no `inverse`, cross product of a matrix's columns, division by a determinant or by a
+/// column's squared length: a transpose alone, or a determinant's sign, inverts nothing); else the
+/// default stands.
 #[test]
 fn normals_no_function_inverts_move_by_the_blended_matrix() {
     let shader = |normal: &str| {
@@ -345,6 +346,8 @@ return out;
         format!("cofactor({m3}) * normal"),
         format!("transpose({m3}) * normal / determinant({m3})"),
         format!("(1.0 / determinant({m3})) * transpose({m3}) * normal"),
+        // rend3's inverse scale: each column's squared length divided out.
+        format!("{m3} * (normal / vec3<f32>(dot(m[0].xyz, m[0].xyz), dot(m[1].xyz, m[1].xyz), dot(m[2].xyz, m[2].xyz)))"),
     ] {
         let inverted = draft("s.wgsl", &shader(&inverts)).unwrap();
         assert!(
@@ -353,6 +356,155 @@ return out;
             inverted.yaml
         );
     }
+}
+
+/// A palette of bare vec4 slots named as bones is drafted by the factor its reads multiply a
+/// joint's index by: three a joint, its affine's rows (`matrix: rows`); four, its columns; a
+/// factor of neither (two: a dual quaternion's halves) is no palette of matrices.
+#[test]
+fn a_palette_of_vec4_slots_is_drafted_by_its_index_factor() {
+    let shader = |k: u32| {
+        format!(
+            "@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+struct Bones {{ slots: array<vec4<f32>, 240> }}
+@group(1) @binding(0) var<uniform> u_bones: Bones;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {{
+let b = joints.x * {k}u;
+let p = vec4<f32>(position, 1.0);
+let s = vec3<f32>(dot(u_bones.slots[b], p), dot(u_bones.slots[b + 1u], p), dot(u_bones.slots[b + 2u], p)) * weights.x;
+return view_proj * vec4<f32>(s, 1.0);
+}}"
+        )
+    };
+    let rows = draft("s.wgsl", &shader(3)).unwrap();
+    for line in [
+        "palette: { group: 1, binding: 0, form: uniform, matrix: rows }",
+        "`u_bones` is an array of vec4<f32> read at a joint's index times 3: each joint's affine rows",
+        "joints_above: 80",
+    ] {
+        assert!(rows.yaml.contains(line), "{line}: {}", rows.yaml);
+    }
+    let c = contract(&rows.yaml);
+    assert!(c.palette_element.rows);
+    let columns = draft("s.wgsl", &shader(4)).unwrap();
+    assert!(
+        columns
+            .yaml
+            .contains("palette: { group: 1, binding: 0, form: uniform }")
+            && columns.yaml.contains("joints_above: 60"),
+        "{}",
+        columns.yaml
+    );
+    let halves = draft("s.wgsl", &shader(2)).unwrap();
+    assert!(
+        halves.yaml.contains("# TODO: no binding holds"),
+        "{}",
+        halves.yaml
+    );
+}
+
+/// A vertex stage that makes its skinned tangent perpendicular to its skinned normal (a
+/// Gram-Schmidt step, either way round) drafts `tangent_frame: orthogonal`; a fragment stage that
+/// builds its own frame from the interpolated ones (crafty's) does not.
+#[test]
+fn a_tangent_made_perpendicular_to_the_normal_is_an_orthogonal_frame() {
+    let shader = |vertex: &str, fragment: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>, @location(1) tangent: vec4<f32> }}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(4) tangent: vec4<f32>,
+@location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {{
+let m = bones[joints.x] * weights.x + bones[joints.y] * weights.y;
+var out: Out;
+out.clip = view_proj * m * vec4<f32>(position, 1.0);
+let n = normalize((m * vec4<f32>(normal, 0.0)).xyz);
+var t = normalize((m * vec4<f32>(tangent.xyz, 0.0)).xyz);
+{vertex}
+out.normal = n;
+out.tangent = vec4<f32>(t, tangent.w);
+return out;
+}}
+@fragment fn fs(in: Out) -> @location(0) vec4<f32> {{
+let n = normalize(in.normal);
+var t = normalize(in.tangent.xyz);
+{fragment}
+return vec4<f32>(t, 1.0);
+}}"
+        )
+    };
+    for step in [
+        "t = normalize(t - dot(t, n) * n);",
+        "t = normalize(t - n * dot(n, t));",
+    ] {
+        let d = draft("s.wgsl", &shader(step, "")).unwrap();
+        assert!(
+            d.yaml.contains("\ntangent_frame: orthogonal\n"),
+            "{step}: {}",
+            d.yaml
+        );
+        contract(&d.yaml);
+    }
+    let d = draft("s.wgsl", &shader("", "t = normalize(t - dot(t, n) * n);")).unwrap();
+    assert!(
+        d.yaml.contains("skinned_tangent") && !d.yaml.contains("tangent_frame"),
+        "{}",
+        d.yaml
+    );
+}
+
+/// A function that divides out a matrix's column scales (rend3's `get_inv_scale_squared`), called
+/// with each joint's matrix as a helper returns it, blends per-joint normal matrices; called with
+/// the blended matrix, the default inverse transpose stands.
+#[test]
+fn an_inverse_scale_of_each_joint_s_matrix_is_per_joint() {
+    let shader = |blend_first: bool| {
+        let (m, sum) = if blend_first {
+            ("m", "nm = m3;")
+        } else {
+            (
+                "joint(joints[i])",
+                "nm = nm + inv_scale_sq(m3) * weights[i];",
+            )
+        };
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }}
+fn joint(j: u32) -> mat4x4<f32> {{ return bones[j]; }}
+fn inv_scale_sq(m: mat3x3<f32>) -> mat3x3<f32> {{
+return mat3x3<f32>(m[0] / dot(m[0], m[0]), m[1] / dot(m[1], m[1]), m[2] / dot(m[2], m[2]));
+}}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>,
+@location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {{
+var m = mat4x4<f32>();
+var nm = mat3x3<f32>();
+for (var i = 0u; i < 4u; i++) {{
+m = m + joint(joints[i]) * weights[i];
+let j = {m};
+let m3 = mat3x3<f32>(j[0].xyz, j[1].xyz, j[2].xyz);
+{sum}
+}}
+if {blend_first} {{ nm = inv_scale_sq(nm); }}
+var out: Out;
+out.clip = view_proj * m * vec4<f32>(position, 1.0);
+out.normal = normalize(nm * normal);
+return out;
+}}"
+        )
+    };
+    let per_joint = draft("s.wgsl", &shader(false)).unwrap();
+    assert!(
+        per_joint.yaml.contains("\nnormal_matrix: per_joint\n"),
+        "{}",
+        per_joint.yaml
+    );
+    let blended = draft("s.wgsl", &shader(true)).unwrap();
+    assert!(
+        blended.yaml.contains("skinned_normal") && !blended.yaml.contains("normal_matrix"),
+        "{}",
+        blended.yaml
+    );
 }
 
 /// A bone texture not named as joints, read texel by texel: the palette, its texels a joint and

@@ -119,6 +119,21 @@ impl Profile {
     /// The rules of the palette's and the camera's struct members and fills.
     fn check_members(&self) -> Result<(), (String, String)> {
         let p = &self.palette;
+        // An index table is a binding of its own.
+        let camera = self.vertex.as_ref().map(|v| v.camera.fill);
+        let immediates = self.immediates.as_ref().map(|i| i.fill);
+        for (field, fill) in [
+            ("palette.fill", Some(p.fill)),
+            ("vertex.camera.fill", camera),
+            ("immediates.fill", immediates),
+        ] {
+            if fill == Some(Fill::Sequence) {
+                return Err((
+                    field.into(),
+                    "`sequence` fills an index table the shader reads through, a buffer of its own the harness fills: give it in `bindings`".into(),
+                ));
+            }
+        }
         if p.fill != Fill::Zero && p.member.is_none() {
             return Err((
                 "palette.fill".into(),
@@ -969,6 +984,7 @@ impl Profile {
                 "says how long the shader's skinned normals and tangents are, and the profile names none: give skinned normals or tangents (`compute.skinned_normals`, `compute.output.normal`, `compute.regions.skinned_normal`, `vertex.skinned_normal`, `vertex.normal_function`, or their tangent fields), or leave it out".into(),
             ));
         }
+        self.check_tangent_frame()?;
         if self.normal_matrix.is_none() {
             return Ok(());
         }
@@ -986,6 +1002,36 @@ impl Profile {
             "normal_matrix".into(),
             "says how the shader skins normals, and the profile names no skinned normals: give `compute.skinned_normals`, `compute.output.normal`, `compute.regions.skinned_normal`, `vertex.skinned_normal` or `vertex.normal_function`, or leave it out".into(),
         ))
+    }
+
+    /// An orthogonal tangent frame is declared for a stage whose skinned tangents the harness
+    /// reads beside a source normal they are made perpendicular to, and not through a tangent
+    /// function, which takes no normal.
+    fn check_tangent_frame(&self) -> Result<(), (String, String)> {
+        if self.tangent_frame != Some(crate::format::TangentFrame::Orthogonal) {
+            return Ok(());
+        }
+        let refuse = |why: &str| Err(("tangent_frame".to_string(), why.to_string()));
+        let (compute, vertex) = (self.compute.as_ref(), self.vertex.as_ref());
+        if vertex.is_some_and(|v| v.tangent_function.is_some()) {
+            return refuse("says the shader makes its tangents perpendicular to the skinned normal, and `vertex.tangent_function` takes no normal to do it with: compare the tangents through a copy of the entry point (leave out `skin_function` and its frame functions, give `vertex.skinned_tangent`), or leave it out");
+        }
+        let tangents = compute.is_some_and(|c| {
+            c.skinned_tangents.is_some()
+                || (c.output.as_ref()).is_some_and(|o| o.tangent.is_some())
+                || (c.regions.as_ref()).is_some_and(|r| r.skinned_tangent.is_some())
+        }) || vertex.is_some_and(|v| v.skinned_tangent.is_some());
+        let normal = compute.is_some_and(|c| {
+            c.normals.is_some()
+                || (c.vertices.as_ref()).is_some_and(|v| v.normal.is_some())
+                || (c.regions.as_ref()).is_some_and(|r| r.normal.is_some())
+        }) || vertex.is_some_and(|v| {
+            v.normal.is_some() || (v.vertices.as_ref()).is_some_and(|p| p.normal.is_some())
+        });
+        if !tangents || !normal {
+            return refuse("says the shader makes its skinned tangents perpendicular to its skinned normal, and the profile names no skinned tangents beside a source normal: give a skinned tangent (`compute.skinned_tangents`, `compute.output.tangent`, `compute.regions.skinned_tangent`, `vertex.skinned_tangent`) and the source normal the shader reads, or leave it out");
+        }
+        Ok(())
     }
 
     /// Whether the profile names a skinned normal or tangent the harness reads.

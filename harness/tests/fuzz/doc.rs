@@ -337,6 +337,14 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         "expect[0].joints_above",
     ),
     (
+        "an index table's fill on the palette",
+        &[(
+            "palette: { group: 1, binding: 0 }",
+            "palette: { group: 1, binding: 0, fill: sequence }",
+        )],
+        "`sequence` fills an index table the shader reads through, a buffer of its own the harness fills: give it in `bindings`",
+    ),
+    (
         "a normal matrix for a shader without skinned normals",
         &[(
             "shader: compute_u16_pairs.wgsl",
@@ -351,6 +359,14 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
             "shader: compute_u16_pairs.wgsl\nframe_length: any",
         )],
         "says how long the shader's skinned normals and tangents are, and the profile names none",
+    ),
+    (
+        "an orthogonal tangent frame for a shader without skinned tangents",
+        &[(
+            "shader: compute_u16_pairs.wgsl",
+            "shader: compute_u16_pairs.wgsl\ntangent_frame: orthogonal",
+        )],
+        "the profile names no skinned tangents beside a source normal",
     ),
     (
         "a frame length of no kind the harness knows",
@@ -621,6 +637,19 @@ const SETS_EDITS: &[ProfileEdit] = &[
 
 /// Edits of `shaders/examples/vertex_normals.profile.yaml` (buffers the harness fills).
 const FILLED_EDITS: &[ProfileEdit] = &[
+    (
+        "an index table's fill on a struct of matrices",
+        &[("{ group: 2, binding: 0, fill: identity }", "{ group: 2, binding: 0, fill: sequence }")],
+        "`fill: sequence` writes each element's index into an array of i32, u32 or f32, and `mesh` is",
+    ),
+    (
+        "an orthogonal tangent frame beside a tangent function",
+        &[(
+            "tangent_function: skin_tangent",
+            "tangent_function: skin_tangent\ntangent_frame: orthogonal",
+        )],
+        "`vertex.tangent_function` takes no normal to do it with",
+    ),
     (
         "a filled buffer on a role's binding",
         &[("{ group: 2, binding: 1,", "{ group: 1, binding: 0,")],
