@@ -355,10 +355,12 @@ fn entry_frames(
         })
     };
     // The source: an attribute, or a field of the vertices the stage pulls.
-    let pulled = contract.pulled.as_ref().map(|p| p.frames);
+    let pulled: Vec<_> = (contract.pulled_all().into_iter())
+        .map(|(_, p)| p.frames)
+        .collect();
     let has_source = |role: Role| {
         contract.input(Contract::source_of(role)).is_some()
-            || pulled.is_some_and(|f| match role {
+            || pulled.iter().any(|f| match role {
                 Role::SkinnedNormals => f.normal.is_some(),
                 _ => f.tangent.is_some(),
             })
@@ -825,9 +827,13 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[Role]) {
             s.role,
             Role::Palette | Role::InverseBinds | Role::PaletteOffset | Role::PaletteSampler
         );
+        // Its one buffer, or each of its streams (`vertex.streams`).
         let stage_own = s.pipelines.contains(&Pipeline::Render)
             && own.holds(s.role)
-            && matches!(s.role, Role::Positions | Role::Joints);
+            && matches!(
+                s.role,
+                Role::Positions | Role::Joints | Role::Weights | Role::Normals | Role::Tangents
+            );
         if palette || stage_own {
             s.pipelines.push(Pipeline::Compute);
         }

@@ -807,6 +807,10 @@ pub struct Contract {
     /// The joints and weights in a byte-addressed buffer of their own, bound as [`Role::Joints`]
     /// (no weights binding).
     pub influences: Option<Pulled>,
+    /// A pulling vertex stage's other byte-addressed buffers (`vertex.streams`), each bound as
+    /// the role of the first field it holds: [`Role::Weights`], [`Role::Normals`] or
+    /// [`Role::Tangents`] (the positions' buffer is `pulled`, the joints' `influences`).
+    pub pulled_more: Vec<(Role, Pulled)>,
     /// A byte-addressed output, bound as [`Role::Skinned`].
     pub packed: Option<Packed>,
     /// A vertex pool holding every stream of the compute stage, sources and outputs, bound as
@@ -1570,6 +1574,7 @@ impl Contract {
             profile: None,
             influence_sets: 1,
             pulled: None,
+            pulled_more: Vec::new(),
             influences: None,
             packed: None,
             regions: None,
@@ -1686,10 +1691,9 @@ impl Contract {
         if self.skin_function.is_some() {
             reads.weights = self.formats.vertex_weights;
         }
-        let held = [&self.influences, &self.pulled];
-        let held = held
-            .into_iter()
-            .flatten()
+        let held = self.pulled_all();
+        let held = (held.into_iter())
+            .map(|(_, p)| p)
             .find(|p| !p.weight_offsets.is_empty());
         if let (true, Some(p)) = (self.has(Pipeline::Compute), held) {
             reads.weights = p.weights;
@@ -1714,7 +1718,7 @@ impl Contract {
         if let Some(s) = stream(Role::Tangents) {
             reads.tangent_encoding = s.encoding;
         }
-        if let Some(f) = self.pulled.as_ref().map(|p| p.frames) {
+        for f in self.pulled_all().into_iter().map(|(_, p)| p.frames) {
             if f.normal.is_some() {
                 reads.normal_encoding = f.normal_encoding;
             }
@@ -1820,7 +1824,9 @@ impl Contract {
         match role {
             Role::Positions => self.pulled.as_ref(),
             Role::Joints => self.influences.as_ref(),
-            _ => None,
+            _ => (self.pulled_more.iter())
+                .find(|(r, _)| *r == role)
+                .map(|(_, p)| p),
         }
     }
 
@@ -1829,8 +1835,22 @@ impl Contract {
         match role {
             Role::Positions => self.pulled.as_mut(),
             Role::Joints => self.influences.as_mut(),
-            _ => None,
+            _ => (self.pulled_more.iter_mut())
+                .find(|(r, _)| *r == role)
+                .map(|(_, p)| p),
         }
+    }
+
+    /// Every byte-addressed vertex buffer the stages read, with the role it is bound as.
+    pub fn pulled_all(&self) -> Vec<(Role, &Pulled)> {
+        let first = [
+            (Role::Positions, self.pulled.as_ref()),
+            (Role::Joints, self.influences.as_ref()),
+        ];
+        (first.into_iter())
+            .filter_map(|(r, p)| Some((r, p?)))
+            .chain(self.pulled_more.iter().map(|(r, p)| (*r, p)))
+            .collect()
     }
 
     /// Bytes of immediate data the pipelines take: the shader's `var<immediate>`, or 0.
@@ -1949,8 +1969,8 @@ impl Contract {
             && !self.vec3_tangent_attribute()
             && (self.packed.as_ref())
                 .is_none_or(|p| p.frames.tangent_format == crate::format::TangentFormat::Vec4)
-            && (self.pulled.as_ref())
-                .is_none_or(|p| p.frames.tangent_format == crate::format::TangentFormat::Vec4)
+            && (self.pulled_all().iter())
+                .all(|(_, p)| p.frames.tangent_format == crate::format::TangentFormat::Vec4)
     }
 
     /// Whether the vertex stage's tangent attribute is a `vec3<f32>` (no handedness).

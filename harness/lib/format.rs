@@ -577,15 +577,15 @@ impl Pulled {
                 .collect();
             put(o, f.tangent_bytes() as usize, &bytes);
         }
-        for ((j, w), (&jo, &wo)) in sets
-            .iter()
-            .zip(self.joints.iter().zip(&self.weight_offsets))
-        {
+        // Each set's joints and weights, those this buffer holds (a stream may hold one alone).
+        for ((j, _), &jo) in sets.iter().zip(&self.joints) {
             put(
                 jo,
                 self.joint_format.bytes_per_vertex(),
                 &self.joint_format.pack(j)?,
             );
+        }
+        for ((_, w), &wo) in sets.iter().zip(&self.weight_offsets) {
             put(wo, self.weights.bytes_per_vertex(), &self.weights.pack(w));
         }
         Ok(out)

@@ -666,8 +666,10 @@ pub struct Vertices {
     /// Bytes a vertex; left out, the stride of the shader's array of structs.
     #[serde(default)]
     pub stride: Option<u32>,
-    /// The `vec3<f32>` position's offset (12 bytes).
-    pub position: Place,
+    /// The `vec3<f32>` position's offset (12 bytes): in `compute.vertices` and `vertex.vertices`
+    /// always, in one of `vertex.streams`.
+    #[serde(default)]
+    pub position: Option<Place>,
     /// Left out where another buffer holds the joints and weights (`compute.influences`).
     #[serde(default)]
     pub joints: Option<Field<JointFormat>>,
@@ -958,6 +960,12 @@ pub struct Vertex {
     /// `@builtin(vertex_index)`, laid out as `compute.influences` (an engine's skin stream).
     #[serde(default)]
     pub influences: Option<Influences>,
+    /// Instead of the attributes: byte-addressed storage buffers the stage pulls its vertices'
+    /// fields from by `@builtin(vertex_index)`, each laid out as `compute.vertices` is and holding
+    /// some of them (an engine's streams apart: pygfx's positions, normals, skin indices and
+    /// weights each in a buffer of its own).
+    #[serde(default)]
+    pub streams: Vec<Vertices>,
     pub camera: Camera,
     /// The source normal attribute (`vec3<f32>`, Float32x3), if the stage reads one.
     #[serde(default)]
@@ -1190,6 +1198,11 @@ impl Profile {
         let mut out: Vec<(String, Slot)> = (self.role_slots().into_iter())
             .map(|(field, slot)| (field.to_string(), slot))
             .collect();
+        let streams = self
+            .vertex
+            .iter()
+            .flat_map(|v| v.streams.iter().enumerate());
+        out.extend(streams.map(|(i, s)| (format!("vertex.streams[{i}]"), s.slot())));
         for (i, b) in self.bindings.iter().enumerate() {
             let slot = Slot {
                 group: b.group,

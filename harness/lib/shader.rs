@@ -364,7 +364,14 @@ fn place_named(contract: &mut Contract, module: &naga::Module) {
             })
             .collect::<Vec<_>>()
     };
-    for role in [Role::Positions, Role::Joints] {
+    let roles = [
+        Role::Positions,
+        Role::Joints,
+        Role::Weights,
+        Role::Normals,
+        Role::Tangents,
+    ];
+    for role in roles {
         let pulled = element(contract, role).zip(contract.pulled_as(role));
         let pulled = pulled.map(|(e, p)| place(e, &p.members));
         if let (Some(p), Some(placed)) = (contract.pulled_as_mut(role), pulled) {

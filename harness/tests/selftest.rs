@@ -4192,6 +4192,64 @@ fn tangents_made_perpendicular_to_the_normal_follow_the_tangent_frame() {
     });
 }
 
+/// A vertex stage that pulls each field from a buffer of its own through an index table, as
+/// pygfx's generated stages do (`vertex_pulled` edited: positions as bare floats, three a vertex,
+/// joints and weights as typed vec4 arrays, `s_indices[vertex_index]` the vertex): every row
+/// passes with its `streams` and the table a `sequence`; zero-filled, the table sends every
+/// vertex to vertex 0 and the numbers fail.
+#[test]
+fn vertex_streams_of_their_own_through_an_index_table_pass() {
+    let name = "vertex_pulled";
+    let (source, profile) = example_texts(name);
+    let start = source.find("@group(0) @binding(2)").unwrap();
+    let shader = format!(
+        "{}{}",
+        &source[..start],
+        "@group(0) @binding(2) var<storage, read> s_positions: array<f32>;
+@group(0) @binding(3) var<storage, read> s_skin_indices: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> s_skin_weights: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> s_indices: array<i32>;
+
+fn load_s_positions(i: i32) -> vec3<f32> {
+    return vec3<f32>(s_positions[i * 3], s_positions[i * 3 + 1], s_positions[i * 3 + 2]);
+}
+
+@vertex
+fn vs_main(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<f32> {
+    let i0 = s_indices[index];
+    let joints = s_skin_indices[i0];
+    let weights = s_skin_weights[i0];
+    let skin = weights.x * joint_matrices[joints.x]
+        + weights.y * joint_matrices[joints.y]
+        + weights.z * joint_matrices[joints.z]
+        + weights.w * joint_matrices[joints.w];
+    return camera.view_projection * skin * vec4<f32>(load_s_positions(i0), 1.0);
+}
+"
+    );
+    let start = profile.find("  vertices:").unwrap();
+    let end = profile.find("  camera:").unwrap();
+    let streams = |fill: &str| {
+        format!(
+            "{}{}{}bindings:\n  - {{ group: 0, binding: 5{fill} }}\n",
+            &profile[..start],
+            "  streams:
+    - { group: 0, binding: 2, stride: 12, position: 0 }
+    - { group: 0, binding: 3, stride: 16, joints: { offset: 0, format: u32x4 } }
+    - { group: 0, binding: 4, stride: 16, weights: { offset: 0, format: f32x4 } }
+",
+            &profile[end..]
+        )
+    };
+    passes_only_with(
+        name,
+        "vertex_streams",
+        &shader,
+        (&streams(", fill: sequence"), &streams("")),
+        &["posed_matches_cpu", "bind_pose_reproduces_source"],
+    );
+}
+
 /// A palette of bare vec4 slots (`vertex_affine_joints` edited, as engines with a WebGL past keep
 /// their bones): three a joint, its affine's rows, under `matrix: rows`, and four a joint, its
 /// columns, each pass every row; the rows read as columns fail the posed comparison.

@@ -301,7 +301,14 @@ pub(super) fn vertex_data(
     if let Some(influences) = &contract.influences {
         let bytes = influences.pack(&mesh.positions, (&normals, &tangents), &sets)?;
         out.push((Role::Joints, "influences", bytes));
-    } else if contract.pulled.as_ref().is_none_or(|p| p.joints.is_empty()) {
+    }
+    // A pulling vertex stage's other streams.
+    for (role, p) in &contract.pulled_more {
+        let bytes = p.pack(&mesh.positions, (&normals, &tangents), &sets)?;
+        out.push((*role, "vertex stream", bytes));
+    }
+    if contract.influences.is_none() && contract.pulled.as_ref().is_none_or(|p| p.joints.is_empty())
+    {
         let format = contract.formats.joints;
         let mut joints = Vec::new();
         let mut weights = Vec::new();
@@ -703,7 +710,10 @@ fn frame_inputs(contract: &crate::contract::Contract, mesh: &Mesh) -> Vec<Input>
         (Role::Tangents, "tangents", tangents),
     ]
     .into_iter()
-    .filter(|(role, _, _)| contract.try_slot(*role).is_some())
+    // A pulling vertex stage's stream of them is packed with its vertices.
+    .filter(|(role, _, _)| {
+        contract.try_slot(*role).is_some() && contract.pulled_as(*role).is_none()
+    })
     .filter_map(|(role, label, values)| {
         Some((role, label, contract.streams.of(role)?.pack(&values)))
     })
@@ -918,10 +928,8 @@ pub fn check_limits(ctx: &Context, joints: usize, vertices: usize) -> Result<(),
     over("the palette (bytes)", joints as u64 * 64, binding)?;
     let contract = ctx.contract();
     // The largest of the vertex buffers, each bound whole.
-    let per_vertex = [&contract.pulled, &contract.influences]
-        .into_iter()
-        .flatten()
-        .map(|p| p.stride as u64)
+    let per_vertex = (contract.pulled_all().into_iter())
+        .map(|(_, p)| p.stride as u64)
         .chain([16 * contract.influence_sets as u64])
         .max()
         .unwrap_or(16);

@@ -630,7 +630,7 @@ fn influence_set_dropped(s: &Sites) -> Vec<Candidate> {
 fn byte_offset(s: &Sites) -> Vec<Candidate> {
     let c = s.contract;
     let mut offsets: Vec<u32> = Vec::new();
-    for p in [&c.pulled, &c.influences].into_iter().flatten() {
+    for (_, p) in c.pulled_all() {
         offsets.extend(p.fields().iter().map(|f| f.1));
     }
     if let Some(p) = &c.packed {

@@ -25,7 +25,7 @@ impl Vertices {
         };
         crate::format::Pulled {
             stride: named.stride(self.stride),
-            position: Some(named.byte("position", &self.position)),
+            position: self.position.as_ref().map(|p| named.byte("position", p)),
             position_w: Default::default(),
             frames: crate::format::FrameFields {
                 normal: named.maybe("normal", &self.normal),
@@ -163,10 +163,10 @@ impl Profile {
         let compute = self.compute.as_ref();
         let vertices = |v: &Vertices| {
             (
-                true,
+                v.position.is_some(),
                 v.normal.is_some(),
                 v.tangent.is_some(),
-                v.joints.is_some(),
+                v.joints.is_some() || v.weights.is_some(),
             )
         };
         if let Some(v) = compute.and_then(|k| k.vertices.as_ref()) {
@@ -180,6 +180,16 @@ impl Profile {
         }
         if self.vertex.as_ref().is_some_and(|v| v.influences.is_some()) {
             given.push(("vertex.influences", (false, false, false, true)));
+        }
+        let streams = self
+            .vertex
+            .iter()
+            .flat_map(|v| v.streams.iter().enumerate());
+        let streams: Vec<(String, &Vertices)> = streams
+            .map(|(i, s)| (format!("vertex.streams[{i}]"), s))
+            .collect();
+        for (at, s) in &streams {
+            given.push((at.as_str(), vertices(s)));
         }
         if let Some(o) = compute.and_then(|k| k.output.as_ref()) {
             let frames = (o.normal.is_some(), o.tangent.is_some());
@@ -633,6 +643,39 @@ impl Profile {
             let layout = pulled.layout();
             c.formats.vertex_joints = layout.joint_format;
             c.formats.vertex_weights = layout.weights;
+        }
+        for (i, s) in v.streams.iter().enumerate() {
+            // Each of the stage's buffers, bound as the role of the first field it holds.
+            let layout = s.layout();
+            let role = [
+                (Role::Positions, layout.position.is_some()),
+                (Role::Joints, !layout.joints.is_empty()),
+                (Role::Weights, !layout.weight_offsets.is_empty()),
+                (Role::Normals, layout.frames.normal.is_some()),
+                (Role::Tangents, layout.frames.tangent.is_some()),
+            ]
+            .into_iter()
+            .find_map(|(r, holds)| holds.then_some(r))
+            .unwrap_or(Role::Positions);
+            slots.push(self.slot(
+                role,
+                (s.group, s.binding),
+                (Space::Storage { writable: false }, Want::Words),
+                "a byte-addressed vertex stream",
+                vec![Pipeline::Render],
+                &format!("vertex.streams[{i}]"),
+            ));
+            if !layout.joints.is_empty() {
+                c.formats.vertex_joints = layout.joint_format;
+            }
+            if !layout.weight_offsets.is_empty() {
+                c.formats.vertex_weights = layout.weights;
+            }
+            match role {
+                Role::Positions => c.pulled = Some(layout),
+                Role::Joints => c.influences = Some(layout),
+                _ => c.pulled_more.push((role, layout)),
+            }
         }
         if let Some(i) = &v.influences {
             // The joints and weights in a storage buffer of their own, read by vertex index.

@@ -392,6 +392,9 @@ impl Profile {
             ("vertex.joints", v.joints.is_some()),
             ("vertex.weights", v.weights.is_some()),
         ];
+        if !v.streams.is_empty() {
+            return self.check_pulled_streams(v, sets, &attributes);
+        }
         let Some(pulled) = &v.vertices else {
             if let Some(i) = &v.influences {
                 return self.check_influences(v, i, sets);
@@ -423,10 +426,77 @@ impl Profile {
         if v.skin_function.is_some() {
             return refuse("vertex.skin_function", "a vertex stage that pulls its vertices is compared through a copy of its entry point: leave out `skin_function`");
         }
+        if pulled.position.is_none() {
+            return refuse(
+                "vertex.vertices.position",
+                "the pulled vertices hold the position: give its offset",
+            );
+        }
         if pulled.joints.is_none() || pulled.weights.is_none() {
-            return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights: give `joints` and `weights` here");
+            return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights: give `joints` and `weights` here, or split them over `streams`");
         }
         check_vertices(pulled, sets, "vertex.vertices")
+    }
+
+    /// A vertex stage that pulls its vertices' fields from several buffers (`vertex.streams`):
+    /// vertex-only, compared through a copy of its entry point, instead of the attributes and
+    /// the one buffer, with the position, the joints and the weights each in exactly one of them
+    /// (a normal and a tangent in at most one), every buffer holding something.
+    fn check_pulled_streams(
+        &self,
+        v: &Vertex,
+        sets: usize,
+        attributes: &[(&str, bool)],
+    ) -> Result<(), (String, String)> {
+        let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
+        let given = [
+            ("vertex.vertices", v.vertices.is_some()),
+            ("vertex.influences", v.influences.is_some()),
+        ];
+        if let Some((field, _)) = attributes.iter().chain(&given).find(|a| a.1) {
+            return refuse(field, "give either `streams` (the stage's buffers it pulls its vertices from) or this, not both");
+        }
+        if self.compute.is_some() {
+            return refuse("vertex.streams", "a vertex stage pulls its vertices in a vertex-only profile: with a compute stage, the compute stage pulls them (`compute.vertices`)");
+        }
+        if v.skin_function.is_some() {
+            return refuse("vertex.skin_function", "a vertex stage that pulls its vertices is compared through a copy of its entry point: leave out `skin_function`");
+        }
+        let fields = |s: &Vertices| {
+            [
+                ("position", s.position.is_some()),
+                ("joints", s.joints.is_some()),
+                ("weights", s.weights.is_some()),
+                ("normal", s.normal.is_some()),
+                ("tangent", s.tangent.is_some()),
+            ]
+        };
+        for (i, s) in v.streams.iter().enumerate() {
+            let at = format!("vertex.streams[{i}]");
+            if !fields(s).iter().any(|f| f.1) {
+                return refuse(&at, "holds none of the position, joints, weights, normal and tangent: give the fields the stage reads from it");
+            }
+            check_vertices(s, sets, &at)?;
+        }
+        for (k, (what, _)) in fields(&v.streams[0]).into_iter().enumerate() {
+            let holding: Vec<usize> = (v.streams.iter().enumerate())
+                .filter(|(_, s)| fields(s)[k].1)
+                .map(|(i, _)| i)
+                .collect();
+            if holding.len() > 1 {
+                return refuse(
+                    &format!("vertex.streams[{}].{what}", holding[1]),
+                    &format!("the {what} is already in `vertex.streams[{}]`: give each field in one buffer", holding[0]),
+                );
+            }
+            if holding.is_empty() && k < 3 {
+                return refuse(
+                    "vertex.streams",
+                    &format!("no buffer holds the {what}: give it in one of them"),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// A vertex stage's influences in storage, read by vertex index beside its attributes: the
@@ -570,6 +640,12 @@ fn check_compute(c: &Compute, sets: usize) -> Result<(), (String, String)> {
     }
     check_sources(c)?;
     if let Some(v) = &c.vertices {
+        if v.position.is_none() {
+            return Err((
+                "compute.vertices.position".into(),
+                "the byte-addressed vertices hold the position: give its offset".into(),
+            ));
+        }
         check_vertices(v, sets, "compute.vertices")?;
     }
     if let Some(i) = &c.influences {

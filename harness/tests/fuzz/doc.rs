@@ -866,7 +866,30 @@ const PULLED_EDITS: &[ProfileEdit] = &[
         &[("weights: { offset: 20,", "weights: { offset: 16,")],
         "vertex.vertices.weights.offset",
     ),
+    (
+        "vertex streams beside the one buffer of pulled vertices",
+        &[("  vertices:\n", "  streams:\n    - { group: 0, binding: 3, stride: 12, position: 0 }\n  vertices:\n")],
+        "give either `streams` (the stage's buffers it pulls its vertices from) or this, not both",
+    ),
+    (
+        "a position in two vertex streams",
+        &[(STREAMS_FROM, "  streams:\n    - { group: 0, binding: 2, stride: 32, position: 0, joints: { offset: 12, format: u16x4 }, weights: { offset: 20, format: unorm16x4 } }\n    - { group: 0, binding: 3, stride: 12, position: 0 }\n")],
+        "the position is already in `vertex.streams[0]`: give each field in one buffer",
+    ),
+    (
+        "vertex streams without the weights",
+        &[(STREAMS_FROM, "  streams:\n    - { group: 0, binding: 2, stride: 32, position: 0, joints: { offset: 12, format: u16x4 } }\n")],
+        "no buffer holds the weights: give it in one of them",
+    ),
+    (
+        "a vertex stream that holds no field",
+        &[(STREAMS_FROM, "  streams:\n    - { group: 0, binding: 2, stride: 32, position: 0, joints: { offset: 12, format: u16x4 }, weights: { offset: 20, format: unorm16x4 } }\n    - { group: 0, binding: 3, stride: 16 }\n")],
+        "holds none of the position, joints, weights, normal and tangent",
+    ),
 ];
+
+/// `vertex_pulled`'s one buffer of pulled vertices, which the stream edits replace.
+const STREAMS_FROM: &str = "  vertices:\n    group: 0\n    binding: 2\n    stride: 32                                  # bytes per vertex\n    position: 0                                 # vec3<f32>, bytes 0 to 11\n    joints: { offset: 12, format: u16x4 }       # bytes 12 to 19\n    weights: { offset: 20, format: unorm16x4 }  # bytes 20 to 27\n";
 
 /// Edits of `shaders/examples/vertex_mesh_bindings.profile.yaml` (the palette's offset in
 /// per-instance data the harness fills).
