@@ -743,8 +743,8 @@ fn frame_declarations(place: Place, roles: &[Role], pulls: bool) -> String {
 }
 
 /// What a vertex stage reads from storage of its own by vertex index, which the capture binds
-/// in place of its own buffers: every source (`vertex.vertices`), or the joints and weights
-/// beside its attributes (`vertex.influences`).
+/// in place of its own buffers: every source (`vertex.vertices`, or its `vertex.streams`), or
+/// the joints and weights beside its attributes (`vertex.influences`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Own {
     Nothing,

@@ -802,10 +802,10 @@ pub struct Contract {
     /// that many elements per vertex one after another; as vertex attributes, one attribute each.
     pub influence_sets: usize,
     /// A byte-addressed vertex buffer, bound as [`Role::Positions`] (no joints or weights binding
-    /// where it holds them).
+    /// where it holds them, nor where other byte-addressed buffers do).
     pub pulled: Option<Pulled>,
-    /// The joints and weights in a byte-addressed buffer of their own, bound as [`Role::Joints`]
-    /// (no weights binding).
+    /// The joints (and the weights, unless a stream of their own holds them) in a byte-addressed
+    /// buffer of their own, bound as [`Role::Joints`].
     pub influences: Option<Pulled>,
     /// A pulling vertex stage's other byte-addressed buffers (`vertex.streams`), each bound as
     /// the role of the first field it holds: [`Role::Weights`], [`Role::Normals`] or
@@ -951,8 +951,9 @@ pub struct PaletteElement {
     /// left, 0 0 0 1 around it), read from the shader (3 until read).
     pub normal_columns: u32,
     /// Where the palette is a bare array of `vec4<f32>`, as engines with a WebGL past keep their
-    /// bones (`bones[j * 3u + r]`), the slots a joint takes: 3 (its affine's rows, `rows`) or 4
-    /// (its columns); 0 for an array of matrices. Read from the shader (0 until read).
+    /// bones (`bones[j * 3u + r]`), the slots a joint takes, read from the shader's reads: 3 (its
+    /// affine's rows, `rows`) or 4 (its columns, or under `rows` its four rows); 0 for an array of
+    /// matrices (and until read).
     pub slots: u32,
 }
 
@@ -993,13 +994,7 @@ impl PaletteElement {
         };
         match (&self.member, inner) {
             (None, t) if self.rows && is_row_struct(types, t) => true,
-            (
-                None,
-                &TypeInner::Vector {
-                    size: naga::VectorSize::Quad,
-                    scalar,
-                },
-            ) => self.slots > 0 && scalar == naga::Scalar::F32,
+            (None, t) if crate::slots::is_vec4f(t) => self.slots > 0,
             (None, t) => matrix(t),
             (Some(m), TypeInner::Struct { members, .. }) => {
                 let has = |name: &str, ok: &dyn Fn(&TypeInner) -> bool| {
@@ -1019,7 +1014,11 @@ impl PaletteElement {
             None => format!(
                 "{} (or {} vec4<f32> a joint)",
                 self.matrix_wgsl(),
-                if self.rows { 3 } else { 4 }
+                match (self.slots, self.rows) {
+                    (0, true) => "3 or 4".to_string(),
+                    (0, false) => "4".to_string(),
+                    (k, _) => k.to_string(),
+                }
             ),
             Some(m) => {
                 let normal = (self.normal.as_ref())
@@ -1046,8 +1045,9 @@ impl PaletteElement {
         let mut out = vec![0u8; stride * matrices.len()];
         for (i, m) in matrices.iter().enumerate() {
             let floats: Vec<f32> = if self.rows {
-                // Rows 0 to 2: element r of each column.
-                (0..3)
+                // Rows 0 to 2: element r of each column; four slots a joint take row 3 too.
+                let rows = if self.slots == 4 { 4 } else { 3 };
+                (0..rows)
                     .flat_map(|r| m.to_cols_array_2d().map(|c| c[r]))
                     .collect()
             } else {
@@ -1379,7 +1379,8 @@ impl Fill {
     /// `size` bytes (at least 16, rounded up to 16) of this fill over a type whose float matrices
     /// are `matrices`: zeros, with 1 on each matrix's diagonal for `identity` (the identity of a
     /// square matrix; of an affine `mat3x4` or `mat4x3`, its identity transform); a `sequence`'s
-    /// indices are written over the zeros by the shader's reading of the binding's array.
+    /// indices are written over the zeros where the shader's type puts its array (and the
+    /// profile's floats over them).
     pub fn over(self, matrices: &[MatrixAt], size: u64) -> Vec<u8> {
         let len = (size as usize).max(16).next_multiple_of(16);
         let mut words = vec![0f32; len / 4];
@@ -1818,8 +1819,9 @@ impl Contract {
         self.slots.iter().find(|s| s.role == role)
     }
 
-    /// The byte-addressed layout bound as `role`: the vertices' ([`Role::Positions`]) or the
-    /// influences' ([`Role::Joints`]), where the contract has one.
+    /// The byte-addressed layout bound as `role`: the vertices' ([`Role::Positions`]), the
+    /// influences' ([`Role::Joints`]) or a vertex stream's bound as its first field's role, where
+    /// the contract has one.
     pub fn pulled_as(&self, role: Role) -> Option<&Pulled> {
         match role {
             Role::Positions => self.pulled.as_ref(),

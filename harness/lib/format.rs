@@ -359,7 +359,8 @@ impl AttributePosition {
 /// A byte-addressed vertex buffer: one `array<u32>` holding every vertex's fields one after
 /// another, `stride` bytes apart, each field at its byte offset in the vertex. The vertices'
 /// buffer holds the position; a second one (`compute.influences`) may hold the joints and
-/// weights instead, and then no position.
+/// weights instead, and then no position; a pulling vertex stage's streams (`vertex.streams`)
+/// each hold some of the fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pulled {
     pub stride: u32,

@@ -656,6 +656,13 @@ pub struct TangentAttribute {
     pub format: crate::format::TangentFormat,
 }
 
+impl Vertex {
+    /// The byte-addressed buffers the stage pulls its vertices from: `vertices`, or `streams`.
+    pub fn pulled(&self) -> impl Iterator<Item = &Vertices> {
+        self.vertices.iter().chain(&self.streams)
+    }
+}
+
 /// A byte-addressed vertex buffer: one `array<u32>` (or an array of the shader's vertex struct),
 /// each vertex `stride` bytes, its fields at byte offsets or, in a struct, at named members.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

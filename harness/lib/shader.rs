@@ -304,6 +304,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
     free_members(contract, module);
     size_outputs(contract, module);
     let palette = contract.slot(Role::Palette);
+    let handle = global_handle_at(module, palette.group, palette.binding);
     if let Some(var) = global_at(module, palette.group, palette.binding) {
         let ty = match member_of(module, var.ty, contract.member(Role::Palette)) {
             Some(m) => m.ty,
@@ -313,12 +314,12 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
             let e = &mut contract.palette_element;
             e.stride = stride;
             // A bare array of vec4 slots: a joint's rows or columns, one after another.
-            let slots = matches!(
-                module.types[base].inner,
-                TypeInner::Vector { size: naga::VectorSize::Quad, scalar } if scalar == naga::Scalar::F32
-            );
-            if slots && e.member.is_none() {
-                e.slots = if e.rows { 3 } else { 4 };
+            if crate::slots::is_vec4f(&module.types[base].inner) && e.member.is_none() {
+                // As the shader's reads step through them, where that fits the profile's form:
+                // columns come four a joint, rows three or four.
+                let read = (handle.and_then(|g| crate::slots::per_joint(module, g)))
+                    .filter(|&k| e.rows || k == 4);
+                e.slots = read.unwrap_or(if e.rows { 3 } else { 4 });
                 e.stride = stride * e.slots;
             }
             let offset = member_of(module, base, e.member.as_ref()).map(|m| m.offset);
@@ -434,35 +435,7 @@ pub(crate) fn all_functions(module: &naga::Module) -> impl Iterator<Item = &naga
     (module.functions.iter().map(|(_, f)| f)).chain(module.entry_points.iter().map(|e| &e.function))
 }
 
-/// Calls `visit` with every statement of `block`, those of the blocks nested in it too, in order.
-pub(crate) fn for_each_statement(block: &naga::Block, visit: &mut impl FnMut(&naga::Statement)) {
-    for s in block.iter() {
-        for_each_nested(s, visit);
-    }
-}
-
-/// Calls `visit` with `s`, then with every statement of the blocks nested in it, in order.
-pub(crate) fn for_each_nested(s: &naga::Statement, visit: &mut impl FnMut(&naga::Statement)) {
-    use naga::Statement as S;
-    visit(s);
-    match s {
-        S::Block(b) => for_each_statement(b, visit),
-        S::If { accept, reject, .. } => {
-            for_each_statement(accept, visit);
-            for_each_statement(reject, visit);
-        }
-        S::Switch { cases, .. } => cases
-            .iter()
-            .for_each(|c| for_each_statement(&c.body, visit)),
-        S::Loop {
-            body, continuing, ..
-        } => {
-            for_each_statement(body, visit);
-            for_each_statement(continuing, visit);
-        }
-        _ => {}
-    }
-}
+pub(crate) use crate::naga_walk::{for_each_nested, for_each_statement};
 
 /// The global variable a pointer expression reaches into, if any (`&out.vertices` -> `out`,
 /// `skinned[i]` -> `skinned`).
@@ -626,14 +599,15 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
         let whence =
             (slot.origin.as_ref()).map_or(String::new(), |o| format!(" (the profile's {o})"));
         let f = &mut contract.filled[i];
-        let fill = f.fill.over(&matrices(module, var.ty, size), size);
-        f.bytes = crate::contract::Filled::contents(&fill, &f.floats);
+        let mut fill = f.fill.over(&matrices(module, var.ty, size), size);
         f.problems = Vec::new();
+        // The indices are the fill; the profile's floats go over them.
         if sequence {
-            if let Err(why) = write_sequence(module, var, &mut f.bytes) {
+            if let Err(why) = write_sequence(module, var, &mut fill) {
                 f.problems.push(format!("{why}{whence}"));
             }
         }
+        f.bytes = crate::contract::Filled::contents(&fill, &f.floats);
         f.problems
             .extend(write_members(module, var.ty, &f.members, &mut f.bytes));
         let count = (f.count.iter_mut())
@@ -1642,6 +1616,17 @@ fn binding_violations(
                     slot.whence()
                 ));
             }
+            // Bare slots the shader reads three a joint, which only rows take.
+            let e = &contract.palette_element;
+            let handle = global_handle_at(module, slot.group, slot.binding);
+            let read = handle.and_then(|g| crate::slots::per_joint(module, g));
+            if e.slots == 4 && !e.rows && read == Some(3) {
+                bad.push(format!(
+                    "binding {} (`{name}`) is read three vec4<f32> a joint, an affine's rows: give `matrix: rows`, not columns, four a joint{}",
+                    binding.binding,
+                    slot.whence()
+                ));
+            }
         } else if !slot.ty.matches(&module.types, var.ty) {
             bad.push(format!(
                 "binding {} (`{name}`) must be {}, is {}{}{}",
@@ -1723,9 +1708,13 @@ fn struct_fields(
     module: &naga::Module,
     slot: &crate::contract::Slot,
     ty: Handle<naga::Type>,
-) -> Option<(&'static str, Vec<(String, String)>)> {
+) -> Option<(String, Vec<(String, String)>)> {
     use crate::contract::Want;
     let none = Vec::new();
+    // A pulling vertex stage's stream, named as the profile's list names it.
+    let stream_field = (slot.origin.as_deref())
+        .and_then(|o| o.split("field `").nth(1)?.split('`').next())
+        .filter(|f| f.starts_with("vertex.streams["));
     let stream = contract.streams.of(slot.role);
     let (fields, what, profile_stride, named) = match (slot.ty, stream) {
         // A normal or tangent stream of its own: the one direction at its offset.
@@ -1756,7 +1745,7 @@ fn struct_fields(
             };
             (
                 crate::vertex_struct::pulled_fields(p),
-                what,
+                stream_field.unwrap_or(what),
                 p.stride,
                 &p.members,
             )
@@ -1768,24 +1757,25 @@ fn struct_fields(
         }
         _ => return None,
     };
+    let owned = what.to_string();
     if let Some(why) = whole_elements(module, ty, profile_stride) {
-        return Some((what, vec![("stride".into(), why)]));
+        return Some((owned, vec![("stride".into(), why)]));
     }
     let element = crate::vertex_struct::element(module, ty);
     let unplaced =
         crate::vertex_struct::unplaced(module, element, named, what, || describe(module, ty));
     if !unplaced.is_empty() {
-        return Some((what, unplaced));
+        return Some((owned, unplaced));
     }
     let (s, stride) = element?;
     if !named.is_empty() {
         // Offsets read from the struct: the rules numbers given are held to when it loads.
         if let Some(why) = crate::vertex_struct::placed_violation(profile_stride, &fields, what) {
-            return Some((what, vec![why]));
+            return Some((owned, vec![why]));
         }
     }
     let why = crate::vertex_struct::violations(module, s, stride, &fields, what, profile_stride);
-    (!why.is_empty()).then_some((what, why))
+    (!why.is_empty()).then_some((owned, why))
 }
 
 /// For a byte-addressed buffer declared as an array of vectors (`array<vec4<f32>>`): why a vertex
@@ -2495,7 +2485,7 @@ pub(crate) mod tests {
         .to_string();
         assert!(
             msg.contains(
-                "binding 1 (`bones`) must be array<E>, E mat3x4<f32> (or 3 vec4<f32> a joint), is array<mat4x4<f32>>"
+                "binding 1 (`bones`) must be array<E>, E mat3x4<f32> (or 3 or 4 vec4<f32> a joint), is array<mat4x4<f32>>"
             ),
             "{msg}"
         );

@@ -4290,6 +4290,24 @@ fn a_palette_of_vec4_slots_holds_rows_or_columns() {
         &[("matrix: rows, element_member: rows }", "}")],
     );
     let _ = passing_run(name, "vec4_rows", &rows, &as_rows);
+    // All four rows a joint, the matrix built from their scalars down each column.
+    let lanes: Vec<String> = ["x", "y", "z", "w"]
+        .iter()
+        .map(|l| {
+            (0..4)
+                .map(|r| format!("joint_data[j + {r}u].{l}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect();
+    let four_rows = slots(
+        4,
+        &format!(
+            "let j = indices[k] * {{k}}u;\n        let m = transpose(mat4x4<f32>({}));",
+            lanes.join(", ")
+        ),
+    );
+    let _ = passing_run(name, "vec4_four_rows", &four_rows, &as_rows);
     passes_only_with(
         name,
         "vec4_columns",

@@ -131,6 +131,10 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
     )
 }
 
+/// Another reference the GPU's directions may match: its name in the profile's field, and its
+/// directions at the bind pose and at the pose.
+type Reference = (&'static str, [Vec<[f32; 4]>; 2]);
+
 /// Where the GPU's directions fail against the profile's reference, whether they pass against
 /// another at both poses (normals under another `normal_matrix`, tangents under another
 /// `tangent_frame`): the hint that names it, or nothing (faults, no match).
@@ -150,17 +154,14 @@ fn other_reference(input: &Input, which: Which, flags: (bool, bool)) -> String {
     let scene = &input.run.scene;
     // Every other reference they match: where joints only rotate, `blended` and `per_joint`
     // agree, and another case tells them apart.
-    let (field, said, matches): (&str, &str, Vec<&str>) = match which {
+    // (the field, what the profile says, each other reference by name at both poses)
+    let (field, said, others): (&str, &str, Vec<Reference>) = match which {
         Which::Normals => (
             "normal_matrix",
             contract.normal_matrix.name(),
             (crate::contract::NormalMatrix::ALL.into_iter())
                 .filter(|&by| by != contract.normal_matrix)
-                .filter(|&by| {
-                    let [b, p] = scene.normals_by(by);
-                    passes(&widen(b), &widen(p))
-                })
-                .map(|by| by.name())
+                .map(|by| (by.name(), scene.normals_by(by).each_ref().map(|v| widen(v))))
                 .collect(),
         ),
         Which::Tangents => (
@@ -168,14 +169,14 @@ fn other_reference(input: &Input, which: Which, flags: (bool, bool)) -> String {
             contract.tangent_frame.name(),
             (crate::contract::TangentFrame::ALL.into_iter())
                 .filter(|&by| by != contract.tangent_frame)
-                .filter(|&by| {
-                    let [b, p] = scene.tangents_by(by);
-                    passes(b, p)
-                })
-                .map(|by| by.name())
+                .map(|by| (by.name(), scene.tangents_by(by).clone()))
                 .collect(),
         ),
     };
+    let matches: Vec<&str> = (others.iter())
+        .filter(|(_, [b, p])| passes(b, p))
+        .map(|(name, _)| *name)
+        .collect();
     if matches.is_empty() {
         return String::new();
     }

@@ -995,12 +995,20 @@ fn palette<'a>(
     };
     let mut fields = format!("group: {}, binding: {}, form: {form}", g.group, g.binding);
     let why = match form_kind {
-        Matrices::Array if read::holds_vec4(module, g) => format!(
-            "`{}` is an array of vec4<f32> read at a joint's index times {}: each joint's {}",
-            g.name,
-            if *rows { 3 } else { 4 },
-            if *rows { "affine rows" } else { "columns" }
-        ),
+        Matrices::Array if read::holds_vec4(module, g) => {
+            let slots = (g.variable(module))
+                .and_then(|v| crate::slots::per_joint(module, v))
+                .unwrap_or(4);
+            format!(
+                "`{}` is an array of vec4<f32> read at a joint's index times {slots}: each joint's {}",
+                g.name,
+                match (*rows, slots) {
+                    (true, 3) => "affine rows",
+                    (true, _) => "rows",
+                    _ => "columns",
+                }
+            )
+        }
         Matrices::Array => format!("`{}` is an array of joint matrices", g.name),
         Matrices::Member(m, normal, element) => {
             let _ = write!(fields, ", member: {m}");

@@ -154,11 +154,13 @@ pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> 
         if crate::contract::is_row_struct(&module.types, inner) && named(&g.name, PALETTE_WORDS) {
             return Some((Matrices::Array, true));
         }
-        // Bare vec4 slots in a buffer named so, a joint's rows or columns one after another
-        // (`bones[j * 3u + r]`), as engines with a WebGL past keep them.
-        if holds_vec4(module, g) && named(&g.name, PALETTE_WORDS) {
-            let slots = vec4_slots(module, g.variable(module)?)?;
-            return Some((Matrices::Array, slots == 3));
+        // Bare vec4 slots, a joint's rows or columns one after another, read at a joint's index
+        // times 3 or 4 (`bones[j * 3u + r]`), as engines with a WebGL past keep them, named as a
+        // palette or not (`u_uniformArray`).
+        if holds_vec4(module, g) {
+            let var = g.variable(module)?;
+            let slots = crate::slots::per_joint(module, var)?;
+            return Some((Matrices::Array, crate::slots::rows(module, var, slots)));
         }
         if let TypeInner::Struct { members, .. } = inner {
             // Per-instance data holding a whole palette (element 0's is the drawn instance's),
@@ -185,71 +187,7 @@ pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> 
 
 /// Whether `g` is an array of `vec4<f32>` (or a struct holding only one).
 pub(super) fn holds_vec4(module: &Module, g: &Global) -> bool {
-    array_element(module, g.handle).is_some_and(|e| {
-        matches!(module.types[e].inner, TypeInner::Vector { size: VectorSize::Quad, scalar } if scalar == naga::Scalar::F32)
-    })
-}
-
-/// How many `vec4<f32>` slots a joint takes in `global` (an array of them, or a struct holding
-/// only one): the factor an index it is read at is multiplied by (`bones[j * 3u + r]`), 3 (an
-/// affine's rows) or 4 (a matrix's columns); none where no read shows one.
-fn vec4_slots(module: &Module, global: naga::Handle<naga::GlobalVariable>) -> Option<u32> {
-    use naga::Expression as E;
-    let literal = |f: &naga::Function, e: naga::Handle<E>| match f.expressions[e] {
-        E::Literal(naga::Literal::U32(k)) => Some(k),
-        E::Literal(naga::Literal::I32(k)) => u32::try_from(k).ok(),
-        E::Literal(naga::Literal::AbstractInt(k)) => u32::try_from(k).ok(),
-        _ => None,
-    };
-    // The factor in an index `j * k + r` (or `k * j`, a cast of either), k 3 or 4.
-    fn factor(
-        f: &naga::Function,
-        e: naga::Handle<E>,
-        literal: &dyn Fn(&naga::Function, naga::Handle<E>) -> Option<u32>,
-        depth: u8,
-    ) -> Option<u32> {
-        let deeper = |e| {
-            (depth > 0)
-                .then(|| factor(f, e, literal, depth - 1))
-                .flatten()
-        };
-        match f.expressions[e] {
-            E::Binary {
-                op: naga::BinaryOperator::Multiply,
-                left,
-                right,
-            } => (literal(f, left).or_else(|| literal(f, right))).filter(|k| matches!(k, 3 | 4)),
-            E::Binary {
-                op: naga::BinaryOperator::Add,
-                left,
-                right,
-            } => deeper(left).or_else(|| deeper(right)),
-            E::As { expr, .. } => deeper(expr),
-            _ => None,
-        }
-    }
-    let is_global = |f: &naga::Function, e: naga::Handle<E>| match f.expressions[e] {
-        E::GlobalVariable(g) => g == global,
-        // The array as the only member of its struct.
-        E::AccessIndex { base, .. } => {
-            matches!(f.expressions[base], E::GlobalVariable(g) if g == global)
-        }
-        _ => false,
-    };
-    let functions = (module.functions.iter().map(|(_, f)| f))
-        .chain(module.entry_points.iter().map(|e| &e.function));
-    for f in functions {
-        for (_, e) in f.expressions.iter() {
-            if let E::Access { base, index } = *e {
-                if is_global(f, base) {
-                    if let Some(k) = factor(f, index, &literal, 4) {
-                        return Some(k);
-                    }
-                }
-            }
-        }
-    }
-    None
+    array_element(module, g.handle).is_some_and(|e| crate::slots::is_vec4f(&module.types[e].inner))
 }
 
 /// The member of a struct that is an array of joint matrices, if any.

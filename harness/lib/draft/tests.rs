@@ -401,6 +401,28 @@ return view_proj * vec4<f32>(s, 1.0);
         "{}",
         halves.yaml
     );
+    // Four slots a joint read down the rows of a matrix built from scalars, the factor kept in a
+    // local variable, in an array named as nothing in particular.
+    let scalars = "@group(0) @binding(0) var<uniform> u_matrix: mat4x4f;
+@group(0) @binding(2) var<uniform> u_uniformArray: array<vec4f, 96>;
+fn getBoneMatrix(jointNdx: i32) -> mat4x4f {
+var v: i32 = jointNdx * 4;
+return mat4x4f(u_uniformArray[v].x, u_uniformArray[v + 1].x, u_uniformArray[v + 2].x, u_uniformArray[v + 3].x,
+u_uniformArray[v].y, u_uniformArray[v + 1].y, u_uniformArray[v + 2].y, u_uniformArray[v + 3].y,
+u_uniformArray[v].z, u_uniformArray[v + 1].z, u_uniformArray[v + 2].z, u_uniformArray[v + 3].z,
+u_uniformArray[v].w, u_uniformArray[v + 1].w, u_uniformArray[v + 2].w, u_uniformArray[v + 3].w);
+}
+@vertex fn vs(@location(0) position: vec3f, @location(1) joints: vec4f, @location(2) weights: vec4f) -> @builtin(position) vec4f {
+return u_matrix * (weights.x * (getBoneMatrix(i32(joints.x)) * vec4f(position, 1.0)));
+}";
+    let rows = draft("s.wgsl", scalars).unwrap();
+    for line in [
+        "palette: { group: 0, binding: 2, form: uniform, matrix: rows }",
+        "read at a joint's index times 4: each joint's rows",
+        "joints_above: 24",
+    ] {
+        assert!(rows.yaml.contains(line), "{line}: {}", rows.yaml);
+    }
 }
 
 /// A vertex stage that makes its skinned tangent perpendicular to its skinned normal (a

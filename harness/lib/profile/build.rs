@@ -157,7 +157,7 @@ impl Regions {
 impl Profile {
     /// Where the profile gives each field of its byte-addressed buffers, by its full name.
     fn field_places(&self) -> Vec<(String, String)> {
-        // Each buffer: (its name, whether it holds a position, a normal, a tangent, joints and
+        // Each buffer: (its name, whether it holds a position, a normal, a tangent, joints,
         // weights).
         let mut given = Vec::new();
         let compute = self.compute.as_ref();
@@ -166,20 +166,21 @@ impl Profile {
                 v.position.is_some(),
                 v.normal.is_some(),
                 v.tangent.is_some(),
-                v.joints.is_some() || v.weights.is_some(),
+                v.joints.is_some(),
+                v.weights.is_some(),
             )
         };
         if let Some(v) = compute.and_then(|k| k.vertices.as_ref()) {
             given.push(("compute.vertices", vertices(v)));
         }
         if compute.is_some_and(|k| k.influences.is_some()) {
-            given.push(("compute.influences", (false, false, false, true)));
+            given.push(("compute.influences", (false, false, false, true, true)));
         }
         if let Some(v) = self.vertex.as_ref().and_then(|v| v.vertices.as_ref()) {
             given.push(("vertex.vertices", vertices(v)));
         }
         if self.vertex.as_ref().is_some_and(|v| v.influences.is_some()) {
-            given.push(("vertex.influences", (false, false, false, true)));
+            given.push(("vertex.influences", (false, false, false, true, true)));
         }
         let streams = self
             .vertex
@@ -193,17 +194,17 @@ impl Profile {
         }
         if let Some(o) = compute.and_then(|k| k.output.as_ref()) {
             let frames = (o.normal.is_some(), o.tangent.is_some());
-            given.push(("compute.output", (true, frames.0, frames.1, false)));
+            given.push(("compute.output", (true, frames.0, frames.1, false, false)));
         }
         let mut out = Vec::new();
-        for (what, (position, normal, tangent, influences)) in given {
+        for (what, (position, normal, tangent, joints, weights)) in given {
             let keys = [
                 ("stride", true),
                 ("position", position),
                 ("normal", normal),
                 ("tangent", tangent),
-                ("joints", influences),
-                ("weights", influences),
+                ("joints", joints),
+                ("weights", weights),
             ];
             for (key, _) in keys.into_iter().filter(|k| k.1) {
                 let field = format!("{what}.{key}");

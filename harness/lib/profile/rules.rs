@@ -419,13 +419,9 @@ impl Profile {
                 "give either `vertices` (one byte-addressed buffer) or `position`, `joints` and `weights`, not both".into(),
             ));
         }
+        pulls_frames(v, "vertex.vertices")?;
         let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
-        if self.compute.is_some() {
-            return refuse("vertex.vertices", "a vertex stage pulls its vertices in a vertex-only profile: with a compute stage, the compute stage pulls them (`compute.vertices`)");
-        }
-        if v.skin_function.is_some() {
-            return refuse("vertex.skin_function", "a vertex stage that pulls its vertices is compared through a copy of its entry point: leave out `skin_function`");
-        }
+        self.pulls_alone(v, "vertex.vertices")?;
         if pulled.position.is_none() {
             return refuse(
                 "vertex.vertices.position",
@@ -436,6 +432,18 @@ impl Profile {
             return refuse("vertex.vertices", "the vertex stage's pulled vertices hold a position, joints and weights: give `joints` and `weights` here, or split them over `streams`");
         }
         check_vertices(pulled, sets, "vertex.vertices")
+    }
+
+    /// A vertex stage that pulls its vertices (from the buffers at `field`) does so in a
+    /// vertex-only profile, compared through a copy of its entry point.
+    fn pulls_alone(&self, v: &Vertex, field: &str) -> Result<(), (String, String)> {
+        if self.compute.is_some() {
+            return Err((field.into(), "a vertex stage pulls its vertices in a vertex-only profile: with a compute stage, the compute stage pulls them (`compute.vertices`)".into()));
+        }
+        if v.skin_function.is_some() {
+            return Err(("vertex.skin_function".into(), "a vertex stage that pulls its vertices is compared through a copy of its entry point: leave out `skin_function`".into()));
+        }
+        Ok(())
     }
 
     /// A vertex stage that pulls its vertices' fields from several buffers (`vertex.streams`):
@@ -456,19 +464,16 @@ impl Profile {
         if let Some((field, _)) = attributes.iter().chain(&given).find(|a| a.1) {
             return refuse(field, "give either `streams` (the stage's buffers it pulls its vertices from) or this, not both");
         }
-        if self.compute.is_some() {
-            return refuse("vertex.streams", "a vertex stage pulls its vertices in a vertex-only profile: with a compute stage, the compute stage pulls them (`compute.vertices`)");
-        }
-        if v.skin_function.is_some() {
-            return refuse("vertex.skin_function", "a vertex stage that pulls its vertices is compared through a copy of its entry point: leave out `skin_function`");
-        }
+        pulls_frames(v, "vertex.streams")?;
+        self.pulls_alone(v, "vertex.streams")?;
+        // (the field, whether this stream holds it, whether one stream must)
         let fields = |s: &Vertices| {
             [
-                ("position", s.position.is_some()),
-                ("joints", s.joints.is_some()),
-                ("weights", s.weights.is_some()),
-                ("normal", s.normal.is_some()),
-                ("tangent", s.tangent.is_some()),
+                ("position", s.position.is_some(), true),
+                ("joints", s.joints.is_some(), true),
+                ("weights", s.weights.is_some(), true),
+                ("normal", s.normal.is_some(), false),
+                ("tangent", s.tangent.is_some(), false),
             ]
         };
         for (i, s) in v.streams.iter().enumerate() {
@@ -478,7 +483,7 @@ impl Profile {
             }
             check_vertices(s, sets, &at)?;
         }
-        for (k, (what, _)) in fields(&v.streams[0]).into_iter().enumerate() {
+        for (k, (what, _, required)) in fields(&v.streams[0]).into_iter().enumerate() {
             let holding: Vec<usize> = (v.streams.iter().enumerate())
                 .filter(|(_, s)| fields(s)[k].1)
                 .map(|(i, _)| i)
@@ -489,7 +494,7 @@ impl Profile {
                     &format!("the {what} is already in `vertex.streams[{}]`: give each field in one buffer", holding[0]),
                 );
             }
-            if holding.is_empty() && k < 3 {
+            if holding.is_empty() && required {
                 return refuse(
                     "vertex.streams",
                     &format!("no buffer holds the {what}: give it in one of them"),
@@ -629,6 +634,24 @@ fn per_set(field: &str, given: usize, sets: usize) -> Result<(), (String, String
                 .join(", ")
         ),
     ))
+}
+
+/// A vertex stage that pulls its vertices from storage (the buffers at `field`) pulls its normal
+/// and tangent there too: the copy of its entry point the numbers come through reads its sources
+/// from its own buffers alone, no attribute beside them.
+fn pulls_frames(v: &Vertex, field: &str) -> Result<(), (String, String)> {
+    for (attribute, given) in [
+        ("vertex.normal", v.normal.is_some()),
+        ("vertex.tangent", v.tangent.is_some()),
+    ] {
+        if given {
+            return Err((
+                attribute.into(),
+                format!("a stage that pulls its vertices (`{field}`) pulls this too: give it as a field there, not an attribute"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The compute stage's buffers: the positions and the influences each from one source, and one
@@ -1040,11 +1063,11 @@ impl Profile {
     /// fetch's.
     fn check_position_w(&self) -> Result<(), (String, String)> {
         let stored = self.compute.as_ref().is_some_and(|c| c.regions.is_none())
-            || self.vertex.as_ref().is_some_and(|v| v.vertices.is_some());
+            || (self.vertex.as_ref()).is_some_and(|v| v.pulled().any(|p| p.position.is_some()));
         if self.position_w == Some(crate::format::PositionW::One) && !stored {
             return Err((
                 "position_w".into(),
-                "is the w of positions stored in a buffer (`compute.positions` or `compute.vertices`, `vertex.vertices`); a vertex attribute's w is the vertex fetch's (1 for a vec3 attribute read as vec4): leave it out".into(),
+                "is the w of positions stored in a buffer (`compute.positions` or `compute.vertices`, `vertex.vertices` or a stream's `position`); a vertex attribute's w is the vertex fetch's (1 for a vec3 attribute read as vec4): leave it out".into(),
             ));
         }
         Ok(())
@@ -1101,9 +1124,8 @@ impl Profile {
             c.normals.is_some()
                 || (c.vertices.as_ref()).is_some_and(|v| v.normal.is_some())
                 || (c.regions.as_ref()).is_some_and(|r| r.normal.is_some())
-        }) || vertex.is_some_and(|v| {
-            v.normal.is_some() || (v.vertices.as_ref()).is_some_and(|p| p.normal.is_some())
-        });
+        }) || vertex
+            .is_some_and(|v| v.normal.is_some() || v.pulled().any(|p| p.normal.is_some()));
         if !tangents || !normal {
             return refuse("says the shader makes its skinned tangents perpendicular to its skinned normal, and the profile names no skinned tangents beside a source normal: give a skinned tangent (`compute.skinned_tangents`, `compute.output.tangent`, `compute.regions.skinned_tangent`, `vertex.skinned_tangent`) and the source normal the shader reads, or leave it out");
         }
@@ -1194,18 +1216,17 @@ impl Profile {
                 )?;
             }
             // A source is an attribute, or a field of the vertices the stage pulls.
-            let pulled = v.vertices.as_ref();
             need(
                 v.skinned_normal.is_some(),
-                v.normal.is_some() || pulled.is_some_and(|p| p.normal.is_some()),
+                v.normal.is_some() || v.pulled().any(|p| p.normal.is_some()),
                 "vertex.skinned_normal",
-                "vertex.normal` or `vertex.vertices.normal",
+                "vertex.normal`, `vertex.vertices.normal` or a stream's `normal",
             )?;
             need(
                 v.skinned_tangent.is_some(),
-                v.tangent.is_some() || pulled.is_some_and(|p| p.tangent.is_some()),
+                v.tangent.is_some() || v.pulled().any(|p| p.tangent.is_some()),
                 "vertex.skinned_tangent",
-                "vertex.tangent` or `vertex.vertices.tangent",
+                "vertex.tangent`, `vertex.vertices.tangent` or a stream's `tangent",
             )?;
         }
         Ok(())

@@ -1,0 +1,151 @@
+//! A palette kept as bare `vec4<f32>` slots, read from the shader: how many slots a joint takes
+//! (the factor its reads multiply a joint's index by) and whether they are its rows.
+
+use naga::{Expression as E, Handle, Module};
+
+/// How many `vec4<f32>` slots a joint takes in `global` (an array of them, or a struct holding
+/// only one): the factor an index it is read at is multiplied by (`bones[j * 3u + r]`, or a local
+/// `var v = j * 4;` read as `bones[v + 1]`), 3 or 4; none where no read shows one.
+pub(crate) fn per_joint(module: &Module, global: Handle<naga::GlobalVariable>) -> Option<u32> {
+    reads(module, global).find_map(|(f, index)| factor(f, index, 4))
+}
+
+/// Whether a joint's `slots` slots in `global` are its rows: three always (an affine's rows);
+/// four where the shader builds a joint's matrix with them as rows, a column of scalars taken
+/// from a slot in turn (`mat4x4f(b[v].x, b[v + 1].x, ...)`: lane x of one slot, then of the
+/// next); else its columns. (A transpose tells nothing: it depends on what the product does.)
+pub(crate) fn rows(module: &Module, global: Handle<naga::GlobalVariable>, slots: u32) -> bool {
+    if slots == 3 {
+        return true;
+    }
+    functions(module).any(|f| {
+        f.expressions.iter().any(|(_, e)| match e {
+            // Its first two scalars: the x of two slots (down the rows), not a slot's x and y.
+            E::Compose { components, .. } if components.len() >= 2 => {
+                let lanes =
+                    [components[0], components[1]].map(|c| lane_of_slot(module, f, global, c));
+                lanes == [Some(0), Some(0)]
+            }
+            _ => false,
+        })
+    })
+}
+
+/// Whether `inner` is a `vec4<f32>`, the slot a joint's row or column takes.
+pub(crate) fn is_vec4f(inner: &naga::TypeInner) -> bool {
+    matches!(*inner, naga::TypeInner::Vector { size: naga::VectorSize::Quad, scalar } if scalar == naga::Scalar::F32)
+}
+
+/// Every (function, index) the shader reads `global` at.
+fn reads(
+    module: &Module,
+    global: Handle<naga::GlobalVariable>,
+) -> impl Iterator<Item = (&naga::Function, Handle<E>)> {
+    functions(module).flat_map(move |f| {
+        (f.expressions.iter()).filter_map(move |(_, e)| match *e {
+            E::Access { base, index } if of_global(module, f, global, base) => Some((f, index)),
+            _ => None,
+        })
+    })
+}
+
+/// The module's functions and its entry points'.
+fn functions(module: &Module) -> impl Iterator<Item = &naga::Function> {
+    (module.functions.iter().map(|(_, f)| f)).chain(module.entry_points.iter().map(|e| &e.function))
+}
+
+/// Whether `e` is `global`, or the one member of its struct (not another array beside it).
+fn of_global(
+    module: &Module,
+    f: &naga::Function,
+    global: Handle<naga::GlobalVariable>,
+    e: Handle<E>,
+) -> bool {
+    let alone = || {
+        let ty = module.global_variables[global].ty;
+        matches!(&module.types[ty].inner, naga::TypeInner::Struct { members, .. } if members.len() == 1)
+    };
+    match f.expressions[e] {
+        E::GlobalVariable(g) => g == global,
+        E::AccessIndex { base, .. } => {
+            matches!(f.expressions[base], E::GlobalVariable(g) if g == global) && alone()
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` is a slot of `global`, loaded whole.
+fn is_slot(
+    module: &Module,
+    f: &naga::Function,
+    global: Handle<naga::GlobalVariable>,
+    e: Handle<E>,
+) -> bool {
+    matches!(f.expressions[e], E::Load { pointer }
+        if matches!(f.expressions[pointer], E::Access { base, .. } if of_global(module, f, global, base)))
+}
+
+/// The lane of a slot of `global` that `e` reads (`b[v + 1].x`: 0), if it reads one.
+fn lane_of_slot(
+    module: &Module,
+    f: &naga::Function,
+    global: Handle<naga::GlobalVariable>,
+    e: Handle<E>,
+) -> Option<u32> {
+    let (base, lane) = match f.expressions[e] {
+        E::AccessIndex { base, index } => (base, index),
+        E::Load { pointer } => match f.expressions[pointer] {
+            E::AccessIndex { base, index } => (base, index),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let whole = is_slot(module, f, global, base)
+        || matches!(f.expressions[base], E::Access { base: b, .. } if of_global(module, f, global, b));
+    whole.then_some(lane)
+}
+
+/// The factor, 3 or 4, in an index `j * k + r` (`k * j`, a cast of either, or a local variable
+/// initialised so), to a depth of `depth` operations.
+fn factor(f: &naga::Function, e: Handle<E>, depth: u8) -> Option<u32> {
+    let deeper = |e| (depth > 0).then(|| factor(f, e, depth - 1)).flatten();
+    match f.expressions[e] {
+        E::Binary {
+            op: naga::BinaryOperator::Multiply,
+            left,
+            right,
+        } => (literal(f, left).or_else(|| literal(f, right))).filter(|k| matches!(k, 3 | 4)),
+        E::Binary {
+            op: naga::BinaryOperator::Add,
+            left,
+            right,
+        } => deeper(left).or_else(|| deeper(right)),
+        E::As { expr, .. } => deeper(expr),
+        // A local variable: its initialiser, or what is stored in it.
+        E::Load { pointer } => match f.expressions[pointer] {
+            E::LocalVariable(l) => {
+                let mut stored: Vec<Handle<E>> = f.local_variables[l].init.into_iter().collect();
+                crate::naga_walk::for_each_statement(&f.body, &mut |s| {
+                    if let naga::Statement::Store { pointer: p, value } = *s {
+                        if matches!(f.expressions[p], E::LocalVariable(x) if x == l) {
+                            stored.push(value);
+                        }
+                    }
+                });
+                stored.into_iter().find_map(deeper)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A whole-number literal's value.
+fn literal(f: &naga::Function, e: Handle<E>) -> Option<u32> {
+    match f.expressions[e] {
+        E::Literal(naga::Literal::U32(k)) => Some(k),
+        E::Literal(naga::Literal::I32(k)) => u32::try_from(k).ok(),
+        E::Literal(naga::Literal::AbstractInt(k)) => u32::try_from(k).ok(),
+        _ => None,
+    }
+}
