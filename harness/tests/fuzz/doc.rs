@@ -867,6 +867,11 @@ const PULLED_EDITS: &[ProfileEdit] = &[
         "vertex.vertices.weights.offset",
     ),
     (
+        "a normal attribute beside pulled vertices",
+        &[("  colour: any\n", "  colour: any\n  normal: { location: 3 }\n")],
+        "a stage that pulls its vertices (`vertex.vertices`) pulls this too: give it as a field there, not an attribute",
+    ),
+    (
         "vertex streams beside the one buffer of pulled vertices",
         &[("  vertices:\n", "  streams:\n    - { group: 0, binding: 3, stride: 12, position: 0 }\n  vertices:\n")],
         "give either `streams` (the stage's buffers it pulls its vertices from) or this, not both",
