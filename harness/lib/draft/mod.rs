@@ -1164,7 +1164,18 @@ fn bindings(
         w.line("bindings:");
         for g in buffers {
             let holds_matrix = has_matrix(module, g.handle);
-            let fill = if holds_matrix { ", fill: identity" } else { "" };
+            let table = read::index_table(module, g);
+            let fill = match (table, holds_matrix) {
+                (true, _) => ", fill: sequence",
+                (_, true) => ", fill: identity",
+                _ => "",
+            };
+            if table {
+                w.line(format!(
+                    "  # `{}` is an array of indices named so: each element its own index (`sequence`), an index table the shader reads through, which zeros would send every read to element 0",
+                    g.name
+                ));
+            }
             let mut extra = (extras.iter())
                 .find(|(at, _)| *at == (g.group, g.binding))
                 .map_or(String::new(), |(_, e)| e.clone());

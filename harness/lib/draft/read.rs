@@ -185,6 +185,26 @@ pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> 
     }
 }
 
+/// Names of an index table (`s_indices`, `jointsMatrixIndexTable`, `remap`).
+const TABLE_WORDS: &[&str] = &["index", "indices", "table", "lookup", "remap"];
+
+/// Whether `g` is an index table the harness fills as a sequence: a read-only array of i32, u32
+/// or f32 (or a struct ending in one) named as indices or a table.
+pub(super) fn index_table(module: &Module, g: &Global) -> bool {
+    let array = match g.ty {
+        TypeInner::Struct { members, .. } => members.last().map(|m| m.ty),
+        _ => Some(g.handle),
+    };
+    let scalars = array.is_some_and(|a| match module.types[a].inner {
+        TypeInner::Array { base, .. } => matches!(
+            module.types[base].inner,
+            TypeInner::Scalar(s) if s.width == 4 && s.kind != naga::ScalarKind::Bool
+        ),
+        _ => false,
+    });
+    scalars && !g.writable() && named(&g.name, TABLE_WORDS)
+}
+
 /// Whether `g` is an array of `vec4<f32>` (or a struct holding only one).
 pub(super) fn holds_vec4(module: &Module, g: &Global) -> bool {
     array_element(module, g.handle).is_some_and(|e| crate::slots::is_vec4f(&module.types[e].inner))

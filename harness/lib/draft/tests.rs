@@ -425,6 +425,31 @@ return u_matrix * (weights.x * (getBoneMatrix(i32(joints.x)) * vec4f(position, 1
     }
 }
 
+/// A read-only array of integers named as indices, read on the way to a joint's matrix, is drafted
+/// as an index table the harness fills as a sequence; one named otherwise keeps the zero fill.
+#[test]
+fn an_array_of_indices_is_filled_as_a_sequence() {
+    let shader = |name: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+@group(0) @binding(2) var<storage, read> {name}: array<u32>;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {{
+return view_proj * (bones[{name}[joints.x]] * weights.x) * vec4<f32>(position, 1.0);
+}}"
+        )
+    };
+    let d = draft("s.wgsl", &shader("joint_index_table")).unwrap();
+    assert!(
+        d.yaml
+            .contains("- { group: 0, binding: 2, fill: sequence }"),
+        "{}",
+        d.yaml
+    );
+    let d = draft("s.wgsl", &shader("flags")).unwrap();
+    assert!(d.yaml.contains("- { group: 0, binding: 2 }"), "{}", d.yaml);
+}
+
 /// A vertex stage that makes its skinned tangent perpendicular to its skinned normal (a
 /// Gram-Schmidt step, either way round) drafts `tangent_frame: orthogonal`; a fragment stage that
 /// builds its own frame from the interpolated ones (crafty's) does not.
