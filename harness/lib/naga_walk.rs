@@ -1,4 +1,5 @@
-//! leaf: every statement of a naga function's body, the blocks nested in it too, in order.
+//! leaf: readings of naga's IR the analyses share: every statement of a function's body (the
+//! blocks nested in it too, in order), an integer literal's value.
 
 /// Calls `visit` with every statement of `block`, those of the blocks nested in it too, in order.
 pub(crate) fn for_each_statement(block: &naga::Block, visit: &mut impl FnMut(&naga::Statement)) {
@@ -27,5 +28,16 @@ pub(crate) fn for_each_nested(s: &naga::Statement, visit: &mut impl FnMut(&naga:
             for_each_statement(continuing, visit);
         }
         _ => {}
+    }
+}
+
+/// An integer literal's value (`3u`, `-1i`, `4`).
+pub(crate) fn int_literal(e: &naga::Expression) -> Option<i64> {
+    use naga::{Expression, Literal};
+    match e {
+        Expression::Literal(Literal::U32(v)) => Some(*v as i64),
+        Expression::Literal(Literal::I32(v)) => Some(*v as i64),
+        Expression::Literal(Literal::AbstractInt(v)) => Some(*v),
+        _ => None,
     }
 }

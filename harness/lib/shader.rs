@@ -626,6 +626,26 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
     }
 }
 
+/// Where `ty` holds an array of 32-bit scalars, itself or as its struct's last member (an index
+/// table): (their kind, the array's stride, its byte offset).
+pub(crate) fn scalar_array(
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+) -> Option<(naga::ScalarKind, u64, u64)> {
+    let types = &module.types;
+    let (array, offset) = match &types[ty].inner {
+        TypeInner::Struct { members, .. } => members.last().map(|m| (m.ty, u64::from(m.offset)))?,
+        _ => (ty, 0),
+    };
+    let TypeInner::Array { base, stride, .. } = types[array].inner else {
+        return None;
+    };
+    match types[base].inner {
+        TypeInner::Scalar(s) if s.width == 4 => Some((s.kind, u64::from(stride), offset)),
+        _ => None,
+    }
+}
+
 /// Element k of `var`'s array of 32-bit scalars (the variable itself, or its struct's last
 /// member) written as k in its type over `bytes` (`fill: sequence`), as far as they reach; or
 /// why the variable is no such array.
@@ -634,24 +654,7 @@ fn write_sequence(
     var: &naga::GlobalVariable,
     bytes: &mut [u8],
 ) -> Result<(), String> {
-    let types = &module.types;
-    let (array, base) = match &types[var.ty].inner {
-        TypeInner::Struct { members, .. } => match members.last() {
-            Some(m) => (m.ty, u64::from(m.offset)),
-            None => (var.ty, 0),
-        },
-        _ => (var.ty, 0),
-    };
-    let scalar = match types[array].inner {
-        TypeInner::Array {
-            base: elem, stride, ..
-        } => match types[elem].inner {
-            TypeInner::Scalar(s) if s.width == 4 => Some((s.kind, u64::from(stride))),
-            _ => None,
-        },
-        _ => None,
-    };
-    let Some((kind, stride)) = scalar else {
+    let Some((kind, stride, base)) = scalar_array(module, var.ty) else {
         return Err(format!(
             "`fill: sequence` writes each element's index into an array of i32, u32 or f32, and `{}` is {}",
             var.name.as_deref().unwrap_or("?"),

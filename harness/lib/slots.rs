@@ -142,10 +142,5 @@ fn factor(f: &naga::Function, e: Handle<E>, depth: u8) -> Option<u32> {
 
 /// A whole-number literal's value.
 fn literal(f: &naga::Function, e: Handle<E>) -> Option<u32> {
-    match f.expressions[e] {
-        E::Literal(naga::Literal::U32(k)) => Some(k),
-        E::Literal(naga::Literal::I32(k)) => u32::try_from(k).ok(),
-        E::Literal(naga::Literal::AbstractInt(k)) => u32::try_from(k).ok(),
-        _ => None,
-    }
+    crate::naga_walk::int_literal(&f.expressions[e]).and_then(|k| u32::try_from(k).ok())
 }

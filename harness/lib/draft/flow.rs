@@ -211,6 +211,17 @@ fn stored(stores: &Stores, l: Var, member: Option<u32>) -> Vec<Handle<E>> {
         .collect()
 }
 
+/// The values `f` returns, at each of its `return`s.
+pub(super) fn returns(f: &naga::Function) -> Vec<Handle<E>> {
+    let mut out = Vec::new();
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        if let Statement::Return { value: Some(v) } = st {
+            out.push(*v);
+        }
+    });
+    out
+}
+
 /// Whether `e` is always a renormalised vector: `normalize(..)`, a vector composed with one
 /// first (`vec4(normalize(t), w)`), a select of two, a local variable every store into which is
 /// one, or a call to a function whose every return is one (to a depth of 4 calls).
@@ -252,12 +263,7 @@ fn unit_in(
         },
         E::CallResult(callee) if depth > 0 => {
             let g = &module.functions[*callee];
-            let mut returns = Vec::new();
-            crate::shader::for_each_statement(&g.body, &mut |st| {
-                if let Statement::Return { value: Some(v) } = st {
-                    returns.push(*v);
-                }
-            });
+            let returns = returns(g);
             !returns.is_empty() && returns.iter().all(|v| unit(module, g, *v, depth - 1))
         }
         _ => false,

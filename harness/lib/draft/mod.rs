@@ -642,16 +642,10 @@ fn joint_matrix(
         }
         E::CallResult(callee) if depth > 0 => {
             let callee = &module.functions[callee];
-            let mut returns = Vec::new();
-            crate::shader::for_each_statement(&callee.body, &mut |s| {
-                if let naga::Statement::Return { value } = *s {
-                    returns.push(value);
-                }
-            });
+            let returns = flow::returns(callee);
             !returns.is_empty()
-                && returns.into_iter().all(|v| {
-                    v.is_some_and(|v| joint_matrix(module, callee, v, into_palette, depth - 1))
-                })
+                && (returns.into_iter())
+                    .all(|v| joint_matrix(module, callee, v, into_palette, depth - 1))
         }
         _ => false,
     }

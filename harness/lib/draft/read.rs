@@ -191,18 +191,9 @@ const TABLE_WORDS: &[&str] = &["index", "indices", "table", "lookup", "remap"];
 /// Whether `g` is an index table the harness fills as a sequence: a read-only array of i32, u32
 /// or f32 (or a struct ending in one) named as indices or a table.
 pub(super) fn index_table(module: &Module, g: &Global) -> bool {
-    let array = match g.ty {
-        TypeInner::Struct { members, .. } => members.last().map(|m| m.ty),
-        _ => Some(g.handle),
-    };
-    let scalars = array.is_some_and(|a| match module.types[a].inner {
-        TypeInner::Array { base, .. } => matches!(
-            module.types[base].inner,
-            TypeInner::Scalar(s) if s.width == 4 && s.kind != naga::ScalarKind::Bool
-        ),
-        _ => false,
-    });
-    scalars && !g.writable() && named(&g.name, TABLE_WORDS)
+    crate::shader::scalar_array(module, g.handle).is_some()
+        && !g.writable()
+        && named(&g.name, TABLE_WORDS)
 }
 
 /// Whether `g` is an array of `vec4<f32>` (or a struct holding only one).

@@ -762,14 +762,7 @@ pub(super) fn float_literal(e: &Expression) -> Option<f64> {
     }
 }
 
-pub(super) fn int_literal(e: &Expression) -> Option<i64> {
-    match e {
-        Expression::Literal(Literal::U32(v)) => Some(*v as i64),
-        Expression::Literal(Literal::I32(v)) => Some(*v as i64),
-        Expression::Literal(Literal::AbstractInt(v)) => Some(*v),
-        _ => None,
-    }
-}
+pub(super) use crate::naga_walk::int_literal;
 
 pub(super) use crate::shader::for_each_statement;
 

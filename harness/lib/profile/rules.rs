@@ -1087,14 +1087,7 @@ impl Profile {
         if self.normal_matrix.is_none() {
             return Ok(());
         }
-        let compute = self.compute.as_ref().is_some_and(|c| {
-            c.skinned_normals.is_some()
-                || c.output.as_ref().is_some_and(|o| o.normal.is_some())
-                || (c.regions.as_ref()).is_some_and(|r| r.skinned_normal.is_some())
-        });
-        let vertex = (self.vertex.as_ref())
-            .is_some_and(|v| v.normal_function.is_some() || v.skinned_normal.is_some());
-        if compute || vertex {
+        if self.reads_normals() {
             return Ok(());
         }
         Err((
@@ -1115,11 +1108,8 @@ impl Profile {
         if vertex.is_some_and(|v| v.tangent_function.is_some()) {
             return refuse("says the shader makes its tangents perpendicular to the skinned normal, and `vertex.tangent_function` takes no normal to do it with: compare the tangents through a copy of the entry point (leave out `skin_function` and its frame functions, give `vertex.skinned_tangent`), or leave it out");
         }
-        let tangents = compute.is_some_and(|c| {
-            c.skinned_tangents.is_some()
-                || (c.output.as_ref()).is_some_and(|o| o.tangent.is_some())
-                || (c.regions.as_ref()).is_some_and(|r| r.skinned_tangent.is_some())
-        }) || vertex.is_some_and(|v| v.skinned_tangent.is_some());
+        // The tangent function is refused above: the skinned tangents are a stage's outputs.
+        let tangents = self.reads_tangents();
         let normal = compute.is_some_and(|c| {
             c.normals.is_some()
                 || (c.vertices.as_ref()).is_some_and(|v| v.normal.is_some())
@@ -1134,20 +1124,31 @@ impl Profile {
 
     /// Whether the profile names a skinned normal or tangent the harness reads.
     fn reads_frames(&self) -> bool {
+        self.reads_normals() || self.reads_tangents()
+    }
+
+    /// Whether the profile names skinned normals the harness reads: a compute stage's buffer or
+    /// field, a vertex stage's output or normal function.
+    fn reads_normals(&self) -> bool {
         let compute = self.compute.as_ref().is_some_and(|c| {
-            let output = c.output.as_ref();
-            let pool = c.regions.as_ref();
             c.skinned_normals.is_some()
-                || c.skinned_tangents.is_some()
-                || output.is_some_and(|o| o.normal.is_some() || o.tangent.is_some())
-                || pool.is_some_and(|r| r.skinned_normal.is_some() || r.skinned_tangent.is_some())
+                || (c.output.as_ref()).is_some_and(|o| o.normal.is_some())
+                || (c.regions.as_ref()).is_some_and(|r| r.skinned_normal.is_some())
         });
-        let vertex = self.vertex.as_ref().is_some_and(|v| {
-            v.normal_function.is_some()
-                || v.tangent_function.is_some()
-                || v.skinned_normal.is_some()
-                || v.skinned_tangent.is_some()
+        let vertex = (self.vertex.as_ref())
+            .is_some_and(|v| v.normal_function.is_some() || v.skinned_normal.is_some());
+        compute || vertex
+    }
+
+    /// As [`Profile::reads_normals`], for tangents.
+    fn reads_tangents(&self) -> bool {
+        let compute = self.compute.as_ref().is_some_and(|c| {
+            c.skinned_tangents.is_some()
+                || (c.output.as_ref()).is_some_and(|o| o.tangent.is_some())
+                || (c.regions.as_ref()).is_some_and(|r| r.skinned_tangent.is_some())
         });
+        let vertex = (self.vertex.as_ref())
+            .is_some_and(|v| v.tangent_function.is_some() || v.skinned_tangent.is_some());
         compute || vertex
     }
 
