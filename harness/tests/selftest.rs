@@ -1493,9 +1493,10 @@ const SKIN_NORMALS: [&str; 6] = [
     "compute_packed_frames",
 ];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 6] = [
+const SKIN_NORMALS_ONLY: [&str; 7] = [
     "vertex_mesh_bindings",
     "vertex_skin_stream",
+    "vertex_streams",
     "compute_vertex_structs",
     "compute_skin_streams",
     "compute_in_place",
@@ -1567,7 +1568,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 25] = [
+    let examples: [Example; 26] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         (
             "compute_packed_frames",
@@ -1630,6 +1631,15 @@ fn example_shaders_pass_through_their_profiles() {
         ("vertex_affine_joints", "posed_matches_cpu", None, None),
         ("vertex_pulled", "posed_matches_cpu", None, None),
         ("vertex_skin_stream", "posed_matches_cpu", None, None),
+        (
+            "vertex_streams",
+            "posed_matches_cpu",
+            None,
+            Some((
+                WIDE,
+                "does not fit the profile's joint format u8x4 (at most 255)",
+            )),
+        ),
         (
             "vertex_instance_palette",
             "posed_matches_cpu",

@@ -14,12 +14,14 @@ pub(super) const NORMAL: u8 = 2;
 pub(super) const TANGENT: u8 = 4;
 
 /// The sources traced: the palette's global (and its member, where the palette is one of its
-/// struct's), and the locations of the source normal and tangent.
+/// struct's), and the locations of the source normal and tangent, or the buffers a stage that
+/// pulls its vertices reads them from (pygfx's `s_normals`).
 pub(super) struct Sources {
     pub(super) palette: Handle<naga::GlobalVariable>,
     pub(super) member: Option<u32>,
     pub(super) normal: Option<u32>,
     pub(super) tangent: Option<u32>,
+    pub(super) pulled: [Option<Handle<naga::GlobalVariable>>; 2],
 }
 
 /// The expressions `e` reads (its operands).
@@ -256,6 +258,8 @@ fn unit_in(
             ..
         } => true,
         E::Compose { components, .. } => all(&components[..components.len().min(1)], seen),
+        // A conversion between float widths (`vec3<f32>(v)`) keeps the length.
+        E::As { expr, .. } => all(&[*expr], seen),
         E::Select { accept, reject, .. } => all(&[*accept, *reject], seen),
         E::Load { pointer } => match local_root(module, f, *pointer) {
             Some((l, m)) => all(&stored(stores, l, m), seen),
@@ -274,6 +278,20 @@ fn unit_in(
 /// and each local variable (or member of one), through stores, loops and calls.
 fn trace(module: &Module, f: &naga::Function, s: &Sources) -> (Vec<u8>, Locals) {
     let reading = reading_palette(module, s.palette, s.member);
+    // The buffers a pulled normal and tangent come from, with their masks, and the functions
+    // that read them (a `load_normal(i)` helper).
+    let pulled: Vec<(
+        Handle<naga::GlobalVariable>,
+        u8,
+        Vec<Handle<naga::Function>>,
+    )> = (s.pulled.iter().zip([NORMAL, TANGENT]))
+        .filter_map(|(g, m)| Some(((*g)?, m, reading_palette(module, (*g)?, None))))
+        .collect();
+    let pulled_mask = |e: &E| {
+        (pulled.iter())
+            .filter(|(g, ..)| reads_palette(module, f, e, (*g, None)))
+            .fold(0, |a, (_, m, _)| a | m)
+    };
     let of_binding = |b: &Option<Binding>| match b {
         Some(Binding::Location { location, .. }) if Some(*location) == s.normal => NORMAL,
         Some(Binding::Location { location, .. }) if Some(*location) == s.tangent => TANGENT,
@@ -314,7 +332,7 @@ fn trace(module: &Module, f: &naga::Function, s: &Sources) -> (Vec<u8>, Locals) 
                 },
                 E::CallResult(_) => results.get(&h).copied().unwrap_or(0),
                 _ => 0,
-            };
+            } | pulled_mask(e);
             let from = match e {
                 // A member of an argument is that member alone, not the whole struct.
                 E::AccessIndex { base, .. }
@@ -342,6 +360,9 @@ fn trace(module: &Module, f: &naga::Function, s: &Sources) -> (Vec<u8>, Locals) 
                 if reading.contains(function) {
                     m |= PALETTE;
                 }
+                m |= (pulled.iter())
+                    .filter(|(.., fs)| fs.contains(function))
+                    .fold(0, |a, (_, k, _)| a | k);
                 if let Some(r) = result {
                     *results.entry(*r).or_default() |= m;
                 }
@@ -383,6 +404,7 @@ pub(super) fn palette_masks(
         member,
         normal: None,
         tangent: None,
+        pulled: [None; 2],
     };
     let (mask, _) = trace(module, f, &s);
     mask.into_iter().map(|m| m & PALETTE != 0).collect()

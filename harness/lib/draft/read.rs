@@ -14,7 +14,20 @@ pub(super) struct Global<'a> {
     pub(super) handle: naga::Handle<Type>,
 }
 
-impl Global<'_> {
+impl<'a> Global<'a> {
+    /// A bound global variable as the draft reads it; None for one without a binding.
+    fn of(module: &'a Module, var: &naga::GlobalVariable) -> Option<Global<'a>> {
+        let b = var.binding.as_ref()?;
+        Some(Global {
+            name: var.name.clone().unwrap_or_default(),
+            group: b.group,
+            binding: b.binding,
+            space: var.space,
+            ty: &module.types[var.ty].inner,
+            handle: var.ty,
+        })
+    }
+
     /// Whether the shader may write it: a `read_write` storage buffer.
     pub(super) fn writable(&self) -> bool {
         matches!(self.space, AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE))
@@ -196,6 +209,14 @@ pub(super) fn index_table(module: &Module, g: &Global) -> bool {
         && named(&g.name, TABLE_WORDS)
 }
 
+/// The module's bound index tables ([`index_table`]), which the draft fills as sequences.
+pub(super) fn index_tables(module: &Module) -> Vec<naga::Handle<naga::GlobalVariable>> {
+    (module.global_variables.iter())
+        .filter(|(_, v)| Global::of(module, v).is_some_and(|g| index_table(module, &g)))
+        .map(|(h, _)| h)
+        .collect()
+}
+
 /// Whether `g` is an array of `vec4<f32>` (or a struct holding only one).
 pub(super) fn holds_vec4(module: &Module, g: &Global) -> bool {
     array_element(module, g.handle).is_some_and(|e| crate::slots::is_vec4f(&module.types[e].inner))
@@ -309,17 +330,9 @@ pub(super) fn used_globals<'a>(
 ) -> Vec<Global<'a>> {
     let mut out = Vec::new();
     for (h, var) in module.global_variables.iter() {
-        let Some(b) = &var.binding else { continue };
         let used = eps.iter().any(|&i| !info.get_entry_point(i)[h].is_empty());
-        if used {
-            out.push(Global {
-                name: var.name.clone().unwrap_or_default(),
-                group: b.group,
-                binding: b.binding,
-                space: var.space,
-                ty: &module.types[var.ty].inner,
-                handle: var.ty,
-            });
+        if let Some(g) = Global::of(module, var).filter(|_| used) {
+            out.push(g);
         }
     }
     out

@@ -130,7 +130,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (26, 26), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (27, 27), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -1545,6 +1545,74 @@ struct Params { count: u32, _a: u32, _b: u32, _c: u32 }
         "{}",
         d.yaml
     );
+}
+
+/// A stage that pulls each field from a buffer of its own, every read through an index table
+/// (pygfx's): `vertex.streams`, one line a buffer, each laid out by what the stage does with its
+/// words, the index table's element taken as the index it is read at (a triangle's corner picked
+/// by `vertex_index % 3`, or the vertex index itself), and the skinned normal the output that
+/// carries the normal stream's words. Unnamed buffers are told apart by what they become (a
+/// direction's w 0 is no position); a field in two buffers leaves the vertices to do.
+#[test]
+fn fields_in_buffers_of_their_own_are_drafted_as_streams() {
+    let name = "vertex_streams.wgsl";
+    let example = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("shaders/examples")
+            .join(name),
+    )
+    .unwrap();
+    let d = draft(name, &example).unwrap();
+    for want in [
+        "    - { group: 0, binding: 3, stride: 12, position: 0 }   # `positions`",
+        "    - { group: 0, binding: 4, stride: 12, normal: 0 }   # `normals`",
+        "    - { group: 0, binding: 5, stride: 4, joints: { offset: 0, format: u8x4 } }   # `skin_joints`",
+        "    - { group: 0, binding: 6, stride: 16, weights: { offset: 0, format: f32x4 } }   # `skin_weights`",
+        "  skinned_normal: { location: 0 }",
+        "  - { group: 0, binding: 2, fill: sequence }",
+        "\nnormal_matrix: blended\n",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    assert_eq!(d.todos, 0, "{}", d.yaml);
+    validates(name, &example, &d.yaml).unwrap();
+    // Unnamed buffers, the table read at the vertex index, and the direction first.
+    let unnamed = |w: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+@group(0) @binding(2) var<storage, read> indices: array<u32>;
+@group(0) @binding(3) var<storage, read> a: array<f32>;
+@group(0) @binding(4) var<storage, read> b: array<f32>;
+@group(0) @binding(5) var<storage, read> c: array<vec4<u32>>;
+@group(0) @binding(6) var<storage, read> d: array<vec4<f32>>;
+struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) o: vec3<f32> }}
+@vertex fn vs(@builtin(vertex_index) v: u32) -> Out {{
+    let i = indices[v];
+    let m = bones[c[i].x] * d[i].x + bones[c[i].y] * d[i].y;
+    var out: Out;
+    out.o = normalize((m * vec4<f32>(a[i * 4u], a[i * 4u + 1u], a[i * 4u + 2u], {w})).xyz);
+    out.clip = view_proj * m * vec4<f32>(b[i * 3u], b[i * 3u + 1u], b[i * 3u + 2u], 1.0);
+    return out;
+}}"
+        )
+    };
+    let src = unnamed("0.0");
+    let d = draft("unnamed.wgsl", &src).unwrap();
+    for want in [
+        "    - { group: 0, binding: 3, stride: 16, normal: 0 }   # `a`",
+        "    - { group: 0, binding: 4, stride: 12, position: 0 }   # `b`",
+        "    - { group: 0, binding: 5, stride: 16, joints: { offset: 0, format: u32x4 } }   # `c`",
+        "    - { group: 0, binding: 6, stride: 16, weights: { offset: 0, format: f32x4 } }   # `d`",
+        "  skinned_normal: { location: 0 }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    validates("unnamed.wgsl", &src, &d.yaml).unwrap();
+    // Both moved as points: the position in two buffers, which no profile says.
+    let src = unnamed("1.0");
+    let d = draft("two.wgsl", &src).unwrap();
+    assert!(!d.yaml.contains("streams:") && d.todos == 1, "{}", d.yaml);
 }
 
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts

@@ -420,8 +420,7 @@ fn matrix_column_lines(inputs: &[Input], groups: &[Vec<usize>], w: &mut Writer) 
 fn frame_output_lines(
     module: &Module,
     ep: &naga::EntryPoint,
-    inputs: &[Input],
-    p: &Picks,
+    (inputs, p, pulled): (&[Input], &Picks, &PulledFrames),
     palette: Option<&Global>,
     w: &mut Writer,
 ) -> Vec<String> {
@@ -435,6 +434,10 @@ fn frame_output_lines(
                 member,
                 normal: p.normal.map(|i| inputs[i].location),
                 tangent: p.tangent.map(|i| inputs[i].location),
+                pulled: [
+                    pulled.normal.map(|n| n.buffer),
+                    pulled.tangent.map(|t| t.buffer),
+                ],
             };
             super::flow::outputs(module, ep, &sources)
         });
@@ -450,15 +453,18 @@ fn frame_output_lines(
         flow.as_ref()
             .is_none_or(|f| f.iter().any(|o| o.location == location && o.unit))
     };
+    // Each source as an attribute (an index into `inputs`) or pulled (its width).
+    let source =
+        |input: Option<usize>, pulled: Option<PulledFrame>| input.map(Ok).or(pulled.map(Err));
     let frames = [
         (
-            p.normal,
+            source(p.normal, pulled.normal),
             "normal",
             super::flow::NORMAL,
             super::flow::TANGENT,
         ),
         (
-            p.tangent,
+            source(p.tangent, pulled.tangent),
             "tangent",
             super::flow::TANGENT,
             super::flow::NORMAL,
@@ -470,9 +476,16 @@ fn frame_output_lines(
         };
         // A normal out is a vec3; a tangent out as wide as its source (a vec4's w the
         // handedness): another width is not the skinned one the harness compares.
-        let want = match what {
-            "normal" => 3,
-            _ => vector(inputs[source].ty).map_or(4, |v| v.0),
+        let want = match (what, source) {
+            ("normal", _) => 3,
+            (_, Ok(i)) => vector(inputs[i].ty).map_or(4, |v| v.0),
+            (_, Err(pulled)) => pulled.width,
+        };
+        // A pulled source is no input an output may pass through.
+        let through = |location: u32| match source {
+            Ok(i) => passed_through(module, ep, location, inputs[i].location)
+                .then(|| inputs[i].name.clone()),
+            Err(_) => None,
         };
         let skinned = |location: u32| {
             let m = depends(location);
@@ -485,10 +498,9 @@ fn frame_output_lines(
                 w.line(format!(
                     "  # the output `{name}` is a vec{width}, where a skinned {what} from its source is a vec{want}: not compared"
                 ));
-            } else if passed_through(module, ep, *location, inputs[source].location) {
+            } else if let Some(input) = through(*location) {
                 w.line(format!(
-                    "  # the output `{name}` is the input `{}` passed through unskinned: no skinned {what} to compare",
-                    inputs[source].name
+                    "  # the output `{name}` is the input `{input}` passed through unskinned: no skinned {what} to compare"
                 ));
             } else if !skinned(*location) {
                 w.line(format!(
@@ -498,7 +510,10 @@ fn frame_output_lines(
                 found = Some((*location, format!("the output `{name}`")));
             }
         }
-        if found.is_none() && flow.is_some() {
+        // An output carries a pulled source's words only where its buffer holds no other vector
+        // (a position's would move with the palette too).
+        let alone = source.is_ok() || source.is_err_and(|p| p.alone);
+        if found.is_none() && flow.is_some() && alone {
             let carrying: Vec<_> = (outputs.iter())
                 .filter(|(l, _, width)| *width == want && skinned(*l) && depends(*l) & other == 0)
                 .collect();
@@ -543,10 +558,14 @@ pub(super) fn vertex_section(
     fragment_lines(stage.fragment, w);
     let (inputs, pulls) = vertex_inputs(module, ep);
     let mut sets = None;
+    let mut pulled = PulledFrames::default();
     if pulls && inputs.is_empty() {
         let target = palette.and_then(|p| super::palette_target(module, p));
-        sets = pulled_lines(module, info, globals, (stage.index, target), w, taken);
-        if sets.is_none() {
+        let found = pulled_lines(module, info, globals, (stage.index, target), w, taken)
+            .or_else(|| stream_lines(module, info, globals, (stage.index, target), w, taken));
+        if let Some((s, frames)) = found {
+            (sets, pulled) = (Some(s), frames);
+        } else {
             w.todo("the stage takes no attributes and reads @builtin(vertex_index): it pulls its vertices; give `vertex.vertices` (byte-addressed offsets, see shaders/README.md)");
         }
     }
@@ -576,7 +595,7 @@ pub(super) fn vertex_section(
     attribute_lines(&inputs, &picks, stored, w);
     w.out.push_str(&held.out);
     matrix_column_lines(&inputs, &columns, w);
-    let unnormalised = frame_output_lines(module, ep, &inputs, &picks, palette, w);
+    let unnormalised = frame_output_lines(module, ep, (&inputs, &picks, &pulled), palette, w);
     camera(module, globals, (palette, switches), w, taken);
     let function = skin_function(module);
     if let Some(name) = &function {
@@ -607,12 +626,59 @@ fn pulled_lines(
     traced: (usize, super::Target),
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
-) -> Option<usize> {
+) -> Option<(usize, PulledFrames)> {
     let all = |_: &Global, l: &super::words::Layout| {
         l.position.is_some() && l.joints.is_some() && l.weights.is_some()
     };
     let globals: Vec<&Global> = globals.iter().collect();
     words_lines(module, info, &globals, traced, ("vertices", all), w, taken)
+}
+
+/// A stage that pulls each field from a buffer of its own (pygfx's positions, normals, skin
+/// indices and weights): `vertex.streams`, each laid out by what the stage does with the words
+/// it loads; the influence sets, or None where the position, the joints and the weights are not
+/// each found in exactly one buffer.
+fn stream_lines(
+    module: &Module,
+    info: &naga::valid::ModuleInfo,
+    globals: &[Global],
+    (index, palette): (usize, super::Target),
+    w: &mut Writer,
+    taken: &mut Vec<(u32, u32)>,
+) -> Option<(usize, PulledFrames)> {
+    let globals: Vec<&Global> = globals.iter().collect();
+    let streams: Vec<(&Global, super::words::Layout)> =
+        super::words::each_traced(module, info, &globals, (index, palette, None), taken)
+            .filter(|(_, l, _)| l.holds_field() && l.fits())
+            .map(|(g, l, _)| (g, l))
+            .collect();
+    let once =
+        |has: fn(&super::words::Layout) -> bool| streams.iter().filter(|s| has(&s.1)).count() == 1;
+    if !(once(|l| l.position.is_some())
+        && once(|l| l.joints.is_some())
+        && once(|l| l.weights.is_some()))
+    {
+        return None;
+    }
+    w.line("  # no one buffer holds every field: each of these read-only buffers holds some, laid out by what the stage does with the words it loads at the vertex index (a palette index, a weight, a vector the joints' matrices move: named by its lets, a point's w 1 the position); check each against the shader");
+    w.line("  streams:");
+    let mut sets = 1;
+    let mut frames = PulledFrames::default();
+    for (g, layout) in &streams {
+        taken.push((g.group, g.binding));
+        frames.add(module, g, layout);
+        if layout.joints.is_some() {
+            sets = layout.sets();
+        }
+        w.line(format!(
+            "    - {{ group: {}, binding: {}, {} }}   # `{}`",
+            g.group,
+            g.binding,
+            layout.stream_fields(),
+            g.name
+        ));
+    }
+    Some((sets, frames))
 }
 
 /// The first of `globals` in bare words whose layout `keep` takes, as the stage's `role`
@@ -625,12 +691,14 @@ fn words_lines(
     (role, keep): (&str, impl Fn(&Global, &super::words::Layout) -> bool),
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
-) -> Option<usize> {
+) -> Option<(usize, PulledFrames)> {
     let traced = (index, palette, None);
     let (g, layout) = super::words::first_traced(module, info, globals, traced, taken, keep)?;
     taken.push((g.group, g.binding));
     (super::words::lines(g, &layout, role).into_iter()).for_each(|l| w.line(l));
-    Some(layout.sets())
+    let mut frames = PulledFrames::default();
+    frames.add(module, g, &layout);
+    Some((layout.sets(), frames))
 }
 
 /// A stage with attributes that reads its joints and weights by vertex index from a read-only
@@ -670,7 +738,49 @@ fn influence_lines(
     let only = |_: &Global, l: &super::words::Layout| {
         l.position.is_none() && l.joints.is_some() && l.weights.is_some() && l.fits()
     };
-    words_lines(module, info, &free, traced, ("influences", only), w, taken)
+    words_lines(module, info, &free, traced, ("influences", only), w, taken).map(|f| f.0)
+}
+
+/// A normal or a tangent a stage pulls: its buffer, its width (a tangent's 3 or 4), and whether
+/// the buffer holds no other vector.
+#[derive(Clone, Copy)]
+struct PulledFrame {
+    buffer: naga::Handle<naga::GlobalVariable>,
+    width: u8,
+    alone: bool,
+}
+
+/// The normal and the tangent a stage pulls, where it does.
+#[derive(Default)]
+struct PulledFrames {
+    normal: Option<PulledFrame>,
+    tangent: Option<PulledFrame>,
+}
+
+impl PulledFrames {
+    /// What `layout` of buffer `g` adds.
+    fn add(&mut self, module: &Module, g: &Global, layout: &super::words::Layout) {
+        let Some(buffer) = g.variable(module) else {
+            return;
+        };
+        let vectors = [layout.position, layout.normal, layout.tangent];
+        let alone = vectors.iter().flatten().count() == 1;
+        if layout.normal.is_some() {
+            self.normal = Some(PulledFrame {
+                buffer,
+                width: 3,
+                alone,
+            });
+        }
+        if layout.tangent.is_some() {
+            let width = if layout.tangent_vec3() { 3 } else { 4 };
+            self.tangent = Some(PulledFrame {
+                buffer,
+                width,
+                alone,
+            });
+        }
+    }
 }
 
 /// What the vertex section tells the rest of the draft: the influence sets the attributes hold,

@@ -146,6 +146,8 @@ enum Place {
     /// vector and the pointer picks one; or of the output.
     Buffer(Option<(i64, i64)>, Option<u32>),
     Output(Option<(i64, i64)>),
+    /// An element of an index table the harness fills as a sequence, at this index.
+    Table(Option<(i64, i64)>),
     /// An element of the palette, at this index expression.
     Palette(Option<Handle<E>>),
     /// A local variable, and the member the pointer reaches into first.
@@ -185,6 +187,8 @@ struct Trace<'a> {
     float_buffer: bool,
     /// The words an element of the buffer holds: 1, or a vector's lanes.
     lanes: i64,
+    /// The index tables ([`super::read::index_tables`]): element k holds k.
+    tables: Vec<Handle<naga::GlobalVariable>>,
     found: Found,
 }
 
@@ -401,6 +405,9 @@ impl Trace<'_> {
         if Some(g) == self.t.output {
             return Place::Output(lin(self, fr));
         }
+        if self.tables.contains(&g) {
+            return Place::Table(lin(self, fr));
+        }
         match self.t.palette {
             Some((p, member)) if p == g && member.is_none_or(|m| members.first() == Some(&m)) => {
                 Place::Palette(index.and_then(Result::ok))
@@ -440,6 +447,13 @@ impl Trace<'_> {
                     ..V::default()
                 }
             }
+            // Element k of a sequence is k. Read at a corner its index does not follow (pygfx's
+            // `s_indices[face * 3 + k]`, one picked by `index % 3`), it is taken as the vertex's
+            // own: an index buffer read by the vertex index, drawn in order.
+            Place::Table(index) => V {
+                lin: index.or(Some((1, 0))),
+                ..V::default()
+            },
             Place::Local(l, member) => {
                 fr.locals.get(&l).map_or_else(V::default, |v| match member {
                     Some(m) => v.part(m as usize),
@@ -530,8 +544,12 @@ impl Trace<'_> {
             }
             E::Access { base, index } if !pointer => {
                 let b = self.eval(fr, base);
-                match self.eval(fr, index).lin {
-                    Some((0, c)) => b.part(c as usize),
+                match (self.eval(fr, index).lin, &b.parts) {
+                    (Some((0, c)), _) => b.part(c as usize),
+                    // Any of the parts: where they agree on the index, so does the element.
+                    (_, Some(parts)) if !parts.is_empty() => {
+                        (parts.iter().skip(1)).fold(parts[0].clone(), |a, p| a.join(p))
+                    }
                     _ => b.whole(),
                 }
             }
@@ -653,12 +671,25 @@ impl Trace<'_> {
             (Some((0, n)), _) => (l.clone(), narrowed(&r, n)),
             _ => (l.clone(), r.clone()),
         };
-        if op == B::Multiply && l.palette != r.palette {
-            let (p, o, other) = if l.palette {
+        // A palette matrix moves a vector whose own value may hold the palette too: a local
+        // skinned in place (`p = (m * vec4(p, 1.0)).xyz`) joins both of its values.
+        let matrix =
+            |e: Handle<E>, v: &V| v.palette && matches!(self.ty(fr, e), TypeInner::Matrix { .. });
+        let vector = |e: Handle<E>| matches!(self.ty(fr, e), TypeInner::Vector { .. });
+        let moved = if matrix(left, &l) && vector(right) {
+            Some((left, &r, right))
+        } else if matrix(right, &r) && vector(left) {
+            Some((right, &l, left))
+        } else if l.palette != r.palette {
+            Some(if l.palette {
                 (left, &r, right)
             } else {
                 (right, &l, left)
-            };
+            })
+        } else {
+            None
+        };
+        if let (B::Multiply, Some((p, o, other))) = (op, moved) {
             self.multiplied(fr, p, o, other);
         }
         V {
@@ -829,12 +860,16 @@ pub(super) fn layout(
         Some(TypeInner::Vector { size, .. }) => *size as i64,
         _ => 1,
     };
+    let tables = (super::read::index_tables(module).into_iter())
+        .filter(|&g| g != t.buffer)
+        .collect();
     let mut trace = Trace {
         module,
         info,
         t,
         float_buffer,
         lanes,
+        tables,
         found: Found::default(),
     };
     let entry = &module.entry_points[ep];
@@ -916,8 +951,9 @@ fn role_of(name: &str) -> Option<usize> {
 /// The position, normal and tangent: the runs of float words multiplied by a palette matrix,
 /// named by the lets and locals made of them alone, a point's the position, else in order.
 fn frames(found: &Found, taken: &BTreeSet<i64>) -> (Option<Run>, Option<Run>, Option<Run>) {
-    // Groups of words multiplied together, merged where they share a word.
-    let mut groups: Vec<(BTreeSet<i64>, bool)> = Vec::new();
+    // Groups of words multiplied together, merged where they share a word, with whether one is
+    // composed as a point and whether every one as a direction.
+    let mut groups: Vec<(BTreeSet<i64>, bool, bool)> = Vec::new();
     for (words, point) in &found.vectors {
         let words: BTreeSet<i64> = words
             .iter()
@@ -927,31 +963,33 @@ fn frames(found: &Found, taken: &BTreeSet<i64>) -> (Option<Run>, Option<Run>, Op
         if words.is_empty() {
             continue;
         }
-        let point = *point == Some(true);
-        let mut merged = (words, point);
+        let mut merged = (words, *point == Some(true), *point == Some(false));
         groups.retain(|g| {
             let apart = g.0.is_disjoint(&merged.0);
             if !apart {
                 merged.0.extend(g.0.iter().copied());
                 merged.1 |= g.1;
+                merged.2 &= g.2;
             }
             apart
         });
         groups.push(merged);
     }
     groups.sort_by_key(|g| g.0.first().copied());
-    let runs: Vec<(Run, bool)> = (groups.iter())
-        .filter_map(|(words, point)| {
-            let first = *words.first()?;
-            let len = words.len() as i64;
-            // Three or four floats, or the words of a packed direction.
-            let packed = found.packed.get(&first).is_some_and(|e| {
-                e.bytes(3) as i64 == 4 * len && words.iter().all(|w| found.packed.get(w) == Some(e))
-            });
-            (*words.last()? == first + len - 1 && ((3..=4).contains(&len) || packed))
-                .then_some((Run { first, len }, *point))
-        })
-        .collect();
+    let runs: Vec<(Run, bool, bool)> =
+        (groups.iter())
+            .filter_map(|(words, point, direction)| {
+                let first = *words.first()?;
+                let len = words.len() as i64;
+                // Three or four floats, or the words of a packed direction.
+                let packed = found.packed.get(&first).is_some_and(|e| {
+                    e.bytes(3) as i64 == 4 * len
+                        && words.iter().all(|w| found.packed.get(w) == Some(e))
+                });
+                (*words.last()? == first + len - 1 && ((3..=4).contains(&len) || packed))
+                    .then_some((Run { first, len }, *point, *direction))
+            })
+            .collect();
     let mut votes = vec![[0usize; 3]; runs.len()];
     for (name, words) in &found.names {
         let Some(role) = role_of(name) else {
@@ -981,12 +1019,16 @@ fn frames(found: &Found, taken: &BTreeSet<i64>) -> (Option<Run>, Option<Run>, Op
             .max_by_key(|k| (votes[*k][role], std::cmp::Reverse(*k)));
         roles[role] = best;
     }
-    // The rest in order of their offsets, as vertices lay them out.
+    // The rest in order of their offsets, as vertices lay them out; a direction (w 0) is never
+    // the position (a stream of normals alone).
     let assigned = roles;
-    let mut rest = (0..runs.len()).filter(|k| !assigned.contains(&Some(*k)));
-    for role in &mut roles {
+    let mut rest: Vec<usize> = (0..runs.len())
+        .filter(|k| !assigned.contains(&Some(*k)))
+        .collect();
+    for (r, role) in roles.iter_mut().enumerate() {
         if role.is_none() {
-            *role = rest.next();
+            let next = rest.iter().position(|&k| r != 0 || !runs[k].2);
+            *role = next.map(|at| rest.remove(at));
         }
     }
     let run = |r: Option<usize>| r.map(|k| runs[k].0);
@@ -1070,6 +1112,25 @@ impl Layout {
     /// tangent read as three floats is `tangent_format: vec3` where a fourth would lie on
     /// another field or past the stride.
     pub(super) fn vertex_fields(&self) -> String {
+        self.fields(false)
+    }
+
+    /// The fields of one of `vertex.streams`: as [`Self::vertex_fields`], the joints or the
+    /// weights each alone where the buffer holds one of them.
+    pub(super) fn stream_fields(&self) -> String {
+        self.fields(true)
+    }
+
+    /// Whether the trace found a field the harness writes: a vector, joints or weights.
+    pub(super) fn holds_field(&self) -> bool {
+        self.position.is_some()
+            || self.normal.is_some()
+            || self.tangent.is_some()
+            || self.joints.is_some()
+            || self.weights.is_some()
+    }
+
+    fn fields(&self, apart: bool) -> String {
         let mut out = format!("stride: {}", 4 * self.stride);
         for (name, run) in [
             ("position", self.position),
@@ -1084,15 +1145,11 @@ impl Layout {
                 ));
             }
         }
-        if let Some(t) = self.tangent.filter(|t| t.len == 3) {
-            let w = t.first + 3;
-            let covered = (self.taken().iter()).any(|&(o, n)| (o..o + n).contains(&w));
-            if covered || w >= self.stride {
-                out.push_str(", tangent_format: vec3");
-            }
+        if self.three_floats() {
+            out.push_str(", tangent_format: vec3");
         }
-        // Joints and weights together, or neither (another buffer holds them).
-        let both = self.joints.is_some() && self.weights.is_some();
+        // Joints and weights together, or neither (another buffer holds them), but in a stream.
+        let both = apart || (self.joints.is_some() && self.weights.is_some());
         for (name, field) in [("joints", &self.joints), ("weights", &self.weights)] {
             if let Some((offsets, format)) = field.as_ref().filter(|_| both) {
                 let bytes: Vec<String> = offsets.iter().map(|o| (4 * o).to_string()).collect();
@@ -1106,6 +1163,23 @@ impl Layout {
             }
         }
         out
+    }
+
+    /// Whether the tangent is three floats whose fourth word lies on another field or past the
+    /// stride: no handedness.
+    fn three_floats(&self) -> bool {
+        self.tangent.filter(|t| t.len == 3).is_some_and(|t| {
+            let w = t.first + 3;
+            let covered = (self.taken().iter()).any(|&(o, n)| (o..o + n).contains(&w));
+            covered || w >= self.stride
+        })
+    }
+
+    /// Whether the source tangent is a `vec3` (`tangent_format: vec3`): three floats alone, or
+    /// packed in snorm8 by a shader that never reads its handedness.
+    pub(super) fn tangent_vec3(&self) -> bool {
+        let packed = (self.tangent).and_then(|t| self.packed.get(&t.first));
+        self.three_floats() || (self.unhanded && packed == Some(&Encoding::Snorm8))
     }
 
     /// The output's fields in bytes, where the stores show at least its position.
@@ -1173,28 +1247,42 @@ pub(super) fn first_traced<'g>(
     module: &Module,
     info: &naga::valid::ModuleInfo,
     globals: &[&'g super::read::Global<'g>],
-    (index, palette, output): (usize, super::Target, Option<Handle<naga::GlobalVariable>>),
+    traced: (usize, super::Target, Option<Handle<naga::GlobalVariable>>),
     taken: &[(u32, u32)],
     keep: impl Fn(&super::read::Global, &Layout) -> bool,
 ) -> Option<(&'g super::read::Global<'g>, Layout)> {
+    // A vector array read one element a vertex is a typed stream, not pulled words.
+    each_traced(module, info, globals, traced, taken)
+        .find(|(g, l, typed)| !typed && keep(g, l))
+        .map(|(g, l, _)| (g, l))
+}
+
+/// Each read-only buffer of bare words or of vectors among `globals` not yet `taken` that a
+/// trace of entry point `index` lays out, with its layout and whether it is typed: an array of
+/// vectors read one element a vertex.
+pub(super) fn each_traced<'g, 'a>(
+    module: &'a Module,
+    info: &'a naga::valid::ModuleInfo,
+    globals: &'a [&'g super::read::Global<'g>],
+    (index, palette, output): (usize, super::Target, Option<Handle<naga::GlobalVariable>>),
+    taken: &'a [(u32, u32)],
+) -> impl Iterator<Item = (&'g super::read::Global<'g>, Layout, bool)> + 'a {
     (globals.iter())
         .filter(|g| matches!(g.space, naga::AddressSpace::Storage { .. }) && !g.writable())
-        .filter(|g| !taken.contains(&(g.group, g.binding)))
-        .filter(|g| is_words(module, g) || is_slots(module, g))
-        .find_map(|g| {
+        .filter(move |g| !taken.contains(&(g.group, g.binding)))
+        .filter(move |g| is_words(module, g) || is_slots(module, g))
+        .filter_map(move |g| {
             let targets = Targets {
                 buffer: g.variable(module)?,
                 palette,
                 output,
             };
-            // A vector array read one element a vertex is a typed stream, not pulled words.
-            let one = |l: &Layout| {
-                is_slots(module, g) && super::read::array_element(module, g.handle).is_some_and(|e| {
-                    matches!(module.types[e].inner, TypeInner::Vector { size, .. } if l.stride <= size as i64)
-                })
-            };
-            let layout = layout(module, info, index, &targets).filter(|l| !one(l) && keep(g, l))?;
-            Some((*g, layout))
+            let layout = layout(module, info, index, &targets)?;
+            let typed = is_slots(module, g)
+                && super::read::array_element(module, g.handle).is_some_and(|e| {
+                    matches!(module.types[e].inner, TypeInner::Vector { size, .. } if layout.stride <= size as i64)
+                });
+            Some((*g, layout, typed))
         })
 }
 
