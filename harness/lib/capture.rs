@@ -5,7 +5,7 @@
 use naga::{ScalarKind, TypeInner, VectorSize};
 
 use crate::contract::{Contract, Elem, Pipeline, PositionFormat, Role, Slot, Space, Want};
-use crate::format::JointFormat;
+use crate::format::{ClipZ, JointFormat};
 
 /// The compute entry point the harness adds.
 pub const ENTRY: &str = "skinproof_capture";
@@ -279,13 +279,18 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
     }}
     let out = {};
     let clip = out{};
-    skinproof_skinned[i] = vec4<f32>(clip.xyz / clip.w, 0.0);{frames}
+    skinproof_skinned[i] = {};{frames}
 }}
 ",
         frame_declarations(entry.place, &roles, contract.pulled.is_some()),
         declarations(entry.place, capture_joints(contract), Own::of(contract)),
         entry.call,
         entry.clip,
+        match contract.clip_z {
+            ClipZ::Camera => "vec4<f32>(clip.xyz / clip.w, 0.0)",
+            // The camera put z in w and nothing in z, which the stage may have overwritten.
+            ClipZ::Stage => "vec4<f32>(clip.x, clip.y, clip.w, 0.0)",
+        },
     )
 }
 

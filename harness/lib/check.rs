@@ -299,8 +299,12 @@ fn by_path(input: &Input, mut outcome: Outcome) -> Outcome {
             outcome.figure = format!("{} (vertex stage, via `{f}`)", outcome.figure)
         }
         (true, None, Some(vs)) => {
+            let camera = match c.clip_z {
+                crate::format::ClipZ::Camera => "an identity camera",
+                crate::format::ClipZ::Stage => "a camera that moves z to w (`clip_z: stage`)",
+            };
             outcome.figure = format!(
-                "{} (vertex stage `{vs}`, its clip position through an identity camera)",
+                "{} (vertex stage `{vs}`, its clip position through {camera})",
                 outcome.figure
             )
         }
@@ -337,44 +341,46 @@ fn by_frame_path(input: &Input, role: Role, mut outcome: Outcome) -> Outcome {
 
 fn compute_matches_cpu(input: &Input) -> Outcome {
     let scene = &input.run.scene;
-    by_path(
-        input,
-        positions_match(
-            input.run.gpu_bind(),
-            &scene.cpu_bind,
-            scene.tolerance,
-            "GPU (bind pose)",
-            "CPU LBS",
-        ),
-    )
+    let labels = ("GPU (bind pose)", "CPU LBS");
+    positions_by_path(input, input.run.gpu_bind(), &scene.cpu_bind, labels)
 }
 
 fn bind_reproduces_source(input: &Input) -> Outcome {
     let scene = &input.run.scene;
-    by_path(
-        input,
-        positions_match(
-            input.run.gpu_bind(),
-            &scene.mesh.positions,
-            scene.tolerance,
-            "GPU (bind pose)",
-            "source position",
-        ),
-    )
+    let labels = ("GPU (bind pose)", "source position");
+    positions_by_path(input, input.run.gpu_bind(), &scene.mesh.positions, labels)
 }
 
 fn posed_matches_cpu(input: &Input) -> Outcome {
     let scene = &input.run.scene;
-    by_path(
-        input,
-        positions_match(
-            input.run.gpu_posed(),
-            &scene.cpu_posed,
-            scene.tolerance,
-            "GPU (posed)",
-            "CPU LBS",
-        ),
-    )
+    let labels = ("GPU (posed)", "CPU LBS");
+    positions_by_path(input, input.run.gpu_posed(), &scene.cpu_posed, labels)
+}
+
+/// [`positions_match`] within the case's tolerance, marked [`by_path`]; a copied vertex stage
+/// whose x and y match at every vertex and z does not is said to write its own clip z.
+fn positions_by_path(
+    input: &Input,
+    gpu: &Result<Skinned, GpuError>,
+    expected: &[[f32; 3]],
+    (gpu_label, expected_label): (&str, &str),
+) -> Outcome {
+    let tolerance = input.run.scene.tolerance;
+    let mut outcome = positions_match(gpu, expected, tolerance, gpu_label, expected_label);
+    let c = input.ctx.contract();
+    let copied = c.captured && c.skin_function.is_none() && c.vertex.is_some();
+    let plane = |g: &[[f32; 3]]| {
+        g.len() == expected.len()
+            && (g.iter().zip(expected))
+                .all(|(a, b)| (0..2).all(|k| f64::from((a[k] - b[k]).abs()) <= tolerance))
+    };
+    let z_alone = matches!(gpu, Ok(g) if g.fault.is_none() && plane(&g.positions));
+    if outcome.status.fails() && copied && c.clip_z == crate::format::ClipZ::Camera && z_alone {
+        outcome.message.push_str(
+            "; x and y match at every vertex, only z is off: where the stage writes its clip z itself after the camera (a clamp to the near plane, a depth of its own), say so with `vertex.camera.clip_z: stage`",
+        );
+    }
+    by_path(input, outcome)
 }
 
 fn shader_builds(input: &Input) -> Outcome {

@@ -861,6 +861,8 @@ pub struct Contract {
     /// The camera matrix is a member of the palette's struct: the harness writes both into the
     /// one buffer, and the camera has no binding of its own.
     pub camera_in_palette: bool,
+    /// Where a copied vertex stage's clip z comes from (`vertex.camera.clip_z`).
+    pub clip_z: crate::format::ClipZ,
     /// A member of a buffer the harness fills holds the index of the case's joint 0 in the
     /// palette (`bindings[].palette_offset`, as Bevy's per-instance `current_skin_index`): the
     /// palette then starts with [`PALETTE_OFFSET`] other matrices, as with [`Role::PaletteOffset`].
@@ -1594,6 +1596,7 @@ impl Contract {
             palette_struct: Vec::new(),
             camera_member: None,
             camera_in_palette: false,
+            clip_z: Default::default(),
             offset_in_filled: false,
             streams: Streams::default(),
             normal_matrix: Default::default(),

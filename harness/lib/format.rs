@@ -667,6 +667,35 @@ impl NormalMatrix {
     }
 }
 
+/// Where a copied vertex stage's clip z comes from: the camera's matrix (default, `camera`), or
+/// the stage itself, which writes it after the camera (`stage`: a shadow pass that clamps it to
+/// the near plane, `clamp(z, 0.0, w)`, or a logarithmic depth). Under `stage` the capture reads
+/// the skinned z from clip w, its camera the identity with the z row moved to w.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ClipZ {
+    #[default]
+    Camera,
+    Stage,
+}
+
+impl ClipZ {
+    /// The matrix a captured stage's camera holds: the identity, or under `stage` the identity
+    /// with its z row moved to w, clip `(x, y, 0, z)`, so that the skinned z reaches the capture
+    /// whatever the stage writes into clip z. A permutation: exact.
+    pub fn capture_camera(self) -> glam::Mat4 {
+        match self {
+            ClipZ::Camera => glam::Mat4::IDENTITY,
+            ClipZ::Stage => glam::Mat4::from_cols(
+                glam::Vec4::X,
+                glam::Vec4::Y,
+                glam::Vec4::W,
+                glam::Vec4::ZERO,
+            ),
+        }
+    }
+}
+
 /// How the shader makes its skinned tangent: the blended matrix's 3x3 moves it (default,
 /// `skinned`), or it is then made perpendicular to the skinned normal (`orthogonal`, a
 /// Gram-Schmidt step, `normalize(t - dot(t, n) * n)`, as engines do that build a tangent frame in
@@ -765,6 +794,17 @@ impl Default for Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The capture's camera, worked by hand: the identity keeps (x, y, z, 1); under `stage`,
+    /// (1.5, -2, -0.25, 1) becomes (1.5, -2, 0, -0.25): z in w, nothing in z, bit for bit.
+    #[test]
+    fn a_stage_that_writes_clip_z_is_captured_with_z_in_w() {
+        let p = glam::Vec4::new(1.5, -2.0, -0.25, 1.0);
+        assert_eq!(ClipZ::Camera.capture_camera() * p, p);
+        let clip = ClipZ::Stage.capture_camera() * p;
+        assert_eq!(clip.to_array(), [1.5, -2.0, 0.0, -0.25]);
+        assert_eq!(ClipZ::default(), ClipZ::Camera);
+    }
 
     #[test]
     fn a_stream_places_each_direction_and_zeros_the_rest() {

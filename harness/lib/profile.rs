@@ -1039,6 +1039,10 @@ pub struct Camera {
     /// `flags: [1, 0, 0, 0]`); not the camera's own member.
     #[serde(default)]
     pub members: BTreeMap<String, Numbers>,
+    /// With `matrix`, where the clip position's z comes from: `camera` (default), or `stage`
+    /// where the stage writes it itself after the camera (a shadow pass's clamp).
+    #[serde(default)]
+    pub clip_z: crate::format::ClipZ,
 }
 
 impl Camera {

@@ -4202,6 +4202,44 @@ fn tangents_made_perpendicular_to_the_normal_follow_the_tangent_frame() {
     });
 }
 
+/// A vertex stage that clamps its clip z to the near plane after the camera, as shadow passes do
+/// (`vertex_pulled` edited), compared through a copy of its entry point: every row passes with
+/// `clip_z: stage` (the capture reads the skinned z from clip w); without it the clamp flattens
+/// every negative z and the posed numbers fail, each failure naming the field.
+#[test]
+fn a_stage_that_writes_its_clip_z_is_captured_through_clip_w() {
+    let name = "vertex_pulled";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[(
+            "    return camera.view_projection * skin * vec4<f32>(position, 1.0);",
+            "    var clip = camera.view_projection * skin * vec4<f32>(position, 1.0);\n    clip.z = clamp(clip.z, 0.0, clip.w);\n    return clip;",
+        )],
+    );
+    let camera = "  camera: { group: 0, binding: 0, form: matrix }\n";
+    let with = edited(
+        name,
+        &profile,
+        &[(
+            camera,
+            "  camera: { group: 0, binding: 0, form: matrix, clip_z: stage }\n",
+        )],
+    );
+    if passing_run(name, "clip_z", &shader, &with).is_none() {
+        return;
+    }
+    let Some(report) = run_example_as(name, "clip_z_left_out", &shader, &profile) else {
+        return;
+    };
+    fails_only_as(&report, "posed_matches_cpu", |r| {
+        r.outcome.message.contains(
+            "x and y match at every vertex, only z is off: where the stage writes its clip z itself",
+        ) && r.outcome.message.contains("`vertex.camera.clip_z: stage`")
+    });
+}
+
 /// A vertex stage that pulls each field from a buffer of its own through an index table, as
 /// pygfx's generated stages do (`vertex_pulled` edited: positions as bare floats, three a vertex,
 /// joints and weights as typed vec4 arrays, `s_indices[vertex_index]` the vertex): every row

@@ -602,3 +602,64 @@ pub(super) fn stores_point_w(module: &Module, global: Handle<naga::GlobalVariabl
     }
     stores > 0 && points == stores
 }
+
+/// Whether entry point `ep` writes its clip position's z itself, after the camera: a store into
+/// lane z of the `@builtin(position)` it returns (`out.pos.z = clamp(out.pos.z, 0.0, out.pos.w)`,
+/// a shadow pass's clamp to the near plane), or of a variable it then returns there whole
+/// (`clip.z = log_depth(clip.w)`; `out.position = clip`).
+pub(super) fn writes_clip_z(module: &Module, ep: &naga::EntryPoint) -> bool {
+    let f = &ep.function;
+    let Some(result) = &f.result else {
+        return false;
+    };
+    let position =
+        |b: &Option<Binding>| matches!(b, Some(Binding::BuiltIn(naga::BuiltIn::Position { .. })));
+    // The member of the result that is the position, or None where the result is.
+    let member = match &module.types[result.ty].inner {
+        TypeInner::Struct { members, .. } => {
+            match members.iter().position(|m| position(&m.binding)) {
+                Some(k) => Some(k as u32),
+                None => return false,
+            }
+        }
+        _ if position(&result.binding) => None,
+        _ => return false,
+    };
+    let loaded = |e: Handle<E>| match f.expressions[e] {
+        E::Load { pointer } => local_root(module, f, pointer),
+        _ => None,
+    };
+    // The variables (or members of one) the clip position is returned from.
+    let mut holders: Vec<(Var, Option<u32>)> = Vec::new();
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        let Statement::Return { value: Some(v) } = st else {
+            return;
+        };
+        let held = match (&f.expressions[*v], member) {
+            (E::Compose { components, .. }, Some(k)) => {
+                components.get(k as usize).and_then(|c| loaded(*c))
+            }
+            (_, Some(k)) => loaded(*v).filter(|h| h.1.is_none()).map(|h| (h.0, Some(k))),
+            (_, None) => loaded(*v),
+        };
+        holders.extend(held);
+    });
+    // A variable stored whole into a holder holds it too (`out.position = clip`).
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        if let Statement::Store { pointer, value } = st {
+            let into = local_root(module, f, *pointer);
+            if into.is_some_and(|i| holders.contains(&i)) {
+                holders.extend(loaded(*value).filter(|h| h.1.is_none()));
+            }
+        }
+    });
+    let mut writes = false;
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        if let Statement::Store { pointer, .. } = st {
+            if let E::AccessIndex { base, index: 2 } = f.expressions[*pointer] {
+                writes |= local_root(module, f, base).is_some_and(|h| holders.contains(&h));
+            }
+        }
+    });
+    writes
+}

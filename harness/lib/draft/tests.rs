@@ -1615,6 +1615,52 @@ struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) o: vec3<f32> }}
     assert!(!d.yaml.contains("streams:") && d.todos == 1, "{}", d.yaml);
 }
 
+/// A stage that writes its clip z after the camera (a shadow pass's clamp into the returned
+/// struct's position, or a log depth into a variable then returned there) drafts `clip_z: stage`
+/// on its camera; one that sets a z before the camera moves it, or none, drafts no `clip_z`.
+#[test]
+fn a_stage_that_writes_its_clip_z_drafts_clip_z_stage() {
+    let shader = |body: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+struct Out {{ @location(0) uv: vec2<f32>, @builtin(position) pos: vec4<f32> }}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> Out {{
+    let m = bones[joints.x] * weights.x + bones[joints.y] * weights.y;
+    var out: Out;
+    out.uv = vec2<f32>(0.0);
+    {body}
+    return out;
+}}"
+        )
+    };
+    let camera = "  camera: { group: 0, binding: 1, form: matrix";
+    for body in [
+        "out.pos = view_proj * m * vec4<f32>(position, 1.0);\n    out.pos.z = clamp(out.pos.z, 0.0, out.pos.w);",
+        "var clip = view_proj * m * vec4<f32>(position, 1.0);\n    clip.z = log2(max(1e-6, 1.0 + clip.w)) * 0.1;\n    out.pos = clip;",
+    ] {
+        let src = shader(body);
+        let d = draft("clamp.wgsl", &src).unwrap();
+        assert!(
+            d.yaml.contains(&format!("{camera}, clip_z: stage }}")),
+            "{}",
+            d.yaml
+        );
+        validates("clamp.wgsl", &src, &d.yaml).unwrap();
+    }
+    for body in [
+        "out.pos = view_proj * m * vec4<f32>(position, 1.0);",
+        "var p = m * vec4<f32>(position, 1.0);\n    p.z = -p.z;\n    out.pos = view_proj * p;",
+    ] {
+        let d = draft("plain.wgsl", &shader(body)).unwrap();
+        assert!(
+            d.yaml.contains(&format!("{camera} }}")) && !d.yaml.contains("clip_z"),
+            "{}",
+            d.yaml
+        );
+    }
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.

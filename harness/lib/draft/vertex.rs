@@ -598,6 +598,9 @@ pub(super) fn vertex_section(
     let unnormalised = frame_output_lines(module, ep, (&inputs, &picks, &pulled), palette, w);
     camera(module, globals, (palette, switches), w, taken);
     let function = skin_function(module);
+    if function.is_none() && super::flow::writes_clip_z(module, ep) {
+        clip_z_line(w);
+    }
     if let Some(name) = &function {
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
@@ -781,6 +784,22 @@ impl PulledFrames {
             });
         }
     }
+}
+
+/// `clip_z: stage` on the drafted camera matrix, with why: the stage writes its clip z itself.
+fn clip_z_line(w: &mut Writer) {
+    let Some(at) = w.out.rfind("\n  camera: {") else {
+        return;
+    };
+    let end = at + 1 + w.out[at + 1..].find('\n').unwrap_or(w.out.len() - at - 1);
+    let line = &w.out[at + 1..end];
+    if !line.contains("form: matrix") || !line.ends_with(" }") {
+        return;
+    }
+    let camera = format!("{}, clip_z: stage }}", &line[..line.len() - 2]);
+    let why = "  # the stage writes its clip position's z itself after the camera (a clamp to the near plane, a depth of its own): the capture reads the skinned z from clip w (`clip_z: stage`)";
+    w.out
+        .replace_range(at + 1..end, &format!("{why}\n{camera}"));
 }
 
 /// What the vertex section tells the rest of the draft: the influence sets the attributes hold,

@@ -361,10 +361,11 @@ impl Dispatch {
         count[..4].copy_from_slice(&(n as u32).to_le_bytes());
         // (role, buffer, bytes bound): every input binding covers exactly the case's data.
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
-        // A vertex stage captured whole reads its camera as the identity, so that its clip
-        // position is the skinned position (here where the camera is in the palette's struct).
-        let identity = glam::Mat4::IDENTITY;
-        let data = super::palette::layout(contract, palette, identity)?;
+        // A vertex stage captured whole reads its camera as the identity (or with z moved to w,
+        // where the stage writes clip z itself), so that its clip position is the skinned
+        // position (here where the camera is in the palette's struct).
+        let camera = contract.clip_z.capture_camera();
+        let data = super::palette::layout(contract, palette, camera)?;
         for (role, bytes, bind) in data.buffers {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));
@@ -408,7 +409,7 @@ impl Dispatch {
         // Or in its own binding.
         let view = contract.try_slot(Role::View);
         if view.is_some_and(|s| s.used_by(crate::contract::Pipeline::Compute)) {
-            let camera = super::render::camera_matrix(contract, identity);
+            let camera = super::render::camera_matrix(contract, camera);
             let usage = contract.slot(Role::View).space.usage();
             bound.push((Role::View, init("camera", &camera, usage), camera.len()));
         }

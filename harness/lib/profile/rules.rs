@@ -182,6 +182,17 @@ impl Profile {
             return Ok(());
         };
         let c = &v.camera;
+        if c.clip_z == crate::format::ClipZ::Stage {
+            // The skinned z is then read from clip w of the copied entry point.
+            let why = match (c.form, &v.skin_function) {
+                (CameraForm::View, _) => Some("reads the skinned z from a camera matrix: give `form: matrix` (the 2D `view` form drops z)".to_string()),
+                (_, Some(f)) => Some(format!("reads the skinned z through a copy of the entry point, which the harness calls only where no `skin_function` is named (`{f}` returns the skinned position before any camera): leave `clip_z` out")),
+                _ => None,
+            };
+            if let Some(why) = why {
+                return Err(("vertex.camera.clip_z".into(), format!("`stage` {why}")));
+            }
+        }
         if c.form != CameraForm::Matrix {
             for (field, given) in [
                 ("fill", c.fill != Fill::Zero),

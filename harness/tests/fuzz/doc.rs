@@ -643,6 +643,14 @@ const FILLED_EDITS: &[ProfileEdit] = &[
         "`fill: sequence` writes each element's index into an array of i32, u32 or f32, and `mesh` is",
     ),
     (
+        "a stage's own clip z beside a skinning function",
+        &[(
+            "  camera: { group: 0, binding: 0, form: matrix }",
+            "  camera: { group: 0, binding: 0, form: matrix, clip_z: stage }",
+        )],
+        "(`skin_matrix` returns the skinned position before any camera): leave `clip_z` out",
+    ),
+    (
         "an orthogonal tangent frame beside a tangent function",
         &[(
             "tangent_function: skin_tangent",
@@ -1037,6 +1045,14 @@ const STREAM_EDITS: &[ProfileEdit] = &[
 
 /// Edits of `shaders/examples/skinning_normals.profile.yaml` (typed normal and tangent arrays).
 const TYPED_FRAME_EDITS: &[ProfileEdit] = &[
+    (
+        "a stage's own clip z under the 2D view camera",
+        &[(
+            "camera: { group: 0, binding: 6, form: view }",
+            "camera: { group: 0, binding: 6, form: view, clip_z: stage }",
+        )],
+        "`stage` reads the skinned z from a camera matrix: give `form: matrix`",
+    ),
     (
         "a normal array of vec4s given a stride inside an element",
         &[(
