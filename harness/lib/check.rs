@@ -358,27 +358,37 @@ fn posed_matches_cpu(input: &Input) -> Outcome {
 }
 
 /// [`positions_match`] within the case's tolerance, marked [`by_path`]; a copied vertex stage
-/// whose x and y match at every vertex and z does not is said to write its own clip z.
+/// whose x and y match at every vertex and z does not is said to write its own clip z, one whose
+/// y is the reference's negated to negate its clip y.
 fn positions_by_path(
     input: &Input,
     gpu: &Result<Skinned, GpuError>,
     expected: &[[f32; 3]],
     (gpu_label, expected_label): (&str, &str),
 ) -> Outcome {
+    use crate::format::{ClipY, ClipZ};
     let tolerance = input.run.scene.tolerance;
     let mut outcome = positions_match(gpu, expected, tolerance, gpu_label, expected_label);
     let c = input.ctx.contract();
     let copied = c.captured && c.skin_function.is_none() && c.vertex.is_some();
-    let plane = |g: &[[f32; 3]]| {
-        g.len() == expected.len()
-            && (g.iter().zip(expected))
-                .all(|(a, b)| (0..2).all(|k| f64::from((a[k] - b[k]).abs()) <= tolerance))
+    // Whether every vertex matches in lanes `k`, its y negated where `flip`.
+    let lanes = |k: &[usize], flip: bool| {
+        let near = |a: &[f32; 3], b: &[f32; 3], k: usize| {
+            let b = if flip && k == 1 { -b[k] } else { b[k] };
+            f64::from((a[k] - b).abs()) <= tolerance
+        };
+        matches!(gpu, Ok(g) if g.fault.is_none() && g.positions.len() == expected.len()
+            && (g.positions.iter().zip(expected)).all(|(a, b)| k.iter().all(|&k| near(a, b, k))))
     };
-    let z_alone = matches!(gpu, Ok(g) if g.fault.is_none() && plane(&g.positions));
-    if outcome.status.fails() && copied && c.clip_z == crate::format::ClipZ::Camera && z_alone {
-        outcome.message.push_str(
-            "; x and y match at every vertex, only z is off: where the stage writes its clip z itself after the camera (a clamp to the near plane, a depth of its own), say so with `vertex.camera.clip_z: stage`",
-        );
+    let hint = match (c.clip_z, c.clip_y) {
+        _ if !outcome.status.fails() || !copied => None,
+        (ClipZ::Camera, _) if lanes(&[0, 1], false) => Some("x and y match at every vertex, only z is off: where the stage writes its clip z itself after the camera (a clamp to the near plane, a depth of its own), say so with `vertex.camera.clip_z: stage`"),
+        (_, ClipY::Camera) if lanes(&[0, 1, 2], true) => Some("every vertex matches with its y negated: where the stage negates its clip y after the camera (as naga writes a stage read from SPIR-V made for Vulkan), say so with `vertex.camera.clip_y: flipped`"),
+        _ => None,
+    };
+    if let Some(hint) = hint {
+        outcome.message.push_str("; ");
+        outcome.message.push_str(hint);
     }
     by_path(input, outcome)
 }

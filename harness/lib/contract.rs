@@ -863,6 +863,8 @@ pub struct Contract {
     pub camera_in_palette: bool,
     /// Where a copied vertex stage's clip z comes from (`vertex.camera.clip_z`).
     pub clip_z: crate::format::ClipZ,
+    /// Whether the vertex stage negates its clip y after the camera (`vertex.camera.clip_y`).
+    pub clip_y: crate::format::ClipY,
     /// A member of a buffer the harness fills holds the index of the case's joint 0 in the
     /// palette (`bindings[].palette_offset`, as Bevy's per-instance `current_skin_index`): the
     /// palette then starts with [`PALETTE_OFFSET`] other matrices, as with [`Role::PaletteOffset`].
@@ -1597,6 +1599,7 @@ impl Contract {
             camera_member: None,
             camera_in_palette: false,
             clip_z: Default::default(),
+            clip_y: Default::default(),
             offset_in_filled: false,
             streams: Streams::default(),
             normal_matrix: Default::default(),
@@ -1608,6 +1611,12 @@ impl Contract {
             palette_element: PaletteElement::default(),
             palette_normals: None,
         }
+    }
+
+    /// The camera matrix the harness writes where it means `m`: with the stage's clip y flip
+    /// undone beforehand ([`crate::format::ClipY::written`]).
+    pub fn written_camera(&self, m: glam::Mat4) -> glam::Mat4 {
+        self.clip_y.written(m)
     }
 
     /// Whether the vertex stage's camera is a matrix: its own binding's, or a member of the

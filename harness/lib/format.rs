@@ -696,6 +696,29 @@ impl ClipZ {
     }
 }
 
+/// Whether a vertex stage negates its clip y after the camera: `camera` (default: it keeps what
+/// the camera gives), or `flipped`, as naga writes a stage it reads from SPIR-V made for Vulkan's
+/// downward y (`gl_Position.y = -gl_Position.y`). Under `flipped` the harness writes its camera
+/// with y negated first, so that the stage's flip undoes it.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ClipY {
+    #[default]
+    Camera,
+    Flipped,
+}
+
+impl ClipY {
+    /// The matrix the harness writes where it means camera `m`: `m`, or under `flipped` `m`
+    /// with its y row negated (exact), which the stage's own negation turns back into `m`.
+    pub fn written(self, m: glam::Mat4) -> glam::Mat4 {
+        match self {
+            ClipY::Camera => m,
+            ClipY::Flipped => glam::Mat4::from_diagonal(glam::Vec4::new(1.0, -1.0, 1.0, 1.0)) * m,
+        }
+    }
+}
+
 /// How the shader makes its skinned tangent: the blended matrix's 3x3 moves it (default,
 /// `skinned`), or it is then made perpendicular to the skinned normal (`orthogonal`, a
 /// Gram-Schmidt step, `normalize(t - dot(t, n) * n)`, as engines do that build a tangent frame in
@@ -804,6 +827,21 @@ mod tests {
         let clip = ClipZ::Stage.capture_camera() * p;
         assert_eq!(clip.to_array(), [1.5, -2.0, 0.0, -0.25]);
         assert_eq!(ClipZ::default(), ClipZ::Camera);
+    }
+
+    /// Under `flipped` the written camera's y row is negated, so that the stage's own negation
+    /// gives back the camera meant: (1, 2, 3, 1) through the identity is written (1, -2, 3, 1).
+    #[test]
+    fn a_flipped_stage_gets_its_camera_with_y_negated() {
+        let p = glam::Vec4::new(1.0, 2.0, 3.0, 1.0);
+        let m = glam::Mat4::from_translation(glam::Vec3::new(0.5, 0.25, 0.0));
+        assert_eq!(ClipY::Camera.written(m), m);
+        assert_eq!(
+            ClipY::Flipped.written(glam::Mat4::IDENTITY) * p,
+            glam::Vec4::new(1.0, -2.0, 3.0, 1.0)
+        );
+        let written = ClipY::Flipped.written(m) * p;
+        assert_eq!((written * glam::Vec4::new(1.0, -1.0, 1.0, 1.0)), m * p);
     }
 
     #[test]

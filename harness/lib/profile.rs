@@ -1043,6 +1043,10 @@ pub struct Camera {
     /// where the stage writes it itself after the camera (a shadow pass's clamp).
     #[serde(default)]
     pub clip_z: crate::format::ClipZ,
+    /// With `matrix`, whether the stage negates its clip y after the camera: `camera`
+    /// (default), or `flipped` (a stage naga read from SPIR-V made for Vulkan).
+    #[serde(default)]
+    pub clip_y: crate::format::ClipY,
 }
 
 impl Camera {

@@ -1493,8 +1493,9 @@ const SKIN_NORMALS: [&str; 6] = [
     "compute_packed_frames",
 ];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 7] = [
+const SKIN_NORMALS_ONLY: [&str; 8] = [
     "vertex_mesh_bindings",
+    "vertex_from_spirv",
     "vertex_skin_stream",
     "vertex_streams",
     "compute_vertex_structs",
@@ -1568,7 +1569,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 26] = [
+    let examples: [Example; 27] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         (
             "compute_packed_frames",
@@ -1631,6 +1632,7 @@ fn example_shaders_pass_through_their_profiles() {
         ("vertex_affine_joints", "posed_matches_cpu", None, None),
         ("vertex_pulled", "posed_matches_cpu", None, None),
         ("vertex_skin_stream", "posed_matches_cpu", None, None),
+        ("vertex_from_spirv", "render_matches_golden", None, None),
         (
             "vertex_streams",
             "posed_matches_cpu",
@@ -4238,6 +4240,25 @@ fn a_stage_that_writes_its_clip_z_is_captured_through_clip_w() {
             "x and y match at every vertex, only z is off: where the stage writes its clip z itself",
         ) && r.outcome.message.contains("`vertex.camera.clip_z: stage`")
     });
+}
+
+/// A vertex stage that negates its clip y after the camera, as naga writes one it reads from
+/// SPIR-V (`vertex_from_spirv`): without `clip_y: flipped` its numbers and its images fail, the
+/// numbers' failures naming the field (the example itself passes every row with it).
+#[test]
+fn a_stage_that_negates_its_clip_y_names_clip_y() {
+    let name = "vertex_from_spirv";
+    let (source, profile) = example_texts(name);
+    let without = edited(name, &profile, &[(", clip_y: flipped", "")]);
+    let Some(report) = run_example_as(name, "clip_y_left_out", &source, &without) else {
+        return;
+    };
+    fails_only_as(&report, "posed_matches_cpu", |r| {
+        r.outcome.message.contains(
+            "every vertex matches with its y negated: where the stage negates its clip y after the camera",
+        ) && r.outcome.message.contains("`vertex.camera.clip_y: flipped`")
+    });
+    assert!(!failing(&report, "render_matches_golden").is_empty());
 }
 
 /// A vertex stage that pulls each field from a buffer of its own through an index table, as

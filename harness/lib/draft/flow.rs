@@ -262,6 +262,9 @@ fn unit_in(
         E::As { expr, .. } => all(&[*expr], seen),
         E::Select { accept, reject, .. } => all(&[*accept, *reject], seen),
         E::Load { pointer } => match local_root(module, f, *pointer) {
+            Some((Var::Private(g), m)) if stored(stores, Var::Private(g), m).is_empty() => {
+                depth > 0 && private_unit(module, (g, m), depth - 1)
+            }
             Some((l, m)) => all(&stored(stores, l, m), seen),
             None => false,
         },
@@ -274,9 +277,29 @@ fn unit_in(
     }
 }
 
+/// Whether a private global (its member) that the reading function never stores is renormalised
+/// wherever another function stores it (naga's `main_1`, which the entry point calls): at least
+/// one such store, each a unit vector.
+fn private_unit(
+    module: &Module,
+    (g, m): (Handle<naga::GlobalVariable>, Option<u32>),
+    depth: u8,
+) -> bool {
+    let mut any = false;
+    for (_, h) in module.functions.iter() {
+        let st = stores(module, h);
+        let values = stored(&st, Var::Private(g), m);
+        any |= !values.is_empty();
+        if !(values.iter()).all(|v| unit_in(module, h, &st, *v, depth, &mut Vec::new())) {
+            return false;
+        }
+    }
+    any
+}
+
 /// What each of `f`'s expressions may depend on (a mask of [`PALETTE`], [`NORMAL`], [`TANGENT`]),
 /// and each local variable (or member of one), through stores, loops and calls.
-fn trace(module: &Module, f: &naga::Function, s: &Sources) -> (Vec<u8>, Locals) {
+fn trace(module: &Module, f: &naga::Function, s: &Sources, privates: &Locals) -> (Vec<u8>, Locals) {
     let reading = reading_palette(module, s.palette, s.member);
     // The buffers a pulled normal and tangent come from, with their masks, and the functions
     // that read them (a `load_normal(i)` helper).
@@ -308,7 +331,8 @@ fn trace(module: &Module, f: &naga::Function, s: &Sources) -> (Vec<u8>, Locals) 
         })
     };
     let mut mask = vec![0u8; f.expressions.len()];
-    let mut locals: Locals = HashMap::new();
+    // What the private globals may hold on entry: what any function of the stage stores there.
+    let mut locals: Locals = privates.clone();
     let mut results: HashMap<Handle<E>, u8> = HashMap::new();
     // Until nothing changes: a loop may carry a value back to an earlier store.
     for _ in 0..16 {
@@ -385,6 +409,34 @@ fn trace(module: &Module, f: &naga::Function, s: &Sources) -> (Vec<u8>, Locals) 
 /// What a function's local variables (or members of them) may depend on.
 type Locals = HashMap<(Var, Option<u32>), u8>;
 
+/// What the private globals may hold while entry function `f` runs: what it and every function
+/// it calls store into them, to a fixed point (naga's reading of SPIR-V, which keeps the inputs
+/// and outputs in private globals and skins in a `main_1` the entry point calls).
+fn private_stores(module: &Module, f: &naga::Function, s: &Sources) -> Locals {
+    let called: Vec<&naga::Function> = super::called(module, super::calls(&f.body))
+        .map(|h| &module.functions[h])
+        .collect();
+    let mut privates = Locals::new();
+    if called.is_empty() {
+        return privates;
+    }
+    for _ in 0..8 {
+        let before = privates.clone();
+        for g in std::iter::once(f).chain(called.iter().copied()) {
+            let (_, locals) = trace(module, g, s, &before);
+            for (key, m) in locals {
+                if matches!(key.0, Var::Private(_)) {
+                    *privates.entry(key).or_default() |= m;
+                }
+            }
+        }
+        if privates == before {
+            break;
+        }
+    }
+    privates
+}
+
 /// What local `l` (its `member`, or any of it) may depend on.
 fn local(locals: &Locals, l: Var, member: Option<u32>) -> u8 {
     locals
@@ -406,14 +458,14 @@ pub(super) fn palette_masks(
         tangent: None,
         pulled: [None; 2],
     };
-    let (mask, _) = trace(module, f, &s);
+    let (mask, _) = trace(module, f, &s, &Locals::new());
     mask.into_iter().map(|m| m & PALETTE != 0).collect()
 }
 
 /// What each located output of entry point `ep` may depend on, and whether it is renormalised.
 pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Vec<Output> {
     let f = &ep.function;
-    let (mask, locals) = trace(module, f, s);
+    let (mask, locals) = trace(module, f, s, &private_stores(module, f, s));
     let members = |ty: Handle<naga::Type>| match &module.types[ty].inner {
         TypeInner::Struct { members, .. } => Some(members.clone()),
         _ => None,
@@ -603,14 +655,24 @@ pub(super) fn stores_point_w(module: &Module, global: Handle<naga::GlobalVariabl
     stores > 0 && points == stores
 }
 
-/// Whether entry point `ep` writes its clip position's z itself, after the camera: a store into
-/// lane z of the `@builtin(position)` it returns (`out.pos.z = clamp(out.pos.z, 0.0, out.pos.w)`,
-/// a shadow pass's clamp to the near plane), or of a variable it then returns there whole
-/// (`clip.z = log_depth(clip.w)`; `out.position = clip`).
-pub(super) fn writes_clip_z(module: &Module, ep: &naga::EntryPoint) -> bool {
+/// What entry point `ep` writes into its clip position itself, after the camera.
+#[derive(Default)]
+pub(super) struct ClipWrites {
+    /// Its y negated (`gl_Position.y = -gl_Position.y`, as naga writes a stage read from SPIR-V
+    /// made for Vulkan).
+    pub(super) y_negated: bool,
+    /// Its z (`out.pos.z = clamp(out.pos.z, 0.0, out.pos.w)`, a shadow pass's clamp to the near
+    /// plane; a logarithmic depth).
+    pub(super) z: bool,
+}
+
+/// What entry point `ep` writes into lanes of the `@builtin(position)` it returns, or of a
+/// variable it then returns there whole (`clip.z = log_depth(clip.w)`; `out.position = clip`).
+pub(super) fn clip_writes(module: &Module, ep: &naga::EntryPoint) -> ClipWrites {
     let f = &ep.function;
+    let mut found = ClipWrites::default();
     let Some(result) = &f.result else {
-        return false;
+        return found;
     };
     let position =
         |b: &Option<Binding>| matches!(b, Some(Binding::BuiltIn(naga::BuiltIn::Position { .. })));
@@ -619,11 +681,11 @@ pub(super) fn writes_clip_z(module: &Module, ep: &naga::EntryPoint) -> bool {
         TypeInner::Struct { members, .. } => {
             match members.iter().position(|m| position(&m.binding)) {
                 Some(k) => Some(k as u32),
-                None => return false,
+                None => return found,
             }
         }
         _ if position(&result.binding) => None,
-        _ => return false,
+        _ => return found,
     };
     let loaded = |e: Handle<E>| match f.expressions[e] {
         E::Load { pointer } => local_root(module, f, pointer),
@@ -653,13 +715,28 @@ pub(super) fn writes_clip_z(module: &Module, ep: &naga::EntryPoint) -> bool {
             }
         }
     });
-    let mut writes = false;
     crate::shader::for_each_statement(&f.body, &mut |st| {
-        if let Statement::Store { pointer, .. } = st {
-            if let E::AccessIndex { base, index: 2 } = f.expressions[*pointer] {
-                writes |= local_root(module, f, base).is_some_and(|h| holders.contains(&h));
+        let Statement::Store { pointer, value } = st else {
+            return;
+        };
+        let E::AccessIndex { base, index } = f.expressions[*pointer] else {
+            return;
+        };
+        if !local_root(module, f, base).is_some_and(|h| holders.contains(&h)) {
+            return;
+        }
+        let negated = matches!(
+            f.expressions[*value],
+            E::Unary {
+                op: naga::UnaryOperator::Negate,
+                ..
             }
+        );
+        match index {
+            1 => found.y_negated |= negated,
+            2 => found.z = true,
+            _ => {}
         }
     });
-    writes
+    found
 }

@@ -688,7 +688,7 @@ pub(super) fn called(
 }
 
 /// The functions `block` calls itself.
-fn calls(block: &naga::Block) -> Vec<naga::Handle<naga::Function>> {
+pub(super) fn calls(block: &naga::Block) -> Vec<naga::Handle<naga::Function>> {
     let mut out = Vec::new();
     crate::shader::for_each_statement(block, &mut |s| {
         if let naga::Statement::Call { function, .. } = *s {

@@ -130,7 +130,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (27, 27), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (28, 28), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -1617,7 +1617,8 @@ struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) o: vec3<f32> }}
 
 /// A stage that writes its clip z after the camera (a shadow pass's clamp into the returned
 /// struct's position, or a log depth into a variable then returned there) drafts `clip_z: stage`
-/// on its camera; one that sets a z before the camera moves it, or none, drafts no `clip_z`.
+/// on its camera, one that negates its clip y `clip_y: flipped`; one that sets a z before the
+/// camera moves it, scales its y, or neither, drafts no `clip_z` or `clip_y`.
 #[test]
 fn a_stage_that_writes_its_clip_z_drafts_clip_z_stage() {
     let shader = |body: &str| {
@@ -1648,16 +1649,75 @@ struct Out {{ @location(0) uv: vec2<f32>, @builtin(position) pos: vec4<f32> }}
         );
         validates("clamp.wgsl", &src, &d.yaml).unwrap();
     }
+    // Its y negated: `clip_y: flipped`, beside a z of its own.
+    let src = shader("out.pos = view_proj * m * vec4<f32>(position, 1.0);\n    out.pos.y = -out.pos.y;\n    out.pos.z = (out.pos.z + out.pos.w) * 0.5;");
+    let d = draft("flip.wgsl", &src).unwrap();
+    assert!(
+        d.yaml
+            .contains(&format!("{camera}, clip_y: flipped, clip_z: stage }}")),
+        "{}",
+        d.yaml
+    );
+    validates("flip.wgsl", &src, &d.yaml).unwrap();
     for body in [
         "out.pos = view_proj * m * vec4<f32>(position, 1.0);",
         "var p = m * vec4<f32>(position, 1.0);\n    p.z = -p.z;\n    out.pos = view_proj * p;",
+        "out.pos = view_proj * m * vec4<f32>(position, 1.0);\n    out.pos.y = out.pos.y * 0.5;",
     ] {
         let d = draft("plain.wgsl", &shader(body)).unwrap();
         assert!(
-            d.yaml.contains(&format!("{camera} }}")) && !d.yaml.contains("clip_z"),
+            d.yaml.contains(&format!("{camera} }}")) && !d.yaml.contains("clip_"),
             "{}",
             d.yaml
         );
+    }
+}
+
+/// A stage as naga writes it from SPIR-V (`vertex_from_spirv`): its normal skinned in a `main_1`
+/// into a private global the entry point returns at its unnamed `member` output, which the draft
+/// finds through the private global and knows renormalised there; its clip y negated after the
+/// camera. The draft is the shipped profile's contract.
+#[test]
+fn a_stage_naga_read_from_spirv_is_drafted_through_its_private_globals() {
+    let name = "vertex_from_spirv";
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/examples");
+    let source = std::fs::read_to_string(dir.join(format!("{name}.wgsl"))).unwrap();
+    let d = draft(&format!("{name}.wgsl"), &source).unwrap();
+    for want in [
+        "  skinned_normal: { location: 0 }   # the output `member` carries the source normal moved by the palette",
+        "  camera: { group: 0, binding: 0, form: matrix, fill: identity, clip_y: flipped }",
+        "\nnormal_matrix: blended\n",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    assert!(!d.yaml.contains("frame_length"), "{}", d.yaml);
+    validates(&format!("{name}.wgsl"), &source, &d.yaml).unwrap();
+}
+
+/// Normals and tangents named by short words, as GLSL's attributes often are (`a_norm`, `nrm`,
+/// `in_tan`), are the source normal and tangent, and never the position; a binormal is neither.
+#[test]
+fn normals_and_tangents_named_by_short_words_are_picked() {
+    let shader = |normal: &str, tangent: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+@vertex fn vs(@location(0) {normal}: vec3<f32>, @location(1) a_binormal: vec3<f32>, @location(2) {tangent}: vec4<f32>, @location(3) vertex: vec3<f32>,
+@location(4) joints: vec4<u32>, @location(5) weights: vec4<f32>) -> @builtin(position) vec4<f32> {{
+    let m = bones[joints.x] * weights.x;
+    return view_proj * m * vec4<f32>(vertex + {normal} * 0.0 + a_binormal * 0.0 + {tangent}.xyz * 0.0, 1.0);
+}}"
+        )
+    };
+    for (normal, tangent) in [("a_norm", "a_tan"), ("nrm", "in_tgt"), ("vNormal", "tng")] {
+        let d = draft("short.wgsl", &shader(normal, tangent)).unwrap();
+        for want in [
+            "  position: { location: 3, format: vec3 }".to_string(),
+            format!("  normal: {{ location: 0 }}   # `{normal}`"),
+            format!("  tangent: {{ location: 2 }}   # `{tangent}`"),
+        ] {
+            assert!(d.yaml.contains(&want), "{want}\n{}", d.yaml);
+        }
     }
 }
 

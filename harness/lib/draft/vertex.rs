@@ -108,6 +108,22 @@ pub(super) fn words(name: &str) -> Vec<String> {
     out
 }
 
+/// Whether an input is named as a normal or a tangent by a short word (GLSL's `a_norm`, `nrm`,
+/// `in_tan`), which `named` does not take for fear of `normalized` or `tangible`.
+fn short_frame(x: &Input) -> bool {
+    words(&x.name)
+        .iter()
+        .any(|w| ["n", "nrm", "nor", "norm", "nml"].contains(&w.as_str()))
+        || tangent_like(x)
+}
+
+/// Whether an input is named as a tangent by a short word (`tan`, `tng`, `tgt`).
+fn tangent_like(x: &Input) -> bool {
+    words(&x.name)
+        .iter()
+        .any(|w| ["tan", "tng", "tgt"].contains(&w.as_str()))
+}
+
 fn float(x: &Input, n: u8) -> bool {
     vector(x.ty) == Some((n, ScalarKind::Float))
 }
@@ -159,13 +175,27 @@ impl Picks {
             pick(&|x| named(&x.name, &["pos"]) && (float(x, 3) || float(x, 4) || float(x, 2)))
                 // Else the first vec3<f32> not named as another stream (`p`, `vertex`).
                 .or_else(|| {
-                    let other = [
-                        "normal", "tangent", "binormal", "color", "colour", "uv", "tex",
-                    ];
-                    pick(&|x| float(x, 3) && !named(&x.name, &other))
+                    let other = ["normal", "tangent", "binormal", "color", "colour"];
+                    // A texture coordinate by its words (`uv0`, `texcoord`), not `vertex`.
+                    let coordinate = |x: &Input| {
+                        words(&x.name)
+                            .iter()
+                            .any(|w| w.starts_with("uv") || w.starts_with("tex"))
+                    };
+                    pick(&|x| {
+                        float(x, 3) && !named(&x.name, &other) && !coordinate(x) && !short_frame(x)
+                    })
                 });
-        let normal = pick(&|x| named(&x.name, &["normal"]) && float(x, 3));
-        let tangent = pick(&|x| named(&x.name, &["tangent"]) && (float(x, 4) || float(x, 3)));
+        let normal = pick(&|x| {
+            float(x, 3)
+                && (named(&x.name, &["normal"]) || short_frame(x) && !tangent_like(x))
+                && !named(&x.name, &["binormal"])
+        });
+        let tangent = pick(&|x| {
+            (float(x, 4) || float(x, 3))
+                && (named(&x.name, &["tangent"]) || tangent_like(x))
+                && !named(&x.name, &["bitangent"])
+        });
         Picks {
             position,
             joints,
@@ -598,9 +628,8 @@ pub(super) fn vertex_section(
     let unnormalised = frame_output_lines(module, ep, (&inputs, &picks, &pulled), palette, w);
     camera(module, globals, (palette, switches), w, taken);
     let function = skin_function(module);
-    if function.is_none() && super::flow::writes_clip_z(module, ep) {
-        clip_z_line(w);
-    }
+    let clip = super::flow::clip_writes(module, ep);
+    clip_lines(w, clip.y_negated, clip.z && function.is_none());
     if let Some(name) = &function {
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
@@ -786,8 +815,9 @@ impl PulledFrames {
     }
 }
 
-/// `clip_z: stage` on the drafted camera matrix, with why: the stage writes its clip z itself.
-fn clip_z_line(w: &mut Writer) {
+/// `clip_y: flipped` and `clip_z: stage` on the drafted camera matrix, with why: the stage
+/// negates its clip y, writes its clip z, after the camera.
+fn clip_lines(w: &mut Writer, y_negated: bool, z: bool) {
     let Some(at) = w.out.rfind("\n  camera: {") else {
         return;
     };
@@ -796,10 +826,21 @@ fn clip_z_line(w: &mut Writer) {
     if !line.contains("form: matrix") || !line.ends_with(" }") {
         return;
     }
-    let camera = format!("{}, clip_z: stage }}", &line[..line.len() - 2]);
-    let why = "  # the stage writes its clip position's z itself after the camera (a clamp to the near plane, a depth of its own): the capture reads the skinned z from clip w (`clip_z: stage`)";
-    w.out
-        .replace_range(at + 1..end, &format!("{why}\n{camera}"));
+    let mut camera = line[..line.len() - 2].to_string();
+    let mut lines = Vec::new();
+    if y_negated {
+        lines.push("  # the stage negates its clip y after the camera (as naga writes a stage read from SPIR-V made for Vulkan): the harness writes its camera with y negated (`clip_y: flipped`)".to_string());
+        camera.push_str(", clip_y: flipped");
+    }
+    if z {
+        lines.push("  # the stage writes its clip position's z itself after the camera (a clamp to the near plane, a depth of its own): the capture reads the skinned z from clip w (`clip_z: stage`)".to_string());
+        camera.push_str(", clip_z: stage");
+    }
+    if lines.is_empty() {
+        return;
+    }
+    lines.push(format!("{camera} }}"));
+    w.out.replace_range(at + 1..end, &lines.join("\n"));
 }
 
 /// What the vertex section tells the rest of the draft: the influence sets the attributes hold,

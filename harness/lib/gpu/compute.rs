@@ -364,7 +364,7 @@ impl Dispatch {
         // A vertex stage captured whole reads its camera as the identity (or with z moved to w,
         // where the stage writes clip z itself), so that its clip position is the skinned
         // position (here where the camera is in the palette's struct).
-        let camera = contract.clip_z.capture_camera();
+        let camera = contract.written_camera(contract.clip_z.capture_camera());
         let data = super::palette::layout(contract, palette, camera)?;
         for (role, bytes, bind) in data.buffers {
             let usage = contract.slot(role).space.usage();

@@ -25,7 +25,7 @@ pub(super) fn view_matrix(view: View) -> Mat4 {
 fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
     let uniform_bytes = contract.uniform_bytes;
     if contract.slot(Role::View).ty == Want::Matrix {
-        return camera_matrix(contract, view_matrix(view));
+        return camera_matrix(contract, contract.written_camera(view_matrix(view)));
     }
     let mut bytes = vec![0u8; uniform_bytes as usize];
     let data = [
@@ -134,7 +134,8 @@ impl Draw {
         };
         // (role, buffer, bytes bound).
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
-        let data = super::palette::layout(contract, palette, view_matrix(view))?;
+        let camera = contract.written_camera(view_matrix(view));
+        let data = super::palette::layout(contract, palette, camera)?;
         for (role, bytes, bind) in data.buffers {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));

@@ -193,6 +193,12 @@ impl Profile {
                 return Err(("vertex.camera.clip_z".into(), format!("`stage` {why}")));
             }
         }
+        if c.clip_y == crate::format::ClipY::Flipped && c.form != CameraForm::Matrix {
+            return Err((
+                "vertex.camera.clip_y".into(),
+                "`flipped` negates the y row of a camera matrix the harness writes: give `form: matrix`".into(),
+            ));
+        }
         if c.form != CameraForm::Matrix {
             for (field, given) in [
                 ("fill", c.fill != Fill::Zero),

@@ -623,7 +623,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 26);
+        assert_eq!(n, 27);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

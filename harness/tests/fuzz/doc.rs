@@ -1046,6 +1046,14 @@ const STREAM_EDITS: &[ProfileEdit] = &[
 /// Edits of `shaders/examples/skinning_normals.profile.yaml` (typed normal and tangent arrays).
 const TYPED_FRAME_EDITS: &[ProfileEdit] = &[
     (
+        "a flipped clip y under the 2D view camera",
+        &[(
+            "camera: { group: 0, binding: 6, form: view }",
+            "camera: { group: 0, binding: 6, form: view, clip_y: flipped }",
+        )],
+        "`flipped` negates the y row of a camera matrix the harness writes: give `form: matrix`",
+    ),
+    (
         "a stage's own clip z under the 2D view camera",
         &[(
             "camera: { group: 0, binding: 6, form: view }",
