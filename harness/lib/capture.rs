@@ -237,8 +237,8 @@ pub fn addition(
                 wgsl.push_str(&entry_compute_wgsl(&entry, contract));
                 let roles: Vec<Role> = entry.frames.iter().map(|f| f.0).collect();
                 capture_contract(&mut c, entry.place, &roles);
-                // The camera too, bound as the identity: the clip position is then the skinned
-                // one.
+                // The camera too, bound as the identity (or with z moved to w, `clip_z: stage`):
+                // the clip position is then the skinned one.
                 for s in &mut c.slots {
                     if s.role == Role::View {
                         s.pipelines.push(Pipeline::Compute);
@@ -254,8 +254,9 @@ pub fn addition(
 }
 
 /// The compute entry point that calls a copy of the vertex stage (`entry.call`, for vertex `i`)
-/// and writes the clip position it returns, divided by w, and the skinned normal and tangent it
-/// returns where the capture reads them.
+/// and writes the clip position it returns, divided by w (or, under `clip_z: stage`, its x, y
+/// and w, where the capture's camera put z), and the skinned normal and tangent it returns where
+/// the capture reads them.
 fn entry_compute_wgsl(entry: &EntryCapture, contract: &Contract) -> String {
     let frames: String = (entry.frames.iter())
         .map(|(role, member)| match role {

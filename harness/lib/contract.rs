@@ -865,6 +865,8 @@ pub struct Contract {
     pub clip_z: crate::format::ClipZ,
     /// Whether the vertex stage negates its clip y after the camera (`vertex.camera.clip_y`).
     pub clip_y: crate::format::ClipY,
+    /// Whether the camera matrix is stored transposed (`vertex.camera.matrix: rows`).
+    pub camera_rows: bool,
     /// A member of a buffer the harness fills holds the index of the case's joint 0 in the
     /// palette (`bindings[].palette_offset`, as Bevy's per-instance `current_skin_index`): the
     /// palette then starts with [`PALETTE_OFFSET`] other matrices, as with [`Role::PaletteOffset`].
@@ -939,7 +941,8 @@ pub fn is_row_struct(types: &naga::UniqueArena<naga::Type>, inner: &TypeInner) -
 
 /// One element of a palette array: a column-major `mat4x4<f32>` (default), or a `mat3x4<f32>`
 /// holding the affine's three rows (the transposed upper 3x4), or a struct of those rows as three
-/// `vec4<f32>` members; alone, or a member of a struct.
+/// `vec4<f32>` members, or a `mat4x4<f32>` of all four rows (the matrix transposed); alone, or a
+/// member of a struct.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PaletteElement {
     pub rows: bool,
@@ -959,6 +962,10 @@ pub struct PaletteElement {
     /// affine's rows, `rows`) or 4 (its columns, or under `rows` its four rows); 0 for an array of
     /// matrices (and until read).
     pub slots: u32,
+    /// Under `rows`, whether each joint's matrix is a `mat4x4<f32>` holding its four rows (the
+    /// matrix transposed, as a shader written for row vectors or cross-compiled from HLSL
+    /// transposes it back), read from the shader; else an affine's three rows, `mat3x4<f32>`.
+    pub four_rows: bool,
 }
 
 impl Default for PaletteElement {
@@ -970,6 +977,7 @@ impl Default for PaletteElement {
             normal: None,
             normal_columns: 3,
             slots: 0,
+            four_rows: false,
         }
     }
 }
@@ -982,19 +990,23 @@ impl PaletteElement {
 
     /// The matrix type, as WGSL writes it.
     pub fn matrix_wgsl(&self) -> &'static str {
-        if self.rows {
-            "mat3x4<f32>"
-        } else {
-            "mat4x4<f32>"
+        match (self.rows, self.four_rows) {
+            (true, false) => "mat3x4<f32>",
+            _ => "mat4x4<f32>",
         }
     }
 
     /// Whether `inner` is the element type: the matrix, or a struct with the member holding it.
     pub fn matches(&self, types: &naga::UniqueArena<naga::Type>, inner: &TypeInner) -> bool {
         let matrix = |t: &TypeInner| {
+            // Rows: an affine's three, or all four (a mat4x4 the shader transposes), as the
+            // palette's own binding has them where it has been read.
+            let want = match (self.rows, self.four_rows) {
+                (true, false) => naga::VectorSize::Tri,
+                _ => naga::VectorSize::Quad,
+            };
             matches!(*t, TypeInner::Matrix { columns, rows: naga::VectorSize::Quad, scalar }
-                if scalar == naga::Scalar::F32
-                    && columns == if self.rows { naga::VectorSize::Tri } else { naga::VectorSize::Quad })
+                if scalar == naga::Scalar::F32 && columns == want)
         };
         match (&self.member, inner) {
             (None, t) if self.rows && is_row_struct(types, t) => true,
@@ -1016,8 +1028,13 @@ impl PaletteElement {
     pub fn wgsl(&self) -> String {
         match &self.member {
             None => format!(
-                "{} (or {} vec4<f32> a joint)",
+                "{}{} (or {} vec4<f32> a joint)",
                 self.matrix_wgsl(),
+                if self.rows && !self.four_rows {
+                    " or mat4x4<f32> (its four rows)"
+                } else {
+                    ""
+                },
                 match (self.slots, self.rows) {
                     (0, true) => "3 or 4".to_string(),
                     (0, false) => "4".to_string(),
@@ -1049,8 +1066,13 @@ impl PaletteElement {
         let mut out = vec![0u8; stride * matrices.len()];
         for (i, m) in matrices.iter().enumerate() {
             let floats: Vec<f32> = if self.rows {
-                // Rows 0 to 2: element r of each column; four slots a joint take row 3 too.
-                let rows = if self.slots == 4 { 4 } else { 3 };
+                // Rows 0 to 2: element r of each column; four slots a joint, or a mat4x4 of
+                // rows, take row 3 too.
+                let rows = if self.slots == 4 || self.four_rows {
+                    4
+                } else {
+                    3
+                };
                 (0..rows)
                     .flat_map(|r| m.to_cols_array_2d().map(|c| c[r]))
                     .collect()
@@ -1600,6 +1622,7 @@ impl Contract {
             camera_in_palette: false,
             clip_z: Default::default(),
             clip_y: Default::default(),
+            camera_rows: false,
             offset_in_filled: false,
             streams: Streams::default(),
             normal_matrix: Default::default(),
@@ -1614,9 +1637,15 @@ impl Contract {
     }
 
     /// The camera matrix the harness writes where it means `m`: with the stage's clip y flip
-    /// undone beforehand ([`crate::format::ClipY::written`]).
+    /// undone beforehand ([`crate::format::ClipY::written`]), transposed where the camera is
+    /// stored so.
     pub fn written_camera(&self, m: glam::Mat4) -> glam::Mat4 {
-        self.clip_y.written(m)
+        let m = self.clip_y.written(m);
+        if self.camera_rows {
+            m.transpose()
+        } else {
+            m
+        }
     }
 
     /// Whether the vertex stage's camera is a matrix: its own binding's, or a member of the
@@ -2146,6 +2175,28 @@ pub fn list(numbers: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The written camera, worked by hand for a camera the stage flips and stores by rows: the
+    /// stage reads `S` and computes `v * S` (row vectors, `S^T v`), then negates y; with `S`
+    /// written as `(F M)^T` that is `F F M v = M v`, the camera meant. The other order,
+    /// `F M^T`, would not give it back for this `M`, which is not symmetric.
+    #[test]
+    fn a_flipped_camera_stored_by_rows_is_flipped_then_transposed() {
+        let mut c = Contract::builtin();
+        c.clip_y = crate::format::ClipY::Flipped;
+        c.camera_rows = true;
+        let m = glam::Mat4::from_cols_array(&[
+            1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0, 7.0, 8.0, 9.0, 0.0, 0.5, 0.25, 2.0, 1.0,
+        ]);
+        let v = glam::Vec4::new(1.0, -2.0, 0.5, 1.0);
+        let s = c.written_camera(m);
+        let flip = glam::Vec4::new(1.0, -1.0, 1.0, 1.0);
+        assert_eq!((s.transpose() * v) * flip, m * v);
+        let f = glam::Mat4::from_diagonal(flip);
+        assert_ne!(((f * m.transpose()).transpose() * v) * flip, m * v);
+        c.camera_rows = false;
+        assert_eq!((c.written_camera(m) * v) * flip, m * v);
+    }
 
     #[test]
     fn lists_read_as_the_messages_write_them() {

@@ -681,8 +681,9 @@ pub enum ClipZ {
 
 impl ClipZ {
     /// The matrix a captured stage's camera holds: the identity, or under `stage` the identity
-    /// with its z row moved to w, clip `(x, y, 0, z)`, so that the skinned z reaches the capture
-    /// whatever the stage writes into clip z. A permutation: exact.
+    /// with its z row moved to w and no w row, clip `(x, y, 0, z)`, so that the skinned z reaches
+    /// the capture whatever the stage writes into clip z. Every entry 0 or 1: exact, and the
+    /// capture reads x, y and w undivided.
     pub fn capture_camera(self) -> glam::Mat4 {
         match self {
             ClipZ::Camera => glam::Mat4::IDENTITY,

@@ -323,7 +323,8 @@ pub struct Palette {
     #[serde(default)]
     pub sampler: Option<Slot>,
     /// Each element's matrix: `columns` (default, a column-major `mat4x4<f32>`) or `rows` (a
-    /// `mat3x4<f32>` holding the affine's three rows).
+    /// `mat3x4<f32>` holding the affine's three rows, or a `mat4x4<f32>` holding all four: the
+    /// matrix transposed).
     #[serde(default)]
     pub matrix: MatrixForm,
     /// Elements are structs, and this member holds each one's matrix.
@@ -1047,6 +1048,11 @@ pub struct Camera {
     /// (default), or `flipped` (a stage naga read from SPIR-V made for Vulkan).
     #[serde(default)]
     pub clip_y: crate::format::ClipY,
+    /// With `matrix`: `columns` (default, column-major as WGSL keeps it) or `rows`, the matrix
+    /// stored transposed, which the shader transposes back (`v * m`, row vectors; HLSL's
+    /// matrices as cross-compilers write them).
+    #[serde(default)]
+    pub matrix: MatrixForm,
 }
 
 impl Camera {

@@ -322,7 +322,19 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
                 e.slots = read.unwrap_or(if e.rows { 3 } else { 4 });
                 e.stride = stride * e.slots;
             }
-            let offset = member_of(module, base, e.member.as_ref()).map(|m| m.offset);
+            let held = member_of(module, base, e.member.as_ref());
+            let matrix = held.map_or(base, |m| m.ty);
+            // Rows in a mat4x4: all four of them.
+            e.four_rows = e.rows
+                && matches!(
+                    module.types[matrix].inner,
+                    TypeInner::Matrix {
+                        columns: naga::VectorSize::Quad,
+                        rows: naga::VectorSize::Quad,
+                        ..
+                    }
+                );
+            let offset = held.map(|m| m.offset);
             if let (Some(m), Some(offset)) = (e.member.as_mut(), offset) {
                 m.offset = offset;
             }
@@ -2477,10 +2489,19 @@ pub(crate) mod tests {
         structs.validate().unwrap();
         let e = &structs.contract.palette_element;
         assert_eq!((e.stride, e.member.as_ref().unwrap().offset), (64, 16));
-        // Rows where the shader has a mat4x4.
-        let msg = held(
+        // Rows where the shader has a mat4x4: all four of them, 64 bytes a joint.
+        let four = held(
             "@group(0) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;",
-            "bones[j.x]",
+            "transpose(bones[j.x])",
+            profile(""),
+        );
+        four.validate().unwrap();
+        let e = &four.contract.palette_element;
+        assert_eq!((e.stride, e.four_rows), (64, true));
+        // Rows where the shader has neither.
+        let msg = held(
+            "@group(0) @binding(1) var<storage, read> bones: array<mat4x3<f32>>;",
+            "mat3x4<f32>(bones[j.x][0].xyzz, bones[j.x][1].xyzz, bones[j.x][2].xyzz)",
             profile(""),
         )
         .validate()
@@ -2488,7 +2509,7 @@ pub(crate) mod tests {
         .to_string();
         assert!(
             msg.contains(
-                "binding 1 (`bones`) must be array<E>, E mat3x4<f32> (or 3 or 4 vec4<f32> a joint), is array<mat4x4<f32>>"
+                "binding 1 (`bones`) must be array<E>, E mat3x4<f32> or mat4x4<f32> (its four rows) (or 3 or 4 vec4<f32> a joint), is array<mat4x3<f32>>"
             ),
             "{msg}"
         );

@@ -4242,6 +4242,45 @@ fn a_stage_that_writes_its_clip_z_is_captured_through_clip_w() {
     });
 }
 
+/// A vertex stage written for row vectors (`v * skin * view_projection`, as shaders ported from
+/// HLSL multiply), its bones and camera stored row by row (`vertex_pulled` edited): every row
+/// passes with `palette.matrix: rows` over its mat4x4s and `camera.matrix: rows`; with the
+/// matrices as columns the numbers and the images fail.
+#[test]
+fn row_vectors_take_their_matrices_row_by_row() {
+    let name = "vertex_pulled";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[(
+            "return camera.view_projection * skin * vec4<f32>(position, 1.0);",
+            "return vec4<f32>(position, 1.0) * skin * camera.view_projection;",
+        )],
+    );
+    let with = edited(
+        name,
+        &profile,
+        &[
+            (
+                "palette: { group: 0, binding: 1 }",
+                "palette: { group: 0, binding: 1, matrix: rows }",
+            ),
+            (
+                "  camera: { group: 0, binding: 0, form: matrix }",
+                "  camera: { group: 0, binding: 0, form: matrix, matrix: rows }",
+            ),
+        ],
+    );
+    passes_only_with(
+        name,
+        "row_vectors",
+        &shader,
+        (&with, &profile),
+        &["posed_matches_cpu", "render_matches_golden"],
+    );
+}
+
 /// A vertex stage that negates its clip y after the camera, as naga writes one it reads from
 /// SPIR-V (`vertex_from_spirv`): without `clip_y: flipped` its numbers and its images fail, the
 /// numbers' failures naming the field (the example itself passes every row with it).
@@ -4771,7 +4810,9 @@ fn immediate_data_is_set_before_each_draw_and_dispatch() {
 /// stage does with the words it loads), `compute_packed_frames` (a normal and a tangent packed
 /// in u32 members, their encoding the pack builtins the shader calls) and `vertex_skin_stream`
 /// (a skin stream of structs read by vertex index beside the attributes, its joints u16 pairs in
-/// two members) pass every row on both adapters as drafted.
+/// two members), `vertex_streams` (a stream a field, read through an index table) and
+/// `vertex_from_spirv` (naga's reading of SPIR-V: private globals, its clip y negated) pass every
+/// row on both adapters as drafted.
 #[test]
 fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
     for name in [
@@ -4789,6 +4830,8 @@ fn drafted_profiles_pass_the_suite_where_the_names_tell_the_layout() {
         "vertex_pulled",
         "compute_packed_frames",
         "vertex_skin_stream",
+        "vertex_streams",
+        "vertex_from_spirv",
     ] {
         let (source, _) = example_texts(name);
         let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &source).unwrap();

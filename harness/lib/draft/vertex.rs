@@ -629,7 +629,10 @@ pub(super) fn vertex_section(
     camera(module, globals, (palette, switches), w, taken);
     let function = skin_function(module);
     let clip = super::flow::clip_writes(module, ep);
-    clip_lines(w, clip.y_negated, clip.z && function.is_none());
+    // Only a vertex-only profile's entry point is copied, where a clip z of its own matters.
+    let compute = (module.entry_points.iter()).any(|e| e.stage == naga::ShaderStage::Compute);
+    let copied = function.is_none() && !compute;
+    clip_lines(w, clip.y_negated, clip.z && copied);
     if let Some(name) = &function {
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"

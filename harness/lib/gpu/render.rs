@@ -25,7 +25,7 @@ pub(super) fn view_matrix(view: View) -> Mat4 {
 fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
     let uniform_bytes = contract.uniform_bytes;
     if contract.slot(Role::View).ty == Want::Matrix {
-        return camera_matrix(contract, contract.written_camera(view_matrix(view)));
+        return camera_matrix(contract, written(contract, view));
     }
     let mut bytes = vec![0u8; uniform_bytes as usize];
     let data = [
@@ -35,6 +35,12 @@ fn camera_bytes(contract: &crate::contract::Contract, view: View) -> Vec<u8> {
     ];
     bytes[..12].copy_from_slice(bytemuck::cast_slice(&data));
     bytes
+}
+
+/// The camera matrix the harness writes for `view`, as the stage reads it
+/// ([`crate::contract::Contract::written_camera`]).
+fn written(contract: &crate::contract::Contract, view: View) -> Mat4 {
+    contract.written_camera(view_matrix(view))
 }
 
 /// A camera given as a matrix: `m` at its member (first, unless the profile names another), the
@@ -134,8 +140,7 @@ impl Draw {
         };
         // (role, buffer, bytes bound).
         let mut bound: Vec<(Role, wgpu::Buffer, usize)> = Vec::new();
-        let camera = contract.written_camera(view_matrix(view));
-        let data = super::palette::layout(contract, palette, camera)?;
+        let data = super::palette::layout(contract, palette, written(contract, view))?;
         for (role, bytes, bind) in data.buffers {
             let usage = contract.slot(role).space.usage();
             bound.push((role, init("palette", &bytes, usage), bind));

@@ -152,8 +152,10 @@ fn homogeneous_dropped(s: &Sites) -> Vec<Candidate> {
 
 /// Every access into the palette wrapped in `transpose`.
 fn palette_transposed(s: &Sites) -> Vec<Candidate> {
-    // A mat3x4 of rows transposed is a mat4x3: another type, not a wrong value.
-    if s.contract.palette_element.rows {
+    // A mat3x4 of rows transposed is a mat4x3: another type, not a wrong value (a mat4x4 of
+    // rows transposed is one).
+    let e = &s.contract.palette_element;
+    if e.rows && !e.four_rows {
         return Vec::new();
     }
     let mut accesses = Vec::new();

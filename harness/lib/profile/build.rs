@@ -580,6 +580,7 @@ impl Profile {
         c.camera_in_palette = v.camera.in_palette(p);
         c.clip_z = v.camera.clip_z;
         c.clip_y = v.camera.clip_y;
+        c.camera_rows = v.camera.matrix == MatrixForm::Rows;
         c.camera_member = (v.camera.member.clone()).map(|m| self.member(m, "vertex.camera.member"));
         let input = |role, ty, also, format, location, field: &str| {
             crate::contract::VertexInput::new(

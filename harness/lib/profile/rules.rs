@@ -187,6 +187,7 @@ impl Profile {
             let why = match (c.form, &v.skin_function) {
                 (CameraForm::View, _) => Some("reads the skinned z from a camera matrix: give `form: matrix` (the 2D `view` form drops z)".to_string()),
                 (_, Some(f)) => Some(format!("reads the skinned z through a copy of the entry point, which the harness calls only where no `skin_function` is named (`{f}` returns the skinned position before any camera): leave `clip_z` out")),
+                _ if self.compute.is_some() => Some("reads the skinned z through a copy of the entry point, which the harness calls only for a vertex-only profile (the numbers here come from `compute`): leave `clip_z` out".to_string()),
                 _ => None,
             };
             if let Some(why) = why {
@@ -204,11 +205,12 @@ impl Profile {
                 ("fill", c.fill != Fill::Zero),
                 ("member", c.member.is_some()),
                 ("members", !c.members.is_empty()),
+                ("matrix", c.matrix != MatrixForm::Columns),
             ] {
                 if given {
                     return Err((
                         format!("vertex.camera.{field}"),
-                        "is for a camera matrix in a larger struct: give `form: matrix`".into(),
+                        "is for a camera given as a matrix: give `form: matrix`".into(),
                     ));
                 }
             }

@@ -56,7 +56,20 @@ fn errors_are_located() {
     );
     let msg = parse(&text).unwrap_err();
     assert!(
-        msg.contains("field `vertex.camera.fill`: is for a camera matrix in a larger struct: give `form: matrix`"),
+        msg.contains(
+            "field `vertex.camera.fill`: is for a camera given as a matrix: give `form: matrix`"
+        ),
+        "{msg}"
+    );
+    // A clip z of the stage's own where the numbers come from the compute stage, not a copy.
+    let text = DEFAULT.replacen(
+        camera,
+        "camera: { group: 0, binding: 6, form: matrix, clip_z: stage }",
+        1,
+    );
+    let msg = parse(&text).unwrap_err();
+    assert!(
+        msg.contains("field `vertex.camera.clip_z`: `stage` reads the skinned z through a copy of the entry point, which the harness calls only for a vertex-only profile"),
         "{msg}"
     );
     let text = DEFAULT.replacen(
@@ -190,7 +203,7 @@ fn the_palette_and_the_camera_may_be_members_of_one_struct() {
         "{ group: 0, binding: 0 }",
         "{ group: 0, binding: 1, member: m }",
         "vertex.camera.member",
-        "is for a camera matrix in a larger struct: give `form: matrix`",
+        "is for a camera given as a matrix: give `form: matrix`",
     );
     err(
         "{ group: 0, binding: 0, member: 2bones }",

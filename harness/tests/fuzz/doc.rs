@@ -1046,6 +1046,14 @@ const STREAM_EDITS: &[ProfileEdit] = &[
 /// Edits of `shaders/examples/skinning_normals.profile.yaml` (typed normal and tangent arrays).
 const TYPED_FRAME_EDITS: &[ProfileEdit] = &[
     (
+        "a camera stored by rows under the 2D view camera",
+        &[(
+            "camera: { group: 0, binding: 6, form: view }",
+            "camera: { group: 0, binding: 6, form: view, matrix: rows }",
+        )],
+        "is for a camera given as a matrix: give `form: matrix`",
+    ),
+    (
         "a flipped clip y under the 2D view camera",
         &[(
             "camera: { group: 0, binding: 6, form: view }",
