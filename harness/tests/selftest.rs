@@ -4283,7 +4283,8 @@ fn row_vectors_take_their_matrices_row_by_row() {
 
 /// A vertex stage that negates its clip y after the camera, as naga writes one it reads from
 /// SPIR-V (`vertex_from_spirv`): without `clip_y: flipped` its numbers and its images fail, the
-/// numbers' failures naming the field (the example itself passes every row with it).
+/// numbers' failures naming the field (the example itself passes every row with it); a stage
+/// that does not negate it, given the field, fails saying to leave it out.
 #[test]
 fn a_stage_that_negates_its_clip_y_names_clip_y() {
     let name = "vertex_from_spirv";
@@ -4298,6 +4299,24 @@ fn a_stage_that_negates_its_clip_y_names_clip_y() {
         ) && r.outcome.message.contains("`vertex.camera.clip_y: flipped`")
     });
     assert!(!failing(&report, "render_matches_golden").is_empty());
+    let name = "vertex_pulled";
+    let (source, profile) = example_texts(name);
+    let flipped = edited(
+        name,
+        &profile,
+        &[(
+            "  camera: { group: 0, binding: 0, form: matrix }",
+            "  camera: { group: 0, binding: 0, form: matrix, clip_y: flipped }",
+        )],
+    );
+    let Some(report) = run_example_as(name, "clip_y_unneeded", &source, &flipped) else {
+        return;
+    };
+    fails_only_as(&report, "posed_matches_cpu", |r| {
+        r.outcome
+            .message
+            .contains("which this one does not: leave it out")
+    });
 }
 
 /// A vertex stage that pulls each field from a buffer of its own through an index table, as

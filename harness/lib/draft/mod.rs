@@ -14,6 +14,7 @@ mod compute;
 mod flow;
 mod gates;
 mod modules;
+mod orient;
 mod read;
 mod strides;
 #[cfg(test)]
@@ -187,7 +188,8 @@ fn draft_with(
         .collect();
     let globals = used_globals(&module, &info, &eps);
     let mut taken: Vec<(u32, u32)> = Vec::new();
-    let (palette, switches) = palette(&module, &globals, &mut w, &mut taken);
+    let stage = compute.or(vertex).map(|i| (&info, i));
+    let (palette, switches) = palette(&module, &globals, stage, &mut w, &mut taken);
     let mut extras = Vec::new();
     // The compute stage's skinned directions are not renormalised where it calls no function
     // that could (`normalize`, `inverseSqrt`, `length`).
@@ -953,6 +955,7 @@ fn unit_members(module: &Module, g: &Global) -> Vec<String> {
 fn palette<'a>(
     module: &Module,
     globals: &'a [Global],
+    stage: Option<(&naga::valid::ModuleInfo, usize)>,
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) -> (Option<&'a Global<'a>>, Vec<gates::Switch>) {
@@ -1057,6 +1060,18 @@ fn palette<'a>(
         }
     };
     if *rows {
+        fields.push_str(", matrix: rows");
+    }
+    // A mat4x4 the stage applies transposed (row vectors, `p * m`): stored by rows.
+    let mat4 = !matches!(form_kind, Matrices::Array if read::holds_vec4(module, g));
+    let transposed = stage
+        .zip(palette_target(module, g))
+        .is_some_and(|((info, i), target)| {
+            orient::transposed(module, info, i, target) == Some(true)
+        });
+    if !*rows && mat4 && transposed {
+        w.line("# The stage applies each joint's matrix transposed (`p * m`, row vectors, or `transpose(m) * p`):");
+        w.line("# its mat4x4s hold the matrices' rows");
         fields.push_str(", matrix: rows");
     }
     if let Some((inv, _)) = candidates.iter().find(|(g, _)| inverse(g)) {

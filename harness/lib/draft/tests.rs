@@ -1721,6 +1721,57 @@ fn normals_and_tangents_named_by_short_words_are_picked() {
     }
 }
 
+/// A stage that applies its matrices transposed drafts them stored by rows: row vectors (`p * m`)
+/// or `transpose(m) * p` give `matrix: rows` to the palette and the camera each; a transpose and a
+/// row vector together (glslang's reading of HLSL) cancel, and `m * p` gives none.
+#[test]
+fn matrices_applied_transposed_are_drafted_by_rows() {
+    let shader = |blend: &str, apply: &str| {
+        format!(
+            "@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(0) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> {{
+    let skin = {blend};
+    let p = vec4<f32>(position, 1.0);
+    return {apply};
+}}"
+        )
+    };
+    let plain = "bones[j.x] * w.x + bones[j.y] * w.y";
+    let transposed = "transpose(bones[j.x]) * w.x + transpose(bones[j.y]) * w.y";
+    let rows = |palette: bool, camera: bool| {
+        (
+            format!(
+                "palette: {{ group: 0, binding: 1, form: storage{} }}",
+                if palette { ", matrix: rows" } else { "" }
+            ),
+            format!(
+                "  camera: {{ group: 0, binding: 0, form: matrix{} }}",
+                if camera { ", matrix: rows" } else { "" }
+            ),
+        )
+    };
+    for (blend, apply, (palette, camera)) in [
+        (plain, "p * skin * view_proj", rows(true, true)),
+        (transposed, "view_proj * (skin * p)", rows(true, false)),
+        (
+            transposed,
+            "(p * skin) * transpose(view_proj)",
+            rows(false, false),
+        ),
+        (plain, "view_proj * skin * p", rows(false, false)),
+    ] {
+        let src = shader(blend, apply);
+        let d = draft("rows.wgsl", &src).unwrap();
+        assert!(
+            d.yaml.contains(&format!("{palette}\n")) && d.yaml.contains(&format!("{camera}\n")),
+            "{apply}: {palette} / {camera}\n{}",
+            d.yaml
+        );
+        validates("rows.wgsl", &src, &d.yaml).unwrap();
+    }
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.

@@ -632,7 +632,12 @@ pub(super) fn vertex_section(
     // Only a vertex-only profile's entry point is copied, where a clip z of its own matters.
     let compute = (module.entry_points.iter()).any(|e| e.stage == naga::ShaderStage::Compute);
     let copied = function.is_none() && !compute;
-    clip_lines(w, clip.y_negated, clip.z && copied);
+    clip_lines(
+        module,
+        (info, stage.index),
+        w,
+        (clip.y_negated, clip.z && copied),
+    );
     if let Some(name) = &function {
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
@@ -818,9 +823,15 @@ impl PulledFrames {
     }
 }
 
-/// `clip_y: flipped` and `clip_z: stage` on the drafted camera matrix, with why: the stage
-/// negates its clip y, writes its clip z, after the camera.
-fn clip_lines(w: &mut Writer, y_negated: bool, z: bool) {
+/// `matrix: rows`, `clip_y: flipped` and `clip_z: stage` on the drafted camera matrix, with why:
+/// the stage applies the camera transposed (`p * view_projection`), negates its clip y, writes
+/// its clip z, after the camera.
+fn clip_lines(
+    module: &Module,
+    (info, index): (&naga::valid::ModuleInfo, usize),
+    w: &mut Writer,
+    (y_negated, z): (bool, bool),
+) {
     let Some(at) = w.out.rfind("\n  camera: {") else {
         return;
     };
@@ -831,6 +842,24 @@ fn clip_lines(w: &mut Writer, y_negated: bool, z: bool) {
     }
     let mut camera = line[..line.len() - 2].to_string();
     let mut lines = Vec::new();
+    // The camera's global, by the group and binding the line gives.
+    let number = |key: &str| {
+        let at = line.find(key)? + key.len();
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse::<u32>()
+            .ok()
+    };
+    let global = number("group: ")
+        .zip(number("binding: "))
+        .and_then(|(g, b)| crate::shader::global_handle_at(module, g, b));
+    if global
+        .is_some_and(|g| super::orient::transposed(module, info, index, (g, None)) == Some(true))
+    {
+        lines.push("  # the stage applies its camera transposed (`p * view_projection`, row vectors): stored by rows (`matrix: rows`)".to_string());
+        camera.push_str(", matrix: rows");
+    }
     if y_negated {
         lines.push("  # the stage negates its clip y after the camera (as naga writes a stage read from SPIR-V made for Vulkan): the harness writes its camera with y negated (`clip_y: flipped`)".to_string());
         camera.push_str(", clip_y: flipped");
