@@ -639,16 +639,25 @@ pub(super) fn stores_point_w(module: &Module, global: Handle<naga::GlobalVariabl
             let Statement::Store { pointer, value } = *st else {
                 return;
             };
-            let element = matches!(f.expressions[pointer], E::Access { base, .. } | E::AccessIndex { base, .. }
-                if matches!(f.expressions[base], E::GlobalVariable(g) if g == global));
+            // An element of the global, or of its struct's array (naga's `block.member[i]`).
+            let element = matches!(
+                f.expressions[pointer],
+                E::Access { .. } | E::AccessIndex { .. }
+            ) && crate::shader::root_global(f, pointer) == Some(global);
             if !element {
                 return;
             }
             stores += 1;
-            if let E::Compose { components, .. } = &f.expressions[value] {
-                if components.last().is_some_and(|&c| one(f, c)) {
-                    points += 1;
-                }
+            // `vec4(p, 1.0)`, or a matrix times one (an affine blend keeps its w 1).
+            let composed = |e: Handle<E>| {
+                matches!(&f.expressions[e], E::Compose { components, .. }
+                    if components.last().is_some_and(|&c| one(f, c)))
+            };
+            let point = composed(value)
+                || matches!(f.expressions[value], E::Binary { op: naga::BinaryOperator::Multiply, right, .. }
+                    if composed(right));
+            if point {
+                points += 1;
             }
         });
     }

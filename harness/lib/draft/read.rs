@@ -19,7 +19,7 @@ impl<'a> Global<'a> {
     fn of(module: &'a Module, var: &naga::GlobalVariable) -> Option<Global<'a>> {
         let b = var.binding.as_ref()?;
         Some(Global {
-            name: var.name.clone().unwrap_or_default(),
+            name: name_of(module, var),
             group: b.group,
             binding: b.binding,
             space: var.space,
@@ -36,6 +36,26 @@ impl<'a> Global<'a> {
     /// The module's variable at this global's group and binding.
     pub(super) fn variable(&self, module: &Module) -> Option<naga::Handle<naga::GlobalVariable>> {
         crate::shader::global_handle_at(module, self.group, self.binding)
+    }
+}
+
+/// A global's name, or where it has none (naga names a SPIR-V block without an instance name
+/// `unnamed`, `unnamed_3`) the name of its struct's one member (`dst_pos` of
+/// `buffer Dst { vec4 dst_pos[]; }`), which says what it holds.
+fn name_of(module: &Module, var: &naga::GlobalVariable) -> String {
+    let name = var.name.clone().unwrap_or_default();
+    let unnamed = name.is_empty()
+        || name.strip_prefix("unnamed").is_some_and(|rest| {
+            rest.is_empty()
+                || rest
+                    .strip_prefix('_')
+                    .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        });
+    match &module.types[var.ty].inner {
+        TypeInner::Struct { members, .. } if unnamed && members.len() == 1 => {
+            members[0].name.clone().unwrap_or(name)
+        }
+        _ => name,
     }
 }
 

@@ -1772,6 +1772,50 @@ fn matrices_applied_transposed_are_drafted_by_rows() {
     }
 }
 
+/// Blocks naga leaves unnamed when it reads SPIR-V (`unnamed`, `unnamed_3`) are named by their
+/// struct's one member (`dst_pos`), and a skinned output stored as the blended matrix times a
+/// point (`m * vec4(p, 1.0)`) is drafted `w: 1`; a named block keeps its own name.
+#[test]
+fn unnamed_blocks_are_named_by_their_member() {
+    let source = |output: &str| {
+        format!(
+            "struct Bones {{ bones: array<mat4x4<f32>> }}
+struct Positions {{ positions: array<vec4<f32>> }}
+struct Joints {{ joints: array<vec4<u32>> }}
+struct Weights {{ weights: array<vec4<f32>> }}
+struct Dst {{ dst_pos: array<vec4<f32>> }}
+struct Params {{ vertex_count: u32 }}
+@group(0) @binding(0) var<storage> unnamed: Bones;
+@group(0) @binding(1) var<storage> unnamed_1: Positions;
+@group(0) @binding(2) var<storage> unnamed_2: Joints;
+@group(0) @binding(3) var<storage> unnamed_4: Weights;
+@group(0) @binding(4) var<storage, read_write> {output}: Dst;
+@group(0) @binding(5) var<uniform> unnamed_5: Params;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
+    let i = id.x;
+    if (i >= unnamed_5.vertex_count) {{ return; }}
+    let j = unnamed_2.joints[i];
+    let w = unnamed_4.weights[i];
+    let m = unnamed.bones[j.x] * w.x + unnamed.bones[j.y] * w.y;
+    {output}.dst_pos[i] = m * vec4<f32>(unnamed_1.positions[i].xyz, 1.0);
+}}"
+        )
+    };
+    let d = draft("blocks.wgsl", &source("unnamed_3")).unwrap();
+    for want in [
+        "  # `dst_pos` is stored as vec4(skinned, 1.0): a point's w",
+        "  skinned: { group: 0, binding: 4, format: vec4, w: 1 }",
+        "  count: { group: 0, binding: 5 }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    assert_eq!(d.todos, 0, "{}", d.yaml);
+    validates("blocks.wgsl", &source("unnamed_3"), &d.yaml).unwrap();
+    // A block named by the shader: its own name, which says nothing here.
+    let d = draft("named.wgsl", &source("mesh_block")).unwrap();
+    assert!(!d.yaml.contains("  skinned: {"), "{}", d.yaml);
+}
+
 /// A stored vec4 position multiplied as it is (three-rs's `matrix * v.position`) drafts
 /// `position_w: 1`, and an output stored as `vec4(p, 1.0)` its `w: 1`; a position whose w the
 /// shader composes itself drafts no `position_w`.

@@ -71,6 +71,10 @@ impl std::fmt::Display for Fault {
 /// element the shader skipped is told apart from one it wrote.
 const SENTINEL: u32 = 0x7fc0_5eed;
 
+/// How far a point's w (`compute.skinned.w: 1`) may lie from 1: the rounding of up to eight
+/// weights summed in f32 (a few units in the last place), not a wrong w.
+const POINT_W_TOLERANCE: f32 = 1e-5;
+
 /// The guard of an output skinned in place, which the shader also reads as vertices: a finite
 /// float (about 1.502), since skinning a NaN may give back its bits.
 const GUARD_SOURCE: u32 = 0x3fc0_5eed;
@@ -764,8 +768,12 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
     };
     let bad_w = || {
         let w = layout.w?;
-        let want = if layout.point_w { 1.0 } else { 0.0 };
-        let ok = |x: f32| x == want;
+        // A point's w 1 within rounding: where the shader moves `vec4(p, 1.0)` by the blended
+        // matrix, its w is the weights' sum as f32 adds them.
+        let ok = |x: f32| match layout.point_w {
+            true => (x - 1.0).abs() <= POINT_W_TOLERANCE,
+            false => x == 0.0,
+        };
         vertices
             .chunks(layout.stride)
             .position(|v| !ok(f32::from_bits(v[w])))
@@ -1029,6 +1037,17 @@ mod tests {
         };
         let ones = words(&[[1.0, 2.0, 3.0, 1.0], [4.0, 5.0, 6.0, 1.0]], 2);
         assert_eq!(fresh(&ones, 2, &point).fault, None);
+        // A blend's w: four weights summed in f32, 1 ulp short of 1; 0.999 is no point's w.
+        let sum = words(&[[1.0, 2.0, 3.0, 0.99999994], [4.0, 5.0, 6.0, 1.0]], 2);
+        assert_eq!(fresh(&sum, 2, &point).fault, None);
+        let off = words(&[[1.0, 2.0, 3.0, 1.0], [4.0, 5.0, 6.0, 0.999]], 2);
+        assert_eq!(
+            fresh(&off, 2, &point).fault,
+            Some(Fault::NonZeroW {
+                vertex: 1,
+                w: 0.999
+            })
+        );
         let zero = words(&[[1.0, 2.0, 3.0, 1.0], [4.0, 5.0, 6.0, 0.0]], 2);
         assert_eq!(
             fresh(&zero, 2, &point).fault,
