@@ -294,11 +294,11 @@ impl std::fmt::Debug for Check {
 /// vertex stage's skinning function called from the harness's compute entry point.
 fn by_path(input: &Input, mut outcome: Outcome) -> Outcome {
     let c = input.ctx.contract();
-    match (c.captured, &c.skin_function, &c.vertex) {
+    match (c.captured, &c.skin_function, c.copied_entry()) {
         (true, Some(f), _) => {
             outcome.figure = format!("{} (vertex stage, via `{f}`)", outcome.figure)
         }
-        (true, None, Some(vs)) => {
+        (_, _, Some(vs)) => {
             let camera = match c.clip_z {
                 crate::format::ClipZ::Camera => "an identity camera",
                 crate::format::ClipZ::Stage => "a camera that moves z to w (`clip_z: stage`)",
@@ -370,7 +370,7 @@ fn positions_by_path(
     let tolerance = input.run.scene.tolerance;
     let mut outcome = positions_match(gpu, expected, tolerance, gpu_label, expected_label);
     let c = input.ctx.contract();
-    let copied = c.captured && c.skin_function.is_none() && c.vertex.is_some();
+    let copied = c.copied_entry().is_some();
     // Whether every vertex matches in lanes `k`, its y negated where `flip`.
     let lanes = |k: &[usize], flip: bool| {
         let near = |a: &[f32; 3], b: &[f32; 3], k: usize| {

@@ -1648,6 +1648,14 @@ impl Contract {
         }
     }
 
+    /// The vertex entry point the harness's compute stage calls a copy of, where it does: captured,
+    /// with no skinning function to call instead.
+    pub fn copied_entry(&self) -> Option<&str> {
+        (self.captured && self.skin_function.is_none())
+            .then_some(self.vertex.as_deref())
+            .flatten()
+    }
+
     /// Whether the vertex stage's camera is a matrix: its own binding's, or a member of the
     /// palette's struct.
     pub fn matrix_camera(&self) -> bool {

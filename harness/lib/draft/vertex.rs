@@ -626,18 +626,18 @@ pub(super) fn vertex_section(
     w.out.push_str(&held.out);
     matrix_column_lines(&inputs, &columns, w);
     let unnormalised = frame_output_lines(module, ep, (&inputs, &picks, &pulled), palette, w);
-    camera(module, globals, (palette, switches), w, taken);
     let function = skin_function(module);
     let clip = super::flow::clip_writes(module, ep);
     // Only a vertex-only profile's entry point is copied, where a clip z of its own matters.
     let compute = (module.entry_points.iter()).any(|e| e.stage == naga::ShaderStage::Compute);
     let copied = function.is_none() && !compute;
-    clip_lines(
-        module,
-        (info, stage.index),
-        w,
-        (clip.y_negated, clip.z && copied),
-    );
+    let extras = |g: &Global| {
+        let transposed = g.variable(module).is_some_and(|v| {
+            super::orient::transposed(module, info, stage.index, (v, None)) == Some(true)
+        });
+        camera_extras(transposed, clip.y_negated, clip.z && copied)
+    };
+    camera(module, globals, (palette, switches), &extras, w, taken);
     if let Some(name) = &function {
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
@@ -823,56 +823,19 @@ impl PulledFrames {
     }
 }
 
-/// `matrix: rows`, `clip_y: flipped` and `clip_z: stage` on the drafted camera matrix, with why:
-/// the stage applies the camera transposed (`p * view_projection`), negates its clip y, writes
-/// its clip z, after the camera.
-fn clip_lines(
-    module: &Module,
-    (info, index): (&naga::valid::ModuleInfo, usize),
-    w: &mut Writer,
-    (y_negated, z): (bool, bool),
-) {
-    let Some(at) = w.out.rfind("\n  camera: {") else {
-        return;
-    };
-    let end = at + 1 + w.out[at + 1..].find('\n').unwrap_or(w.out.len() - at - 1);
-    let line = &w.out[at + 1..end];
-    if !line.contains("form: matrix") || !line.ends_with(" }") {
-        return;
-    }
-    let mut camera = line[..line.len() - 2].to_string();
-    let mut lines = Vec::new();
-    // The camera's global, by the group and binding the line gives.
-    let number = |key: &str| {
-        let at = line.find(key)? + key.len();
-        line[at..]
-            .split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse::<u32>()
-            .ok()
-    };
-    let global = number("group: ")
-        .zip(number("binding: "))
-        .and_then(|(g, b)| crate::shader::global_handle_at(module, g, b));
-    if global
-        .is_some_and(|g| super::orient::transposed(module, info, index, (g, None)) == Some(true))
-    {
-        lines.push("  # the stage applies its camera transposed (`p * view_projection`, row vectors): stored by rows (`matrix: rows`)".to_string());
-        camera.push_str(", matrix: rows");
-    }
-    if y_negated {
-        lines.push("  # the stage negates its clip y after the camera (as naga writes a stage read from SPIR-V made for Vulkan): the harness writes its camera with y negated (`clip_y: flipped`)".to_string());
-        camera.push_str(", clip_y: flipped");
-    }
-    if z {
-        lines.push("  # the stage writes its clip position's z itself after the camera (a clamp to the near plane, a depth of its own): the capture reads the skinned z from clip w (`clip_z: stage`)".to_string());
-        camera.push_str(", clip_z: stage");
-    }
-    if lines.is_empty() {
-        return;
-    }
-    lines.push(format!("{camera} }}"));
-    w.out.replace_range(at + 1..end, &lines.join("\n"));
+/// What the stage does with its camera matrix, for the drafted camera line: each field with
+/// the comment that says why. It applies the matrix transposed (`p * view_projection`), negates
+/// its clip y, writes its clip z, after the camera.
+fn camera_extras(transposed: bool, y_negated: bool, z: bool) -> Vec<(&'static str, &'static str)> {
+    [
+        (transposed, "the stage applies its camera transposed (`p * view_projection`, row vectors): stored by rows (`matrix: rows`)", "matrix: rows"),
+        (y_negated, "the stage negates its clip y after the camera (as naga writes a stage read from SPIR-V made for Vulkan): the harness writes its camera with y negated (`clip_y: flipped`)", "clip_y: flipped"),
+        (z, "the stage writes its clip position's z itself after the camera (a clamp to the near plane, a depth of its own): the capture reads the skinned z from clip w (`clip_z: stage`)", "clip_z: stage"),
+    ]
+    .into_iter()
+    .filter(|e| e.0)
+    .map(|(_, why, field)| (why, field))
+    .collect()
 }
 
 /// What the vertex section tells the rest of the draft: the influence sets the attributes hold,
@@ -882,9 +845,21 @@ pub(super) struct VertexDraft {
     pub(super) unnormalised: Vec<String>,
 }
 
-/// The camera's field in the draft, `fields` after its group and binding, with why.
-fn camera_lines(w: &mut Writer, why: &str, fields: &str) {
+/// The camera's field in the draft, `fields` after its group and binding, with why; then the
+/// `extras` a camera matrix takes ([`camera_extras`]), each with its comment.
+fn camera_lines(w: &mut Writer, why: &str, fields: &str, extras: &[(&str, &str)]) {
     w.line(format!("  # {why}"));
+    camera_line(w, fields, extras);
+}
+
+/// The camera's line, its `extras` after `fields` and their comments before it.
+fn camera_line(w: &mut Writer, fields: &str, extras: &[(&str, &str)]) {
+    let mut fields = fields.to_string();
+    for (why, field) in extras {
+        w.line(format!("  # {why}"));
+        fields.push_str(", ");
+        fields.push_str(field);
+    }
     w.line(format!("  camera: {{ {fields} }}"));
 }
 
@@ -895,6 +870,7 @@ fn camera(
     module: &Module,
     globals: &[Global],
     (palette, switches): (Option<&Global>, &[super::gates::Switch]),
+    extras: &dyn Fn(&Global) -> Vec<(&'static str, &'static str)>,
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) {
@@ -953,7 +929,7 @@ fn camera(
                 .collect();
             let _ = write!(fields, ", members: {{ {} }}", values.join(", "));
         }
-        w.line(format!("  camera: {{ {fields} }}"));
+        camera_line(w, &fields, &extras(g));
         return;
     }
     // A read-only storage array of matrices named as a camera's (a view-projection per
@@ -972,6 +948,7 @@ fn camera(
             w,
             &why,
             &format!("group: {}, binding: {}, form: matrix", g.group, g.binding),
+            &extras(g),
         );
         return;
     }
@@ -993,7 +970,7 @@ fn camera(
                 "group: {}, binding: {}, form: matrix, member: {member}",
                 p.group, p.binding
             );
-            camera_lines(w, &why, &fields);
+            camera_lines(w, &why, &fields, &extras(p));
             return;
         }
     }
@@ -1014,6 +991,7 @@ fn camera(
             w,
             &why,
             &format!("group: {}, binding: {}, form: view", g.group, g.binding),
+            &[],
         );
         return;
     }
