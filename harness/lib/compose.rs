@@ -52,6 +52,9 @@ pub enum ComposeError {
     /// A located diagnostic in a module file (file:line:column and the offending line).
     #[error("{0}")]
     Module(String),
+    /// A module folder the profile names (by its index in `folders`) that cannot be read.
+    #[error("{message}")]
+    Folder { index: usize, message: String },
     /// A define the profile gives that no module used reads.
     #[error("no module reads the define `{0}`")]
     UnusedDefine(String),
@@ -240,12 +243,10 @@ pub fn stays_inside(path: &str) -> bool {
 fn find_modules(spec: &Spec) -> Result<BTreeMap<String, Found>, ComposeError> {
     let entry = std::fs::canonicalize(spec.entry).ok();
     let mut files = Vec::new();
-    for folder in spec.folders {
-        wgsl_files(folder, &mut files).map_err(|e| {
-            ComposeError::Module(format!(
-                "{}: cannot read the module folder: {e}",
-                shown(folder)
-            ))
+    for (index, folder) in spec.folders.iter().enumerate() {
+        wgsl_files(folder, &mut files).map_err(|e| ComposeError::Folder {
+            index,
+            message: format!("cannot read the module folder `{}`: {e}", shown(folder)),
         })?;
     }
     let mut out: BTreeMap<String, Found> = BTreeMap::new();

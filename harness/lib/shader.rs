@@ -259,6 +259,9 @@ fn compose(
     })
     .map_err(|e| match e {
         ComposeError::Module(message) => ShaderError::Invalid(message),
+        ComposeError::Folder { index, message } => {
+            ShaderError::Profile(profile.located(&format!("modules.folders[{index}]"), message))
+        }
         ComposeError::UnusedDefine(name) => ShaderError::Profile(profile.located(
             &format!("modules.defines.{name}"),
             format!("no module the entry module imports reads the define `{name}`: a misspelt name, or one for another shader"),

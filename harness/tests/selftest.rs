@@ -648,6 +648,32 @@ fn a_golden_of_another_size_names_both_sizes() {
 }
 
 #[test]
+fn a_golden_in_other_colours_says_only_the_colours_differ() {
+    // The golden recoloured where it is covered: a render in the contract's colours then differs
+    // from it as a shader drawing its own colours differs from the goldens.
+    let dir = scratch("golden_colours");
+    let goldens = copy_goldens(&dir);
+    let png = goldens.join("wide_view.png");
+    let mut img = image::open(&png).unwrap().to_rgba8();
+    for p in img.pixels_mut().filter(|p| p.0[3] > 0) {
+        p.0 = [255 - p.0[0], 255 - p.0[1], 255 - p.0[2], p.0[3]];
+    }
+    img.save(&png).unwrap();
+    deface(&goldens.join("bend_two_joints.png"));
+    let Some(report) = run_suite_with(&dir, &[], |c| c.goldens = goldens.clone()) else {
+        return;
+    };
+    let bad = failing(&report, "render_matches_golden");
+    assert_eq!(bad.len(), 2 * report.adapters.len(), "{bad:#?}");
+    for r in bad {
+        let m = &r.outcome.message;
+        let said = m.contains("only the colours differ") && m.contains("`vertex.colour: any`");
+        // A golden with a line drawn across it differs in coverage too: nothing said.
+        assert_eq!(said, r.case == "wide_view", "{}: {m}", r.case);
+    }
+}
+
+#[test]
 fn a_changed_golden_gets_a_side_by_side_review() {
     let dir = scratch("review");
     let goldens = copy_goldens(&dir);

@@ -366,6 +366,30 @@ pub fn forgive_edges(expected: &RgbaImage, actual: &RgbaImage) -> RgbaImage {
     out
 }
 
+/// Whether `actual` differs from `expected` in colour alone: it covers the pixels `expected`
+/// covers, give or take `expected`'s silhouette edge ([`forgive_edges`]), and more of the pixels
+/// that differ by more than `tolerance` are covered in both than in one (a thin line is all edge,
+/// so a line drawn across a golden is still a change of coverage).
+pub fn colours_alone(expected: &RgbaImage, actual: &RgbaImage, tolerance: u8) -> bool {
+    if expected.dimensions() != actual.dimensions() {
+        return false;
+    }
+    let e = coverage(expected);
+    if forgive_edges(&e, &coverage(actual)) != e {
+        return false;
+    }
+    let (mut both, mut one) = (0u64, 0u64);
+    for (x, a) in expected.pixels().zip(actual.pixels()) {
+        let far = x.0.iter().zip(a.0).any(|(&p, q)| p.abs_diff(q) > tolerance);
+        match (far, x.0[3] > 0, a.0[3] > 0) {
+            (false, _, _) | (true, false, false) => {}
+            (true, true, true) => both += 1,
+            (true, _, _) => one += 1,
+        }
+    }
+    both > one
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,6 +526,41 @@ mod tests {
         let (d, mean, p) = measure(&a, &b, 0, false, 0.99);
         assert_eq!(d.differing, 32);
         assert!(mean > 0.0 && p > mean, "{mean} {p}");
+    }
+
+    #[test]
+    fn colours_alone_is_the_same_silhouette_give_or_take_its_edge() {
+        // A 4x4 square drawn at (x0, 2) on a transparent 8x8 image.
+        let square = |x0: u32, colour: [u8; 4]| {
+            let mut i = RgbaImage::new(8, 8);
+            for y in 2..6 {
+                for x in x0..x0 + 4 {
+                    i.put_pixel(x, y, Rgba(colour));
+                }
+            }
+            i
+        };
+        let red = square(2, [255, 0, 0, 255]);
+        let blue = [0, 0, 255, 255];
+        assert!(colours_alone(&red, &square(2, blue), 1));
+        // Within the tolerance, nothing differs: not a change of colour.
+        assert!(!colours_alone(&red, &square(2, [254, 0, 0, 255]), 1));
+        // Moved by one pixel: every changed pixel is on the golden's edge, and most of those
+        // that differ are covered in both.
+        assert!(colours_alone(&red, &square(3, blue), 1));
+        assert!(!colours_alone(&red, &square(3, [255, 0, 0, 255]), 1));
+        // Moved by two: a pixel inside the golden's square is no longer covered.
+        assert!(!colours_alone(&red, &square(4, blue), 1));
+        let mut speck = square(2, blue);
+        speck.put_pixel(0, 7, Rgba(blue));
+        assert!(!colours_alone(&red, &speck, 1));
+        // A line across the golden is all edge, but mostly where the render drew nothing.
+        let mut line = red.clone();
+        for x in 0..8 {
+            line.put_pixel(x, 4, Rgba([255; 4]));
+        }
+        assert!(!colours_alone(&line, &red, 1));
+        assert!(!colours_alone(&red, &RgbaImage::new(8, 9), 1));
     }
 
     #[test]

@@ -191,6 +191,10 @@ impl Tolerance {
     }
 }
 
+/// Said of a render that covers the golden's pixels in other colours: a fragment stage drawing
+/// colours of its own, not the contract's, which blessing would write into the shared golden.
+const COLOURS_ALONE: &str = "\n  the render covers the golden's pixels (give or take the silhouette's edge): only the colours differ. A fragment stage that draws colours of its own (lighting, textures, vertex colours) is compared by coverage with `vertex.colour: any` in the layout profile; bless only if the contract's colours themselves changed";
+
 /// The golden a subject is judged against, and what the judgement needs about it.
 struct Golden<'a> {
     subject: &'a Subject<'a>,
@@ -310,7 +314,10 @@ impl Goldens {
                 if t.accepts(&m) {
                     return self.matched(&golden, t.figure(&m), review);
                 }
-                let why = t.why(&m, e, actual, &golden.shown);
+                let mut why = t.why(&m, e, actual, &golden.shown);
+                if !subject.coverage_only && super::colours_alone(e, actual, t.channel_tolerance) {
+                    why.push_str(COLOURS_ALONE);
+                }
                 let figure = t.figure(&m);
                 let images = Evidence {
                     diff: m.diff.image,

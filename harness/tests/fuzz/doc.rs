@@ -1415,6 +1415,13 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
         "field `modules.folders[0]`",
     ),
     (
+        "a module folder that is not there",
+        "composed_skinning.profile.yaml",
+        "folders: [composed]",
+        "folders: [composd]",
+        "composed_skinning.profile.yaml:7:3: field `modules.folders[0]`",
+    ),
+    (
         "an entry module that is not the shader",
         "composed_skinning.profile.yaml",
         "entry: composed_skinning.wgsl",

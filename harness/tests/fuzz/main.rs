@@ -1,11 +1,14 @@
 //! Fuzz tests (proptest) of the case parser and validator, `Case::parse(path, text, checks)`, of
-//! `yaml_line`, and of the profile draft (`skinproof::draft::draft`) over edited shaders. Properties: nothing panics; every error's text starts with the file path given; a
+//! `yaml_line`, of the profile draft (`skinproof::draft::draft`) over edited shaders, and of
+//! layout profiles held to their shaders. Properties: nothing panics; every error's text starts
+//! with the file path given (for a profile: the profile, the shader or the module it is in); a
 //! `Parse` or `Invalid` error names a line (>= 1) that exists in the text; a generated case whose
 //! values are all valid loads, and one with an invalid value fails naming that value's field.
 //!
 //! Inputs: random YAML-ish text, generated cases (block, flow or mixed style) with random and
-//! hostile values, and mutations of the real case files (byte flips, truncation, line duplication,
-//! deletion and swaps, inserted tokens, hostile numbers). `SKINPROOF_FUZZ_CASES=N` sets the number
+//! hostile values, mutations of the real case files (byte flips, truncation, line duplication,
+//! deletion and swaps, inserted tokens, hostile numbers), and of the shipped profiles (their
+//! numbers and words changed, then those mutations). `SKINPROOF_FUZZ_CASES=N` sets the number
 //! of inputs per property (default `skinproof::config::DEFAULT_FUZZ_CASES`, a few seconds in all).
 //!
 //! `cargo test --release --test fuzz -- --ignored bad_inputs_doc` regenerates `docs/bad-inputs.md`
@@ -100,6 +103,7 @@ fn well_formed(path: &Path, text: &str) -> Result<Option<CaseError>, TestCaseErr
 mod doc;
 mod generate;
 mod mutation;
+mod profiles;
 mod text;
 
 use generate::{generated_case, ok, write, Node};
@@ -183,6 +187,43 @@ proptest! {
     }
 
     #[test]
+    fn edited_profiles_never_panic_and_errors_are_located(
+        pair in 0usize..1000,
+        bytes in prop::collection::vec((any::<u8>(), any::<usize>(), any::<u8>()), 0..3),
+        values in prop::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 0..4),
+    ) {
+        // The shipped profiles with their numbers and words changed (groups, bindings, offsets,
+        // strides, formats, forms, entry points), then bytes and lines: each is held to its shader
+        // as the suite holds it, parsed, checked against the module and validated.
+        let pairs = profiles::pairs();
+        let p = &pairs[pair % pairs.len()];
+        let text = mutate(&profiles::edit_values(&p.text, &values), &bytes);
+        let held = std::panic::catch_unwind(|| {
+            skinproof::shader::Shader::with_profile_text(&p.shader, p.source.clone(), &p.profile, &text)
+                .and_then(|s| s.validate().map(drop))
+        });
+        let Ok(held) = held else {
+            return Err(TestCaseError::fail(format!("panicked on {} edited:\n{text}", p.profile.display())));
+        };
+        if let Err(e) = held {
+            let msg = e.to_string();
+            let first = msg.lines().next().unwrap_or("");
+            // The profile, the shader, or the module of a composed shader that the error is in.
+            let file = first.split(':').next().unwrap_or("");
+            prop_assert!(
+                !file.is_empty() && (Path::new(file).is_file() || root().join(file).is_file()),
+                "does not start with the file it is in: {msg}\n{text}"
+            );
+            if let skinproof::shader::ShaderError::Profile(
+                CaseError::Parse { line, .. } | CaseError::Invalid { line, .. },
+            ) = &e
+            {
+                prop_assert!((1..=line_count(&text)).contains(line), "line {line}: {msg}\n{text}");
+            }
+        }
+    }
+
+    #[test]
     fn locate_never_panics_and_finds_real_lines(
         text in prop_oneof![
             yamlish(),
@@ -220,15 +261,7 @@ proptest! {
 fn example_shaders() -> Vec<(String, String)> {
     static ALL: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        let mut paths = vec![root().join("shaders/skinning.wgsl")];
-        let examples = std::fs::read_dir(root().join("shaders/examples")).unwrap();
-        paths.extend(
-            examples
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "wgsl")),
-        );
-        paths.sort();
-        paths
+        profiles::shader_paths()
             .iter()
             .map(|p| {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
