@@ -3,7 +3,7 @@
 use glam::Mat4;
 
 use super::{readback, Context, GpuError};
-use crate::contract::Role;
+use crate::contract::{Role, Slot, Space};
 use crate::format::{Encoding, FrameFields};
 use crate::rig::Mesh;
 
@@ -482,7 +482,7 @@ impl Dispatch {
         for f in &frames {
             entries.push((f.role, &f.out, f.size as usize));
         }
-        let binds = bind_groups(ctx, layouts, &entries, texture.as_ref(), "compute bindings");
+        let binds = bind_groups(ctx, layouts, &entries, texture.as_ref(), "compute bindings")?;
         Ok(Dispatch {
             initial,
             binds,
@@ -851,26 +851,31 @@ fn inspected(words: &[u32], before: &[u32], n: usize, layout: &Output) -> (Vec<[
 
 /// One bind group per (group, layout), each binding the `bound` buffers of its group: (role,
 /// buffer, bytes bound), and the buffers the contract fills ([`Role::Filled`]), which every
-/// pipeline binds.
+/// pipeline binds. A buffer past what the device binds in its space is refused first, by name:
+/// wgpu's own error gives only the binding's number.
 pub(crate) fn bind_groups(
     ctx: &Context,
     layouts: &[(u32, wgpu::BindGroupLayout)],
     bound: &[(Role, &wgpu::Buffer, usize)],
     palette: Option<&super::palette::Uploaded>,
     label: &str,
-) -> Vec<(u32, wgpu::BindGroup)> {
+) -> Result<Vec<(u32, wgpu::BindGroup)>, GpuError> {
     let contract = ctx.contract();
     // The shared filled buffers, but for those `bound` has its own copy of (a case's count).
     let filled = (ctx.pipelines.filled.iter())
         .filter(|(r, _, _)| !bound.iter().any(|b| b.0 == *r))
         .map(|(r, b, n)| (*r, b, *n));
     let all: Vec<(Role, &wgpu::Buffer, usize)> = bound.iter().copied().chain(filled).collect();
+    let limits = ctx.device.limits();
+    for (role, buffer, bytes) in &all {
+        binds_within(contract.slot(*role), bound_size(buffer, *bytes), &limits)?;
+    }
     // The palette texture, and the adapter's sampler for it.
     let texture = palette.map(|p| (Role::Palette, p.resource()));
     let sampler = (ctx.pipelines.palette_sampler.as_ref())
         .map(|s| (Role::PaletteSampler, wgpu::BindingResource::Sampler(s)));
     let handles: Vec<_> = texture.into_iter().chain(sampler).collect();
-    layouts
+    Ok(layouts
         .iter()
         .map(|(group, layout)| {
             let in_group = |role: &Role| contract.slot(*role).group == *group;
@@ -891,14 +896,48 @@ pub(crate) fn bind_groups(
             });
             (*group, bind)
         })
-        .collect()
+        .collect())
+}
+
+/// Refuses a buffer of `size` bytes at `slot` past the device's largest binding in its space
+/// (a uniform's is 64 KiB under WebGPU's defaults: a fixed palette of over 1024 matrices).
+fn binds_within(slot: &Slot, size: u64, limits: &wgpu::Limits) -> Result<(), GpuError> {
+    let (space, limit, name) = match slot.space {
+        Space::Uniform => (
+            "uniform",
+            limits.max_uniform_buffer_binding_size,
+            "max_uniform_buffer_binding_size",
+        ),
+        Space::Storage { .. } => (
+            "storage",
+            storage_binding(limits),
+            "max_storage_buffer_binding_size",
+        ),
+        Space::Texture | Space::Sampler => return Ok(()),
+    };
+    over(
+        &format!(
+            "{} at @group({}) @binding({}){}, a {space} binding (bytes, {name})",
+            slot.holds,
+            slot.group,
+            slot.binding,
+            slot.whence()
+        ),
+        size,
+        limit,
+    )
+}
+
+/// The bytes [`entry`] binds of `buffer` for `bytes` of data.
+fn bound_size(buffer: &wgpu::Buffer, bytes: usize) -> u64 {
+    // A binding may not be empty; an empty array still gets one element's worth.
+    (bytes as u64).max(16).min(buffer.size())
 }
 
 /// Binds the first `bytes` of a pooled buffer (which may be larger): the shader sees exactly the
 /// data of this case, so `arrayLength` is the vertex or joint count and a uniform is its 16 bytes.
 pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: usize) -> wgpu::BindGroupEntry<'_> {
-    // A binding may not be empty; an empty array still gets one element's worth.
-    let size = (bytes as u64).max(16).min(buffer.size());
+    let size = bound_size(buffer, bytes);
     wgpu::BindGroupEntry {
         binding,
         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -984,6 +1023,40 @@ pub fn check_render_limits(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binding_past_the_device_limit_of_its_space_is_named() {
+        let limits = wgpu::Limits::default();
+        let slot = |space| Slot {
+            role: Role::Palette,
+            group: 1,
+            binding: 2,
+            space,
+            ty: crate::contract::Want::FixedMatrices,
+            holds: "the palette".into(),
+            pipelines: Vec::new(),
+            origin: Some("p.profile.yaml:3:1, field `palette`".into()),
+        };
+        let uniform = limits.max_uniform_buffer_binding_size;
+        assert!(binds_within(&slot(Space::Uniform), uniform, &limits).is_ok());
+        let msg = binds_within(&slot(Space::Uniform), uniform + 64, &limits)
+            .unwrap_err()
+            .to_string();
+        let want = format!("the palette at @group(1) @binding(2) (the profile's p.profile.yaml:3:1, field `palette`), a uniform binding (bytes, max_uniform_buffer_binding_size) needs {} on this adapter, which allows {uniform}", uniform + 64);
+        assert_eq!(msg, want);
+        // Storage has its own, larger limit; textures and samplers are not buffers.
+        let storage = Space::Storage { writable: false };
+        assert!(binds_within(&slot(storage), uniform + 64, &limits).is_ok());
+        let past = storage_binding(&limits) + 4;
+        let msg = binds_within(&slot(storage), past, &limits)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("a storage binding (bytes, max_storage_buffer_binding_size)"),
+            "{msg}"
+        );
+        assert!(binds_within(&slot(Space::Texture), u64::MAX, &limits).is_ok());
+    }
 
     /// Output words for `vertices` (x, y, z, w) then a guard of `guard` untouched elements.
     fn words(vertices: &[[f32; 4]], guard: usize) -> Vec<u32> {

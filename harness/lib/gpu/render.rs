@@ -178,7 +178,7 @@ impl Draw {
         };
         let entries: Vec<(Role, &wgpu::Buffer, usize)> =
             bound.iter().map(|(r, b, n)| (*r, b, *n)).collect();
-        let binds = bind_groups(ctx, layouts, &entries, texture.as_ref(), "render bindings");
+        let binds = bind_groups(ctx, layouts, &entries, texture.as_ref(), "render bindings")?;
         let readback = pool.buffer(
             device,
             "target readback",
