@@ -102,7 +102,7 @@ pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
             shader_defs: defs,
             ..Default::default()
         })
-        .map_err(|e| ComposeError::Module(e.emit_to_string(&composer)))?;
+        .map_err(|e| ComposeError::Module(final_error(&e, &composer, spec.entry_source, &entry)))?;
     let info = crate::validator::strict().validate(&module).map_err(|e| {
         ComposeError::Module(format!(
             "{entry}: the composed module is invalid: {}",
@@ -130,6 +130,28 @@ pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
         inputs,
         modules: used.iter().map(|(p, _)| p.to_path_buf()).collect(),
     })
+}
+
+/// naga_oil's error for the composed module: where naga gave its validation error no place (an
+/// entry point's interface), placed at the entry point's `fn` in the entry module, which holds
+/// every entry point.
+fn final_error(
+    e: &naga_oil::compose::ComposerError,
+    composer: &Composer,
+    entry_source: &str,
+    entry: &str,
+) -> String {
+    use naga_oil::compose::ComposerErrorInner;
+    match &e.inner {
+        ComposerErrorInner::ShaderValidationError(v) if v.spans().len() == 0 => {
+            let placed = crate::validator::placed(v, None, entry_source);
+            if placed.spans().len() > 0 {
+                return placed.emit_to_string_with_path(entry_source, entry);
+            }
+            format!("{entry}: {}", e.emit_to_string(composer))
+        }
+        _ => e.emit_to_string(composer),
+    }
 }
 
 /// Whether `source` needs composing: it imports modules, declares an import path of its own or

@@ -185,8 +185,16 @@ impl Shader {
         let path = self.path.display().to_string();
         let source = self.module_source();
         let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
+            let placed = e.labels().any(|(span, _)| span.is_defined());
             let mut text = match e.location(&source) {
-                Some(_) => e.emit_to_string_with_path(&source, &path),
+                Some(_) if placed => e.emit_to_string_with_path(&source, &path),
+                // A label without a span: the lowering lost it (a constructor given a
+                // function's result of the wrong type).
+                Some(_) => format!(
+                    "{path}: {} (naga gives this error no line){}",
+                    e.message(),
+                    e.notes().map(|n| format!("\n  = {n}")).collect::<String>()
+                ),
                 None => unlocated(&path, &source, &e.to_string()),
             };
             // Preprocessor lines naga cannot read: a shader split into modules, not yet composed.
@@ -200,7 +208,11 @@ impl Shader {
         let mut validator = crate::validator::strict();
         let own_lines = self.source.lines().count() as u32;
         let valid = validator.validate(&module).map_err(|e| {
+            let e = crate::validator::placed(&e, Some(&module), &source);
             let mut text = e.emit_to_string_with_path(&source, &path);
+            if e.spans().len() == 0 {
+                text = format!("{path}: {text}");
+            }
             // Past the shader's own lines: in what the harness appends (its capture stage).
             if let Some(at) = e.location(&source).filter(|l| l.line_number > own_lines) {
                 text.push_str(&format!(
@@ -2940,6 +2952,13 @@ pub(crate) mod tests {
         );
         let msg = shader("fn f( {").validate().unwrap_err().to_string();
         assert!(msg.contains("test.wgsl:1:"), "{msg}");
+        // An error naga's lowering gives only a span it lost: the file is still named.
+        let lost = "fn n() -> mat4x4<f32> { return vec3<f32>(1.0, 2.0, 3.0); }\nfn g() -> vec4<f32> { var m = n(); return vec4<f32>(m, 0.0); }\n";
+        let msg = shader(lost).validate().unwrap_err().to_string();
+        assert!(
+            msg.starts_with("test.wgsl: invalid type for constructor component at index [0] (naga gives this error no line)"),
+            "{msg}"
+        );
     }
 
     /// The composed example: one WGSL text that validates against its profile, whose provenance

@@ -1,5 +1,5 @@
 //! The one naga validator every reading of a shader goes through, so that the harness accepts
-//! exactly what it builds pipelines from.
+//! exactly what it builds pipelines from, and the place of an error naga gives none.
 
 /// What a shader is validated under: naga's defaults, the core WGSL builtins wgpu gates behind a
 /// downlevel flag (`pack2x16float` and `unpack2x16float`, `SHADER_F16_IN_F32`: engines pack
@@ -14,4 +14,115 @@ pub const CAPABILITIES: naga::valid::Capabilities = naga::valid::Capabilities::M
 /// A validator of every rule under [`CAPABILITIES`].
 pub fn strict() -> naga::valid::Validator {
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), CAPABILITIES)
+}
+
+/// `e` with the place of what it names where naga gives it none (an entry point's interface, a
+/// type's layout): the declaration of the entry point, function, global variable, type, constant
+/// or override, by the spans `module` keeps or, for an entry point, by its `fn` in `source`.
+/// Where none is found, `e` as it was.
+pub fn placed(
+    e: &naga::WithSpan<naga::valid::ValidationError>,
+    module: Option<&naga::Module>,
+    source: &str,
+) -> naga::WithSpan<naga::valid::ValidationError> {
+    use naga::valid::ValidationError as V;
+    if e.spans().len() > 0 {
+        return e.clone();
+    }
+    let span = match (e.as_inner(), module) {
+        (V::EntryPoint { name, .. }, _) => function_span(source, name),
+        (V::Function { handle, .. }, Some(m)) => m.functions.get_span(*handle),
+        (V::GlobalVariable { handle, .. }, Some(m)) => m.global_variables.get_span(*handle),
+        (V::Type { handle, .. }, Some(m)) => type_span(m, *handle),
+        (V::Constant { handle, .. }, Some(m)) => m.constants.get_span(*handle),
+        (V::Override { handle, .. }, Some(m)) => m.overrides.get_span(*handle),
+        _ => naga::Span::default(),
+    };
+    if span.is_defined() {
+        e.clone().with_span(span, "declared here")
+    } else {
+        e.clone()
+    }
+}
+
+/// Where the type `ty` is declared, or, for one written inline (`array<T, 4>`), the first global
+/// variable or struct that holds it.
+fn type_span(module: &naga::Module, ty: naga::Handle<naga::Type>) -> naga::Span {
+    let own = module.types.get_span(ty);
+    if own.is_defined() {
+        return own;
+    }
+    let global = (module.global_variables.iter())
+        .find(|(_, g)| g.ty == ty)
+        .map(|(h, _)| module.global_variables.get_span(h));
+    let holder = (module.types.iter())
+        .find(|(_, t)| match &t.inner {
+            naga::TypeInner::Struct { members, .. } => members.iter().any(|m| m.ty == ty),
+            naga::TypeInner::Array { base, .. } | naga::TypeInner::BindingArray { base, .. } => {
+                *base == ty
+            }
+            _ => false,
+        })
+        .map(|(h, _)| type_span(module, h));
+    global.or(holder).unwrap_or_default()
+}
+
+/// The span of `fn name` in `source` (outside line comments), or an undefined span.
+fn function_span(source: &str, name: &str) -> naga::Span {
+    let mut at = 0;
+    for line in source.split_inclusive('\n') {
+        let code = line.split("//").next().unwrap_or("");
+        let mut from = 0;
+        while let Some(i) = code[from..].find("fn") {
+            let start = from + i;
+            from = start + 2;
+            let before = code[..start].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &code[start + 2..];
+            let name_at = rest.len() - rest.trim_start().len();
+            let after = &rest[name_at..];
+            let follows = after[name.len().min(after.len())..].trim_start();
+            if name_at > 0 && after.starts_with(name) && follows.starts_with('(') {
+                let end = start + 2 + name_at + name.len();
+                return naga::Span::new((at + start) as u32, (at + end) as u32);
+            }
+        }
+        at += line.len();
+    }
+    naga::Span::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_point_error_is_placed_at_its_fn() {
+        // An integer fragment input without `@interpolate(flat)`: naga names the entry point
+        // and gives no span.
+        let source = "// fn fs(\n\n\n@fragment\nfn  fs (@location(0) j: u32) -> @location(0) vec4<f32> { return vec4<f32>(1.0); }\n";
+        let module = naga::front::wgsl::parse_str(source).unwrap();
+        let e = strict().validate(&module).unwrap_err();
+        assert!(e.location(source).is_none());
+        let at_fn = placed(&e, Some(&module), source);
+        let at = at_fn.location(source).unwrap();
+        assert_eq!((at.line_number, at.line_position), (5, 1));
+        let text = at_fn.emit_to_string_with_path(source, "s.wgsl");
+        assert!(text.contains("s.wgsl:5:1"), "{text}");
+        assert!(
+            text.contains("Entry point fs at Fragment is invalid"),
+            "{text}"
+        );
+        // A type written inline, invalid: placed at the global that holds it.
+        let source = "\n@group(0) @binding(0) var<storage> a: array<array<f32>, 4>;\n@compute @workgroup_size(1) fn main() { _ = a[0][0]; }\n";
+        let module = naga::front::wgsl::parse_str(source).unwrap();
+        let e = strict().validate(&module).unwrap_err();
+        assert!(e.location(source).is_none(), "{e:?}");
+        let text = placed(&e, Some(&module), source).emit_to_string_with_path(source, "s.wgsl");
+        assert!(text.contains("s.wgsl:2:"), "{text}");
+        // Not a declaration: a call, a longer name, a comment.
+        assert!(!function_span("let a = fsx(1);\nfn fs2() {}", "fs").is_defined());
+    }
 }

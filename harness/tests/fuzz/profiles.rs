@@ -136,3 +136,51 @@ fn numbers(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
         None
     })
 }
+
+/// WGSL types a binding, member or attribute may have.
+const TYPES: &[&str] = &[
+    "f32",
+    "u32",
+    "i32",
+    "vec2<f32>",
+    "vec3<f32>",
+    "vec4<f32>",
+    "vec2<u32>",
+    "vec4<u32>",
+    "vec4<i32>",
+    "mat4x4<f32>",
+    "mat3x4<f32>",
+    "mat4x3<f32>",
+    "mat3x3<f32>",
+    "array<f32>",
+    "array<u32>",
+    "array<vec4<f32>>",
+    "array<mat4x4<f32>>",
+    "array<mat4x4<f32>, 4>",
+];
+
+/// `text` with each edit applied: (i, t) replaces the i-th type (one of [`TYPES`] as written
+/// there) by the t-th.
+pub(crate) fn retype(text: &str, edits: &[(usize, usize)]) -> String {
+    let mut out = text.to_string();
+    for &(i, t) in edits {
+        let mut spans: Vec<(usize, usize)> = TYPES
+            .iter()
+            .flat_map(|ty| {
+                out.match_indices(ty).filter_map(|(a, m)| {
+                    let before = out[..a].chars().next_back();
+                    let after = out[a + m.len()..].chars().next();
+                    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                    (!word(before) && !word(after)).then_some((a, a + m.len()))
+                })
+            })
+            .collect();
+        if spans.is_empty() {
+            break;
+        }
+        spans.sort();
+        let (a, b) = spans[i % spans.len()];
+        out.replace_range(a..b, TYPES[t % TYPES.len()]);
+    }
+    out
+}
