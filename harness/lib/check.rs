@@ -503,6 +503,14 @@ fn render_covers_bind_pose(input: &Input) -> Outcome {
     let covered = compare::coverage(img);
     let [lo, hi] = input.run.scene.coverage;
     Outcome::expect((lo..=hi).contains(&covered), covered.to_string(), || {
+        let scene = &input.run.scene;
+        if let Some(([x0, x1], [y0, y1])) = scene.off_view {
+            let v = scene.view;
+            return format!(
+                "{covered} pixels covered at the bind pose: render.view (scale {}, offset_y {}, half_width {}) puts the bind-pose strip at clip x {x0:.3} to {x1:.3}, y {y0:.3} to {y1:.3}, wholly outside the image's -1 to 1: change render.view, or leave it out to fit the view to the strip",
+                v.scale, v.offset_y, v.half_width
+            );
+        }
         let source = if input.case.render.bind_coverage.is_some() {
             "render.bind_coverage"
         } else if input.case.model.is_some() {

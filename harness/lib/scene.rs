@@ -27,6 +27,9 @@ pub struct Scene {
     pub view: View,
     /// Allowed covered pixels at the bind pose.
     pub coverage: [u64; 2],
+    /// Where the view puts the built-in strip in clip space, ([x0, x1], [y0, y1]), when that is
+    /// wholly outside the image and the case gives no `render.bind_coverage`: nothing can cover.
+    pub off_view: Option<([f64; 2], [f64; 2])>,
     /// Largest allowed |GPU - CPU| per coordinate, absolute.
     pub tolerance: f64,
     /// The largest distance the pose moves a vertex from the bind pose (CPU oracle), per
@@ -344,6 +347,11 @@ impl Scene {
             cpu_posed,
             view,
             coverage,
+            off_view: strip_in_clip(case, view)
+                .filter(|([x0, x1], [y0, y1])| {
+                    *x0 >= 1.0 || *x1 <= -1.0 || *y0 >= 1.0 || *y1 <= -1.0
+                })
+                .filter(|_| case.render.bind_coverage.is_none()),
             tolerance,
             displacement,
             posed,
@@ -441,6 +449,17 @@ fn fit_view(bind: &[[f32; 3]], posed: &[[f32; 3]], case: &Case) -> View {
     }
 }
 
+/// Where `view` puts the built-in strip at the bind pose in clip space: ([x0, x1], [y0, y1]), the
+/// rectangle x in [-width/2, width/2], y in [0, length] scaled and offset; None for a model.
+fn strip_in_clip(case: &Case, v: View) -> Option<([f64; 2], [f64; 2])> {
+    let (s, m) = (case.skeleton.as_ref()?, case.mesh.as_ref()?);
+    let length = s.joints as f64 * s.segment_length;
+    let width = m.width.unwrap_or(0.2 * s.segment_length);
+    let x = 0.5 * width / v.half_width;
+    let y = [v.offset_y, length * v.scale + v.offset_y];
+    Some(([-x, x], [y[0].min(y[1]), y[0].max(y[1])]))
+}
+
 /// The built-in strip's pixel area at the bind pose, give or take its perimeter in pixels (edge
 /// pixels are where rasterisers may round either way), and at least one pixel: a render that drew
 /// nothing proves nothing, so it never passes; for a model, anything drawn that does not fill the
@@ -453,8 +472,8 @@ fn default_coverage(case: &Case, v: View) -> [u64; 2] {
     };
     let length = s.joints as f64 * s.segment_length;
     let width = m.width.unwrap_or(0.2 * s.segment_length);
-    // The bind-pose strip is the rectangle x in [-width/2, width/2], y in [0, length]; in clip
-    // space, cut to the visible [-1, 1] square, then measured in pixels.
+    // The bind-pose strip (`strip_in_clip`), cut to the visible [-1, 1] square, then measured in
+    // pixels.
     let span = |a: f64, b: f64| (a.min(b).max(-1.0), a.max(b).min(1.0));
     let (x0, x1) = span(-0.5 * width / v.half_width, 0.5 * width / v.half_width);
     let px_w = (x1 - x0).max(0.0) * w / 2.0;

@@ -1794,6 +1794,12 @@ fn run_time(out: &mut String) -> Result<(), String> {
     )
     .unwrap();
     std::fs::write(cases.join("corrupt_sidecar.yaml"), &bend).unwrap();
+    let off_view = bend.replace("offset_y: -0.9", "offset_y: 1.2");
+    assert_ne!(
+        off_view, bend,
+        "bend_two_joints.yaml no longer has `offset_y: -0.9`"
+    );
+    std::fs::write(cases.join("strip_off_view.yaml"), off_view).unwrap();
     std::fs::copy(
         root().join("golden/bend_two_joints.png"),
         goldens.join("corrupt_sidecar.png"),
@@ -1875,6 +1881,13 @@ fn run_time(out: &mut String) -> Result<(), String> {
         "optional_model.yaml: `model: { path: missing.glb, if_missing: skip }`",
         "missing.glb",
         find("optional_model", "compute_matches_cpu"),
+    );
+    row(
+        &mut rows,
+        "a view that puts the strip outside the image",
+        "strip_off_view.yaml (bend_two_joints): `offset_y: -0.9` -> `offset_y: 1.2`",
+        "render.view",
+        find("strip_off_view", "render_covers_bind_pose"),
     );
     let others_pass = report
         .rows
