@@ -193,7 +193,7 @@ impl<'de> Deserialize<'de> for Influences {
 pub struct ModelSpec {
     /// A .gltf or .glb file, relative to the case file's folder.
     pub path: PathBuf,
-    /// The mesh (or node) name; default: the first skinned mesh primitive.
+    /// The mesh (or node) name; default: the first skinned mesh (all its skinned primitives).
     #[serde(default)]
     pub mesh: Option<String>,
     /// The animation clip, by name or index; default: the first.

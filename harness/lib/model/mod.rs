@@ -11,6 +11,10 @@
 //!   not part of skinning (glTF spec); it is reported as [`Model::mesh_global`] for tests.
 //! * Node transforms given as a matrix are decomposed into translation, rotation and scale; a matrix
 //!   with shear is an error (a `Transform` cannot hold it).
+//! * The mesh is every primitive of the skinned node's mesh that has `JOINTS_0` and `WEIGHTS_0`
+//!   (a character split into one primitive a material), joined: each one's vertices after the
+//!   one before's, its indices offset to match, triangle strips and fans turned into triangle
+//!   lists. Normals and tangents are kept where every joined primitive has them.
 //! * `JOINTS_0` (u8 or u16) index the skin's joints, i.e. palette entries; every index must be below
 //!   the joint count, zero-weighted slots included (a GPU reads them all).
 //! * Further influence sets (`JOINTS_1`/`WEIGHTS_1` and on) are read too: each vertex keeps its
@@ -426,10 +430,10 @@ impl Cx<'_> {
     }
 }
 
-/// Loads the first skinned mesh primitive of a glTF 2.0 file (`.gltf` or `.glb`): that of the first
-/// node (in node order) that has both a mesh and a skin, or, with `mesh`, of the first such node
-/// whose mesh (or, failing that, node) has that name. The primitive is the mesh's first one with
-/// JOINTS_0 and WEIGHTS_0.
+/// Loads the first skinned mesh of a glTF 2.0 file (`.gltf` or `.glb`): that of the first node (in
+/// node order) that has both a mesh and a skin, or, with `mesh`, of the first such node whose mesh
+/// (or, failing that, node) has that name. The mesh is its primitives with JOINTS_0 and WEIGHTS_0,
+/// joined (`read_mesh`).
 pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
     let cx = Cx { path };
     let bytes =
@@ -464,7 +468,7 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
         .unwrap_or_default();
     let mesh_field = format!("meshes[{}]", gmesh.index());
     let joint_count = skeleton.joints.len();
-    let mesh = read_primitive(&cx, &gmesh, &mesh_field, joint_count, &morph_weights, get)?;
+    let mesh = read_mesh(&cx, &gmesh, &mesh_field, joint_count, &morph_weights, get)?;
 
     let clips = doc
         .animations()
@@ -929,7 +933,11 @@ where
     Ok(())
 }
 
-fn read_primitive<'s, F>(
+/// The skinned mesh: every primitive of it that has `JOINTS_0` and `WEIGHTS_0` (engines split a
+/// character into one primitive a material), joined into one mesh, each primitive's vertices after
+/// the one before's and its indices offset to match. Normals and tangents are kept where every
+/// joined primitive has them.
+fn read_mesh<'s, F>(
     cx: &Cx,
     gmesh: &gltf::Mesh,
     mesh_field: &str,
@@ -940,20 +948,89 @@ fn read_primitive<'s, F>(
 where
     F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
 {
-    let (pi, prim) = gmesh
-        .primitives()
-        .enumerate()
-        .find(|(_, p)| {
+    let parts = (gmesh.primitives().enumerate())
+        .filter(|(_, p)| {
             p.get(&Semantic::Joints(0)).is_some() && p.get(&Semantic::Weights(0)).is_some()
         })
-        .ok_or_else(|| cx.bad(mesh_field, "no primitive has JOINTS_0 and WEIGHTS_0"))?;
-    let pf = format!("{mesh_field}.primitives[{pi}]");
-    if prim.mode() != Mode::Triangles {
-        return Err(cx.bad(
-            format!("{pf}.mode"),
-            format!("is {:?}; only triangles are supported", prim.mode()),
-        ));
+        .map(|(pi, prim)| {
+            let pf = format!("{mesh_field}.primitives[{pi}]");
+            read_primitive(cx, &prim, &pf, joint_count, morph_weights, get.clone())
+        })
+        .collect::<Result<Vec<Part>, _>>()?;
+    if parts.is_empty() {
+        return Err(cx.bad(mesh_field, "no primitive has JOINTS_0 and WEIGHTS_0"));
     }
+    let every = |f: fn(&Part) -> bool| parts.iter().all(f);
+    let (normals, tangents) = (
+        every(|p| !p.normals.is_empty()),
+        every(|p| !p.tangents.is_empty()),
+    );
+    let mut mesh = Mesh::default();
+    let mut used = Vec::new();
+    for part in parts {
+        let base = mesh.positions.len() as u32;
+        mesh.indices.extend(part.indices.iter().map(|i| i + base));
+        mesh.positions.extend(part.positions);
+        if normals {
+            mesh.normals.extend(part.normals);
+        }
+        if tangents {
+            mesh.tangents.extend(part.tangents);
+        }
+        used.extend(part.used);
+    }
+    mesh.set_influences(&used);
+    Ok(mesh)
+}
+
+/// One skinned primitive as read: its vertices, its triangles' indices, its normals and tangents
+/// (empty where it has none) and each vertex's nonzero influences.
+struct Part {
+    positions: Vec<[f32; 3]>,
+    indices: Vec<u32>,
+    normals: Vec<[f32; 3]>,
+    tangents: Vec<[f32; 4]>,
+    used: Vec<Vec<(u32, f32)>>,
+}
+
+/// The triangles of a primitive drawn as `mode`, as a list of three indices each (glTF 2.0
+/// 3.7.2.1: a strip's odd triangles keep their winding by swapping their last two vertices).
+fn triangles(
+    cx: &Cx,
+    field: String,
+    mode: Mode,
+    indices: Vec<u32>,
+) -> Result<Vec<u32>, ModelError> {
+    let n = indices.len();
+    let corners = |f: &dyn Fn(usize) -> [usize; 3]| -> Vec<u32> {
+        (0..n.saturating_sub(2))
+            .flat_map(|i| f(i).map(|k| indices[k]))
+            .collect()
+    };
+    match mode {
+        Mode::Triangles => Ok(indices),
+        Mode::TriangleStrip => Ok(corners(&|i| [i, i + 1 + i % 2, i + 2 - i % 2])),
+        Mode::TriangleFan => Ok(corners(&|i| [i + 1, i + 2, 0])),
+        other => Err(cx.bad(
+            field,
+            format!(
+                "is {other:?}; only triangles, triangle strips and triangle fans are supported"
+            ),
+        )),
+    }
+}
+
+fn read_primitive<'s, F>(
+    cx: &Cx,
+    prim: &gltf::Primitive,
+    pf: &str,
+    joint_count: usize,
+    morph_weights: &[f32],
+    get: F,
+) -> Result<Part, ModelError>
+where
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
+{
     let attr = |name: &str| format!("{pf}.attributes.{name}");
     let pos_acc = prim
         .get(&Semantic::Positions)
@@ -1006,7 +1083,7 @@ where
     if n == 0 {
         return Err(cx.bad(attr("POSITION"), "has no vertices"));
     }
-    morph(cx, &pf, &reader, morph_weights, &mut positions)?;
+    morph(cx, pf, &reader, morph_weights, &mut positions)?;
     if let Some(v) = positions
         .iter()
         .position(|p| p.iter().any(|c| !c.is_finite()))
@@ -1129,16 +1206,15 @@ where
             idx
         }
     };
-    let (normals, tangents) = frames(cx, &attr, &prim, &reader, n)?;
-    let mut mesh = Mesh {
+    let indices = triangles(cx, format!("{pf}.mode"), prim.mode(), indices)?;
+    let (normals, tangents) = frames(cx, &attr, prim, &reader, n)?;
+    Ok(Part {
         positions,
         indices,
         normals,
         tangents,
-        ..Mesh::default()
-    };
-    mesh.set_influences(&used);
-    Ok(mesh)
+        used,
+    })
 }
 
 /// Appends influence set `set` (JOINTS_`set` / WEIGHTS_`set`) to each vertex's nonzero influences;

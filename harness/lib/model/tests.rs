@@ -798,3 +798,49 @@ fn buffers_outside_the_models_folder_are_refused_naming_buffer_and_uri() {
         );
     }
 }
+
+#[test]
+fn every_skinned_primitive_is_joined_and_strips_and_fans_are_triangles() {
+    let dir = Scratch::new("primitives");
+    let (_d, one) = chain_model("one_primitive", ChainOptions::default());
+    let n = one.mesh.len() as u32;
+    // The same primitive twice: its vertices twice, the second copy's indices offset by n.
+    let path = edited(&dir, "two.gltf", |doc| {
+        let prim = doc["meshes"][0]["primitives"][0].clone();
+        doc["meshes"][0]["primitives"]
+            .as_array_mut()
+            .unwrap()
+            .push(prim);
+    });
+    let two = load(&path, None).unwrap_or_else(|e| panic!("{e}")).mesh;
+    assert_eq!(two.len(), 2 * one.mesh.len());
+    assert_eq!(two.positions[..n as usize], one.mesh.positions[..]);
+    assert_eq!(two.positions[n as usize..], one.mesh.positions[..]);
+    assert_eq!(two.joints[n as usize..], one.mesh.joints[..]);
+    assert_eq!(two.weights[n as usize..], one.mesh.weights[..]);
+    let shifted: Vec<u32> = one.mesh.indices.iter().map(|i| i + n).collect();
+    assert_eq!(two.indices, [one.mesh.indices.clone(), shifted].concat());
+    // Without indices, as a strip (TRIANGLE_STRIP, 5) and a fan (TRIANGLE_FAN, 6): glTF 2.0's
+    // triangles {i, i+1, i+2} with the odd ones' last two swapped, and {i+1, i+2, 0}.
+    for (mode, first) in [
+        (5, [0, 1, 2, 1, 3, 2, 2, 3, 4]),
+        (6, [1, 2, 0, 2, 3, 0, 3, 4, 0]),
+    ] {
+        let path = edited(&dir, &format!("mode{mode}.gltf"), |doc| {
+            let prim = &mut doc["meshes"][0]["primitives"][0];
+            prim.as_object_mut().unwrap().remove("indices");
+            prim["mode"] = mode.into();
+        });
+        let mesh = load(&path, None).unwrap_or_else(|e| panic!("{e}")).mesh;
+        assert_eq!(mesh.indices.len(), 3 * (n as usize - 2), "mode {mode}");
+        assert_eq!(mesh.indices[..9], first, "mode {mode}");
+    }
+    let path = edited(&dir, "lines.gltf", |doc| {
+        doc["meshes"][0]["primitives"][0]["mode"] = 1.into();
+    });
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("meshes[0].primitives[0].mode") && e.contains("is Lines; only triangles"),
+        "{e}"
+    );
+}
