@@ -1,6 +1,6 @@
 //! A skinned primitive's NORMAL and TANGENT, when it has them: checked, and normalised.
 
-use gltf::accessor::{DataType, Dimensions};
+use gltf::accessor::Dimensions;
 use gltf::mesh::Semantic;
 
 use super::{Cx, ModelError};
@@ -15,15 +15,15 @@ type Frames = (Vec<[f32; 3]>, Vec<[f32; 4]>);
 /// The primitive's normals and tangents (each empty where the primitive has none), `n` per
 /// attribute, finite, unit length, a tangent's w +1 or -1. Morph targets' normal and tangent
 /// displacements are not applied: both paths skin the same stored frames.
-pub(super) fn frames<'a, 's, F>(
+pub(super) fn frames<'s, F>(
     cx: &Cx,
     attr: &dyn Fn(&str) -> String,
     prim: &gltf::Primitive,
-    reader: &gltf::mesh::Reader<'a, 's, F>,
+    get: F,
     n: usize,
 ) -> Result<Frames, ModelError>
 where
-    F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
 {
     let mut normals = Vec::new();
     if let Some(acc) = prim.get(&Semantic::Normals) {
@@ -31,13 +31,11 @@ where
             &attr("NORMAL"),
             &acc,
             Dimensions::Vec3,
-            &[DataType::F32],
+            cx.float_types(),
             None,
         )?;
-        normals = reader
-            .read_normals()
-            .ok_or_else(|| cx.bad(attr("NORMAL"), "data lies outside its buffer"))?
-            .collect();
+        normals = super::quantized::read(acc.clone(), get.clone())
+            .ok_or_else(|| cx.bad(attr("NORMAL"), "data lies outside its buffer"))?;
         count(cx, &attr("NORMAL"), normals.len(), n)?;
         for (v, normal) in normals.iter_mut().enumerate() {
             let xyz = unit(cx, &attr("NORMAL"), v, *normal)?;
@@ -50,13 +48,11 @@ where
             &attr("TANGENT"),
             &acc,
             Dimensions::Vec4,
-            &[DataType::F32],
+            cx.float_types(),
             None,
         )?;
-        tangents = reader
-            .read_tangents()
-            .ok_or_else(|| cx.bad(attr("TANGENT"), "data lies outside its buffer"))?
-            .collect();
+        tangents = super::quantized::read(acc.clone(), get.clone())
+            .ok_or_else(|| cx.bad(attr("TANGENT"), "data lies outside its buffer"))?;
         count(cx, &attr("TANGENT"), tangents.len(), n)?;
         for (v, t) in tangents.iter_mut().enumerate() {
             let [x, y, z] = unit(cx, &attr("TANGENT"), v, [t[0], t[1], t[2]])?;

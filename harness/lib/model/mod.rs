@@ -15,6 +15,9 @@
 //!   (a character split into one primitive a material), joined: each one's vertices after the
 //!   one before's, its indices offset to match, triangle strips and fans turned into triangle
 //!   lists. Normals and tangents are kept where every joined primitive has them.
+//! * Positions, normals, tangents and morph targets' positions are f32, or, where the file uses
+//!   KHR_mesh_quantization (gltfpack's output), any integer type it allows, normalized or not
+//!   (`quantized.rs`); a quantized normal or tangent is normalised like any other.
 //! * `JOINTS_0` (u8 or u16) index the skin's joints, i.e. palette entries; every index must be below
 //!   the joint count, zero-weighted slots included (a GPU reads them all).
 //! * Further influence sets (`JOINTS_1`/`WEIGHTS_1` and on) are read too: each vertex keeps its
@@ -43,6 +46,7 @@ use crate::rig::{Mesh, Pose, Skeleton, Transform};
 
 mod buffer;
 mod frames;
+mod quantized;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -292,9 +296,28 @@ impl Model {
 /// The file being loaded, to make errors that name it.
 struct Cx<'p> {
     path: &'p Path,
+    /// Whether the file uses KHR_mesh_quantization: positions, normals and tangents may then be
+    /// integers (`quantized::read`).
+    quantized: bool,
 }
 
 impl Cx<'_> {
+    /// The component types a position, normal or tangent may have: floats, and under
+    /// KHR_mesh_quantization the integers it allows too.
+    fn float_types(&self) -> &'static [DataType] {
+        if self.quantized {
+            &[
+                DataType::F32,
+                DataType::I8,
+                DataType::U8,
+                DataType::I16,
+                DataType::U16,
+            ]
+        } else {
+            &[DataType::F32]
+        }
+    }
+
     fn bad(&self, field: impl Into<String>, message: impl Into<String>) -> ModelError {
         ModelError::Invalid {
             path: self.path.to_path_buf(),
@@ -435,7 +458,6 @@ impl Cx<'_> {
 /// (or, failing that, node) has that name. The mesh is its primitives with JOINTS_0 and WEIGHTS_0,
 /// joined (`read_mesh`).
 pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
-    let cx = Cx { path };
     let bytes =
         crate::file::read_limited(path, crate::file::MAX_MODEL_BYTES).map_err(|source| {
             ModelError::Io {
@@ -443,10 +465,16 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
                 source,
             }
         })?;
-    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|source| ModelError::Gltf {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let gltf = gltf::Gltf::from_slice_without_validation(&bytes)
+        .and_then(|g| quantized::validate(&g.document).map(|()| g))
+        .map_err(|source| ModelError::Gltf {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let cx = Cx {
+        path,
+        quantized: (gltf.document.extensions_used()).any(|e| e == quantized::EXTENSION),
+    };
     let buffers = resolve_buffers(&cx, &gltf)?;
     let doc = &gltf.document;
     let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
@@ -885,17 +913,18 @@ fn node_local(cx: &Cx, node: &gltf::Node) -> Result<Transform, ModelError> {
 /// POSITION, JOINTS_0, WEIGHTS_0 and indices of the mesh's first primitive with a skin's attributes.
 /// Adds the morph targets' POSITION displacements at their default weights; the skinned positions
 /// are those of the morphed mesh.
-fn morph<'a, 's, F>(
+fn morph<'s, F>(
     cx: &Cx,
     pf: &str,
-    reader: &gltf::mesh::Reader<'a, 's, F>,
+    prim: &gltf::Primitive,
+    get: F,
     weights: &[f32],
     positions: &mut [[f32; 3]],
 ) -> Result<(), ModelError>
 where
-    F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
 {
-    for (t, (target_positions, _, _)) in reader.read_morph_targets().enumerate() {
+    for (t, target) in prim.morph_targets().enumerate() {
         let w = weights.get(t).copied().unwrap_or(0.0);
         if w == 0.0 {
             continue;
@@ -906,11 +935,28 @@ where
                 format!("has a default weight of {w}"),
             ));
         }
-        let Some(displacements) = target_positions else {
+        let Some(acc) = target.positions() else {
             continue;
         };
         let field = format!("{pf}.targets[{t}].POSITION");
-        let displacements: Vec<[f32; 3]> = displacements.collect();
+        // Its bytes were checked with the primitive's; an accessor of neither view nor sparse
+        // values is all zeros, which moves nothing.
+        if acc.dimensions() != Dimensions::Vec3 || !cx.float_types().contains(&acc.data_type()) {
+            return Err(cx.bad(
+                &field,
+                format!(
+                    "is {:?} {:?}, expected Vec3 of {:?}",
+                    acc.dimensions(),
+                    acc.data_type(),
+                    cx.float_types()
+                ),
+            ));
+        }
+        if acc.view().is_none() && acc.sparse().is_none() {
+            continue;
+        }
+        let displacements: Vec<[f32; 3]> = quantized::read(acc, get.clone())
+            .ok_or_else(|| cx.bad(&field, "data lies outside its buffer"))?;
         if displacements.len() != positions.len() {
             return Err(cx.bad(
                 field,
@@ -1039,7 +1085,7 @@ where
         &attr("POSITION"),
         &pos_acc,
         Dimensions::Vec3,
-        &[DataType::F32],
+        cx.float_types(),
         None,
     )?;
     let joints_acc = prim.get(&Semantic::Joints(0)).unwrap();
@@ -1072,18 +1118,16 @@ where
             &acc,
         )?;
     }
-    let reader = prim.reader(get);
+    let reader = prim.reader(get.clone());
     let outside = |name: &str| cx.bad(attr(name), "data lies outside its buffer");
-    let positions: Vec<[f32; 3]> = reader
-        .read_positions()
-        .ok_or_else(|| outside("POSITION"))?
-        .collect();
+    let positions: Vec<[f32; 3]> =
+        quantized::read(pos_acc.clone(), get.clone()).ok_or_else(|| outside("POSITION"))?;
     let mut positions = positions;
     let n = positions.len();
     if n == 0 {
         return Err(cx.bad(attr("POSITION"), "has no vertices"));
     }
-    morph(cx, pf, &reader, morph_weights, &mut positions)?;
+    morph(cx, pf, prim, get.clone(), morph_weights, &mut positions)?;
     if let Some(v) = positions
         .iter()
         .position(|p| p.iter().any(|c| !c.is_finite()))
@@ -1207,7 +1251,7 @@ where
         }
     };
     let indices = triangles(cx, format!("{pf}.mode"), prim.mode(), indices)?;
-    let (normals, tangents) = frames(cx, &attr, prim, &reader, n)?;
+    let (normals, tangents) = frames(cx, &attr, prim, get.clone(), n)?;
     Ok(Part {
         positions,
         indices,

@@ -844,3 +844,93 @@ fn every_skinned_primitive_is_joined_and_strips_and_fans_are_triangles() {
         "{e}"
     );
 }
+
+/// `doc` with `data` appended to its (data: URI) buffer as a view of `stride` bytes an element,
+/// and an accessor of it; the accessor's index.
+fn append_accessor(
+    doc: &mut serde_json::Value,
+    data: &[u8],
+    accessor: serde_json::Value,
+    stride: usize,
+) -> usize {
+    let uri = doc["buffers"][0]["uri"].as_str().unwrap().to_string();
+    let (head, base64) = uri.split_once(',').unwrap();
+    let mut bytes = base64_decode(base64).unwrap();
+    while !bytes.len().is_multiple_of(4) {
+        bytes.push(0);
+    }
+    let offset = bytes.len();
+    bytes.extend_from_slice(data);
+    doc["buffers"][0]["uri"] = format!("{head},{}", base64_encode(&bytes)).into();
+    doc["buffers"][0]["byteLength"] = bytes.len().into();
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    views.push(serde_json::json!({
+        "buffer": 0, "byteOffset": offset, "byteLength": data.len(), "byteStride": stride
+    }));
+    let mut accessor = accessor;
+    accessor["bufferView"] = (views.len() - 1).into();
+    let accessors = doc["accessors"].as_array_mut().unwrap();
+    accessors.push(accessor);
+    accessors.len() - 1
+}
+
+#[test]
+fn quantized_positions_and_normals_are_read_as_the_extension_says() {
+    let dir = Scratch::new("quantized");
+    let (_d, plain) = chain_model("unquantized", ChainOptions::default());
+    let n = plain.mesh.len();
+    // Positions in centimetres as i16, not normalized (8 bytes a vertex: 4-byte aligned); normals
+    // +z as normalized i8 (127), 4 bytes a vertex.
+    let cm: Vec<[i16; 3]> = (plain.mesh.positions.iter())
+        .map(|p| p.map(|c| (c * 100.0).round() as i16))
+        .collect();
+    let quantize = |doc: &mut serde_json::Value, declare: bool| {
+        let data: Vec<u8> = (cm.iter())
+            .flat_map(|p| [bytemuck::cast_slice::<i16, u8>(p), &[0, 0]].concat())
+            .collect();
+        let (lo, hi) = (cm.iter()).fold(([i16::MAX; 3], [i16::MIN; 3]), |(lo, hi), p| {
+            (
+                std::array::from_fn(|k| lo[k].min(p[k])),
+                std::array::from_fn(|k| hi[k].max(p[k])),
+            )
+        });
+        let accessor = serde_json::json!({"componentType": 5122, "count": n, "type": "VEC3", "min": lo, "max": hi});
+        let pos = append_accessor(doc, &data, accessor, 8);
+        let normals: Vec<u8> = (0..n).flat_map(|_| [0u8, 0, 127, 0]).collect();
+        let nrm = append_accessor(
+            doc,
+            &normals,
+            serde_json::json!({"componentType": 5120, "normalized": true, "count": n, "type": "VEC3"}),
+            4,
+        );
+        let attrs = &mut doc["meshes"][0]["primitives"][0]["attributes"];
+        attrs["POSITION"] = pos.into();
+        attrs["NORMAL"] = nrm.into();
+        if declare {
+            doc["extensionsUsed"] = serde_json::json!(["KHR_mesh_quantization"]);
+            doc["extensionsRequired"] = serde_json::json!(["KHR_mesh_quantization"]);
+        }
+    };
+    let path = edited(&dir, "quantized.gltf", |doc| quantize(doc, true));
+    let mesh = load(&path, None).unwrap_or_else(|e| panic!("{e}")).mesh;
+    let want: Vec<[f32; 3]> = cm.iter().map(|p| p.map(f32::from)).collect();
+    assert_eq!(mesh.positions, want);
+    assert!(
+        mesh.normals.iter().all(|v| *v == [0.0, 0.0, 1.0]),
+        "{:?}",
+        &mesh.normals[..2]
+    );
+    // Without the extension, integer positions are not glTF: refused, naming the types.
+    let path = edited(&dir, "undeclared.gltf", |doc| quantize(doc, false));
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("attributes.POSITION") && e.contains("expected Vec3 of [F32]"),
+        "{e}"
+    );
+    // Another required extension is still refused.
+    let path = edited(&dir, "draco.gltf", |doc| {
+        doc["extensionsRequired"] = serde_json::json!(["KHR_draco_mesh_compression"]);
+    });
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(e.contains("KHR_draco_mesh_compression"), "{e}");
+}
