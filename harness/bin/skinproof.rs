@@ -33,7 +33,7 @@ enum Command {
     /// Merge report.json files (CI jobs, backends, nextest shards or rows) into one
     /// case x check x adapter matrix; prints the matrix, or writes it with --out
     Merge(MergeArgs),
-    /// Write the skinned positions (glTF skinned space, POSITION order) of a model or a case as
+    /// Write the skinned positions (glTF skinned space, POSITION order, primitive after primitive) of a model or a case as
     /// little-endian f32 xyz (.bin), or as .obj with faces
     Skin(SkinArgs),
     /// Print the path of the last run's review page (reports/review.html), or open it with --open
@@ -126,7 +126,7 @@ struct SkinArgs {
     /// A skinned glTF 2.0 model (.gltf or .glb); needs --time or --rest
     #[arg(long, value_name = "FILE", requires = "when")]
     model: Option<String>,
-    /// The model's mesh to skin (default: its first skinned mesh primitive)
+    /// The model's mesh to skin (default: its first skinned mesh, all its skinned primitives)
     #[arg(long, value_name = "NAME")]
     mesh: Option<String>,
     /// The model's animation clip, by name or index from 0 (default: the first)

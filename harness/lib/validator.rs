@@ -64,10 +64,14 @@ fn type_span(module: &naga::Module, ty: naga::Handle<naga::Type>) -> naga::Span 
             _ => false,
         })
         .map(|(h, _)| type_span(module, h));
-    global.or(holder).unwrap_or_default()
+    global
+        .filter(|s| s.is_defined())
+        .or(holder)
+        .unwrap_or_default()
 }
 
-/// The span of `fn name` in `source` (outside line comments), or an undefined span.
+/// The span of `fn name` in `source` (outside line comments; a block comment or, in an entry
+/// module, an inactive `#ifdef` branch may hold an earlier match), or an undefined span.
 fn function_span(source: &str, name: &str) -> naga::Span {
     let mut at = 0;
     for line in source.split_inclusive('\n') {
@@ -82,9 +86,10 @@ fn function_span(source: &str, name: &str) -> naga::Span {
             }
             let rest = &code[start + 2..];
             let name_at = rest.len() - rest.trim_start().len();
-            let after = &rest[name_at..];
-            let follows = after[name.len().min(after.len())..].trim_start();
-            if name_at > 0 && after.starts_with(name) && follows.starts_with('(') {
+            let Some(follows) = rest[name_at..].strip_prefix(name) else {
+                continue;
+            };
+            if name_at > 0 && follows.trim_start().starts_with('(') {
                 let end = start + 2 + name_at + name.len();
                 return naga::Span::new((at + start) as u32, (at + end) as u32);
             }
@@ -122,7 +127,8 @@ mod tests {
         assert!(e.location(source).is_none(), "{e:?}");
         let text = placed(&e, Some(&module), source).emit_to_string_with_path(source, "s.wgsl");
         assert!(text.contains("s.wgsl:2:"), "{text}");
-        // Not a declaration: a call, a longer name, a comment.
+        // Not a declaration: a call, a longer name, a comment, a name of other letters.
+        assert!(!function_span("fn foêt() {}\nfn fôo() {}", "for").is_defined());
         assert!(!function_span("let a = fsx(1);\nfn fs2() {}", "fs").is_defined());
     }
 }

@@ -191,9 +191,9 @@ impl Tolerance {
     }
 }
 
-/// Said of a render that covers the golden's pixels in other colours: a fragment stage drawing
-/// colours of its own, not the contract's, which blessing would write into the shared golden.
-const COLOURS_ALONE: &str = "\n  the render covers the golden's pixels (give or take the silhouette's edge): only the colours differ. A fragment stage that draws colours of its own (lighting, textures, vertex colours) is compared by coverage with `vertex.colour: any` in the layout profile; bless only if the contract's colours themselves changed";
+/// Said of a render that covers the golden's pixels in other colours: a wrong tint, or a fragment
+/// stage drawing colours of its own, which blessing would write into the shared golden.
+const COLOURS_ALONE: &str = "\n  the render covers the golden's pixels (give or take the silhouette's edge): only the colours differ. Either the contract's colour is computed wrongly (the tint the vertex stage derives from each vertex's first joint), or a fragment stage draws colours of its own (lighting, textures, vertex colours), which a layout profile's `vertex.colour: any` compares by coverage; bless only if the contract's colours themselves changed";
 
 /// The golden a subject is judged against, and what the judgement needs about it.
 struct Golden<'a> {

@@ -868,7 +868,10 @@ pub(crate) fn bind_groups(
     let all: Vec<(Role, &wgpu::Buffer, usize)> = bound.iter().copied().chain(filled).collect();
     let limits = ctx.device.limits();
     for (role, buffer, bytes) in &all {
-        binds_within(contract.slot(*role), bound_size(buffer, *bytes), &limits)?;
+        let slot = contract.slot(*role);
+        if layouts.iter().any(|(g, _)| *g == slot.group) {
+            binds_within(slot, bound_size(buffer, *bytes), &limits)?;
+        }
     }
     // The palette texture, and the adapter's sampler for it.
     let texture = palette.map(|p| (Role::Palette, p.resource()));
@@ -911,7 +914,11 @@ fn binds_within(slot: &Slot, size: u64, limits: &wgpu::Limits) -> Result<(), Gpu
         Space::Storage { .. } => (
             "storage",
             storage_binding(limits),
-            "max_storage_buffer_binding_size",
+            if limits.max_buffer_size < limits.max_storage_buffer_binding_size {
+                "max_buffer_size"
+            } else {
+                "max_storage_buffer_binding_size"
+            },
         ),
         Space::Texture | Space::Sampler => return Ok(()),
     };

@@ -31,8 +31,8 @@ where
             &attr("NORMAL"),
             &acc,
             Dimensions::Vec3,
-            cx.float_types(),
-            None,
+            cx.signed_types(),
+            Some(true),
         )?;
         normals = super::quantized::read(acc.clone(), get.clone())
             .ok_or_else(|| cx.bad(attr("NORMAL"), "data lies outside its buffer"))?;
@@ -48,8 +48,8 @@ where
             &attr("TANGENT"),
             &acc,
             Dimensions::Vec4,
-            cx.float_types(),
-            None,
+            cx.signed_types(),
+            Some(true),
         )?;
         tangents = super::quantized::read(acc.clone(), get.clone())
             .ok_or_else(|| cx.bad(attr("TANGENT"), "data lies outside its buffer"))?;

@@ -28,7 +28,7 @@
 //!   must be within [`WEIGHT_SUM_TOLERANCE`] (1e-2) of 1, or loading fails naming the vertex. Sums
 //!   within 1e-6 of 1 are kept exactly as stored; sums between 1e-6 and 1e-2 away from 1 (exporter
 //!   rounding, 8-bit weights) are rescaled to sum to 1, so that the affine LBS identities hold.
-//! * Morph targets of the skinned primitive are applied to POSITION at their default weights (the
+//! * Morph targets of the skinned primitives are applied to POSITION at their default weights (the
 //!   node's, else the mesh's), before skinning; a clip that animates those weights is refused where
 //!   a case uses it, since the harness does not sample them.
 //! * Animations: channels on skeleton nodes are kept, channels on other nodes are ignored. Samplers: LINEAR (slerp for rotations), STEP, CUBICSPLINE (Hermite, with
@@ -101,8 +101,8 @@ pub const MAX_ELEMENTS: usize = 1 << 22;
 pub struct Model {
     /// The skin's joints plus their ancestors, parent-before-child; palette entry j = skin joint j.
     pub skeleton: Skeleton,
-    /// The skinned primitive: POSITION, JOINTS_0, WEIGHTS_0, triangle indices, and NORMAL and
-    /// TANGENT where it has them.
+    /// The skinned primitives joined: POSITION, JOINTS_0, WEIGHTS_0, triangle indices, and NORMAL
+    /// and TANGENT where every one has them.
     pub mesh: Mesh,
     /// Global matrix of the node carrying the skinned mesh (not used for skinning; for tests).
     pub mesh_global: DMat4,
@@ -302,9 +302,9 @@ struct Cx<'p> {
 }
 
 impl Cx<'_> {
-    /// The component types a position, normal or tangent may have: floats, and under
-    /// KHR_mesh_quantization the integers it allows too.
-    fn float_types(&self) -> &'static [DataType] {
+    /// The component types POSITION may have: f32, and under KHR_mesh_quantization any 8- or
+    /// 16-bit integer, normalized or not.
+    fn position_types(&self) -> &'static [DataType] {
         if self.quantized {
             &[
                 DataType::F32,
@@ -313,6 +313,17 @@ impl Cx<'_> {
                 DataType::I16,
                 DataType::U16,
             ]
+        } else {
+            &[DataType::F32]
+        }
+    }
+
+    /// The component types a NORMAL, a TANGENT or a morph target's displacement may have: f32,
+    /// and under KHR_mesh_quantization signed 8- or 16-bit integers (normalized ones for a normal
+    /// or tangent, as the caller asks).
+    fn signed_types(&self) -> &'static [DataType] {
+        if self.quantized {
+            &[DataType::F32, DataType::I8, DataType::I16]
         } else {
             &[DataType::F32]
         }
@@ -910,9 +921,8 @@ fn node_local(cx: &Cx, node: &gltf::Node) -> Result<Transform, ModelError> {
     Ok(t)
 }
 
-/// POSITION, JOINTS_0, WEIGHTS_0 and indices of the mesh's first primitive with a skin's attributes.
-/// Adds the morph targets' POSITION displacements at their default weights; the skinned positions
-/// are those of the morphed mesh.
+/// Adds a skinned primitive's morph targets' POSITION displacements at their default weights to
+/// its `positions`; the skinned positions are those of the morphed mesh.
 fn morph<'s, F>(
     cx: &Cx,
     pf: &str,
@@ -941,14 +951,14 @@ where
         let field = format!("{pf}.targets[{t}].POSITION");
         // Its bytes were checked with the primitive's; an accessor of neither view nor sparse
         // values is all zeros, which moves nothing.
-        if acc.dimensions() != Dimensions::Vec3 || !cx.float_types().contains(&acc.data_type()) {
+        if acc.dimensions() != Dimensions::Vec3 || !cx.signed_types().contains(&acc.data_type()) {
             return Err(cx.bad(
                 &field,
                 format!(
                     "is {:?} {:?}, expected Vec3 of {:?}",
                     acc.dimensions(),
                     acc.data_type(),
-                    cx.float_types()
+                    cx.signed_types()
                 ),
             ));
         }
@@ -994,10 +1004,33 @@ fn read_mesh<'s, F>(
 where
     F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
 {
-    let parts = (gmesh.primitives().enumerate())
+    let skinned: Vec<(usize, gltf::Primitive)> = (gmesh.primitives().enumerate())
         .filter(|(_, p)| {
             p.get(&Semantic::Joints(0)).is_some() && p.get(&Semantic::Weights(0)).is_some()
         })
+        .collect();
+    // Joined, the primitives may not pass what one accessor may hold: many can share one
+    // accessor, so each within the limit says nothing of their sum. (One past it alone is
+    // refused by its own accessor's check, which names it.)
+    let counts = |f: fn(&gltf::Primitive) -> usize| -> Vec<usize> {
+        skinned.iter().map(|(_, p)| f(p)).collect()
+    };
+    for (what, counts) in [
+        (
+            "vertices",
+            counts(|p| p.get(&Semantic::Positions).map_or(0, |a| a.count())),
+        ),
+        ("indices", counts(|p| p.indices().map_or(0, |a| a.count()))),
+    ] {
+        let count: usize = counts.iter().sum();
+        if count > MAX_ELEMENTS && counts.iter().all(|&c| c <= MAX_ELEMENTS) {
+            return Err(cx.bad(
+                format!("{mesh_field}.primitives"),
+                format!("the skinned primitives have {count} {what} together, more than the {MAX_ELEMENTS} a model may have"),
+            ));
+        }
+    }
+    let parts = (skinned.into_iter())
         .map(|(pi, prim)| {
             let pf = format!("{mesh_field}.primitives[{pi}]");
             read_primitive(cx, &prim, &pf, joint_count, morph_weights, get.clone())
@@ -1085,7 +1118,7 @@ where
         &attr("POSITION"),
         &pos_acc,
         Dimensions::Vec3,
-        cx.float_types(),
+        cx.position_types(),
         None,
     )?;
     let joints_acc = prim.get(&Semantic::Joints(0)).unwrap();
@@ -1250,6 +1283,20 @@ where
             idx
         }
     };
+    // A list's last partial triangle would shift the triangles of the primitives joined after it.
+    if prim.mode() == Mode::Triangles && !indices.len().is_multiple_of(3) {
+        let field = match prim.indices() {
+            Some(_) => format!("{pf}.indices"),
+            None => attr("POSITION"),
+        };
+        return Err(cx.bad(
+            field,
+            format!(
+                "has {} elements: a triangle list needs a multiple of 3",
+                indices.len()
+            ),
+        ));
+    }
     let indices = triangles(cx, format!("{pf}.mode"), prim.mode(), indices)?;
     let (normals, tangents) = frames(cx, &attr, prim, get.clone(), n)?;
     Ok(Part {

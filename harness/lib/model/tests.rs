@@ -762,6 +762,27 @@ fn counts_past_the_bytes_there_are_refused_before_allocating() {
         e.contains("attributes.POSITION") && e.contains("count 2147483648 is more than"),
         "{e}"
     );
+    // Three primitives sharing one accessor of 2^21 elements: each within the limit, joined past
+    // it, refused before any is read.
+    let path = edited(&dir, "shared.gltf", |doc| {
+        let p = position(doc);
+        let acc = &mut doc["accessors"][p];
+        acc.as_object_mut().unwrap().remove("bufferView");
+        acc["count"] = (1u64 << 21).into();
+        acc["sparse"] = serde_json::json!({
+            "count": 1,
+            "indices": {"bufferView": 0, "componentType": 5125},
+            "values": {"bufferView": 0}
+        });
+        let prim = doc["meshes"][0]["primitives"][0].clone();
+        let prims = doc["meshes"][0]["primitives"].as_array_mut().unwrap();
+        prims.extend([prim.clone(), prim]);
+    });
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("meshes[0].primitives: the skinned primitives have 6291456 vertices together"),
+        "{e}"
+    );
     // A view-backed accessor claiming more elements than its view holds.
     let path = edited(&dir, "long.gltf", |doc| {
         let p = position(doc);
@@ -835,6 +856,19 @@ fn every_skinned_primitive_is_joined_and_strips_and_fans_are_triangles() {
         assert_eq!(mesh.indices.len(), 3 * (n as usize - 2), "mode {mode}");
         assert_eq!(mesh.indices[..9], first, "mode {mode}");
     }
+    // A list whose last triangle is cut short would shift the triangles joined after it.
+    let path = edited(&dir, "short.gltf", |doc| {
+        let i = doc["meshes"][0]["primitives"][0]["indices"]
+            .as_u64()
+            .unwrap() as usize;
+        let count = doc["accessors"][i]["count"].as_u64().unwrap();
+        doc["accessors"][i]["count"] = (count - 1).into();
+    });
+    let e = load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("meshes[0].primitives[0].indices") && e.contains("a multiple of 3"),
+        "{e}"
+    );
     let path = edited(&dir, "lines.gltf", |doc| {
         doc["meshes"][0]["primitives"][0]["mode"] = 1.into();
     });
