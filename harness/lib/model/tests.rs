@@ -745,18 +745,20 @@ fn counts_past_the_bytes_there_are_refused_before_allocating() {
             .as_u64()
             .unwrap() as usize
     };
-    // A sparse accessor with no view claiming 2^31 elements: 24 GiB were allocated for it.
-    let path = edited(&dir, "sparse.gltf", |doc| {
+    // POSITION as a sparse accessor with no view claiming `count` elements.
+    let viewless = |doc: &mut serde_json::Value, count: u64| {
         let p = position(doc);
         let acc = &mut doc["accessors"][p];
         acc.as_object_mut().unwrap().remove("bufferView");
-        acc["count"] = (1u64 << 31).into();
+        acc["count"] = count.into();
         acc["sparse"] = serde_json::json!({
             "count": 1,
             "indices": {"bufferView": 0, "componentType": 5125},
             "values": {"bufferView": 0}
         });
-    });
+    };
+    // 2^31 elements: 24 GiB were allocated for it.
+    let path = edited(&dir, "sparse.gltf", |doc| viewless(doc, 1 << 31));
     let e = load(&path, None).unwrap_err().to_string();
     assert!(
         e.contains("attributes.POSITION") && e.contains("count 2147483648 is more than"),
@@ -765,15 +767,7 @@ fn counts_past_the_bytes_there_are_refused_before_allocating() {
     // Three primitives sharing one accessor of 2^21 elements: each within the limit, joined past
     // it, refused before any is read.
     let path = edited(&dir, "shared.gltf", |doc| {
-        let p = position(doc);
-        let acc = &mut doc["accessors"][p];
-        acc.as_object_mut().unwrap().remove("bufferView");
-        acc["count"] = (1u64 << 21).into();
-        acc["sparse"] = serde_json::json!({
-            "count": 1,
-            "indices": {"bufferView": 0, "componentType": 5125},
-            "values": {"bufferView": 0}
-        });
+        viewless(doc, 1 << 21);
         let prim = doc["meshes"][0]["primitives"][0].clone();
         let prims = doc["meshes"][0]["primitives"].as_array_mut().unwrap();
         prims.extend([prim.clone(), prim]);
