@@ -449,12 +449,17 @@ fn fit_view(bind: &[[f32; 3]], posed: &[[f32; 3]], case: &Case) -> View {
     }
 }
 
+/// The built-in strip's length (its joints' segments) and width; None for a model.
+fn strip_size(case: &Case) -> Option<(f64, f64)> {
+    let (s, m) = (case.skeleton.as_ref()?, case.mesh.as_ref()?);
+    let length = s.joints as f64 * s.segment_length;
+    Some((length, m.width.unwrap_or(0.2 * s.segment_length)))
+}
+
 /// Where `view` puts the built-in strip at the bind pose in clip space: ([x0, x1], [y0, y1]), the
 /// rectangle x in [-width/2, width/2], y in [0, length] scaled and offset; None for a model.
 fn strip_in_clip(case: &Case, v: View) -> Option<([f64; 2], [f64; 2])> {
-    let (s, m) = (case.skeleton.as_ref()?, case.mesh.as_ref()?);
-    let length = s.joints as f64 * s.segment_length;
-    let width = m.width.unwrap_or(0.2 * s.segment_length);
+    let (length, width) = strip_size(case)?;
     let x = 0.5 * width / v.half_width;
     let y = [v.offset_y, length * v.scale + v.offset_y];
     Some(([-x, x], [y[0].min(y[1]), y[0].max(y[1])]))
@@ -467,11 +472,9 @@ fn strip_in_clip(case: &Case, v: View) -> Option<([f64; 2], [f64; 2])> {
 fn default_coverage(case: &Case, v: View) -> [u64; 2] {
     let (w, h) = (case.render.width as f64, case.render.height as f64);
     let pixels = (w * h) as u64;
-    let (Some(s), Some(m)) = (&case.skeleton, &case.mesh) else {
+    let (Some((length, width)), Some(m)) = (strip_size(case), &case.mesh) else {
         return [1, pixels.saturating_sub(1).max(1)];
     };
-    let length = s.joints as f64 * s.segment_length;
-    let width = m.width.unwrap_or(0.2 * s.segment_length);
     // The bind-pose strip (`strip_in_clip`), cut to the visible [-1, 1] square, then measured in
     // pixels.
     let span = |a: f64, b: f64| (a.min(b).max(-1.0), a.max(b).min(1.0));

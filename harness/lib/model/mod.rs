@@ -346,17 +346,8 @@ impl Cx<'_> {
         types: &[DataType],
         need_normalized: Option<bool>,
     ) -> Result<(), ModelError> {
+        self.check_shape(field, acc, dims, types)?;
         let field = format!("{field} (accessor {})", acc.index());
-        if acc.dimensions() != dims || !types.contains(&acc.data_type()) {
-            return Err(self.bad(
-                field,
-                format!(
-                    "is {:?} {:?}, expected {dims:?} of {types:?}",
-                    acc.dimensions(),
-                    acc.data_type()
-                ),
-            ));
-        }
         if let Some(n) = need_normalized {
             // Floats are never normalized; integer weights and rotations must be.
             if acc.data_type() != DataType::F32 && acc.normalized() != n {
@@ -376,6 +367,27 @@ impl Cx<'_> {
             ));
         }
         self.check_accessor_bytes(&field, acc)
+    }
+
+    /// Checks an accessor's dimensions and component type.
+    fn check_shape(
+        &self,
+        field: &str,
+        acc: &gltf::Accessor,
+        dims: Dimensions,
+        types: &[DataType],
+    ) -> Result<(), ModelError> {
+        if acc.dimensions() == dims && types.contains(&acc.data_type()) {
+            return Ok(());
+        }
+        Err(self.bad(
+            format!("{field} (accessor {})", acc.index()),
+            format!(
+                "is {:?} {:?}, expected {dims:?} of {types:?}",
+                acc.dimensions(),
+                acc.data_type()
+            ),
+        ))
     }
 
     /// Checks an accessor's count against the bytes its views really hold (and, without a view,
@@ -951,17 +963,7 @@ where
         let field = format!("{pf}.targets[{t}].POSITION");
         // Its bytes were checked with the primitive's; an accessor of neither view nor sparse
         // values is all zeros, which moves nothing.
-        if acc.dimensions() != Dimensions::Vec3 || !cx.signed_types().contains(&acc.data_type()) {
-            return Err(cx.bad(
-                &field,
-                format!(
-                    "is {:?} {:?}, expected Vec3 of {:?}",
-                    acc.dimensions(),
-                    acc.data_type(),
-                    cx.signed_types()
-                ),
-            ));
-        }
+        cx.check_shape(&field, &acc, Dimensions::Vec3, cx.signed_types())?;
         if acc.view().is_none() && acc.sparse().is_none() {
             continue;
         }
