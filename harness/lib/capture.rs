@@ -13,7 +13,7 @@ pub const ENTRY: &str = "skinproof_capture";
 pub const FRAGMENT: &str = "skinproof_fragment";
 
 /// How the skinning function is called, from its signature. `indices`: the integer arguments
-/// after the influences (see [`is_index`]), each passed 0.
+/// after the influences (see [`is_index`]), each passed as the shader passes it (`passed`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Call {
     /// `f(position, joints, weights)` returning the skinned position; vec4 when `wide`.
@@ -73,13 +73,13 @@ impl Blended {
 /// How a normal or tangent function is called, from its signature.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum FrameArgs {
-    /// `f(direction, joints, weights)`, then `indices` integer arguments passed 0.
+    /// `f(direction, joints, weights)`, then `indices` integer arguments (`passed`).
     Influences { indices: usize },
     /// `f(matrix, direction)`, or `f(direction, matrix)` where not `matrix_first`: the matrix the
     /// skinning function blends (`Call::Matrix` with `indices`), as Bevy's
     /// `skin_normals(world_from_local, normal)` takes it.
     Matrix { matrix_first: bool, indices: usize },
-    /// A normal function only: `f(joints, weights)`, then `indices` integer arguments passed 0,
+    /// A normal function only: `f(joints, weights)`, then `indices` integer arguments (`passed`),
     /// returning the normal matrix, a `mat3x3<f32>` or (`wide`) a `mat4x4<f32>` that takes the
     /// normal as a direction (w 0), as engines that blend per-joint normal matrices write it;
     /// the added stage multiplies the source normal by it, as their vertex entry points do, and
@@ -106,11 +106,6 @@ fn influences_then_indices(args: &[&TypeInner], sets: usize, joint: JointFormat)
         joint.elem().matches(p[0]) && is_vec(p[1], VectorSize::Quad, ScalarKind::Float)
     };
     (pairs.chunks(2).all(pair) && rest.iter().all(|t| is_index(t))).then_some(rest.len())
-}
-
-/// The arguments `0` for `indices` integer arguments, each after a comma.
-fn zeros(indices: usize) -> String {
-    ", 0".repeat(indices)
 }
 
 fn is_vec(inner: &TypeInner, size: VectorSize, kind: ScalarKind) -> bool {
@@ -174,7 +169,7 @@ fn called(
 /// The signatures a skinning function may have, for its error message.
 fn must_take(sets: usize, jw: &str) -> String {
     format!(
-        "it must take (position: vec3<f32> or vec4<f32>, {}) and return the skinned position, or the same without the position and return the blended matrix (mat4x4<f32>, or an affine mat4x3<f32> of columns or mat3x4<f32> of rows); integer arguments may follow (an instance index), and are passed 0",
+        "it must take (position: vec3<f32> or vec4<f32>, {}) and return the skinned position, or the same without the position and return the blended matrix (mat4x4<f32>, or an affine mat4x3<f32> of columns or mat3x4<f32> of rows); integer arguments may follow (an instance index, a joint count), passed as the shader's own call passes them where the added stage can (a member of a buffer the harness fills, a constant), else 0",
         pairs(sets, jw)
     )
 }
@@ -220,16 +215,19 @@ pub fn addition(
             .map_err(|why| format!("the skinning function `{name}`: {why}{whence}"))?;
         let place = capture_place(module);
         let frames = frame_calls(contract, module, call, taken)?;
+        let roles: Vec<Role> = frames.iter().map(|f| f.0).collect();
+        capture_contract(&mut c, place, &roles);
+        // Integer arguments as the shader's own call passes them, where the added stage binds
+        // what they read (an engine's per-draw joint count).
+        let tail = |f: &str, n: usize| crate::passed::trailing(module, &c, f, n);
         wgsl.push_str(&compute_wgsl(
             name,
             call,
             place,
             (contract.influence_sets, capture_joints(contract), taken),
             &frames,
-            contract.vec3_tangent_attribute(),
+            (contract.vec3_tangent_attribute(), &tail),
         ));
-        let roles: Vec<Role> = frames.iter().map(|f| f.0).collect();
-        capture_contract(&mut c, place, &roles);
     } else if contract.compute.is_none() {
         match entry_capture(contract, module, source) {
             Some(Ok(entry)) => {
@@ -535,7 +533,7 @@ fn frame_calls(
         let dir = |t: &TypeInner| is_vec(t, size, ScalarKind::Float);
         let args: Vec<&TypeInner> = func.arguments.iter().map(|a| ty(a.ty)).collect();
         let sets = contract.influence_sets;
-        // The direction, the influences, then any integer arguments (passed 0, as the skinning
+        // The direction, the influences, then any integer arguments (passed as the skinning
         // function's); or the blended matrix and the direction, in either order.
         let blends = match skin {
             Call::Matrix { indices, form } => Some((indices, form)),
@@ -608,7 +606,7 @@ fn frame_calls(
                 String::new()
             };
             return Err(format!(
-                "the function `{name}` must take ({d}, {}), integer arguments after them passed 0{or_matrix}, and return the skinned {}{or_normal_matrix}{whence}",
+                "the function `{name}` must take ({d}, {}), integer arguments after them (passed as the shader's own call passes them, or 0){or_matrix}, and return the skinned {}{or_normal_matrix}{whence}",
                 pairs(sets, jw),
                 &d[..d.find(':').unwrap_or(0)]
             ));
@@ -618,6 +616,10 @@ fn frame_calls(
     Ok(out)
 }
 
+/// The integer arguments a function is passed after its influences, by its name and their count,
+/// each after a comma (`passed::trailing`).
+type Tail<'a> = &'a dyn Fn(&str, usize) -> String;
+
 /// The added compute stage: each vertex's influence sets lie one after another in the joints and
 /// weights arrays; the normal and tangent functions are called with the same influences.
 fn compute_wgsl(
@@ -626,7 +628,7 @@ fn compute_wgsl(
     place: Place,
     (sets, joints, taken): (usize, JointFormat, JointFormat),
     frames: &[Frame],
-    vec3_tangents: bool,
+    (vec3_tangents, tail): (bool, Tail),
 ) -> String {
     let joint = |k: usize| match joints == taken {
         true => format!("skinproof_joints[i * {sets}u + {k}u]"),
@@ -637,12 +639,12 @@ fn compute_wgsl(
         .collect::<Vec<_>>()
         .join(", ");
     // The blended matrix, where the skinning function returns one.
-    let blend = |indices: usize| format!("{name}({influences}{})", zeros(indices));
+    let blend = |indices: usize| format!("{name}({influences}{})", tail(name, indices));
     let skinned = match call {
         Call::Position { p4, r4, indices } => {
             let p = if p4 { "vec4<f32>(p, 1.0)" } else { "p" };
             let r = if r4 { ".xyz" } else { "" };
-            format!("{name}({p}, {influences}{}){r}", zeros(indices))
+            format!("{name}({p}, {influences}{}){r}", tail(name, indices))
         }
         Call::Matrix { indices, form } => form.apply(&blend(indices)),
     };
@@ -662,9 +664,9 @@ fn compute_wgsl(
             } => format!("{}, {source}", blend(indices)),
             FrameArgs::Matrix { indices, .. } => format!("{source}, {}", blend(indices)),
             FrameArgs::Influences { indices } => {
-                format!("{source}, {influences}{}", zeros(indices))
+                format!("{source}, {influences}{}", tail(f, indices))
             }
-            FrameArgs::NormalMatrix { indices, .. } => format!("{influences}{}", zeros(indices)),
+            FrameArgs::NormalMatrix { indices, .. } => format!("{influences}{}", tail(f, indices)),
         };
         let (write, value) = if normals {
             let v = match how {
@@ -1035,7 +1037,7 @@ mod tests {
             Place { group: 3, base: 0 },
             (2, JointFormat::U32x4, JointFormat::U32x4),
             &[],
-            false,
+            (false, &|_: &str, n: usize| ", 0".repeat(n)),
         );
         assert!(wgsl.contains("e(p, skinproof_joints[i * 2u + 0u], skinproof_weights[i * 2u + 0u], skinproof_joints[i * 2u + 1u], skinproof_weights[i * 2u + 1u])"), "{wgsl}");
         // Integer joints held, a function that takes floats: each converted where it is called.
@@ -1050,7 +1052,7 @@ mod tests {
             Place { group: 3, base: 0 },
             (1, JointFormat::U32x4, JointFormat::F32x4),
             &[],
-            false,
+            (false, &|_: &str, n: usize| ", 0".repeat(n)),
         );
         assert!(
             wgsl.contains(
@@ -1197,7 +1199,8 @@ fn skin_position(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> { return
         c.frame_functions.normal = Some("skin_normals".into());
         c.frame_functions.tangent = Some("skin_tangents".into());
         let (wgsl, _) = addition(&c, &module(src), src).unwrap().unwrap();
-        let blend = "skin_model(skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u], 0)";
+        // The instance index as the shader's own call passes it (`skin_model(j, w, 0u)`).
+        let blend = "skin_model(skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u], 0u)";
         for call in [
             format!("skin_normals({blend}, skinproof_normals[i].xyz)"),
             format!("skin_tangents(skinproof_tangents[i], {blend})"),
@@ -1211,7 +1214,7 @@ fn skin_position(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> { return
         c.skin_function = Some("skin_position".into());
         let why = addition(&c, &module(src), src).unwrap_err();
         assert!(
-            why.contains("`skin_normals` must take (normal: vec3<f32>, joints: vec4<u32>, weights: vec4<f32>), integer arguments after them passed 0, and return"),
+            why.contains("`skin_normals` must take (normal: vec3<f32>, joints: vec4<u32>, weights: vec4<f32>), integer arguments after them (passed as the shader's own call passes them, or 0), and return"),
             "{why}"
         );
         assert!(!why.contains("blended"), "{why}");

@@ -322,7 +322,7 @@ impl Want {
             },
             Want::Positions => "array<vec4<f32>> (or array<vec3<f32>>)".into(),
             Want::Count => {
-                "a struct whose first member is count: u32 (then 3 x u32 padding)".into()
+                "a u32 or i32 vertex count (alone, a vector's x, or a struct's first member)".into()
             }
             Want::View => "struct { scale: f32, offset_y: f32, half_width: f32, pad: f32 }".into(),
             Want::FixedMatrices => "array<mat4x4<f32>, N>".into(),
@@ -429,10 +429,13 @@ impl Want {
             ) => [Elem::Vec4F32, Elem::Vec3F32]
                 .iter()
                 .any(|e| e.matches(&types[*base].inner) || e.same_words(types, *base, *stride)),
-            (Want::Count, TypeInner::Struct { members, .. }) => members
-                .first()
-                .is_some_and(|m| m.offset == 0 && is(m.ty, naga::Scalar::U32)),
-            (Want::Count, inner) => Elem::Vec4U32.matches(inner),
+            // The count is written as a u32; an i32 holds the same bits for any count.
+            (Want::Count, TypeInner::Struct { members, .. }) => members.first().is_some_and(|m| {
+                m.offset == 0 && (is(m.ty, naga::Scalar::U32) || is(m.ty, naga::Scalar::I32))
+            }),
+            (Want::Count, TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. }) => {
+                *s == naga::Scalar::U32 || *s == naga::Scalar::I32
+            }
             (Want::View, TypeInner::Struct { members, .. }) => {
                 members.len() >= 3
                     && members
@@ -2586,5 +2589,15 @@ mod tests {
         assert!(!takes(Want::Array(Elem::Mat4F32), nested));
         let count = "struct C { c: array<u32, 4> }\n@group(0) @binding(0) var<uniform> c: C;";
         assert!(!takes(Want::Count, count));
+        // A count alone, or first, as a u32 or an i32 (written as a u32: the same bits).
+        for count in [
+            "@group(0) @binding(0) var<uniform> n: i32;",
+            "@group(0) @binding(0) var<uniform> n: vec4<u32>;",
+            "struct C { n: i32, scale: f32 }\n@group(0) @binding(0) var<uniform> c: C;",
+        ] {
+            assert!(takes(Want::Count, count), "{count}");
+        }
+        let float = "@group(0) @binding(0) var<uniform> n: f32;";
+        assert!(!takes(Want::Count, float));
     }
 }

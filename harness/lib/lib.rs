@@ -19,6 +19,7 @@ pub mod layer;
 pub mod model;
 pub mod mutate;
 mod naga_walk;
+mod passed;
 pub mod profile;
 pub mod property;
 mod reference;

@@ -471,7 +471,7 @@ pub struct Compute {
     pub skinned: Option<SkinnedBuffer>,
     #[serde(default)]
     pub output: Option<Output>,
-    /// A uniform whose first u32 is the vertex count; left out, the shader bounds its invocations
+    /// A uniform that is the vertex count (a u32 or i32, alone, a vector's x or a struct's first member); left out, the shader bounds its invocations
     /// itself (by `arrayLength` of an input, each bound to exactly the case's vertices).
     #[serde(default)]
     pub count: Option<Slot>,

@@ -2707,7 +2707,7 @@ pub(crate) mod tests {
             (
                 "    count: u32,\n",
                 "    count: f32,\n",
-                "binding 5 (`params`) must be a struct whose first member is count: u32 (then 3 x u32 padding), is struct Count { count: f32, _pad0: u32, _pad1: u32, _pad2: u32 } (16 bytes)",
+                "binding 5 (`params`) must be a u32 or i32 vertex count (alone, a vector's x, or a struct's first member), is struct Count { count: f32, _pad0: u32, _pad1: u32, _pad2: u32 } (16 bytes)",
             ),
             (
                 "    offset_y: f32,\n",

@@ -113,7 +113,7 @@ pub(super) fn compute_section(
                 .is_some_and(|v| super::flow::stores_point_w(module, v));
         if point {
             w.line(format!(
-                "  # `{}` is stored as vec4(skinned, 1.0): a point's w",
+                "  # `{}` is stored as a point, w 1 (`vec4(skinned, 1.0)`, or a matrix times a stored point of w 1)",
                 g.name
             ));
             found(role, g, "vec4, w: 1", why, w);
@@ -160,7 +160,7 @@ pub(super) fn compute_section(
             TypeInner::Struct { members, .. } => members.first().is_some_and(|m| {
                 matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.kind == ScalarKind::Uint)
             }),
-            TypeInner::Scalar(s) => s.kind == ScalarKind::Uint,
+            TypeInner::Scalar(s) => matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint),
             // A vector of parameters whose x is the count (engine-kernel's `params.x`).
             TypeInner::Vector { size, scalar } => {
                 *size == naga::VectorSize::Quad && scalar.kind == ScalarKind::Uint
@@ -234,6 +234,21 @@ fn bound_count(
         super::gates::Bound::Member(m) => m,
         super::gates::Bound::ArrayLength => {
             w.line("  # the stage bounds its invocations by an input's `arrayLength`: no count");
+            return Some(Vec::new());
+        }
+        super::gates::Bound::Whole(var) => {
+            let g = (globals.iter()).find(|g| {
+                g.variable(module) == Some(var) && !taken.contains(&(g.group, g.binding))
+            })?;
+            taken.push((g.group, g.binding));
+            w.line(format!(
+                "  # `{}` bounds the invocations (the stage's guard compares `i` with it): the vertex count, written per case",
+                g.name
+            ));
+            w.line(format!(
+                "  count: {{ group: {}, binding: {} }}",
+                g.group, g.binding
+            ));
             return Some(Vec::new());
         }
     };

@@ -277,6 +277,108 @@ fn unit_in(
     }
 }
 
+/// Whether every element store into `global` (`dst_n[i] = ...`) among `functions` of a value
+/// computed from the palette (where `palette` is known: a fallback that copies the source is no
+/// skinned value) stores one that may be renormalised: computed from a `normalize`,
+/// `inverseSqrt` or `length` result (through local variables, or in a function it calls). False
+/// where such a store takes a value computed without one (Renderide's blended normals,
+/// renormalised by a later stage).
+pub(super) fn stores_renormalised<'m>(
+    module: &Module,
+    functions: impl Iterator<Item = &'m naga::Function>,
+    global: Handle<naga::GlobalVariable>,
+    palette: Option<(Handle<naga::GlobalVariable>, Option<u32>)>,
+) -> bool {
+    functions.into_iter().all(|f| {
+        let held = stores(module, f);
+        let skinned = palette.map(|p| palette_masks(module, f, p));
+        let mut all = true;
+        crate::shader::for_each_statement(&f.body, &mut |st| {
+            if let Statement::Store { pointer, value } = *st {
+                let element = !matches!(f.expressions[pointer], E::GlobalVariable(_));
+                let blended = skinned.as_ref().is_none_or(|m| m[value.index()]);
+                if element && blended && crate::shader::root_global(f, pointer) == Some(global) {
+                    all &= may_renormalise(module, f, &held, value, 4, &mut Vec::new());
+                }
+            }
+        });
+        all
+    })
+}
+
+/// Whether `e` is computed from a `normalize`, `inverseSqrt` or `length` result, in `f` or in a
+/// function it calls (to a depth of `depth` calls); a private global no function of `f` stores
+/// may be, as far as this reading tells.
+fn may_renormalise(
+    module: &Module,
+    f: &naga::Function,
+    held: &Stores,
+    e: Handle<E>,
+    depth: u8,
+    seen: &mut Vec<Handle<E>>,
+) -> bool {
+    use naga::MathFunction as M;
+    if seen.contains(&e) {
+        return false;
+    }
+    seen.push(e);
+    match &f.expressions[e] {
+        E::Math {
+            fun: M::Normalize | M::InverseSqrt | M::Length,
+            ..
+        } => true,
+        // A call renormalises, or passes on what its arguments were (rend3's
+        // `from_v(normalize(n))`).
+        E::CallResult(callee) => {
+            (depth > 0 && calls_renormalise(module, *callee, depth - 1))
+                || (call_arguments(f, e).into_iter())
+                    .any(|a| may_renormalise(module, f, held, a, depth, seen))
+        }
+        E::Load { pointer } => match local_root(module, f, *pointer) {
+            Some((Var::Private(g), m)) if stored(held, Var::Private(g), m).is_empty() => true,
+            Some((l, m)) => (stored(held, l, m).iter())
+                .any(|&v| may_renormalise(module, f, held, v, depth, seen)),
+            None => false,
+        },
+        other => {
+            (operands(other).into_iter()).any(|o| may_renormalise(module, f, held, o, depth, seen))
+        }
+    }
+}
+
+/// The arguments of the call whose result is `result`.
+fn call_arguments(f: &naga::Function, result: Handle<E>) -> Vec<Handle<E>> {
+    let mut out = Vec::new();
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        if let Statement::Call {
+            arguments,
+            result: Some(r),
+            ..
+        } = st
+        {
+            if *r == result {
+                out.extend(arguments.iter().copied());
+            }
+        }
+    });
+    out
+}
+
+/// Whether function `h`, or one it calls (to a depth of `depth` calls), computes a `normalize`,
+/// `inverseSqrt` or `length`.
+fn calls_renormalise(module: &Module, h: Handle<naga::Function>, depth: u8) -> bool {
+    use naga::MathFunction as M;
+    let f = &module.functions[h];
+    f.expressions.iter().any(|(_, e)| match e {
+        E::Math {
+            fun: M::Normalize | M::InverseSqrt | M::Length,
+            ..
+        } => true,
+        E::CallResult(callee) => depth > 0 && calls_renormalise(module, *callee, depth - 1),
+        _ => false,
+    })
+}
+
 /// Whether a private global (its member) that the reading function never stores is renormalised
 /// wherever another function stores it (naga's `main_1`, which the entry point calls): at least
 /// one such store, each a unit vector.
@@ -543,6 +645,69 @@ pub(super) fn outputs(module: &Module, ep: &naga::EntryPoint, s: &Sources) -> Ve
 /// named as positions holds as its elements, or a member named as the position of its elements'
 /// struct. Only then does the engine store points with w 1 (`position_w: 1`).
 pub(super) fn multiplies_stored_w(module: &Module) -> bool {
+    let sources = position_sources(module);
+    let functions = (module.functions.iter().map(|(h, f)| (Some(h), f)))
+        .chain(module.entry_points.iter().map(|e| (None, &e.function)));
+    !sources.is_empty()
+        && functions.into_iter().any(|(h, f)| {
+            let stores = stores(module, f);
+            f.expressions.iter().any(|(_, e)| match *e {
+                E::Binary {
+                    op: naga::BinaryOperator::Multiply,
+                    left,
+                    right,
+                } => [left, right].iter().any(|&o| {
+                    (sources.iter()).any(|s| passed_position(module, (h, f), &stores, o, *s, 4))
+                }),
+                _ => false,
+            })
+        })
+}
+
+/// [`stored_position`], or an argument of function `h` that each of its callers passes one
+/// (webgpu-learning's `calculateWorldPos(vertexIndex, positions[vertexIndex])`).
+fn passed_position(
+    module: &Module,
+    (h, f): (Option<Handle<naga::Function>>, &naga::Function),
+    stores: &Stores,
+    e: Handle<E>,
+    source: (Handle<naga::GlobalVariable>, Option<u32>),
+    depth: u8,
+) -> bool {
+    let (E::FunctionArgument(k), Some(h)) = (&f.expressions[e], h) else {
+        return stored_position(module, f, stores, e, source, depth);
+    };
+    if depth == 0 {
+        return false;
+    }
+    let callers = (module.functions.iter().map(|(c, f)| (Some(c), f)))
+        .chain(module.entry_points.iter().map(|e| (None, &e.function)));
+    let mut passed = Vec::new();
+    for (c, caller) in callers {
+        crate::shader::for_each_statement(&caller.body, &mut |st| {
+            if let Statement::Call {
+                function,
+                arguments,
+                ..
+            } = st
+            {
+                if *function == h {
+                    passed.extend(arguments.get(*k as usize).map(|&a| (c, caller, a)));
+                }
+            }
+        });
+    }
+    !passed.is_empty()
+        && passed.iter().all(|&(c, caller, a)| {
+            let held = self::stores(module, caller);
+            passed_position(module, (c, caller), &held, a, source, depth - 1)
+        })
+}
+
+/// The stored `vec4<f32>` positions of the module, (global, member of its element): a storage
+/// global named as positions with them as its elements, or a member named as the position of its
+/// elements' struct.
+fn position_sources(module: &Module) -> Vec<(Handle<naga::GlobalVariable>, Option<u32>)> {
     let vec4 = |ty: Handle<naga::Type>| matches!(module.types[ty].inner, TypeInner::Vector { size: naga::VectorSize::Quad, scalar } if scalar == naga::Scalar::F32);
     let named_pos = |n: &Option<String>| {
         n.as_deref()
@@ -571,22 +736,7 @@ pub(super) fn multiplies_stored_w(module: &Module) -> bool {
             _ => {}
         }
     }
-    !sources.is_empty()
-        && crate::shader::all_functions(module).any(|f| {
-            let stores = stores(module, f);
-            f.expressions.iter().any(|(_, e)| match *e {
-                E::Binary {
-                    op: naga::BinaryOperator::Multiply,
-                    left,
-                    right,
-                } => [left, right].iter().any(|&o| {
-                    sources
-                        .iter()
-                        .any(|s| stored_position(module, f, &stores, o, *s, 4))
-                }),
-                _ => false,
-            })
-        })
+    sources
 }
 
 /// Whether `e` is a stored position of `source` (global, member), whole: its element loaded, or
@@ -632,9 +782,14 @@ pub(super) fn stores_point_w(module: &Module, global: Handle<naga::GlobalVariabl
         E::Literal(naga::Literal::AbstractFloat(x)) => *x == 1.0,
         _ => false,
     };
+    let sources = position_sources(module);
     let mut stores = 0;
     let mut points = 0;
     for f in crate::shader::all_functions(module) {
+        let held = self::stores(module, f);
+        // A stored position multiplied whole: its w, 1 (`position_w: 1`), carried through.
+        let source =
+            |e: Handle<E>| (sources.iter()).any(|s| stored_position(module, f, &held, e, *s, 4));
         crate::shader::for_each_statement(&f.body, &mut |st| {
             let Statement::Store { pointer, value } = *st else {
                 return;
@@ -655,7 +810,7 @@ pub(super) fn stores_point_w(module: &Module, global: Handle<naga::GlobalVariabl
             };
             let point = composed(value)
                 || matches!(f.expressions[value], E::Binary { op: naga::BinaryOperator::Multiply, right, .. }
-                    if composed(right));
+                    if composed(right) || source(right));
             if point {
                 points += 1;
             }

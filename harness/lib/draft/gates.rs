@@ -21,9 +21,20 @@ pub(super) struct Switch {
     pub(super) test: String,
     /// Whether a basis vector ([`basis`]) rather than a switch.
     pub(super) basis: bool,
+    /// The name of the `let` the tested member is read into, if any (`let bone_count =
+    /// model.flags.z`): what the engine calls the value.
+    pub(super) named: Option<String>,
 }
 
 impl Switch {
+    /// The member as the profile names it, a lane after its vector (`flags.z`).
+    pub(super) fn read_path(&self) -> String {
+        match self.lane {
+            Some((k, _)) => format!("{}.{}", self.path, ["x", "y", "z", "w"][k as usize % 4]),
+            None => self.path.clone(),
+        }
+    }
+
     /// The member's value as the profile's `members` take it: `1`, or `[1, 0, 0, 0]` for a lane.
     pub(super) fn yaml_value(&self) -> String {
         match self.lane {
@@ -84,7 +95,7 @@ pub(super) fn switches(
             if m[accept.index()] == m[reject.index()] {
                 continue;
             }
-            if let Some(s) = switch(module, f, condition, m[accept.index()]) {
+            for s in tested(module, f, condition, m[accept.index()]) {
                 push_new(&mut out, s);
             }
         }
@@ -110,7 +121,7 @@ pub(super) fn switches(
                     (false, false) if returns(accept) && !returns(reject) && after => false,
                     _ => continue,
                 };
-                if let Some(s) = switch(module, f, *condition, want) {
+                for s in tested(module, f, *condition, want) {
                     push_new(&mut out, s);
                 }
             }
@@ -174,6 +185,7 @@ pub(super) fn basis(module: &Module) -> Vec<Switch> {
                         lane: Some((k, n)),
                         test,
                         basis: true,
+                        named: None,
                     });
                 }
             };
@@ -249,6 +261,110 @@ fn visit_blocks(block: &naga::Block, visit: &mut impl FnMut(&naga::Block)) {
             _ => {}
         }
     }
+}
+
+/// The switches a condition tests that must each come out `want`: both sides of `a && b` that
+/// must hold (`model.isSkinned > 0.5 && wSum > 0.001`), of `a || b` that must fail, the negated
+/// test of `!a`, or the one test [`switch`] reads.
+fn tested(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool) -> Vec<Switch> {
+    match f.expressions[condition] {
+        E::Binary {
+            op: B::LogicalAnd,
+            left,
+            right,
+        } if want => [left, right]
+            .iter()
+            .flat_map(|&side| tested(module, f, side, true))
+            .collect(),
+        E::Binary {
+            op: B::LogicalOr,
+            left,
+            right,
+        } if !want => [left, right]
+            .iter()
+            .flat_map(|&side| tested(module, f, side, false))
+            .collect(),
+        E::Unary {
+            op: naga::UnaryOperator::LogicalNot,
+            expr,
+        } => tested(module, f, expr, !want),
+        // `a && b` must hold with both sides holding, `a || b` fail with both failing; the
+        // first side's test is the branch's condition, or its negation.
+        E::Load { pointer } => match short_circuit(f, pointer) {
+            Some(s) if s.and == want => {
+                let mut out = tested(module, f, s.first, want != s.negated);
+                out.extend(tested(module, f, s.second, want));
+                out
+            }
+            _ => Vec::new(),
+        },
+        _ => switch(module, f, condition, want).into_iter().collect(),
+    }
+}
+
+/// `a && b` or `a || b` as naga's WGSL front end lowers it.
+struct ShortCircuit {
+    /// The first side: the branch's condition, or its negation where `negated`.
+    first: Handle<E>,
+    negated: bool,
+    second: Handle<E>,
+    /// `&&` rather than `||`.
+    and: bool,
+}
+
+/// The two sides of the `a && b` (true) or `a || b` (false) that naga's WGSL front end lowers
+/// into local variable `pointer`: `if (c) { t = b; } else { t = false; }` is `c && b`, `if (c)
+/// { t = b; } else { t = true; }` is `!c || b` (the first side the condition, and whether it is
+/// negated), and so on for the literal on the other side.
+fn short_circuit(f: &naga::Function, pointer: Handle<E>) -> Option<ShortCircuit> {
+    let E::LocalVariable(local) = f.expressions[pointer] else {
+        return None;
+    };
+    let stored = |block: &naga::Block| {
+        block.iter().find_map(|s| match *s {
+            Statement::Store { pointer, value } => {
+                matches!(f.expressions[pointer], E::LocalVariable(l) if l == local).then_some(value)
+            }
+            _ => None,
+        })
+    };
+    let literal = |e: Handle<E>| match f.expressions[e] {
+        E::Literal(naga::Literal::Bool(b)) => Some(b),
+        _ => None,
+    };
+    let mut found = None;
+    visit_blocks(&f.body, &mut |block| {
+        for st in block.iter() {
+            let Statement::If {
+                condition,
+                accept,
+                reject,
+            } = st
+            else {
+                continue;
+            };
+            let (Some(yes), Some(no)) = (stored(accept), stored(reject)) else {
+                continue;
+            };
+            let side = |negated: bool, second: Handle<E>, and: bool| ShortCircuit {
+                first: *condition,
+                negated,
+                second,
+                and,
+            };
+            if found.is_some() {
+                continue;
+            }
+            found = match (literal(yes), literal(no)) {
+                (None, Some(false)) => Some(side(false, yes, true)),
+                (None, Some(true)) => Some(side(true, yes, false)),
+                (Some(true), None) => Some(side(false, no, false)),
+                (Some(false), None) => Some(side(true, no, true)),
+                _ => None,
+            };
+        }
+    });
+    found
 }
 
 /// The switch a condition tests, and the value that makes it `want`: a member compared with a
@@ -349,6 +465,7 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
         value,
         lane,
         basis: false,
+        named: f.named_expressions.get(&member).cloned(),
     })
 }
 
@@ -398,17 +515,42 @@ pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<Boun
             };
             found = match f.expressions[bound] {
                 E::ArrayLength(_) => Some(Bound::ArrayLength),
-                _ => member_path(module, f, bound).map(Bound::Member),
+                _ => (member_path(module, f, bound).map(Bound::Member))
+                    .or_else(|| whole_integer(module, f, bound).map(Bound::Whole)),
             };
         }
     });
     found
 }
 
+/// The filled global a loaded integer is the whole of (`var<uniform> num_verts: i32`), converted
+/// or not.
+fn whole_integer(
+    module: &Module,
+    f: &naga::Function,
+    e: Handle<E>,
+) -> Option<Handle<naga::GlobalVariable>> {
+    match f.expressions[e] {
+        E::As { expr, .. } => whole_integer(module, f, expr),
+        E::Load { pointer } => match f.expressions[pointer] {
+            E::GlobalVariable(g) if filled(module, g) => {
+                let ty = &module.types[module.global_variables[g].ty].inner;
+                matches!(ty, naga::TypeInner::Scalar(s) if s.width == 4
+                    && matches!(s.kind, naga::ScalarKind::Uint | naga::ScalarKind::Sint))
+                .then_some(g)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// What a compute stage's guard bounds its invocations by.
 pub(super) enum Bound {
     /// A member of a filled buffer (or a lane of one).
     Member(MemberPath),
+    /// A filled buffer that is one integer, the count itself.
+    Whole(Handle<naga::GlobalVariable>),
     /// An input's `arrayLength`: the stage needs no count.
     ArrayLength,
 }
@@ -424,12 +566,15 @@ fn member_path(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<Memb
     let mut e = match f.expressions[e] {
         E::Load { pointer } => pointer,
         E::As { expr, .. } => return member_path(module, f, expr),
-        // A lane of a loaded vector member.
+        // A lane of a loaded vector member, or a member of a loaded struct (`let model =
+        // models[instance_id]; model.flags.z`).
         E::AccessIndex { base, index } => {
+            let Some(size) = vector_size(module, f, base) else {
+                return struct_value_member(module, f, base, index).map(|(_, m)| m);
+            };
             let (g, path, None) = member_path(module, f, base)? else {
                 return None;
             };
-            let size = vector_size(module, f, base)?;
             return Some((g, path, Some((index, size))));
         }
         _ => return None,
@@ -532,10 +677,13 @@ fn filled(module: &Module, g: Handle<naga::GlobalVariable>) -> bool {
 
 /// The lanes of the vector `e` loads from a member, if it loads one.
 fn vector_size(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<u32> {
-    let E::Load { pointer } = f.expressions[e] else {
-        return None;
+    let ty = match f.expressions[e] {
+        E::Load { pointer } => pointee(module, f, pointer)?,
+        // A vector member of a loaded struct.
+        E::AccessIndex { base, index } => struct_value_member(module, f, base, index)?.0,
+        _ => return None,
     };
-    match module.types[pointee(module, f, pointer)?].inner {
+    match module.types[ty].inner {
         naga::TypeInner::Vector { size, .. } => Some(size as u32),
         _ => None,
     }

@@ -94,6 +94,23 @@ impl Writer {
         )
     }
 
+    /// The group and binding drafted so far for the compute stream `field` (`skinned_normals: {
+    /// group: 0, binding: 6, ... }`).
+    fn stream_binding(&self, field: &str) -> Option<(u32, u32)> {
+        let line = (self.out.lines().map(str::trim_start))
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?;
+        let number = |key: &str| -> Option<u32> {
+            let rest = &line[line.find(key)? + key.len()..];
+            let digits: String = rest
+                .trim_start()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        };
+        Some((number("group:")?, number("binding:")?))
+    }
+
     fn todo(&mut self, text: impl AsRef<str>) {
         self.todos += 1;
         let _ = writeln!(self.out, "# TODO: {}", undecorate(text.as_ref()));
@@ -194,6 +211,8 @@ fn draft_with(
     // The compute stage's skinned directions are not renormalised where it calls no function
     // that could (`normalize`, `inverseSqrt`, `length`).
     let mut compute_unnormalised = false;
+    // Or it calls one, but a stream of skinned directions of its own takes a value without.
+    let mut stored_unnormalised_only = false;
     let mut sets = 1;
     if let Some(i) = compute {
         let ep = &module.entry_points[i];
@@ -204,6 +223,18 @@ fn draft_with(
         sets = compute_sets;
         let frames = w.skinned_frames();
         compute_unnormalised = (frames.0 || frames.1) && !renormalises(&module, ep);
+        // Where it could, each stream of skinned directions of its own holds renormalised ones
+        // only if every skinned value stored there may be.
+        let streams: Vec<_> = ["skinned_normals", "skinned_tangents"]
+            .iter()
+            .filter_map(|field| w.stream_binding(field))
+            .filter_map(|at| globals.iter().find(|g| (g.group, g.binding) == at))
+            .filter_map(|g| g.variable(&module))
+            .collect();
+        let stored_unnormalised = streams
+            .iter()
+            .any(|&g| !flow::stores_renormalised(&module, reachable(&module, &[ep]), g, traced.1));
+        stored_unnormalised_only = stored_unnormalised && !compute_unnormalised;
     }
     let mut unnormalised = Vec::new();
     if let Some(i) = vertex {
@@ -244,6 +275,9 @@ fn draft_with(
     }
     if compute_unnormalised {
         w.line("# The compute stage calls no `normalize` (nor `inverseSqrt`, `length`): its skinned normals and tangents are blended, not renormalised; compared by direction");
+        w.line("frame_length: any");
+    } else if stored_unnormalised_only {
+        w.line("# The compute stage stores a skinned normal or tangent computed with no `normalize` (nor `inverseSqrt`, `length`): blended, not renormalised (a later stage does); compared by direction");
         w.line("frame_length: any");
     } else if !unnormalised.is_empty() {
         w.line(format!(
@@ -709,19 +743,44 @@ fn offset_member(module: &Module, g: &Global) -> Option<String> {
 /// of joints (`jointCount`, `num_bones`), which the harness writes per case: zero there may
 /// mean an unskinned mesh.
 fn joint_count_member(module: &Module, g: &Global) -> Option<String> {
-    // Not the influences a vertex has (`num_bone_influences`), which stay the engine's.
-    int_member(module, g, |name| {
-        named(name, &["joint", "bone"])
-            && named(name, &["count", "num", "number", "total"])
-            && !named(name, &["influence", "weight", "pervertex"])
-    })
+    int_member(module, g, joint_count_name)
 }
 
-/// The draft's comment on member `m` of `global` drafted as its `joint_count`, and on the branch
-/// on it the count takes where one `gates` the skinning.
-fn joint_count_comment(global: &str, m: &str, gates: bool) -> String {
+/// Whether `name` names the number of joints (`jointCount`, `num_bones`, `bone_count`), not the
+/// influences a vertex has (`num_bone_influences`), which stay the engine's.
+fn joint_count_name(name: &str) -> bool {
+    named(name, &["joint", "bone"])
+        && named(name, &["count", "num", "number", "total"])
+        && !named(name, &["influence", "weight", "pervertex"])
+}
+
+/// The member of `g` a switch of the skinning tests that the shader reads into a `let` named as
+/// the number of joints (`let bone_count = model.flags.z; if (bone_count > 0u)`), as the profile
+/// names it (`flags.z`), with that name.
+fn joint_count_switch(
+    module: &Module,
+    g: &Global,
+    switches: &[gates::Switch],
+) -> Option<(String, String)> {
+    let var = g.variable(module);
+    (switches.iter())
+        .filter(|s| Some(s.global) == var && !s.basis)
+        .find_map(|s| {
+            let name = s.named.as_ref().filter(|n| joint_count_name(n))?;
+            Some((s.read_path(), name.clone()))
+        })
+}
+
+/// The draft's comment on member `m` of `global` drafted as its `joint_count` (read into a `let`
+/// of the name `read_as`, where that names it), and on the branch on it the count takes where one
+/// `gates` the skinning.
+fn joint_count_comment(global: &str, m: &str, read_as: Option<&str>, gates: bool) -> String {
+    let named = match read_as {
+        Some(n) => format!("is read as `{n}`, named"),
+        None => "is named".into(),
+    };
     format!(
-        "# `{global}`'s integer member `{m}` is named as the number of joints: the harness writes the case's{}",
+        "# `{global}`'s integer member `{m}` {named} as the number of joints: the harness writes the case's{}",
         if gates {
             ", which takes the skinning path its branch tests"
         } else {
@@ -806,6 +865,10 @@ fn palette_texture<'a>(
     };
     let (width, laid) = match (loads.one_row, loads.width, loads.run) {
         (true, _, _) => ("row".to_string(), "in one row (every load reads row 0)"),
+        (false, None, run @ 2..) if loads.own_rows => (
+            run.to_string(),
+            "a joint a row (its loads read columns 0 to the last of the joint's row)",
+        ),
         (false, Some(n), _) => (n.to_string(), "rows as wide as the shader divides by"),
         // A joint's texels read from its first one's place lie in one row, as one row holds
         // them: a shader that reads its texture's width wraps whole joints, and one row is that.
@@ -1030,7 +1093,7 @@ fn palette<'a>(
                 .collect();
             if let Some(n) = &count {
                 let gates = (switches.iter()).any(|s| Some(s.global) == var && &s.path == n);
-                w.line(joint_count_comment(&g.name, n, gates));
+                w.line(joint_count_comment(&g.name, n, None, gates));
             }
             if !gated.is_empty() {
                 w.line(format!("# `{}`: {}", g.name, switch_comment(&gated)));
@@ -1201,11 +1264,19 @@ fn bindings(
             let var = g.variable(module);
             // A branch on the joint count (`jointCount > 0u`) is taken by the count the harness
             // writes there, which a value of its own would contradict.
-            let count = joint_count_member(module, g);
-            let count_gates =
-                (switches.iter()).any(|s| Some(s.global) == var && Some(&s.path) == count.as_ref());
+            let (count, read_as) = match joint_count_member(module, g) {
+                Some(m) => (Some(m), None),
+                None => joint_count_switch(module, g, switches)
+                    .map_or((None, None), |(m, n)| (Some(m), Some(n))),
+            };
+            let is_count = |s: &gates::Switch| {
+                count
+                    .as_ref()
+                    .is_some_and(|c| *c == s.path || *c == s.read_path())
+            };
+            let count_gates = (switches.iter()).any(|s| Some(s.global) == var && is_count(s));
             let gated: Vec<&gates::Switch> = (switches.iter())
-                .filter(|s| Some(s.global) == var && Some(&s.path) != count.as_ref())
+                .filter(|s| Some(s.global) == var && !is_count(s))
                 .collect();
             if !gated.is_empty() {
                 w.line(format!("  # `{}`: {}", g.name, switch_comment(&gated)));
@@ -1244,7 +1315,7 @@ fn bindings(
             if let Some(m) = count {
                 w.line(format!(
                     "  {}",
-                    joint_count_comment(&g.name, &m, count_gates)
+                    joint_count_comment(&g.name, &m, read_as.as_deref(), count_gates)
                 ));
                 let _ = write!(extra, ", joint_count: {m}");
             }

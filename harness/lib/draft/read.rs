@@ -286,10 +286,22 @@ pub(super) fn struct_of<'a>(module: &'a Module, g: &'a Global) -> Option<&'a [na
 }
 
 /// The first `mat4x4` member of a struct global (or the global itself, a bare matrix): `None`
-/// for the global, `Some(member)`; with how many matrices the struct holds.
+/// for the global, `Some(member)`; with how many matrices the struct holds. A short array of
+/// matrices named as a camera's (`proj_view: array<mat4x4f, 2>`, multiplied element by element)
+/// holds the camera in element 0, its other elements identities.
 pub(super) fn camera_matrix(module: &Module, g: &Global) -> Option<(Option<String>, usize)> {
     if is_mat4(g.ty) {
         return Some((None, 1));
+    }
+    if let TypeInner::Array {
+        base,
+        size: naga::ArraySize::Constant(n),
+        ..
+    } = g.ty
+    {
+        let n = n.get() as usize;
+        let short = (2..=4).contains(&n) && named(&g.name, CAMERA_WORDS);
+        return (short && is_mat4(&module.types[*base].inner)).then_some((None, n));
     }
     let TypeInner::Struct { members, .. } = g.ty else {
         return None;

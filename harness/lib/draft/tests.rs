@@ -1803,7 +1803,7 @@ struct Params {{ vertex_count: u32 }}
     };
     let d = draft("blocks.wgsl", &source("unnamed_3")).unwrap();
     for want in [
-        "  # `dst_pos` is stored as vec4(skinned, 1.0): a point's w",
+        "  # `dst_pos` is stored as a point, w 1 (`vec4(skinned, 1.0)`, or a matrix times a stored point of w 1)",
         "  skinned: { group: 0, binding: 4, format: vec4, w: 1 }",
         "  count: { group: 0, binding: 5 }",
     ] {
@@ -2370,4 +2370,189 @@ fn packed_vec3_positions_read_and_written_are_skinned_in_place() {
         d.yaml
     );
     validates("packed.wgsl", src, &d.yaml).unwrap();
+}
+
+/// A compute stage as Three.V8 and Renderide write theirs: the count a bare `i32` uniform its
+/// guard compares the invocation with (`count`), each output a matrix times the stored point (of
+/// w 1, so the output's w is 1), and a normal stream that takes the blend as it is while the
+/// stage renormalises its tangents (`frame_length: any`, the stream's stores read, not the
+/// module's calls). Renormalised there too, the lengths are compared again.
+#[test]
+fn a_bare_count_a_carried_w_and_an_unnormalised_stream_are_drafted() {
+    let src = "@group(0) @binding(0) var<storage, read> rela_mats: array<mat4x4f>;
+@group(0) @binding(1) var<storage, read> joints: array<vec4u>;
+@group(0) @binding(2) var<storage, read> weights: array<vec4f>;
+@group(0) @binding(3) var<storage, read> pos_rests: array<vec4f>;
+@group(0) @binding(4) var<storage, read_write> pos_out: array<vec4f>;
+@group(0) @binding(5) var<storage, read> norm_rests: array<vec4f>;
+@group(0) @binding(6) var<storage, read_write> norm_out: array<vec4f>;
+@group(0) @binding(7) var<uniform> num_verts: i32;
+@group(0) @binding(8) var<storage, read> tangents: array<vec4f>;
+@group(0) @binding(9) var<storage, read_write> skinned_tangents: array<vec4f>;
+fn unit(v: vec3f) -> vec3f { return v * inverseSqrt(dot(v, v)); }
+@compute @workgroup_size(128) fn main(@builtin(global_invocation_id) id: vec3u) {
+    let idx = i32(id.x);
+    if (idx >= num_verts) { return; }
+    let j = joints[idx];
+    let w = weights[idx];
+    let mat = w.x * rela_mats[j.x] + w.y * rela_mats[j.y] + w.z * rela_mats[j.z] + w.w * rela_mats[j.w];
+    pos_out[idx] = mat * pos_rests[idx];
+    norm_out[idx] = NORMAL;
+    skinned_tangents[idx] = vec4f(unit((mat * vec4f(tangents[idx].xyz, 0.0)).xyz), tangents[idx].w);
+}
+";
+    let blended = src.replace("NORMAL", "mat * norm_rests[idx]");
+    let d = draft("three_v8.wgsl", &blended).unwrap();
+    for want in [
+        "  count: { group: 0, binding: 7 }",
+        "  skinned: { group: 0, binding: 4, format: vec4, w: 1 }",
+        "\nposition_w: 1\n",
+        "# The compute stage stores a skinned normal or tangent computed with no `normalize`",
+        "\nframe_length: any\n",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    validates("three_v8.wgsl", &blended, &d.yaml).unwrap();
+    let unit = src.replace("NORMAL", "vec4f(unit((mat * norm_rests[idx]).xyz), 0.0)");
+    let d = draft("unit.wgsl", &unit).unwrap();
+    assert!(!d.yaml.contains("frame_length"), "{}", d.yaml);
+    // Renormalised before a function that only repacks it (rend3's `from_v(normalize(n))`).
+    let passed_on = src.replace("NORMAL", "wrap(normalize((mat * norm_rests[idx]).xyz))")
+        + "fn wrap(v: vec3f) -> vec4f { return vec4f(v, 0.0); }\n";
+    let d = draft("passed_on.wgsl", &passed_on).unwrap();
+    assert!(!d.yaml.contains("frame_length"), "{}", d.yaml);
+}
+
+/// A vertex stage as JaronLiang's and webgpu-learning's: skinning switched on by a float member
+/// tested beside the weights' sum (`model.isSkinned > 0.5 && wSum > 0.001`, which naga lowers
+/// into a local variable and a branch), and the stored position multiplied in a function it is
+/// passed to (`position_w: 1`).
+#[test]
+fn a_switch_beside_another_test_and_a_position_passed_on_are_drafted() {
+    let src = "struct Model { model: mat4x4f, isSkinned: f32, scale: f32 }
+@group(0) @binding(0) var<uniform> view_proj: mat4x4f;
+@group(1) @binding(0) var<uniform> model: Model;
+@group(1) @binding(1) var<storage, read> jointMatrices: array<mat4x4f>;
+@group(1) @binding(2) var<storage, read> positions: array<vec4f>;
+@group(1) @binding(3) var<storage, read> jointIds: array<vec4u>;
+@group(1) @binding(4) var<storage, read> weights: array<vec4f>;
+fn world(i: u32, pos: vec4f) -> vec4f {
+    let w = weights[i];
+    let j = jointIds[i];
+    let wSum = w.x + w.y + w.z + w.w;
+    var m = mat4x4f(vec4f(1.0, 0.0, 0.0, 0.0), vec4f(0.0, 1.0, 0.0, 0.0), vec4f(0.0, 0.0, 1.0, 0.0), vec4f(0.0, 0.0, 0.0, 1.0));
+    if (model.isSkinned > 0.5 && wSum > 0.001) {
+        m = w.x * jointMatrices[j.x] + w.y * jointMatrices[j.y] + w.z * jointMatrices[j.z] + w.w * jointMatrices[j.w];
+    }
+    return model.model * m * pos;
+}
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4f {
+    return view_proj * world(i, positions[i]);
+}
+";
+    let d = draft("gated.wgsl", src).unwrap();
+    for want in [
+        "the shader skins only where `isSkinned > 0.5` holds",
+        "isSkinned: 1",
+        "\nposition_w: 1\n",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    validates("gated.wgsl", src, &d.yaml).unwrap();
+    // `||` around an early return: each side must fail to skin.
+    let or = src.replace(
+        "    if (model.isSkinned > 0.5 && wSum > 0.001) {\n        m =",
+        "    if (model.isSkinned < 0.5 || wSum < 0.001) { return model.model * pos; }\n    {\n        m =",
+    );
+    let d = draft("gated_or.wgsl", &or).unwrap();
+    assert!(d.yaml.contains("isSkinned: 1"), "{}", d.yaml);
+}
+
+/// A camera kept as a short array of matrices multiplied element by element (`proj_view[0] *
+/// proj_view[1]`): the camera in element 0, identities after it; and a compute stage whose
+/// buffers are indexed past offsets a read-only struct of parameters holds (an engine's arenas:
+/// `(constants.positionsOffset + idx) * 3`), which the harness fills with 0: its vertices are
+/// byte-addressed at 3 words a vertex. Both drafts validate.
+#[test]
+fn a_camera_array_and_offsets_in_a_storage_struct_are_drafted() {
+    let vertex = "@group(0) @binding(0) var<uniform> proj_view: array<mat4x4f, 2>;
+@group(1) @binding(0) var<storage, read> jointMatrices: array<mat4x4f>;
+@vertex fn vs(@location(0) p: vec3f, @location(1) j: vec4u, @location(2) w: vec4f) -> @builtin(position) vec4f {
+    let m = w.x * jointMatrices[j.x] + w.y * jointMatrices[j.y] + w.z * jointMatrices[j.z] + w.w * jointMatrices[j.w];
+    return proj_view[0] * proj_view[1] * m * vec4f(p, 1.0);
+}
+";
+    let d = draft("camera_array.wgsl", vertex).unwrap();
+    let want = "  camera: { group: 0, binding: 0, form: matrix, fill: identity }";
+    assert!(d.yaml.contains(want), "{}", d.yaml);
+    validates("camera_array.wgsl", vertex, &d.yaml).unwrap();
+    let compute = "struct SkinningConstants { positionsOffset: u32, skinnedOffset: u32, vertexCount: u32 }
+struct BoneInfluence { indices: vec4u, weights: vec4f }
+@group(0) @binding(0) var<storage> constants: SkinningConstants;
+@group(0) @binding(1) var<storage> positions: array<f32>;
+@group(0) @binding(2) var<storage> boneInfluences: array<BoneInfluence>;
+@group(0) @binding(3) var<storage> boneTransforms: array<mat4x4f>;
+@group(0) @binding(4) var<storage, read_write> skinnedPositions: array<f32>;
+@compute @workgroup_size(64) fn cs(@builtin(global_invocation_id) id: vec3u) {
+    let idx = id.x;
+    if (idx < constants.vertexCount) {
+        let src = (constants.positionsOffset + idx) * 3;
+        let dst = (constants.skinnedOffset + idx) * 3;
+        let b = boneInfluences[idx];
+        let m = boneTransforms[b.indices.x] * b.weights.x + boneTransforms[b.indices.y] * b.weights.y;
+        let p = m * vec4f(positions[src], positions[src + 1], positions[src + 2], 1.0);
+        skinnedPositions[dst] = p.x;
+        skinnedPositions[dst + 1] = p.y;
+        skinnedPositions[dst + 2] = p.z;
+    }
+}
+";
+    let d = draft("arenas.wgsl", compute).unwrap();
+    for want in [
+        "  vertices: { group: 0, binding: 1, stride: 12, position: 0 }",
+        "  output: { group: 0, binding: 4, stride: 12, position: 0 }",
+        "  - { group: 0, binding: 0, count: vertexCount }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    validates("arenas.wgsl", compute, &d.yaml).unwrap();
+}
+
+/// A joint count kept in a lane of a per-instance vector member and read into a `let` named as
+/// one (`let bone_count = model.flags.z`, the skinning switched on where it is above 0, each joint
+/// index checked against it): drafted as the binding's `joint_count: flags.z`, not a switch's
+/// value of 1 (which would leave every joint past 0 unskinned). The draft validates.
+#[test]
+fn a_joint_count_read_into_a_named_let_is_the_bindings_joint_count() {
+    let src = "struct Model { transform: mat4x4<f32>, flags: vec4<u32> }
+@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(1) @binding(0) var<storage, read> models: array<Model>;
+@group(1) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;
+fn bone_at(index: u32, offset: u32, count: u32) -> mat4x4<f32> {
+    if (index < count) { return bones[offset + index]; }
+    return mat4x4<f32>(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<f32>(0.0, 1.0, 0.0, 0.0), vec4<f32>(0.0, 0.0, 1.0, 0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0));
+}
+fn skin_position(p: vec3<f32>, joints: vec4<u32>, weights: vec4<f32>, offset: u32, count: u32) -> vec3<f32> {
+    let q = vec4<f32>(p, 1.0);
+    return ((bone_at(joints.x, offset, count) * q) * weights.x + (bone_at(joints.y, offset, count) * q) * weights.y).xyz;
+}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>, @builtin(instance_index) instance_id: u32) -> @builtin(position) vec4<f32> {
+    let model = models[instance_id];
+    let bone_offset = model.flags.y;
+    let bone_count = model.flags.z;
+    var p = position;
+    if (bone_count > 0u) { p = skin_position(position, joints, weights, bone_offset, bone_count); }
+    return view_proj * model.transform * vec4<f32>(p, 1.0);
+}
+";
+    let d = draft("instances.wgsl", src).unwrap();
+    for want in [
+        "`models`'s integer member `flags.z` is read as `bone_count`, named as the number of joints",
+        "joint_count: flags.z }",
+        "  skin_function: skin_position",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    assert!(!d.yaml.contains("flags: ["), "{}", d.yaml);
+    validates("instances.wgsl", src, &d.yaml).unwrap();
 }

@@ -16,6 +16,9 @@ pub(super) struct Loads {
     /// The constant a function that loads divides an integer by (`index / 64`, `index % 64`): the
     /// texture's width where the shader fixes it, rather than reading `textureDimensions`.
     pub(super) width: Option<i64>,
+    /// Whether every load reads a constant column of a row it computes (`vec2i(k, joint)`): a
+    /// joint a row, its texels its columns.
+    pub(super) own_rows: bool,
 }
 
 /// The `textureLoad`s of texture global `texture`, in every function and entry point: read
@@ -24,6 +27,7 @@ pub(super) struct Loads {
 pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only: bool) -> Loads {
     let mut out = Loads {
         one_row: true,
+        own_rows: true,
         ..Loads::default()
     };
     for f in crate::shader::all_functions(module) {
@@ -46,13 +50,17 @@ pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only
             out.count += 1;
             let Expression::Compose { ref components, .. } = f.expressions[coordinate] else {
                 out.one_row = false;
+                out.own_rows = false;
                 continue;
             };
             if let [x, y] = components[..] {
                 out.one_row &= constant(module, f, y) == Some(0);
+                out.own_rows &=
+                    constant(module, f, x).is_some() && constant(module, f, y).is_none();
                 steps.push(step(module, f, x));
             } else {
                 out.one_row = false;
+                out.own_rows = false;
             }
         }
         out.run = out.run.max(run(&steps));
@@ -62,6 +70,7 @@ pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only
     }
     if out.count == 0 {
         out.one_row = false;
+        out.own_rows = false;
     }
     out
 }
@@ -84,7 +93,8 @@ fn run(steps: &[Option<i64>]) -> usize {
 }
 
 /// The constant an x coordinate adds to its index: `k` of `index + k` (0 of a bare index, which
-/// is none of these forms), through the casts naga keeps.
+/// is none of these forms), or a constant x itself (column k of a joint's own row), through the
+/// casts naga keeps.
 fn step(module: &Module, f: &naga::Function, x: Handle<Expression>) -> Option<i64> {
     match f.expressions[x] {
         Expression::Binary {
@@ -93,7 +103,7 @@ fn step(module: &Module, f: &naga::Function, x: Handle<Expression>) -> Option<i6
             right,
         } => constant(module, f, right).or_else(|| constant(module, f, left)),
         Expression::As { expr, .. } => step(module, f, expr),
-        _ => Some(0),
+        _ => constant(module, f, x).or(Some(0)),
     }
 }
 
@@ -201,6 +211,22 @@ fn m(smp: texture_2d<f32>, index: f32) -> mat4x4<f32> {
         // A width the shader fixes.
         let fixed = src.replace("i32(textureDimensions(bones).x)", "48");
         assert_eq!(read(&fixed, false).width, Some(48));
+    }
+
+    #[test]
+    fn a_joint_a_row_its_texels_the_columns() {
+        let src = "@group(0) @binding(0) var bones: texture_2d<f32>;
+fn m(j: u32) -> mat4x4f {
+    let row = i32(j);
+    return mat4x4f(textureLoad(bones, vec2i(0, row), 0), textureLoad(bones, vec2i(1, row), 0),
+        textureLoad(bones, vec2i(2, row), 0), textureLoad(bones, vec2i(3, row), 0));
+}
+@vertex fn vs(@location(0) j: vec4<u32>) -> @builtin(position) vec4<f32> { return m(j.x)[3]; }";
+        let l = read(src, false);
+        assert_eq!((l.count, l.run, l.one_row, l.own_rows), (4, 4, false, true));
+        // A column computed from the joint is no row of its own.
+        let computed = src.replace("vec2i(0, row)", "vec2i(row, 0)");
+        assert!(!read(&computed, false).own_rows);
     }
 
     #[test]

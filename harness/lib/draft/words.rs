@@ -460,17 +460,30 @@ impl Trace<'_> {
                     None => v.clone(),
                 })
             }
-            // An integer in a uniform (an engine's stream offset) is what the harness fills it
-            // with: 0, where the profile gives it no value.
+            // An integer in a uniform (an engine's stream offset), or in a read-only struct of
+            // parameters, is what the harness fills it with: 0, where the profile gives it no
+            // value.
             Place::Other if self.uniform_integer(fr, pointer) => V::constant(0),
             _ => V::default(),
         }
     }
 
-    /// Whether `pointer` is to an integer scalar in a uniform buffer.
+    /// Whether `pointer` is to an integer scalar in a uniform buffer, or in a struct of
+    /// parameters in read-only storage (`var<storage> constants: SkinningConstants`; not an array,
+    /// nor a struct ending in one: a buffer of vertices).
     fn uniform_integer(&self, fr: &Frame, pointer: Handle<E>) -> bool {
-        let uniform = crate::shader::root_global(fr.f, pointer)
-            .is_some_and(|g| self.module.global_variables[g].space == naga::AddressSpace::Uniform);
+        let uniform = crate::shader::root_global(fr.f, pointer).is_some_and(|g| {
+            let g = &self.module.global_variables[g];
+            match g.space {
+                naga::AddressSpace::Uniform => true,
+                naga::AddressSpace::Storage { access } => {
+                    !access.contains(naga::StorageAccess::STORE)
+                        && matches!(&self.module.types[g.ty].inner, TypeInner::Struct { members, .. }
+                            if !members.last().is_some_and(|m| matches!(self.module.types[m.ty].inner, TypeInner::Array { .. })))
+                }
+                _ => false,
+            }
+        });
         let integer =
             |s: naga::Scalar| matches!(s.kind, naga::ScalarKind::Uint | naga::ScalarKind::Sint);
         let scalar = match self.ty(fr, pointer) {

@@ -1,0 +1,232 @@
+//! The integer arguments a shader passes its skinning (normal, tangent) function after the
+//! influences, written again as WGSL the harness's added stage can pass: a member of a buffer
+//! that stage binds (an engine's per-draw joint count), a constant or a literal; 0 otherwise.
+
+use naga::{Expression, Handle, Literal, ScalarKind, Statement, TypeInner};
+
+use crate::contract::{Contract, Pipeline};
+use crate::naga_walk::for_each_statement;
+
+/// The last `count` arguments of the shader's first call to function `name`, each after a comma,
+/// as WGSL the added compute stage can evaluate (`, draw.joint_count`); an argument it cannot
+/// (an instance index, a value computed in the caller) is `0`, the instance the render draws.
+/// Where no function calls `name`, every argument is `0`.
+pub(crate) fn trailing(
+    module: &naga::Module,
+    contract: &Contract,
+    name: &str,
+    count: usize,
+) -> String {
+    let call = first_call(module, name);
+    (0..count)
+        .map(|k| {
+            let written = call.as_ref().and_then(|(f, args)| {
+                let arg = *args.get((args.len() + k).checked_sub(count)?)?;
+                Reader {
+                    module,
+                    contract,
+                    f,
+                }
+                .value(arg)
+            });
+            format!(", {}", written.unwrap_or_else(|| "0".into()))
+        })
+        .collect()
+}
+
+/// The caller and the arguments of the module's first call to function `name`, its entry
+/// points' calls included.
+fn first_call<'m>(
+    module: &'m naga::Module,
+    name: &str,
+) -> Option<(&'m naga::Function, Vec<Handle<Expression>>)> {
+    let callers = (module.functions.iter().map(|(_, f)| f))
+        .chain(module.entry_points.iter().map(|e| &e.function));
+    for f in callers {
+        let mut found: Option<Vec<Handle<Expression>>> = None;
+        for_each_statement(&f.body, &mut |s| {
+            if let Statement::Call {
+                function,
+                arguments,
+                ..
+            } = s
+            {
+                if found.is_none() && module.functions[*function].name.as_deref() == Some(name) {
+                    found = Some(arguments.clone());
+                }
+            }
+        });
+        if let Some(args) = found {
+            return Some((f, args));
+        }
+    }
+    None
+}
+
+/// Reads expressions of function `f` back as WGSL.
+struct Reader<'a> {
+    module: &'a naga::Module,
+    contract: &'a Contract,
+    f: &'a naga::Function,
+}
+
+/// WGSL text and the type of what it reads (None for a scalar or a vector's lane).
+type Read = (String, Option<Handle<naga::Type>>);
+
+impl Reader<'_> {
+    /// An integer value: a literal, a named constant, a conversion of one, the instance index
+    /// (`0u`, the instance the render draws), or a member of a binding the added stage binds,
+    /// loaded through its pointer or from a loaded struct (`let model = models[instance_id];
+    /// model.flags.z`).
+    fn value(&self, e: Handle<Expression>) -> Option<String> {
+        match self.f.expressions[e] {
+            Expression::Literal(Literal::U32(v)) => Some(format!("{v}u")),
+            Expression::Literal(Literal::I32(v)) => Some(format!("{v}i")),
+            Expression::Literal(Literal::AbstractInt(v)) => Some(v.to_string()),
+            Expression::Constant(c) => self.module.constants[c].name.clone(),
+            Expression::As {
+                expr,
+                kind,
+                convert: Some(4),
+            } => {
+                let to = match kind {
+                    ScalarKind::Uint => "u32",
+                    ScalarKind::Sint => "i32",
+                    _ => return None,
+                };
+                Some(format!("{to}({})", self.value(expr)?))
+            }
+            _ if self.instance_index(e) => Some("0u".into()),
+            _ => self.read(e).map(|(text, _)| text),
+        }
+    }
+
+    /// Whether `e` is the caller's instance index argument.
+    fn instance_index(&self, e: Handle<Expression>) -> bool {
+        let Expression::FunctionArgument(k) = self.f.expressions[e] else {
+            return false;
+        };
+        let builtin = naga::Binding::BuiltIn(naga::BuiltIn::InstanceIndex);
+        let arg = self.f.arguments.get(k as usize);
+        arg.is_some_and(|a| a.binding.as_ref() == Some(&builtin))
+    }
+
+    /// A place in a global the added stage binds (a pointer), or a value loaded from one, reached
+    /// by constant indices or the instance index (element 0).
+    fn read(&self, e: Handle<Expression>) -> Option<Read> {
+        match self.f.expressions[e] {
+            Expression::GlobalVariable(g) => {
+                let global = &self.module.global_variables[g];
+                let at = global.binding.as_ref()?;
+                let bound = self.contract.slots.iter().any(|s| {
+                    (s.group, s.binding) == (at.group, at.binding) && s.used_by(Pipeline::Compute)
+                });
+                bound.then_some(())?;
+                Some((global.name.clone()?, Some(global.ty)))
+            }
+            Expression::Load { pointer } => self.read(pointer),
+            Expression::Access { base, index } if self.instance_index(index) => {
+                let (text, ty) = self.read(base)?;
+                match &self.module.types[ty?].inner {
+                    TypeInner::Array { base, .. } => Some((format!("{text}[0]"), Some(*base))),
+                    _ => None,
+                }
+            }
+            Expression::AccessIndex { base, index } => {
+                let (text, ty) = self.read(base)?;
+                let index = index as usize;
+                match &self.module.types[ty?].inner {
+                    TypeInner::Struct { members, .. } => {
+                        let m = members.get(index)?;
+                        Some((format!("{text}.{}", m.name.as_ref()?), Some(m.ty)))
+                    }
+                    TypeInner::Array { base, .. } => {
+                        Some((format!("{text}[{index}]"), Some(*base)))
+                    }
+                    TypeInner::Vector { .. } => {
+                        let lane = ["x", "y", "z", "w"].get(index)?;
+                        Some((format!("{text}.{lane}"), None))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trailing;
+    use crate::contract::{Contract, Pipeline, Role, Slot, Space, Want};
+
+    /// A buffer the harness fills at (`group`, `binding`), bound to `pipelines`.
+    fn filled(group: u32, binding: u32, pipelines: Vec<Pipeline>) -> Slot {
+        Slot {
+            role: Role::Filled(0),
+            group,
+            binding,
+            space: Space::Uniform,
+            ty: Want::Filled,
+            holds: "a buffer the harness fills".into(),
+            pipelines,
+            origin: None,
+        }
+    }
+
+    /// The shader's own arguments where the added compute stage binds what they read (a member,
+    /// converted too), the instance index as `0u` (the instance the render draws), `0` where it
+    /// cannot (a binding only the render pipeline has), and `0` for every argument of a function
+    /// no one calls.
+    #[test]
+    fn the_callers_arguments_are_passed_where_the_added_stage_binds_them() {
+        let src = "struct Draw { model: mat4x4<f32>, joint_count: u32 }
+@group(1) @binding(0) var<uniform> draw: Draw;
+@group(2) @binding(0) var<uniform> other: u32;
+const LIMIT: u32 = 64u;
+fn skin(j: vec4<u32>, w: vec4<f32>, n: u32, ii: u32, o: u32, s: i32, l: u32) -> mat4x4<f32> {
+    return mat4x4<f32>(w * f32(n + ii + o + u32(s) + l), w, w, w);
+}
+@vertex fn vs(@location(0) j: vec4<u32>, @location(1) w: vec4<f32>, @builtin(instance_index) ii: u32) -> @builtin(position) vec4<f32> {
+    let m = skin(j, w, draw.joint_count, ii, other, i32(draw.joint_count), LIMIT);
+    return m[0];
+}
+";
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        let mut c = Contract::builtin();
+        c.slots
+            .push(filled(1, 0, vec![Pipeline::Compute, Pipeline::Render]));
+        c.slots.push(filled(2, 0, vec![Pipeline::Render]));
+        assert_eq!(
+            trailing(&module, &c, "skin", 5),
+            ", draw.joint_count, 0u, 0, i32(draw.joint_count), LIMIT"
+        );
+        assert_eq!(trailing(&module, &c, "skin", 1), ", LIMIT");
+        assert_eq!(trailing(&module, &c, "nobody", 2), ", 0, 0");
+    }
+
+    /// A member of the drawn instance's element (`let model = models[instance_id];
+    /// model.flags.z`) is read from element 0, the instance the render draws.
+    #[test]
+    fn the_drawn_instances_element_is_element_0() {
+        let src = "struct Model { transform: mat4x4<f32>, flags: vec4<u32> }
+@group(1) @binding(0) var<storage, read> models: array<Model>;
+fn skin(j: vec4<u32>, w: vec4<f32>, offset: u32, count: u32) -> mat4x4<f32> {
+    return mat4x4<f32>(w * f32(offset + count), w, w, w);
+}
+@vertex fn vs(@location(0) j: vec4<u32>, @location(1) w: vec4<f32>, @builtin(instance_index) instance_id: u32) -> @builtin(position) vec4<f32> {
+    let model = models[instance_id];
+    let bone_count = model.flags.z;
+    return skin(j, w, model.flags.y, bone_count)[0];
+}
+";
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        let mut c = Contract::builtin();
+        c.slots
+            .push(filled(1, 0, vec![Pipeline::Compute, Pipeline::Render]));
+        assert_eq!(
+            trailing(&module, &c, "skin", 2),
+            ", models[0].flags.y, models[0].flags.z"
+        );
+    }
+}
