@@ -92,8 +92,9 @@ enum FrameArgs {
 type Frame = (Role, String, FrameArgs);
 
 /// Whether `t` is a 32-bit integer scalar. Such arguments may follow a function's influences:
-/// an engine's instance index (Bevy's `skin_model(indexes, weights, instance_index)`), which the
-/// added stage passes 0, the instance the render draws (as a copied entry point gets it).
+/// an engine's instance index (Bevy's `skin_model(indexes, weights, instance_index)`), or a
+/// per-draw joint count, which the added stage passes as the shader's own call does (`passed`;
+/// the instance index 0, the instance the render draws, as a copied entry point gets it).
 fn is_index(t: &TypeInner) -> bool {
     matches!(t, TypeInner::Scalar(s) if s.width == 4 && matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint))
 }

@@ -7,10 +7,15 @@ use naga::{Expression, Handle, Literal, ScalarKind, Statement, TypeInner};
 use crate::contract::{Contract, Pipeline};
 use crate::naga_walk::for_each_statement;
 
+/// The names the added compute stage gives its own values (`capture`'s `id`, `i`, `p`): a global
+/// of one of them would be hidden there, so an argument reading it is passed 0.
+const ADDED_LOCALS: [&str; 3] = ["id", "i", "p"];
+
 /// The last `count` arguments of the shader's first call to function `name`, each after a comma,
 /// as WGSL the added compute stage can evaluate (`, draw.joint_count`); an argument it cannot
 /// (an instance index, a value computed in the caller) is `0`, the instance the render draws.
-/// Where no function calls `name`, every argument is `0`.
+/// Where no function calls `name`, every argument is `0`. The first call in the module's order
+/// decides, wherever it is (an engine's shadow pass may pass what its main pass does not).
 pub(crate) fn trailing(
     module: &naga::Module,
     contract: &Contract,
@@ -81,6 +86,8 @@ impl Reader<'_> {
     fn value(&self, e: Handle<Expression>) -> Option<String> {
         match self.f.expressions[e] {
             Expression::Literal(Literal::U32(v)) => Some(format!("{v}u")),
+            // The least i32 has no literal of its own.
+            Expression::Literal(Literal::I32(i32::MIN)) => Some("(-2147483647i - 1i)".into()),
             Expression::Literal(Literal::I32(v)) => Some(format!("{v}i")),
             Expression::Literal(Literal::AbstractInt(v)) => Some(v.to_string()),
             Expression::Constant(c) => self.module.constants[c].name.clone(),
@@ -101,14 +108,31 @@ impl Reader<'_> {
         }
     }
 
-    /// Whether `e` is the caller's instance index argument.
+    /// Whether `e` is the caller's instance index: its argument, or a member of its input struct
+    /// (`in.instance_index`), converted or not.
     fn instance_index(&self, e: Handle<Expression>) -> bool {
-        let Expression::FunctionArgument(k) = self.f.expressions[e] else {
-            return false;
-        };
-        let builtin = naga::Binding::BuiltIn(naga::BuiltIn::InstanceIndex);
-        let arg = self.f.arguments.get(k as usize);
-        arg.is_some_and(|a| a.binding.as_ref() == Some(&builtin))
+        let builtin = Some(naga::Binding::BuiltIn(naga::BuiltIn::InstanceIndex));
+        match self.f.expressions[e] {
+            Expression::As { expr, .. } => self.instance_index(expr),
+            Expression::FunctionArgument(k) => {
+                (self.f.arguments.get(k as usize)).is_some_and(|a| a.binding == builtin)
+            }
+            Expression::AccessIndex { base, index } => {
+                let Expression::FunctionArgument(k) = self.f.expressions[base] else {
+                    return false;
+                };
+                let Some(arg) = self.f.arguments.get(k as usize) else {
+                    return false;
+                };
+                match &self.module.types[arg.ty].inner {
+                    TypeInner::Struct { members, .. } => members
+                        .get(index as usize)
+                        .is_some_and(|m| m.binding == builtin),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     /// A place in a global the added stage binds (a pointer), or a value loaded from one, reached
@@ -121,8 +145,9 @@ impl Reader<'_> {
                 let bound = self.contract.slots.iter().any(|s| {
                     (s.group, s.binding) == (at.group, at.binding) && s.used_by(Pipeline::Compute)
                 });
-                bound.then_some(())?;
-                Some((global.name.clone()?, Some(global.ty)))
+                let name = global.name.clone()?;
+                (bound && !ADDED_LOCALS.contains(&name.as_str())).then_some(())?;
+                Some((name, Some(global.ty)))
             }
             Expression::Load { pointer } => self.read(pointer),
             Expression::Access { base, index } if self.instance_index(index) => {
@@ -224,6 +249,26 @@ fn skin(j: vec4<u32>, w: vec4<f32>, offset: u32, count: u32) -> mat4x4<f32> {
         let mut c = Contract::builtin();
         c.slots
             .push(filled(1, 0, vec![Pipeline::Compute, Pipeline::Render]));
+        assert_eq!(
+            trailing(&module, &c, "skin", 2),
+            ", models[0].flags.y, models[0].flags.z"
+        );
+        // The instance index as a member of the stage's input struct, converted; a global the
+        // added stage's own `p` would hide is passed 0.
+        let src = src
+            .replace("@builtin(instance_index) instance_id: u32)", "v: V)")
+            .replace("models[instance_id]", "p[i32(v.instance_id)]")
+            .replace("var<storage, read> models", "var<storage, read> p")
+            .replace(
+                "@vertex",
+                "struct V { @builtin(instance_index) instance_id: u32 }\n@vertex",
+            );
+        let module = naga::front::wgsl::parse_str(&src).unwrap();
+        assert_eq!(trailing(&module, &c, "skin", 2), ", 0, 0");
+        let named = src
+            .replace("p[i32", "models[i32")
+            .replace("> p:", "> models:");
+        let module = naga::front::wgsl::parse_str(&named).unwrap();
         assert_eq!(
             trailing(&module, &c, "skin", 2),
             ", models[0].flags.y, models[0].flags.z"

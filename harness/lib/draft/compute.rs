@@ -158,7 +158,7 @@ pub(super) fn compute_section(
         .filter(|g| g.space == AddressSpace::Uniform && !taken.contains(&(g.group, g.binding)))
         .find(|g| match g.ty {
             TypeInner::Struct { members, .. } => members.first().is_some_and(|m| {
-                matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.kind == ScalarKind::Uint)
+                matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint))
             }),
             TypeInner::Scalar(s) => matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint),
             // A vector of parameters whose x is the count (engine-kernel's `params.x`).
@@ -176,7 +176,7 @@ pub(super) fn compute_section(
             _ => String::new(),
         };
         w.line(format!(
-            "  # `{}` is a uniform whose first member, `{first}`, is a u32: the vertex count, beside other parameters: the harness writes it per case (`bindings`)",
+            "  # `{}` is a uniform whose first member, `{first}`, is a 32-bit integer: the vertex count, beside other parameters: the harness writes it per case (`bindings`)",
             g.name
         ));
         return (
@@ -191,7 +191,7 @@ pub(super) fn compute_section(
             _ => "first member",
         };
         w.line(format!(
-            "  # `{}` is a uniform whose {first} is a u32: the vertex count",
+            "  # `{}` is a uniform whose {first} is a 32-bit integer: the vertex count",
             g.name
         ));
         w.line(format!(

@@ -774,8 +774,9 @@ fn stored_position(
 }
 
 /// Whether every store of a whole element into `global` (`skinned[i] = ...`), in any function,
-/// composes a vector whose last component is 1.0: a point's w (`vec4(p.xyz, 1.0)`); false where
-/// there is none.
+/// is a point of w 1: a vector composed with a last component of 1.0 (`vec4(p.xyz, 1.0)`), or a
+/// product whose right side is one, or a stored position of w 1 (`position_w: 1`, an affine blend
+/// keeping it: `mat * pos_rests[i]`); false where there is none.
 pub(super) fn stores_point_w(module: &Module, global: Handle<naga::GlobalVariable>) -> bool {
     let one = |f: &naga::Function, e: Handle<E>| match &f.expressions[e] {
         E::Literal(naga::Literal::F32(x)) => *x == 1.0,

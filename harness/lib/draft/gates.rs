@@ -320,6 +320,10 @@ fn short_circuit(f: &naga::Function, pointer: Handle<E>) -> Option<ShortCircuit>
     let E::LocalVariable(local) = f.expressions[pointer] else {
         return None;
     };
+    // naga's own temporary, unnamed: a variable of the shader's may be stored anywhere.
+    if f.local_variables[local].name.is_some() {
+        return None;
+    }
     let stored = |block: &naga::Block| {
         block.iter().find_map(|s| match *s {
             Statement::Store { pointer, value } => {
@@ -346,6 +350,12 @@ fn short_circuit(f: &naga::Function, pointer: Handle<E>) -> Option<ShortCircuit>
             let (Some(yes), Some(no)) = (stored(accept), stored(reject)) else {
                 continue;
             };
+            // A branch on the variable itself is no lowering of it.
+            let own =
+                |e: Handle<E>| matches!(f.expressions[e], E::Load { pointer: p } if p == pointer);
+            if own(*condition) || own(yes) || own(no) {
+                continue;
+            }
             let side = |negated: bool, second: Handle<E>, and: bool| ShortCircuit {
                 first: *condition,
                 negated,
@@ -368,7 +378,7 @@ fn short_circuit(f: &naga::Function, pointer: Handle<E>) -> Option<ShortCircuit>
 }
 
 /// The switch a condition tests, and the value that makes it `want`: a member compared with a
-/// constant (`==`, `!=`, `>`, `>=`), or its bits under a mask compared with 0 or the mask
+/// constant (`==`, `!=`, `>`, `>=`, or `<`, `<=` that must fail), or its bits under a mask compared with 0 or the mask
 /// (`(flags & 4u) != 0u`).
 fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool) -> Option<Switch> {
     let (op, side, c, flipped) = match f.expressions[condition] {
@@ -523,7 +533,7 @@ pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<Boun
     found
 }
 
-/// The filled global a loaded integer is the whole of (`var<uniform> num_verts: i32`), converted
+/// The uniform global a loaded integer is the whole of (`var<uniform> num_verts: i32`), converted
 /// or not.
 fn whole_integer(
     module: &Module,
@@ -532,8 +542,11 @@ fn whole_integer(
 ) -> Option<Handle<naga::GlobalVariable>> {
     match f.expressions[e] {
         E::As { expr, .. } => whole_integer(module, f, expr),
+        // A uniform: `compute.count` binds one.
         E::Load { pointer } => match f.expressions[pointer] {
-            E::GlobalVariable(g) if filled(module, g) => {
+            E::GlobalVariable(g)
+                if module.global_variables[g].space == naga::AddressSpace::Uniform =>
+            {
                 let ty = &module.types[module.global_variables[g].ty].inner;
                 matches!(ty, naga::TypeInner::Scalar(s) if s.width == 4
                     && matches!(s.kind, naga::ScalarKind::Uint | naga::ScalarKind::Sint))

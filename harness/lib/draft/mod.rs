@@ -231,9 +231,13 @@ fn draft_with(
             .filter_map(|at| globals.iter().find(|g| (g.group, g.binding) == at))
             .filter_map(|g| g.variable(&module))
             .collect();
-        let stored_unnormalised = streams
-            .iter()
-            .any(|&g| !flow::stores_renormalised(&module, reachable(&module, &[ep]), g, traced.1));
+        // Only where the palette is known: a store of no skinned value (a fallback copying the
+        // source) says nothing.
+        let stored_unnormalised = traced.1.is_some_and(|palette| {
+            (streams.iter()).any(|&g| {
+                !flow::stores_renormalised(&module, reachable(&module, &[ep]), g, Some(palette))
+            })
+        });
         stored_unnormalised_only = stored_unnormalised && !compute_unnormalised;
     }
     let mut unnormalised = Vec::new();
@@ -764,11 +768,34 @@ fn joint_count_switch(
 ) -> Option<(String, String)> {
     let var = g.variable(module);
     (switches.iter())
-        .filter(|s| Some(s.global) == var && !s.basis)
+        .filter(|s| Some(s.global) == var && !s.basis && integer_at(module, g, &s.path))
         .find_map(|s| {
             let name = s.named.as_ref().filter(|n| joint_count_name(n))?;
             Some((s.read_path(), name.clone()))
         })
+}
+
+/// Whether the member at dotted `path` of `g`'s struct (or its array's element's) holds 32-bit
+/// integers: a u32 or i32, or a vector of them (the profile's counts take a lane of one).
+fn integer_at(module: &Module, g: &Global, path: &str) -> bool {
+    let mut ty = match module.types[g.handle].inner {
+        TypeInner::Array { base, .. } => base,
+        _ => g.handle,
+    };
+    for name in path.split('.') {
+        let TypeInner::Struct { members, .. } = &module.types[ty].inner else {
+            return false;
+        };
+        match members.iter().find(|m| m.name.as_deref() == Some(name)) {
+            Some(m) => ty = m.ty,
+            None => return false,
+        }
+    }
+    let scalar = match module.types[ty].inner {
+        TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } => s,
+        _ => return false,
+    };
+    scalar.width == 4 && matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint)
 }
 
 /// The draft's comment on member `m` of `global` drafted as its `joint_count` (read into a `let`
@@ -865,7 +892,7 @@ fn palette_texture<'a>(
     };
     let (width, laid) = match (loads.one_row, loads.width, loads.run) {
         (true, _, _) => ("row".to_string(), "in one row (every load reads row 0)"),
-        (false, None, run @ 2..) if loads.own_rows => (
+        (false, None, run @ 3..=4) if loads.own_rows => (
             run.to_string(),
             "a joint a row (its loads read columns 0 to the last of the joint's row)",
         ),

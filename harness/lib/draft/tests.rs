@@ -2416,6 +2416,14 @@ fn unit(v: vec3f) -> vec3f { return v * inverseSqrt(dot(v, v)); }
     let unit = src.replace("NORMAL", "vec4f(unit((mat * norm_rests[idx]).xyz), 0.0)");
     let d = draft("unit.wgsl", &unit).unwrap();
     assert!(!d.yaml.contains("frame_length"), "{}", d.yaml);
+    // A bare count in storage is no `compute.count`, which binds a uniform.
+    let stored = blended.replace("var<uniform> num_verts", "var<storage, read> num_verts");
+    let d = draft("stored.wgsl", &stored).unwrap();
+    assert!(
+        !d.yaml.contains("  count: { group: 0, binding: 7 }"),
+        "{}",
+        d.yaml
+    );
     // Renormalised before a function that only repacks it (rend3's `from_v(normalize(n))`).
     let passed_on = src.replace("NORMAL", "wrap(normalize((mat * norm_rests[idx]).xyz))")
         + "fn wrap(v: vec3f) -> vec4f { return vec4f(v, 0.0); }\n";
@@ -2466,6 +2474,13 @@ fn world(i: u32, pos: vec4f) -> vec4f {
     );
     let d = draft("gated_or.wgsl", &or).unwrap();
     assert!(d.yaml.contains("isSkinned: 1"), "{}", d.yaml);
+    // A variable of the shader's own, branched on and stored in its own branch, is no lowering
+    // of `&&`: read as no switch, and no endless reading.
+    let own = src.replace(
+        "    if (model.isSkinned > 0.5 && wSum > 0.001) {",
+        "    var on = model.isSkinned > 0.5;\n    if (on) { on = wSum > 0.001; } else { on = false; }\n    if (on) {",
+    );
+    assert!(draft("own.wgsl", &own).is_ok());
 }
 
 /// A camera kept as a short array of matrices multiplied element by element (`proj_view[0] *
@@ -2555,4 +2570,21 @@ fn skin_position(p: vec3<f32>, joints: vec4<u32>, weights: vec4<f32>, offset: u3
     }
     assert!(!d.yaml.contains("flags: ["), "{}", d.yaml);
     validates("instances.wgsl", src, &d.yaml).unwrap();
+    // A float read into a `let` named so is no joint count a profile can give: a switch's value.
+    let float = src
+        .replace(
+            "flags: vec4<u32> }",
+            "flags: vec4<u32>, params: vec4<f32> }",
+        )
+        .replace(
+            "let bone_count = model.flags.z;",
+            "let bone_count = model.flags.z;\n    let boneCount = model.params.w;",
+        )
+        .replace("if (bone_count > 0u)", "if (boneCount > 0.0)");
+    let d = draft("float.wgsl", &float).unwrap();
+    assert!(
+        d.yaml.contains("params: [0, 0, 0, 1]") && !d.yaml.contains("joint_count"),
+        "{}",
+        d.yaml
+    );
 }
