@@ -104,7 +104,7 @@ impl Slot {
             }
         }
         slot.get_or_insert_with(|| {
-            let shader = shader.clone().map_err(GpuError::Pipeline)?;
+            let shader = shader.clone().map_err(|e| not_loaded(&e))?;
             let start = Instant::now();
             let replaces = lock(&self.abandoned).len();
             let ctx = self.adapter().and_then(|adapter| {
@@ -373,7 +373,7 @@ impl Suite {
                     .context(&base.shader, base.config.timeout, &base.report)
                     .and_then(|ctx| match &shader {
                         Ok(s) => ctx.with_shader(s).map(Arc::new),
-                        Err(e) => Err(GpuError::Pipeline(e.clone())),
+                        Err(e) => Err(not_loaded(e)),
                     });
                 Arc::new(Slot::new(
                     Found {
@@ -1033,6 +1033,11 @@ impl Suite {
             })
             .collect()
     }
+}
+
+/// A trial's error where the shader did not load: the first line of why.
+fn not_loaded(why: &str) -> GpuError {
+    GpuError::NotLoaded(why.lines().next().unwrap_or_default().to_string())
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

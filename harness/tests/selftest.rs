@@ -2795,13 +2795,29 @@ fn composition_errors_fail_validation_naming_the_module() {
         else {
             return;
         };
-        let v = report.validation.expect("a validation row");
+        let v = report.validation.clone().expect("a validation row");
         assert!(v.status.fails(), "{name}: validated");
         assert!(
             v.message.contains(&format!("composed/{names}")),
             "{name}: the message does not name composed/{names}: {}",
             v.message
         );
+        // The shader did not load: each GPU trial says so in one line that points at
+        // `shader::validates`, which alone gives the whole error.
+        let builds = failing(&report, "shader_builds");
+        assert!(!builds.is_empty(), "{name}: no adapter failed to build");
+        for row in failing(&report, "compute_matches_cpu")
+            .into_iter()
+            .chain(builds)
+        {
+            let m = &row.outcome.message;
+            assert!(
+                m.contains("not run: the shader did not load: ")
+                    && m.contains("(`shader::validates` gives the whole error)")
+                    && m.lines().count() == 1,
+                "{name}: {m}"
+            );
+        }
     }
 }
 

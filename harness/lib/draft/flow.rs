@@ -346,6 +346,89 @@ fn may_renormalise(
     }
 }
 
+/// The members of struct global `global` that the clip position entry point `ep` returns is
+/// computed from (`output.pos = camera.projection * (camera.view * world)`, not a light's matrix
+/// that only a shadow coordinate reads), through lets, local variables and calls (a called
+/// function's every read of a member counts); empty where the position is not found.
+pub(super) fn clip_members(
+    module: &Module,
+    ep: &naga::EntryPoint,
+    global: Handle<naga::GlobalVariable>,
+) -> Vec<u32> {
+    let f = &ep.function;
+    let Some(result) = &f.result else {
+        return Vec::new();
+    };
+    let position =
+        |b: &Option<Binding>| matches!(b, Some(Binding::BuiltIn(naga::BuiltIn::Position { .. })));
+    // The output struct's member that is the position (None: the result itself).
+    let member = match &module.types[result.ty].inner {
+        TypeInner::Struct { members, .. } => {
+            match members.iter().position(|m| position(&m.binding)) {
+                Some(k) => Some(k as u32),
+                None => return Vec::new(),
+            }
+        }
+        _ if position(&result.binding) => None,
+        _ => return Vec::new(),
+    };
+    let held = stores(module, f);
+    // The values the position takes: a returned composite's component, or the member of the
+    // local variable returned.
+    let mut todo: Vec<Handle<E>> = Vec::new();
+    for value in returns(f) {
+        let Some(k) = member else {
+            todo.push(value);
+            continue;
+        };
+        match &f.expressions[value] {
+            E::Compose { components, .. } => todo.extend(components.get(k as usize)),
+            E::Load { pointer } => {
+                if let Some((l, None)) = local_root(module, f, *pointer) {
+                    todo.extend(stored(&held, l, Some(k)));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut seen = vec![false; f.expressions.len()];
+    let mut out = Vec::new();
+    let read = |e: &E, out: &mut Vec<u32>| {
+        if let E::AccessIndex { base, index } = *e {
+            if matches!(f.expressions[base], E::GlobalVariable(g) if g == global) {
+                out.push(index);
+            }
+        }
+    };
+    while let Some(e) = todo.pop() {
+        if std::mem::replace(&mut seen[e.index()], true) {
+            continue;
+        }
+        read(&f.expressions[e], &mut out);
+        match &f.expressions[e] {
+            E::Load { pointer } => match local_root(module, f, *pointer) {
+                Some((l, m)) => todo.extend(stored(&held, l, m)),
+                None => todo.push(*pointer),
+            },
+            E::CallResult(callee) => {
+                todo.extend(call_arguments(f, e));
+                let g = &module.functions[*callee];
+                for (_, x) in g.expressions.iter() {
+                    if let E::AccessIndex { base, index } = *x {
+                        if matches!(g.expressions[base], E::GlobalVariable(v) if v == global) {
+                            out.push(index);
+                        }
+                    }
+                }
+            }
+            other => todo.extend(operands(other)),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// The arguments of the call whose result is `result`.
 fn call_arguments(f: &naga::Function, result: Handle<E>) -> Vec<Handle<E>> {
     let mut out = Vec::new();

@@ -558,6 +558,20 @@ fn whole_integer(
     }
 }
 
+/// Whether any function of the module reads member `path` of filled global `global` (through
+/// its pointer, or from a loaded struct: `let ins = ins_data[i]; ins.bone_offset`).
+pub(super) fn reads_member(
+    module: &Module,
+    global: Handle<naga::GlobalVariable>,
+    path: &str,
+) -> bool {
+    crate::shader::all_functions(module).any(|f| {
+        f.expressions.iter().any(|(h, _)| {
+            member_path(module, f, h).is_some_and(|(g, p, _)| g == global && p == path)
+        })
+    })
+}
+
 /// What a compute stage's guard bounds its invocations by.
 pub(super) enum Bound {
     /// A member of a filled buffer (or a lane of one).

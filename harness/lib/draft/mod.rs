@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::compose::{undecorate, Define};
-use naga::{AddressSpace, ImageClass, ImageDimension, Module, ScalarKind, ShaderStage, TypeInner};
+use naga::{AddressSpace, ImageClass, ImageDimension, Module, ScalarKind, TypeInner};
 
 mod compute;
 mod flow;
@@ -179,7 +179,7 @@ fn draft_with(
     )
     .validate(&module)
     .map_err(|e| DraftError::Parse(e.emit_to_string_with_path(source, file_name)))?;
-    let compute = (module.entry_points.iter()).position(|e| e.stage == ShaderStage::Compute);
+    let compute = read::skinning_compute(&module, &info);
     let vertex = skinning_vertex(&module);
     if compute.is_none() && vertex.is_none() {
         return Err(DraftError::NoStage);
@@ -740,7 +740,11 @@ pub(super) fn calls(block: &naga::Block) -> Vec<naga::Handle<naga::Function>> {
 
 /// The integer member of `g` (a struct, or an array of them: element 0's) named as a skin offset.
 fn offset_member(module: &Module, g: &Global) -> Option<String> {
-    int_member(module, g, |name| named(name, OFFSET_WORDS))
+    let name = int_member(module, g, |name| named(name, OFFSET_WORDS))?;
+    // Read somewhere: two bindings may both declare one (an entity's and an instance's), and the
+    // shader reads only one of them.
+    let var = g.variable(module)?;
+    gates::reads_member(module, var, &name).then_some(name)
 }
 
 /// The u32 or i32 member of a filled binding's struct (or its element 0's) named as the number

@@ -288,8 +288,14 @@ pub(super) fn struct_of<'a>(module: &'a Module, g: &'a Global) -> Option<&'a [na
 /// The first `mat4x4` member of a struct global (or the global itself, a bare matrix): `None`
 /// for the global, `Some(member)`; with how many matrices the struct holds. A short array of
 /// matrices named as a camera's (`proj_view: array<mat4x4f, 2>`, multiplied element by element)
-/// holds the camera in element 0, its other elements identities.
-pub(super) fn camera_matrix(module: &Module, g: &Global) -> Option<(Option<String>, usize)> {
+/// holds the camera in element 0, its other elements identities. `clip`: the struct's members the
+/// clip position is computed from ([`super::flow::clip_members`]); where one of them is a matrix,
+/// the camera is one of those (the others are identities, so any of them takes it).
+pub(super) fn camera_matrix(
+    module: &Module,
+    g: &Global,
+    clip: &[u32],
+) -> Option<(Option<String>, usize)> {
     if is_mat4(g.ty) {
         return Some((None, 1));
     }
@@ -306,13 +312,15 @@ pub(super) fn camera_matrix(module: &Module, g: &Global) -> Option<(Option<Strin
     let TypeInner::Struct { members, .. } = g.ty else {
         return None;
     };
-    let mats: Vec<_> = members
-        .iter()
-        .filter(|m| is_mat4(&module.types[m.ty].inner))
+    let mats: Vec<(usize, &naga::StructMember)> = (members.iter().enumerate())
+        .filter(|(_, m)| is_mat4(&module.types[m.ty].inner))
         .collect();
-    // The best named as the view-projection; ties go to the first.
-    let first =
-        (mats.iter().rev()).max_by_key(|m| camera_score(m.name.as_deref().unwrap_or("")))?;
+    let clipped = mats.iter().any(|(k, _)| clip.contains(&(*k as u32)));
+    // The best named as the view-projection among those the clip position reads; ties go to
+    // the first.
+    let (_, first) = (mats.iter().rev())
+        .filter(|(k, _)| !clipped || clip.contains(&(*k as u32)))
+        .max_by_key(|(_, m)| camera_score(m.name.as_deref().unwrap_or("")))?;
     let member = (first.offset != 0).then(|| first.name.clone().unwrap_or_default());
     Some((member, mats.len()))
 }
@@ -503,6 +511,27 @@ pub(super) fn skinning_vertex(module: &Module) -> Option<usize> {
     };
     // Ties go to the first (max_by_key keeps the last of equals).
     (vertex.iter().copied()).max_by_key(|i| (score(i), std::cmp::Reverse(*i)))
+}
+
+/// The compute entry point that skins, where a module has several (an MMD deformer resets and
+/// morphs its vertices in passes of their own first): the one that reads an array of joint
+/// matrices (`array<mat4x4<f32>>`, alone in a struct too), then one named as skinning; ties, and
+/// a module where none does, go to the first.
+pub(super) fn skinning_compute(module: &Module, info: &naga::valid::ModuleInfo) -> Option<usize> {
+    let matrices = |g: &naga::GlobalVariable| {
+        let ty = crate::contract::unwrapped(&module.types, g.ty);
+        matches!(module.types[ty].inner, TypeInner::Array { base, .. } if is_mat4(&module.types[base].inner))
+    };
+    let score = |i: usize| {
+        let uses = info.get_entry_point(i);
+        let reads = (module.global_variables.iter())
+            .any(|(h, g)| matrices(g) && uses[h].contains(naga::valid::GlobalUse::READ));
+        (reads, named(&module.entry_points[i].name, &["skin"]))
+    };
+    (module.entry_points.iter().enumerate())
+        .filter(|(_, e)| e.stage == ShaderStage::Compute)
+        .map(|(i, _)| i)
+        .max_by_key(|&i| (score(i), std::cmp::Reverse(i)))
 }
 
 /// A function whose signature is one of the skinning function's: `(joints, weights) ->

@@ -2588,3 +2588,63 @@ fn skin_position(p: vec3<f32>, joints: vec4<u32>, weights: vec4<f32>, offset: u3
         d.yaml
     );
 }
+
+/// A module whose first compute entry point is a pass of its own (an MMD deformer resets its
+/// vertices first): the draft takes the one that reads the joint matrices.
+#[test]
+fn the_compute_entry_point_that_reads_the_palette_is_drafted() {
+    let src = "@group(0) @binding(0) var<storage, read> positions: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> joints: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> bone_matrices: array<mat4x4<f32>>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<f32>>;
+@compute @workgroup_size(64) fn reset(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= arrayLength(&positions)) { return; }
+    skinned[id.x] = positions[id.x];
+}
+@compute @workgroup_size(64) fn deform(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= arrayLength(&positions)) { return; }
+    let m = weights[i].x * bone_matrices[joints[i].x] + weights[i].y * bone_matrices[joints[i].y];
+    skinned[i] = vec4<f32>((m * vec4<f32>(positions[i].xyz, 1.0)).xyz, 0.0);
+}
+";
+    let d = draft("passes.wgsl", src).unwrap();
+    assert!(d.yaml.contains("  entry: deform\n"), "{}", d.yaml);
+    validates("passes.wgsl", src, &d.yaml).unwrap();
+}
+
+/// The camera among a struct's matrices is one the clip position is computed from (here the view,
+/// the projection beside it an identity), not a light's view-projection that only a shadow
+/// coordinate reads, however its name scores; and of two bindings that both declare a palette
+/// offset, the one the shader reads gives it.
+#[test]
+fn the_clip_positions_matrix_is_the_camera_and_the_read_offset_the_palettes() {
+    let src = "struct Globals { time: f32, view: mat4x4<f32>, projection: mat4x4<f32>, light_view_proj: mat4x4<f32> }
+struct Entity { model: mat4x4<f32>, bone_offset: u32 }
+struct Instance { model: mat4x4<f32>, bone_offset: u32 }
+@group(0) @binding(0) var<uniform> g_uniforms: Globals;
+@group(0) @binding(1) var<storage, read> entities: array<Entity>;
+@group(0) @binding(2) var<storage, read> instances: array<Instance>;
+@group(0) @binding(3) var<storage, read> bones: array<mat4x4<f32>>;
+struct Out { @builtin(position) pos: vec4<f32>, @location(0) shadow: vec4<f32> }
+@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>, @builtin(instance_index) k: u32) -> Out {
+    let ins = instances[k];
+    let m = w.x * bones[ins.bone_offset + j.x] + w.y * bones[ins.bone_offset + j.y];
+    let world = m * vec4<f32>(p, 1.0);
+    var out: Out;
+    let view_space = g_uniforms.view * world;
+    out.pos = g_uniforms.projection * view_space;
+    out.shadow = g_uniforms.light_view_proj * world;
+    return out;
+}
+";
+    let d = draft("clip.wgsl", src).unwrap();
+    for want in [
+        "  camera: { group: 0, binding: 0, form: matrix, member: view, fill: identity }",
+        "  - { group: 0, binding: 2, fill: identity, palette_offset: bone_offset }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    validates("clip.wgsl", src, &d.yaml).unwrap();
+}

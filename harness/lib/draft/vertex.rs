@@ -637,7 +637,8 @@ pub(super) fn vertex_section(
         });
         camera_extras(transposed, clip.y_negated, clip.z && copied)
     };
-    camera(module, globals, (palette, switches), &extras, w, taken);
+    let at = (globals, stage.index);
+    camera(module, at, (palette, switches), &extras, w, taken);
     if let Some(name) = &function {
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
@@ -868,7 +869,7 @@ fn camera_line(w: &mut Writer, fields: &str, extras: &[(&str, &str)]) {
 /// the contract's 2D view.
 fn camera(
     module: &Module,
-    globals: &[Global],
+    (globals, stage): (&[Global], usize),
     (palette, switches): (Option<&Global>, &[super::gates::Switch]),
     extras: &dyn Fn(&Global) -> Vec<(&'static str, &'static str)>,
     w: &mut Writer,
@@ -879,7 +880,13 @@ fn camera(
         .filter(|g| !taken.contains(&(g.group, g.binding)))
         .collect();
     let with_matrix: Vec<(&Global, (Option<String>, usize))> = (uniforms.iter())
-        .filter_map(|g| camera_matrix(module, g).map(|m| (*g, m)))
+        .filter_map(|g| {
+            let clip = g.variable(module).map_or_else(Vec::new, |v| {
+                (module.entry_points.get(stage))
+                    .map_or_else(Vec::new, |ep| super::flow::clip_members(module, ep, v))
+            });
+            camera_matrix(module, g, &clip).map(|m| (*g, m))
+        })
         .collect();
     // Named as a camera first (the global, or its best-named matrix, wherever it lies: a
     // projection at byte 0 is no member the profile names, yet says camera); ties go to the

@@ -32,6 +32,10 @@ pub enum GpuError {
     /// A driver call that outlasted the deadline: `what` names the step (e.g. a pipeline build).
     #[error("{what} took longer than the deadline of {} s: the driver hung or is too slow (SKINPROOF_TIMEOUT_S raises the deadline)", .after.as_secs_f64())]
     Deadline { what: String, after: Duration },
+    /// The work did not run: the shader (or its profile) did not load. The first line of why;
+    /// `shader::validates` fails with the whole of it, once, where every trial would repeat it.
+    #[error("not run: the shader did not load: {0} (`shader::validates` gives the whole error)")]
+    NotLoaded(String),
     /// The work did not run: its device was given up after a step past the deadline.
     #[error("not run: the device was abandoned after a hung step ({0})")]
     Abandoned(String),
