@@ -346,31 +346,38 @@ fn may_renormalise(
     }
 }
 
+/// Where entry point `ep` returns its clip position: `Some(Some(k))` as member k of its output
+/// struct, `Some(None)` as its result itself, None where it returns none.
+fn position_member(module: &Module, ep: &naga::EntryPoint) -> Option<Option<u32>> {
+    let result = ep.function.result.as_ref()?;
+    let position =
+        |b: &Option<Binding>| matches!(b, Some(Binding::BuiltIn(naga::BuiltIn::Position { .. })));
+    match &module.types[result.ty].inner {
+        TypeInner::Struct { members, .. } => {
+            let k = members.iter().position(|m| position(&m.binding))?;
+            Some(Some(k as u32))
+        }
+        _ if position(&result.binding) => Some(None),
+        _ => None,
+    }
+}
+
+/// In [`clip_members`]: the global read whole (a bare matrix), not a member of it.
+pub(super) const WHOLE: u32 = u32::MAX;
+
 /// The members of struct global `global` that the clip position entry point `ep` returns is
 /// computed from (`output.pos = camera.projection * (camera.view * world)`, not a light's matrix
 /// that only a shadow coordinate reads), through lets, local variables and calls (a called
-/// function's every read of a member counts); empty where the position is not found.
+/// function's every read of a member counts), [`WHOLE`] where it reads the global whole; empty
+/// where the position is not found.
 pub(super) fn clip_members(
     module: &Module,
     ep: &naga::EntryPoint,
     global: Handle<naga::GlobalVariable>,
 ) -> Vec<u32> {
     let f = &ep.function;
-    let Some(result) = &f.result else {
+    let Some(member) = position_member(module, ep) else {
         return Vec::new();
-    };
-    let position =
-        |b: &Option<Binding>| matches!(b, Some(Binding::BuiltIn(naga::BuiltIn::Position { .. })));
-    // The output struct's member that is the position (None: the result itself).
-    let member = match &module.types[result.ty].inner {
-        TypeInner::Struct { members, .. } => {
-            match members.iter().position(|m| position(&m.binding)) {
-                Some(k) => Some(k as u32),
-                None => return Vec::new(),
-            }
-        }
-        _ if position(&result.binding) => None,
-        _ => return Vec::new(),
     };
     let held = stores(module, f);
     // The values the position takes: a returned composite's component, or the member of the
@@ -408,15 +415,31 @@ pub(super) fn clip_members(
         match &f.expressions[e] {
             E::Load { pointer } => match local_root(module, f, *pointer) {
                 Some((l, m)) => todo.extend(stored(&held, l, m)),
+                None if matches!(f.expressions[*pointer], E::GlobalVariable(g) if g == global) => {
+                    out.push(WHOLE)
+                }
                 None => todo.push(*pointer),
             },
+            // A called function's (and those it calls) every read of the global counts.
             E::CallResult(callee) => {
                 todo.extend(call_arguments(f, e));
-                let g = &module.functions[*callee];
-                for (_, x) in g.expressions.iter() {
-                    if let E::AccessIndex { base, index } = *x {
-                        if matches!(g.expressions[base], E::GlobalVariable(v) if v == global) {
-                            out.push(index);
+                for h in super::called(module, [*callee]) {
+                    let g = &module.functions[h];
+                    for (_, x) in g.expressions.iter() {
+                        match *x {
+                            E::AccessIndex { base, index } => {
+                                if matches!(g.expressions[base], E::GlobalVariable(v) if v == global)
+                                {
+                                    out.push(index);
+                                }
+                            }
+                            E::Load { pointer } => {
+                                if matches!(g.expressions[pointer], E::GlobalVariable(v) if v == global)
+                                {
+                                    out.push(WHOLE);
+                                }
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -919,21 +942,8 @@ pub(super) struct ClipWrites {
 pub(super) fn clip_writes(module: &Module, ep: &naga::EntryPoint) -> ClipWrites {
     let f = &ep.function;
     let mut found = ClipWrites::default();
-    let Some(result) = &f.result else {
+    let Some(member) = position_member(module, ep) else {
         return found;
-    };
-    let position =
-        |b: &Option<Binding>| matches!(b, Some(Binding::BuiltIn(naga::BuiltIn::Position { .. })));
-    // The member of the result that is the position, or None where the result is.
-    let member = match &module.types[result.ty].inner {
-        TypeInner::Struct { members, .. } => {
-            match members.iter().position(|m| position(&m.binding)) {
-                Some(k) => Some(k as u32),
-                None => return found,
-            }
-        }
-        _ if position(&result.binding) => None,
-        _ => return found,
     };
     let loaded = |e: Handle<E>| match f.expressions[e] {
         E::Load { pointer } => local_root(module, f, pointer),

@@ -739,12 +739,20 @@ pub(super) fn calls(block: &naga::Block) -> Vec<naga::Handle<naga::Function>> {
 }
 
 /// The integer member of `g` (a struct, or an array of them: element 0's) named as a skin offset.
-fn offset_member(module: &Module, g: &Global) -> Option<String> {
-    let name = int_member(module, g, |name| named(name, OFFSET_WORDS))?;
-    // Read somewhere: two bindings may both declare one (an entity's and an instance's), and the
-    // shader reads only one of them.
-    let var = g.variable(module)?;
-    gates::reads_member(module, var, &name).then_some(name)
+fn offset_member(module: &Module, g: &Global, others: &[Global]) -> Option<String> {
+    let named_offset = |g: &Global| int_member(module, g, |name| named(name, OFFSET_WORDS));
+    let read = |g: &Global, name: &str| {
+        g.variable(module)
+            .is_some_and(|v| gates::reads_member(module, v, name))
+    };
+    let name = named_offset(g)?;
+    // Two bindings may both declare one (an entity's and an instance's), and the shader read
+    // only one of them: one this reading sees unread gives way to one it sees read (a read it
+    // cannot follow, through a helper's argument, keeps the first).
+    let rival = (others.iter())
+        .filter(|o| (o.group, o.binding) != (g.group, g.binding))
+        .any(|o| named_offset(o).is_some_and(|n| read(o, &n)));
+    (read(g, &name) || !rival).then_some(name)
 }
 
 /// The u32 or i32 member of a filled binding's struct (or its element 0's) named as the number
@@ -1350,7 +1358,9 @@ fn bindings(
                 ));
                 let _ = write!(extra, ", joint_count: {m}");
             }
-            let offset = offset_free.then(|| offset_member(module, g)).flatten();
+            let offset = offset_free
+                .then(|| offset_member(module, g, globals))
+                .flatten();
             if let Some(m) = &offset {
                 offset_free = false;
                 w.line(format!(

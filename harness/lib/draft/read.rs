@@ -515,18 +515,27 @@ pub(super) fn skinning_vertex(module: &Module) -> Option<usize> {
 
 /// The compute entry point that skins, where a module has several (an MMD deformer resets and
 /// morphs its vertices in passes of their own first): the one that reads an array of joint
-/// matrices (`array<mat4x4<f32>>`, alone in a struct too), then one named as skinning; ties, and
-/// a module where none does, go to the first.
+/// matrices (`array<mat4x4<f32>>`, alone in a struct too) and writes none (a pass that writes
+/// them builds the palette), then one named as skinning; ties, and a module where none does, go
+/// to the first.
 pub(super) fn skinning_compute(module: &Module, info: &naga::valid::ModuleInfo) -> Option<usize> {
     let matrices = |g: &naga::GlobalVariable| {
         let ty = crate::contract::unwrapped(&module.types, g.ty);
         matches!(module.types[ty].inner, TypeInner::Array { base, .. } if is_mat4(&module.types[base].inner))
     };
+    // One that writes matrices builds the palette (a pass before the skinning).
     let score = |i: usize| {
         let uses = info.get_entry_point(i);
-        let reads = (module.global_variables.iter())
-            .any(|(h, g)| matrices(g) && uses[h].contains(naga::valid::GlobalUse::READ));
-        (reads, named(&module.entry_points[i].name, &["skin"]))
+        let used = |how| {
+            (module.global_variables.iter()).any(|(h, g)| matrices(g) && uses[h].contains(how))
+        };
+        let reads = used(naga::valid::GlobalUse::READ);
+        let writes = used(naga::valid::GlobalUse::WRITE);
+        (
+            reads && !writes,
+            reads,
+            named(&module.entry_points[i].name, &["skin"]),
+        )
     };
     (module.entry_points.iter().enumerate())
         .filter(|(_, e)| e.stage == ShaderStage::Compute)

@@ -2612,6 +2612,13 @@ fn the_compute_entry_point_that_reads_the_palette_is_drafted() {
     let d = draft("passes.wgsl", src).unwrap();
     assert!(d.yaml.contains("  entry: deform\n"), "{}", d.yaml);
     validates("passes.wgsl", src, &d.yaml).unwrap();
+    // A pass that builds the palette reads matrices too, and writes them: not the skinning one.
+    let builds = src.replace(
+        "@compute @workgroup_size(64) fn reset(",
+        "@group(1) @binding(0) var<storage, read> world: array<mat4x4<f32>>;\n@group(1) @binding(1) var<storage, read_write> palette: array<mat4x4<f32>>;\n@compute @workgroup_size(64) fn compute_skin_matrices(@builtin(global_invocation_id) id: vec3<u32>) { palette[id.x] = world[id.x]; }\n@compute @workgroup_size(64) fn reset(",
+    );
+    let d = draft("builds.wgsl", &builds).unwrap();
+    assert!(d.yaml.contains("  entry: deform\n"), "{}", d.yaml);
 }
 
 /// The camera among a struct's matrices is one the clip position is computed from (here the view,
@@ -2647,4 +2654,21 @@ struct Out { @builtin(position) pos: vec4<f32>, @location(0) shadow: vec4<f32> }
         assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
     }
     validates("clip.wgsl", src, &d.yaml).unwrap();
+    // The light's matrix in a uniform of its own, named as a view-projection, and the camera's
+    // read in a helper a helper calls: the camera's uniform, the one the clip position reads.
+    let apart = src
+        .replace(
+            "struct Globals { time: f32, view: mat4x4<f32>, projection: mat4x4<f32>, light_view_proj: mat4x4<f32> }",
+            "struct Globals { time: f32, view: mat4x4<f32>, projection: mat4x4<f32> }\nstruct Light { view_proj: mat4x4<f32> }\n@group(1) @binding(0) var<uniform> light: Light;\nfn proj() -> mat4x4<f32> { return g_uniforms.projection; }\nfn to_clip(v: vec4<f32>) -> vec4<f32> { return proj() * v; }",
+        )
+        .replace("out.pos = g_uniforms.projection * view_space;", "out.pos = to_clip(view_space);")
+        .replace("out.shadow = g_uniforms.light_view_proj * world;", "out.shadow = light.view_proj * world;");
+    let d = draft("apart.wgsl", &apart).unwrap();
+    assert!(
+        d.yaml
+            .contains("  camera: { group: 0, binding: 0, form: matrix"),
+        "{}",
+        d.yaml
+    );
+    validates("apart.wgsl", &apart, &d.yaml).unwrap();
 }

@@ -879,19 +879,26 @@ fn camera(
         .filter(|g| g.space == AddressSpace::Uniform)
         .filter(|g| !taken.contains(&(g.group, g.binding)))
         .collect();
-    let with_matrix: Vec<(&Global, (Option<String>, usize))> = (uniforms.iter())
+    let with_matrix: Vec<_> = (uniforms.iter())
         .filter_map(|g| {
             let clip = g.variable(module).map_or_else(Vec::new, |v| {
                 (module.entry_points.get(stage))
                     .map_or_else(Vec::new, |ep| super::flow::clip_members(module, ep, v))
             });
-            camera_matrix(module, g, &clip).map(|m| (*g, m))
+            // Whether the clip position reads the global's matrix (or one of its matrices).
+            let clipped = clip.contains(&super::flow::WHOLE)
+                || struct_of(module, g).is_some_and(|ms| {
+                    (ms.iter().enumerate()).any(|(k, m)| {
+                        clip.contains(&(k as u32)) && is_mat4(&module.types[m.ty].inner)
+                    })
+                });
+            camera_matrix(module, g, &clip).map(|m| (*g, m, clipped))
         })
         .collect();
-    // Named as a camera first (the global, or its best-named matrix, wherever it lies: a
-    // projection at byte 0 is no member the profile names, yet says camera); ties go to the
-    // first binding.
-    let chosen = (with_matrix.iter()).max_by_key(|(g, _)| {
+    // One the clip position reads first, then named as a camera (the global, or its best-named
+    // matrix, wherever it lies: a projection at byte 0 is no member the profile names, yet says
+    // camera); ties go to the first binding.
+    let chosen = (with_matrix.iter()).max_by_key(|(g, _, clipped)| {
         let members = struct_of(module, g).map_or(0, |ms| {
             (ms.iter())
                 .filter(|m| is_mat4(&module.types[m.ty].inner))
@@ -900,9 +907,14 @@ fn camera(
                 .unwrap_or(0)
         });
         let camera = named(&g.name, CAMERA_WORDS) || members > 0;
-        (camera, members, std::cmp::Reverse((g.group, g.binding)))
+        (
+            *clipped,
+            camera,
+            members,
+            std::cmp::Reverse((g.group, g.binding)),
+        )
     });
-    if let Some((g, (member, count))) = chosen {
+    if let Some((g, (member, count), _)) = chosen {
         taken.push((g.group, g.binding));
         let mut fields = format!("group: {}, binding: {}, form: matrix", g.group, g.binding);
         if let Some(m) = member {
