@@ -729,7 +729,7 @@ fn fill_immediates(contract: &mut Contract, module: &naga::Module) {
 /// holds what the harness writes for each case (`holds`: the vertex count, a region's start): a
 /// u32 or i32, or a lane of a vector of them (`params.y`: lane y of member `params`); or why it
 /// cannot.
-fn int_offset(
+pub(crate) fn int_offset(
     module: &naga::Module,
     ty: Handle<naga::Type>,
     name: &str,

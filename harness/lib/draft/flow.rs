@@ -317,16 +317,12 @@ fn may_renormalise(
     depth: u8,
     seen: &mut Vec<Handle<E>>,
 ) -> bool {
-    use naga::MathFunction as M;
     if seen.contains(&e) {
         return false;
     }
     seen.push(e);
     match &f.expressions[e] {
-        E::Math {
-            fun: M::Normalize | M::InverseSqrt | M::Length,
-            ..
-        } => true,
+        e if renormalising(e) => true,
         // A call renormalises, or passes on what its arguments were (rend3's
         // `from_v(normalize(n))`).
         E::CallResult(callee) => {
@@ -398,26 +394,26 @@ pub(super) fn clip_members(
             _ => {}
         }
     }
-    let mut seen = vec![false; f.expressions.len()];
-    let mut out = Vec::new();
-    let read = |e: &E, out: &mut Vec<u32>| {
-        if let E::AccessIndex { base, index } = *e {
-            if matches!(f.expressions[base], E::GlobalVariable(g) if g == global) {
-                out.push(index);
-            }
+    // A member of the global read (its index), or the global read whole ([`WHOLE`]).
+    let read = |f: &naga::Function, e: Handle<E>| {
+        let global_at =
+            |b: Handle<E>| matches!(f.expressions[b], E::GlobalVariable(g) if g == global);
+        match f.expressions[e] {
+            E::AccessIndex { base, index } if global_at(base) => Some(index),
+            E::Load { pointer } if global_at(pointer) => Some(WHOLE),
+            _ => None,
         }
     };
+    let mut seen = vec![false; f.expressions.len()];
+    let mut out = Vec::new();
     while let Some(e) = todo.pop() {
         if std::mem::replace(&mut seen[e.index()], true) {
             continue;
         }
-        read(&f.expressions[e], &mut out);
+        out.extend(read(f, e));
         match &f.expressions[e] {
             E::Load { pointer } => match local_root(module, f, *pointer) {
                 Some((l, m)) => todo.extend(stored(&held, l, m)),
-                None if matches!(f.expressions[*pointer], E::GlobalVariable(g) if g == global) => {
-                    out.push(WHOLE)
-                }
                 None => todo.push(*pointer),
             },
             // A called function's (and those it calls) every read of the global counts.
@@ -425,23 +421,7 @@ pub(super) fn clip_members(
                 todo.extend(call_arguments(f, e));
                 for h in super::called(module, [*callee]) {
                     let g = &module.functions[h];
-                    for (_, x) in g.expressions.iter() {
-                        match *x {
-                            E::AccessIndex { base, index } => {
-                                if matches!(g.expressions[base], E::GlobalVariable(v) if v == global)
-                                {
-                                    out.push(index);
-                                }
-                            }
-                            E::Load { pointer } => {
-                                if matches!(g.expressions[pointer], E::GlobalVariable(v) if v == global)
-                                {
-                                    out.push(WHOLE);
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
+                    out.extend(g.expressions.iter().filter_map(|(x, _)| read(g, x)));
                 }
             }
             other => todo.extend(operands(other)),
@@ -473,16 +453,23 @@ fn call_arguments(f: &naga::Function, result: Handle<E>) -> Vec<Handle<E>> {
 /// Whether function `h`, or one it calls (to a depth of `depth` calls), computes a `normalize`,
 /// `inverseSqrt` or `length`.
 fn calls_renormalise(module: &Module, h: Handle<naga::Function>, depth: u8) -> bool {
-    use naga::MathFunction as M;
     let f = &module.functions[h];
     f.expressions.iter().any(|(_, e)| match e {
+        E::CallResult(callee) => depth > 0 && calls_renormalise(module, *callee, depth - 1),
+        e => renormalising(e),
+    })
+}
+
+/// Whether `e` is a `normalize`, `inverseSqrt` or `length`: a renormalisation, or part of one.
+pub(super) fn renormalising(e: &E) -> bool {
+    use naga::MathFunction as M;
+    matches!(
+        e,
         E::Math {
             fun: M::Normalize | M::InverseSqrt | M::Length,
             ..
-        } => true,
-        E::CallResult(callee) => depth > 0 && calls_renormalise(module, *callee, depth - 1),
-        _ => false,
-    })
+        }
+    )
 }
 
 /// Whether a private global (its member) that the reading function never stores is renormalised

@@ -382,18 +382,7 @@ fn expectations(source: &str, globals: &[Global], w: &mut Writer) {
 /// Whether entry point `ep`, or a function it calls, calls `normalize`, `inverseSqrt` or
 /// `length`: a renormalisation it may do.
 fn renormalises(module: &Module, ep: &naga::EntryPoint) -> bool {
-    use naga::MathFunction as M;
-    reachable(module, &[ep]).any(|f| {
-        f.expressions.iter().any(|(_, e)| {
-            matches!(
-                e,
-                naga::Expression::Math {
-                    fun: M::Normalize | M::InverseSqrt | M::Length,
-                    ..
-                }
-            )
-        })
-    })
+    reachable(module, &[ep]).any(|f| f.expressions.iter().any(|(_, e)| flow::renormalising(e)))
 }
 
 /// `normal_matrix: blended` where the draft has skinned normals that the shader cannot move by an
@@ -780,34 +769,16 @@ fn joint_count_switch(
 ) -> Option<(String, String)> {
     let var = g.variable(module);
     (switches.iter())
-        .filter(|s| Some(s.global) == var && !s.basis && integer_at(module, g, &s.path))
+        // An integer member (or a lane of a vector of them), as validation reads the profile's.
+        .filter(|s| {
+            Some(s.global) == var
+                && !s.basis
+                && crate::shader::int_offset(module, g.handle, &s.read_path(), "").is_ok()
+        })
         .find_map(|s| {
             let name = s.named.as_ref().filter(|n| joint_count_name(n))?;
             Some((s.read_path(), name.clone()))
         })
-}
-
-/// Whether the member at dotted `path` of `g`'s struct (or its array's element's) holds 32-bit
-/// integers: a u32 or i32, or a vector of them (the profile's counts take a lane of one).
-fn integer_at(module: &Module, g: &Global, path: &str) -> bool {
-    let mut ty = match module.types[g.handle].inner {
-        TypeInner::Array { base, .. } => base,
-        _ => g.handle,
-    };
-    for name in path.split('.') {
-        let TypeInner::Struct { members, .. } = &module.types[ty].inner else {
-            return false;
-        };
-        match members.iter().find(|m| m.name.as_deref() == Some(name)) {
-            Some(m) => ty = m.ty,
-            None => return false,
-        }
-    }
-    let scalar = match module.types[ty].inner {
-        TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } => s,
-        _ => return false,
-    };
-    scalar.width == 4 && matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint)
 }
 
 /// The draft's comment on member `m` of `global` drafted as its `joint_count` (read into a `let`

@@ -285,19 +285,30 @@ pub(super) fn struct_of<'a>(module: &'a Module, g: &'a Global) -> Option<&'a [na
     }
 }
 
+/// The camera's matrix in a uniform global, as [`camera_matrix`] finds it.
+pub(super) struct CameraMatrix {
+    /// `None` for the global, or a member at byte 0; `Some(member)` past it.
+    pub(super) member: Option<String>,
+    /// How many matrices the global holds.
+    pub(super) count: usize,
+    /// Whether the clip position reads the matrix (or one of the struct's).
+    pub(super) clipped: bool,
+}
+
 /// The first `mat4x4` member of a struct global (or the global itself, a bare matrix): `None`
 /// for the global, `Some(member)`; with how many matrices the struct holds. A short array of
 /// matrices named as a camera's (`proj_view: array<mat4x4f, 2>`, multiplied element by element)
 /// holds the camera in element 0, its other elements identities. `clip`: the struct's members the
 /// clip position is computed from ([`super::flow::clip_members`]); where one of them is a matrix,
 /// the camera is one of those (the others are identities, so any of them takes it).
-pub(super) fn camera_matrix(
-    module: &Module,
-    g: &Global,
-    clip: &[u32],
-) -> Option<(Option<String>, usize)> {
+pub(super) fn camera_matrix(module: &Module, g: &Global, clip: &[u32]) -> Option<CameraMatrix> {
+    let whole = |count| CameraMatrix {
+        member: None,
+        count,
+        clipped: clip.contains(&super::flow::WHOLE),
+    };
     if is_mat4(g.ty) {
-        return Some((None, 1));
+        return Some(whole(1));
     }
     if let TypeInner::Array {
         base,
@@ -307,7 +318,7 @@ pub(super) fn camera_matrix(
     {
         let n = n.get() as usize;
         let short = (2..=4).contains(&n) && named(&g.name, CAMERA_WORDS);
-        return (short && is_mat4(&module.types[*base].inner)).then_some((None, n));
+        return (short && is_mat4(&module.types[*base].inner)).then(|| whole(n));
     }
     let TypeInner::Struct { members, .. } = g.ty else {
         return None;
@@ -321,8 +332,12 @@ pub(super) fn camera_matrix(
     let (_, first) = (mats.iter().rev())
         .filter(|(k, _)| !clipped || clip.contains(&(*k as u32)))
         .max_by_key(|(_, m)| camera_score(m.name.as_deref().unwrap_or("")))?;
-    let member = (first.offset != 0).then(|| first.name.clone().unwrap_or_default());
-    Some((member, mats.len()))
+    Some(CameraMatrix {
+        member: (first.offset != 0).then(|| first.name.clone().unwrap_or_default()),
+        count: mats.len(),
+        // The struct read whole (`let c = u; c.view_proj`) counts too.
+        clipped: clipped || clip.contains(&super::flow::WHOLE),
+    })
 }
 
 /// How surely a matrix's name says it is the camera's view-projection: 3 for a view-projection

@@ -885,20 +885,13 @@ fn camera(
                 (module.entry_points.get(stage))
                     .map_or_else(Vec::new, |ep| super::flow::clip_members(module, ep, v))
             });
-            // Whether the clip position reads the global's matrix (or one of its matrices).
-            let clipped = clip.contains(&super::flow::WHOLE)
-                || struct_of(module, g).is_some_and(|ms| {
-                    (ms.iter().enumerate()).any(|(k, m)| {
-                        clip.contains(&(k as u32)) && is_mat4(&module.types[m.ty].inner)
-                    })
-                });
-            camera_matrix(module, g, &clip).map(|m| (*g, m, clipped))
+            camera_matrix(module, g, &clip).map(|m| (*g, m))
         })
         .collect();
     // One the clip position reads first, then named as a camera (the global, or its best-named
     // matrix, wherever it lies: a projection at byte 0 is no member the profile names, yet says
     // camera); ties go to the first binding.
-    let chosen = (with_matrix.iter()).max_by_key(|(g, _, clipped)| {
+    let chosen = (with_matrix.iter()).max_by_key(|(g, m)| {
         let members = struct_of(module, g).map_or(0, |ms| {
             (ms.iter())
                 .filter(|m| is_mat4(&module.types[m.ty].inner))
@@ -908,13 +901,13 @@ fn camera(
         });
         let camera = named(&g.name, CAMERA_WORDS) || members > 0;
         (
-            *clipped,
+            m.clipped,
             camera,
             members,
             std::cmp::Reverse((g.group, g.binding)),
         )
     });
-    if let Some((g, (member, count), _)) = chosen {
+    if let Some((g, super::read::CameraMatrix { member, count, .. })) = chosen {
         taken.push((g.group, g.binding));
         let mut fields = format!("group: {}, binding: {}, form: matrix", g.group, g.binding);
         if let Some(m) = member {
