@@ -1,5 +1,5 @@
 //! The `skinproof` command: merge reports into one cross-vendor matrix; write skinned positions;
-//! review and accept goldens; draft a shader's layout profile.
+//! review and accept goldens; draft a shader's layout profile; print the WGSL a shader is tested as.
 //!
 //! The subcommands return what they did (notes for stderr, text for stdout) or a typed error;
 //! only `main` prints and chooses the exit code.
@@ -12,6 +12,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use skinproof::case::{Case, CaseError};
 use skinproof::compose::Define;
 use skinproof::config::ConfigError;
+use skinproof::foreign::Form;
 use skinproof::gpu::{AdapterInfo, Context, GpuError, SelectionError};
 use skinproof::report::{LoadError, Report};
 use skinproof::scene::{Scene, SceneError};
@@ -21,7 +22,7 @@ use skinproof::shader::{Shader, ShaderError};
 #[command(
     name = "skinproof",
     version,
-    about = "Merge skinproof reports into one matrix; write skinned positions of a case or model; review and accept the last run's golden images; draft a shader's layout profile"
+    about = "Merge skinproof reports into one matrix; write skinned positions of a case or model; review and accept the last run's golden images; draft a shader's layout profile; print the WGSL a shader is tested as"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -45,12 +46,26 @@ enum Command {
     /// Draft a layout profile for a shader from naga's reading of it (each guess says why) and
     /// check it against the shader; prints it, or writes it beside the shader with --write
     Profile(ProfileArgs),
+    /// Print the WGSL the harness builds a shader's pipelines from: the shader composed from its
+    /// modules or written from GLSL or SPIR-V, with the stages the harness appends (the text
+    /// the line numbers of the suite's messages count in)
+    Wgsl(WgslArgs),
+}
+
+#[derive(Args)]
+struct WgslArgs {
+    /// The shader, as SKINPROOF_SHADER names it (.wgsl, GLSL .vert/.comp/.frag, or .spv)
+    #[arg(value_name = "SHADER")]
+    shader: PathBuf,
+    /// Its layout profile (default: <stem>.profile.yaml beside it, if there is one)
+    #[arg(long, value_name = "PROFILE.yaml")]
+    profile: Option<PathBuf>,
 }
 
 #[derive(Args)]
 struct ProfileArgs {
-    /// The shader to describe
-    #[arg(value_name = "SHADER.wgsl")]
+    /// The shader to describe (.wgsl, GLSL .vert/.comp/.frag, or .spv)
+    #[arg(value_name = "SHADER")]
     shader: PathBuf,
     /// Write the draft as <stem>.profile.yaml beside the shader (refused where one is there)
     #[arg(long)]
@@ -59,8 +74,9 @@ struct ProfileArgs {
     /// (repeatable; default: the shader's own folder)
     #[arg(long = "folder", value_name = "DIR")]
     folders: Vec<PathBuf>,
-    /// For a shader split into modules: a define its modules read, NAME (true) or NAME=VALUE
-    /// (true, false or an integer); repeatable. A define not given is left off in the draft
+    /// For a shader split into modules, or a GLSL shader: a define it reads, NAME (true) or
+    /// NAME=VALUE (true, false or an integer); repeatable. A define not given is left off in the
+    /// draft
     #[arg(long = "define", value_name = "NAME[=VALUE]", value_parser = parse_define)]
     defines: Vec<(String, Define)>,
 }
@@ -207,6 +223,14 @@ fn main() {
             }
             notes
         })),
+        Command::Wgsl(args) => finish(
+            Shader::load(&args.shader, args.profile.as_deref())
+                .map(|shader| {
+                    print_out(&shader.module_source());
+                    Vec::new()
+                })
+                .map_err(Failed::from),
+        ),
     };
     // Without driver teardown, as the conformance runner ends: it has crashed finished processes.
     skinproof::gpu::worker::exit(code)
@@ -248,26 +272,35 @@ enum ProfileError {
 /// written), and notes saying how many guesses are left to do and what the check found.
 fn profile(args: &ProfileArgs) -> Result<(Option<String>, Vec<Note>), Failed<ProfileError>> {
     let shader = &args.shader;
-    let source = skinproof::file::read_text_limited(shader, skinproof::file::MAX_SHADER_BYTES)
-        .map_err(|source| ShaderError::Io {
+    let unread = |source| {
+        ProfileError::Read(ShaderError::Io {
             path: shader.display().to_string(),
             source,
         })
-        .map_err(ProfileError::Read)?;
+    };
+    let bytes =
+        skinproof::file::read_limited(shader, skinproof::file::MAX_SHADER_BYTES).map_err(unread)?;
     let name = shader
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let split = skinproof::compose::is_split(&source);
-    let drafted = if split || !args.folders.is_empty() || !args.defines.is_empty() {
-        let given = args.defines.iter().cloned().collect();
-        let (composed, how) = skinproof::draft::compose(shader, &source, &args.folders, &given)
-            .map_err(|e| ProfileError::Compose {
-                shader: shader.clone(),
-                message: e.to_string(),
-            })?;
-        skinproof::draft::draft_composed(&name, &composed, &how)
+    let form = Form::of(shader).map_err(|e| ProfileError::Read(ShaderError::Invalid(e)))?;
+    let drafted = if form != Form::Wgsl {
+        let (wgsl, how) = translate_for_draft(args, &bytes, form)?;
+        skinproof::draft::draft_translated(&name, &wgsl, &how)
     } else {
-        skinproof::draft::draft(&name, &source)
+        let source = skinproof::file::utf8(bytes.clone()).map_err(unread)?;
+        let split = skinproof::compose::is_split(&source);
+        if split || !args.folders.is_empty() || !args.defines.is_empty() {
+            let given = args.defines.iter().cloned().collect();
+            let (composed, how) = skinproof::draft::compose(shader, &source, &args.folders, &given)
+                .map_err(|e| ProfileError::Compose {
+                    shader: shader.clone(),
+                    message: e.to_string(),
+                })?;
+            skinproof::draft::draft_composed(&name, &composed, &how)
+        } else {
+            skinproof::draft::draft(&name, &source)
+        }
     };
     let draft = drafted.map_err(|source| ProfileError::Draft {
         shader: shader.clone(),
@@ -279,7 +312,7 @@ fn profile(args: &ProfileArgs) -> Result<(Option<String>, Vec<Note>), Failed<Pro
         shader.display(),
         draft.todos
     ))];
-    let checked = Shader::with_profile_text(shader, source, &at, &draft.yaml)
+    let checked = Shader::with_profile_text(shader, bytes, &at, &draft.yaml)
         .and_then(|s| s.validate().map(|_| ()));
     notes.push(Note::Problem(match checked {
         Ok(()) => {
@@ -306,6 +339,47 @@ fn profile(args: &ProfileArgs) -> Result<(Option<String>, Vec<Note>), Failed<Pro
     })?;
     notes.push(Note::Problem(format!("wrote {}", at.display())));
     Ok((None, notes))
+}
+
+/// A GLSL or SPIR-V shader written as WGSL for its draft: GLSL under the given defines, every
+/// other define it reads undefined.
+fn translate_for_draft(
+    args: &ProfileArgs,
+    bytes: &[u8],
+    form: Form,
+) -> Result<(String, skinproof::draft::Translation), ProfileError> {
+    if !args.folders.is_empty() {
+        return Err(ProfileError::Read(ShaderError::Invalid(format!(
+            "{}: --folder is for a WGSL shader split into modules; a {} shader is one file",
+            args.shader.display(),
+            form.name()
+        ))));
+    }
+    let given: std::collections::BTreeMap<String, Define> = args.defines.iter().cloned().collect();
+    let read = match form {
+        Form::Glsl(_) => skinproof::foreign::defines_read(&String::from_utf8_lossy(bytes)),
+        _ if !given.is_empty() => {
+            return Err(ProfileError::Read(ShaderError::Invalid(format!(
+                "{}: --define is for a GLSL shader or a WGSL one split into modules; a SPIR-V module is compiled already",
+                args.shader.display()
+            ))))
+        }
+        _ => Vec::new(),
+    };
+    let mut defines: Vec<(String, Define, bool)> = (given.iter())
+        .map(|(name, value)| (name.clone(), *value, true))
+        .collect();
+    for name in read.into_iter().filter(|n| !given.contains_key(n)) {
+        defines.push((name, Define::Bool(false), false));
+    }
+    defines.sort_by(|a, b| a.0.cmp(&b.0));
+    let translated = skinproof::foreign::translate(&args.shader, bytes, form, &given)
+        .map_err(|e| ProfileError::Read(ShaderError::Invalid(e)))?;
+    let how = skinproof::draft::Translation {
+        language: form.name(),
+        defines,
+    };
+    Ok((translated.wgsl, how))
 }
 
 /// Why `review` has no page to show.

@@ -383,8 +383,8 @@ fn positions_by_path(
     let hint = match (c.clip_z, c.clip_y) {
         _ if !outcome.status.fails() || !copied => None,
         (ClipZ::Camera, _) if lanes(&[0, 1], false) => Some("x and y match at every vertex, only z is off: where the stage writes its clip z itself after the camera (a clamp to the near plane, a depth of its own), say so with `vertex.camera.clip_z: stage`"),
-        (_, ClipY::Camera) if lanes(&[0, 1, 2], true) => Some("every vertex matches with its y negated: where the stage negates its clip y after the camera (as naga writes a stage read from SPIR-V made for Vulkan), say so with `vertex.camera.clip_y: flipped`"),
-        (_, ClipY::Flipped) if lanes(&[0, 1, 2], true) => Some("every vertex matches with its y negated: the profile's `vertex.camera.clip_y: flipped` says the stage negates its clip y after the camera, which this one does not: leave it out"),
+        (_, ClipY::Camera) if lanes(&[0, 1, 2], true) => Some("every vertex matches with its y negated: where the stage negates its clip y after the camera (as naga writes a stage read from SPIR-V made for Vulkan), say so with `vertex.camera.clip_y: flipped`, where it negates a position's y before the camera (a world position's), with `flipped_before`"),
+        (_, ClipY::Flipped | ClipY::FlippedBefore) if lanes(&[0, 1, 2], true) => Some("every vertex matches with its y negated: the profile's `vertex.camera.clip_y` says the stage negates y around the camera, which this one does not: leave it out"),
         _ => None,
     };
     if let Some(hint) = hint {

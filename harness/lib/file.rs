@@ -109,7 +109,12 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 
 /// [`read_limited`] as UTF-8 text; text that is not UTF-8 is an `InvalidData` error.
 pub fn read_text_limited(path: &Path, limit: u64) -> Result<String, ReadError> {
-    String::from_utf8(read_limited(path, limit)?).map_err(|e| {
+    utf8(read_limited(path, limit)?)
+}
+
+/// A file's bytes as UTF-8 text; text that is not UTF-8 is an `InvalidData` error.
+pub fn utf8(bytes: Vec<u8>) -> Result<String, ReadError> {
+    String::from_utf8(bytes).map_err(|e| {
         ReadError::Io(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!("not UTF-8 text ({})", e.utf8_error()),

@@ -697,25 +697,30 @@ impl ClipZ {
     }
 }
 
-/// Whether a vertex stage negates its clip y after the camera: `camera` (default: it keeps what
-/// the camera gives), or `flipped`, as naga writes a stage it reads from SPIR-V made for Vulkan's
-/// downward y (`gl_Position.y = -gl_Position.y`). Under `flipped` the harness writes its camera
-/// with y negated first, so that the stage's flip undoes it.
+/// Whether a vertex stage negates y around the camera: `camera` (default: it keeps what the
+/// camera gives), `flipped`, after it, as naga writes a stage it reads from SPIR-V made for
+/// Vulkan's downward y (`gl_Position.y = -gl_Position.y`), or `flipped_before`, before it (a
+/// world position's y, `locPos.y = -locPos.y`, as Sascha Willems' glTF PBR stage does). The
+/// harness writes its camera with y negated on the same side, so that the stage's flip undoes it.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ClipY {
     #[default]
     Camera,
     Flipped,
+    FlippedBefore,
 }
 
 impl ClipY {
     /// The matrix the harness writes where it means camera `m`: `m`, or under `flipped` `m`
-    /// with its y row negated (exact), which the stage's own negation turns back into `m`.
+    /// with its y row negated (exact), under `flipped_before` its y column, which the stage's own
+    /// negation turns back into `m`.
     pub fn written(self, m: glam::Mat4) -> glam::Mat4 {
+        let flip = glam::Mat4::from_diagonal(glam::Vec4::new(1.0, -1.0, 1.0, 1.0));
         match self {
             ClipY::Camera => m,
-            ClipY::Flipped => glam::Mat4::from_diagonal(glam::Vec4::new(1.0, -1.0, 1.0, 1.0)) * m,
+            ClipY::Flipped => flip * m,
+            ClipY::FlippedBefore => m * flip,
         }
     }
 }

@@ -11,6 +11,7 @@ mod contract;
 pub mod draft;
 pub mod encoding;
 pub mod file;
+pub mod foreign;
 pub mod format;
 pub mod golden;
 pub mod gpu;

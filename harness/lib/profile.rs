@@ -24,6 +24,10 @@ pub struct Profile {
     /// The shader is split into modules, composed before anything reads it.
     #[serde(default)]
     pub modules: Option<Modules>,
+    /// A GLSL shader's `#define`s (`true`, `false` for undefined, or an integer), as wgpu's
+    /// `ShaderSource::Glsl` takes them.
+    #[serde(default)]
+    pub defines: BTreeMap<String, crate::compose::Define>,
     pub palette: Palette,
     /// The compute pre-skinning pass, if the shader has one.
     #[serde(default)]
@@ -1143,8 +1147,39 @@ impl Profile {
         Ok(profile)
     }
 
-    /// Refuses a profile whose `shader` names another file than `shader`.
+    /// Refuses a profile whose `shader` names another file than `shader`, or that composes or
+    /// defines what the shader's language does not (`modules` WGSL's, `defines` GLSL's).
     pub fn describes(&self, shader: &Path) -> Result<(), CaseError> {
+        use crate::foreign::Form;
+        let form = Form::of(shader).unwrap_or(Form::Wgsl);
+        if form != Form::Wgsl && self.modules.is_some() {
+            return Err(self.located(
+                "modules",
+                format!(
+                    "`modules` composes a WGSL shader split into modules; `{}` is {}{}",
+                    shader.display(),
+                    form.name(),
+                    match form {
+                        Form::Glsl(_) => ", whose `#define`s go in `defines`",
+                        _ => ", one module compiled already",
+                    }
+                ),
+            ));
+        }
+        if let (false, Some(name)) = (matches!(form, Form::Glsl(_)), self.defines.keys().next()) {
+            return Err(self.located(
+                &format!("defines.{name}"),
+                format!(
+                    "`defines` are a GLSL shader's `#define`s; `{}` is {}{}",
+                    shader.display(),
+                    form.name(),
+                    match form {
+                        Form::Wgsl => " (a WGSL shader split into modules takes its defines in `modules.defines`)",
+                        _ => ", compiled already",
+                    }
+                ),
+            ));
+        }
         if let Some(m) = &self.modules {
             let entry = self.folder().join(&m.entry);
             let same = |p: &Path| std::fs::canonicalize(p).ok();
@@ -1196,15 +1231,18 @@ impl Profile {
         )
     }
 
-    /// The profile's text without its `modules` section: the profile of the composed shader as
-    /// one file (how a mutant of a composed shader is held to the same layout).
-    pub fn without_modules(&self) -> String {
+    /// The profile's text without what makes the shader's one WGSL text (`modules`, a GLSL
+    /// shader's `defines`) or names its file (`shader`): the profile of that text as a file of
+    /// its own (how a mutant of a composed, GLSL or SPIR-V shader is held to the same layout).
+    pub fn of_its_wgsl(&self) -> String {
         let mut out = String::new();
         let mut skipping = false;
         for line in self.source.lines() {
             let top_level = !line.starts_with([' ', '\t', '#']) && !line.trim().is_empty();
             if top_level {
-                skipping = line.starts_with("modules:");
+                skipping = ["modules:", "defines:", "shader:"]
+                    .iter()
+                    .any(|k| line.starts_with(k));
             }
             if !skipping {
                 out.push_str(line);

@@ -1,5 +1,6 @@
 //! Loads the shader under test, validates it with naga and checks it against the binding contract.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -127,10 +128,12 @@ impl Shader {
     }
 
     /// The shader at `path`, held to its layout profile: `profile` if given, else the
-    /// `<stem>.profile.yaml` beside the shader if there is one, else the built-in contract.
+    /// `<stem>.profile.yaml` beside the shader if there is one, else the built-in contract. A
+    /// GLSL or SPIR-V shader (by its file name, `foreign::Form`) is read as wgpu reads it and
+    /// tested as the WGSL naga writes from it.
     pub fn load(path: &Path, profile: Option<&Path>) -> Result<Shader, ShaderError> {
-        let read = crate::file::read_text_limited(path, crate::file::MAX_SHADER_BYTES);
-        let source = read.map_err(|source| ShaderError::Io {
+        let read = crate::file::read_limited(path, crate::file::MAX_SHADER_BYTES);
+        let bytes = read.map_err(|source| ShaderError::Io {
             path: path.display().to_string(),
             source,
         })?;
@@ -138,33 +141,39 @@ impl Shader {
         // Whatever is there is loaded, so that a folder or FIFO there is refused by name.
         let profile = profile.or(beside.exists().then_some(beside.as_path()));
         let Some(profile) = profile else {
-            return Ok(Shader::new(path, source));
+            let (source, inputs) = as_wgsl(path, bytes, None)?;
+            return Ok(Shader {
+                inputs,
+                ..Shader::new(path, source)
+            });
         };
-        Shader::under(path, source, Profile::load(profile)?)
+        Shader::under(path, bytes, Profile::load(profile)?)
     }
 
-    /// `source` (the shader at `path`) held to a profile not written anywhere yet, `text`, as if
-    /// it were at `profile` (a draft checked before it is written).
+    /// `source` (the shader at `path`: WGSL text, or GLSL or SPIR-V as `load` reads them) held
+    /// to a profile not written anywhere yet, `text`, as if it were at `profile` (a draft checked
+    /// before it is written).
     pub fn with_profile_text(
         path: &Path,
-        source: String,
+        source: impl Into<Vec<u8>>,
         profile: &Path,
         text: &str,
     ) -> Result<Shader, ShaderError> {
-        Shader::under(path, source, Profile::parse(profile, text)?)
+        Shader::under(path, source.into(), Profile::parse(profile, text)?)
     }
 
-    /// `source` (the shader at `path`) held to `profile`, composed first where the profile splits
-    /// it into modules.
-    fn under(path: &Path, source: String, profile: Profile) -> Result<Shader, ShaderError> {
+    /// The shader at `path`, read from `bytes`, held to `profile`: written as WGSL first where it
+    /// is GLSL or SPIR-V, composed where the profile splits it into modules.
+    fn under(path: &Path, bytes: Vec<u8>, profile: Profile) -> Result<Shader, ShaderError> {
         profile.describes(path)?;
+        let (source, translated) = as_wgsl(path, bytes, Some(&profile))?;
         let composed = match &profile.modules {
             Some(modules) => Some(compose(&profile, modules, path, &source)?),
             None => None,
         };
         let (source, inputs) = match composed {
             Some(c) => (c.source, Some(c.inputs)),
-            None => (source, None),
+            None => (source, translated),
         };
         Ok(Shader {
             inputs,
@@ -178,11 +187,23 @@ impl Shader {
         })
     }
 
+    /// The name messages place the shader's lines in: its file, or for a GLSL or SPIR-V shader
+    /// the WGSL naga writes from it (which `skinproof wgsl` prints).
+    pub fn shown(&self) -> String {
+        match crate::foreign::Form::of(&self.path) {
+            Ok(crate::foreign::Form::Wgsl) | Err(_) => self.path.display().to_string(),
+            Ok(_) => format!("{} as WGSL", self.path.display()),
+        }
+    }
+
     /// Parses and validates with naga, then checks entry points and bindings against the contract.
     /// The shader is validated with what the harness adds (appended, so the shader's own lines
     /// keep their numbers).
     pub fn validate(&self) -> Result<naga::Module, ShaderError> {
-        let path = self.path.display().to_string();
+        // Diagnostics place lines in the WGSL tested (a GLSL or SPIR-V shader's as naga writes
+        // it); the contract's messages name the file.
+        let path = self.shown();
+        let file = self.path.display().to_string();
         let source = self.module_source();
         let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
             let placed = e.labels().any(|(span, _)| span.is_defined());
@@ -235,17 +256,22 @@ impl Shader {
             // Held to SPEC.md for want of a profile: an engine's layout needs one.
             if self.contract.profile.is_none() {
                 message.push_str(&format!(
-                    "\n(a shader laid out as an engine lays its own needs a layout profile beside it, {}; `cargo run --release --bin skinproof -- profile {path}` drafts one from the shader)",
+                    "\n(a shader laid out as an engine lays its own needs a layout profile beside it, {}; `cargo run --release --bin skinproof -- profile {file}` drafts one from the shader)",
                     crate::profile::beside(&self.path).display()
                 ));
             }
             return Err(ShaderError::Contract {
-                path,
+                path: file,
                 against: self.contract.name(),
                 message,
             });
         }
-        valid.map_err(ShaderError::Invalid)?;
+        valid.map_err(|text| match path == file {
+            true => ShaderError::Invalid(text),
+            false => ShaderError::Invalid(format!(
+                "{text}\n(`cargo run --release --bin skinproof -- wgsl {file}` prints the WGSL naga writes from {file}, whose lines these are)"
+            )),
+        })?;
         Ok(module)
     }
 }
@@ -279,6 +305,45 @@ fn compose(
             format!("no module the entry module imports reads the define `{name}`: a misspelt name, or one for another shader"),
         )),
     })
+}
+
+/// The shader's text as the harness tests it, from the file's `bytes`: WGSL as it is; GLSL or
+/// SPIR-V written as WGSL by naga (GLSL under the profile's `defines`), with what made it for the
+/// provenance.
+fn as_wgsl(
+    path: &Path,
+    bytes: Vec<u8>,
+    profile: Option<&Profile>,
+) -> Result<(String, Option<String>), ShaderError> {
+    use crate::foreign::Form;
+    let form = Form::of(path).map_err(ShaderError::Invalid)?;
+    if form == Form::Wgsl {
+        let text = crate::file::utf8(bytes).map_err(|source| ShaderError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        return Ok((text, None));
+    }
+    let none = BTreeMap::new();
+    let defines = profile.map_or(&none, |p| &p.defines);
+    if let (Some(profile), Form::Glsl(_)) = (profile, form) {
+        let text = String::from_utf8_lossy(&bytes);
+        if let Some(name) = defines
+            .keys()
+            .find(|name| !crate::foreign::mentions(&text, name))
+        {
+            return Err(ShaderError::Profile(profile.located(
+                &format!("defines.{name}"),
+                format!(
+                    "`{}` never reads the define `{name}`: a misspelt name, or one for another shader",
+                    path.display()
+                ),
+            )));
+        }
+    }
+    let translated =
+        crate::foreign::translate(path, &bytes, form, defines).map_err(ShaderError::Invalid)?;
+    Ok((translated.wgsl, Some(translated.inputs)))
 }
 
 /// The contract a profile's `text` describes for `source`, completed from the shader as a run
@@ -833,7 +898,8 @@ fn write_members(
 }
 
 /// `m`'s values written into `bytes` at its member of `ty` (a struct, or element 0 of an array of
-/// structs), each scalar as the member's type holds it; or why they do not fit.
+/// structs), each scalar as the member's type holds it (an array member's element 0); or why
+/// they do not fit.
 fn write_member(
     module: &naga::Module,
     ty: Handle<naga::Type>,
@@ -843,8 +909,21 @@ fn write_member(
     let types = &module.types;
     let member = filled_member(module, ty, &m.name, "")?;
     let shown = types.type_to_string(member.ty);
+    // An array of scalars or vectors: its element 0, the drawn instance's (Piccolo's
+    // `enable_vertex_blendings[gl_InstanceIndex]`).
+    let element = match types[member.ty].inner {
+        TypeInner::Array { base, .. }
+            if matches!(
+                types[base].inner,
+                TypeInner::Scalar(_) | TypeInner::Vector { .. }
+            ) =>
+        {
+            base
+        }
+        _ => member.ty,
+    };
     // (scalar, scalars, byte stride between columns, scalars per column).
-    let (scalar, count, stride, rows) = match types[member.ty].inner {
+    let (scalar, count, stride, rows) = match types[element].inner {
         TypeInner::Scalar(s) => (s, 1, 0, 1),
         TypeInner::Vector { size, scalar } => (scalar, size as usize, 0, size as usize),
         TypeInner::Matrix {
@@ -862,7 +941,7 @@ fn write_member(
         }
         _ => {
             return Err(format!(
-            "member `{}` is {shown}: the harness writes numbers into scalars, vectors and matrices",
+            "member `{}` is {shown}: the harness writes numbers into scalars, vectors and matrices (and element 0 of an array of scalars or vectors)",
             m.name
         ))
         }

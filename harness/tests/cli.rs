@@ -154,7 +154,11 @@ fn help_works_for_each_command() {
         (&["skin", "-h"], "Usage: skinproof skin "),
         (
             &["profile", "--help"],
-            "Usage: skinproof profile [OPTIONS] <SHADER.wgsl>",
+            "Usage: skinproof profile [OPTIONS] <SHADER>",
+        ),
+        (
+            &["wgsl", "--help"],
+            "Usage: skinproof wgsl [OPTIONS] <SHADER>",
         ),
     ] {
         let o = skinproof(args);
@@ -586,6 +590,71 @@ fn a_drafted_profile_is_printed_checked_and_written_once() {
         !o.status.success()
             && stderr(&o).contains("cannot compose its modules for a draft")
             && stderr(&o).contains("no module reads the define `SKINING`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A GLSL or SPIR-V shader is drafted from the WGSL naga writes from it, which `wgsl` prints: a
+/// GLSL shader's defines come from `--define` (one it reads and was not given is left undefined
+/// and to do), and the drafted profile is the shipped one's layout; a SPIR-V module takes none.
+#[test]
+fn glsl_and_spirv_shaders_are_drafted_and_printed_as_wgsl() {
+    let glsl = "shaders/examples/vertex_glsl.vert";
+    let o = skinproof(&["wgsl", glsl]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // naga's WGSL of the stage (GLSL's `inverse` a helper of its own), and the harness's stages.
+    assert!(
+        text.contains("@vertex")
+            && text.contains("fn _naga_inverse_3x3_f32")
+            && text.contains("fn skinproof_fragment"),
+        "{text}"
+    );
+    let o = skinproof(&["profile", glsl, "--define", "SKINNED"]);
+    let draft = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success()
+            && draft.contains("\ndefines:\n  SKINNED: true\n")
+            && draft.contains(
+                "camera: { group: 0, binding: 0, form: matrix, fill: identity, clip_y: flipped }"
+            )
+            && stderr(&o).contains("0 field(s) left as TODO")
+            && stderr(&o).contains("the draft passes shader::validates"),
+        "{draft}\n{}",
+        stderr(&o)
+    );
+    let o = skinproof(&["profile", glsl]);
+    let draft = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        draft.contains("# TODO: `SKINNED` is read by the shader and was not given")
+            && draft.contains("\n  SKINNED: false\n"),
+        "{draft}"
+    );
+    let spirv = "shaders/examples/compute_hlsl.spv";
+    let o = skinproof(&["profile", spirv]);
+    let draft = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success()
+            && draft.contains("# Shipped as SPIR-V")
+            && !draft.contains("defines:")
+            && stderr(&o).contains("the draft passes shader::validates"),
+        "{draft}\n{}",
+        stderr(&o)
+    );
+    let o = skinproof(&["profile", spirv, "--define", "X"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("--define is for a GLSL shader"),
+        "{}",
+        stderr(&o)
+    );
+    // A GLSL file whose name does not say its stage.
+    let dir = scratch("glsl_named");
+    let bare = dir.join("skin.glsl");
+    std::fs::copy(root().join(glsl), &bare).unwrap();
+    let o = skinproof(&["wgsl", bare.to_str().unwrap()]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("skin.glsl: a GLSL file's name says its stage"),
         "{}",
         stderr(&o)
     );

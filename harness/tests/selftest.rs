@@ -1519,7 +1519,8 @@ const SKIN_NORMALS: [&str; 6] = [
     "compute_packed_frames",
 ];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 8] = [
+const SKIN_NORMALS_ONLY: [&str; 9] = [
+    "vertex_glsl.vert",
     "vertex_mesh_bindings",
     "vertex_from_spirv",
     "vertex_skin_stream",
@@ -1595,7 +1596,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 27] = [
+    let examples: [Example; 29] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, None),
         (
             "compute_packed_frames",
@@ -1713,10 +1714,29 @@ fn example_shaders_pass_through_their_profiles() {
             Some(("render_matches_golden", "the shader has no vertex stage")),
             None,
         ),
+        // Shipped as GLSL and as SPIR-V (compiled from HLSL), named with their extensions.
+        (
+            "vertex_glsl.vert",
+            "render_matches_golden",
+            None,
+            Some((
+                WIDE,
+                "the shader's palette is a fixed array of 256 matrices",
+            )),
+        ),
+        (
+            "compute_hlsl.spv",
+            "posed_matches_cpu",
+            Some(("render_matches_golden", "the shader has no vertex stage")),
+            None,
+        ),
     ];
     for (name, passes, skips, narrow) in examples {
         let dir = scratch(&format!("example_{name}"));
-        let shader = format!("shaders/examples/{name}.wgsl");
+        let shader = match name.contains('.') {
+            true => format!("shaders/examples/{name}"),
+            false => format!("shaders/examples/{name}.wgsl"),
+        };
         let Some(report) = run_suite(&dir, &[("SKINPROOF_SHADER", &shader)]) else {
             return;
         };
@@ -5119,4 +5139,45 @@ fn a_camera_per_instance_in_storage_is_element_0() {
         "{}",
         v.message
     );
+}
+
+/// The SPIR-V example is what glslang writes from its HLSL source (`shaders/examples/spirv/`),
+/// compared as the WGSL naga writes from each: the binary under test is the source shown. Where
+/// glslang is missing this fails under `SKINPROOF_REQUIRE_TOOLS` and is skipped otherwise.
+#[test]
+fn the_spirv_example_is_what_glslang_writes_from_its_hlsl() {
+    use skinproof::foreign::{translate, Form};
+    use skinproof::tools::{Required, Tool};
+    let required = Required::parse(std::env::var("SKINPROOF_REQUIRE_TOOLS").ok().as_deref())
+        .unwrap()
+        .contains(Tool::Glslang);
+    let glslang = match Tool::Glslang.find(root()) {
+        Ok(g) => g,
+        Err(why) if required => panic!("SKINPROOF_REQUIRE_TOOLS wants glslangValidator: {why}"),
+        Err(why) => return eprintln!("skipped: {why}"),
+    };
+    let dir = scratch("spirv_example");
+    let compiled = dir.join("compute_hlsl.spv");
+    let source = root().join("shaders/examples/spirv/compute_hlsl.hlsl");
+    let out = std::process::Command::new(&glslang.program)
+        .args(&glslang.args)
+        .args(["-D", "-V", "-S", "comp", "-e", "main"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&compiled)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let shipped = root().join("shaders/examples/compute_hlsl.spv");
+    let wgsl = |path: &Path| {
+        let bytes = std::fs::read(path).unwrap();
+        translate(path, &bytes, Form::SpirV, &Default::default())
+            .unwrap()
+            .wgsl
+    };
+    assert_eq!(wgsl(&compiled), wgsl(&shipped));
 }

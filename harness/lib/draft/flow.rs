@@ -371,29 +371,6 @@ pub(super) fn clip_members(
     ep: &naga::EntryPoint,
     global: Handle<naga::GlobalVariable>,
 ) -> Vec<u32> {
-    let f = &ep.function;
-    let Some(member) = position_member(module, ep) else {
-        return Vec::new();
-    };
-    let held = stores(module, f);
-    // The values the position takes: a returned composite's component, or the member of the
-    // local variable returned.
-    let mut todo: Vec<Handle<E>> = Vec::new();
-    for value in returns(f) {
-        let Some(k) = member else {
-            todo.push(value);
-            continue;
-        };
-        match &f.expressions[value] {
-            E::Compose { components, .. } => todo.extend(components.get(k as usize)),
-            E::Load { pointer } => {
-                if let Some((l, None)) = local_root(module, f, *pointer) {
-                    todo.extend(stored(&held, l, Some(k)));
-                }
-            }
-            _ => {}
-        }
-    }
     // A member of the global read (its index), or the global read whole ([`WHOLE`]).
     let read = |f: &naga::Function, e: Handle<E>| {
         let global_at =
@@ -404,32 +381,79 @@ pub(super) fn clip_members(
             _ => None,
         }
     };
-    let mut seen = vec![false; f.expressions.len()];
     let mut out = Vec::new();
-    while let Some(e) = todo.pop() {
-        if std::mem::replace(&mut seen[e.index()], true) {
-            continue;
-        }
+    clip_walk(module, ep, &mut |_, f, e| {
         out.extend(read(f, e));
-        match &f.expressions[e] {
-            E::Load { pointer } => match local_root(module, f, *pointer) {
-                Some((l, m)) => todo.extend(stored(&held, l, m)),
-                None => todo.push(*pointer),
-            },
-            // A called function's (and those it calls) every read of the global counts.
-            E::CallResult(callee) => {
-                todo.extend(call_arguments(f, e));
-                for h in super::called(module, [*callee]) {
-                    let g = &module.functions[h];
-                    out.extend(g.expressions.iter().filter_map(|(x, _)| read(g, x)));
-                }
+        // A called function's (and those it calls) every read of the global counts.
+        if let E::CallResult(callee) = f.expressions[e] {
+            for h in super::called(module, [callee]) {
+                let g = &module.functions[h];
+                out.extend(g.expressions.iter().filter_map(|(x, _)| read(g, x)));
             }
-            other => todo.extend(operands(other)),
         }
-    }
+    });
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Calls `visit` with each value the clip position entry point `ep` returns is computed from,
+/// once each, as (the index of its function among `super::reachable(module, [ep])`, the
+/// function, the expression): through lets, local variables, a call's arguments, and private
+/// globals into every function the entry point reaches that stores into them (naga's reading of
+/// SPIR-V writes `gl_Position` in `main_1`).
+fn clip_walk(
+    module: &Module,
+    ep: &naga::EntryPoint,
+    visit: &mut dyn FnMut(usize, &naga::Function, Handle<E>),
+) {
+    let f = &ep.function;
+    let Some(member) = position_member(module, ep) else {
+        return;
+    };
+    let funcs: Vec<&naga::Function> = super::reachable(module, &[ep]).collect();
+    let held: Vec<Stores> = funcs.iter().map(|g| stores(module, g)).collect();
+    // The values the position takes: a returned composite's component, or the member of the
+    // local variable returned.
+    let mut todo: Vec<(usize, Handle<E>)> = Vec::new();
+    for value in returns(f) {
+        let Some(k) = member else {
+            todo.push((0, value));
+            continue;
+        };
+        match &f.expressions[value] {
+            E::Compose { components, .. } => {
+                todo.extend(components.get(k as usize).map(|&c| (0, c)))
+            }
+            E::Load { pointer } => {
+                if let Some((l, None)) = local_root(module, f, *pointer) {
+                    todo.extend(stored(&held[0], l, Some(k)).into_iter().map(|v| (0, v)));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    while let Some((i, e)) = todo.pop() {
+        if !seen.insert((i, e)) {
+            continue;
+        }
+        let f = funcs[i];
+        visit(i, f, e);
+        match &f.expressions[e] {
+            E::Load { pointer } => match local_root(module, f, *pointer) {
+                Some((Var::Private(p), m)) => {
+                    for (j, h) in held.iter().enumerate() {
+                        todo.extend(stored(h, Var::Private(p), m).into_iter().map(|v| (j, v)));
+                    }
+                }
+                Some((l, m)) => todo.extend(stored(&held[i], l, m).into_iter().map(|v| (i, v))),
+                None => todo.push((i, *pointer)),
+            },
+            E::CallResult(_) => todo.extend(call_arguments(f, e).into_iter().map(|a| (i, a))),
+            other => todo.extend(operands(other).into_iter().map(|o| (i, o))),
+        }
+    }
 }
 
 /// The arguments of the call whose result is `result`.
@@ -922,6 +946,47 @@ pub(super) struct ClipWrites {
     /// Its z (`out.pos.z = clamp(out.pos.z, 0.0, out.pos.w)`, a shadow pass's clamp to the near
     /// plane; a logarithmic depth).
     pub(super) z: bool,
+    /// A position's y negated in place before the camera (`locPos.y = -locPos.y`, a world
+    /// position's).
+    pub(super) y_negated_before: bool,
+}
+
+/// Whether `value`, stored into lane y of `root` (a whole float `vec3` or `vec4` variable),
+/// negates that same lane (`v.y = -v.y`).
+fn flips_own_y(
+    module: &Module,
+    f: &naga::Function,
+    root: Option<(Var, Option<u32>)>,
+    value: Handle<E>,
+) -> bool {
+    let Some((var, None)) = root else {
+        return false;
+    };
+    let ty = match var {
+        Var::Local(l) => f.local_variables[l].ty,
+        Var::Private(g) => module.global_variables[g].ty,
+    };
+    let position = matches!(module.types[ty].inner, TypeInner::Vector { size: naga::VectorSize::Tri | naga::VectorSize::Quad, scalar } if scalar.kind == naga::ScalarKind::Float);
+    let E::Unary {
+        op: naga::UnaryOperator::Negate,
+        expr,
+    } = f.expressions[value]
+    else {
+        return false;
+    };
+    // `-v.y`, read as a load of the lane or a lane of a load.
+    let read = match f.expressions[expr] {
+        E::Load { pointer } => match f.expressions[pointer] {
+            E::AccessIndex { base, index: 1 } => local_root(module, f, base),
+            _ => None,
+        },
+        E::AccessIndex { base, index: 1 } => match f.expressions[base] {
+            E::Load { pointer } => local_root(module, f, pointer),
+            _ => None,
+        },
+        _ => None,
+    };
+    position && read == root
 }
 
 /// What entry point `ep` writes into lanes of the `@builtin(position)` it returns, or of a
@@ -960,28 +1025,66 @@ pub(super) fn clip_writes(module: &Module, ep: &naga::EntryPoint) -> ClipWrites 
             }
         }
     });
-    crate::shader::for_each_statement(&f.body, &mut |st| {
-        let Statement::Store { pointer, value } = st else {
-            return;
-        };
-        let E::AccessIndex { base, index } = f.expressions[*pointer] else {
-            return;
-        };
-        if !local_root(module, f, base).is_some_and(|h| holders.contains(&h)) {
-            return;
-        }
-        let negated = matches!(
-            f.expressions[*value],
-            E::Unary {
-                op: naga::UnaryOperator::Negate,
-                ..
-            }
-        );
-        match index {
-            1 => found.y_negated |= negated,
-            2 => found.z = true,
-            _ => {}
+    // The entry point's own lanes of what it returns; in every function it calls, a private
+    // holder's (naga's reading of SPIR-V keeps `gl_Position` in a private global, written in
+    // `main_1`) and, before the camera, a position's y negated in place.
+    // The variables the clip position is computed from, by function: a flip before the camera
+    // is one of theirs (not a normal's).
+    let mut read: Vec<(usize, Var)> = Vec::new();
+    clip_walk(module, ep, &mut |i, g, e| {
+        if let E::Load { pointer } = g.expressions[e] {
+            read.extend(local_root(module, g, pointer).map(|(v, _)| (i, v)));
         }
     });
+    for (i, g) in super::reachable(module, &[ep]).enumerate() {
+        // Another function's locals are its own: only private holders cross, with the locals it
+        // stores whole into one (`gl_Position = pos`).
+        let mut own: Vec<(Var, Option<u32>)> = (holders.iter().copied())
+            .filter(|h| i == 0 || matches!(h.0, Var::Private(_)))
+            .collect();
+        if i > 0 {
+            crate::shader::for_each_statement(&g.body, &mut |st| {
+                if let Statement::Store { pointer, value } = st {
+                    if local_root(module, g, *pointer).is_some_and(|h| own.contains(&h)) {
+                        let whole = match g.expressions[*value] {
+                            E::Load { pointer } => local_root(module, g, pointer),
+                            _ => None,
+                        };
+                        own.extend(whole.filter(|h| h.1.is_none()));
+                    }
+                }
+            });
+        }
+        crate::shader::for_each_statement(&g.body, &mut |st| {
+            let Statement::Store { pointer, value } = st else {
+                return;
+            };
+            let E::AccessIndex { base, index } = g.expressions[*pointer] else {
+                return;
+            };
+            let root = local_root(module, g, base);
+            let held = root.is_some_and(|h| own.contains(&h));
+            let negated = matches!(
+                g.expressions[*value],
+                E::Unary {
+                    op: naga::UnaryOperator::Negate,
+                    ..
+                }
+            );
+            match index {
+                1 if held => found.y_negated |= negated,
+                2 if held => found.z = true,
+                1 => {
+                    found.y_negated_before |= flips_own_y(module, g, root, *value)
+                        && root.is_some_and(|(v, _)| {
+                            // A private global is one variable across functions.
+                            (read.iter())
+                                .any(|&(j, w)| w == v && (j == i || matches!(v, Var::Private(_))))
+                        })
+                }
+                _ => {}
+            }
+        });
+    }
     found
 }

@@ -591,6 +591,11 @@ pub(super) type MemberPath = (Handle<naga::GlobalVariable>, String, Option<(u32,
 fn member_path(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<MemberPath> {
     let mut lane = None;
     let mut e = match f.expressions[e] {
+        // A local variable the function stores once, whole (naga's reading of SPIR-V keeps every
+        // GLSL local so: `float enable = enables[gl_InstanceIndex];`).
+        E::Load { pointer } if matches!(f.expressions[pointer], E::LocalVariable(_)) => {
+            return member_path(module, f, stored_once(f, pointer)?);
+        }
         E::Load { pointer } => pointer,
         E::As { expr, .. } => return member_path(module, f, expr),
         // A lane of a loaded vector member, or a member of a loaded struct (`let model =
@@ -638,6 +643,39 @@ fn member_path(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<Memb
             }
             _ => return None,
         }
+    }
+}
+
+/// The one value local variable `pointer` takes, where the function stores it once, whole, and
+/// never into a part of it.
+fn stored_once(f: &naga::Function, pointer: Handle<E>) -> Option<Handle<E>> {
+    let E::LocalVariable(local) = f.expressions[pointer] else {
+        return None;
+    };
+    let mut values = Vec::new();
+    let mut parts = false;
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        if let Statement::Store { pointer: p, value } = *st {
+            let mut e = p;
+            loop {
+                match f.expressions[e] {
+                    E::LocalVariable(l) if l == local => {
+                        if e == p {
+                            values.push(value);
+                        } else {
+                            parts = true;
+                        }
+                        break;
+                    }
+                    E::Access { base, .. } | E::AccessIndex { base, .. } => e = base,
+                    _ => break,
+                }
+            }
+        }
+    });
+    match (values.as_slice(), parts, f.local_variables[local].init) {
+        (&[value], false, None) => Some(value),
+        _ => None,
     }
 }
 

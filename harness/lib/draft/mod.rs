@@ -128,9 +128,37 @@ pub struct Composition {
     pub defines: Vec<(String, Define, bool)>,
 }
 
+/// How a GLSL or SPIR-V shader was read for its draft (`foreign`): its language, and for GLSL
+/// every define it reads, with the value read under and whether it was given (one not given was
+/// read as `false`, undefined), written as the profile's `defines`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Translation {
+    pub language: &'static str,
+    pub defines: Vec<(String, Define, bool)>,
+}
+
+/// What the drafted WGSL is of the shader's file.
+#[derive(Clone, Copy)]
+enum Made<'a> {
+    /// The file itself.
+    File,
+    Composed(&'a Composition),
+    Translated(&'a Translation),
+}
+
 /// Drafts a profile for the shader `file_name` holding `source`.
 pub fn draft(file_name: &str, source: &str) -> Result<Draft, DraftError> {
-    draft_with(file_name, source, None)
+    draft_with(file_name, source, Made::File)
+}
+
+/// Drafts a profile for the GLSL or SPIR-V shader `file_name` from `wgsl` (what naga writes
+/// from it, `foreign::translate`), read `how`.
+pub fn draft_translated(
+    file_name: &str,
+    wgsl: &str,
+    how: &Translation,
+) -> Result<Draft, DraftError> {
+    draft_with(file_name, wgsl, Made::Translated(how))
 }
 
 /// Drafts a profile for the shader `file_name`, split into modules, from `composed` (the one WGSL
@@ -140,7 +168,7 @@ pub fn draft_composed(
     composed: &str,
     how: &Composition,
 ) -> Result<Draft, DraftError> {
-    draft_with(file_name, composed, Some(how))
+    draft_with(file_name, composed, Made::Composed(how))
 }
 
 /// The `modules` section of a draft for `file_name`, composed `how`.
@@ -152,25 +180,40 @@ fn modules_section(file_name: &str, how: &Composition, w: &mut Writer) {
     if !how.folders.is_empty() {
         w.line(format!("  folders: [{}]", how.folders.join(", ")));
     }
-    if how.defines.is_empty() {
+    defines_lines(&how.defines, "  ", "the modules", w);
+}
+
+/// A drafted `defines` map, its key at `indent`: each define with the value it was read under,
+/// one `reader` reads that was not given left undefined and to do.
+fn defines_lines(defines: &[(String, Define, bool)], indent: &str, reader: &str, w: &mut Writer) {
+    if defines.is_empty() {
         return;
     }
-    w.line("  defines:");
-    for (name, value, given) in &how.defines {
+    w.line(format!("{indent}defines:"));
+    for (name, value, given) in defines {
         if !given {
             w.todo(format!(
-                "`{name}` is read by the modules and was not given (`--define {name}[=VALUE]`): left off here; set it as the shader ships"
+                "`{name}` is read by {reader} and was not given (`--define {name}[=VALUE]`): left undefined here; set it as the shader ships"
             ));
         }
-        w.line(format!("    {name}: {value}"));
+        w.line(format!("{indent}  {name}: {value}"));
     }
 }
 
-fn draft_with(
-    file_name: &str,
-    source: &str,
-    composition: Option<&Composition>,
-) -> Result<Draft, DraftError> {
+/// The head of a draft for a GLSL or SPIR-V shader `file_name`, read `how`: how it was read,
+/// and a GLSL shader's `defines`.
+fn translation_section(file_name: &str, how: &Translation, w: &mut Writer) {
+    w.line(format!(
+        "# Shipped as {}: read as wgpu reads it, and drafted from the WGSL naga writes from it, which",
+        how.language
+    ));
+    w.line(format!(
+        "# `cargo run --release --bin skinproof -- wgsl {file_name}` prints (the lines messages point to)."
+    ));
+    defines_lines(&how.defines, "", "the shader", w);
+}
+
+fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftError> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| DraftError::Parse(e.emit_to_string_with_path(source, file_name)))?;
     let info = naga::valid::Validator::new(
@@ -195,8 +238,10 @@ fn draft_with(
     w.line("# the shader (field reference: shaders/README.md); the suite validates the profile and says");
     w.line("# what a wrong guess breaks.");
     w.line(format!("shader: {file_name}"));
-    if let Some(how) = composition {
-        modules_section(file_name, how, &mut w);
+    match made {
+        Made::File => {}
+        Made::Composed(how) => modules_section(file_name, how, &mut w),
+        Made::Translated(how) => translation_section(file_name, how, &mut w),
     }
     let fragment = vertex.and_then(|_| fragment_stage(&module, &info));
     let eps: Vec<usize> = (compute.into_iter())
@@ -439,7 +484,7 @@ fn normal_matrix(module: &Module, palette: Option<&Global>, w: &mut Writer) {
                 op: naga::BinaryOperator::Divide,
                 right,
                 ..
-            } => determinant(f, right) || column_scale(f, right, &column),
+            } => determinant(module, f, right) || column_scale(f, right, &column),
             _ => false,
         })
     };
@@ -574,20 +619,89 @@ fn same(
 }
 
 /// Whether `e` is a determinant: computed there, or loaded from a local one is stored in.
-fn determinant(f: &naga::Function, e: naga::Handle<naga::Expression>) -> bool {
+/// Whether `e` is a determinant written out: a sum or difference of terms in which a matrix's
+/// elements (`m[1][1]`) are multiplied together, as WGSL, which has no `inverse`, makes one
+/// (naga's `_naga_inverse_3x3_f32` for GLSL's `inverse`, an engine's own).
+fn written_determinant(
+    module: &Module,
+    f: &naga::Function,
+    e: naga::Handle<naga::Expression>,
+) -> bool {
+    use naga::{BinaryOperator as Op, Expression};
+    // `m[i][j]` of a matrix argument or local.
+    let element = |e: naga::Handle<Expression>| {
+        let (Expression::Access { base, .. } | Expression::AccessIndex { base, .. }) =
+            f.expressions[e]
+        else {
+            return false;
+        };
+        let (Expression::Access { base, .. } | Expression::AccessIndex { base, .. }) =
+            f.expressions[base]
+        else {
+            return false;
+        };
+        let ty = match f.expressions[base] {
+            Expression::FunctionArgument(i) => f.arguments[i as usize].ty,
+            Expression::Load { pointer } => match f.expressions[pointer] {
+                Expression::LocalVariable(l) => f.local_variables[l].ty,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        // A matrix's element, not an array of vectors'.
+        matches!(module.types[ty].inner, TypeInner::Matrix { .. })
+    };
+    // Whether a term holds an element, and whether two are multiplied in it.
+    fn walk(
+        f: &naga::Function,
+        e: naga::Handle<Expression>,
+        element: &dyn Fn(naga::Handle<Expression>) -> bool,
+        depth: usize,
+    ) -> (bool, bool) {
+        if depth > 8 {
+            return (false, false);
+        }
+        match f.expressions[e] {
+            _ if element(e) => (true, false),
+            Expression::Unary { expr, .. } => walk(f, expr, element, depth + 1),
+            Expression::Binary { op, left, right }
+                if matches!(op, Op::Add | Op::Subtract | Op::Multiply) =>
+            {
+                let (l, r) = (
+                    walk(f, left, element, depth + 1),
+                    walk(f, right, element, depth + 1),
+                );
+                let product = op == Op::Multiply && l.0 && r.0;
+                (l.0 || r.0, product || l.1 || r.1)
+            }
+            _ => (false, false),
+        }
+    }
+    let summed = matches!(
+        f.expressions[e],
+        Expression::Binary {
+            op: Op::Add | Op::Subtract,
+            ..
+        }
+    );
+    summed && walk(f, e, &element, 0).1
+}
+
+fn determinant(module: &Module, f: &naga::Function, e: naga::Handle<naga::Expression>) -> bool {
     use naga::{Expression, MathFunction};
     let is_det = |e: naga::Handle<Expression>| {
-        matches!(
+        let called = matches!(
             f.expressions[e],
             Expression::Math {
                 fun: MathFunction::Determinant,
                 ..
             }
-        )
+        );
+        called || written_determinant(module, f, e)
     };
     match f.expressions[e] {
         // `v / det` splats the scalar over the vector.
-        Expression::Splat { value, .. } => determinant(f, value),
+        Expression::Splat { value, .. } => determinant(module, f, value),
         Expression::Load { pointer } => {
             let Expression::LocalVariable(local) = f.expressions[pointer] else {
                 return false;

@@ -2672,3 +2672,94 @@ struct Out { @builtin(position) pos: vec4<f32>, @location(0) shadow: vec4<f32> }
     );
     validates("apart.wgsl", &apart, &d.yaml).unwrap();
 }
+
+/// What GLSL and SPIR-V shaders bring, as naga writes them in WGSL (inputs and outputs in private
+/// globals, the stage's body in `main_1`): a position's y negated
+/// before the camera (`clip_y: flipped_before`), the clip position's after it in a function the
+/// entry point calls, through a private global (`clip_y: flipped`), normals moved by an inverse
+/// written out (naga's `_naga_inverse_3x3_f32` for GLSL's `inverse`: no `normal_matrix:
+/// blended`), a camera in a read-only storage struct the clip position reads, and a switch read
+/// into a local variable stored once (`float enable = enables[gl_InstanceIndex];`).
+#[test]
+fn shapes_naga_writes_from_glsl_and_spirv_are_drafted() {
+    let shader = |globals: &str, body: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+{globals}
+var<private> clip: vec4<f32>;
+var<private> n_out: vec3<f32>;
+var<private> position: vec3<f32>;
+var<private> normal: vec3<f32>;
+var<private> joints: vec4<u32>;
+var<private> weights: vec4<f32>;
+fn inv3(m: mat3x3<f32>) -> mat3x3<f32> {{
+    var adj: mat3x3<f32>;
+    adj[0][0] = (m[1][1] * m[2][2] - m[2][1] * m[1][2]);
+    adj[1][1] = (m[0][0] * m[2][2] - m[2][0] * m[0][2]);
+    adj[2][2] = (m[0][0] * m[1][1] - m[1][0] * m[0][1]);
+    let det: f32 = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]));
+    return adj * (1 / det);
+}}
+fn main_1() {{
+    let m = bones[joints.x] * weights.x + bones[joints.y] * weights.y;
+    {body}
+}}
+struct Out {{ @location(0) normal: vec3<f32>, @builtin(position) pos: vec4<f32> }}
+@vertex fn main(@location(0) p: vec3<f32>, @location(1) n: vec3<f32>, @location(2) j: vec4<u32>, @location(3) w: vec4<f32>) -> Out {{
+    position = p;
+    normal = n;
+    joints = j;
+    weights = w;
+    main_1();
+    return Out(n_out, clip);
+}}"
+        )
+    };
+    let uniform = "@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;";
+    let blended = "n_out = normalize(mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz) * normal);";
+    let inverted =
+        "n_out = normalize(transpose(inv3(mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz))) * normal);";
+    let cases = [
+        // Before the camera, a position's y; after it, the clip position's, kept in a local
+        // stored whole into the private global the entry point returns.
+        (uniform, format!("var p = m * vec4<f32>(position, 1.0);\n    p.y = -p.y;\n    clip = view_proj * p;\n    {blended}"), vec!["  camera: { group: 0, binding: 1, form: matrix, clip_y: flipped_before }", "\nnormal_matrix: blended\n"]),
+        (uniform, format!("var p = view_proj * m * vec4<f32>(position, 1.0);\n    p.y = -p.y;\n    clip = p;\n    {inverted}"), vec!["  camera: { group: 0, binding: 1, form: matrix, clip_y: flipped }"]),
+        (
+            "struct Frame { proj_view: mat4x4<f32>, light: mat4x4<f32> }\n@group(0) @binding(1) var<storage, read> frame: Frame;",
+            format!("clip = frame.proj_view * m * vec4<f32>(position, 1.0);\n    {inverted}"),
+            vec!["  camera: { group: 0, binding: 1, form: matrix, fill: identity }"],
+        ),
+        (
+            "struct Draw { enables: array<f32, 64> }\n@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;\n@group(0) @binding(2) var<storage, read> draw: Draw;",
+            ("var on: f32;\n    on = draw.enables[0];\n    var s = mat4x4<f32>(vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0), vec4(0.0, 0.0, 0.0, 1.0));\n    if (on > 0.0) {{ s = bones[joints.x] * weights.x + bones[joints.y] * weights.y; }}\n    clip = view_proj * s * vec4<f32>(position, 1.0);\n    n_out = normalize(transpose(inv3(mat3x3<f32>(s[0].xyz, s[1].xyz, s[2].xyz))) * normal);").to_string(),
+            vec!["  - { group: 0, binding: 2, members: { enables: 1 } }"],
+        ),
+    ];
+    for (globals, body, wants) in cases {
+        let src = shader(globals, &body);
+        let d = draft("read.wgsl", &src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        for want in wants {
+            assert!(d.yaml.contains(want), "{want}\n{}\n{src}", d.yaml);
+        }
+        // Inverted normals move by the inverse transpose, the default.
+        assert_eq!(
+            d.yaml.contains("normal_matrix"),
+            body.contains(blended),
+            "{}",
+            d.yaml
+        );
+        validates("read.wgsl", &src, &d.yaml).unwrap_or_else(|e| panic!("{e}\n{}", d.yaml));
+    }
+    // A normal's y negated before it is skinned is no camera's flip.
+    let src = shader(
+        uniform,
+        "var n = normal;\n    n.y = -n.y;\n    clip = view_proj * m * vec4<f32>(position, 1.0);\n    n_out = normalize(transpose(inv3(mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz))) * n);",
+    );
+    let d = draft("read.wgsl", &src).unwrap();
+    assert!(
+        d.yaml
+            .contains("  camera: { group: 0, binding: 1, form: matrix }"),
+        "{}",
+        d.yaml
+    );
+}

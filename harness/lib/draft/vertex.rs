@@ -635,7 +635,11 @@ pub(super) fn vertex_section(
         let transposed = g.variable(module).is_some_and(|v| {
             super::orient::transposed(module, info, stage.index, (v, None)) == Some(true)
         });
-        camera_extras(transposed, clip.y_negated, clip.z && copied)
+        camera_extras(
+            transposed,
+            (clip.y_negated, clip.y_negated_before),
+            clip.z && copied,
+        )
     };
     let at = (globals, stage.index);
     camera(module, at, (palette, switches), &extras, w, taken);
@@ -826,11 +830,17 @@ impl PulledFrames {
 
 /// What the stage does with its camera matrix, for the drafted camera line: each field with
 /// the comment that says why. It applies the matrix transposed (`p * view_projection`), negates
-/// its clip y, writes its clip z, after the camera.
-fn camera_extras(transposed: bool, y_negated: bool, z: bool) -> Vec<(&'static str, &'static str)> {
+/// y after the camera or before it, writes its clip z after it.
+fn camera_extras(
+    transposed: bool,
+    (y_negated, y_negated_before): (bool, bool),
+    z: bool,
+) -> Vec<(&'static str, &'static str)> {
     [
         (transposed, "the stage applies its camera transposed (`p * view_projection`, row vectors): stored by rows (`matrix: rows`)", "matrix: rows"),
         (y_negated, "the stage negates its clip y after the camera (as naga writes a stage read from SPIR-V made for Vulkan): the harness writes its camera with y negated (`clip_y: flipped`)", "clip_y: flipped"),
+        // Both ways cancel no camera the harness could write: the flip after it is drafted.
+        (y_negated_before && !y_negated, "the stage negates a position's y before the camera (`p.y = -p.y`, a world position's): the harness writes its camera with its y column negated (`clip_y: flipped_before`)", "clip_y: flipped_before"),
         (z, "the stage writes its clip position's z itself after the camera (a clamp to the near plane, a depth of its own): the capture reads the skinned z from clip w (`clip_z: stage`)", "clip_z: stage"),
     ]
     .into_iter()
@@ -875,8 +885,15 @@ fn camera(
     w: &mut Writer,
     taken: &mut Vec<(u32, u32)>,
 ) {
+    // Uniforms; and a read-only storage struct (Piccolo's per-frame buffer), where the clip
+    // position reads its matrix.
     let uniforms: Vec<&Global> = (globals.iter())
-        .filter(|g| g.space == AddressSpace::Uniform)
+        .filter(|g| {
+            g.space == AddressSpace::Uniform
+                || (matches!(g.space, AddressSpace::Storage { .. })
+                    && !g.writable()
+                    && matches!(g.ty, TypeInner::Struct { .. }))
+        })
         .filter(|g| !taken.contains(&(g.group, g.binding)))
         .collect();
     let with_matrix: Vec<_> = (uniforms.iter())
@@ -885,7 +902,9 @@ fn camera(
                 (module.entry_points.get(stage))
                     .map_or_else(Vec::new, |ep| super::flow::clip_members(module, ep, v))
             });
-            camera_matrix(module, g, &clip).map(|m| (*g, m))
+            camera_matrix(module, g, &clip)
+                .filter(|m| g.space == AddressSpace::Uniform || m.clipped)
+                .map(|m| (*g, m))
         })
         .collect();
     // One the clip position reads first, then named as a camera (the global, or its best-named

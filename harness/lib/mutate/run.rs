@@ -129,14 +129,15 @@ pub fn run(root: &Path, shader: &Path, profile: Option<&Path>, parallel: usize) 
         }
     };
     let mutants = generate(&original.source, &original.contract);
-    // A composed shader's mutant is its composed text as one file (what the GPU runs, so every
-    // edit lands on code that runs), held to the profile without its `modules` section.
+    // A composed shader's mutant is its composed text as one file, a GLSL or SPIR-V shader's the
+    // WGSL naga writes from it (what the GPU runs, so every edit lands on code that runs), held
+    // to the profile of that text.
     let mutant_profile = match original
         .profile
         .as_deref()
         .map(crate::profile::Profile::load)
     {
-        Some(Ok(p)) => Some(p.without_modules()),
+        Some(Ok(p)) => Some(p.of_its_wgsl()),
         Some(Err(e)) => {
             report.baseline_failures.push(e.to_string());
             return report;
@@ -153,10 +154,13 @@ pub fn run(root: &Path, shader: &Path, profile: Option<&Path>, parallel: usize) 
         if m.verdict == Verdict::Valid {
             let dir = scratch.join(&m.id);
             let _ = std::fs::remove_dir_all(&dir);
-            // The original's file name, with its profile beside it: the mutant is held to the
-            // original's layout.
-            let name = shader.file_name().unwrap_or("mutant.wgsl".as_ref());
-            let path = dir.join(name);
+            // The original's file name (as WGSL: `.wgsl` for a GLSL or SPIR-V shader), with its
+            // profile beside it: the mutant is held to the original's layout.
+            let path = dir.join(shader.file_name().unwrap_or("mutant.wgsl".as_ref()));
+            let path = match crate::foreign::Form::of(&path) {
+                Ok(crate::foreign::Form::Wgsl) => path,
+                _ => path.with_extension("wgsl"),
+            };
             let written = std::fs::create_dir_all(&dir)
                 .and_then(|_| std::fs::write(&path, &m.source))
                 .and_then(|_| match &mutant_profile {

@@ -194,10 +194,10 @@ impl Profile {
                 return Err(("vertex.camera.clip_z".into(), format!("`stage` {why}")));
             }
         }
-        if c.clip_y == crate::format::ClipY::Flipped && c.form != CameraForm::Matrix {
+        if c.clip_y != crate::format::ClipY::Camera && c.form != CameraForm::Matrix {
             return Err((
                 "vertex.camera.clip_y".into(),
-                "`flipped` negates the y row of a camera matrix the harness writes: give `form: matrix`".into(),
+                "`flipped` and `flipped_before` negate y in a camera matrix the harness writes: give `form: matrix`".into(),
             ));
         }
         if c.form != CameraForm::Matrix {

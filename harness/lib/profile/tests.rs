@@ -614,15 +614,20 @@ fn a_filled_members_palette_offset_is_checked() {
 mod examples {
     use super::*;
 
-    /// Every example shader (composed from its modules where its profile says so) validates with
-    /// naga and its profile parses.
+    /// Every example shader (composed from its modules where its profile says so, written as WGSL
+    /// where it is GLSL or SPIR-V) validates with naga and its profile parses.
     #[test]
     fn examples_validate_and_their_profiles_parse() {
         let dir = crate::config::project_root().join("shaders/examples");
         let mut n = 0;
         for e in std::fs::read_dir(&dir).unwrap() {
             let path = e.unwrap().path();
-            if path.extension().is_some_and(|x| x == "wgsl") {
+            // WGSL, GLSL and SPIR-V shaders, not their profiles or a SPIR-V module's source.
+            let shader = !path.to_string_lossy().ends_with(".yaml")
+                && path.is_file()
+                && (crate::foreign::Form::of(&path) != Ok(crate::foreign::Form::Wgsl)
+                    || path.extension().is_some_and(|x| x == "wgsl"));
+            if shader {
                 Profile::load(&beside(&path)).unwrap();
                 let shader = crate::shader::Shader::load(&path, None).unwrap();
                 let src = &shader.source;
@@ -636,7 +641,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 27);
+        assert_eq!(n, 29);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its
@@ -804,15 +809,15 @@ mod examples {
     }
 
     #[test]
-    fn a_profile_without_its_modules_keeps_the_rest() {
-        let text = "shader: a.wgsl\nmodules:\n  entry: a.wgsl\n  # note\n  defines:\n    X: true\npalette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n";
+    fn a_profile_of_its_wgsl_keeps_the_layout() {
+        let text = "shader: a.wgsl\nmodules:\n  entry: a.wgsl\n  # note\n  defines:\n    X: true\ndefines: { Y: 1 }\npalette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n";
         let p = Profile {
             source: text.into(),
             ..Profile::parse(Path::new("p.profile.yaml"), "palette: { group: 0, binding: 0 }\ncompute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n  count: { group: 0, binding: 5 }\n").unwrap()
         };
         assert_eq!(
-            p.without_modules(),
-            "shader: a.wgsl\npalette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n"
+            p.of_its_wgsl(),
+            "palette: { group: 0, binding: 0 }\nvertex:\n  entry: vs\n"
         );
     }
 

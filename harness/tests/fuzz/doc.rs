@@ -1059,7 +1059,7 @@ const TYPED_FRAME_EDITS: &[ProfileEdit] = &[
             "camera: { group: 0, binding: 6, form: view }",
             "camera: { group: 0, binding: 6, form: view, clip_y: flipped }",
         )],
-        "`flipped` negates the y row of a camera matrix the harness writes: give `form: matrix`",
+        "`flipped` and `flipped_before` negate y in a camera matrix the harness writes: give `form: matrix`",
     ),
     (
         "a stage's own clip z under the 2D view camera",
@@ -1430,6 +1430,18 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
     ),
 ];
 
+/// Why the shader at `path` (with its profile beside it) is refused: loading it, or validating it.
+fn refusal(path: &Path, class: &str) -> String {
+    match skinproof::shader::Shader::load(path, None) {
+        Err(e) => e.to_string(),
+        Ok(s) => s
+            .validate()
+            .err()
+            .unwrap_or_else(|| panic!("{class}: accepted"))
+            .to_string(),
+    }
+}
+
 /// The composed shaders section: each class of broken module tree or module profile, on a copy
 /// of the composed example under `target/bad-inputs/composed/`.
 fn composed(out: &mut String) {
@@ -1456,15 +1468,119 @@ fn composed(out: &mut String) {
             }
             std::fs::write(root().join(dir).join(f), text).unwrap();
         }
-        let msg = match skinproof::shader::Shader::load(&dir.join("composed_skinning.wgsl"), None) {
-            Err(e) => e.to_string(),
-            Ok(s) => s
-                .validate()
-                .err()
-                .unwrap_or_else(|| panic!("{class}: accepted"))
-                .to_string(),
-        };
+        let msg = refusal(&dir.join("composed_skinning.wgsl"), class);
         let input = format!("{file}: {was} -> {to}").replace('\n', " ");
+        row(&mut rows, class, &input, names, msg);
+    }
+    table(out, &rows);
+}
+
+/// One edit of the GLSL or SPIR-V example or its profile, a file under `target/bad-inputs/foreign/`
+/// named so: (bad input, file written, the example it is copied from, text replaced and its
+/// replacement (in a binary, its first `cut` bytes only, the text unused), what the message names).
+type ForeignEdit = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<(&'static str, &'static str)>,
+    Option<usize>,
+    &'static str,
+);
+
+const FOREIGN_EDITS: &[ForeignEdit] = &[
+    (
+        "a GLSL file whose name does not say its stage",
+        "skin.glsl",
+        "vertex_glsl.vert",
+        None,
+        None,
+        "skin.glsl",
+    ),
+    (
+        "a GLSL parse error",
+        "vertex_glsl.vert",
+        "vertex_glsl.vert",
+        Some(("in vec4 in_weights;", "in vec4 in_weights")),
+        None,
+        "vertex_glsl.vert:23:",
+    ),
+    (
+        "a define the GLSL shader never reads",
+        "vertex_glsl.profile.yaml",
+        "vertex_glsl.profile.yaml",
+        Some(("  SKINNED: true", "  SKINNING: true")),
+        None,
+        "defines.SKINNING",
+    ),
+    (
+        "`defines` for a SPIR-V module",
+        "compute_hlsl.profile.yaml",
+        "compute_hlsl.profile.yaml",
+        Some(("palette:", "defines: { SKINNED: true }\npalette:")),
+        None,
+        "defines.SKINNED",
+    ),
+    (
+        "`modules` for a GLSL shader",
+        "vertex_glsl.profile.yaml",
+        "vertex_glsl.profile.yaml",
+        Some(("defines:", "modules: { entry: vertex_glsl.vert }\ndefines:")),
+        None,
+        "field `modules`",
+    ),
+    (
+        "SPIR-V naga cannot read (cut short)",
+        "compute_hlsl.spv",
+        "compute_hlsl.spv",
+        None,
+        Some(200),
+        "compute_hlsl.spv: naga cannot read this SPIR-V",
+    ),
+];
+
+/// The GLSL and SPIR-V shaders section: each class of broken file or profile, on copies of the
+/// examples under `target/bad-inputs/foreign/`.
+fn foreign(out: &mut String) {
+    out.push_str("## GLSL and SPIR-V shaders\n\nEach example is one edit of a copy of `shaders/examples/vertex_glsl.vert` or `compute_hlsl.spv` and their profiles, under `target/bad-inputs/foreign/`; the message fails `shader::validates`.\n\n");
+    let from = root().join("shaders/examples");
+    let dir = Path::new("target/bad-inputs/foreign");
+    let mut rows = Vec::new();
+    for &(class, file, copied, edit, cut, names) in FOREIGN_EDITS {
+        let _ = std::fs::remove_dir_all(root().join(dir));
+        std::fs::create_dir_all(root().join(dir)).unwrap();
+        for f in [
+            "vertex_glsl.vert",
+            "vertex_glsl.profile.yaml",
+            "compute_hlsl.spv",
+            "compute_hlsl.profile.yaml",
+        ] {
+            std::fs::copy(from.join(f), root().join(dir).join(f)).unwrap();
+        }
+        let mut bytes = std::fs::read(from.join(copied)).unwrap();
+        if let Some((was, to)) = edit {
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(
+                text.contains(was),
+                "{class}: {copied} no longer has `{was}`"
+            );
+            bytes = text.replacen(was, to, 1).into_bytes();
+        }
+        if let Some(n) = cut {
+            bytes.truncate(n);
+        }
+        std::fs::write(root().join(dir).join(file), &bytes).unwrap();
+        let shader = match file {
+            "skin.glsl" | "vertex_glsl.vert" | "vertex_glsl.profile.yaml" => {
+                file.replace(".profile.yaml", ".vert")
+            }
+            _ => "compute_hlsl.spv".to_string(),
+        };
+        let msg = refusal(&dir.join(&shader), class);
+        let input = match (edit, cut) {
+            (Some((was, to)), _) => format!("{file}: {was} -> {to}").replace('\n', " "),
+            (None, Some(n)) => format!("{file}: its first {n} bytes"),
+            (None, None) => format!("{copied} copied as {file}"),
+        };
         row(&mut rows, class, &input, names, msg);
     }
     table(out, &rows);
@@ -1616,6 +1732,7 @@ fn generate_sections() -> String {
 
     profiles(&mut out);
     composed(&mut out);
+    foreign(&mut out);
 
     out.push_str("## Settings (`SKINPROOF_*`)\n\nEach example is one variable set for `cargo test --release`; the message fails the `harness::environment` trial.\n\n");
     let mut rows = Vec::new();

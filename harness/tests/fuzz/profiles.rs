@@ -35,15 +35,14 @@ pub(crate) fn pairs() -> &'static [Pair] {
     })
 }
 
-/// The default shader and every shipped example shader, sorted.
+/// The default shader and every shipped example shader written as text (WGSL, GLSL), sorted.
 pub(crate) fn shader_paths() -> Vec<PathBuf> {
+    use skinproof::foreign::Form;
     let mut paths = vec![root().join("shaders/skinning.wgsl")];
     let examples = std::fs::read_dir(root().join("shaders/examples")).unwrap();
-    paths.extend(
-        examples
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "wgsl")),
-    );
+    paths.extend(examples.map(|e| e.unwrap().path()).filter(|p| {
+        p.extension().is_some_and(|x| x == "wgsl") || matches!(Form::of(p), Ok(Form::Glsl(_)))
+    }));
     paths.sort();
     paths
 }

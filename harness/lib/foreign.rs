@@ -1,0 +1,423 @@
+//! A shader shipped as GLSL or SPIR-V, read as wgpu reads it and written as the WGSL the harness tests.
+//!
+//! wgpu takes a team's shader as `ShaderSource::Glsl` (naga's GLSL front end, one stage a file)
+//! or `ShaderSource::SpirV` (naga's SPIR-V front end, clip space as the module writes it); the
+//! harness reads it with the same front ends and options, then works on the WGSL naga writes
+//! from that module: what is validated, run, mutated and drafted. Diagnostics from reading name
+//! the file the team wrote.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::compose::Define;
+
+/// The language a shader file is in, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    Wgsl,
+    /// GLSL, one stage a file, the stage named by the file's extension.
+    Glsl(naga::ShaderStage),
+    /// A SPIR-V binary (from glslang, DXC, slangc, ...).
+    SpirV,
+}
+
+impl Form {
+    /// The form of the shader at `path`: `.spv` is SPIR-V; `.vert`, `.comp` and `.frag` (or
+    /// `.vert.glsl` and so on) GLSL of that stage; anything else WGSL. A `.glsl` file that does
+    /// not say its stage is an error saying how to name it.
+    pub fn of(path: &Path) -> Result<Form, String> {
+        let ext = |p: &Path| {
+            p.extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        };
+        let stage = |e: &str| match e {
+            "vert" | "vs" => Some(naga::ShaderStage::Vertex),
+            "comp" | "cs" => Some(naga::ShaderStage::Compute),
+            "frag" | "fs" => Some(naga::ShaderStage::Fragment),
+            _ => None,
+        };
+        match ext(path).as_deref() {
+            Some("spv") => Ok(Form::SpirV),
+            Some("vert" | "comp" | "frag") => Ok(Form::Glsl(
+                stage(&ext(path).unwrap_or_default()).expect("a stage extension"),
+            )),
+            Some("glsl") => {
+                let inner = path.file_stem().map(Path::new).and_then(ext);
+                inner.as_deref().and_then(stage).map(Form::Glsl).ok_or_else(|| {
+                    format!(
+                        "{}: a GLSL file's name says its stage, as naga reads one stage a file: `.vert`, `.comp` or `.frag` (or `.vert.glsl`, `.comp.glsl`, `.frag.glsl`)",
+                        path.display()
+                    )
+                })
+            }
+            _ => Ok(Form::Wgsl),
+        }
+    }
+
+    /// The language in words, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Wgsl => "WGSL",
+            Form::Glsl(_) => "GLSL",
+            Form::SpirV => "SPIR-V",
+        }
+    }
+}
+
+/// A GLSL or SPIR-V shader as the harness tests it.
+#[derive(Clone, Debug)]
+pub struct Translated {
+    /// The WGSL naga writes from the module.
+    pub wgsl: String,
+    /// What made it, for the goldens' provenance: the file's text (GLSL) or digest (SPIR-V),
+    /// with the defines. A change in either changes this; naga's output alone does not.
+    pub inputs: String,
+}
+
+/// Reads `bytes` (the file at `path`, in `form`, not WGSL) under `defines` (GLSL's `#define`s:
+/// `false` leaves one undefined, `true` defines it as 1) and writes it as WGSL. The error is
+/// naga's diagnostic, placed in the GLSL file where it has a place.
+pub fn translate(
+    path: &Path,
+    bytes: &[u8],
+    form: Form,
+    defines: &BTreeMap<String, Define>,
+) -> Result<Translated, String> {
+    let shown = path.display().to_string();
+    let (module, text, digest) = match form {
+        Form::Wgsl => unreachable!("WGSL is read as it is"),
+        Form::Glsl(stage) => {
+            let text = String::from_utf8(bytes.to_vec())
+                .map_err(|e| format!("{shown}: not UTF-8 text ({})", e.utf8_error()))?;
+            let options = naga::front::glsl::Options {
+                stage,
+                defines: glsl_defines(defines),
+            };
+            let module = naga::front::glsl::Frontend::default()
+                .parse(&options, &text)
+                .map_err(|e| {
+                    e.emit_to_string_with_path(&text, &shown)
+                        .trim_end()
+                        .to_string()
+                })?;
+            (module, Some(text), None)
+        }
+        Form::SpirV => {
+            // As wgpu reads `ShaderSource::SpirV`: clip space as the module writes it.
+            let options = naga::front::spv::Options {
+                adjust_coordinate_space: false,
+                strict_capabilities: true,
+                block_ctx_dump_prefix: None,
+            };
+            let module = naga::front::spv::parse_u8_slice(bytes, &options)
+                .map_err(|e| format!("{shown}: naga cannot read this SPIR-V: {e}"))?;
+            (module, None, Some(sha256(bytes)))
+        }
+    };
+    let info = crate::validator::strict().validate(&module).map_err(|e| {
+        match &text {
+            Some(t) => e.emit_to_string_with_path(t, &shown).trim_end().to_string(),
+            // SPIR-V spans are no places in a text.
+            None => format!(
+                "{shown}: naga rejects the module it reads: {}",
+                chain(&e.into_inner())
+            ),
+        }
+    })?;
+    let wgsl =
+        naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
+            .map_err(|e| format!("{shown}: naga cannot write it as WGSL: {e}"))?;
+    // naga's WGSL writer keeps no member offsets: WGSL's own layout rules place them again, which
+    // must be where the module has them, or the harness would test another layout than wgpu runs.
+    let written = naga::front::wgsl::parse_str(&wgsl)
+        .map_err(|e| format!("{shown}: naga cannot read back the WGSL it writes: {e}"))?;
+    if let Some(why) = layout_moved(&module, &written) {
+        return Err(format!(
+            "{shown}: the {} lays out {why}; naga's WGSL, which the harness tests, places members by WGSL's rules (it keeps no explicit offsets or strides), so the layout under test would not be the one wgpu runs",
+            form.name()
+        ));
+    }
+    let name = path
+        .file_name()
+        .map_or(shown.clone(), |n| n.to_string_lossy().into_owned());
+    let mut inputs = format!("== {name} ({})\n", form.name());
+    match (text, digest) {
+        (Some(t), _) => inputs.push_str(&t),
+        (None, Some(d)) => inputs.push_str(&format!("sha256 {d}\n")),
+        (None, None) => {}
+    }
+    if !defines.is_empty() {
+        inputs.push_str("== defines\n");
+        for (name, value) in defines {
+            inputs.push_str(&format!("{name} = {value}\n"));
+        }
+    }
+    Ok(Translated { wgsl, inputs })
+}
+
+/// Whether GLSL `text` names `define` anywhere (an `#ifdef`, an `#if defined(...)`, a use the
+/// preprocessor replaces): a define it never names is misspelt or another shader's.
+pub fn mentions(text: &str, define: &str) -> bool {
+    (text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))).any(|word| word == define)
+}
+
+/// The names GLSL `text`'s preprocessor conditions read (`#ifdef`, `#ifndef`, `#if` and `#elif`
+/// expressions), less those the text `#define`s itself, in order of first use.
+pub fn defines_read(text: &str) -> Vec<String> {
+    let directives = (text.lines()).filter_map(|l| l.trim_start().strip_prefix('#'));
+    let mut declared = Vec::new();
+    let mut read: Vec<String> = Vec::new();
+    for line in directives {
+        let line = line.trim_start();
+        let word = |s: &str| {
+            s.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .count()
+        };
+        let (directive, rest) = line.split_at(word(line));
+        let rest = rest.split("//").next().unwrap_or("");
+        match directive {
+            "define" => declared.extend(
+                rest.split_whitespace()
+                    .next()
+                    .map(|n| n[..word(n)].to_string()),
+            ),
+            "ifdef" | "ifndef" | "if" | "elif" => {
+                let names = rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+                for name in
+                    names.filter(|n| n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+                {
+                    if name != "defined" && !read.iter().any(|r| r == name) {
+                        read.push(name.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    read.retain(|name| !declared.contains(name));
+    read
+}
+
+/// The first struct member or array stride `read` lays out otherwise than `written` (the same
+/// module written as WGSL and read back), by the struct's name: where it is and where WGSL puts it.
+fn layout_moved(read: &naga::Module, written: &naga::Module) -> Option<String> {
+    use naga::TypeInner;
+    let stride = |m: &naga::Module, ty: naga::Handle<naga::Type>| match m.types[ty].inner {
+        TypeInner::Array { stride, .. } => Some(stride),
+        _ => None,
+    };
+    for (_, ty) in read.types.iter() {
+        let (Some(name), TypeInner::Struct { members, span }) = (&ty.name, &ty.inner) else {
+            continue;
+        };
+        let Some(TypeInner::Struct {
+            members: theirs,
+            span: their_span,
+        }) = (written.types.iter())
+            .find(|(_, t)| t.name.as_ref() == Some(name))
+            .map(|(_, t)| &t.inner)
+        else {
+            continue;
+        };
+        for (m, w) in members.iter().zip(theirs) {
+            let member = m.name.as_deref().unwrap_or("?");
+            if m.offset != w.offset {
+                return Some(format!(
+                    "`{name}`'s member `{member}` at byte {}, where WGSL places it at byte {}",
+                    m.offset, w.offset
+                ));
+            }
+            if let (Some(a), Some(b)) = (stride(read, m.ty), stride(written, w.ty)) {
+                if a != b {
+                    return Some(format!(
+                        "`{name}`'s member `{member}` with a stride of {a} bytes, where WGSL's is {b}"
+                    ));
+                }
+            }
+        }
+        if span != their_span {
+            return Some(format!(
+                "`{name}` in {span} bytes, where WGSL makes it {their_span}"
+            ));
+        }
+    }
+    None
+}
+
+/// GLSL `#define`s from the profile's: `true` as 1, an integer as itself, `false` left out.
+fn glsl_defines(defines: &BTreeMap<String, Define>) -> naga::FastHashMap<String, String> {
+    (defines.iter())
+        .filter_map(|(name, value)| match value {
+            Define::Bool(false) => None,
+            Define::Bool(true) => Some((name.clone(), "1".to_string())),
+            Define::Int(i) => Some((name.clone(), i.to_string())),
+        })
+        .collect()
+}
+
+/// Hex SHA-256 of the SPIR-V words: a binary's provenance.
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    (sha2::Sha256::digest(bytes).iter())
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// An error with its sources, one after another.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GLSL: &str = "#version 450
+layout(set = 0, binding = 0) uniform Camera { mat4 view_proj; };
+layout(set = 0, binding = 1) readonly buffer Bones { mat4 bones[]; };
+layout(location = 0) in vec3 position;
+layout(location = 1) in uvec4 joints;
+layout(location = 2) in vec4 weights;
+void main() {
+    mat4 skin = weights.x * bones[joints.x] + weights.y * bones[joints.y]
+              + weights.z * bones[joints.z] + weights.w * bones[joints.w];
+#ifdef FLIP
+    gl_Position = -(view_proj * skin * vec4(position, 1.0));
+#else
+    gl_Position = view_proj * skin * vec4(position, 1.0);
+#endif
+}
+";
+
+    #[test]
+    fn the_form_is_the_file_name() {
+        let of = |p: &str| Form::of(Path::new(p));
+        assert_eq!(of("a/skin.wgsl"), Ok(Form::Wgsl));
+        assert_eq!(of("skin"), Ok(Form::Wgsl));
+        assert_eq!(of("skin.spv"), Ok(Form::SpirV));
+        assert_eq!(of("skin.vert"), Ok(Form::Glsl(naga::ShaderStage::Vertex)));
+        assert_eq!(of("skin.COMP"), Ok(Form::Glsl(naga::ShaderStage::Compute)));
+        assert_eq!(
+            of("skin.vs.glsl"),
+            Ok(Form::Glsl(naga::ShaderStage::Vertex))
+        );
+        assert_eq!(
+            of("skin.frag.glsl"),
+            Ok(Form::Glsl(naga::ShaderStage::Fragment))
+        );
+        let e = of("shaders/skin.glsl").unwrap_err();
+        assert!(
+            e.starts_with("shaders/skin.glsl: ") && e.contains("`.vert`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn glsl_is_written_as_wgsl_under_its_defines() {
+        let path = Path::new("skin.vert");
+        let form = Form::of(path).unwrap();
+        let plain = translate(path, GLSL.as_bytes(), form, &BTreeMap::new()).unwrap();
+        assert!(plain.wgsl.contains("@vertex"), "{}", plain.wgsl);
+        assert!(plain.wgsl.contains("array<mat4x4<f32>>"), "{}", plain.wgsl);
+        assert!(plain
+            .inputs
+            .starts_with("== skin.vert (GLSL)\n#version 450"));
+        naga::front::wgsl::parse_str(&plain.wgsl).unwrap();
+        let flip = BTreeMap::from([("FLIP".to_string(), Define::Bool(true))]);
+        let flipped = translate(path, GLSL.as_bytes(), form, &flip).unwrap();
+        assert_ne!(flipped.wgsl, plain.wgsl);
+        assert!(flipped.inputs.ends_with("== defines\nFLIP = true\n"));
+        // Defined false is not defined.
+        let off = BTreeMap::from([("FLIP".to_string(), Define::Bool(false))]);
+        assert_eq!(
+            translate(path, GLSL.as_bytes(), form, &off).unwrap().wgsl,
+            plain.wgsl
+        );
+    }
+
+    #[test]
+    fn the_defines_a_glsl_shader_reads() {
+        let text = "#version 450\n#define LOCAL 2\n#ifdef SKINNED // on\n#if defined(NORMALS) && MAX_JOINTS > 64\n#elif LOCAL\n#endif\n#endif\n#ifndef SKINNED\n#endif\n";
+        assert_eq!(defines_read(text), ["SKINNED", "NORMALS", "MAX_JOINTS"]);
+        assert!(defines_read(GLSL).contains(&"FLIP".to_string()));
+        assert!(mentions(GLSL, "FLIP") && !mentions(GLSL, "FLI"));
+    }
+
+    #[test]
+    fn a_glsl_error_is_placed_in_the_glsl_file() {
+        let broken = GLSL.replace("mat4 skin =", "mat4 skin = nope +");
+        let path = Path::new("shaders/skin.vert");
+        let e = translate(
+            path,
+            broken.as_bytes(),
+            Form::of(path).unwrap(),
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
+        assert!(e.contains("shaders/skin.vert:8:"), "{e}");
+        assert!(e.contains("nope"), "{e}");
+    }
+
+    #[test]
+    fn a_layout_wgsl_would_move_is_refused() {
+        // std140 strides an array of floats 16 bytes apart; WGSL's array<f32, 4> strides them 4.
+        let glsl = GLSL.replace(
+            "uniform Camera { mat4 view_proj; };",
+            "uniform Camera { mat4 view_proj; float fade[4]; };",
+        );
+        let path = Path::new("skin.vert");
+        let e = translate(
+            path,
+            glsl.as_bytes(),
+            Form::of(path).unwrap(),
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("skin.vert: the GLSL lays out `Camera`'s member `fade` with a stride of 16 bytes, where WGSL's is 4;"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn spirv_is_read_as_wgpu_reads_it() {
+        // The smallest module glslang would write is long; naga's own SPIR-V writer gives one.
+        let module = naga::front::wgsl::parse_str(
+            "@vertex fn main(@location(0) p: vec4<f32>) -> @builtin(position) vec4<f32> { return p; }",
+        )
+        .unwrap();
+        let info = crate::validator::strict().validate(&module).unwrap();
+        // Written in WebGPU's clip space (no y flip), so that a reader adjusting it would show.
+        let mut options = naga::back::spv::Options::default();
+        options.flags -= naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE;
+        let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let path = Path::new("skin.spv");
+        let read = translate(path, &bytes, Form::SpirV, &BTreeMap::new()).unwrap();
+        assert!(read.wgsl.contains("@vertex"), "{}", read.wgsl);
+        // Clip space kept: no negated y.
+        assert!(!read.wgsl.contains("-("), "{}", read.wgsl);
+        assert_eq!(
+            read.inputs,
+            format!("== skin.spv (SPIR-V)\nsha256 {}\n", sha256(&bytes))
+        );
+        let e = translate(
+            path,
+            &bytes[..bytes.len() / 2],
+            Form::SpirV,
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("skin.spv: naga cannot read this SPIR-V: "),
+            "{e}"
+        );
+    }
+}
