@@ -871,20 +871,25 @@ pub(super) fn influence_members(
     module: &Module,
     ms: &[naga::StructMember],
 ) -> (Option<Named>, Option<Named>) {
-    let signed = |ty: naga::Handle<naga::Type>| matches!(module.types[ty].inner, TypeInner::Vector { scalar, .. } if scalar.kind == ScalarKind::Sint);
+    let signed = |ty: naga::Handle<naga::Type>| matches!(module.types[ty].inner, TypeInner::Vector { scalar, .. } | TypeInner::Scalar(scalar) if scalar.kind == ScalarKind::Sint);
     let joint_format = |name: &str, ty| {
         let k = ms.iter().position(|m| m.name.as_deref() == Some(name))?;
-        // A second one-word member named as joints right after: u16 pairs over both.
-        let paired = (ms.get(k + 1)).is_some_and(|m| {
-            m.offset == ms[k].offset + 4
-                && member_words(module, m.ty) == Some((1, false))
-                && m.name.as_deref().is_some_and(|n| named(n, JOINT_WORDS))
-        });
+        // One-word members named as joints one after another: a second makes u16 pairs over
+        // both; four, a joint a word (Unity's `index0` to `index3`).
+        let run = (ms[k..].iter().enumerate())
+            .take_while(|(i, m)| {
+                m.offset == ms[k].offset + 4 * *i as u32
+                    && member_words(module, m.ty) == Some((1, false))
+                    && m.name.as_deref().is_some_and(|n| named(n, JOINT_WORDS))
+            })
+            .count();
         match member_words(module, ty)? {
             (4, false) if signed(ty) => Some("i32x4"),
             (4, false) => Some("u32x4"),
             (2, false) => Some("u16x4"),
-            (1, false) if paired => Some("u16x4"),
+            (1, false) if run >= 4 && signed(ty) => Some("i32x4"),
+            (1, false) if run >= 4 => Some("u32x4"),
+            (1, false) if run >= 2 => Some("u16x4"),
             (1, false) => Some("u8x4"),
             (4, true) => Some("f32x4"),
             _ => None,

@@ -2763,3 +2763,38 @@ struct Out {{ @location(0) normal: vec3<f32>, @builtin(position) pos: vec4<f32> 
         d.yaml
     );
 }
+
+/// Joint indices as one-word members one after another: two are u16 pairs over both, four a
+/// joint a word (Unity's compute skinner: `weight0` to `weight3`, then `index0` to `index3`,
+/// signed); the draft validates against the shader.
+#[test]
+fn joints_a_word_each_are_four_indices() {
+    let shader = |members: &str, read: &str| {
+        format!(
+            "struct Skin {{ weight0: f32, weight1: f32, weight2: f32, weight3: f32, {members} }}
+@group(0) @binding(0) var<storage> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage> positions: array<vec4<f32>>;
+@group(0) @binding(2) var<storage> skin: array<Skin>;
+@group(0) @binding(3) var<storage, read_write> skinned: array<vec4<f32>>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
+    let i = id.x;
+    if i >= arrayLength(&positions) {{ return; }}
+    let s = skin[i];
+    {read}
+    let m = bones[j.x] * s.weight0 + bones[j.y] * s.weight1 + bones[j.z] * s.weight2 + bones[j.w] * s.weight3;
+    skinned[i] = vec4<f32>((m * vec4<f32>(positions[i].xyz, 1.0)).xyz, 1.0);
+}}"
+        )
+    };
+    for (members, read, format) in [
+        ("index0: i32, index1: i32, index2: i32, index3: i32", "let j = vec4<i32>(s.index0, s.index1, s.index2, s.index3);", "i32x4"),
+        ("index0: u32, index1: u32, index2: u32, index3: u32", "let j = vec4<u32>(s.index0, s.index1, s.index2, s.index3);", "u32x4"),
+        ("index01: u32, index23: u32", "let j = vec4<u32>(s.index01 & 0xFFFFu, s.index01 >> 16u, s.index23 & 0xFFFFu, s.index23 >> 16u);", "u16x4"),
+    ] {
+        let src = shader(members, read);
+        let d = draft("unity.wgsl", &src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let want = format!("joints: {{ offset: {}, format: {format} }}, weights: {{ offset: weight0, format: f32x4 }}", members.split(':').next().unwrap());
+        assert!(d.yaml.contains(&want), "{want}\n{}", d.yaml);
+        validates("unity.wgsl", &src, &d.yaml).unwrap_or_else(|e| panic!("{e}\n{}", d.yaml));
+    }
+}

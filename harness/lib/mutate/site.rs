@@ -136,6 +136,20 @@ impl<'a> Sites<'a> {
         Some(self.contract.slot_at(b.group, b.binding)?.role)
     }
 
+    /// Whether buffer `g` is an array of 4-vectors, bare or as its struct's last member.
+    fn vec4_elements(&self, g: Handle<GlobalVariable>) -> bool {
+        let types = &self.module.types;
+        let mut ty = self.module.global_variables[g].ty;
+        if let TypeInner::Struct { members, .. } = &types[ty].inner {
+            match members.last() {
+                Some(m) => ty = m.ty,
+                None => return false,
+            }
+        }
+        matches!(types[ty].inner, TypeInner::Array { base, .. }
+            if matches!(types[base].inner, TypeInner::Vector { size: naga::VectorSize::Quad, .. }))
+    }
+
     /// The per-vertex input at a vertex-stage location, with its influence set.
     fn input_at(&self, binding: Option<&naga::Binding>) -> Option<(Role, usize)> {
         match binding {
@@ -170,10 +184,15 @@ impl<'a> Sites<'a> {
                 }
                 Expression::Swizzle { vector, .. } => vector,
                 Expression::GlobalVariable(g) => {
-                    return self
-                        .role_of(g)
-                        .filter(|&r| self.contract.input(r).is_some())
-                        .map(|r| (r, 0))
+                    // A vertex input's role, or a compute-only stage's joints or weights held
+                    // four to an element (`array<vec4<u32>>`, in SPIR-V's block struct too).
+                    let per_vertex = |r: Role| {
+                        self.contract.input(r).is_some()
+                            || (matches!(r, Role::Joints | Role::Weights)
+                                && self.contract.vertex_inputs.is_empty()
+                                && self.vec4_elements(g))
+                    };
+                    return self.role_of(g).filter(|&r| per_vertex(r)).map(|r| (r, 0));
                 }
                 Expression::FunctionArgument(i) => {
                     let arg = func.arguments.get(i as usize)?;
@@ -543,6 +562,11 @@ impl<'a> Sites<'a> {
                             out.extend(self.param_source(f, i));
                         }
                     }
+                    // A helper that loads the input buffers itself, as naga's reading of SPIR-V
+                    // writes a compute stage's body (`main_1`, no parameters).
+                    if func.arguments.is_empty() {
+                        out.extend(self.whole_loads(f, &wanted));
+                    }
                 }
                 Func::Entry(_) if self.stage(f) == Some(ShaderStage::Vertex) => {
                     for (i, a) in func.arguments.iter().enumerate() {
@@ -570,16 +594,31 @@ impl<'a> Sites<'a> {
                         }
                     }
                 }
-                Func::Entry(_) => {
-                    // An inlined compute path: wrap each whole-element load of the input buffer.
-                    for (e, expr) in func.expressions.iter() {
-                        if let Expression::Load { pointer } = *expr {
-                            let whole = matches!(func.expressions[pointer], Expression::Access { base, .. } | Expression::AccessIndex { base, .. } if matches!(func.expressions[base], Expression::GlobalVariable(_)));
-                            if whole && self.input(f, e).is_some_and(&wanted) {
-                                out.extend(self.span(f, e).map(Source::Expr));
-                            }
-                        }
+                // An inlined compute path.
+                Func::Entry(_) => out.extend(self.whole_loads(f, &wanted)),
+            }
+        }
+        out
+    }
+
+    /// Each whole-element load of a wanted input buffer in `f` (`joints[i]`), to wrap.
+    fn whole_loads(&self, f: Func, wanted: &impl Fn((Role, usize)) -> bool) -> Vec<Source> {
+        let func = self.func(f);
+        let mut out = Vec::new();
+        for (e, expr) in func.expressions.iter() {
+            if let Expression::Load { pointer } = *expr {
+                // An element of the buffer, or of the array a struct wraps it in (SPIR-V's blocks,
+                // `bone_weights.data[i]`).
+                let global = |b: Handle<Expression>| match func.expressions[b] {
+                    Expression::GlobalVariable(_) => true,
+                    Expression::AccessIndex { base, .. } => {
+                        matches!(func.expressions[base], Expression::GlobalVariable(_))
                     }
+                    _ => false,
+                };
+                let whole = matches!(func.expressions[pointer], Expression::Access { base, .. } | Expression::AccessIndex { base, .. } if global(base));
+                if whole && self.input(f, e).is_some_and(wanted) {
+                    out.extend(self.span(f, e).map(Source::Expr));
                 }
             }
         }

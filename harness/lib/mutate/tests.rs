@@ -432,11 +432,16 @@ fn layout_kinds_are_generated_for_the_examples() {
     }
 }
 
-/// The mutants of example `name` of `shaders/examples/` (composed where it has modules), each
-/// checked valid.
+/// The mutants of example `name` of `shaders/examples/` (composed where it has modules; a GLSL
+/// or SPIR-V one named with its extension), each checked valid.
 fn example_mutants(name: &str) -> Vec<Mutant> {
+    let file = match name.contains('.') {
+        true => name.to_string(),
+        false => format!("{name}.wgsl"),
+    };
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("shaders/examples/{name}.wgsl"));
+        .join("shaders/examples")
+        .join(file);
     let shader = crate::shader::Shader::load(&path, None).unwrap();
     let mutants = generate(&shader.source, &shader.contract);
     for m in &mutants {
@@ -700,5 +705,22 @@ fn region_swapped_reads_each_start_at_the_next() {
             .contains("(`skinned_tangent` read as `source_position`)"),
         "{}",
         last.description
+    );
+}
+
+/// A compute-only stage as naga writes it from SPIR-V (`compute_hlsl.spv`: its body in a
+/// `main_1` without parameters, each buffer an array in a block struct, `bone_weights.data[i]`)
+/// has its joints' and weights' whole loads rebound, four to an element: the influences' swaps
+/// are generated, and valid.
+#[test]
+fn a_compute_stage_read_from_spirv_has_its_influences_swapped() {
+    let mutants = example_mutants("compute_hlsl.spv");
+    assert_eq!(
+        after(&mutants, Kind::WeightSwap),
+        ["let _e21 = (bone_weights_1.u0040_data[_e10.x]).yxzw;"]
+    );
+    assert_eq!(
+        after(&mutants, Kind::JointIndexSwapped),
+        ["let _e18 = (bone_indices_1.u0040_data[_e10.x]).xxzw;"]
     );
 }
