@@ -23,8 +23,9 @@ pub enum Form {
 
 impl Form {
     /// The form of the shader at `path`: `.spv` is SPIR-V; `.vert`, `.comp` and `.frag` (or
-    /// `.vert.glsl` and so on) GLSL of that stage; anything else WGSL. A `.glsl` file that does
-    /// not say its stage is an error saying how to name it.
+    /// `.vert.glsl`, `.vs.glsl` and so on) GLSL of that stage; anything else WGSL. A `.glsl` file
+    /// that does not say its stage is an error saying how to name it, and a source wgpu takes in
+    /// no form (`.hlsl`, `.slang`, a stage naga cannot read) one saying to compile it to SPIR-V.
     pub fn of(path: &Path) -> Result<Form, String> {
         let ext = |p: &Path| {
             p.extension()
@@ -38,14 +39,21 @@ impl Form {
         };
         match ext(path).as_deref() {
             Some("spv") => Ok(Form::SpirV),
-            Some("vert" | "comp" | "frag") => Ok(Form::Glsl(
-                stage(&ext(path).unwrap_or_default()).expect("a stage extension"),
-            )),
+            Some(e @ ("vert" | "comp" | "frag")) => {
+                Ok(Form::Glsl(stage(e).expect("a stage extension")))
+            }
+            // What wgpu takes in no form: compiled to SPIR-V first, as the engine does.
+            Some(e @ ("hlsl" | "slang" | "spvasm" | "geom" | "tesc" | "tese" | "metal")) => {
+                Err(format!(
+                    "{}: wgpu takes no `.{e}` shader; compile it to SPIR-V (`.spv`: glslangValidator -V, dxc -spirv, slangc) and test that",
+                    path.display()
+                ))
+            }
             Some("glsl") => {
                 let inner = path.file_stem().map(Path::new).and_then(ext);
                 inner.as_deref().and_then(stage).map(Form::Glsl).ok_or_else(|| {
                     format!(
-                        "{}: a GLSL file's name says its stage, as naga reads one stage a file: `.vert`, `.comp` or `.frag` (or `.vert.glsl`, `.comp.glsl`, `.frag.glsl`)",
+                        "{}: a GLSL file's name says its stage, as naga reads one stage a file: `.vert`, `.comp` or `.frag` (or `.vert.glsl`, `.vs.glsl`, `.comp.glsl`, `.cs.glsl`, `.frag.glsl`, `.fs.glsl`)",
                         path.display()
                     )
                 })
@@ -85,7 +93,7 @@ pub fn translate(
 ) -> Result<Translated, String> {
     let shown = path.display().to_string();
     let (module, text, digest) = match form {
-        Form::Wgsl => unreachable!("WGSL is read as it is"),
+        Form::Wgsl => return Err(format!("{shown}: WGSL is read as it is, not translated")),
         Form::Glsl(stage) => {
             let text = String::from_utf8(bytes.to_vec())
                 .map_err(|e| format!("{shown}: not UTF-8 text ({})", e.utf8_error()))?;
@@ -108,6 +116,18 @@ pub fn translate(
                 adjust_coordinate_space: false,
                 strict_capabilities: true,
                 block_ctx_dump_prefix: None,
+            };
+            // Either byte order, as `wgpu::util::make_spirv` takes a module: words swapped where
+            // the magic number reads backwards.
+            let swapped: Vec<u8>;
+            let bytes = match bytes.get(..4) {
+                Some([0x07, 0x23, 0x02, 0x03]) => {
+                    swapped = (bytes.chunks(4))
+                        .flat_map(|w| w.iter().rev().copied())
+                        .collect();
+                    &swapped[..]
+                }
+                _ => bytes,
             };
             let module = naga::front::spv::parse_u8_slice(bytes, &options)
                 .map_err(|e| format!("{shown}: naga cannot read this SPIR-V: {e}"))?;
@@ -195,54 +215,94 @@ pub fn defines_read(text: &str) -> Vec<String> {
             _ => {}
         }
     }
-    read.retain(|name| !declared.contains(name));
+    // Not the preprocessor's own (`GL_ES`, `__VERSION__`, `VULKAN`).
+    read.retain(|name| {
+        !declared.contains(name)
+            && !name.starts_with("GL_")
+            && !name.starts_with("__")
+            && name != "VULKAN"
+    });
     read
 }
 
-/// The first struct member or array stride `read` lays out otherwise than `written` (the same
-/// module written as WGSL and read back), by the struct's name: where it is and where WGSL puts it.
+/// The first struct member, array stride or struct size a resource of `read` lays out otherwise
+/// than `written` (the same module written as WGSL and read back): each global with a binding
+/// (and the immediate data) paired with the written one at the same place, their types compared
+/// member by member, array by array; where it is and where WGSL puts it.
 fn layout_moved(read: &naga::Module, written: &naga::Module) -> Option<String> {
-    use naga::TypeInner;
-    let stride = |m: &naga::Module, ty: naga::Handle<naga::Type>| match m.types[ty].inner {
-        TypeInner::Array { stride, .. } => Some(stride),
+    let place = |v: &naga::GlobalVariable| match (&v.binding, v.space) {
+        (Some(b), _) => Some((b.group, b.binding)),
+        (None, naga::AddressSpace::Immediate) => Some((u32::MAX, u32::MAX)),
         _ => None,
     };
-    for (_, ty) in read.types.iter() {
-        let (Some(name), TypeInner::Struct { members, span }) = (&ty.name, &ty.inner) else {
+    for (_, v) in read.global_variables.iter() {
+        let Some(at) = place(v) else {
             continue;
         };
-        let Some(TypeInner::Struct {
-            members: theirs,
-            span: their_span,
-        }) = (written.types.iter())
-            .find(|(_, t)| t.name.as_ref() == Some(name))
-            .map(|(_, t)| &t.inner)
-        else {
-            continue;
-        };
-        for (m, w) in members.iter().zip(theirs) {
-            let member = m.name.as_deref().unwrap_or("?");
-            if m.offset != w.offset {
-                return Some(format!(
-                    "`{name}`'s member `{member}` at byte {}, where WGSL places it at byte {}",
-                    m.offset, w.offset
-                ));
+        let theirs = (written.global_variables.iter()).find(|(_, w)| place(w) == Some(at));
+        if let Some((_, w)) = theirs {
+            // The block's type name where it has one (`Camera`), else the variable's.
+            let name = (read.types[v.ty].name.clone())
+                .or_else(|| v.name.clone())
+                .unwrap_or_else(|| "?".into());
+            if let Some(why) = moved((read, v.ty), (written, w.ty), &format!("`{name}`"), 0) {
+                return Some(why);
             }
-            if let (Some(a), Some(b)) = (stride(read, m.ty), stride(written, w.ty)) {
-                if a != b {
-                    return Some(format!(
-                        "`{name}`'s member `{member}` with a stride of {a} bytes, where WGSL's is {b}"
-                    ));
-                }
-            }
-        }
-        if span != their_span {
-            return Some(format!(
-                "`{name}` in {span} bytes, where WGSL makes it {their_span}"
-            ));
         }
     }
     None
+}
+
+/// Where type `a` of one module is laid out otherwise than `b` of the other, `what` naming the
+/// place (`Skin`'s member `joints`).
+fn moved(
+    (ma, a): (&naga::Module, naga::Handle<naga::Type>),
+    (mb, b): (&naga::Module, naga::Handle<naga::Type>),
+    what: &str,
+    depth: u8,
+) -> Option<String> {
+    use naga::TypeInner;
+    if depth > 16 {
+        return None;
+    }
+    match (&ma.types[a].inner, &mb.types[b].inner) {
+        (
+            TypeInner::Struct { members, span },
+            TypeInner::Struct {
+                members: theirs,
+                span: their_span,
+            },
+        ) => {
+            for (m, w) in members.iter().zip(theirs) {
+                let member = format!("{what}'s member `{}`", m.name.as_deref().unwrap_or("?"));
+                if m.offset != w.offset {
+                    return Some(format!(
+                        "{member} at byte {}, where WGSL places it at byte {}",
+                        m.offset, w.offset
+                    ));
+                }
+                if let Some(why) = moved((ma, m.ty), (mb, w.ty), &member, depth + 1) {
+                    return Some(why);
+                }
+            }
+            (span != their_span)
+                .then(|| format!("{what} in {span} bytes, where WGSL makes it {their_span}"))
+        }
+        (
+            TypeInner::Array { base, stride, .. },
+            TypeInner::Array {
+                base: their_base,
+                stride: their_stride,
+                ..
+            },
+        ) => match stride != their_stride {
+            true => Some(format!(
+                "{what} with a stride of {stride} bytes, where WGSL's is {their_stride}"
+            )),
+            false => moved((ma, *base), (mb, *their_base), what, depth + 1),
+        },
+        _ => None,
+    }
 }
 
 /// GLSL `#define`s from the profile's: `true` as 1, an integer as itself, `false` left out.
@@ -317,6 +377,11 @@ void main() {
             e.starts_with("shaders/skin.glsl: ") && e.contains("`.vert`"),
             "{e}"
         );
+        let e = of("skin.hlsl").unwrap_err();
+        assert!(
+            e.starts_with("skin.hlsl: wgpu takes no `.hlsl` shader; compile it to SPIR-V"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -344,7 +409,7 @@ void main() {
 
     #[test]
     fn the_defines_a_glsl_shader_reads() {
-        let text = "#version 450\n#define LOCAL 2\n#ifdef SKINNED // on\n#if defined(NORMALS) && MAX_JOINTS > 64\n#elif LOCAL\n#endif\n#endif\n#ifndef SKINNED\n#endif\n";
+        let text = "#version 450\n#define LOCAL 2\n#ifdef GL_ES\n#endif\n#if __VERSION__ > 300\n#endif\n#ifdef SKINNED // on\n#if defined(NORMALS) && MAX_JOINTS > 64\n#elif LOCAL\n#endif\n#endif\n#ifndef SKINNED\n#endif\n";
         assert_eq!(defines_read(text), ["SKINNED", "NORMALS", "MAX_JOINTS"]);
         assert!(defines_read(GLSL).contains(&"FLIP".to_string()));
         assert!(mentions(GLSL, "FLIP") && !mentions(GLSL, "FLI"));
@@ -384,6 +449,21 @@ void main() {
             e.starts_with("skin.vert: the GLSL lays out `Camera`'s member `fade` with a stride of 16 bytes, where WGSL's is 4;"),
             "{e}"
         );
+        // A struct declared before it is used in a std430 buffer: naga keeps a std140 copy of it
+        // that no global uses, which is not compared.
+        let std430 = GLSL
+            .replace(
+                "readonly buffer Bones { mat4 bones[]; };",
+                "readonly buffer Bones { mat4 bones[]; };\nstruct Skin { uint joints[4]; float weights[4]; };\nlayout(std430, set = 0, binding = 2) readonly buffer Skins { Skin skins[]; };",
+            )
+            .replace("weights.x * bones", "weights.x * float(skins[0].joints[1]) * bones");
+        let read = translate(
+            path,
+            std430.as_bytes(),
+            Form::of(path).unwrap(),
+            &BTreeMap::new(),
+        );
+        assert!(read.is_ok(), "{read:?}");
     }
 
     #[test]
@@ -408,6 +488,10 @@ void main() {
             read.inputs,
             format!("== skin.spv (SPIR-V)\nsha256 {}\n", sha256(&bytes))
         );
+        // Big-endian words read as wgpu reads them.
+        let big: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+        let read_big = translate(path, &big, Form::SpirV, &BTreeMap::new()).unwrap();
+        assert_eq!(read_big.wgsl, read.wgsl);
         let e = translate(
             path,
             &bytes[..bytes.len() / 2],

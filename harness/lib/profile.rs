@@ -1151,6 +1151,7 @@ impl Profile {
     /// defines what the shader's language does not (`modules` WGSL's, `defines` GLSL's).
     pub fn describes(&self, shader: &Path) -> Result<(), CaseError> {
         use crate::foreign::Form;
+        // A name that says no form is refused as the shader is read.
         let form = Form::of(shader).unwrap_or(Form::Wgsl);
         if form != Form::Wgsl && self.modules.is_some() {
             return Err(self.located(

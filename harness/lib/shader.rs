@@ -165,6 +165,8 @@ impl Shader {
     /// The shader at `path`, read from `bytes`, held to `profile`: written as WGSL first where it
     /// is GLSL or SPIR-V, composed where the profile splits it into modules.
     fn under(path: &Path, bytes: Vec<u8>, profile: Profile) -> Result<Shader, ShaderError> {
+        // A file whose name says no language wgpu reads, before what the profile says of it.
+        crate::foreign::Form::of(path).map_err(ShaderError::Invalid)?;
         profile.describes(path)?;
         let (source, translated) = as_wgsl(path, bytes, Some(&profile))?;
         let composed = match &profile.modules {
@@ -266,10 +268,15 @@ impl Shader {
                 message,
             });
         }
+        // The profile's defines make the WGSL: one not beside the shader is named.
+        let profile = (self.profile.as_ref())
+            .filter(|p| **p != crate::profile::beside(&self.path))
+            .map(|p| format!(" --profile {}", p.display()))
+            .unwrap_or_default();
         valid.map_err(|text| match path == file {
             true => ShaderError::Invalid(text),
             false => ShaderError::Invalid(format!(
-                "{text}\n(`cargo run --release --bin skinproof -- wgsl {file}` prints the WGSL naga writes from {file}, whose lines these are)"
+                "{text}\n(`cargo run --release --bin skinproof -- wgsl {file}{profile}` prints the WGSL naga writes from {file}, whose lines these are)"
             )),
         })?;
         Ok(module)

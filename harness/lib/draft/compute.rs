@@ -875,20 +875,31 @@ pub(super) fn influence_members(
     let joint_format = |name: &str, ty| {
         let k = ms.iter().position(|m| m.name.as_deref() == Some(name))?;
         // One-word members named as joints one after another: a second makes u16 pairs over
-        // both; four, a joint a word (Unity's `index0` to `index3`).
-        let run = (ms[k..].iter().enumerate())
-            .take_while(|(i, m)| {
-                m.offset == ms[k].offset + 4 * *i as u32
-                    && member_words(module, m.ty) == Some((1, false))
-                    && m.name.as_deref().is_some_and(|n| named(n, JOINT_WORDS))
-            })
-            .count();
+        // both; four named alike but for their digits, a joint a word (Unity's `index0` to
+        // `index3`; not `joints01, joints23, joint_count, joint_offset`).
+        let stem = |n: &str| {
+            n.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_')
+                .to_string()
+        };
+        let first = stem(name);
+        let run = |alike: bool| {
+            (ms[k..].iter().enumerate())
+                .take_while(|(i, m)| {
+                    m.offset == ms[k].offset + 4 * *i as u32
+                        && member_words(module, m.ty) == Some((1, false))
+                        && m.name
+                            .as_deref()
+                            .is_some_and(|n| named(n, JOINT_WORDS) && (!alike || stem(n) == first))
+                })
+                .count()
+        };
+        let (run, alike) = (run(false), run(true));
         match member_words(module, ty)? {
             (4, false) if signed(ty) => Some("i32x4"),
             (4, false) => Some("u32x4"),
             (2, false) => Some("u16x4"),
-            (1, false) if run >= 4 && signed(ty) => Some("i32x4"),
-            (1, false) if run >= 4 => Some("u32x4"),
+            (1, false) if alike >= 4 && signed(ty) => Some("i32x4"),
+            (1, false) if alike >= 4 => Some("u32x4"),
             (1, false) if run >= 2 => Some("u16x4"),
             (1, false) => Some("u8x4"),
             (4, true) => Some("f32x4"),

@@ -951,8 +951,9 @@ pub(super) struct ClipWrites {
     pub(super) y_negated_before: bool,
 }
 
-/// Whether `value`, stored into lane y of `root` (a whole float `vec3` or `vec4` variable),
-/// negates that same lane (`v.y = -v.y`).
+/// Whether `value`, stored into lane y of `root` (a whole float `vec3` or `vec4` variable that
+/// holds a position a matrix moved, `p = m * vec4(..)`: not a source position flipped before
+/// skinning), negates that same lane (`v.y = -v.y`).
 fn flips_own_y(
     module: &Module,
     f: &naga::Function,
@@ -986,11 +987,27 @@ fn flips_own_y(
         },
         _ => None,
     };
-    position && read == root
+    // Stored whole from a product (naga's reading of GLSL keeps `locPos = m * v` so).
+    let mut moved = false;
+    crate::shader::for_each_statement(&f.body, &mut |st| {
+        if let Statement::Store { pointer, value } = *st {
+            moved |= local_root(module, f, pointer) == Some((var, None))
+                && matches!(
+                    f.expressions[value],
+                    E::Binary {
+                        op: naga::BinaryOperator::Multiply,
+                        ..
+                    }
+                );
+        }
+    });
+    position && moved && read == root
 }
 
 /// What entry point `ep` writes into lanes of the `@builtin(position)` it returns, or of a
-/// variable it then returns there whole (`clip.z = log_depth(clip.w)`; `out.position = clip`).
+/// variable it then returns there whole (`clip.z = log_depth(clip.w)`; `out.position = clip`),
+/// or of a private global it returns there that a function it calls writes (naga's `main_1`);
+/// and whether a function negates a moved position's y before the camera.
 pub(super) fn clip_writes(module: &Module, ep: &naga::EntryPoint) -> ClipWrites {
     let f = &ep.function;
     let mut found = ClipWrites::default();
@@ -1025,9 +1042,6 @@ pub(super) fn clip_writes(module: &Module, ep: &naga::EntryPoint) -> ClipWrites 
             }
         }
     });
-    // The entry point's own lanes of what it returns; in every function it calls, a private
-    // holder's (naga's reading of SPIR-V keeps `gl_Position` in a private global, written in
-    // `main_1`) and, before the camera, a position's y negated in place.
     // The variables the clip position is computed from, by function: a flip before the camera
     // is one of theirs (not a normal's).
     let mut read: Vec<(usize, Var)> = Vec::new();
@@ -1036,13 +1050,19 @@ pub(super) fn clip_writes(module: &Module, ep: &naga::EntryPoint) -> ClipWrites 
             read.extend(local_root(module, g, pointer).map(|(v, _)| (i, v)));
         }
     });
+    // The entry point's own lanes of what it returns; in every function it calls, a private
+    // holder's (naga's reading of SPIR-V keeps `gl_Position` in a private global, written in
+    // `main_1`) and, before the camera, a position's y negated in place.
     for (i, g) in super::reachable(module, &[ep]).enumerate() {
         // Another function's locals are its own: only private holders cross, with the locals it
         // stores whole into one (`gl_Position = pos`).
         let mut own: Vec<(Var, Option<u32>)> = (holders.iter().copied())
             .filter(|h| i == 0 || matches!(h.0, Var::Private(_)))
             .collect();
-        if i > 0 {
+        // Until none is added: `q = p; clip = q` holds `p` too.
+        let mut grown = i > 0;
+        while grown {
+            let before = own.len();
             crate::shader::for_each_statement(&g.body, &mut |st| {
                 if let Statement::Store { pointer, value } = st {
                     if local_root(module, g, *pointer).is_some_and(|h| own.contains(&h)) {
@@ -1050,10 +1070,13 @@ pub(super) fn clip_writes(module: &Module, ep: &naga::EntryPoint) -> ClipWrites 
                             E::Load { pointer } => local_root(module, g, pointer),
                             _ => None,
                         };
-                        own.extend(whole.filter(|h| h.1.is_none()));
+                        if let Some(h) = whole.filter(|h| h.1.is_none() && !own.contains(h)) {
+                            own.push(h);
+                        }
                     }
                 }
             });
+            grown = own.len() > before;
         }
         crate::shader::for_each_statement(&g.body, &mut |st| {
             let Statement::Store { pointer, value } = st else {

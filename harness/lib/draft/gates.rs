@@ -589,15 +589,29 @@ pub(super) type MemberPath = (Handle<naga::GlobalVariable>, String, Option<(u32,
 /// path (through struct members, and an array's element: element 0 is the drawn instance's), with
 /// the lane where the scalar is one of a vector member's (`flags.x`).
 fn member_path(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<MemberPath> {
+    member_path_within(module, f, e, 0)
+}
+
+/// [`member_path`], `depth` locals and conversions deep (a local stored from itself, `a = a`,
+/// ends).
+fn member_path_within(
+    module: &Module,
+    f: &naga::Function,
+    e: Handle<E>,
+    depth: u8,
+) -> Option<MemberPath> {
+    if depth > 8 {
+        return None;
+    }
     let mut lane = None;
     let mut e = match f.expressions[e] {
         // A local variable the function stores once, whole (naga's reading of SPIR-V keeps every
         // GLSL local so: `float enable = enables[gl_InstanceIndex];`).
         E::Load { pointer } if matches!(f.expressions[pointer], E::LocalVariable(_)) => {
-            return member_path(module, f, stored_once(f, pointer)?);
+            return member_path_within(module, f, stored_once(f, pointer)?, depth + 1);
         }
         E::Load { pointer } => pointer,
-        E::As { expr, .. } => return member_path(module, f, expr),
+        E::As { expr, .. } => return member_path_within(module, f, expr, depth + 1),
         // A lane of a loaded vector member, or a member of a loaded struct (`let model =
         // models[instance_id]; model.flags.z`).
         E::AccessIndex { base, index } => {

@@ -618,7 +618,6 @@ fn same(
     }
 }
 
-/// Whether `e` is a determinant: computed there, or loaded from a local one is stored in.
 /// Whether `e` is a determinant written out: a sum or difference of terms in which a matrix's
 /// elements (`m[1][1]`) are multiplied together, as WGSL, which has no `inverse`, makes one
 /// (naga's `_naga_inverse_3x3_f32` for GLSL's `inverse`, an engine's own).
@@ -687,6 +686,8 @@ fn written_determinant(
     summed && walk(f, e, &element, 0).1
 }
 
+/// Whether `e` is a determinant (`determinant(m)`, or written out): computed there, or loaded
+/// from a local one is stored in.
 fn determinant(module: &Module, f: &naga::Function, e: naga::Handle<naga::Expression>) -> bool {
     use naga::{Expression, MathFunction};
     let is_det = |e: naga::Handle<Expression>| {

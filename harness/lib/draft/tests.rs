@@ -2750,18 +2750,23 @@ struct Out {{ @location(0) normal: vec3<f32>, @builtin(position) pos: vec4<f32> 
         );
         validates("read.wgsl", &src, &d.yaml).unwrap_or_else(|e| panic!("{e}\n{}", d.yaml));
     }
-    // A normal's y negated before it is skinned is no camera's flip.
+    // A flip after the camera reached through a chain of locals; a source position's y negated
+    // before skinning, no product of a matrix, is no camera's flip (nor is a normal's).
+    let plain = "  camera: { group: 0, binding: 1, form: matrix }";
+    for (body, want) in [
+        (format!("var p = view_proj * m * vec4<f32>(position, 1.0);\n    p.y = -p.y;\n    var q = p;\n    clip = q;\n    {inverted}"), "  camera: { group: 0, binding: 1, form: matrix, clip_y: flipped }"),
+        (format!("var q = position;\n    q.y = -q.y;\n    clip = view_proj * m * vec4<f32>(q, 1.0);\n    {inverted}"), plain),
+        ("var n = normal;\n    n.y = -n.y;\n    clip = view_proj * m * vec4<f32>(position, 1.0);\n    n_out = normalize(transpose(inv3(mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz))) * n);".to_string(), plain),
+    ] {
+        let d = draft("read.wgsl", &shader(uniform, &body)).unwrap();
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    // A switch read from a local stored from itself ends.
     let src = shader(
         uniform,
-        "var n = normal;\n    n.y = -n.y;\n    clip = view_proj * m * vec4<f32>(position, 1.0);\n    n_out = normalize(transpose(inv3(mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz))) * n);",
+        &format!("var on: f32;\n    on = on;\n    var s = m;\n    if (on > 0.0) {{ s = bones[joints.x] * weights.x; }}\n    clip = view_proj * s * vec4<f32>(position, 1.0);\n    {inverted}"),
     );
-    let d = draft("read.wgsl", &src).unwrap();
-    assert!(
-        d.yaml
-            .contains("  camera: { group: 0, binding: 1, form: matrix }"),
-        "{}",
-        d.yaml
-    );
+    draft("read.wgsl", &src).unwrap();
 }
 
 /// Joint indices as one-word members one after another: two are u16 pairs over both, four a
@@ -2790,6 +2795,8 @@ fn joints_a_word_each_are_four_indices() {
         ("index0: i32, index1: i32, index2: i32, index3: i32", "let j = vec4<i32>(s.index0, s.index1, s.index2, s.index3);", "i32x4"),
         ("index0: u32, index1: u32, index2: u32, index3: u32", "let j = vec4<u32>(s.index0, s.index1, s.index2, s.index3);", "u32x4"),
         ("index01: u32, index23: u32", "let j = vec4<u32>(s.index01 & 0xFFFFu, s.index01 >> 16u, s.index23 & 0xFFFFu, s.index23 >> 16u);", "u16x4"),
+        // Four one-word members named as joints, but two a count and an offset: u16 pairs.
+        ("joints01: u32, joints23: u32, joint_count: u32, joint_offset: u32", "let j = vec4<u32>(s.joints01 & 0xFFFFu, s.joints01 >> 16u, s.joints23 & 0xFFFFu, s.joints23 >> 16u);", "u16x4"),
     ] {
         let src = shader(members, read);
         let d = draft("unity.wgsl", &src).unwrap_or_else(|e| panic!("{e}\n{src}"));

@@ -874,9 +874,9 @@ fn camera_line(w: &mut Writer, fields: &str, extras: &[(&str, &str)]) {
     w.line(format!("  camera: {{ {fields} }}"));
 }
 
-/// The camera: a uniform holding a mat4x4 (named as a view or projection first), a read-only
-/// storage array of matrices named as a camera's, a matrix member of the palette's struct, or
-/// the contract's 2D view.
+/// The camera: a uniform holding a mat4x4 (named as a view or projection first), or a read-only
+/// storage struct holding one the clip position reads, a read-only storage array of matrices
+/// named as a camera's, a matrix member of the palette's struct, or the contract's 2D view.
 fn camera(
     module: &Module,
     (globals, stage): (&[Global], usize),
@@ -907,9 +907,10 @@ fn camera(
                 .map(|m| (*g, m))
         })
         .collect();
-    // One the clip position reads first, then named as a camera (the global, or its best-named
-    // matrix, wherever it lies: a projection at byte 0 is no member the profile names, yet says
-    // camera); ties go to the first binding.
+    // One the clip position reads first, then a uniform before storage (an object's model
+    // matrices kept in storage), then named as a camera (the global, or its best-named matrix,
+    // wherever it lies: a projection at byte 0 is no member the profile names, yet says camera);
+    // ties go to the first binding.
     let chosen = (with_matrix.iter()).max_by_key(|(g, m)| {
         let members = struct_of(module, g).map_or(0, |ms| {
             (ms.iter())
@@ -921,6 +922,7 @@ fn camera(
         let camera = named(&g.name, CAMERA_WORDS) || members > 0;
         (
             m.clipped,
+            g.space == AddressSpace::Uniform,
             camera,
             members,
             std::cmp::Reverse((g.group, g.binding)),

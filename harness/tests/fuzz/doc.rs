@@ -1497,6 +1497,14 @@ const FOREIGN_EDITS: &[ForeignEdit] = &[
         "skin.glsl",
     ),
     (
+        "a source wgpu takes in no form",
+        "skin.hlsl",
+        "vertex_glsl.vert",
+        None,
+        None,
+        "skin.hlsl: wgpu takes no `.hlsl` shader",
+    ),
+    (
         "a GLSL parse error",
         "vertex_glsl.vert",
         "vertex_glsl.vert",
@@ -1570,7 +1578,7 @@ fn foreign(out: &mut String) {
         }
         std::fs::write(root().join(dir).join(file), &bytes).unwrap();
         let shader = match file {
-            "skin.glsl" | "vertex_glsl.vert" | "vertex_glsl.profile.yaml" => {
+            "skin.glsl" | "skin.hlsl" | "vertex_glsl.vert" | "vertex_glsl.profile.yaml" => {
                 file.replace(".profile.yaml", ".vert")
             }
             _ => "compute_hlsl.spv".to_string(),
