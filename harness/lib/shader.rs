@@ -324,20 +324,24 @@ fn as_wgsl(
 ) -> Result<(String, Option<String>), ShaderError> {
     use crate::foreign::Form;
     let form = Form::of(path).map_err(ShaderError::Invalid)?;
+    // A text form (WGSL, GLSL) that is not UTF-8 is unreadable, as any text file.
+    let unreadable = |source| ShaderError::Io {
+        path: path.display().to_string(),
+        source,
+    };
     if form == Form::Wgsl {
-        let text = crate::file::utf8(bytes).map_err(|source| ShaderError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        return Ok((text, None));
+        return Ok((crate::file::utf8(bytes).map_err(unreadable)?, None));
     }
+    let text = match form {
+        Form::Glsl(_) => Some(crate::file::utf8(bytes.clone()).map_err(unreadable)?),
+        _ => None,
+    };
     let none = BTreeMap::new();
     let defines = profile.map_or(&none, |p| &p.defines);
-    if let (Some(profile), Form::Glsl(_)) = (profile, form) {
-        let text = String::from_utf8_lossy(&bytes);
+    if let (Some(profile), Some(text)) = (profile, &text) {
         if let Some(name) = defines
             .keys()
-            .find(|name| !crate::foreign::mentions(&text, name))
+            .find(|name| !crate::foreign::mentions(text, name))
         {
             return Err(ShaderError::Profile(profile.located(
                 &format!("defines.{name}"),
@@ -3025,6 +3029,18 @@ pub(crate) mod tests {
             .to_string();
         assert!(
             msg.starts_with("no/such/shader.wgsl: cannot read shader"),
+            "{msg}"
+        );
+        // A GLSL file that is not UTF-8 is unreadable as a WGSL one is.
+        let profile = include_str!("../../shaders/examples/vertex_glsl.profile.yaml");
+        let at = Path::new("vertex_glsl.profile.yaml");
+        let msg =
+            Shader::with_profile_text(Path::new("vertex_glsl.vert"), vec![b'#', 0xff], at, profile)
+                .err()
+                .unwrap()
+                .to_string();
+        assert!(
+            msg.starts_with("vertex_glsl.vert: cannot read shader: not UTF-8 text"),
             "{msg}"
         );
         let msg = shader("").validate().unwrap_err().to_string();
