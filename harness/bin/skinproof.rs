@@ -348,38 +348,21 @@ fn translate_for_draft(
     bytes: &[u8],
     form: Form,
 ) -> Result<(String, skinproof::draft::Translation), ProfileError> {
+    let refused = |why: String| ProfileError::Read(ShaderError::Invalid(why));
+    let shader = args.shader.display();
     if !args.folders.is_empty() {
-        return Err(ProfileError::Read(ShaderError::Invalid(format!(
-            "{}: --folder is for a WGSL shader split into modules; a {} shader is one file",
-            args.shader.display(),
+        return Err(refused(format!(
+            "{shader}: --folder is for a WGSL shader split into modules; a {} shader is one file",
             form.name()
-        ))));
+        )));
     }
-    let given: std::collections::BTreeMap<String, Define> = args.defines.iter().cloned().collect();
-    let read = match form {
-        Form::Glsl(_) => skinproof::foreign::defines_read(&String::from_utf8_lossy(bytes)),
-        _ if !given.is_empty() => {
-            return Err(ProfileError::Read(ShaderError::Invalid(format!(
-                "{}: --define is for a GLSL shader or a WGSL one split into modules; a SPIR-V module is compiled already",
-                args.shader.display()
-            ))))
-        }
-        _ => Vec::new(),
-    };
-    let mut defines: Vec<(String, Define, bool)> = (given.iter())
-        .map(|(name, value)| (name.clone(), *value, true))
-        .collect();
-    for name in read.into_iter().filter(|n| !given.contains_key(n)) {
-        defines.push((name, Define::Bool(false), false));
+    if form == Form::SpirV && !args.defines.is_empty() {
+        return Err(refused(format!(
+            "{shader}: --define is for a GLSL shader or a WGSL one split into modules; a SPIR-V module is compiled already"
+        )));
     }
-    defines.sort_by(|a, b| a.0.cmp(&b.0));
-    let translated = skinproof::foreign::translate(&args.shader, bytes, form, &given)
-        .map_err(|e| ProfileError::Read(ShaderError::Invalid(e)))?;
-    let how = skinproof::draft::Translation {
-        language: form.name(),
-        defines,
-    };
-    Ok((translated.wgsl, how))
+    let given = args.defines.iter().cloned().collect();
+    skinproof::draft::translate(&args.shader, bytes, form, &given).map_err(refused)
 }
 
 /// Why `review` has no page to show.

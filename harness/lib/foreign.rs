@@ -356,6 +356,16 @@ void main() {
 }
 ";
 
+    /// The GLSL `text` at `path` (its stage by its name) written as WGSL, no define given.
+    fn read_glsl(path: &Path, text: &str) -> Result<Translated, String> {
+        translate(
+            path,
+            text.as_bytes(),
+            Form::of(path).unwrap(),
+            &BTreeMap::new(),
+        )
+    }
+
     #[test]
     fn the_form_is_the_file_name() {
         let of = |p: &str| Form::of(Path::new(p));
@@ -419,13 +429,7 @@ void main() {
     fn a_glsl_error_is_placed_in_the_glsl_file() {
         let broken = GLSL.replace("mat4 skin =", "mat4 skin = nope +");
         let path = Path::new("shaders/skin.vert");
-        let e = translate(
-            path,
-            broken.as_bytes(),
-            Form::of(path).unwrap(),
-            &BTreeMap::new(),
-        )
-        .unwrap_err();
+        let e = read_glsl(path, &broken).unwrap_err();
         assert!(e.contains("shaders/skin.vert:8:"), "{e}");
         assert!(e.contains("nope"), "{e}");
     }
@@ -438,13 +442,7 @@ void main() {
             "uniform Camera { mat4 view_proj; float fade[4]; };",
         );
         let path = Path::new("skin.vert");
-        let e = translate(
-            path,
-            glsl.as_bytes(),
-            Form::of(path).unwrap(),
-            &BTreeMap::new(),
-        )
-        .unwrap_err();
+        let e = read_glsl(path, &glsl).unwrap_err();
         assert!(
             e.starts_with("skin.vert: the GLSL lays out `Camera`'s member `fade` with a stride of 16 bytes, where WGSL's is 4;"),
             "{e}"
@@ -457,12 +455,7 @@ void main() {
                 "readonly buffer Bones { mat4 bones[]; };\nstruct Skin { uint joints[4]; float weights[4]; };\nlayout(std430, set = 0, binding = 2) readonly buffer Skins { Skin skins[]; };",
             )
             .replace("weights.x * bones", "weights.x * float(skins[0].joints[1]) * bones");
-        let read = translate(
-            path,
-            std430.as_bytes(),
-            Form::of(path).unwrap(),
-            &BTreeMap::new(),
-        );
+        let read = read_glsl(path, &std430);
         assert!(read.is_ok(), "{read:?}");
     }
 

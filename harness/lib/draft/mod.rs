@@ -24,7 +24,7 @@ mod vertex;
 mod words;
 
 use compute::{compute_section, Extra};
-pub use modules::compose;
+pub use modules::{compose, translate};
 use read::{has_matrix, skinning_vertex, PALETTE_WORDS};
 use read::{matrices, named, struct_of, used_globals, Global, Matrices, OFFSET_WORDS};
 use vertex::{fragment_stage, vertex_section, Stage};

@@ -1,11 +1,13 @@
-//! A shader split into modules, composed for its draft: the folders its imports came from and
-//! every define its modules read, those not given left off.
+//! A shader split into modules, composed for its draft, or shipped as GLSL or SPIR-V, written as
+//! WGSL for it: the folders its imports came from and every define it reads, those not given left
+//! off.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::Composition;
+use super::{Composition, Translation};
 use crate::compose::{compose as compose_modules, defines_read, ComposeError, Define, Spec};
+use crate::foreign::Form;
 
 /// Composes the shader at `path` (`source`) from the modules in `folders` (none given: its own
 /// folder, searched in depth) under the `given` defines and every other define its modules read
@@ -44,6 +46,31 @@ pub fn compose(
             .collect(),
     };
     Ok((composed.source, how))
+}
+
+/// The GLSL or SPIR-V shader at `path` (`bytes`, in `form`) written as WGSL under the `given`
+/// defines, every other define a GLSL shader reads left undefined: the WGSL, and how it was read;
+/// or naga's error.
+pub fn translate(
+    path: &Path,
+    bytes: &[u8],
+    form: Form,
+    given: &BTreeMap<String, Define>,
+) -> Result<(String, Translation), String> {
+    let mut all = given.clone();
+    if let Form::Glsl(_) = form {
+        for name in crate::foreign::defines_read(&String::from_utf8_lossy(bytes)) {
+            all.entry(name).or_insert(Define::Bool(false));
+        }
+    }
+    let translated = crate::foreign::translate(path, bytes, form, given)?;
+    let how = Translation {
+        language: form.name(),
+        defines: (all.iter())
+            .map(|(name, value)| (name.clone(), *value, given.contains_key(name)))
+            .collect(),
+    };
+    Ok((translated.wgsl, how))
 }
 
 /// The folders of the imported `modules` (the entry module first, skipped), relative to `dir`

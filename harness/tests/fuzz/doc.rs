@@ -1349,14 +1349,7 @@ fn profile_rows(rows: &mut Vec<Tried>, example: &str, all: &[ProfileEdit]) {
             text = text.replacen(from, to, 1);
         }
         std::fs::write(root().join(path), &text).unwrap();
-        let msg = match skinproof::shader::Shader::load(shader, Some(path)) {
-            Err(e) => e.to_string(),
-            Ok(s) => s
-                .validate()
-                .err()
-                .unwrap_or_else(|| panic!("{class}: accepted"))
-                .to_string(),
-        };
+        let msg = refusal(shader, Some(path), class);
         let shown: Vec<String> = edits.iter().map(|(f, t)| format!("{f} -> {t}")).collect();
         row(rows, class, &shown.join("; "), names, msg);
     }
@@ -1430,9 +1423,10 @@ const COMPOSED_EDITS: &[(&str, &str, &str, &str, &str)] = &[
     ),
 ];
 
-/// Why the shader at `path` (with its profile beside it) is refused: loading it, or validating it.
-fn refusal(path: &Path, class: &str) -> String {
-    match skinproof::shader::Shader::load(path, None) {
+/// Why the shader at `path` (with `profile`, or the one beside it) is refused: loading it, or
+/// validating it.
+fn refusal(path: &Path, profile: Option<&Path>, class: &str) -> String {
+    match skinproof::shader::Shader::load(path, profile) {
         Err(e) => e.to_string(),
         Ok(s) => s
             .validate()
@@ -1468,7 +1462,7 @@ fn composed(out: &mut String) {
             }
             std::fs::write(root().join(dir).join(f), text).unwrap();
         }
-        let msg = refusal(&dir.join("composed_skinning.wgsl"), class);
+        let msg = refusal(&dir.join("composed_skinning.wgsl"), None, class);
         let input = format!("{file}: {was} -> {to}").replace('\n', " ");
         row(&mut rows, class, &input, names, msg);
     }
@@ -1583,7 +1577,7 @@ fn foreign(out: &mut String) {
             }
             _ => "compute_hlsl.spv".to_string(),
         };
-        let msg = refusal(&dir.join(&shader), class);
+        let msg = refusal(&dir.join(&shader), None, class);
         let input = match (edit, cut) {
             (Some((was, to)), _) => format!("{file}: {was} -> {to}").replace('\n', " "),
             (None, Some(n)) => format!("{file}: its first {n} bytes"),
