@@ -99,13 +99,49 @@ fn is_index(t: &TypeInner) -> bool {
     matches!(t, TypeInner::Scalar(s) if s.width == 4 && matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint))
 }
 
-/// How many integer arguments follow the influence arguments that `args` starts with (a joints
-/// argument in `joint`'s form and a `vec4<f32>` of weights per set), or None where `args` is not so.
-fn influences_then_indices(args: &[&TypeInner], sets: usize, joint: JointFormat) -> Option<usize> {
-    let (pairs, rest) = args.split_at_checked(2 * sets)?;
-    let pair = |p: &[&TypeInner]| {
-        joint.elem().matches(p[0]) && is_vec(p[1], VectorSize::Quad, ScalarKind::Float)
-    };
+/// The influence arguments a skinning function takes: a joints and a weights argument per set,
+/// the joints in `joint`'s form, `lanes` of each (a vec4, or the vec3 or vec2 of a shader that
+/// reads fewer influences).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Taken {
+    sets: usize,
+    lanes: usize,
+    joint: JointFormat,
+}
+
+impl Taken {
+    /// As the capture holds the joints ([`capture_joints`]).
+    fn of(contract: &Contract) -> Taken {
+        Taken {
+            sets: contract.influence_sets,
+            lanes: contract.lanes,
+            joint: capture_joints(contract),
+        }
+    }
+
+    fn with(self, joint: JointFormat) -> Taken {
+        Taken { joint, ..self }
+    }
+
+    fn joints(self) -> Elem {
+        self.joint.elem().lanes(self.lanes)
+    }
+
+    fn weights(self) -> Elem {
+        Elem::Vec4F32.lanes(self.lanes)
+    }
+
+    /// The lanes of a stored vec4 it takes: `.xyz` for 3.
+    fn swizzle(self) -> &'static str {
+        ["", ".x", ".xy", ".xyz", ""][self.lanes.min(4)]
+    }
+}
+
+/// How many integer arguments follow the influence arguments that `args` starts with (`t`'s
+/// joints and weights per set), or None where `args` is not so.
+fn influences_then_indices(args: &[&TypeInner], t: Taken) -> Option<usize> {
+    let (pairs, rest) = args.split_at_checked(2 * t.sets)?;
+    let pair = |p: &[&TypeInner]| t.joints().matches(p[0]) && t.weights().matches(p[1]);
     (pairs.chunks(2).all(pair) && rest.iter().all(|t| is_index(t))).then_some(rest.len())
 }
 
@@ -115,19 +151,13 @@ fn is_vec(inner: &TypeInner, size: VectorSize, kind: ScalarKind) -> bool {
 
 /// The call a function's signature allows with `sets` influence sets (a joints and a weights
 /// argument each), or why it allows none.
-fn call(
-    module: &naga::Module,
-    f: &naga::Function,
-    sets: usize,
-    joint: JointFormat,
-) -> Result<Call, String> {
+fn call(module: &naga::Module, f: &naga::Function, t: Taken) -> Result<Call, String> {
     let ty = |h: naga::Handle<naga::Type>| &module.types[h].inner;
     let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
     let result = f.result.as_ref().map(|r| ty(r.ty));
-    let jw = joint.elem().wgsl();
     let weights = |t: &TypeInner| is_vec(t, VectorSize::Quad, ScalarKind::Float);
     let vec3 = |t: &TypeInner| is_vec(t, VectorSize::Tri, ScalarKind::Float);
-    let influences = |a: &[&TypeInner]| influences_then_indices(a, sets, joint);
+    let influences = |a: &[&TypeInner]| influences_then_indices(a, t);
     match (args.split_first(), result) {
         (Some((p, rest)), Some(r)) if (vec3(p) || weights(p)) && (vec3(r) || weights(r)) => {
             match influences(rest) {
@@ -136,14 +166,14 @@ fn call(
                     r4: weights(r),
                     indices,
                 }),
-                None => Err(must_take(sets, jw)),
+                None => Err(must_take(t)),
             }
         }
         (Some(_), Some(r)) if Blended::of(r).is_some() => influences(&args)
             .zip(Blended::of(r))
             .map(|(indices, form)| Call::Matrix { indices, form })
-            .ok_or_else(|| must_take(sets, jw)),
-        _ => Err(must_take(sets, jw)),
+            .ok_or_else(|| must_take(t)),
+        _ => Err(must_take(t)),
     }
 }
 
@@ -156,32 +186,34 @@ fn called(
     f: &naga::Function,
     contract: &Contract,
 ) -> Result<(Call, JointFormat), String> {
-    let (sets, held) = (contract.influence_sets, capture_joints(contract));
-    call(module, f, sets, held)
-        .map(|c| (c, held))
-        .or_else(|why| match held {
+    let held = Taken::of(contract);
+    call(module, f, held)
+        .map(|c| (c, held.joint))
+        .or_else(|why| match held.joint {
             JointFormat::F32x4 => Err(why),
-            _ => call(module, f, sets, JointFormat::F32x4)
+            _ => call(module, f, held.with(JointFormat::F32x4))
                 .map(|c| (c, JointFormat::F32x4))
                 .map_err(|_| why),
         })
 }
 
 /// The signatures a skinning function may have, for its error message.
-fn must_take(sets: usize, jw: &str) -> String {
+fn must_take(t: Taken) -> String {
     format!(
         "it must take (position: vec3<f32> or vec4<f32>, {}) and return the skinned position, or the same without the position and return the blended matrix (mat4x4<f32>, or an affine mat4x3<f32> of columns or mat3x4<f32> of rows); integer arguments may follow (an instance index, a joint count), passed as the shader's own call passes them where the added stage can (a member of a buffer the harness fills, a constant), else 0",
-        pairs(sets, jw)
+        pairs(t)
     )
 }
 
-/// The influence arguments for `sets` influence sets, in words.
-fn pairs(sets: usize, jw: &str) -> String {
-    if sets == 1 {
-        format!("joints: {jw}, weights: vec4<f32>")
+/// The influence arguments `t` describes, in words.
+fn pairs(t: Taken) -> String {
+    let (jw, ww) = (t.joints().wgsl(), t.weights().wgsl());
+    if t.sets == 1 {
+        format!("joints: {jw}, weights: {ww}")
     } else {
         format!(
-            "then a joints: {jw}, weights: vec4<f32> pair for each of the {sets} influence sets"
+            "then a joints: {jw}, weights: {ww} pair for each of the {} influence sets",
+            t.sets
         )
     }
 }
@@ -225,7 +257,7 @@ pub fn addition(
             name,
             call,
             place,
-            (contract.influence_sets, capture_joints(contract), taken),
+            (capture_joints(contract), Taken::of(contract).with(taken)),
             &frames,
             (contract.vec3_tangent_attribute(), &tail),
         ));
@@ -414,7 +446,7 @@ fn input_value(
 ) -> Result<String, String> {
     use naga::common::wgsl::TypeContext;
     use naga::{Binding, BuiltIn};
-    let sets = contract.influence_sets;
+    let (sets, lanes) = (contract.influence_sets, Taken::of(contract).swizzle());
     let name = module.types.type_to_string(ty);
     match binding {
         Some(Binding::Location { location, .. }) => Ok(match contract.input_at(*location) {
@@ -437,10 +469,10 @@ fn input_value(
                 format!("vec2<u32>({j}.x | ({j}.y << 16u), {j}.z | ({j}.w << 16u))")
             }
             Some(v) if v.role == Role::Joints => {
-                format!("skinproof_joints[i * {sets}u + {}u]", v.set)
+                format!("skinproof_joints[i * {sets}u + {}u]{lanes}", v.set)
             }
             Some(v) if v.role == Role::Weights => {
-                format!("skinproof_weights[i * {sets}u + {}u]", v.set)
+                format!("skinproof_weights[i * {sets}u + {}u]{lanes}", v.set)
             }
             // A normal or tangent whose skinned value the capture reads: the case's.
             Some(v) if v.role == Role::Normals && fed.contains(&Role::SkinnedNormals) => {
@@ -533,7 +565,7 @@ fn frame_calls(
         let ty = |h: naga::Handle<naga::Type>| &module.types[h].inner;
         let dir = |t: &TypeInner| is_vec(t, size, ScalarKind::Float);
         let args: Vec<&TypeInner> = func.arguments.iter().map(|a| ty(a.ty)).collect();
-        let sets = contract.influence_sets;
+        let t = Taken::of(contract).with(taken);
         // The direction, the influences, then any integer arguments (passed as the skinning
         // function's); or the blended matrix and the direction, in either order.
         let blends = match skin {
@@ -560,7 +592,7 @@ fn frame_calls(
             .then(|| func.result.as_ref().and_then(|r| normal_matrix(ty(r.ty))))
             .flatten();
         if let Some(wide) = returns_normal_matrix {
-            if let Some(indices) = influences_then_indices(&args, sets, taken) {
+            if let Some(indices) = influences_then_indices(&args, t) {
                 out.push((
                     role,
                     name.clone(),
@@ -579,7 +611,7 @@ fn frame_calls(
                 indices,
             }),
             _ => args.split_first().and_then(|(d, rest)| {
-                influences_then_indices(rest, sets, taken)
+                influences_then_indices(rest, t)
                     .filter(|_| dir(d))
                     .map(|indices| FrameArgs::Influences { indices })
             }),
@@ -590,7 +622,6 @@ fn frame_calls(
                 (_, VectorSize::Tri) => "tangent: vec3<f32>",
                 _ => "tangent: vec4<f32>",
             };
-            let jw = capture_joints(contract).elem().wgsl();
             let or_matrix = match blends {
                 Some((_, form)) => format!(
                     ", or (the blended {} the skinning function returns, {d}) in either order",
@@ -601,14 +632,14 @@ fn frame_calls(
             let or_normal_matrix = if role == Role::SkinnedNormals {
                 format!(
                     "; or take ({}) and return the normal matrix, mat3x3<f32> or mat4x4<f32>",
-                    pairs(sets, jw)
+                    pairs(Taken::of(contract))
                 )
             } else {
                 String::new()
             };
             return Err(format!(
                 "the function `{name}` must take ({d}, {}), integer arguments after them (passed as the shader's own call passes them, or 0){or_matrix}, and return the skinned {}{or_normal_matrix}{whence}",
-                pairs(sets, jw),
+                pairs(Taken::of(contract)),
                 &d[..d.find(':').unwrap_or(0)]
             ));
         };
@@ -627,16 +658,20 @@ fn compute_wgsl(
     name: &str,
     call: Call,
     place: Place,
-    (sets, joints, taken): (usize, JointFormat, JointFormat),
+    (held, t): (JointFormat, Taken),
     frames: &[Frame],
     (vec3_tangents, tail): (bool, Tail),
 ) -> String {
-    let joint = |k: usize| match joints == taken {
-        true => format!("skinproof_joints[i * {sets}u + {k}u]"),
-        false => format!("vec4<f32>(skinproof_joints[i * {sets}u + {k}u])"),
+    let (sets, lanes) = (t.sets, t.swizzle());
+    let joint = |k: usize| match held == t.joint {
+        true => format!("skinproof_joints[i * {sets}u + {k}u]{lanes}"),
+        false => format!(
+            "{}(skinproof_joints[i * {sets}u + {k}u]{lanes})",
+            t.joints().wgsl()
+        ),
     };
     let influences = (0..sets)
-        .map(|k| format!("{}, skinproof_weights[i * {sets}u + {k}u]", joint(k)))
+        .map(|k| format!("{}, skinproof_weights[i * {sets}u + {k}u]{lanes}", joint(k)))
         .collect::<Vec<_>>()
         .join(", ");
     // The blended matrix, where the skinning function returns one.
@@ -702,7 +737,7 @@ fn {ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{
 }}
 ",
         frame_declarations(place, &roles, false),
-        declarations(place, joints, Own::Nothing)
+        declarations(place, held, Own::Nothing)
     )
 }
 
@@ -957,7 +992,15 @@ mod tests {
                 .iter()
                 .find(|(_, f)| f.name.as_deref() == Some(n))
                 .unwrap();
-            call(&m, f, 1, JointFormat::U32x4)
+            call(
+                &m,
+                f,
+                Taken {
+                    sets: 1,
+                    lanes: 4,
+                    joint: JointFormat::U32x4,
+                },
+            )
         };
         assert_eq!(
             f("a"),
@@ -1018,16 +1061,32 @@ mod tests {
         );
         let (_, e) = two.functions.iter().next().unwrap();
         assert_eq!(
-            call(&two, e, 2, JointFormat::U32x4),
+            call(
+                &two,
+                e,
+                Taken {
+                    sets: 2,
+                    lanes: 4,
+                    joint: JointFormat::U32x4
+                }
+            ),
             Ok(Call::Position {
                 p4: false,
                 r4: false,
                 indices: 0
             })
         );
-        assert!(call(&two, e, 1, JointFormat::U32x4)
-            .unwrap_err()
-            .contains("must take"));
+        assert!(call(
+            &two,
+            e,
+            Taken {
+                sets: 1,
+                lanes: 4,
+                joint: JointFormat::U32x4
+            }
+        )
+        .unwrap_err()
+        .contains("must take"));
         let wgsl = compute_wgsl(
             "e",
             Call::Position {
@@ -1036,7 +1095,14 @@ mod tests {
                 indices: 0,
             },
             Place { group: 3, base: 0 },
-            (2, JointFormat::U32x4, JointFormat::U32x4),
+            (
+                JointFormat::U32x4,
+                Taken {
+                    sets: 2,
+                    lanes: 4,
+                    joint: JointFormat::U32x4,
+                },
+            ),
             &[],
             (false, &|_: &str, n: usize| ", 0".repeat(n)),
         );
@@ -1045,13 +1111,38 @@ mod tests {
         let float =
             module("fn pc(j: vec4<f32>, w: vec4<f32>) -> mat4x4<f32> { return mat4x4<f32>(); }");
         let (_, pc) = float.functions.iter().next().unwrap();
-        assert!(call(&float, pc, 1, JointFormat::U32x4).is_err());
-        let c = call(&float, pc, 1, JointFormat::F32x4).unwrap();
+        assert!(call(
+            &float,
+            pc,
+            Taken {
+                sets: 1,
+                lanes: 4,
+                joint: JointFormat::U32x4
+            }
+        )
+        .is_err());
+        let c = call(
+            &float,
+            pc,
+            Taken {
+                sets: 1,
+                lanes: 4,
+                joint: JointFormat::F32x4,
+            },
+        )
+        .unwrap();
         let wgsl = compute_wgsl(
             "pc",
             c,
             Place { group: 3, base: 0 },
-            (1, JointFormat::U32x4, JointFormat::F32x4),
+            (
+                JointFormat::U32x4,
+                Taken {
+                    sets: 1,
+                    lanes: 4,
+                    joint: JointFormat::F32x4,
+                },
+            ),
             &[],
             (false, &|_: &str, n: usize| ", 0".repeat(n)),
         );
@@ -1061,6 +1152,38 @@ mod tests {
             ),
             "{wgsl}"
         );
+    }
+
+    /// A function of three influences (`max_influences: 3`) takes the first three lanes of the
+    /// stored vec4s, converted where it takes floats; a vec4 signature is not its.
+    #[test]
+    fn three_influences_are_passed_as_the_first_three_lanes() {
+        let three = module(
+            "fn s(p: vec3<f32>, j: vec3<f32>, w: vec3<f32>) -> vec3<f32> { return p; }
+             fn f(p: vec3<f32>, j: vec4<f32>, w: vec4<f32>) -> vec3<f32> { return p; }",
+        );
+        let mut fns = three.functions.iter().map(|(_, f)| f);
+        let (s, f) = (fns.next().unwrap(), fns.next().unwrap());
+        let t = Taken {
+            sets: 1,
+            lanes: 3,
+            joint: JointFormat::U32x4,
+        };
+        assert!(call(&three, s, t).is_err() && call(&three, f, t).is_err());
+        let c = call(&three, s, t.with(JointFormat::F32x4)).unwrap();
+        let wgsl = compute_wgsl(
+            "s",
+            c,
+            Place { group: 3, base: 0 },
+            (JointFormat::U32x4, t.with(JointFormat::F32x4)),
+            &[],
+            (false, &|_: &str, n: usize| ", 0".repeat(n)),
+        );
+        assert!(
+            wgsl.contains("s(p, vec3<f32>(skinproof_joints[i * 1u + 0u].xyz), skinproof_weights[i * 1u + 0u].xyz)"),
+            "{wgsl}"
+        );
+        assert_eq!(pairs(t), "joints: vec3<u32>, weights: vec3<f32>");
     }
 
     #[test]

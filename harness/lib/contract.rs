@@ -156,6 +156,22 @@ impl JointFormat {
     }
 }
 
+impl Elem {
+    /// A vec4's first `n` components alone (2 or 3: the vec2 or vec3 a shader that reads fewer
+    /// influences takes, an attribute of that type); itself for 4 or another element.
+    pub fn lanes(self, n: usize) -> Elem {
+        let scalar = match self {
+            Elem::Vec4F32 => naga::Scalar::F32,
+            Elem::Vec4U32 => naga::Scalar::U32,
+            Elem::Vec4I32 => naga::Scalar::I32,
+            _ => return self,
+        };
+        (ATTRIBUTES.iter())
+            .find(|a| a.2 == scalar && usize::from(a.3) == n && n < 4)
+            .map_or(self, |a| Elem::Attribute(a.0))
+    }
+}
+
 /// The scalar and component count of a scalar or vector type.
 fn components(inner: &TypeInner) -> Option<(naga::Scalar, u8)> {
     match *inner {
@@ -804,6 +820,10 @@ pub struct Contract {
     /// How many influence sets of 4 joints and 4 weights the shader reads per vertex: in storage,
     /// that many elements per vertex one after another; as vertex attributes, one attribute each.
     pub influence_sets: usize,
+    /// How many of each set's 4 joints and weights the shader reads (2 or 3 where a profile's
+    /// `max_influences` says so, its attributes then vec2 or vec3; else 4): the harness stores 4
+    /// and puts a vertex's influences in the first.
+    pub lanes: usize,
     /// A byte-addressed vertex buffer, bound as [`Role::Positions`] (no joints or weights binding
     /// where it holds them, nor where other byte-addressed buffers do).
     pub pulled: Option<Pulled>,
@@ -1459,6 +1479,8 @@ pub struct Origin {
     pub entries: Vec<(String, String)>,
     /// Where it gives `influence_sets`, if it does.
     pub sets: Option<String>,
+    /// Where it gives `max_influences`, if it does.
+    pub lanes: Option<String>,
     /// (key, where it gives that constant's value).
     pub constants: Vec<(String, String)>,
     /// (`compute.vertices.normal` and the like, where it gives that byte-addressed field).
@@ -1603,6 +1625,7 @@ impl Contract {
             uncaptured: None,
             profile: None,
             influence_sets: 1,
+            lanes: 4,
             pulled: None,
             pulled_more: Vec::new(),
             influences: None,
@@ -1785,6 +1808,10 @@ impl Contract {
             .profile
             .as_ref()
             .and_then(|o| o.sets.clone())
+            .map_or(String::new(), |w| format!(": the profile's {w}"));
+        reads.lanes = self.lanes;
+        reads.lanes_whence = (self.profile.as_ref())
+            .and_then(|o| o.lanes.clone())
             .map_or(String::new(), |w| format!(": the profile's {w}"));
         reads
     }

@@ -775,6 +775,10 @@ pub struct Reads {
     /// cannot be tested), and where the profile says so, for the message.
     pub sets: usize,
     pub sets_whence: String,
+    /// How many of a set's 4 influences it reads (fewer than 4 with one set alone), and where
+    /// the profile says so.
+    pub lanes: usize,
+    pub lanes_whence: String,
     /// Where the profile says the shader takes planar (x, y) positions, for the message: a case
     /// whose mesh leaves the plane z = 0 cannot be tested.
     pub planar: Option<String>,
@@ -802,6 +806,13 @@ pub struct Capacity {
     pub whence: String,
 }
 
+impl Reads {
+    /// The most influences a vertex may have for the shader to read them all.
+    pub fn most(&self) -> usize {
+        self.sets * self.lanes
+    }
+}
+
 impl Default for Reads {
     fn default() -> Reads {
         Reads {
@@ -810,6 +821,8 @@ impl Default for Reads {
             weights: WeightFormat::F32x4,
             sets: 1,
             sets_whence: String::new(),
+            lanes: 4,
+            lanes_whence: String::new(),
             planar: None,
             normals: NormalMatrix::InverseTranspose,
             tangents: TangentFrame::Skinned,

@@ -38,6 +38,11 @@ pub struct Profile {
     /// How many influence sets of 4 joints and 4 weights the shader reads per vertex (default 1).
     #[serde(default)]
     pub influence_sets: Option<usize>,
+    /// The most influences a vertex has that the shader reads: 2 or 3 for a shader that reads the
+    /// first 2 or 3 of its one set's joints and weights (ThinMatrix's `ivec3` and `vec3`), its
+    /// vertex attributes then vec2 or vec3; 4 a set by default.
+    #[serde(default)]
+    pub max_influences: Option<usize>,
     /// The matrix the shader skins normals by: the blended matrix's inverse transpose (default)
     /// or the blended matrix itself; the CPU reference follows it.
     #[serde(default)]
@@ -185,6 +190,10 @@ pub struct ShaderExpect {
     /// not covered, so it must pass, and a new case past the palette is covered unnamed.
     #[serde(default)]
     pub joints_above: Option<usize>,
+    /// Only cases with a vertex of more influences than this (the shader's `max_influences`): a
+    /// case whose vertices all have as many or fewer must pass.
+    #[serde(default)]
+    pub influences_above: Option<usize>,
     /// Text the failure's message must contain.
     pub matches: String,
     /// Why: required, so that expectations can be reviewed and retired.
@@ -212,13 +221,18 @@ impl ShaderExpect {
             && (self.checks.is_empty() || self.checks.iter().any(|c| c == check))
     }
 
-    /// Whether this entry covers a case of `joints` joints (unknown where its file did not
-    /// load): every case, unless it gives `joints_above`.
-    pub fn admits(&self, joints: Option<usize>) -> bool {
-        match self.joints_above {
-            None => true,
-            Some(n) => joints.is_some_and(|j| j > n),
-        }
+    /// Whether this entry covers a case of `joints` joints whose vertices have at most
+    /// `influences` influences (each unknown where its file did not load, and asked for only
+    /// where the entry gives `joints_above` or `influences_above`): every case, unless it gives
+    /// them.
+    pub fn admits(
+        &self,
+        joints: impl FnOnce() -> Option<usize>,
+        influences: impl FnOnce() -> Option<usize>,
+    ) -> bool {
+        self.joints_above
+            .is_none_or(|n| joints().is_some_and(|j| j > n))
+            && (self.influences_above).is_none_or(|n| influences().is_some_and(|i| i > n))
     }
 
     /// Whether this entry covers the shader's own trial `check` (`tint_accepts`,
@@ -1338,6 +1352,11 @@ impl Profile {
     /// How many influence sets the shader reads.
     pub fn sets(&self) -> usize {
         self.influence_sets.unwrap_or(1)
+    }
+
+    /// How many of each set's 4 joints and weights the shader reads.
+    pub fn lanes(&self) -> usize {
+        self.max_influences.filter(|&n| n < 4).unwrap_or(4)
     }
 }
 

@@ -65,10 +65,11 @@ fn extent(points: &[[f32; 3]]) -> f64 {
 }
 
 /// The bind pose palette (the identity) reproduces the bind positions, on a strip whose vertices
-/// blend 4 joints in each influence set the shader reads: within 1e-6 x extent.
+/// blend as many joints as the shader reads (4 in each influence set, or its `max_influences`):
+/// within 1e-6 x extent.
 pub fn identity_pose(ctx: &Context) -> Outcome {
-    let (skeleton, mesh) = identity_scene(ctx.contract().influence_sets.max(1));
-    let influences = 4 * mesh.sets();
+    let influences = read(ctx.contract()).0;
+    let (skeleton, mesh) = identity_scene(influences);
     let full = (0..mesh.len())
         .filter(|&v| mesh.influences(v).len() == influences)
         .count();
@@ -100,8 +101,8 @@ pub fn identity_pose(ctx: &Context) -> Outcome {
     }
 }
 
-/// The 24 orders of 4 slots.
-fn permutations() -> Vec<[usize; 4]> {
+/// The orders of the first `lanes` of 4 slots, the others kept in place: 24 for 4.
+fn permutations(lanes: usize) -> Vec<[usize; 4]> {
     let mut out = Vec::with_capacity(24);
     for a in 0..4 {
         for b in 0..4 {
@@ -110,8 +111,10 @@ fn permutations() -> Vec<[usize; 4]> {
                 let Some(d) = 6usize.checked_sub(a + b + c) else {
                     continue;
                 };
-                if a != b && a != c && b != c && d < 4 && d != a && d != b && d != c {
-                    out.push([a, b, c, d]);
+                let p = [a, b, c, d];
+                let distinct = a != b && a != c && b != c && d < 4 && d != a && d != b && d != c;
+                if distinct && (lanes..4).all(|i| p[i] == i) {
+                    out.push(p);
                 }
             }
         }
@@ -119,20 +122,28 @@ fn permutations() -> Vec<[usize; 4]> {
     out
 }
 
-/// The chain and strip of `identity_pose`: 4 influences a vertex in each of `sets` sets.
-fn identity_scene(sets: usize) -> (Skeleton, Mesh) {
-    let joints = 2 + 4 * sets;
+/// How many influences a vertex the shader reads, and of those how many in each set.
+fn read(c: &crate::contract::Contract) -> (usize, usize) {
+    let lanes = c.lanes.clamp(2, 4);
+    (c.influence_sets.max(1) * lanes, lanes)
+}
+
+/// The chain and strip of `identity_pose`: `influences` a vertex, 4 a set.
+fn identity_scene(influences: usize) -> (Skeleton, Mesh) {
+    // The chain of 4 influences for fewer too.
+    let joints = 2 + influences.max(4);
     (
         Skeleton::chain(joints, 0.5),
-        strip(joints, 0.5, 202, 0.3, 4 * sets),
+        strip(joints, 0.5, 202, 0.3, influences),
     )
 }
 
-/// A posed chain and a strip whose vertices each take 4 joints in each of `sets` influence sets.
-fn influence_scene(sets: usize) -> (Skeleton, Mesh, Vec<Mat4>) {
-    let joints = 4 + 4 * sets;
+/// A posed chain and a strip whose vertices each take `influences` joints, 4 a set.
+fn influence_scene(influences: usize) -> (Skeleton, Mesh, Vec<Mat4>) {
+    // The chain of 4 influences for fewer too: the pose bends joint 6.
+    let joints = 4 + influences.max(4);
     let skeleton = Skeleton::chain(joints, 0.5);
-    let mesh = strip(joints, 0.5, 256, 0.3, 4 * sets);
+    let mesh = strip(joints, 0.5, 256, 0.3, influences);
     let pose = posed(
         &skeleton,
         &[
@@ -145,11 +156,11 @@ fn influence_scene(sets: usize) -> (Skeleton, Mesh, Vec<Mat4>) {
     (skeleton, mesh, palette)
 }
 
-/// Each vertex's (joint, weight) slots reordered: within each set by one of the 24 orders, and,
-/// where the shader reads more than one set, the sets rotated by the vertex index, so that
-/// influences change sets.
-fn reordered(mesh: &Mesh) -> Mesh {
-    let perms = permutations();
+/// Each vertex's (joint, weight) slots reordered: within each set by one of the orders of the
+/// `lanes` slots the shader reads, and, where it reads more than one set, the sets rotated by the
+/// vertex index, so that influences change sets.
+fn reordered(mesh: &Mesh, lanes: usize) -> Mesh {
+    let perms = permutations(lanes);
     let sets = mesh.sets();
     let mut shuffled = mesh.clone();
     for v in 0..mesh.len() {
@@ -166,10 +177,12 @@ fn reordered(mesh: &Mesh) -> Mesh {
 /// Permuting the order of each vertex's (joint, weight) slots changes nothing: per vertex within
 /// 4 ulps x extent (the sum's order may round differently). With more than one influence set
 /// (the shader's `influence_sets`), each vertex takes 4 joints in every set and the slots also
-/// move between sets.
+/// move between sets; a shader that reads fewer than 4 (`max_influences`) has its slots
+/// reordered among those.
 pub fn influence_order(ctx: &Context) -> Outcome {
-    let (_, mesh, palette) = influence_scene(ctx.contract().influence_sets.max(1));
-    let shuffled = reordered(&mesh);
+    let (influences, lanes) = read(ctx.contract());
+    let (_, mesh, palette) = influence_scene(influences);
+    let shuffled = reordered(&mesh, lanes);
     let sets = mesh.sets();
     let all = |m: &Mesh, v: usize| (0..sets).map(|k| m.set(v, k)).collect::<Vec<_>>();
     let changed = (0..mesh.len())
@@ -548,7 +561,7 @@ mod tests {
 
     #[test]
     fn permutations_are_all_24_orders() {
-        let p = permutations();
+        let p = permutations(4);
         assert_eq!(p.len(), 24);
         let unique: std::collections::BTreeSet<[usize; 4]> = p.iter().copied().collect();
         assert_eq!(unique.len(), 24);
@@ -557,15 +570,38 @@ mod tests {
             s.sort();
             s == [0, 1, 2, 3]
         }));
+        // Three slots read: their 6 orders, the fourth slot kept; two: 2.
+        let three = permutations(3);
+        assert_eq!(three.len(), 6);
+        assert!(three.iter().all(|q| q[3] == 3));
+        assert_eq!(permutations(2), [[0, 1, 2, 3], [1, 0, 2, 3]]);
+    }
+
+    /// A shader that reads 3 influences: the scene's vertices take 3, reordered among the first 3
+    /// slots alone, and the oracle agrees.
+    #[test]
+    fn three_influences_reorder_within_the_slots_read() {
+        assert_eq!(influence_scene(2).0.joints.len(), 8);
+        let (_, mesh, palette) = influence_scene(3);
+        assert!((0..mesh.len()).any(|v| mesh.influences(v).len() == 3));
+        assert!((0..mesh.len()).all(|v| mesh.weights[v][3] == 0.0));
+        let shuffled = reordered(&mesh, 3);
+        assert!((0..mesh.len()).all(|v| shuffled.weights[v][3] == 0.0));
+        assert!((0..mesh.len()).any(|v| mesh.weights[v] != shuffled.weights[v]));
+        let (a, b) = (
+            crate::reference::skin(&palette, &mesh),
+            crate::reference::skin(&palette, &shuffled),
+        );
+        assert!(compare::max_abs_error(&a, &b).error < 1e-5);
     }
 
     #[test]
     fn two_sets_reorder_across_sets_and_the_oracle_agrees() {
-        let (_, mesh, palette) = influence_scene(2);
+        let (_, mesh, palette) = influence_scene(8);
         assert_eq!(mesh.sets(), 2);
         // Vertices with more than 4 influences: the second set is not empty.
         assert!((0..mesh.len()).any(|v| mesh.influences(v).len() > 4));
-        let shuffled = reordered(&mesh);
+        let shuffled = reordered(&mesh, 4);
         // Some influences of the second set now sit in the first, and the oracle does not mind.
         assert!(
             (0..mesh.len()).any(|v| mesh.set(v, 1).1.iter().any(|&w| w != 0.0)
@@ -585,15 +621,15 @@ mod tests {
         assert!(compare::max_abs_error(&a, &mesh.positions).error > 0.05);
         assert!(compare::max_abs_error(&a, &b).error < 1e-5);
         // The identity scene's vertices fill both sets.
-        let (skeleton, two) = identity_scene(2);
+        let (skeleton, two) = identity_scene(8);
         assert_eq!(two.sets(), 2);
         assert!((0..two.len()).any(|v| two.influences(v).len() == 8));
         let bind = skeleton.palette(&skeleton.bind_pose());
         let back = crate::reference::skin(&bind, &two);
         assert!(compare::max_abs_error(&back, &two.positions).error < 1e-5);
         // One set: the orders within the set alone, as before.
-        let (_, one, _) = influence_scene(1);
-        let r = reordered(&one);
+        let (_, one, _) = influence_scene(4);
+        let r = reordered(&one, 4);
         assert_eq!(r.sets(), 1);
         assert!((0..one.len()).any(|v| one.weights[v] != r.weights[v]));
     }
@@ -601,7 +637,7 @@ mod tests {
     #[test]
     fn the_scenes_are_not_vacuous_on_the_cpu() {
         // The CPU oracle satisfies the properties the GPU is held to, on the same scenes.
-        let (_, mesh, palette) = influence_scene(1);
+        let (_, mesh, palette) = influence_scene(4);
         let a = crate::reference::skin(&palette, &mesh);
         assert!(compare::max_abs_error(&a, &mesh.positions).error > 0.05);
         assert!(mesh

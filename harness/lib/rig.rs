@@ -199,6 +199,22 @@ impl Mesh {
         }
     }
 
+    /// The most influences of nonzero weight one vertex has.
+    pub fn most_influences(&self) -> usize {
+        (0..self.len())
+            .map(|v| self.influences(v).len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Moves each vertex's influences of nonzero weight to its first slots, in order, the slots
+    /// after them joint 0 of weight 0: where a shader reads the first 2 or 3 of a set, a vertex
+    /// with that many influences is read whole, whichever slots its file put them in.
+    pub fn gather_influences(&mut self) {
+        let all: Vec<_> = (0..self.len()).map(|v| self.influences(v)).collect();
+        self.set_influences(&all);
+    }
+
     /// Each vertex's joints and weights of influence set `k`, zero past the mesh's sets.
     pub fn set_data(&self, k: usize) -> (Vec<[u32; 4]>, Vec<[f32; 4]>) {
         (0..self.len()).map(|v| self.set(v, k)).unzip()
@@ -459,6 +475,18 @@ mod tests {
             assert!((sum - 1.0).abs() < 1e-5, "vertex {v}: {sum}");
         }
         assert_eq!(strip(12, 1.0, 40, 0.2, 4).sets(), 1);
+    }
+
+    /// Influences in the last slots (as a file may put them) move to the first, in order; the
+    /// slots after them hold nothing.
+    #[test]
+    fn gathered_influences_take_the_first_slots() {
+        let mut m = strip(4, 1.0, 2, 0.2, 2);
+        m.put_set(0, 0, ([9, 1, 7, 3], [0.0, 0.25, 0.0, 0.75]));
+        m.put_set(1, 0, ([2, 0, 0, 5], [1.0, 0.0, 0.0, 0.0]));
+        m.gather_influences();
+        assert_eq!(m.set(0, 0), ([1, 3, 0, 0], [0.25, 0.75, 0.0, 0.0]));
+        assert_eq!(m.set(1, 0), ([2, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
     }
 
     #[test]

@@ -144,6 +144,26 @@ impl Scene {
         }
     }
 
+    /// The most influences a vertex of the case has (for a shader that reads `most` a vertex,
+    /// which a strip of `influences: max` takes), read from its mesh or model alone; None where
+    /// it names neither or its model does not load.
+    pub fn influence_count(case: &Case, most: usize) -> Option<usize> {
+        match (&case.model, &case.mesh) {
+            (Some(spec), _) => {
+                let path = case.model_path()?;
+                let model = crate::model::load(&path, spec.mesh.as_deref()).ok()?;
+                Some(model.mesh.most_influences())
+            }
+            (None, Some(m)) => Some(m.influences.count(most)),
+            (None, None) => None,
+        }
+    }
+
+    /// The most influences one of the scene's vertices has.
+    pub fn most_influences(&self) -> usize {
+        self.mesh.most_influences()
+    }
+
     /// The scene as a shader that `reads` so sees it: refused when the case has more joints than
     /// its palette holds or a joint index does not fit its joint format; weights, normals and
     /// tangents quantised as it reads them, so the CPU reference sees the same.
@@ -226,7 +246,7 @@ impl Scene {
             (None, Some(s), Some(m)) => {
                 let skeleton = Skeleton::chain(s.joints, s.segment_length);
                 let width = m.width.unwrap_or(0.2 * s.segment_length);
-                let influences = m.influences.count(reads.sets);
+                let influences = m.influences.count(reads.most());
                 let mesh = strip(s.joints, s.segment_length, m.vertices, width, influences);
                 let pose = skeleton.bind_pose();
                 let bind = skeleton.palette(&pose);
@@ -265,15 +285,24 @@ impl Scene {
                 c.whence
             )));
         }
-        if let Some(v) = (0..mesh.len()).find(|&v| mesh.influences(v).len() > 4 * reads.sets) {
+        if let Some(v) = (0..mesh.len()).find(|&v| mesh.influences(v).len() > reads.most()) {
+            let read = match reads.lanes {
+                4 => format!(
+                    "{} influence set{} of 4{}",
+                    reads.sets,
+                    if reads.sets == 1 { "" } else { "s" },
+                    reads.sets_whence
+                ),
+                n => format!("{n} influences a vertex{}", reads.lanes_whence),
+            };
             return Err(SceneError::Fail(format!(
-                "{}: vertex {v} has {} influences, more than the shader reads ({} influence set{} of 4{}); dropping any would test another deformation than the case's",
+                "{}: vertex {v} has {} influences, more than the shader reads ({read}); dropping any would test another deformation than the case's",
                 case.path.display(),
                 mesh.influences(v).len(),
-                reads.sets,
-                if reads.sets == 1 { "" } else { "s" },
-                reads.sets_whence,
             )));
+        }
+        if reads.lanes < 4 {
+            mesh.gather_influences();
         }
         if let Some(whence) = &reads.planar {
             if let Some(v) = mesh.positions.iter().position(|p| p[2] != 0.0) {
@@ -613,6 +642,48 @@ mod tests {
                 && why.contains("the shader takes planar positions, x and y alone (the profile's p.profile.yaml:6:3)"),
             "{why}"
         );
+    }
+
+    /// A shader that reads 3 influences a vertex: a mesh of at most 3 is taken, each vertex's in
+    /// its first slots (the CPU reference unchanged), `max` strips take 3, and a mesh with a vertex
+    /// of 4 is refused naming the vertex, the count and the profile's field; the counts for
+    /// `influences_above` agree with the scenes.
+    #[test]
+    fn a_shader_of_three_influences_takes_meshes_of_three_and_refuses_four() {
+        let three = Reads {
+            lanes: 3,
+            lanes_whence: ": the profile's p.profile.yaml:9:1, field `max_influences`".into(),
+            ..Reads::default()
+        };
+        let path = crate::config::project_root().join("cases/three.yaml");
+        let case = |text: &str| Case::parse(&path, text, &[]).unwrap();
+        let load = |text: &str| Scene::for_shader(&case(text), &three);
+        let max = "skeleton: { joints: 6 }
+mesh: { vertices: 40, influences: max }
+pose: [{ joint: 2, degrees: 30 }]
+";
+        let s = load(max).unwrap();
+        assert_eq!(s.most_influences(), 3);
+        assert_eq!(Scene::influence_count(&case(max), three.most()), Some(3));
+        assert!(s.mesh.weights.iter().all(|w| w[3] == 0.0));
+        let four = max.replace("max", "4");
+        assert_eq!(Scene::influence_count(&case(&four), three.most()), Some(4));
+        let Err(SceneError::Fail(why)) = load(&four) else {
+            panic!("a vertex of 4 influences was taken for a shader that reads 3")
+        };
+        assert!(
+            why.contains("three.yaml: vertex ")
+                && why.contains(" has 4 influences, more than the shader reads (3 influences a vertex: the profile's p.profile.yaml:9:1, field `max_influences`)"),
+            "{why}"
+        );
+        // The models: SimpleSkin's vertices have 2, the Fox's 4.
+        let simple = "model: { path: models/SimpleSkin/SimpleSkin.gltf }
+";
+        assert_eq!(load(simple).unwrap().most_influences(), 2);
+        let fox = "model: { path: models/Fox/Fox.glb }
+";
+        assert_eq!(Scene::influence_count(&case(fox), 3), Some(4));
+        assert!(load(fox).is_err());
     }
 
     #[test]

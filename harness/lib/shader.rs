@@ -1079,7 +1079,8 @@ fn pair_joints(contract: &mut Contract, module: &naga::Module) {
     let Some(ep) = module.entry_points.iter().find(|ep| ep.name == vs) else {
         return;
     };
-    if contract.formats.vertex_joints != JointFormat::U16x4 {
+    // With fewer influences read, a vec2<u32> is two joints, not four u16 ones.
+    if contract.formats.vertex_joints != JointFormat::U16x4 || contract.lanes < 4 {
         return;
     }
     let pairs = wgpu::VertexFormat::Uint32x2;
@@ -1485,6 +1486,26 @@ fn in_place_violations(contract: &Contract) -> Vec<String> {
     bad
 }
 
+/// Where a profile's joints or weights attribute has the right scalars in another number of
+/// lanes than the contract reads: the `max_influences` that reads them.
+fn lanes_hint(contract: &Contract, role: Role, inner: &TypeInner) -> Option<String> {
+    let four = match role {
+        Role::Joints => contract.formats.vertex_joints.elem(),
+        Role::Weights => Elem::Vec4F32,
+        _ => return None,
+    };
+    contract.profile.as_ref()?;
+    // Two u32 joints may be four u16 ones: the weights' type tells, and its own hint says so.
+    if role == Role::Joints && Elem::Attribute(wgpu::VertexFormat::Uint32x2).matches(inner) {
+        return None;
+    }
+    let n = (2..=4).find(|&n| n != contract.lanes && four.lanes(n).matches(inner))?;
+    Some(match n {
+        4 => ": a vec4 reads 4 influences a vertex: leave out `max_influences`".into(),
+        n => format!(": a shader that reads {n} influences a vertex, a vec{n} of joints and one of weights, says `max_influences: {n}`"),
+    })
+}
+
 /// The vertex entry point's inputs: each of the contract's attributes, and no others.
 fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoint) -> Vec<String> {
     let name = &ep.name;
@@ -1533,6 +1554,8 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                     }
                     _ => "",
                 };
+                let lanes = lanes_hint(contract, input.role, inner);
+                let hint = lanes.as_deref().unwrap_or(hint);
                 bad.push(format!(
                     "entry point `{name}`: input @location({loc}) must be {}{}, is {}{whence}{hint}",
                     want.wgsl(),
@@ -3086,5 +3109,33 @@ pub(crate) mod tests {
         assert_eq!(s.provenance(), inputs);
         let plain = Shader::new("test.wgsl", default_source());
         assert_eq!(plain.provenance(), plain.source);
+    }
+
+    /// A profile that says another number of influences than the stage's joints and weights
+    /// take is told which `max_influences` reads them.
+    #[test]
+    fn influences_read_in_other_lanes_name_max_influences() {
+        let source = include_str!("../../shaders/examples/vertex_three_influences.wgsl");
+        let profile = include_str!("../../shaders/examples/vertex_three_influences.profile.yaml");
+        let check = |profile: &str| {
+            let at = Path::new("vertex_three_influences.profile.yaml");
+            let path = Path::new("vertex_three_influences.wgsl");
+            Shader::with_profile_text(path, source, at, profile)
+                .and_then(|s| s.validate().map(|_| ()))
+                .map_err(|e| e.to_string())
+        };
+        check(profile).unwrap();
+        let msg = check(&profile.replace("max_influences: 3\n", "")).unwrap_err();
+        assert!(
+            msg.contains("input @location(3) must be vec4<i32>, is vec3<i32>")
+                && msg.contains("says `max_influences: 3`"),
+            "{msg}"
+        );
+        let msg = check(&profile.replace("max_influences: 3", "max_influences: 2")).unwrap_err();
+        assert!(
+            msg.contains("input @location(4) must be vec2<f32>, is vec3<f32>")
+                && msg.contains("says `max_influences: 3`"),
+            "{msg}"
+        );
     }
 }

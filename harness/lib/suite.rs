@@ -556,7 +556,7 @@ impl Suite {
                         Err(SceneError::Fail(why)) => Err(why.clone()),
                         _ => shared.map_or(Ok(()), Err),
                     };
-                    let Some(e) = applying(&layout, &case, &scene) else {
+                    let Some(e) = applying(&layout, &case, &scene, &reads) else {
                         return verdict;
                     };
                     let outcome = match verdict {
@@ -928,7 +928,7 @@ impl Suite {
                 Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
             });
             // The shader's own expectation, where the case states none for this check.
-            let outcome = match applying(&layout, &case, &scene) {
+            let outcome = match applying(&layout, &case, &scene, &reads) {
                 Some(e) if expect.is_none() => {
                     outcome.expected_by_layout(&e.matches, &e.reason, &e.at)
                 }
@@ -965,20 +965,35 @@ impl Suite {
     }
 }
 
-/// The first of a case's layout `entries` that covers its joint count (`joints_above`): counted
-/// by its scene, or where that failed to build, by its skeleton or model alone.
+/// The first of a case's layout `entries` that covers its joint count (`joints_above`) and the
+/// most influences of one of its vertices (`influences_above`): counted by its scene, or where
+/// that failed to build, by its skeleton or model alone.
 fn applying<'a>(
     entries: &'a [ShaderExpect],
     case: &Case,
     scene: &SceneSlot,
+    reads: &crate::format::Reads,
 ) -> Option<&'a ShaderExpect> {
-    let mut joints = None;
+    let (joints, influences) = (OnceLock::new(), OnceLock::new());
+    let built = || match scene.get() {
+        Some(Ok(s)) => Some(s.clone()),
+        _ => None,
+    };
     entries.iter().find(|e| {
-        e.joints_above.is_none()
-            || e.admits(*joints.get_or_insert_with(|| match scene.get() {
-                Some(Ok(s)) => Some(s.skeleton.joints.len()),
-                _ => Scene::joint_count(case),
-            }))
+        e.admits(
+            || {
+                *joints.get_or_init(|| match built() {
+                    Some(s) => Some(s.skeleton.joints.len()),
+                    None => Scene::joint_count(case),
+                })
+            },
+            || {
+                *influences.get_or_init(|| match built() {
+                    Some(s) => Some(s.most_influences()),
+                    None => Scene::influence_count(case, reads.most()),
+                })
+            },
+        )
     })
 }
 

@@ -153,11 +153,11 @@ impl Default for Influences {
 }
 
 impl Influences {
-    /// The count for a shader that reads `sets` influence sets.
-    pub fn count(self, sets: usize) -> usize {
+    /// The count for a shader that reads `most` influences a vertex.
+    pub fn count(self, most: usize) -> usize {
         match self {
             Influences::Count(n) => n,
-            Influences::Max => 4 * sets,
+            Influences::Max => most,
         }
     }
 }

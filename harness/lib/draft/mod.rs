@@ -258,7 +258,7 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
     let mut compute_unnormalised = false;
     // Or it calls one, but a stream of skinned directions of its own takes a value without.
     let mut stored_unnormalised_only = false;
-    let mut sets = 1;
+    let (mut sets, mut lanes) = (1, 4);
     if let Some(i) = compute {
         let ep = &module.entry_points[i];
         let traced = (i, palette.and_then(|p| palette_target(&module, p)));
@@ -300,7 +300,7 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
             &mut w,
             &mut taken,
         );
-        (sets, unnormalised) = (v.sets, v.unnormalised);
+        (sets, lanes, unnormalised) = (v.sets, v.lanes, v.unnormalised);
     }
     let palette_array = palette.is_some_and(|p| matches!(p.ty, TypeInner::Array { .. }));
     bindings(
@@ -317,6 +317,12 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
             "# {sets} joint and weight inputs each: {sets} influence sets of 4 (JOINTS_0/WEIGHTS_0, JOINTS_1/WEIGHTS_1, ...)"
         ));
         w.line(format!("influence_sets: {sets}"));
+    }
+    if lanes < 4 {
+        w.line(format!(
+            "# The joints and weights are vec{lanes}s: the shader reads {lanes} influences a vertex (the harness stores 4 and puts a vertex's influences in the first)"
+        ));
+        w.line(format!("max_influences: {lanes}"));
     }
     if flow::multiplies_stored_w(&module) {
         w.line("# A stored vec4 position is multiplied as it is, its w taken as a point's: the engine stores points with w 1");
@@ -382,6 +388,14 @@ fn expectations(source: &str, globals: &[Global], w: &mut Writer) {
             ),
             format!(
                 "  - case: \"*\"\n    joints_above: {n}\n    matches: \"{fixed}\"\n    reason: the layout holds {n} joints (raise the length where the engine's skeletons need more)"
+            ),
+        ]);
+    }
+    if let Some(n) = reads.as_ref().map(|r| r.most()).filter(|&n| n < 4) {
+        entries.push([
+            format!("# The shader reads {n} influences a vertex: a case with a vertex of more cannot be tested with it"),
+            format!(
+                "  - case: \"*\"\n    influences_above: {n}\n    matches: \"more than the shader reads\"\n    reason: the shader reads {n} influences a vertex, and dropping one would test another deformation than the case's (an engine that keeps {n} reweights its meshes as it imports them)"
             ),
         ]);
     }

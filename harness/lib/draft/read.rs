@@ -559,12 +559,12 @@ pub(super) fn skinning_compute(module: &Module, info: &naga::valid::ModuleInfo) 
 }
 
 /// A function whose signature is one of the skinning function's: `(joints, weights) ->
-/// mat4x4<f32>`, or `(position, joints, weights) -> vec3 or vec4`.
-pub(super) fn skin_function(module: &Module) -> Option<String> {
+/// mat4x4<f32>`, or `(position, joints, weights) -> vec3 or vec4`, the joints and weights vectors
+/// of `lanes` (4, or the 2 or 3 of a shader that reads fewer influences).
+pub(super) fn skin_function(module: &Module, lanes: u8) -> Option<String> {
     let ty = |h: naga::Handle<Type>| &module.types[h].inner;
-    let joints =
-        |t: &TypeInner| matches!(vector(t), Some((4, ScalarKind::Uint | ScalarKind::Float)));
-    let weights = |t: &TypeInner| vector(t) == Some((4, ScalarKind::Float));
+    let joints = |t: &TypeInner| vector(t).is_some_and(|v| v.0 == lanes && v.1 != ScalarKind::Bool);
+    let weights = |t: &TypeInner| vector(t) == Some((lanes, ScalarKind::Float));
     // One of the entry module's own first: an imported one's name is the composed, decorated one.
     let mut found: Vec<String> = module
         .functions

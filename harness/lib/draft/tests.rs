@@ -130,7 +130,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (28, 28), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (29, 29), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -2262,7 +2262,8 @@ fn a_fixed_palette_drafts_the_cases_past_it() {
     assert!(d.yaml.contains(entry), "{}", d.yaml);
     validates("fixed.wgsl", &fixed, &d.yaml).unwrap();
     let p = crate::profile::Profile::parse(Path::new("d.profile.yaml"), &d.yaml).unwrap();
-    assert!(p.expect[0].admits(Some(65)) && !p.expect[0].admits(Some(64)));
+    let admits = |j: usize| p.expect[0].admits(|| Some(j), || None);
+    assert!(admits(65) && !admits(64));
     let runtime = src("storage, read> bones: array<mat4x4<f32>>");
     let d = draft("runtime.wgsl", &runtime).unwrap();
     assert!(!d.yaml.contains("expect:"), "{}", d.yaml);
@@ -2804,4 +2805,55 @@ fn joints_a_word_each_are_four_indices() {
         assert!(d.yaml.contains(&want), "{want}\n{}", d.yaml);
         validates("unity.wgsl", &src, &d.yaml).unwrap_or_else(|e| panic!("{e}\n{}", d.yaml));
     }
+}
+
+/// A stage that reads fewer than 4 influences a vertex: vec3 (or vec2) joints beside weights of
+/// as many are drafted as `max_influences` with the `expect` entry for the cases past it, a
+/// skinning function taking them is found, and the draft validates; two `u32` joints beside two
+/// weights are two joints, not four u16 ones; a vec4 of weights keeps 4.
+#[test]
+fn fewer_influences_a_vertex_are_drafted_as_max_influences() {
+    let shader = |n: u8, joints: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+fn skin(p: vec3<f32>, j: vec{n}<{joints}>, w: vec{n}<f32>) -> vec3<f32> {{
+    var o = vec3<f32>(0.0);
+    for (var k = 0u; k < {n}u; k++) {{ o += (bones[u32(j[k])] * vec4<f32>(p, 1.0)).xyz * w[k]; }}
+    return o;
+}}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) bone_ids: vec{n}<{joints}>, @location(2) bone_weights: vec{n}<f32>) -> @builtin(position) vec4<f32> {{
+    return view_proj * vec4<f32>(skin(position, bone_ids, bone_weights), 1.0);
+}}"
+        )
+    };
+    for (n, joints, format) in [
+        (3, "i32", "i32x4"),
+        (2, "u32", "u16x4"),
+        (3, "f32", "f32x4"),
+    ] {
+        let src = shader(n, joints);
+        let d = draft("few.wgsl", &src).unwrap();
+        let has = |s: &str| d.yaml.contains(s);
+        assert!(
+            has(&format!("max_influences: {n}\n"))
+                && has(&format!("joints: {{ location: 1, format: {format} }}"))
+                && has(&format!("    influences_above: {n}\n"))
+                && has("  skin_function: skin ")
+                && !has("two u16 indices"),
+            "{}",
+            d.yaml
+        );
+        validates("few.wgsl", &src, &d.yaml).unwrap();
+        let c = contract(&d.yaml);
+        assert_eq!((c.lanes, c.reads().most()), (n as usize, n as usize));
+    }
+    // Four weights read beside them: no fewer influences.
+    let four = shader(4, "u32");
+    let d = draft("four.wgsl", &four).unwrap();
+    assert!(
+        !d.yaml.contains("max_influences") && !d.yaml.contains("influences_above"),
+        "{}",
+        d.yaml
+    );
 }

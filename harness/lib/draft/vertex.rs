@@ -83,6 +83,9 @@ struct Picks {
     normal: Option<usize>,
     tangent: Option<usize>,
     more: Vec<(u32, u32)>,
+    /// How many influences a vertex the joints and weights hold: 4, or the 2 or 3 of a vec2 or
+    /// vec3 of weights beside joints of as many.
+    lanes: u8,
 }
 
 /// The words of a name, lowercase: split at `_` and where a lowercase letter or digit meets an
@@ -136,22 +139,42 @@ impl Picks {
     fn of(inputs: &[Input], columns: &[usize]) -> Picks {
         // A matrix's columns are no attribute of the vertex.
         let mut used: Vec<u32> = columns.iter().map(|&i| inputs[i].location).collect();
+        // `boneWeights` names a bone, yet holds weights.
+        let named_joints = |x: &Input| named(&x.name, JOINT_WORDS) && !named(&x.name, WEIGHT_WORDS);
+        let free = |x: &Input| !used.contains(&x.location);
+        // Fewer than 4 a vertex (ThinMatrix's `ivec3` and `vec3`): weights named so in a vec2 or
+        // vec3, joints named so in as many, and no vec4 of weights.
+        let lanes = (2..=3)
+            .find(|&n| {
+                let weights = |x: &Input| free(x) && named(&x.name, WEIGHT_WORDS) && float(x, n);
+                let joints = |x: &Input| {
+                    free(x) && named_joints(x) && vector(x.ty).is_some_and(|v| v.0 == n)
+                };
+                inputs.iter().any(weights)
+                    && inputs.iter().any(joints)
+                    && !inputs
+                        .iter()
+                        .any(|x| named(&x.name, WEIGHT_WORDS) && float(x, 4))
+            })
+            .unwrap_or(4);
         let mut pick = |ok: &dyn Fn(&Input) -> bool| -> Option<usize> {
             let i = (inputs.iter()).position(|x| !used.contains(&x.location) && ok(x))?;
             used.push(inputs[i].location);
             Some(i)
         };
-        // `boneWeights` names a bone, yet holds weights.
         let joint_like = |x: &Input| {
-            named(&x.name, JOINT_WORDS)
-                && !named(&x.name, WEIGHT_WORDS)
-                && matches!(
-                    vector(x.ty),
-                    Some((4 | 2, ScalarKind::Uint))
-                        | Some((4, ScalarKind::Float | ScalarKind::Sint))
-                )
+            named_joints(x)
+                && match vector(x.ty) {
+                    Some((4, _)) if lanes < 4 => false,
+                    Some((n, _)) if n == lanes && lanes < 4 => true,
+                    v => matches!(
+                        v,
+                        Some((4 | 2, ScalarKind::Uint))
+                            | Some((4, ScalarKind::Float | ScalarKind::Sint))
+                    ),
+                }
         };
-        let weight_like = |x: &Input| named(&x.name, WEIGHT_WORDS) && float(x, 4);
+        let weight_like = |x: &Input| named(&x.name, WEIGHT_WORDS) && float(x, lanes);
         let joints = pick(&joint_like).or_else(|| {
             pick(&|x| matches!(vector(x.ty), Some((4, ScalarKind::Uint | ScalarKind::Sint))))
         });
@@ -203,6 +226,7 @@ impl Picks {
             normal,
             tangent,
             more,
+            lanes,
         }
     }
 
@@ -273,12 +297,17 @@ fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) 
     match p.joints {
         Some(i) => {
             let (format, why) = match vector(inputs[i].ty) {
-                Some((2, _)) => ("u16x4", "vec2<u32>: two u16 indices a word"),
-                Some((_, ScalarKind::Float)) => ("f32x4", "float indices"),
-                Some((_, ScalarKind::Sint)) => ("i32x4", "signed indices (-1 an unused influence)"),
-                _ => (
+                Some((2, _)) if p.lanes == 4 => ("u16x4", "vec2<u32>: two u16 indices a word".into()),
+                Some((_, ScalarKind::Float)) => ("f32x4", "float indices".into()),
+                Some((_, ScalarKind::Sint)) => {
+                    ("i32x4", "signed indices (-1 an unused influence)".into())
+                }
+                v => (
                     "u16x4",
-                    "vec4<u32> reads u8x4, u16x4 or u32x4: say how your vertex buffer stores them",
+                    format!(
+                        "vec{}<u32> reads u8x4, u16x4 or u32x4: say how your vertex buffer stores them",
+                        v.map_or(4, |v| v.0)
+                    ),
                 ),
             };
             w.line(format!(
@@ -626,7 +655,7 @@ pub(super) fn vertex_section(
     w.out.push_str(&held.out);
     matrix_column_lines(&inputs, &columns, w);
     let unnormalised = frame_output_lines(module, ep, (&inputs, &picks, &pulled), palette, w);
-    let function = skin_function(module);
+    let function = skin_function(module, picks.lanes);
     let clip = super::flow::clip_writes(module, ep);
     // Only a vertex-only profile's entry point is copied, where a clip z of its own matters.
     let compute = (module.entry_points.iter()).any(|e| e.stage == naga::ShaderStage::Compute);
@@ -652,6 +681,7 @@ pub(super) fn vertex_section(
     }
     VertexDraft {
         sets: sets.unwrap_or_else(|| picks.sets()),
+        lanes: picks.lanes,
         // The outputs' lengths matter only where the outputs are what is compared.
         unnormalised: if function.is_none() {
             unnormalised
@@ -853,6 +883,8 @@ fn camera_extras(
 /// and the skinned outputs the entry point does not renormalise (left to a later stage).
 pub(super) struct VertexDraft {
     pub(super) sets: usize,
+    /// How many influences a vertex its joints and weights attributes hold, where fewer than 4.
+    pub(super) lanes: u8,
     pub(super) unnormalised: Vec<String>,
 }
 

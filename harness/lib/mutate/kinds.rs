@@ -111,24 +111,83 @@ pub(super) fn candidate(description: impl Into<String>, hint: &str, edits: Vec<E
     }
 }
 
-/// Two weight components swapped, where the weights enter each skinning site.
-fn weight_swap(s: &Sites) -> Vec<Candidate> {
-    let weights = s.sources(Role::Weights);
-    if weights.is_empty() {
+/// A swizzle of the `lanes` components a shader reads, `order` giving each one's source
+/// (`[1, 0, 2, 3]` of 3: `yxz`).
+fn swizzle(order: [usize; 4], lanes: usize) -> String {
+    order[..lanes]
+        .iter()
+        .map(|&i| ['x', 'y', 'z', 'w'][i])
+        .collect()
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`.
+fn ordinal(n: usize) -> String {
+    let suffix = match n {
+        1 => "st",
+        2 => "nd",
+        3 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The hint for a mutant of the last influences a shader reads: a case with that many.
+fn last_hint(lanes: usize) -> String {
+    format!(
+        "a case with {lanes} nonzero influences of unequal weights (mesh.influences: {lanes}) whose {} and {} joints move differently",
+        ordinal(lanes - 1),
+        ordinal(lanes)
+    )
+}
+
+/// Mutants that read `role`'s vector through a swizzle of the `lanes` the shader reads, where it
+/// enters each skinning site: `first` (its order and what it does, its hint), then, where more
+/// than 2 are read, the last two's (`last` of the lane count: the order and what it does), each
+/// described with its swizzle of `letter`.
+fn swizzled(
+    s: &Sites,
+    (role, letter): (Role, char),
+    first: ([usize; 4], &str, &str),
+    last: fn(usize) -> ([usize; 4], String),
+) -> Vec<Candidate> {
+    let sources = s.sources(role);
+    if sources.is_empty() {
         return Vec::new();
     }
-    vec![
+    let n = s.contract.lanes;
+    let one = |order: [usize; 4], what: &str, hint: &str| {
+        let lanes = swizzle(order, n);
         candidate(
-            "the weights of influences 1 and 2 swapped (w.yxzw)",
+            format!("{what} ({letter}.{lanes})"),
+            hint,
+            s.rebind(&sources, |v| format!("{v}.{lanes}")),
+        )
+    };
+    let mut out = vec![one(first.0, first.1, first.2)];
+    if n > 2 {
+        let (order, what) = last(n);
+        out.push(one(order, &what, &last_hint(n)));
+    }
+    out
+}
+
+/// Two weight components swapped, where the weights enter each skinning site: the first two, and
+/// the last two the shader reads (4, or its `max_influences`).
+fn weight_swap(s: &Sites) -> Vec<Candidate> {
+    swizzled(
+        s,
+        (Role::Weights, 'w'),
+        (
+            [1, 0, 2, 3],
+            "the weights of influences 1 and 2 swapped",
             "a posed case whose vertices blend two joints that move differently, with unequal weights",
-            s.rebind(&weights, |v| format!("{v}.yxzw")),
         ),
-        candidate(
-            "the weights of influences 3 and 4 swapped (w.xywz)",
-            "a case with 4 nonzero influences of unequal weights (mesh.influences: 4) whose 3rd and 4th joints move differently",
-            s.rebind(&weights, |v| format!("{v}.xywz")),
-        ),
-    ]
+        |n| {
+            let mut order = [0, 1, 2, 3];
+            order.swap(n - 2, n - 1);
+            (order, format!("the weights of influences {} and {n} swapped", n - 1))
+        },
+    )
 }
 
 fn homogeneous_dropped(s: &Sites) -> Vec<Candidate> {
@@ -179,8 +238,10 @@ fn palette_transposed(s: &Sites) -> Vec<Candidate> {
     )]
 }
 
-/// One influence dropped: a loop bound `< 4` becomes `< 3`, or else the 4th weight is zeroed.
+/// One influence dropped, the last the shader reads (the 4th, or its `max_influences`'): a loop
+/// bound `< 4` becomes `< 3`, or else that weight is zeroed.
 fn influence_dropped(s: &Sites) -> Vec<Candidate> {
+    let n = s.contract.lanes;
     let mut bounds = Vec::new();
     for f in s.blend_sites() {
         let exprs = &s.func(f).expressions;
@@ -191,12 +252,27 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
                 ..
             } = *e
             {
-                let want = if op == BinaryOperator::Less { 4 } else { 3 };
-                if int_literal(&exprs[right]) == Some(want) {
+                let want = if op == BinaryOperator::Less { n } else { n - 1 } as i64;
+                // A literal keeps its suffix; a named constant (`MAX_WEIGHTS`) becomes an
+                // abstract integer, which either signedness takes.
+                let constant = match exprs[right] {
+                    Expression::Constant(c) => {
+                        int_literal(&s.module.global_expressions[s.module.constants[c].init])
+                    }
+                    _ => None,
+                };
+                let literal = int_literal(&exprs[right]);
+                if literal.or(constant) == Some(want) {
                     if let Some(r) = s.span(f, right) {
                         let text = s.text(&r);
-                        let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-                        let suffix = &text[digits.len()..];
+                        let suffix = match literal {
+                            Some(_) => {
+                                let digits =
+                                    text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                                &text[digits.len()..]
+                            }
+                            None => "",
+                        };
                         bounds.push(Edit {
                             range: r,
                             text: format!("{}{suffix}", want - 1),
@@ -206,11 +282,17 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
             }
         }
     }
-    let hint = "a case with 4 nonzero influences (mesh.influences: 4) posed so the 4th joint moves";
+    let last = ordinal(n);
+    let hint = format!(
+        "a case with {n} nonzero influences (mesh.influences: {n}) posed so the {last} joint moves"
+    );
     if !bounds.is_empty() {
         return vec![candidate(
-            "the 4th influence dropped: the influence loop runs to 3",
-            hint,
+            format!(
+                "the {last} influence dropped: the influence loop runs to {}",
+                n - 1
+            ),
+            &hint,
             bounds,
         )];
     }
@@ -218,31 +300,32 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
     if weights.is_empty() {
         return Vec::new();
     }
+    let kept = swizzle([0, 1, 2, 3], n - 1);
     vec![candidate(
-        "the 4th influence dropped: its weight read as 0",
-        hint,
-        s.rebind(&weights, |v| format!("vec4<f32>({v}.xyz, 0.0)")),
+        format!("the {last} influence dropped: its weight read as 0"),
+        &hint,
+        s.rebind(&weights, |v| format!("vec{n}<f32>({v}.{kept}, 0.0)")),
     )]
 }
 
-/// One joint index used for another, where the joints enter each skinning site.
+/// One joint index used for another, where the joints enter each skinning site: the 2nd the
+/// 1st's, and the last the shader reads its neighbour's.
 fn joint_index_swapped(s: &Sites) -> Vec<Candidate> {
-    let joints = s.sources(Role::Joints);
-    if joints.is_empty() {
-        return Vec::new();
-    }
-    vec![
-        candidate(
-            "influence 2 uses the joint index of influence 1 (j.xxzw)",
+    swizzled(
+        s,
+        (Role::Joints, 'j'),
+        (
+            [0, 0, 2, 3],
+            "influence 2 uses the joint index of influence 1",
             "a posed case whose vertices blend two joints that move differently",
-            s.rebind(&joints, |v| format!("{v}.xxzw")),
         ),
-        candidate(
-            "influence 4 uses the joint index of influence 3 (j.xyzz)",
-            "a case with 4 nonzero influences (mesh.influences: 4) whose 3rd and 4th joints move differently",
-            s.rebind(&joints, |v| format!("{v}.xyzz")),
-        ),
-    ]
+        |n| {
+            let mut order = [0, 1, 2, 3];
+            order[n - 1] = n - 2;
+            let what = format!("influence {n} uses the joint index of influence {}", n - 1);
+            (order, what)
+        },
+    )
 }
 
 /// Constants perturbed by 1.25e-4 relative: the homogeneous 1, arithmetic constants in the

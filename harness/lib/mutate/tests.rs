@@ -724,3 +724,43 @@ fn a_compute_stage_read_from_spirv_has_its_influences_swapped() {
         ["let _e18 = (bone_indices_1.u0040_data[_e10.x]).xxzw;"]
     );
 }
+
+/// A shader that reads three influences a vertex (`max_influences: 3`): the influence mutants
+/// swizzle three lanes (all valid WGSL), the loop bound `< 3` becomes `< 2`, and the last two
+/// of the three are the ones swapped.
+#[test]
+fn three_influences_are_mutated_in_the_lanes_read() {
+    let mutants = example_mutants("vertex_three_influences");
+    let of = |kind: Kind| -> Vec<&Mutant> { mutants.iter().filter(|m| m.kind == kind).collect() };
+    let swaps: Vec<&str> = (of(Kind::WeightSwap).iter())
+        .map(|m| m.description.as_str())
+        .collect();
+    assert_eq!(
+        swaps,
+        [
+            "the weights of influences 1 and 2 swapped (w.yxz)",
+            "the weights of influences 2 and 3 swapped (w.xzy)"
+        ]
+    );
+    let joints: Vec<&str> = (of(Kind::JointIndexSwapped).iter())
+        .map(|m| m.description.as_str())
+        .collect();
+    assert_eq!(
+        joints,
+        [
+            "influence 2 uses the joint index of influence 1 (j.xxz)",
+            "influence 3 uses the joint index of influence 2 (j.xyy)"
+        ]
+    );
+    let dropped = of(Kind::InfluenceDropped);
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(
+        dropped[0].description,
+        "the 3rd influence dropped: the influence loop runs to 2"
+    );
+    assert!(
+        (dropped[0].diff.iter()).any(|d| d.after.contains("i < 2;")),
+        "{:?}",
+        dropped[0].diff
+    );
+}

@@ -383,6 +383,7 @@ impl Profile {
             }
         }
         c.influence_sets = self.sets();
+        c.lanes = self.lanes();
         if let Some(i) = &self.immediates {
             c.immediates.fill = i.fill;
             c.immediates.origin = self.whence("immediates");
@@ -408,6 +409,7 @@ impl Profile {
             path: self.path.display().to_string(),
             entries,
             sets: self.influence_sets.map(|_| self.whence("influence_sets")),
+            lanes: self.max_influences.map(|_| self.whence("max_influences")),
             constants: (self.constants.keys())
                 .map(|k| (k.clone(), self.whence(&format!("constants.{k}"))))
                 .collect(),
@@ -610,14 +612,14 @@ impl Profile {
             let per_set = [
                 (
                     Role::Joints,
-                    j.format.elem(),
+                    j.format.elem().lanes(self.lanes()),
                     j.format.vertex_format(),
                     &j.location,
                     "vertex.joints",
                 ),
                 (
                     Role::Weights,
-                    Elem::Vec4F32,
+                    Elem::Vec4F32.lanes(self.lanes()),
                     w.format.vertex_format(),
                     &w.location,
                     "vertex.weights",

@@ -369,6 +369,20 @@ impl Profile {
                 format!("must be 1 to 4 influence sets of 4 influences, got {sets}"),
             ));
         }
+        if let Some(n) = self.max_influences {
+            if sets > 1 && n != 4 * sets {
+                return Err((
+                    "max_influences".into(),
+                    format!("{sets} influence sets read {} influences a vertex, got {n}: a shader that reads fewer than 4 reads one set (leave `influence_sets` out)", 4 * sets),
+                ));
+            }
+            if !(2..=4).contains(&n) && n != 4 * sets {
+                return Err((
+                    "max_influences".into(),
+                    format!("must be 2, 3 or 4 (the first of a vertex's joints and weights the shader reads), got {n}"),
+                ));
+            }
+        }
         for (i, e) in self.expect.iter().enumerate() {
             for (what, text) in [
                 ("case", &e.case),
@@ -383,6 +397,12 @@ impl Profile {
                 return Err((
                     format!("expect[{i}].joints_above"),
                     "the shader's own trials (`case: shader`) have no joints: give `joints_above` in an entry about cases".into(),
+                ));
+            }
+            if e.case == SHADER_TRIALS && e.influences_above.is_some() {
+                return Err((
+                    format!("expect[{i}].influences_above"),
+                    "the shader's own trials (`case: shader`) have no vertices: give `influences_above` in an entry about cases".into(),
                 ));
             }
         }

@@ -506,6 +506,48 @@ fn expectations_are_located_and_need_a_matcher_and_a_reason() {
     assert!(msg.contains("status"), "{msg}");
 }
 
+/// `influences_above` narrows an entry to cases with a vertex of more influences than a shader
+/// reads (`max_influences`), alone or with `joints_above` (both must then hold); `case: shader`
+/// may not give it.
+#[test]
+fn an_expectation_may_cover_cases_by_their_influences() {
+    let entry = "max_influences: 3\nexpect:\n  - case: \"*\"\n    influences_above: 3\n    matches: more than the shader reads\n    reason: three influences\n";
+    let p = Profile::parse(Path::new("p.profile.yaml"), &format!("{DEFAULT}{entry}")).unwrap();
+    assert_eq!(p.lanes(), 3);
+    let e = &p.expect[0];
+    let most = |i: Option<usize>| e.admits(|| unreachable!("no joints_above"), || i);
+    assert!(most(Some(4)) && !most(Some(3)) && !most(None));
+    let both = entry.replace("    matches", "    joints_above: 10\n    matches");
+    let p = Profile::parse(Path::new("p.profile.yaml"), &format!("{DEFAULT}{both}")).unwrap();
+    let e = &p.expect[0];
+    assert!(e.admits(|| Some(11), || Some(4)));
+    assert!(!e.admits(|| Some(10), || Some(4)) && !e.admits(|| Some(11), || Some(3)));
+    let shader = entry.replace("\"*\"", "shader");
+    let msg = parse(&format!("{DEFAULT}{shader}")).unwrap_err();
+    assert!(
+        msg.contains("field `expect[0].influences_above`") && msg.contains("have no vertices"),
+        "{msg}"
+    );
+}
+
+/// `max_influences`: 2 to 4 with one influence set, or 4 a set; anything else is refused naming
+/// the field.
+#[test]
+fn max_influences_is_two_to_four_or_four_a_set() {
+    for (text, ok) in [
+        ("max_influences: 2\n", true),
+        ("max_influences: 4\n", true),
+        ("max_influences: 1\n", false),
+        ("max_influences: 5\n", false),
+        ("influence_sets: 2\nmax_influences: 8\n", true),
+        ("influence_sets: 2\nmax_influences: 3\n", false),
+    ] {
+        // Two sets fail on the default profile's one joints location: not on this field.
+        let msg = parse(&format!("{DEFAULT}{text}")).err().unwrap_or_default();
+        assert_eq!(msg.contains("field `max_influences`"), !ok, "{text}: {msg}");
+    }
+}
+
 /// `joints_above` narrows an entry to cases with more joints than a fixed palette holds (a case
 /// whose count is unknown, its file not loading, is not covered); the shader's own trials have no
 /// joints, so an entry about them may not give it.
@@ -515,12 +557,13 @@ fn an_expectation_may_cover_cases_by_their_joint_count() {
     let p = Profile::parse(Path::new("p.profile.yaml"), &format!("{DEFAULT}{entry}")).unwrap();
     let e = &p.expect[0];
     assert!(e.covers("long_chain_256", "posed_matches_cpu"));
-    assert!(e.admits(Some(129)) && !e.admits(Some(128)) && !e.admits(None));
+    let joints = |j: Option<usize>| e.admits(|| j, || unreachable!("no influences_above"));
+    assert!(joints(Some(129)) && !joints(Some(128)) && !joints(None));
     let plain = parse(&format!(
         "{DEFAULT}{}",
         entry.replace("    joints_above: 128\n", "")
     ));
-    assert!(plain.unwrap().expect[0].admits(None));
+    assert!(plain.unwrap().expect[0].admits(|| None, || None));
     let shader = entry.replace("\"*\"", "shader");
     let msg = parse(&format!("{DEFAULT}{shader}")).unwrap_err();
     assert!(
@@ -641,7 +684,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 29);
+        assert_eq!(n, 30);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

@@ -832,6 +832,38 @@ const FLOAT_JOINT_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_three_influences.profile.yaml` (three influences a vertex).
+const THREE_INFLUENCE_EDITS: &[ProfileEdit] = &[
+    (
+        "four influences for a stage whose joints and weights are vec3s",
+        &[("max_influences: 3\n", "")],
+        "says `max_influences: 3`",
+    ),
+    (
+        "fewer influences than the stage's vectors hold",
+        &[("max_influences: 3", "max_influences: 2")],
+        "must be vec2<f32>, is vec3<f32>",
+    ),
+    (
+        "one influence a vertex",
+        &[("max_influences: 3", "max_influences: 1")],
+        "max_influences",
+    ),
+    (
+        "fewer than 4 influences with two influence sets",
+        &[("max_influences: 3", "max_influences: 3\ninfluence_sets: 2")],
+        "max_influences",
+    ),
+    (
+        "an influence bound on the shader's own trials",
+        &[(
+            "  - case: \"*\"\n    influences_above: 3",
+            "  - case: shader\n    influences_above: 3",
+        )],
+        "expect[1].influences_above",
+    ),
+];
+
 /// Edits of `shaders/examples/vertex_affine_joints.profile.yaml` (struct elements of affine rows).
 const ELEMENT_EDITS: &[ProfileEdit] = &[
     (
@@ -1301,7 +1333,7 @@ const REGION_EDITS: &[ProfileEdit] = &[
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool, then `compute_packed_frames` with packed normals and tangents, then `vertex_skin_stream` with joints and weights in storage read by vertex index), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_three_influences` reading three influences a vertex, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool, then `compute_packed_frames` with packed normals and tangents, then `vertex_skin_stream` with joints and weights in storage read by vertex index), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -1313,6 +1345,7 @@ fn profiles(out: &mut String) {
         ("vertex_one_uniform", MEMBER_EDITS),
         ("vertex_bone_texture", TEXTURE_EDITS),
         ("vertex_float_joints", FLOAT_JOINT_EDITS),
+        ("vertex_three_influences", THREE_INFLUENCE_EDITS),
         ("vertex_affine_joints", ELEMENT_EDITS),
         ("vertex_pulled", PULLED_EDITS),
         ("vertex_mesh_bindings", OFFSET_MEMBER_EDITS),
