@@ -157,8 +157,8 @@ impl JointFormat {
 }
 
 impl Elem {
-    /// A vec4's first `n` components alone (2 or 3: the vec2 or vec3 a shader that reads fewer
-    /// influences takes, an attribute of that type); itself for 4 or another element.
+    /// A vec4's first `n` components alone, for `n` 2 or 3 (the vec2 or vec3 a shader that reads
+    /// fewer influences takes, an attribute of that type); itself for another `n` or element.
     pub fn lanes(self, n: usize) -> Elem {
         let scalar = match self {
             Elem::Vec4F32 => naga::Scalar::F32,
@@ -167,7 +167,7 @@ impl Elem {
             _ => return self,
         };
         (ATTRIBUTES.iter())
-            .find(|a| a.2 == scalar && usize::from(a.3) == n && n < 4)
+            .find(|a| a.2 == scalar && usize::from(a.3) == n && (2..4).contains(&n))
             .map_or(self, |a| Elem::Attribute(a.0))
     }
 }

@@ -288,10 +288,11 @@ impl Scene {
         if let Some(v) = (0..mesh.len()).find(|&v| mesh.influences(v).len() > reads.most()) {
             let read = match reads.lanes {
                 4 => format!(
-                    "{} influence set{} of 4{}",
+                    "{} influence set{} of 4{}{}",
                     reads.sets,
                     if reads.sets == 1 { "" } else { "s" },
-                    reads.sets_whence
+                    reads.sets_whence,
+                    reads.lanes_whence
                 ),
                 n => format!("{n} influences a vertex{}", reads.lanes_whence),
             };
@@ -644,10 +645,10 @@ mod tests {
         );
     }
 
-    /// A shader that reads 3 influences a vertex: a mesh of at most 3 is taken, each vertex's in
-    /// its first slots (the CPU reference unchanged), `max` strips take 3, and a mesh with a vertex
-    /// of 4 is refused naming the vertex, the count and the profile's field; the counts for
-    /// `influences_above` agree with the scenes.
+    /// A shader that reads 3 influences a vertex: a mesh of at most 3 is taken (its 4th slots
+    /// empty), `max` strips take 3, and a mesh with a vertex of 4 is refused naming the vertex,
+    /// the count and the profile's field; the counts for `influences_above` agree with the scenes.
+    /// (Gathering a file's influences into the first slots: `rig`'s tests.)
     #[test]
     fn a_shader_of_three_influences_takes_meshes_of_three_and_refuses_four() {
         let three = Reads {

@@ -1495,9 +1495,19 @@ fn lanes_hint(contract: &Contract, role: Role, inner: &TypeInner) -> Option<Stri
         _ => return None,
     };
     contract.profile.as_ref()?;
-    // Two u32 joints may be four u16 ones: the weights' type tells, and its own hint says so.
-    if role == Role::Joints && Elem::Attribute(wgpu::VertexFormat::Uint32x2).matches(inner) {
+    // Fewer than 4 are read from one set alone.
+    if contract.influence_sets > 1 {
         return None;
+    }
+    // Two u32 joints may be four u16 ones: with 4 read, the pairs' own hint says so.
+    let pairs = Elem::Attribute(wgpu::VertexFormat::Uint32x2).matches(inner);
+    if role == Role::Joints && pairs {
+        return (contract.lanes < 4).then(|| {
+            format!(
+                ": a vec2<u32> holds two joints where the shader reads 2 influences a vertex (`max_influences: 2`), or four u16 ones (`format: u16x4`) where it reads 4 (no `max_influences`), not {}",
+                contract.lanes
+            )
+        });
     }
     let n = (2..=4).find(|&n| n != contract.lanes && four.lanes(n).matches(inner))?;
     Some(match n {
@@ -3135,6 +3145,19 @@ pub(crate) mod tests {
         assert!(
             msg.contains("input @location(4) must be vec2<f32>, is vec3<f32>")
                 && msg.contains("says `max_influences: 3`"),
+            "{msg}"
+        );
+        // Two u32 joints read where the profile says 3: two joints, or four u16 ones.
+        let pairs = source.replace("joint_indices: vec3<i32>", "joint_indices: vec2<u32>");
+        let at = Path::new("vertex_three_influences.profile.yaml");
+        let path = Path::new("vertex_three_influences.wgsl");
+        let u16s = profile.replace("format: i32x4", "format: u16x4");
+        let msg = Shader::with_profile_text(path, pairs, at, &u16s)
+            .and_then(|s| s.validate().map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("a vec2<u32> holds two joints where the shader reads 2 influences a vertex (`max_influences: 2`), or four u16 ones"),
             "{msg}"
         );
     }

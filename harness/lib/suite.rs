@@ -556,7 +556,8 @@ impl Suite {
                         Err(SceneError::Fail(why)) => Err(why.clone()),
                         _ => shared.map_or(Ok(()), Err),
                     };
-                    let Some(e) = applying(&layout, &case, &scene, &reads) else {
+                    let failure = verdict.as_ref().err().map(String::as_str);
+                    let Some(e) = applying(&layout, &case, &scene, (&reads, failure)) else {
                         return verdict;
                     };
                     let outcome = match verdict {
@@ -928,7 +929,8 @@ impl Suite {
                 Outcome::fail("-", format!("harness panicked: {}", panic_text(&p)))
             });
             // The shader's own expectation, where the case states none for this check.
-            let outcome = match applying(&layout, &case, &scene, &reads) {
+            let failure = Some(outcome.message.as_str()).filter(|_| outcome.status.fails());
+            let outcome = match applying(&layout, &case, &scene, (&reads, failure)) {
                 Some(e) if expect.is_none() => {
                     outcome.expected_by_layout(&e.matches, &e.reason, &e.at)
                 }
@@ -965,36 +967,44 @@ impl Suite {
     }
 }
 
-/// The first of a case's layout `entries` that covers its joint count (`joints_above`) and the
-/// most influences of one of its vertices (`influences_above`): counted by its scene, or where
-/// that failed to build, by its skeleton or model alone.
+/// The case's layout entry: of the `entries` that cover its joint count (`joints_above`) and the
+/// most influences of one of its vertices (`influences_above`), counted by its scene, or where
+/// that failed to build, by its skeleton or model alone, the first whose `matches` the trial's
+/// `failure` contains (a case past both a fixed palette and the influences read fails on the
+/// palette, whichever entry comes first), else the first.
 fn applying<'a>(
     entries: &'a [ShaderExpect],
     case: &Case,
     scene: &SceneSlot,
-    reads: &crate::format::Reads,
+    (reads, failure): (&crate::format::Reads, Option<&str>),
 ) -> Option<&'a ShaderExpect> {
     let (joints, influences) = (OnceLock::new(), OnceLock::new());
     let built = || match scene.get() {
         Some(Ok(s)) => Some(s.clone()),
         _ => None,
     };
-    entries.iter().find(|e| {
-        e.admits(
-            || {
-                *joints.get_or_init(|| match built() {
-                    Some(s) => Some(s.skeleton.joints.len()),
-                    None => Scene::joint_count(case),
-                })
-            },
-            || {
-                *influences.get_or_init(|| match built() {
-                    Some(s) => Some(s.most_influences()),
-                    None => Scene::influence_count(case, reads.most()),
-                })
-            },
-        )
-    })
+    let admitted: Vec<&ShaderExpect> = (entries.iter())
+        .filter(|e| {
+            e.admits(
+                || {
+                    *joints.get_or_init(|| match built() {
+                        Some(s) => Some(s.skeleton.joints.len()),
+                        None => Scene::joint_count(case),
+                    })
+                },
+                || {
+                    *influences.get_or_init(|| match built() {
+                        Some(s) => Some(s.most_influences()),
+                        None => Scene::influence_count(case, reads.most()),
+                    })
+                },
+            )
+        })
+        .collect();
+    (admitted.iter())
+        .find(|e| failure.is_some_and(|f| f.contains(&e.matches)))
+        .or(admitted.first())
+        .copied()
 }
 
 impl Suite {

@@ -1734,7 +1734,8 @@ fn example_shaders_pass_through_their_profiles() {
             &[],
         ),
         // Three influences a vertex: the cases with a vertex of four, and the 300 joints past its
-        // palette of 50.
+        // palette of 256 (which its profile expects after the influences' entry: the entry whose
+        // matcher the failure meets applies).
         (
             "vertex_three_influences",
             "posed_matches_cpu",

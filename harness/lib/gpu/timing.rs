@@ -176,19 +176,25 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
             |tier: &str, n: usize, samples: &[(f64, Option<f64>)]| row(tier, n, samples, overhead);
         let mut rows = Vec::new();
         let mut warmup_ms = 0.0;
+        // As many influences a vertex as the shader reads (its `max_influences`).
+        let lanes = ctx.contract().lanes;
+        let (compute_tier, render_tier) = (
+            format!("compute, {lanes} influences"),
+            format!("render, {lanes} influences, 256x256 frame"),
+        );
         // Compute tiers first: timestamps of compute passes are least trustworthy after a render pass.
         for &n in sizes {
             let Some(compute) = compute else {
                 break;
             };
             ctx.step(format!("the compute benchmark of {n} vertices"));
-            let (palette, mesh) = model(n);
+            let (palette, mesh) = model(n, lanes);
             check_fits(ctx, palette.len(), n)?;
             let job = Dispatch::new(ctx, &compute.layouts, &palette, &mesh)?;
             let static_tier = (static_pipeline.as_ref()).map(|p| ("compute, static transform", p));
             let tiers = static_tier
                 .into_iter()
-                .chain([("compute, 4 influences", &compute.pipeline)]);
+                .chain([(compute_tier.as_str(), &compute.pipeline)]);
             for (tier, pipeline) in tiers {
                 let first = Instant::now();
                 submit_compute(ctx, &job, pipeline, None)?;
@@ -213,7 +219,7 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
                 break;
             };
             ctx.step(format!("the render benchmark of {n} vertices"));
-            let (palette, mesh) = model(n);
+            let (palette, mesh) = model(n, lanes);
             let view = View {
                 scale: 0.9,
                 offset_y: -0.45,
@@ -235,7 +241,7 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
                     Ok((wall, gpu))
                 })
                 .collect::<Result<Vec<_>, GpuError>>()?;
-            rows.push(row("render, 4 influences, 256x256 frame", n, &samples));
+            rows.push(row(&render_tier, n, &samples));
         }
         Ok(GpuBench {
             adapter: ctx.info.tag.clone(),
@@ -247,8 +253,8 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
     })
 }
 
-/// A chain of 64 joints bent along its length, skinned by a strip with 4 influences per vertex.
-fn model(vertices: usize) -> (Vec<glam::Mat4>, Mesh) {
+/// A chain of 64 joints bent along its length, skinned by a strip with `influences` per vertex.
+fn model(vertices: usize, influences: usize) -> (Vec<glam::Mat4>, Mesh) {
     let joints = 64;
     let segment = 1.0 / joints as f64;
     let skeleton = Skeleton::chain(joints, segment);
@@ -258,7 +264,7 @@ fn model(vertices: usize) -> (Vec<glam::Mat4>, Mesh) {
     }
     (
         skeleton.palette(&pose),
-        strip(joints, segment, vertices, 0.1, 4),
+        strip(joints, segment, vertices, 0.1, influences),
     )
 }
 

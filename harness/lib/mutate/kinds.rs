@@ -131,10 +131,11 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-/// The hint for a mutant of the last influences a shader reads: a case with that many.
-fn last_hint(lanes: usize) -> String {
+/// The hint for a mutant of the last influences a shader reads: a case with that many (`of`:
+/// what else their weights must be), whose last two joints move differently.
+fn last_hint(lanes: usize, of: &str) -> String {
     format!(
-        "a case with {lanes} nonzero influences of unequal weights (mesh.influences: {lanes}) whose {} and {} joints move differently",
+        "a case with {lanes} nonzero influences{of} (mesh.influences: {lanes}) whose {} and {} joints move differently",
         ordinal(lanes - 1),
         ordinal(lanes)
     )
@@ -142,11 +143,11 @@ fn last_hint(lanes: usize) -> String {
 
 /// Mutants that read `role`'s vector through a swizzle of the `lanes` the shader reads, where it
 /// enters each skinning site: `first` (its order and what it does, its hint), then, where more
-/// than 2 are read, the last two's (`last` of the lane count: the order and what it does), each
-/// described with its swizzle of `letter`.
+/// than 2 are read, the last two's (`last` of the lane count: the order and what it does; its
+/// hint asks for weights `of` what), each described with its swizzle of `letter`.
 fn swizzled(
     s: &Sites,
-    (role, letter): (Role, char),
+    (role, letter, of): (Role, char, &str),
     first: ([usize; 4], &str, &str),
     last: fn(usize) -> ([usize; 4], String),
 ) -> Vec<Candidate> {
@@ -155,18 +156,20 @@ fn swizzled(
         return Vec::new();
     }
     let n = s.contract.lanes;
+    // Each value swizzled whole: a vec4 in storage keeps its 4th lane where the shader reads 3.
     let one = |order: [usize; 4], what: &str, hint: &str| {
-        let lanes = swizzle(order, n);
         candidate(
-            format!("{what} ({letter}.{lanes})"),
+            format!("{what} ({letter}.{})", swizzle(order, n)),
             hint,
-            s.rebind(&sources, |v| format!("{v}.{lanes}")),
+            s.rebind_sized(&sources, |v, width| {
+                format!("{v}.{}", swizzle(order, width.clamp(n, 4)))
+            }),
         )
     };
     let mut out = vec![one(first.0, first.1, first.2)];
     if n > 2 {
         let (order, what) = last(n);
-        out.push(one(order, &what, &last_hint(n)));
+        out.push(one(order, &what, &last_hint(n, of)));
     }
     out
 }
@@ -176,7 +179,7 @@ fn swizzled(
 fn weight_swap(s: &Sites) -> Vec<Candidate> {
     swizzled(
         s,
-        (Role::Weights, 'w'),
+        (Role::Weights, 'w', " of unequal weights"),
         (
             [1, 0, 2, 3],
             "the weights of influences 1 and 2 swapped",
@@ -300,11 +303,23 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
     if weights.is_empty() {
         return Vec::new();
     }
-    let kept = swizzle([0, 1, 2, 3], n - 1);
+    // The value as wide as it is (a vec4 in storage where the shader reads 3), that lane 0.
+    let zeroed = |v: &str, width: usize| {
+        if width <= n {
+            return format!("vec{n}<f32>({v}.{}, 0.0)", swizzle([0, 1, 2, 3], n - 1));
+        }
+        let lanes: Vec<String> = (0..width.min(4))
+            .map(|i| match i == n - 1 {
+                true => "0.0".to_string(),
+                false => format!("{v}.{}", ['x', 'y', 'z', 'w'][i]),
+            })
+            .collect();
+        format!("vec{}<f32>({})", lanes.len(), lanes.join(", "))
+    };
     vec![candidate(
         format!("the {last} influence dropped: its weight read as 0"),
         &hint,
-        s.rebind(&weights, |v| format!("vec{n}<f32>({v}.{kept}, 0.0)")),
+        s.rebind_sized(&weights, zeroed),
     )]
 }
 
@@ -313,7 +328,7 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
 fn joint_index_swapped(s: &Sites) -> Vec<Candidate> {
     swizzled(
         s,
-        (Role::Joints, 'j'),
+        (Role::Joints, 'j', ""),
         (
             [0, 0, 2, 3],
             "influence 2 uses the joint index of influence 1",

@@ -12,16 +12,27 @@ pub(super) enum Func {
     Entry(usize),
 }
 
-/// Where a per-vertex input value (joints, weights) enters a skinning site.
+/// Where a per-vertex input value (joints, weights) enters a skinning site, and how many
+/// components the value has there (a vec4 in storage, the vec3 of a stage reading 3 influences).
 pub(super) enum Source {
     /// A function parameter: rebound at the top of the body.
     Param {
         name: String,
         name_span: Range<usize>,
         body: usize,
+        width: usize,
     },
     /// An expression (e.g. `weights[i]`): wrapped in place.
-    Expr(Range<usize>),
+    Expr(Range<usize>, usize),
+}
+
+/// The components of a value of type `inner`: a vector's size, 1 for a scalar, else 4.
+fn width(inner: &TypeInner) -> usize {
+    match *inner {
+        TypeInner::Vector { size, .. } => size as usize,
+        TypeInner::Scalar(_) => 1,
+        _ => 4,
+    }
 }
 
 /// The module with its source and contract, and what was found in it.
@@ -589,7 +600,8 @@ impl<'a> Sites<'a> {
                                     self.input_at(m.binding.as_ref()).is_some_and(&wanted)
                                 })
                             {
-                                out.extend(self.span(f, e).map(Source::Expr));
+                                let w = member.map_or(4, |m| width(&self.module.types[m.ty].inner));
+                                out.extend(self.span(f, e).map(|r| Source::Expr(r, w)));
                             }
                         }
                     }
@@ -618,7 +630,8 @@ impl<'a> Sites<'a> {
                 };
                 let whole = matches!(func.expressions[pointer], Expression::Access { base, .. } | Expression::AccessIndex { base, .. } if global(base));
                 if whole && self.input(f, e).is_some_and(wanted) {
-                    out.extend(self.span(f, e).map(Source::Expr));
+                    let w = self.loaded_width(func, pointer);
+                    out.extend(self.span(f, e).map(|r| Source::Expr(r, w)));
                 }
             }
         }
@@ -641,7 +654,41 @@ impl<'a> Sites<'a> {
             name,
             name_span,
             body,
+            width: width(&self.module.types[func.arguments[index].ty].inner),
         })
+    }
+
+    /// The components of the element a pointer into a global's array (or into the array a
+    /// struct wraps) points at; 4 where it cannot be told.
+    fn loaded_width(&self, func: &Function, pointer: Handle<Expression>) -> usize {
+        let types = &self.module.types;
+        let element = |ty: Handle<naga::Type>| match types[ty].inner {
+            TypeInner::Array { base, .. } => Some(width(&types[base].inner)),
+            _ => None,
+        };
+        let of_global = |b: Handle<Expression>| -> Option<usize> {
+            match func.expressions[b] {
+                Expression::GlobalVariable(g) => element(self.module.global_variables[g].ty),
+                Expression::AccessIndex { base, index } => match func.expressions[base] {
+                    Expression::GlobalVariable(g) => {
+                        match &types[self.module.global_variables[g].ty].inner {
+                            TypeInner::Struct { members, .. } => {
+                                element(members.get(index as usize)?.ty)
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        match func.expressions[pointer] {
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => {
+                of_global(base).unwrap_or(4)
+            }
+            _ => 4,
+        }
     }
 
     /// Edits that replace every use of the sources' value `v` with `transform(v)`.
@@ -650,6 +697,16 @@ impl<'a> Sites<'a> {
         sources: &[Source],
         transform: impl Fn(&str) -> String,
     ) -> Vec<Edit> {
+        self.rebind_sized(sources, |v, _| transform(v))
+    }
+
+    /// Edits that replace every use of the sources' value `v` of `width` components with
+    /// `transform(v, width)`.
+    pub(super) fn rebind_sized(
+        &self,
+        sources: &[Source],
+        transform: impl Fn(&str, usize) -> String,
+    ) -> Vec<Edit> {
         let mut edits = Vec::new();
         for s in sources {
             match s {
@@ -657,6 +714,7 @@ impl<'a> Sites<'a> {
                     name,
                     name_span,
                     body,
+                    width,
                 } => {
                     let renamed = format!("{name}_mutant");
                     edits.push(Edit {
@@ -665,12 +723,12 @@ impl<'a> Sites<'a> {
                     });
                     edits.push(Edit {
                         range: *body..*body,
-                        text: format!(" let {name} = {};", transform(&renamed)),
+                        text: format!(" let {name} = {};", transform(&renamed, *width)),
                     });
                 }
-                Source::Expr(r) => edits.push(Edit {
+                Source::Expr(r, width) => edits.push(Edit {
                     range: r.clone(),
-                    text: transform(&format!("({})", self.text(r))),
+                    text: transform(&format!("({})", self.text(r)), *width),
                 }),
             }
         }

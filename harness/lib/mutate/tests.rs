@@ -764,3 +764,33 @@ fn three_influences_are_mutated_in_the_lanes_read() {
         dropped[0].diff
     );
 }
+
+/// A shader that reads three of the four influences its storage holds (`max_influences: 3` on
+/// vec4 arrays): the mutants swizzle each value as wide as it is, the 4th lane kept, and all are
+/// valid WGSL.
+#[test]
+fn three_influences_of_vec4_storage_keep_the_fourth_lane() {
+    let mut contract = Contract::builtin();
+    contract.lanes = 3;
+    let mutants = generate(&default_source(), &contract);
+    let of = |kind: Kind| -> Vec<&Mutant> { mutants.iter().filter(|m| m.kind == kind).collect() };
+    let changed = |m: &Mutant| m.diff.iter().map(|d| d.after.clone()).collect::<String>();
+    for kind in [
+        Kind::WeightSwap,
+        Kind::JointIndexSwapped,
+        Kind::InfluenceDropped,
+    ] {
+        assert!(!of(kind).is_empty(), "no {kind} mutant");
+        for m in of(kind) {
+            assert_eq!(m.verdict, Verdict::Valid, "{}: {:?}", m.id, m.verdict);
+        }
+    }
+    assert!(changed(of(Kind::WeightSwap)[1]).contains(".xzyw"));
+    assert!(of(Kind::WeightSwap)[1].description.ends_with("(w.xzy)"));
+    assert!(changed(of(Kind::JointIndexSwapped)[1]).contains(".xyyw"));
+    let dropped = changed(of(Kind::InfluenceDropped)[0]);
+    assert!(
+        dropped.contains(".y, 0.0, ") && dropped.contains(".w)"),
+        "{dropped}"
+    );
+}

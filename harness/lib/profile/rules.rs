@@ -371,9 +371,16 @@ impl Profile {
         }
         if let Some(n) = self.max_influences {
             if sets > 1 && n != 4 * sets {
+                let why = match n < 4 {
+                    true => ": a shader that reads fewer than 4 reads one set (leave `influence_sets` out)",
+                    false => "",
+                };
                 return Err((
                     "max_influences".into(),
-                    format!("{sets} influence sets read {} influences a vertex, got {n}: a shader that reads fewer than 4 reads one set (leave `influence_sets` out)", 4 * sets),
+                    format!(
+                        "{sets} influence sets of 4 read {} influences a vertex, got {n}{why}",
+                        4 * sets
+                    ),
                 ));
             }
             if !(2..=4).contains(&n) && n != 4 * sets {

@@ -860,7 +860,7 @@ const THREE_INFLUENCE_EDITS: &[ProfileEdit] = &[
             "  - case: \"*\"\n    influences_above: 3",
             "  - case: shader\n    influences_above: 3",
         )],
-        "expect[1].influences_above",
+        "expect[0].influences_above",
     ),
 ];
 
