@@ -2848,6 +2848,19 @@ fn skin(p: vec3<f32>, j: vec{n}<{joints}>, w: vec{n}<f32>) -> vec3<f32> {{
         let c = contract(&d.yaml);
         assert_eq!((c.lanes, c.reads().most()), (n as usize, n as usize));
     }
+    // A second vec3 pair: no set of 4, left to do.
+    let six = shader(3, "i32").replace(
+        "@location(2) bone_weights: vec3<f32>)",
+        "@location(2) bone_weights: vec3<f32>, @location(3) bone_ids_1: vec3<i32>, @location(4) bone_weights_1: vec3<f32>)",
+    );
+    let d = draft("six.wgsl", &six).unwrap();
+    assert!(
+        d.yaml
+            .contains("# TODO: a second pair of vec3 joints and weights follows")
+            && !d.yaml.contains("influence_sets"),
+        "{}",
+        d.yaml
+    );
     // Four weights read beside them: no fewer influences.
     let four = shader(4, "u32");
     let d = draft("four.wgsl", &four).unwrap();

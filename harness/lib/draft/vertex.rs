@@ -86,6 +86,8 @@ struct Picks {
     /// How many influences a vertex the joints and weights hold: 4, or the 2 or 3 of a vec2 or
     /// vec3 of weights beside joints of as many.
     lanes: u8,
+    /// Whether a second pair of such narrow joints and weights follows (no profile reads it).
+    narrow_sets: bool,
 }
 
 /// The words of a name, lowercase: split at `_` and where a lowercase letter or digit meets an
@@ -186,12 +188,18 @@ impl Picks {
                     .any(|w| ["w", "wt", "wts", "wgt", "wgts"].contains(&w.as_str()))
         };
         let weights = pick(&weight_like).or_else(|| joints.and(pick(&short_weights)));
-        // Further sets of 4 (JOINTS_1 and WEIGHTS_1): more inputs of each kind, in order.
+        // Further sets of 4 (JOINTS_1 and WEIGHTS_1): more inputs of each kind, in order. A
+        // second vec3 pair is no set of 4: left to do.
         let mut more = Vec::new();
+        let mut narrow_sets = false;
         while more.len() < 3 {
             let (Some(j), Some(k)) = (pick(&joint_like), pick(&weight_like)) else {
                 break;
             };
+            if lanes < 4 {
+                narrow_sets = true;
+                break;
+            }
             more.push((inputs[j].location, inputs[k].location));
         }
         let position =
@@ -227,6 +235,7 @@ impl Picks {
             tangent,
             more,
             lanes,
+            narrow_sets,
         }
     }
 
@@ -329,6 +338,12 @@ fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) 
         )),
         None if !held => w.todo("no vec4<f32> input named as weights: give `vertex.weights`"),
         None => {}
+    }
+    if p.narrow_sets {
+        w.todo(format!(
+            "a second pair of vec{} joints and weights follows: influence sets of fewer than 4 are not supported (the harness would feed it zeros)",
+            p.lanes
+        ));
     }
     if let Some(i) = p.normal {
         w.line(format!(

@@ -256,11 +256,19 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
             } = *e
             {
                 let want = if op == BinaryOperator::Less { n } else { n - 1 } as i64;
-                // A literal keeps its suffix; a named constant (`MAX_WEIGHTS`) becomes an
-                // abstract integer, which either signedness takes.
+                // A literal keeps its suffix; a named constant (`MAX_WEIGHTS`), or an override
+                // by its default, becomes an abstract integer, which either signedness takes.
+                let global = |init| int_literal(&s.module.global_expressions[init]);
                 let constant = match exprs[right] {
-                    Expression::Constant(c) => {
-                        int_literal(&s.module.global_expressions[s.module.constants[c].init])
+                    Expression::Constant(c) => global(s.module.constants[c].init),
+                    Expression::Override(o) => {
+                        // The profile's value where it gives one (by `@id`, else by name).
+                        let o = &s.module.overrides[o];
+                        let key = o.id.map(|i| i.to_string()).or_else(|| o.name.clone());
+                        (s.contract.constants.iter())
+                            .find(|(k, _)| Some(k) == key.as_ref())
+                            .map(|&(_, v)| v as i64)
+                            .or_else(|| o.init.and_then(global))
                     }
                     _ => None,
                 };

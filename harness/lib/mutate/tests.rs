@@ -794,3 +794,45 @@ fn three_influences_of_vec4_storage_keep_the_fourth_lane() {
         "{dropped}"
     );
 }
+
+/// A loop bounded by a named constant or an override (by the profile's value where it gives
+/// one, else its default) is a bound `influence_dropped` lowers, as a literal is.
+#[test]
+fn a_named_influence_bound_is_lowered() {
+    let src = default_source();
+    assert!(src.contains("k < 4u"), "the default shader's loop changed");
+    for (decl, bound) in [
+        ("const INFLUENCES: u32 = 4u;", "INFLUENCES"),
+        ("override INFLUENCES: u32 = 4u;", "INFLUENCES"),
+    ] {
+        let edited = format!("{decl}\n{}", src.replace("k < 4u", &format!("k < {bound}")));
+        let mutants = generate(&edited, &Contract::builtin());
+        let m = (mutants.iter())
+            .find(|m| m.kind == Kind::InfluenceDropped)
+            .unwrap();
+        assert_eq!(m.verdict, Verdict::Valid, "{decl}");
+        assert!(
+            m.description.ends_with("the influence loop runs to 3")
+                && m.diff.iter().any(|d| d.after.contains("k < 3")),
+            "{decl}: {} {:?}",
+            m.description,
+            m.diff
+        );
+    }
+    // An override the profile sets to 2 bounds no loop of 4: its 4th weight is zeroed instead.
+    let edited = format!(
+        "override INFLUENCES: u32 = 4u;\n{}",
+        src.replace("k < 4u", "k < INFLUENCES")
+    );
+    let mut contract = Contract::builtin();
+    contract.constants = vec![("INFLUENCES".into(), 2.0)];
+    let mutants = generate(&edited, &contract);
+    let m = (mutants.iter())
+        .find(|m| m.kind == Kind::InfluenceDropped)
+        .unwrap();
+    assert!(
+        m.description.ends_with("its weight read as 0"),
+        "{}",
+        m.description
+    );
+}
