@@ -149,8 +149,8 @@ fn is_vec(inner: &TypeInner, size: VectorSize, kind: ScalarKind) -> bool {
     matches!(inner, TypeInner::Vector { size: s, scalar } if *s == size && scalar.kind == kind && scalar.width == 4)
 }
 
-/// The call a function's signature allows with `sets` influence sets (a joints and a weights
-/// argument each), or why it allows none.
+/// The call a function's signature allows with the influence arguments `t` describes (a joints
+/// and a weights argument a set), or why it allows none.
 fn call(module: &naga::Module, f: &naga::Function, t: Taken) -> Result<Call, String> {
     let ty = |h: naga::Handle<naga::Type>| &module.types[h].inner;
     let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
@@ -179,7 +179,7 @@ fn call(module: &naga::Module, f: &naga::Function, t: Taken) -> Result<Call, Str
 
 /// The call the skinning function `f` allows, and the joints it takes: as the capture holds them
 /// ([`capture_joints`]), or as floats where the capture holds integers and the function takes
-/// `vec4<f32>` (an engine that converts its integer attribute first, PlayCanvas's
+/// a float vector (`vec4<f32>`, or as many lanes as the shader reads; an engine that converts its integer attribute first, PlayCanvas's
 /// `getSkinMatrix(indicesFloat, weights)`), each then converted where it is called.
 fn called(
     module: &naga::Module,
@@ -1169,7 +1169,9 @@ mod tests {
             lanes: 3,
             joint: JointFormat::U32x4,
         };
-        assert!(call(&three, s, t).is_err() && call(&three, f, t).is_err());
+        // Integer joints for float ones; four float lanes where the shader reads three.
+        let floats = t.with(JointFormat::F32x4);
+        assert!(call(&three, s, t).is_err() && call(&three, f, floats).is_err());
         let c = call(&three, s, t.with(JointFormat::F32x4)).unwrap();
         let wgsl = compute_wgsl(
             "s",

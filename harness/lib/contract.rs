@@ -822,7 +822,7 @@ pub struct Contract {
     pub influence_sets: usize,
     /// How many of each set's 4 joints and weights the shader reads (2 or 3 where a profile's
     /// `max_influences` says so, its attributes then vec2 or vec3; else 4): the harness stores 4
-    /// and puts a vertex's influences in the first.
+    /// and puts a vertex's influences in the first slots.
     pub lanes: usize,
     /// A byte-addressed vertex buffer, bound as [`Role::Positions`] (no joints or weights binding
     /// where it holds them, nor where other byte-addressed buffers do).

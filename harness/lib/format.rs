@@ -806,6 +806,10 @@ pub struct Capacity {
     pub whence: String,
 }
 
+/// What the failure of a case with a vertex of more influences than the shader reads says: the
+/// matcher of the `expect` entry a draft writes for such cases.
+pub const MORE_THAN_READ: &str = "more than the shader reads";
+
 impl Reads {
     /// The most influences a vertex may have for the shader to read them all.
     pub fn most(&self) -> usize {

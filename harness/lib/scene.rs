@@ -130,15 +130,19 @@ impl Scene {
         Scene::for_shader(case, &Reads::default())
     }
 
+    /// The case's model, loaded alone (for a count of a case whose scene failed to build); None
+    /// where it names none (`Some(None)`: named, and it does not load).
+    fn model_alone(case: &Case) -> Option<Option<crate::model::Model>> {
+        let spec = case.model.as_ref()?;
+        let path = case.model_path();
+        Some(path.and_then(|p| crate::model::load(&p, spec.mesh.as_deref()).ok()))
+    }
+
     /// The case's joint count without building its scene (one that failed to build): the
     /// chain's, or its model's skeleton's; none where the model does not load.
     pub fn joint_count(case: &Case) -> Option<usize> {
-        match (&case.model, &case.skeleton) {
-            (Some(spec), _) => {
-                let path = case.model_path()?;
-                let model = crate::model::load(&path, spec.mesh.as_deref()).ok()?;
-                Some(model.skeleton.joints.len())
-            }
+        match (Scene::model_alone(case), &case.skeleton) {
+            (Some(model), _) => model.map(|m| m.skeleton.joints.len()),
             (None, Some(s)) => Some(s.joints),
             (None, None) => None,
         }
@@ -148,12 +152,8 @@ impl Scene {
     /// which a strip of `influences: max` takes), read from its mesh or model alone; None where
     /// it names neither or its model does not load.
     pub fn influence_count(case: &Case, most: usize) -> Option<usize> {
-        match (&case.model, &case.mesh) {
-            (Some(spec), _) => {
-                let path = case.model_path()?;
-                let model = crate::model::load(&path, spec.mesh.as_deref()).ok()?;
-                Some(model.mesh.most_influences())
-            }
+        match (Scene::model_alone(case), &case.mesh) {
+            (Some(model), _) => model.map(|m| m.mesh.most_influences()),
             (None, Some(m)) => Some(m.influences.count(most)),
             (None, None) => None,
         }
@@ -165,8 +165,10 @@ impl Scene {
     }
 
     /// The scene as a shader that `reads` so sees it: refused when the case has more joints than
-    /// its palette holds or a joint index does not fit its joint format; weights, normals and
-    /// tangents quantised as it reads them, so the CPU reference sees the same.
+    /// its palette holds, a vertex of more influences than it reads, or a joint index that does
+    /// not fit its joint format; each vertex's influences in its first slots where it reads fewer
+    /// than 4; weights, normals and tangents quantised as it reads them, so the CPU reference
+    /// sees the same.
     pub fn for_shader(case: &Case, reads: &Reads) -> Result<Scene, SceneError> {
         let (skeleton, mut mesh, mut pose, bind_palette) = match (
             &case.model,
@@ -297,9 +299,10 @@ impl Scene {
                 n => format!("{n} influences a vertex{}", reads.lanes_whence),
             };
             return Err(SceneError::Fail(format!(
-                "{}: vertex {v} has {} influences, more than the shader reads ({read}); dropping any would test another deformation than the case's",
+                "{}: vertex {v} has {} influences, {} ({read}); dropping any would test another deformation than the case's",
                 case.path.display(),
                 mesh.influences(v).len(),
+                crate::format::MORE_THAN_READ,
             )));
         }
         if reads.lanes < 4 {
@@ -669,6 +672,11 @@ pose: [{ joint: 2, degrees: 30 }]
         assert!(s.mesh.weights.iter().all(|w| w[3] == 0.0));
         let four = max.replace("max", "4");
         assert_eq!(Scene::influence_count(&case(&four), three.most()), Some(4));
+        let refused = |text: &str| match load(text) {
+            Err(SceneError::Fail(why)) => why.contains(crate::format::MORE_THAN_READ),
+            _ => false,
+        };
+        assert!(refused(&four) && refused("model: { path: models/Fox/Fox.glb }\n"));
         let Err(SceneError::Fail(why)) = load(&four) else {
             panic!("a vertex of 4 influences was taken for a shader that reads 3")
         };

@@ -1504,7 +1504,7 @@ fn lanes_hint(contract: &Contract, role: Role, inner: &TypeInner) -> Option<Stri
     if role == Role::Joints && pairs {
         return (contract.lanes < 4).then(|| {
             format!(
-                ": a vec2<u32> holds two joints where the shader reads 2 influences a vertex (`max_influences: 2`), or four u16 ones (`format: u16x4`) where it reads 4 (no `max_influences`), not {}",
+                ": a vec2<u32> holds two joints where the shader reads 2 influences a vertex (`max_influences: 2`), or four u16 ones (`format: u16x4`) where it reads 4 (no `max_influences`), not the {} `max_influences` says",
                 contract.lanes
             )
         });

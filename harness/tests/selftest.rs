@@ -1590,7 +1590,8 @@ fn example_shaders_pass_through_their_profiles() {
         &'static [(&'static [&'static str], &'static str)],
     );
     const WIDE: &[&str] = &["wide_indices"];
-    // The cases with a vertex of four influences, but for `wide_indices`.
+    // The cases with a vertex of four influences (`wide_indices` has four too, but fails on a
+    // fixed palette first: `WIDE`).
     const FOUR_INFLUENCES: &[&str] = &[
         "four_influences",
         "gltf_cesiumman_",

@@ -320,7 +320,7 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
     }
     if lanes < 4 {
         w.line(format!(
-            "# The joints and weights are vec{lanes}s: the shader reads {lanes} influences a vertex (the harness stores 4 and puts a vertex's influences in the first)"
+            "# The joints and weights are vec{lanes}s: the shader reads {lanes} influences a vertex (the harness stores 4 and puts a vertex's influences in the first slots)"
         ));
         w.line(format!("max_influences: {lanes}"));
     }
@@ -373,6 +373,7 @@ fn immediates(module: &Module, w: &mut Writer) {
 
 /// The `expect` entries the draft's layout needs: the cases past a palette of fixed length (or
 /// past `u8` joints) by their joint count, so that a case added later is covered unnamed; the
+/// cases with a vertex of more influences than the shader reads (`influences_above`); the
 /// shader's Tint trial where the stages bind groups past the 4 WebGPU guarantees (a native
 /// engine's layout: wgpu runs them where the adapter has more, Dawn, as browsers, refuses).
 fn expectations(source: &str, globals: &[Global], w: &mut Writer) {
@@ -395,7 +396,8 @@ fn expectations(source: &str, globals: &[Global], w: &mut Writer) {
         entries.push([
             format!("# The shader reads {n} influences a vertex: a case with a vertex of more cannot be tested with it"),
             format!(
-                "  - case: \"*\"\n    influences_above: {n}\n    matches: \"more than the shader reads\"\n    reason: the shader reads {n} influences a vertex, and dropping one would test another deformation than the case's (an engine that keeps {n} reweights its meshes as it imports them)"
+                "  - case: \"*\"\n    influences_above: {n}\n    matches: \"{}\"\n    reason: the shader reads {n} influences a vertex, and dropping one would test another deformation than the case's (an engine that keeps {n} reweights its meshes as it imports them)",
+                crate::format::MORE_THAN_READ
             ),
         ]);
     }

@@ -136,8 +136,9 @@ fn float(x: &Input, n: u8) -> bool {
 impl Picks {
     /// Each attribute guessed by type and name, an input taken once: the joints an integer
     /// vector named as joints (else any `vec4<u32>`), the weights a `vec4<f32>` named as
-    /// weights, then more pairs of both as further sets, the position, normal and tangent by
-    /// name; none of them one of a matrix's `columns` (indices).
+    /// weights (or a vec3 or vec2 beside joints of as many: `lanes`), then more pairs of both as
+    /// further sets (a second narrow pair flagged, not taken), the position, normal and tangent
+    /// by name; none of them one of a matrix's `columns` (indices).
     fn of(inputs: &[Input], columns: &[usize]) -> Picks {
         // A matrix's columns are no attribute of the vertex.
         let mut used: Vec<u32> = columns.iter().map(|&i| inputs[i].location).collect();

@@ -176,7 +176,7 @@ pub fn run(ctx: &Context, sizes: &[usize], reps: usize) -> Result<GpuBench, GpuE
             |tier: &str, n: usize, samples: &[(f64, Option<f64>)]| row(tier, n, samples, overhead);
         let mut rows = Vec::new();
         let mut warmup_ms = 0.0;
-        // As many influences a vertex as the shader reads (its `max_influences`).
+        // As many influences a vertex as one set of the shader's holds (its `max_influences`).
         let lanes = ctx.contract().lanes;
         let (compute_tier, render_tier) = (
             format!("compute, {lanes} influences"),

@@ -242,7 +242,8 @@ fn palette_transposed(s: &Sites) -> Vec<Candidate> {
 }
 
 /// One influence dropped, the last the shader reads (the 4th, or its `max_influences`'): a loop
-/// bound `< 4` becomes `< 3`, or else that weight is zeroed.
+/// bound `< n` becomes `< n - 1` (a literal, a named constant or an override), or else that
+/// weight is zeroed.
 fn influence_dropped(s: &Sites) -> Vec<Candidate> {
     let n = s.contract.lanes;
     let mut bounds = Vec::new();

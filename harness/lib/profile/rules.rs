@@ -383,10 +383,10 @@ impl Profile {
                     ),
                 ));
             }
-            if !(2..=4).contains(&n) && n != 4 * sets {
+            if !(2..=4).contains(&n) && sets == 1 {
                 return Err((
                     "max_influences".into(),
-                    format!("must be 2, 3 or 4 (the first of a vertex's joints and weights the shader reads), got {n}"),
+                    format!("must be 2, 3 or 4 (how many influences a vertex the shader reads; one alone is not supported), got {n}"),
                 ));
             }
         }
