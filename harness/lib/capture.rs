@@ -565,7 +565,8 @@ fn frame_calls(
         let ty = |h: naga::Handle<naga::Type>| &module.types[h].inner;
         let dir = |t: &TypeInner| is_vec(t, size, ScalarKind::Float);
         let args: Vec<&TypeInner> = func.arguments.iter().map(|a| ty(a.ty)).collect();
-        let t = Taken::of(contract).with(taken);
+        let held = Taken::of(contract);
+        let t = held.with(taken);
         // The direction, the influences, then any integer arguments (passed as the skinning
         // function's); or the blended matrix and the direction, in either order.
         let blends = match skin {
@@ -632,14 +633,14 @@ fn frame_calls(
             let or_normal_matrix = if role == Role::SkinnedNormals {
                 format!(
                     "; or take ({}) and return the normal matrix, mat3x3<f32> or mat4x4<f32>",
-                    pairs(Taken::of(contract))
+                    pairs(held)
                 )
             } else {
                 String::new()
             };
             return Err(format!(
                 "the function `{name}` must take ({d}, {}), integer arguments after them (passed as the shader's own call passes them, or 0){or_matrix}, and return the skinned {}{or_normal_matrix}{whence}",
-                pairs(Taken::of(contract)),
+                pairs(held),
                 &d[..d.find(':').unwrap_or(0)]
             ));
         };
@@ -965,6 +966,11 @@ fn capture_contract(c: &mut Contract, place: Place, frames: &[Role]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The influence arguments of `sets` sets of `lanes`, the joints in `joint`'s form.
+    fn taken(sets: usize, lanes: usize, joint: JointFormat) -> Taken {
+        Taken { sets, lanes, joint }
+    }
     use crate::contract::{FrameFunctions, VertexInput, VertexOutput};
 
     fn module(src: &str) -> naga::Module {
@@ -992,15 +998,7 @@ mod tests {
                 .iter()
                 .find(|(_, f)| f.name.as_deref() == Some(n))
                 .unwrap();
-            call(
-                &m,
-                f,
-                Taken {
-                    sets: 1,
-                    lanes: 4,
-                    joint: JointFormat::U32x4,
-                },
-            )
+            call(&m, f, taken(1, 4, JointFormat::U32x4))
         };
         assert_eq!(
             f("a"),
@@ -1061,32 +1059,16 @@ mod tests {
         );
         let (_, e) = two.functions.iter().next().unwrap();
         assert_eq!(
-            call(
-                &two,
-                e,
-                Taken {
-                    sets: 2,
-                    lanes: 4,
-                    joint: JointFormat::U32x4
-                }
-            ),
+            call(&two, e, taken(2, 4, JointFormat::U32x4)),
             Ok(Call::Position {
                 p4: false,
                 r4: false,
                 indices: 0
             })
         );
-        assert!(call(
-            &two,
-            e,
-            Taken {
-                sets: 1,
-                lanes: 4,
-                joint: JointFormat::U32x4
-            }
-        )
-        .unwrap_err()
-        .contains("must take"));
+        assert!(call(&two, e, taken(1, 4, JointFormat::U32x4))
+            .unwrap_err()
+            .contains("must take"));
         let wgsl = compute_wgsl(
             "e",
             Call::Position {
@@ -1095,14 +1077,7 @@ mod tests {
                 indices: 0,
             },
             Place { group: 3, base: 0 },
-            (
-                JointFormat::U32x4,
-                Taken {
-                    sets: 2,
-                    lanes: 4,
-                    joint: JointFormat::U32x4,
-                },
-            ),
+            (JointFormat::U32x4, taken(2, 4, JointFormat::U32x4)),
             &[],
             (false, &|_: &str, n: usize| ", 0".repeat(n)),
         );
@@ -1111,38 +1086,13 @@ mod tests {
         let float =
             module("fn pc(j: vec4<f32>, w: vec4<f32>) -> mat4x4<f32> { return mat4x4<f32>(); }");
         let (_, pc) = float.functions.iter().next().unwrap();
-        assert!(call(
-            &float,
-            pc,
-            Taken {
-                sets: 1,
-                lanes: 4,
-                joint: JointFormat::U32x4
-            }
-        )
-        .is_err());
-        let c = call(
-            &float,
-            pc,
-            Taken {
-                sets: 1,
-                lanes: 4,
-                joint: JointFormat::F32x4,
-            },
-        )
-        .unwrap();
+        assert!(call(&float, pc, taken(1, 4, JointFormat::U32x4)).is_err());
+        let c = call(&float, pc, taken(1, 4, JointFormat::F32x4)).unwrap();
         let wgsl = compute_wgsl(
             "pc",
             c,
             Place { group: 3, base: 0 },
-            (
-                JointFormat::U32x4,
-                Taken {
-                    sets: 1,
-                    lanes: 4,
-                    joint: JointFormat::F32x4,
-                },
-            ),
+            (JointFormat::U32x4, taken(1, 4, JointFormat::F32x4)),
             &[],
             (false, &|_: &str, n: usize| ", 0".repeat(n)),
         );
@@ -1164,11 +1114,7 @@ mod tests {
         );
         let mut fns = three.functions.iter().map(|(_, f)| f);
         let (s, f) = (fns.next().unwrap(), fns.next().unwrap());
-        let t = Taken {
-            sets: 1,
-            lanes: 3,
-            joint: JointFormat::U32x4,
-        };
+        let t = taken(1, 3, JointFormat::U32x4);
         // Integer joints for float ones; four float lanes where the shader reads three.
         let floats = t.with(JointFormat::F32x4);
         assert!(call(&three, s, t).is_err() && call(&three, f, floats).is_err());

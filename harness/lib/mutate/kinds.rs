@@ -241,6 +241,33 @@ fn palette_transposed(s: &Sites) -> Vec<Candidate> {
     )]
 }
 
+/// The integer a loop bound `e` of `exprs` is, and whether it is a literal: a literal, a named
+/// constant (`MAX_WEIGHTS`), or an override (the profile's value where it gives one, by `@id`
+/// else by name, else its default).
+fn bound(
+    s: &Sites,
+    exprs: &naga::Arena<Expression>,
+    e: naga::Handle<Expression>,
+) -> Option<(i64, bool)> {
+    let global = |init| int_literal(&s.module.global_expressions[init]);
+    let named = match exprs[e] {
+        Expression::Constant(c) => global(s.module.constants[c].init),
+        Expression::Override(o) => {
+            let o = &s.module.overrides[o];
+            let key = o.id.map(|i| i.to_string()).or_else(|| o.name.clone());
+            (s.contract.constants.iter())
+                .find(|(k, _)| Some(k) == key.as_ref())
+                .map(|&(_, v)| v as i64)
+                .or_else(|| o.init.and_then(global))
+        }
+        _ => None,
+    };
+    match int_literal(&exprs[e]) {
+        Some(v) => Some((v, true)),
+        None => named.map(|v| (v, false)),
+    }
+}
+
 /// One influence dropped, the last the shader reads (the 4th, or its `max_influences`'): a loop
 /// bound `< n` becomes `< n - 1` (a literal, a named constant or an override), or else that
 /// weight is zeroed.
@@ -257,33 +284,18 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
             } = *e
             {
                 let want = if op == BinaryOperator::Less { n } else { n - 1 } as i64;
-                // A literal keeps its suffix; a named constant (`MAX_WEIGHTS`), or an override
-                // by its default, becomes an abstract integer, which either signedness takes.
-                let global = |init| int_literal(&s.module.global_expressions[init]);
-                let constant = match exprs[right] {
-                    Expression::Constant(c) => global(s.module.constants[c].init),
-                    Expression::Override(o) => {
-                        // The profile's value where it gives one (by `@id`, else by name).
-                        let o = &s.module.overrides[o];
-                        let key = o.id.map(|i| i.to_string()).or_else(|| o.name.clone());
-                        (s.contract.constants.iter())
-                            .find(|(k, _)| Some(k) == key.as_ref())
-                            .map(|&(_, v)| v as i64)
-                            .or_else(|| o.init.and_then(global))
-                    }
-                    _ => None,
-                };
-                let literal = int_literal(&exprs[right]);
-                if literal.or(constant) == Some(want) {
+                if let Some((_, literal)) = bound(s, exprs, right).filter(|b| b.0 == want) {
                     if let Some(r) = s.span(f, right) {
+                        // A literal keeps its suffix; a named bound becomes an abstract
+                        // integer, which either signedness takes.
                         let text = s.text(&r);
                         let suffix = match literal {
-                            Some(_) => {
+                            true => {
                                 let digits =
                                     text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
                                 &text[digits.len()..]
                             }
-                            None => "",
+                            false => "",
                         };
                         bounds.push(Edit {
                             range: r,
