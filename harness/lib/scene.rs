@@ -124,38 +124,44 @@ pub enum SceneError {
     Fail(String),
 }
 
+/// What a layout's `expect` entries cover a case by (`joints_above`, `influences_above`): its
+/// joints and the most influences one of its vertices has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub joints: Option<usize>,
+    pub influences: Option<usize>,
+}
+
 impl Scene {
     /// The case's chain and strip, or its glTF model, posed as the case says.
     pub fn from_case(case: &Case) -> Result<Scene, SceneError> {
         Scene::for_shader(case, &Reads::default())
     }
 
-    /// The case's model, loaded alone (for a count of a case whose scene failed to build); None
-    /// where it names none (`Some(None)`: named, and it does not load).
-    fn model_alone(case: &Case) -> Option<Option<crate::model::Model>> {
-        let spec = case.model.as_ref()?;
-        let path = case.model_path();
-        Some(path.and_then(|p| crate::model::load(&p, spec.mesh.as_deref()).ok()))
-    }
-
-    /// The case's joint count without building its scene (one that failed to build): the
-    /// chain's, or its model's skeleton's; none where the model does not load.
-    pub fn joint_count(case: &Case) -> Option<usize> {
-        match (Scene::model_alone(case), &case.skeleton) {
-            (Some(model), _) => model.map(|m| m.skeleton.joints.len()),
-            (None, Some(s)) => Some(s.joints),
-            (None, None) => None,
+    /// The case's counts without building its scene (one that failed to build): the chain's
+    /// joints and the strip's influences, or its model's, loaded once (a strip of `influences:
+    /// max` takes the `most` a shader reads); each None where the case names neither or its
+    /// model does not load.
+    pub fn counts_alone(case: &Case, most: usize) -> Counts {
+        if let Some(spec) = &case.model {
+            let path = case.model_path();
+            let model = path.and_then(|p| crate::model::load(&p, spec.mesh.as_deref()).ok());
+            return Counts {
+                joints: model.as_ref().map(|m| m.skeleton.joints.len()),
+                influences: model.as_ref().map(|m| m.mesh.most_influences()),
+            };
+        }
+        Counts {
+            joints: case.skeleton.as_ref().map(|s| s.joints),
+            influences: case.mesh.as_ref().map(|m| m.influences.count(most)),
         }
     }
 
-    /// The most influences a vertex of the case has (for a shader that reads `most` a vertex,
-    /// which a strip of `influences: max` takes), read from its mesh or model alone; None where
-    /// it names neither or its model does not load.
-    pub fn influence_count(case: &Case, most: usize) -> Option<usize> {
-        match (Scene::model_alone(case), &case.mesh) {
-            (Some(model), _) => model.map(|m| m.mesh.most_influences()),
-            (None, Some(m)) => Some(m.influences.count(most)),
-            (None, None) => None,
+    /// The scene's counts.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            joints: Some(self.skeleton.joints.len()),
+            influences: Some(self.most_influences()),
         }
     }
 
@@ -668,10 +674,17 @@ pose: [{ joint: 2, degrees: 30 }]
 ";
         let s = load(max).unwrap();
         assert_eq!(s.most_influences(), 3);
-        assert_eq!(Scene::influence_count(&case(max), three.most()), Some(3));
+        assert_eq!(
+            Scene::counts_alone(&case(max), three.most()).influences,
+            Some(3)
+        );
+        assert_eq!(s.counts(), Scene::counts_alone(&case(max), three.most()));
         assert!(s.mesh.weights.iter().all(|w| w[3] == 0.0));
         let four = max.replace("max", "4");
-        assert_eq!(Scene::influence_count(&case(&four), three.most()), Some(4));
+        assert_eq!(
+            Scene::counts_alone(&case(&four), three.most()).influences,
+            Some(4)
+        );
         let refused = |text: &str| match load(text) {
             Err(SceneError::Fail(why)) => why.contains(crate::format::MORE_THAN_READ),
             _ => false,
@@ -691,7 +704,13 @@ pose: [{ joint: 2, degrees: 30 }]
         assert_eq!(load(simple).unwrap().most_influences(), 2);
         let fox = "model: { path: models/Fox/Fox.glb }
 ";
-        assert_eq!(Scene::influence_count(&case(fox), 3), Some(4));
+        assert_eq!(
+            Scene::counts_alone(&case(fox), 3),
+            Counts {
+                joints: Some(24),
+                influences: Some(4)
+            }
+        );
         assert!(load(fox).is_err());
     }
 

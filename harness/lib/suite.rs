@@ -15,7 +15,7 @@ use crate::gpu::{self, Context, Found, GpuError};
 use crate::profile::{ShaderExpect, SHADER_CHECKS, SHADER_TRIALS};
 use crate::report::{CaseProblem, CompilerRow, Report, Row, Timing};
 use crate::run::{Devices, Run};
-use crate::scene::{Scene, SceneError};
+use crate::scene::{Counts, Scene, SceneError};
 use crate::shader::{Shader, ShaderError};
 
 /// A trial's body: Ok, or the message that explains the failure.
@@ -49,8 +49,29 @@ impl Job {
     }
 }
 
-/// A case's scene, built by the first trial that needs it.
-type SceneSlot = OnceLock<Result<Arc<Scene>, SceneError>>;
+/// A case's scene, built by the first trial that needs it and shared by every adapter's, and its
+/// counts for the layout's `expect` entries, counted once.
+#[derive(Default)]
+struct SceneSlot {
+    scene: OnceLock<Result<Arc<Scene>, SceneError>>,
+    counts: OnceLock<Counts>,
+}
+
+impl SceneSlot {
+    /// The case's scene as a shader that `reads` sees it.
+    fn get(&self, case: &Case, reads: &crate::format::Reads) -> &Result<Arc<Scene>, SceneError> {
+        (self.scene).get_or_init(|| Scene::for_shader(case, reads).map(Arc::new))
+    }
+
+    /// The case's counts: its scene's where it built, else its skeleton's or model's alone (a
+    /// 4-influence model under a shader that reads 3 is refused, and still counted).
+    fn counts(&self, case: &Case, reads: &crate::format::Reads) -> Counts {
+        *self.counts.get_or_init(|| match self.get(case, reads) {
+            Ok(scene) => scene.counts(),
+            Err(_) => Scene::counts_alone(case, reads.most()),
+        })
+    }
+}
 
 /// What the trials of one (case, adapter) share.
 struct Shared {
@@ -535,7 +556,7 @@ impl Suite {
         let names = trial_names(self.cases.iter().map(|(p, _)| p.as_path()));
         for ((_, case), stem) in self.cases.iter().zip(names) {
             // The scene (CPU side) is built once per case and shared by every adapter.
-            let scene: Arc<SceneSlot> = Arc::new(OnceLock::new());
+            let scene: Arc<SceneSlot> = Arc::default();
             let loads = {
                 let (case, scene, reads) = (case.clone(), scene.clone(), self.reads());
                 let shared = case
@@ -550,9 +571,7 @@ impl Suite {
                 // checkable against it (a clip, a joint, a pose that overflows f32), fail here too.
                 move || {
                     let case = case?;
-                    let verdict = match scene
-                        .get_or_init(|| Scene::for_shader(&case, &reads).map(Arc::new))
-                    {
+                    let verdict = match scene.get(&case, &reads) {
                         Err(SceneError::Fail(why)) => Err(why.clone()),
                         _ => shared.map_or(Ok(()), Err),
                     };
@@ -893,7 +912,7 @@ impl Suite {
                     Err(e) if e.is_timeout() => Outcome::gpu(&e).expecting(expect, &file),
                     Err(e) => Outcome::fail("-", format!("harness: {e}")),
                     Ok(ctx) => {
-                        match scene.get_or_init(|| Scene::for_shader(&case, &reads).map(Arc::new)) {
+                        match scene.get(&case, &reads) {
                             Err(SceneError::Skip(why)) => Outcome::skip(why.clone()),
                             Err(SceneError::Fail(why)) => Outcome::fail("-", why.clone()),
                             Ok(scene) => {
@@ -968,38 +987,18 @@ impl Suite {
 }
 
 /// The case's layout entry: of the `entries` that cover its joint count (`joints_above`) and the
-/// most influences of one of its vertices (`influences_above`), counted by its scene, or where
-/// that failed to build, by its skeleton or model alone, the first whose `matches` the trial's
-/// `failure` contains (a case past both a fixed palette and the influences read fails on the
-/// palette, whichever entry comes first), else the first.
+/// most influences of one of its vertices (`influences_above`), the first whose `matches` the
+/// trial's `failure` contains (a case past both a fixed palette and the influences read fails on
+/// the palette, whichever entry comes first), else the first.
 fn applying<'a>(
     entries: &'a [ShaderExpect],
     case: &Case,
     scene: &SceneSlot,
     (reads, failure): (&crate::format::Reads, Option<&str>),
 ) -> Option<&'a ShaderExpect> {
-    let (joints, influences) = (OnceLock::new(), OnceLock::new());
-    let built = || match scene.get() {
-        Some(Ok(s)) => Some(s.clone()),
-        _ => None,
-    };
+    let counts = || scene.counts(case, reads);
     let admitted: Vec<&ShaderExpect> = (entries.iter())
-        .filter(|e| {
-            e.admits(
-                || {
-                    *joints.get_or_init(|| match built() {
-                        Some(s) => Some(s.skeleton.joints.len()),
-                        None => Scene::joint_count(case),
-                    })
-                },
-                || {
-                    *influences.get_or_init(|| match built() {
-                        Some(s) => Some(s.most_influences()),
-                        None => Scene::influence_count(case, reads.most()),
-                    })
-                },
-            )
-        })
+        .filter(|e| e.admits(|| counts().joints, || counts().influences))
         .collect();
     (admitted.iter())
         .find(|e| failure.is_some_and(|f| f.contains(&e.matches)))
