@@ -6,11 +6,16 @@ use crate::file::{read_limited, MAX_MODEL_BYTES};
 
 use super::{Cx, ModelError};
 
-/// Every buffer's bytes: the GLB binary chunk, a `data:` URI, or a file beside the model.
+/// Every buffer's bytes: the GLB binary chunk, a `data:` URI, or a file beside the model; a meshopt
+/// fallback buffer's are zeros of its `byteLength`, which its compressed views fill.
 pub(super) fn resolve_buffers(cx: &Cx, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, ModelError> {
     let mut out = Vec::new();
     for buffer in gltf.document.buffers() {
         let field = format!("buffers[{}]", buffer.index());
+        if super::meshopt::is_fallback(&buffer) {
+            out.push(fallback(cx, &field, buffer.length())?);
+            continue;
+        }
         let mut data = match buffer.source() {
             gltf::buffer::Source::Bin => gltf
                 .blob
@@ -42,6 +47,21 @@ pub(super) fn resolve_buffers(cx: &Cx, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>
         out.push(data);
     }
     Ok(out)
+}
+
+/// A meshopt fallback buffer's bytes: zeros, until its compressed views are decoded into them; at
+/// most as many as a model file may hold.
+fn fallback(cx: &Cx, field: &str, length: usize) -> Result<Vec<u8>, ModelError> {
+    if length as u64 > MAX_MODEL_BYTES {
+        return Err(cx.bad(
+            format!("{field}.byteLength"),
+            format!(
+                "is {length}: a fallback buffer's decoded bytes may be at most {} MiB",
+                MAX_MODEL_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(vec![0; length])
 }
 
 /// A buffer file named by a relative URI, read only where it stays inside the model's folder: a

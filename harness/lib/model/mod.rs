@@ -18,6 +18,9 @@
 //! * Positions, normals, tangents and morph targets' positions are f32, or, where the file uses
 //!   KHR_mesh_quantization (gltfpack's output), any integer type it allows, normalized or not
 //!   (`quantized.rs`); a quantized normal or tangent is normalised like any other.
+//! * Buffer views compressed by EXT_meshopt_compression (gltfpack's `-c`) or its ratified twin
+//!   KHR_meshopt_compression are decoded by meshoptimizer's own decoders, filters included, before
+//!   any accessor reads them (`meshopt.rs`); Draco is refused.
 //! * `JOINTS_0` (u8 or u16) index the skin's joints, i.e. palette entries; every index must be below
 //!   the joint count, zero-weighted slots included (a GPU reads them all).
 //! * Further influence sets (`JOINTS_1`/`WEIGHTS_1` and on) are read too: each vertex keeps its
@@ -46,6 +49,7 @@ use crate::rig::{Mesh, Pose, Skeleton, Transform};
 
 mod buffer;
 mod frames;
+mod meshopt;
 mod quantized;
 #[cfg(test)]
 mod tests;
@@ -55,6 +59,14 @@ use buffer::resolve_buffers;
 pub use buffer::{base64_decode, base64_encode};
 use frames::frames;
 pub use write::{write_chain_gltf, CHAIN_LINEAR_DEGREES};
+
+/// The extensions a file may require that this loader reads (the `gltf` crate refuses every
+/// required extension it does not parse itself).
+const READ_EXTENSIONS: [&str; 3] = [
+    quantized::EXTENSION,
+    meshopt::EXTENSIONS[0],
+    meshopt::EXTENSIONS[1],
+];
 
 /// A vertex whose weights sum further than this from 1 is an error.
 pub const WEIGHT_SUM_TOLERANCE: f64 = 1e-2;
@@ -489,7 +501,7 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
             }
         })?;
     let gltf = gltf::Gltf::from_slice_without_validation(&bytes)
-        .and_then(|g| quantized::validate(&g.document).map(|()| g))
+        .and_then(|g| quantized::validate(&g.document, &READ_EXTENSIONS).map(|()| g))
         .map_err(|source| ModelError::Gltf {
             path: path.to_path_buf(),
             source,
@@ -498,7 +510,8 @@ pub fn load(path: &Path, mesh: Option<&str>) -> Result<Model, ModelError> {
         path,
         quantized: (gltf.document.extensions_used()).any(|e| e == quantized::EXTENSION),
     };
-    let buffers = resolve_buffers(&cx, &gltf)?;
+    let mut buffers = resolve_buffers(&cx, &gltf)?;
+    meshopt::decompress(&cx, &gltf.document, &mut buffers)?;
     let doc = &gltf.document;
     let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
 

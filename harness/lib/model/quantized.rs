@@ -1,4 +1,4 @@
-//! KHR_mesh_quantization: the file's validation without refusing it, and positions, normals and
+//! KHR_mesh_quantization: the file's validation without refusing it (nor meshopt compression), and positions, normals and
 //! tangents read as floats from whichever component type the extension allows.
 
 use gltf::accessor::{DataType, Item, Iter};
@@ -6,19 +6,18 @@ use gltf::accessor::{DataType, Item, Iter};
 /// The extension's name, as `extensionsUsed` and `extensionsRequired` list it.
 pub(super) const EXTENSION: &str = "KHR_mesh_quantization";
 
-/// The `gltf` crate's validation of the document, but for a required KHR_mesh_quantization, which
-/// the crate refuses as it refuses every required extension it does not parse, and this loader
-/// reads.
-pub(super) fn validate(doc: &gltf::Document) -> Result<(), gltf::Error> {
+/// The `gltf` crate's validation of the document, but for the required extensions `read_here`
+/// (KHR_mesh_quantization, meshopt compression), which the crate refuses as it refuses every
+/// required extension it does not parse, and this loader reads.
+pub(super) fn validate(doc: &gltf::Document, read_here: &[&str]) -> Result<(), gltf::Error> {
     use gltf::json::validation::{Error, Validate};
     let root = doc.as_json();
     let mut errors = Vec::new();
-    let read_here = format!("= \"{EXTENSION}\"");
     root.validate(root, gltf::json::Path::new, &mut |path, error| {
         let path = path();
         let ours = error == Error::Unsupported
             && path.as_str().starts_with("extensionsRequired[")
-            && path.as_str().ends_with(&read_here);
+            && (read_here.iter()).any(|e| path.as_str().ends_with(&format!("= \"{e}\"")));
         if !ours {
             errors.push((path, error));
         }

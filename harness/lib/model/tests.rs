@@ -4,7 +4,7 @@ use super::buffer::{base64_decode, base64_encode, percent_decode};
 use super::write::{chain_armature, write_chain, ChainOptions, Container};
 use super::*;
 use crate::rig::strip;
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 
 /// A fresh scratch folder for one test, removed when dropped.
 struct Scratch(PathBuf);
@@ -961,4 +961,247 @@ fn quantized_positions_and_normals_are_read_as_the_extension_says() {
     });
     let e = load(&path, None).unwrap_err().to_string();
     assert!(e.contains("KHR_draco_mesh_compression"), "{e}");
+}
+
+/// gltfpack's copies of RiggedFigure (`cases/models/RiggedFigure/gltfpack/`).
+fn gltfpack(name: &str) -> PathBuf {
+    crate::config::project_root()
+        .join("cases/models/RiggedFigure/gltfpack")
+        .join(name)
+}
+
+/// Each triangle started at its least index, its winding kept.
+fn turned(indices: &[u32]) -> Vec<u32> {
+    (indices.chunks(3))
+        .flat_map(|t| {
+            let k = (0..3).min_by_key(|&k| t[k]).unwrap_or(0);
+            [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
+        })
+        .collect()
+}
+
+/// The model's skinned positions and normals at `t` seconds into its first clip.
+fn skinned_at(m: &Model, t: f64) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
+    let palette = m.skeleton.palette(&m.pose_at(0, t));
+    let by = crate::format::NormalMatrix::default();
+    let normals = reference::skin_normals(&palette, &m.mesh, by);
+    (reference::skin(&palette, &m.mesh), normals)
+}
+
+/// Meshopt-compressed models load as their uncompressed twin (gltfpack's output of the same
+/// model without `-c`): with no filter (`-c`) exactly; with octahedral normals, quaternion
+/// rotations and exponential positions (`-cc -vpf`), and through KHR_meshopt_compression's newer
+/// codec (`-cz -ce khr`), within their own quantization, skinned at several times of the clip.
+#[test]
+fn meshopt_compressed_models_load_as_their_uncompressed_twin() {
+    let twin = load(&gltfpack("quantized.glb"), None).unwrap_or_else(|e| panic!("{e}"));
+    let exact = load(&gltfpack("meshopt.glb"), None).unwrap_or_else(|e| panic!("{e}"));
+    // The index codec may start a triangle at another of its corners (its winding kept).
+    let rotated = |m: &Model| Mesh {
+        indices: turned(&m.mesh.indices),
+        ..m.mesh.clone()
+    };
+    assert_eq!(rotated(&exact), rotated(&twin));
+    assert_ne!(exact.mesh.indices, twin.mesh.indices);
+    assert_eq!(exact.mesh.len(), 312);
+    for t in [0.0, 0.4, 1.1] {
+        assert_eq!(exact.pose_at(0, t), twin.pose_at(0, t), "t = {t}");
+    }
+    // gltfpack orders the vertices of these two otherwise: each is matched to the twin's whose
+    // skinned position and normal at the clip's start are nearest.
+    let (rest, rest_normals) = skinned_at(&twin, 0.0);
+    for name in ["meshopt_filters.glb", "khr_meshopt.glb"] {
+        let m = load(&gltfpack(name), None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (p, n) = skinned_at(&m, 0.0);
+        let to: Vec<usize> = (p.iter().zip(&n))
+            .map(|(p, n)| {
+                let off = |k: usize| {
+                    Vec3::from(*p).distance(Vec3::from(rest[k]))
+                        + 1e-2 * Vec3::from(*n).distance(Vec3::from(rest_normals[k]))
+                };
+                (0..twin.mesh.len())
+                    .min_by(|&a, &b| off(a).total_cmp(&off(b)))
+                    .unwrap()
+            })
+            .collect();
+        let triangles = |m: &Model, to: &dyn Fn(u32) -> u32| {
+            let mut t: Vec<[u32; 3]> = (turned(&m.mesh.indices).chunks(3))
+                .map(|t| [to(t[0]), to(t[1]), to(t[2])])
+                .collect();
+            t.iter_mut()
+                .for_each(|t| *t = turned(t).try_into().unwrap());
+            t.sort();
+            t
+        };
+        assert_eq!(
+            triangles(&m, &|i| to[i as usize] as u32),
+            triangles(&twin, &|i| i),
+            "{name}"
+        );
+        for (v, &k) in to.iter().enumerate() {
+            assert_eq!(m.mesh.joints[v], twin.mesh.joints[k], "{name} vertex {v}");
+            assert_eq!(m.mesh.weights[v], twin.mesh.weights[k], "{name} vertex {v}");
+        }
+        for t in [0.0, 0.4, 1.1] {
+            let ((p, n), (tp, tn)) = (skinned_at(&m, t), skinned_at(&twin, t));
+            let far = (p.iter().zip(&to))
+                .map(|(a, &k)| Vec3::from(*a).distance(Vec3::from(tp[k])))
+                .fold(0.0, f32::max);
+            // RiggedFigure is about 2.5 units tall: its 14-bit positions lie 1.5e-4 apart.
+            assert!(
+                far > 0.0 && far < 2e-3,
+                "{name} at {t}: positions {far} apart"
+            );
+            let turned = (n.iter().zip(&to))
+                .map(|(a, &k)| Vec3::from(*a).angle_between(Vec3::from(tn[k])).to_degrees())
+                .fold(0.0, f32::max);
+            assert!(
+                turned < 2.0,
+                "{name} at {t}: normals {turned} degrees apart"
+            );
+        }
+    }
+}
+
+/// A glTF of gltfpack's `-c` RiggedFigure, its GLB chunk as a `data:` URI, whose JSON `edit`
+/// changes (given the binary chunk, which it may also change), written as `name` in `dir`.
+fn meshopt_edited(
+    dir: &Scratch,
+    name: &str,
+    edit: impl FnOnce(&mut serde_json::Value, &mut Vec<u8>),
+) -> PathBuf {
+    let glb = std::fs::read(gltfpack("meshopt.glb")).unwrap();
+    let chunk = |at: usize| {
+        let len = u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
+        (&glb[at + 8..at + 8 + len], at + 8 + len)
+    };
+    let (json, next) = chunk(12);
+    let (bin, _) = chunk(next);
+    let mut doc: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let mut bin = bin.to_vec();
+    edit(&mut doc, &mut bin);
+    doc["buffers"][0]["uri"] = format!(
+        "data:application/octet-stream;base64,{}",
+        base64_encode(&bin)
+    )
+    .into();
+    let path = dir.file(name);
+    std::fs::write(&path, doc.to_string()).unwrap();
+    path
+}
+
+/// The first compressed view of `mode` in the document, and its extension object.
+fn compressed<'a>(doc: &'a mut serde_json::Value, mode: &str) -> &'a mut serde_json::Value {
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    let view = (views.iter_mut())
+        .find(|v| v["extensions"]["EXT_meshopt_compression"]["mode"] == mode)
+        .unwrap();
+    &mut view["extensions"]["EXT_meshopt_compression"]
+}
+
+/// An index sequence (mode `INDICES`, which gltfpack writes for other primitives than triangle
+/// lists) decodes too, into a view of a buffer that has bytes of its own (not a fallback).
+#[test]
+fn a_meshopt_index_sequence_decodes_into_a_buffer_of_its_own() {
+    let dir = Scratch::new("meshopt-indices");
+    let twin = load(&gltfpack("meshopt.glb"), None).unwrap();
+    let path = meshopt_edited(&dir, "indices.gltf", |doc, bin| {
+        let acc = doc["meshes"][0]["primitives"][0]["indices"]
+            .as_u64()
+            .unwrap() as usize;
+        let view = doc["accessors"][acc]["bufferView"].as_u64().unwrap() as usize;
+        // The indices as 32-bit words in a view of buffer 0 holding zeros, compressed after it.
+        let words: Vec<u32> = twin.mesh.indices.clone();
+        let encoded = ::meshopt::encoding::encode_index_sequence(&words, twin.mesh.len()).unwrap();
+        let at = bin.len().next_multiple_of(4);
+        bin.resize(at + 4 * words.len(), 0);
+        let from = bin.len();
+        bin.extend_from_slice(&encoded);
+        doc["buffers"][0]["byteLength"] = bin.len().into();
+        doc["accessors"][acc]["componentType"] = 5125.into();
+        doc["accessors"][acc]["byteOffset"] = 0.into();
+        doc["bufferViews"][view] = serde_json::json!({
+            "buffer": 0, "byteOffset": at, "byteLength": 4 * words.len(),
+            "extensions": {"EXT_meshopt_compression": {
+                "buffer": 0, "byteOffset": from, "byteLength": encoded.len(),
+                "byteStride": 4, "count": words.len(), "mode": "INDICES"
+            }}
+        });
+    });
+    let m = load(&path, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.mesh.indices, twin.mesh.indices);
+}
+
+/// An edit of a meshopt model's JSON and binary chunk.
+type Edit<'a> = &'a dyn Fn(&mut serde_json::Value, &mut Vec<u8>);
+
+/// A compressed view the extension does not allow, or whose bytes do not decode, is refused
+/// naming the field, before meshoptimizer's decoders (which assert their sizes) see it.
+#[test]
+fn malformed_meshopt_views_are_refused_by_field() {
+    let dir = Scratch::new("meshopt-bad");
+    let refused = |name: &str, edit: Edit| {
+        let path = meshopt_edited(&dir, name, |doc, bin| edit(doc, bin));
+        load(&path, None).map(|_| ()).unwrap_err().to_string()
+    };
+    let ext = ".extensions.EXT_meshopt_compression";
+    let cases: [(&str, Edit, &str); 8] = [
+        (
+            "stride",
+            &|d, _| compressed(d, "ATTRIBUTES")["byteStride"] = 6.into(),
+            "byteStride: is 6; with mode ATTRIBUTES it must be a multiple of 4 from 4 to 256",
+        ),
+        (
+            "triangles",
+            &|d, _| {
+                let c = compressed(d, "TRIANGLES");
+                c["count"] = (c["count"].as_u64().unwrap() - 1).into();
+            },
+            "count: is ",
+        ),
+        (
+            "filter",
+            &|d, _| compressed(d, "TRIANGLES")["filter"] = "OCTAHEDRAL".into(),
+            "filter: OCTAHEDRAL does not apply to mode TRIANGLES",
+        ),
+        (
+            "mode",
+            &|d, _| compressed(d, "TRIANGLES")["mode"] = "STRIPS".into(),
+            "unknown variant `STRIPS`",
+        ),
+        (
+            "past",
+            &|d, _| compressed(d, "ATTRIBUTES")["byteOffset"] = 1_000_000.into(),
+            "lie past the end of buffers[0]",
+        ),
+        (
+            "garbled",
+            &|d, bin| {
+                let c = compressed(d, "ATTRIBUTES");
+                let at = c["byteOffset"].as_u64().unwrap() as usize;
+                bin[at] = 0x55;
+            },
+            "do not decode as ATTRIBUTES (meshoptimizer's decoder returned",
+        ),
+        (
+            "short",
+            &|d, _| d["bufferViews"][0]["byteLength"] = 8.into(),
+            "bufferViews[0]: its 312 elements of 4 bytes decode to 1248 bytes, more than its byteLength 8",
+        ),
+        (
+            "fallback",
+            &|d, _| d["buffers"][1]["byteLength"] = (1u64 << 40).into(),
+            "buffers[1].byteLength: is 1099511627776: a fallback buffer's decoded bytes",
+        ),
+    ];
+    for (name, edit, want) in cases {
+        let e = refused(&format!("{name}.gltf"), edit);
+        assert!(
+            e.contains(&format!("{name}.gltf: ")) && e.contains(want),
+            "{name}: {e}"
+        );
+        if name != "fallback" && name != "short" {
+            assert!(e.contains(&format!("]{ext}")), "{name}: {e}");
+        }
+    }
 }

@@ -52,6 +52,23 @@ fn table(out: &mut String, rows: &[Tried]) {
     out.push('\n');
 }
 
+/// RiggedFigure's meshopt-compressed copy (`gltfpack -c`) with the header byte of its first
+/// compressed vertex view (in the GLB's binary chunk) overwritten.
+fn garbled_meshopt(path: &Path) {
+    let from = root().join("cases/models/RiggedFigure/gltfpack/meshopt.glb");
+    let mut glb = std::fs::read(from).unwrap();
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let doc: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    let first = (doc["bufferViews"].as_array().unwrap().iter())
+        .map(|v| &v["extensions"]["EXT_meshopt_compression"])
+        .find(|c| c["mode"] == "ATTRIBUTES")
+        .unwrap();
+    // The binary chunk's bytes start after its 8-byte header.
+    let at = 20 + json_len + 8 + first["byteOffset"].as_u64().unwrap_or(0) as usize;
+    glb[at] = 0x55;
+    std::fs::write(path, glb).unwrap();
+}
+
 /// The built-in chain as a .gltf, with the first element of `attribute` of vertex 0 overwritten.
 fn broken_gltf(path: &Path, attribute: &str, value: f32) {
     skinproof::model::write_chain_gltf(path, 3, 1.0, 8, 0.2).unwrap();
@@ -1712,6 +1729,18 @@ fn generate_sections() -> String {
         "joint index out of range",
         "JOINTS_0 of vertex 0: [200, ...] (3 joints)",
         "JOINTS_0",
+        msg,
+    );
+    let garbled = cases.join("garbled_meshopt.glb");
+    garbled_meshopt(&garbled);
+    let msg = skinproof::model::load(&garbled, None)
+        .unwrap_err()
+        .to_string();
+    row(
+        &mut rows,
+        "meshopt-compressed data that do not decode",
+        "RiggedFigure's `gltfpack -c` copy, the first byte of its first compressed vertex view set to 0x55",
+        "EXT_meshopt_compression",
         msg,
     );
     let garbage = cases.join("garbage.glb");
