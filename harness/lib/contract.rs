@@ -1310,6 +1310,10 @@ pub enum Fill {
 pub struct Immediates {
     pub fill: Fill,
     pub members: Vec<MemberValue>,
+    /// The member that holds the case's vertex count, written for each compute dispatch.
+    pub count: Option<CaseMember>,
+    /// The member that holds the case's number of joints, written for each case.
+    pub joints: Option<CaseMember>,
     /// Its contents, the shader's type's size rounded up to whole words (empty until read).
     pub bytes: Vec<u8>,
     /// Why a member value does not fit the shader's type.
@@ -1353,6 +1357,33 @@ pub struct CaseMember {
     pub offset: Option<u32>,
 }
 
+/// `bytes` with each member's value written at its offset (where the shader was read), as a u32
+/// (an i32 has the same bytes).
+fn with_case_values<'a>(
+    bytes: &[u8],
+    values: impl Iterator<Item = (&'a CaseMember, u32)>,
+) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    for (member, value) in values {
+        let Some(o) = member.offset else { continue };
+        let o = o as usize;
+        if let Some(at) = bytes.get_mut(o..o + 4) {
+            at.copy_from_slice(&value.to_le_bytes());
+        }
+    }
+    bytes
+}
+
+impl Immediates {
+    /// The immediate data for a case of `vertices` vertices and `joints` joints: its count and
+    /// joint count written where the profile says.
+    pub fn for_case(&self, vertices: usize, joints: usize) -> Vec<u8> {
+        let values = (self.count.iter().map(|c| (c, vertices as u32)))
+            .chain(self.joints.iter().map(|c| (c, joints as u32)));
+        with_case_values(&self.bytes, values)
+    }
+}
+
 impl Filled {
     /// The buffer's contents for a case of `vertices` vertices and `joints` joints whose vertex
     /// pool's regions start at `starts` (the values the shader reads): each written where the
@@ -1363,21 +1394,13 @@ impl Filled {
         joints: usize,
         starts: &[(crate::regions::Stream, u32)],
     ) -> Vec<u8> {
-        let mut bytes = self.bytes.clone();
         let count = (self.count.iter().map(|c| (c, vertices as u32)))
             .chain(self.joints.iter().map(|c| (c, joints as u32)));
         let starts = (self.starts.iter()).filter_map(|(stream, m)| {
             let value = starts.iter().find(|(s, _)| s == stream)?.1;
             Some((m, value))
         });
-        for (member, value) in count.chain(starts) {
-            let Some(o) = member.offset else { continue };
-            let o = o as usize;
-            if let Some(at) = bytes.get_mut(o..o + 4) {
-                at.copy_from_slice(&value.to_le_bytes());
-            }
-        }
-        bytes
+        with_case_values(&self.bytes, count.chain(starts))
     }
 
     /// Whether the harness writes this buffer for each case (a count, a vertex pool's starts)

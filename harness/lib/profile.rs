@@ -291,6 +291,15 @@ pub struct Immediates {
     /// Values by member name of its struct, each written as the member's type holds it.
     #[serde(default)]
     pub members: BTreeMap<String, Numbers>,
+    /// The u32 or i32 member (or a lane of a vector of them, `params.y`) that holds the case's
+    /// vertex count, as an engine's push constants do (LÖVR's `vertexCount`, Godot's
+    /// `vertex_count`): written for each compute dispatch, in place of `compute.count`.
+    #[serde(default)]
+    pub count: Option<String>,
+    /// The u32 or i32 member (as `count`'s) that holds the case's number of joints: written for
+    /// each case, in both pipelines.
+    #[serde(default)]
+    pub joint_count: Option<String>,
 }
 
 /// A resource binding.

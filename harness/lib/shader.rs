@@ -779,8 +779,9 @@ fn write_sequence(
 }
 
 /// The shader's immediate data (`var<immediate>`): its bytes, the type's size in whole words,
-/// filled and its member values written as a filled binding's are; why a profile's `immediates`
-/// has nothing to fill where the shader declares none.
+/// filled and its member values written as a filled binding's are, and where its case values
+/// (`count`, `joint_count`) go; why a profile's `immediates` has nothing to fill where the
+/// shader declares none.
 fn fill_immediates(contract: &mut Contract, module: &naga::Module) {
     let i = &mut contract.immediates;
     let var = (module.global_variables.iter())
@@ -799,6 +800,14 @@ fn fill_immediates(contract: &mut Contract, module: &naga::Module) {
     let fill = i.fill.over(&matrices(module, var.ty, size), size);
     i.bytes = crate::contract::Filled::contents(&fill, &[]);
     i.problems = write_members(module, var.ty, &i.members, &mut i.bytes);
+    let written = (i.count.iter_mut().map(|c| (c, "the vertex count")))
+        .chain(i.joints.iter_mut().map(|c| (c, "the joint count")));
+    for (member, holds) in written {
+        match int_offset(module, var.ty, &member.name, holds) {
+            Ok(o) => member.offset = Some(o),
+            Err(why) => (i.problems).push(format!("{why} (the profile's {})", member.origin)),
+        }
+    }
 }
 
 /// The byte offset of member `name` of `ty` (a struct, or element 0 of an array of structs) that

@@ -4872,6 +4872,66 @@ fn a_vertex_count_in_a_lane_of_a_member_is_found_by_the_guard() {
     );
 }
 
+/// The vertex count in immediate data (push constants, as LÖVR's and Godot's compute skinners
+/// keep `vertexCount` beside their strides): `compute_u16_pairs` with its parameters pushed
+/// instead of bound, the count a lane of a vector member. The draft finds it by the guard and
+/// writes `immediates: { count: p.y }`; the suite passes only with it (left 0, nothing is
+/// skinned). A count the profile names in two places is refused by field.
+#[test]
+fn a_vertex_count_in_immediate_data_is_written_per_dispatch() {
+    let name = "compute_u16_pairs";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[
+            (
+                "    vertex_count: u32,\n    _pad0: u32,\n    _pad1: u32,\n    _pad2: u32,\n",
+                "    offset: vec4<f32>,\n    p: vec4<u32>,\n",
+            ),
+            (
+                "@group(1) @binding(5) var<uniform> params: Params;",
+                "var<immediate> params: Params;",
+            ),
+            ("if (v >= params.vertex_count)", "if (v >= params.p.y)"),
+        ],
+    );
+    let without = edited(
+        name,
+        &profile,
+        &[("  count: { group: 1, binding: 5 }\n", "")],
+    );
+    let with = format!("{without}immediates: {{ count: p.y }}\n");
+    let draft = skinproof::draft::draft(&format!("{name}.wgsl"), &shader).unwrap();
+    assert!(
+        draft.yaml.contains("\nimmediates: { count: p.y }\n") && !draft.yaml.contains("  count: {"),
+        "{}",
+        draft.yaml
+    );
+    let twice = format!("{with}bindings:\n  - {{ group: 3, binding: 0, count: n }}\n");
+    let e = skinproof::shader::Shader::with_profile_text(
+        Path::new("s.wgsl"),
+        shader.as_bytes(),
+        Path::new("s.profile.yaml"),
+        &twice,
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(
+        e.contains("field `immediates.count`")
+            && e.contains("`bindings[0].count` already holds the vertex count"),
+        "{e}"
+    );
+    passes_only_with(
+        name,
+        "immediate_count",
+        &shader,
+        (&with, &without),
+        &["posed_matches_cpu"],
+    );
+}
+
 /// Immediate data (`var<immediate>`, an engine's push constants): `vertex_normals` with its world
 /// matrix pushed per draw instead of bound. The harness sets it before each draw and dispatch as
 /// the profile's `immediates` fills it (the identity, as the draft says); zeros there collapse

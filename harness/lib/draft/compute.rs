@@ -221,8 +221,9 @@ pub(super) fn compute_section(
 
 /// The vertex count where the stage's guard shows it (`if (i >= sp.p.y) { return; }`,
 /// [`super::gates::count_bound`]): `count` where it is the first u32 of a uniform of at most 16
-/// bytes, else the filled binding's `count` member (a dotted path, a lane last); none where the
-/// guard reads an input's `arrayLength`; None where no guard bounds the invocations.
+/// bytes, else the filled binding's `count` member (a dotted path, a lane last), or the immediate
+/// data's (drafted by [`immediate_count`]); none where the guard reads an input's `arrayLength`;
+/// None where no guard bounds the invocations.
 fn bound_count(
     module: &Module,
     globals: &[Global],
@@ -252,12 +253,19 @@ fn bound_count(
             return Some(Vec::new());
         }
     };
-    let g = (globals.iter())
-        .find(|g| g.variable(module) == Some(var) && !taken.contains(&(g.group, g.binding)))?;
     let lane = lane.map_or(String::new(), |(k, _)| {
         format!(".{}", ["x", "y", "z", "w"][k as usize])
     });
     let path = format!("{path}{lane}");
+    // Push constants: `immediates.count`, which the immediates' section writes.
+    if module.global_variables[var].space == AddressSpace::Immediate {
+        w.line(format!(
+            "  # the immediate data's `{path}` bounds the invocations (the stage's guard compares `i` with it): the vertex count, written per case (`immediates.count`)"
+        ));
+        return Some(Vec::new());
+    }
+    let g = (globals.iter())
+        .find(|g| g.variable(module) == Some(var) && !taken.contains(&(g.group, g.binding)))?;
     let why = format!(
         "  # `{}`'s `{path}` bounds the invocations (the stage's guard compares `i` with `{}.{path}`): the vertex count, written per case",
         g.name, g.name
@@ -1202,4 +1210,28 @@ fn pool_section(
         let _ = write!(extra, ", palette_offset: {o}");
     }
     Some(vec![((starts.group, starts.binding), extra)])
+}
+
+/// The member of the immediate data (push constants) a compute stage's guard bounds its
+/// invocations by: the vertex count (`params.vertex_count`, a lane last), as
+/// `immediates.count`.
+pub(super) fn immediate_count(
+    module: &Module,
+    immediate: naga::Handle<naga::GlobalVariable>,
+) -> Option<String> {
+    let compute = module
+        .entry_points
+        .iter()
+        .filter(|ep| ep.stage == naga::ShaderStage::Compute);
+    compute
+        .into_iter()
+        .find_map(|ep| match super::gates::count_bound(module, ep)? {
+            super::gates::Bound::Member((g, path, lane)) if g == immediate => {
+                let lane = lane.map_or(String::new(), |(k, _)| {
+                    format!(".{}", ["x", "y", "z", "w"][k as usize])
+                });
+                Some(format!("{path}{lane}"))
+            }
+            _ => None,
+        })
 }

@@ -585,7 +585,7 @@ pub(super) enum Bound {
 /// A member path with the lane read of a vector member, if one is: (global, path, lane).
 pub(super) type MemberPath = (Handle<naga::GlobalVariable>, String, Option<(u32, u32)>);
 
-/// The uniform or read-only storage global a loaded scalar member belongs to, and its dotted
+/// The uniform, read-only storage or immediate global a loaded scalar member belongs to, and its dotted
 /// path (through struct members, and an array's element: element 0 is the drawn instance's), with
 /// the lane where the scalar is one of a vector member's (`flags.x`).
 fn member_path(module: &Module, f: &naga::Function, e: Handle<E>) -> Option<MemberPath> {
@@ -745,10 +745,11 @@ fn root_global(
     }
 }
 
-/// Whether global `g` is one the harness fills: a uniform, or storage the shader only reads.
+/// Whether global `g` is one the harness fills: a uniform, storage the shader only reads, or the
+/// immediate data (push constants).
 fn filled(module: &Module, g: Handle<naga::GlobalVariable>) -> bool {
     match module.global_variables[g].space {
-        naga::AddressSpace::Uniform => true,
+        naga::AddressSpace::Uniform | naga::AddressSpace::Immediate => true,
         naga::AddressSpace::Storage { access } => !access.contains(naga::StorageAccess::STORE),
         _ => false,
     }

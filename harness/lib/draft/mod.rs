@@ -354,21 +354,31 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
 
 /// The shader's immediate data (`var<immediate>`, push constants), which the harness sets before
 /// each draw and dispatch: zeros, or identities where it holds matrices (a model matrix pushed
-/// per draw), which zeros would make singular.
+/// per draw), which zeros would make singular; the vertex count where a compute stage's guard
+/// reads it there.
 fn immediates(module: &Module, w: &mut Writer) {
-    let Some((_, var)) =
+    let Some((handle, var)) =
         (module.global_variables.iter()).find(|(_, v)| v.space == AddressSpace::Immediate)
     else {
         return;
     };
-    if !has_matrix(module, var.ty) {
-        return;
+    let name = var.name.as_deref().unwrap_or_default();
+    let mut fields = Vec::new();
+    if has_matrix(module, var.ty) {
+        w.line(format!(
+            "# `{name}` is immediate data (push constants) holding matrices: the identity's, set before each draw and dispatch"
+        ));
+        fields.push("fill: identity".to_string());
     }
-    w.line(format!(
-        "# `{}` is immediate data (push constants) holding matrices: the identity's, set before each draw and dispatch",
-        var.name.as_deref().unwrap_or_default()
-    ));
-    w.line("immediates: { fill: identity }");
+    if let Some(path) = compute::immediate_count(module, handle) {
+        w.line(format!(
+            "# `{name}.{path}` bounds the compute stage's invocations: the vertex count, written per case"
+        ));
+        fields.push(format!("count: {path}"));
+    }
+    if !fields.is_empty() {
+        w.line(format!("immediates: {{ {} }}", fields.join(", ")));
+    }
 }
 
 /// The `expect` entries the draft's layout needs: the cases past a palette of fixed length (or

@@ -494,7 +494,7 @@ impl Dispatch {
             size,
             vertices: n as u32,
             workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
-            immediates: contract.immediates.bytes.clone(),
+            immediates: contract.immediates.for_case(n, palette.len()),
             layout,
             pool: placed,
         })

@@ -388,6 +388,15 @@ impl Profile {
             c.immediates.fill = i.fill;
             c.immediates.origin = self.whence("immediates");
             c.immediates.members = self.member_values(&i.members, "immediates.members");
+            let member = |name: &Option<String>, field: &str| {
+                name.clone().map(|name| crate::contract::CaseMember {
+                    name,
+                    origin: self.whence(field),
+                    offset: None,
+                })
+            };
+            c.immediates.count = member(&i.count, "immediates.count");
+            c.immediates.joints = member(&i.joint_count, "immediates.joint_count");
         }
         // A palette that holds each joint's normal matrix is there to be blended per joint.
         c.frame_length = self.frame_length.unwrap_or_default();

@@ -89,6 +89,50 @@ impl Profile {
         Err((field, why))
     }
 
+    /// The rules of the members the harness writes into the immediate data (`immediates.count`,
+    /// `immediates.joint_count`): identifiers or dotted paths no other value there sets; the
+    /// vertex count once in all, for a compute stage that has no `compute.count`.
+    fn check_immediates(&self) -> Result<(), (String, String)> {
+        let Some(i) = &self.immediates else {
+            return Ok(());
+        };
+        let written = [
+            ("count", i.count.as_deref(), "the vertex count"),
+            ("joint_count", i.joint_count.as_deref(), "the joint count"),
+        ];
+        for (k, &(field, name, what)) in written.iter().enumerate() {
+            let Some(name) = name else { continue };
+            let other = written[..k].iter().find(|(_, o, _)| *o == Some(name));
+            let why = if !is_member_path(name) {
+                format!("`{name}` is not a WGSL identifier or a dotted path of them")
+            } else if i.members.contains_key(name) {
+                format!("`{name}` is also given a value in `immediates.members`: the harness writes {what} there")
+            } else if let Some((o, _, _)) = other {
+                format!("`{name}` is also `immediates.{o}`: the harness writes {what} there")
+            } else if field != "count" {
+                continue;
+            } else if let Some(b) = self.bindings.iter().position(|b| b.count.is_some()) {
+                format!("`bindings[{b}].count` already holds the vertex count")
+            } else if let Some(why) = self.no_count_member() {
+                why.into()
+            } else {
+                continue;
+            };
+            return Err((format!("immediates.{field}"), why));
+        }
+        Ok(())
+    }
+
+    /// Why no member may hold the vertex count: the profile gives no compute stage, or its
+    /// `compute.count` binds it.
+    fn no_count_member(&self) -> Option<&'static str> {
+        match &self.compute {
+            None => Some("the vertex count is the compute stage's, and the profile gives none"),
+            Some(k) if k.count.is_some() => Some("the vertex count is already `compute.count`"),
+            Some(_) => None,
+        }
+    }
+
     /// The rules of a filled binding's `count` (binding `i`, member `name`): an identifier no
     /// other value of the binding sets, one such member in all, for a compute stage that has no
     /// `compute.count`.
@@ -102,16 +146,10 @@ impl Profile {
             why
         } else if self.bindings[..i].iter().any(|b| b.count.is_some()) {
             "another binding already holds the vertex count".into()
+        } else if let Some(why) = self.no_count_member() {
+            why.into()
         } else {
-            match &self.compute {
-                None => {
-                    "the vertex count is the compute stage's, and the profile gives none".into()
-                }
-                Some(k) if k.count.is_some() => {
-                    "the vertex count is already `compute.count`".into()
-                }
-                Some(_) => return Ok(()),
-            }
+            return Ok(());
         };
         Err((format!("bindings[{i}].count"), why))
     }
@@ -316,6 +354,7 @@ impl Profile {
                 ));
             }
         }
+        self.check_immediates()?;
         for (i, b) in self.bindings.iter().enumerate() {
             if let Some(k) = b.floats.iter().position(|x| !x.is_finite()) {
                 return Err((

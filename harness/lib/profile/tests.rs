@@ -336,6 +336,60 @@ fn the_compute_stage_reads_each_input_from_one_source() {
     );
 }
 
+/// The members the harness writes into the immediate data: the vertex count once in all, for a
+/// compute stage without `compute.count`, and the joint count, each a member of its own.
+#[test]
+fn immediate_counts_are_checked() {
+    let compute = "compute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n";
+    let profile = |rest: &str| {
+        parse(&format!(
+            "palette: {{ group: 0, binding: 0 }}\n{compute}{rest}"
+        ))
+    };
+    let c = profile("immediates: { count: p.y, joint_count: p.z }\n")
+        .unwrap()
+        .contract();
+    let (count, joints) = (c.immediates.count.unwrap(), c.immediates.joints.unwrap());
+    assert_eq!((count.name.as_str(), joints.name.as_str()), ("p.y", "p.z"));
+    assert!(
+        count.origin.contains("immediates.count"),
+        "{}",
+        count.origin
+    );
+    let err = |rest: &str, says: &str| {
+        let msg = profile(rest).unwrap_err();
+        assert!(msg.contains(says), "{msg}");
+    };
+    err(
+        "immediates: { count: n, joint_count: n }\n",
+        "field `immediates.joint_count`: `n` is also `immediates.count`",
+    );
+    err(
+        "immediates: { joint_count: n, members: { n: 2 } }\n",
+        "field `immediates.joint_count`: `n` is also given a value in `immediates.members`",
+    );
+    err(
+        "immediates: { count: n }\nbindings:\n  - { group: 0, binding: 5, count: m }\n",
+        "field `immediates.count`: `bindings[0].count` already holds the vertex count",
+    );
+    err(
+        "immediates: { count: 2n }\n",
+        "field `immediates.count`: `2n` is not a WGSL identifier",
+    );
+    let counted = compute.replace(
+        "skinned: { group: 0, binding: 4 }\n",
+        "skinned: { group: 0, binding: 4 }\n  count: { group: 0, binding: 5 }\n",
+    );
+    let msg = parse(&format!(
+        "palette: {{ group: 0, binding: 0 }}\n{counted}immediates: {{ count: n }}\n"
+    ))
+    .unwrap_err();
+    assert!(
+        msg.contains("the vertex count is already `compute.count`"),
+        "{msg}"
+    );
+}
+
 #[test]
 fn a_filled_members_count_is_checked() {
     let compute = "compute:\n  entry: main\n  positions: { group: 0, binding: 1 }\n  joints: { group: 0, binding: 2 }\n  weights: { group: 0, binding: 3 }\n  skinned: { group: 0, binding: 4 }\n";

@@ -410,6 +410,14 @@ const PROFILE_EDITS: &[ProfileEdit] = &[
         "compute.skinned.w",
     ),
     (
+        "a vertex count in immediate data and in `compute.count` too",
+        &[(
+            "shader: compute_u16_pairs.wgsl",
+            "shader: compute_u16_pairs.wgsl\nimmediates: { count: vertex_count }",
+        )],
+        "immediates.count",
+    ),
+    (
         "a stored position w other than 0 or 1",
         &[("shader: compute_u16_pairs.wgsl", "shader: compute_u16_pairs.wgsl\nposition_w: 2")],
         "0 or 1",
