@@ -134,6 +134,8 @@ pub fn translate(
             (module, None, Some(sha256(bytes)))
         }
     };
+    let mut module = module;
+    drop_point_size(&mut module);
     let info = crate::validator::strict().validate(&module).map_err(|e| {
         match &text {
             Some(t) => e.emit_to_string_with_path(t, &shown).trim_end().to_string(),
@@ -173,6 +175,89 @@ pub fn translate(
         }
     }
     Ok(Translated { wgsl, inputs })
+}
+
+/// Removes the vertex stages' `gl_PointSize` output, which WGSL cannot write (WebGPU draws every
+/// point one pixel wide) and which changes nothing the harness draws (triangles): the entry
+/// point's result struct loses that member, and each value it returns that component (kept where
+/// the struct is used otherwise or returned otherwise than composed: naga's WGSL writer then
+/// names it); another struct's member loses its binding alone.
+fn drop_point_size(module: &mut naga::Module) {
+    use naga::{Binding, BuiltIn, Expression, Statement, TypeInner};
+    let point =
+        |m: &naga::StructMember| matches!(m.binding, Some(Binding::BuiltIn(BuiltIn::PointSize)));
+    for i in 0..module.entry_points.len() {
+        let ep = &module.entry_points[i];
+        let Some(ty) = ep.function.result.as_ref().map(|r| r.ty) else {
+            continue;
+        };
+        let TypeInner::Struct { members, span } = &module.types[ty].inner else {
+            continue;
+        };
+        let Some(k) = members.iter().position(point) else {
+            continue;
+        };
+        // Every value returned is the struct composed; nothing else holds one.
+        let mut returned = Vec::new();
+        crate::naga_walk::for_each_statement(&ep.function.body, &mut |st| {
+            if let Statement::Return { value } = st {
+                returned.push(*value);
+            }
+        });
+        let composed = |e: &Option<naga::Handle<Expression>>| {
+            e.is_some_and(|e| {
+                matches!(&ep.function.expressions[e], Expression::Compose { ty: t, .. } if *t == ty)
+            })
+        };
+        let held = (module.global_variables.iter()).any(|(_, g)| g.ty == ty)
+            || (module.functions.iter().map(|(_, f)| f))
+                .chain(module.entry_points.iter().map(|e| &e.function))
+                .any(|f| f.local_variables.iter().any(|(_, l)| l.ty == ty));
+        if held || !returned.iter().all(composed) {
+            continue;
+        }
+        let mut kept = members.clone();
+        kept.remove(k);
+        let new = naga::Type {
+            name: module.types[ty].name.clone(),
+            inner: TypeInner::Struct {
+                members: kept,
+                span: *span,
+            },
+        };
+        if module.types.get(&new).is_some() {
+            continue;
+        }
+        // In place: the handle stays, so every use of the struct sees the member gone.
+        module.types.replace(ty, new);
+        let f = &mut module.entry_points[i].function;
+        for e in returned.into_iter().flatten() {
+            if let Expression::Compose { components, .. } = &mut f.expressions[e] {
+                components.remove(k);
+            }
+        }
+    }
+    // Any other struct keeps the member as a plain one (naga's reading of SPIR-V holds
+    // `gl_PerVertex` in a private global of that struct).
+    let results: Vec<_> = (module.entry_points.iter())
+        .filter_map(|ep| ep.function.result.as_ref().map(|r| r.ty))
+        .collect();
+    let marked: Vec<_> = (module.types.iter())
+        .filter(|(h, t)| {
+            !results.contains(h)
+                && matches!(&t.inner, TypeInner::Struct { members, .. } if members.iter().any(point))
+        })
+        .map(|(h, _)| h)
+        .collect();
+    for ty in marked {
+        let mut plain = module.types[ty].clone();
+        if let TypeInner::Struct { members, .. } = &mut plain.inner {
+            (members.iter_mut().filter(|m| point(m))).for_each(|m| m.binding = None);
+        }
+        if module.types.get(&plain).is_none() {
+            module.types.replace(ty, plain);
+        }
+    }
 }
 
 /// Whether GLSL `text` names `define` anywhere (an `#ifdef`, an `#if defined(...)`, a use the
@@ -415,6 +500,29 @@ void main() {
             translate(path, GLSL.as_bytes(), form, &off).unwrap().wgsl,
             plain.wgsl
         );
+    }
+
+    /// `gl_PointSize`, which naga's WGSL writer refuses (WGSL has no point size), is dropped from
+    /// a vertex stage's outputs, GLSL or SPIR-V (a glTF viewer's stage sets it for its points).
+    #[test]
+    fn a_vertex_stages_point_size_is_dropped() {
+        let path = Path::new("skin.vert");
+        let text = GLSL.replace("gl_Position =", "gl_PointSize = 2.0;\n    gl_Position =");
+        assert_ne!(text, GLSL);
+        let t = translate(
+            path,
+            text.as_bytes(),
+            Form::of(path).unwrap(),
+            &BTreeMap::new(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!t.wgsl.contains("point_size"), "{}", t.wgsl);
+        assert!(t.wgsl.contains("@builtin(position)"), "{}", t.wgsl);
+        let mut module = naga::front::wgsl::parse_str(&t.wgsl).unwrap();
+        // The struct is replaced in place: nothing else in the module changes.
+        let before = module.types.len();
+        drop_point_size(&mut module);
+        assert_eq!(module.types.len(), before);
     }
 
     #[test]

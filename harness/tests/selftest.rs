@@ -4872,6 +4872,36 @@ fn a_vertex_count_in_a_lane_of_a_member_is_found_by_the_guard() {
     );
 }
 
+/// A stage whose normals skip the skinning (panda3d-simplepbr's `p3d_NormalMatrix * p3d_Normal`,
+/// `vertex_normals` with its normal function returning the source normal): `normals_match_cpu`
+/// fails and says the GPU's posed normals are the mesh's own, unmoved by the pose.
+#[test]
+fn normals_left_unmoved_are_named_so() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[(
+            "    return normalize(normal_matrix(upper3(skin_matrix(joints, weights))) * normal);",
+            "    return normalize(normal);",
+        )],
+    );
+    let Some(report) = run_example_as(name, "unmoved_normals", &shader, &profile) else {
+        return;
+    };
+    let rows = failing(&report, "normals_match_cpu");
+    assert!(!rows.is_empty(), "{:#?}", failed_rows(&report));
+    assert!(
+        rows.iter().all(|r| r
+            .outcome
+            .message
+            .contains("the GPU's posed normals are the mesh's own, unmoved by the pose")),
+        "{:#?}",
+        rows.iter().map(|r| &r.outcome.message).collect::<Vec<_>>()
+    );
+}
+
 /// The vertex count in immediate data (push constants, as LÖVR's and Godot's compute skinners
 /// keep `vertexCount` beside their strides): `compute_u16_pairs` with its parameters pushed
 /// instead of bound, the count a lane of a vector member. The draft finds it by the guard and

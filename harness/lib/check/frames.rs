@@ -152,6 +152,26 @@ fn other_reference(input: &Input, which: Which, flags: (bool, bool)) -> String {
             && compare(posed, p, allowed, which, flags).is_ok()
     };
     let scene = &input.run.scene;
+    let (source, moved) = match which {
+        Which::Normals => (
+            widen(&scene.mesh.normals),
+            widen(&scene.normals_by(crate::contract::NormalMatrix::default())[1]),
+        ),
+        Which::Tangents => (
+            scene.mesh.tangents.clone(),
+            scene.tangents_by(crate::contract::TangentFrame::default())[1].clone(),
+        ),
+    };
+    let same = |gpu: &[[f32; 4]], cpu: &[[f32; 4]]| {
+        gpu.len() == cpu.len() && compare(gpu, cpu, allowed, which, (flags.0, false)).is_ok()
+    };
+    // The GPU's posed directions are the mesh's own, though the pose moves the CPU's.
+    if same(posed, &source) && !same(&moved, &source) {
+        let name = which.name();
+        return format!(
+            "; the GPU's posed {name}s are the mesh's own, unmoved by the pose: the stage returns its source {name} without the skinning's matrix (passed through, or moved by a per-object matrix alone)"
+        );
+    }
     // Every other reference they match: where joints only rotate, `blended` and `per_joint`
     // agree, and another case tells them apart.
     // (the field, what the profile says, each other reference by name at both poses)

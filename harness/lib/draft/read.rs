@@ -585,6 +585,29 @@ pub(super) fn skin_function(module: &Module, lanes: u8) -> Option<String> {
     found.into_iter().next()
 }
 
+/// Whether a function of the module has a normal function's signature, one `normal_function` can
+/// name: `(vec3<f32>, joints, weights) -> vec3<f32>` (joints and weights of `lanes` lanes), or a
+/// float matrix and a `vec3<f32>` in either order (the blended matrix and the normal).
+pub(super) fn normal_function_like(module: &Module, lanes: u8) -> bool {
+    let ty = |h: naga::Handle<Type>| &module.types[h].inner;
+    let vec3 = |t: &TypeInner| vector(t) == Some((3, ScalarKind::Float));
+    let lanes_of = |t: &TypeInner, kind: Option<ScalarKind>| {
+        vector(t).is_some_and(|v| v.0 == lanes && kind.is_none_or(|k| v.1 == k))
+    };
+    let matrix = |t: &TypeInner| matches!(t, TypeInner::Matrix { .. });
+    module.functions.iter().any(|(_, f)| {
+        let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
+        let returns_vec3 = f.result.as_ref().is_some_and(|r| vec3(ty(r.ty)));
+        let by_influences = args.len() >= 3
+            && vec3(args[0])
+            && lanes_of(args[1], None)
+            && lanes_of(args[2], Some(ScalarKind::Float));
+        let by_matrix = args.len() == 2
+            && ((matrix(args[0]) && vec3(args[1])) || (vec3(args[0]) && matrix(args[1])));
+        returns_vec3 && (by_influences || by_matrix)
+    })
+}
+
 /// Whether a type holds a float matrix anywhere (a member, an array's element).
 pub(super) fn has_matrix(module: &Module, ty: naga::Handle<Type>) -> bool {
     match &module.types[ty].inner {

@@ -168,6 +168,51 @@ return out;
     );
 }
 
+/// A vertex-only stage that returns its skinned normal, computed in the entry point: a skinning
+/// function beside it would compare positions alone, so the draft leaves it out and the entry
+/// point's copy compares the normal too; where a function skins the normal (one
+/// `normal_function` can name), the skinning function stays.
+#[test]
+fn a_skin_function_is_left_out_where_no_function_skins_the_returned_normal() {
+    let shader = |normal_fn: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }}
+fn skin_matrix(j: vec4<u32>, w: vec4<f32>) -> mat4x4<f32> {{
+    return bones[j.x] * w.x + bones[j.y] * w.y + bones[j.z] * w.z + bones[j.w] * w.w;
+}}
+fn tint(c: vec3<f32>) -> vec3<f32> {{ return c * 0.5; }}
+{normal_fn}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>,
+@location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {{
+let m = skin_matrix(joints, weights);
+var out: Out;
+out.clip = view_proj * m * vec4<f32>(position, 1.0);
+out.normal = normalize((m * vec4<f32>(normal, 0.0)).xyz);
+return out;
+}}"
+        )
+    };
+    let inline = draft("t.wgsl", &shader("")).unwrap().yaml;
+    assert!(
+        inline.contains("  skinned_normal: { location: 0 }")
+            && !inline.contains("  skin_function:")
+            && inline.contains(
+                "`skin_matrix` has a skinning function's signature, but no function skins a normal"
+            ),
+        "{inline}"
+    );
+    let by_fn = "fn skin_normal(n: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> {
+    return (skin_matrix(j, w) * vec4<f32>(n, 0.0)).xyz;
+}";
+    let with_fn = draft("t.wgsl", &shader(by_fn)).unwrap().yaml;
+    assert!(
+        with_fn.contains("  skin_function: skin_matrix"),
+        "{with_fn}"
+    );
+}
+
 #[test]
 fn a_shader_without_a_skinning_stage_or_unreadable_is_refused() {
     let only_fragment = "@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }";

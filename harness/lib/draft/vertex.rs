@@ -498,8 +498,9 @@ fn frame_output_lines(
     (inputs, p, pulled): (&[Input], &Picks, &PulledFrames),
     palette: Option<&Global>,
     w: &mut Writer,
-) -> Vec<String> {
+) -> (Vec<String>, bool) {
     let mut unnormalised = Vec::new();
+    let mut drafted = false;
     let outputs = vertex_outputs(module, ep);
     let flow = palette
         .and_then(|g| super::palette_target(module, g))
@@ -600,6 +601,7 @@ fn frame_output_lines(
             }
         }
         if let Some((location, why)) = found {
+            drafted = true;
             w.line(format!(
                 "  skinned_{what}: {{ location: {location} }}   # {why}: compared where no skinning function is named"
             ));
@@ -612,7 +614,7 @@ fn frame_output_lines(
             }
         }
     }
-    unnormalised
+    (unnormalised, drafted)
 }
 
 /// The vertex stage's section: the fragment stage, attributes guessed by type and name, skinned
@@ -670,11 +672,18 @@ pub(super) fn vertex_section(
     attribute_lines(&inputs, &picks, stored, w);
     w.out.push_str(&held.out);
     matrix_column_lines(&inputs, &columns, w);
-    let unnormalised = frame_output_lines(module, ep, (&inputs, &picks, &pulled), palette, w);
-    let function = skin_function(module, picks.lanes);
+    let (unnormalised, frames) =
+        frame_output_lines(module, ep, (&inputs, &picks, &pulled), palette, w);
+    let mut function = skin_function(module, picks.lanes);
     let clip = super::flow::clip_writes(module, ep);
     // Only a vertex-only profile's entry point is copied, where a clip z of its own matters.
     let compute = (module.entry_points.iter()).any(|e| e.stage == naga::ShaderStage::Compute);
+    // A skinning function compares positions alone: where the stage returns a skinned normal or
+    // tangent that no function of the shader skins, the entry point's copy compares it too.
+    let mut passed_over = None;
+    if frames && !compute && !super::read::normal_function_like(module, picks.lanes) {
+        passed_over = function.take();
+    }
     let copied = function.is_none() && !compute;
     let extras = |g: &Global| {
         let transposed = g.variable(module).is_some_and(|v| {
@@ -691,6 +700,10 @@ pub(super) fn vertex_section(
     if let Some(name) = &function {
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
+        ));
+    } else if let Some(name) = passed_over {
+        w.line(format!(
+            "  # `{name}` has a skinning function's signature, but no function skins a normal: the harness compares the entry point through a copy of it, its skinned normal and tangent too (through `{name}` they would be left out)"
         ));
     } else {
         w.line("  # no function with a skinning signature: the harness compares the entry point through a copy of it");
