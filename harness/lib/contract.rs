@@ -1310,7 +1310,7 @@ pub enum Fill {
 pub struct Immediates {
     pub fill: Fill,
     pub members: Vec<MemberValue>,
-    /// The member that holds the case's vertex count, written for each compute dispatch.
+    /// The member that holds the case's vertex count, written for each dispatch and draw.
     pub count: Option<CaseMember>,
     /// The member that holds the case's number of joints, written for each case.
     pub joints: Option<CaseMember>,

@@ -177,15 +177,22 @@ pub fn translate(
     Ok(Translated { wgsl, inputs })
 }
 
+/// Whether struct member `m` is `gl_PointSize`.
+fn point_size(m: &naga::StructMember) -> bool {
+    matches!(
+        m.binding,
+        Some(naga::Binding::BuiltIn(naga::BuiltIn::PointSize))
+    )
+}
+
 /// Removes the vertex stages' `gl_PointSize` output, which WGSL cannot write (WebGPU draws every
 /// point one pixel wide) and which changes nothing the harness draws (triangles): the entry
-/// point's result struct loses that member, and each value it returns that component (kept where
-/// the struct is used otherwise or returned otherwise than composed: naga's WGSL writer then
-/// names it); another struct's member loses its binding alone.
+/// point's result struct loses that member, and each value the entry point returns loses that
+/// component; another struct holding it (naga's reading of SPIR-V keeps `gl_PerVertex` in a
+/// private global) keeps the member, without its binding. A result struct used anywhere else,
+/// or returned otherwise than composed, is left as it is (naga's WGSL writer then names it).
 fn drop_point_size(module: &mut naga::Module) {
-    use naga::{Binding, BuiltIn, Expression, Statement, TypeInner};
-    let point =
-        |m: &naga::StructMember| matches!(m.binding, Some(Binding::BuiltIn(BuiltIn::PointSize)));
+    use naga::{Expression, Statement, TypeInner};
     for i in 0..module.entry_points.len() {
         let ep = &module.entry_points[i];
         let Some(ty) = ep.function.result.as_ref().map(|r| r.ty) else {
@@ -194,28 +201,24 @@ fn drop_point_size(module: &mut naga::Module) {
         let TypeInner::Struct { members, span } = &module.types[ty].inner else {
             continue;
         };
-        let Some(k) = members.iter().position(point) else {
+        let Some(k) = members.iter().position(point_size) else {
             continue;
         };
-        // Every value returned is the struct composed; nothing else holds one.
         let mut returned = Vec::new();
         crate::naga_walk::for_each_statement(&ep.function.body, &mut |st| {
             if let Statement::Return { value } = st {
                 returned.push(*value);
             }
         });
-        let composed = |e: &Option<naga::Handle<Expression>>| {
-            e.is_some_and(|e| {
-                matches!(&ep.function.expressions[e], Expression::Compose { ty: t, .. } if *t == ty)
-            })
-        };
-        let held = (module.global_variables.iter()).any(|(_, g)| g.ty == ty)
-            || (module.functions.iter().map(|(_, f)| f))
-                .chain(module.entry_points.iter().map(|e| &e.function))
-                .any(|f| f.local_variables.iter().any(|(_, l)| l.ty == ty));
-        if held || !returned.iter().all(composed) {
+        let Some(mut composed) = returned
+            .into_iter()
+            .map(|e| e.filter(|&e| matches!(&ep.function.expressions[e], Expression::Compose { ty: t, .. } if *t == ty)))
+            .collect::<Option<Vec<_>>>()
+        else {
             continue;
-        }
+        };
+        composed.sort();
+        composed.dedup();
         let mut kept = members.clone();
         kept.remove(k);
         let new = naga::Type {
@@ -225,39 +228,69 @@ fn drop_point_size(module: &mut naga::Module) {
                 span: *span,
             },
         };
-        if module.types.get(&new).is_some() {
+        if used_elsewhere(module, ty, &composed) || module.types.get(&new).is_some() {
             continue;
         }
-        // In place: the handle stays, so every use of the struct sees the member gone.
+        // In place: the handle stays, so the result and the composed values keep naming it.
         module.types.replace(ty, new);
         let f = &mut module.entry_points[i].function;
-        for e in returned.into_iter().flatten() {
+        for e in composed {
             if let Expression::Compose { components, .. } = &mut f.expressions[e] {
                 components.remove(k);
             }
         }
     }
-    // Any other struct keeps the member as a plain one (naga's reading of SPIR-V holds
-    // `gl_PerVertex` in a private global of that struct).
     let results: Vec<_> = (module.entry_points.iter())
         .filter_map(|ep| ep.function.result.as_ref().map(|r| r.ty))
         .collect();
     let marked: Vec<_> = (module.types.iter())
         .filter(|(h, t)| {
             !results.contains(h)
-                && matches!(&t.inner, TypeInner::Struct { members, .. } if members.iter().any(point))
+                && matches!(&t.inner, TypeInner::Struct { members, .. } if members.iter().any(point_size))
         })
         .map(|(h, _)| h)
         .collect();
     for ty in marked {
         let mut plain = module.types[ty].clone();
         if let TypeInner::Struct { members, .. } = &mut plain.inner {
-            (members.iter_mut().filter(|m| point(m))).for_each(|m| m.binding = None);
+            (members.iter_mut().filter(|m| point_size(m))).for_each(|m| m.binding = None);
         }
         if module.types.get(&plain).is_none() {
             module.types.replace(ty, plain);
         }
     }
+}
+
+/// Whether anything in the module but an entry point's result and the `composed` values it
+/// returns names struct `ty`: a type holding it, a global, a function's argument, result or
+/// local, another value composed or zeroed as one (a value of it could then be taken apart by
+/// member index, which the removed member would shift).
+fn used_elsewhere(
+    module: &naga::Module,
+    ty: naga::Handle<naga::Type>,
+    composed: &[naga::Handle<naga::Expression>],
+) -> bool {
+    use naga::{Expression, TypeInner};
+    let holds = |t: &naga::Type| match &t.inner {
+        TypeInner::Struct { members, .. } => members.iter().any(|m| m.ty == ty),
+        TypeInner::Array { base, .. } | TypeInner::BindingArray { base, .. } => *base == ty,
+        TypeInner::Pointer { base, .. } => *base == ty,
+        _ => false,
+    };
+    let functions = (module.functions.iter().map(|(_, f)| (f, false)))
+        .chain(module.entry_points.iter().map(|e| (&e.function, true)));
+    module.types.iter().any(|(_, t)| holds(t))
+        || module.global_variables.iter().any(|(_, g)| g.ty == ty)
+        || functions.into_iter().any(|(f, entry)| {
+            f.arguments.iter().any(|a| a.ty == ty)
+                || (!entry && f.result.as_ref().is_some_and(|r| r.ty == ty))
+                || f.local_variables.iter().any(|(_, l)| l.ty == ty)
+                || f.expressions.iter().any(|(h, e)| match e {
+                    Expression::Compose { ty: t, .. } => *t == ty && !composed.contains(&h),
+                    Expression::ZeroValue(t) => *t == ty,
+                    _ => false,
+                })
+        })
 }
 
 /// Whether GLSL `text` names `define` anywhere (an `#ifdef`, an `#if defined(...)`, a use the
@@ -503,26 +536,63 @@ void main() {
     }
 
     /// `gl_PointSize`, which naga's WGSL writer refuses (WGSL has no point size), is dropped from
-    /// a vertex stage's outputs, GLSL or SPIR-V (a glTF viewer's stage sets it for its points).
+    /// a vertex stage's result (a glTF viewer's stage sets it for its points), in place; another
+    /// struct that holds it (SPIR-V's `gl_PerVertex` in a private global) keeps the member
+    /// unbound. Either left, naga refuses to write the WGSL.
     #[test]
     fn a_vertex_stages_point_size_is_dropped() {
-        let path = Path::new("skin.vert");
         let text = GLSL.replace("gl_Position =", "gl_PointSize = 2.0;\n    gl_Position =");
-        assert_ne!(text, GLSL);
-        let t = translate(
-            path,
-            text.as_bytes(),
-            Form::of(path).unwrap(),
-            &BTreeMap::new(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert!(!t.wgsl.contains("point_size"), "{}", t.wgsl);
-        assert!(t.wgsl.contains("@builtin(position)"), "{}", t.wgsl);
-        let mut module = naga::front::wgsl::parse_str(&t.wgsl).unwrap();
-        // The struct is replaced in place: nothing else in the module changes.
+        let options = naga::front::glsl::Options::from(naga::ShaderStage::Vertex);
+        let mut module = naga::front::glsl::Frontend::default()
+            .parse(&options, &text)
+            .unwrap();
+        let result = module.entry_points[0].function.result.as_ref().unwrap().ty;
+        let members = |m: &naga::Module, ty| match &m.types[ty].inner {
+            naga::TypeInner::Struct { members, .. } => members.clone(),
+            _ => Vec::new(),
+        };
+        assert!(members(&module, result).iter().any(point_size));
+        let writes = |m: &naga::Module| {
+            let info = crate::validator::strict().validate(m).unwrap();
+            naga::back::wgsl::write_string(m, &info, naga::back::wgsl::WriterFlags::empty())
+        };
+        assert!(writes(&module).is_err());
+        // A private global of a struct that holds it too, as naga's reading of SPIR-V has.
+        let per_vertex = naga::Type {
+            name: Some("gl_PerVertex".into()),
+            inner: naga::TypeInner::Struct {
+                members: members(&module, result),
+                span: 32,
+            },
+        };
+        let held = module.types.insert(per_vertex, naga::Span::UNDEFINED);
+        module.global_variables.append(
+            naga::GlobalVariable {
+                name: Some("per_vertex".into()),
+                space: naga::AddressSpace::Private,
+                binding: None,
+                ty: held,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            naga::Span::UNDEFINED,
+        );
         let before = module.types.len();
         drop_point_size(&mut module);
         assert_eq!(module.types.len(), before);
+        assert!(!members(&module, result).iter().any(point_size));
+        let kept = members(&module, held);
+        assert!(
+            kept.len() == 2 && kept.iter().all(|m| !point_size(m)),
+            "{kept:?}"
+        );
+        let wgsl = writes(&module).unwrap();
+        assert!(
+            !wgsl.contains("point_size") && wgsl.contains("@builtin(position)"),
+            "{wgsl}"
+        );
+        // Through `translate`, GLSL's stage loads.
+        read_glsl(Path::new("skin.vert"), &text).unwrap_or_else(|e| panic!("{e}"));
     }
 
     #[test]

@@ -293,7 +293,7 @@ pub struct Immediates {
     pub members: BTreeMap<String, Numbers>,
     /// The u32 or i32 member (or a lane of a vector of them, `params.y`) that holds the case's
     /// vertex count, as an engine's push constants do (LÖVR's `vertexCount`, Godot's
-    /// `vertex_count`): written for each compute dispatch, in place of `compute.count`.
+    /// `vertex_count`): written for each dispatch (and draw), in place of `compute.count`.
     #[serde(default)]
     pub count: Option<String>,
     /// The u32 or i32 member (as `count`'s) that holds the case's number of joints: written for

@@ -63,12 +63,13 @@ impl SceneSlot {
         (self.scene).get_or_init(|| Scene::for_shader(case, reads).map(Arc::new))
     }
 
-    /// The case's counts: its scene's where it built, else its skeleton's or model's alone (a
-    /// 4-influence model under a shader that reads 3 is refused, and still counted).
+    /// The case's counts: its scene's where it was built, else its skeleton's or model's alone
+    /// (a 4-influence model under a shader that reads 3 is refused, and still counted; a trial
+    /// that never reached its scene, as one on an adapter without a device, builds none here).
     fn counts(&self, case: &Case, reads: &crate::format::Reads) -> Counts {
-        *self.counts.get_or_init(|| match self.get(case, reads) {
-            Ok(scene) => scene.counts(),
-            Err(_) => Scene::counts_alone(case, reads.most()),
+        *self.counts.get_or_init(|| match self.scene.get() {
+            Some(Ok(scene)) => scene.counts(),
+            _ => Scene::counts_alone(case, reads.most()),
         })
     }
 }

@@ -1219,19 +1219,15 @@ pub(super) fn immediate_count(
     module: &Module,
     immediate: naga::Handle<naga::GlobalVariable>,
 ) -> Option<String> {
-    let compute = module
-        .entry_points
-        .iter()
-        .filter(|ep| ep.stage == naga::ShaderStage::Compute);
-    compute
-        .into_iter()
-        .find_map(|ep| match super::gates::count_bound(module, ep)? {
-            super::gates::Bound::Member((g, path, lane)) if g == immediate => {
-                let lane = lane.map_or(String::new(), |(k, _)| {
-                    format!(".{}", ["x", "y", "z", "w"][k as usize])
-                });
-                Some(format!("{path}{lane}"))
-            }
-            _ => None,
-        })
+    let mut compute =
+        (module.entry_points.iter()).filter(|ep| ep.stage == naga::ShaderStage::Compute);
+    compute.find_map(|ep| match super::gates::count_bound(module, ep)? {
+        super::gates::Bound::Member((g, path, lane)) if g == immediate => {
+            let lane = lane.map_or(String::new(), |(k, _)| {
+                format!(".{}", ["x", "y", "z", "w"][k as usize])
+            });
+            Some(format!("{path}{lane}"))
+        }
+        _ => None,
+    })
 }

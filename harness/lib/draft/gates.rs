@@ -481,8 +481,8 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
 
 /// The member a compute entry point bounds its invocations by, `if (i >= params.count) { return; }`
 /// or `if (i < params.count) { ... }` around the work (the invocation index a lane of its
-/// `global_invocation_id`, or that converted; the member of a uniform or read-only buffer, or a
-/// lane of one, `sp.p.y`): the vertex count, found by what the stage does with it rather than by
+/// `global_invocation_id`, or that converted; the member of a uniform or read-only buffer or of the
+/// immediate data, or a lane of one, `sp.p.y`): the vertex count, found by what the stage does with it rather than by
 /// its name.
 pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<Bound> {
     let f = &ep.function;
@@ -720,7 +720,7 @@ fn struct_value_member(
     Some((m.ty, (g, path, None)))
 }
 
-/// The filled global (uniform or read-only storage) a pointer points into, through its arrays'
+/// The filled global (uniform, read-only storage or immediate data) a pointer points into, through its arrays'
 /// elements only (element 0 is the drawn instance's).
 fn root_global(
     module: &Module,

@@ -585,27 +585,57 @@ pub(super) fn skin_function(module: &Module, lanes: u8) -> Option<String> {
     found.into_iter().next()
 }
 
-/// Whether a function of the module has a normal function's signature, one `normal_function` can
-/// name: `(vec3<f32>, joints, weights) -> vec3<f32>` (joints and weights of `lanes` lanes), or a
-/// float matrix and a `vec3<f32>` in either order (the blended matrix and the normal).
-pub(super) fn normal_function_like(module: &Module, lanes: u8) -> bool {
+/// A function of the module with a signature `normal_function` can name.
+pub(super) enum NormalFunction {
+    /// `(vec3<f32>, joints, weights) -> vec3<f32>`: the normal skinned by the influences.
+    Influences(String),
+    /// A float matrix and a `vec3<f32>` in either order to a `vec3<f32>` (the blended matrix and
+    /// the normal), or the joints and weights to a `mat3x3<f32>` (the normal matrix): a shape
+    /// other helpers share, so only a hint.
+    Other(String),
+}
+
+/// The function (other than the skinning function `skin`) with a normal function's signature,
+/// for joints and weights of `lanes` lanes; the `(normal, joints, weights)` one first.
+pub(super) fn normal_function(module: &Module, lanes: u8, skin: &str) -> Option<NormalFunction> {
     let ty = |h: naga::Handle<Type>| &module.types[h].inner;
     let vec3 = |t: &TypeInner| vector(t) == Some((3, ScalarKind::Float));
-    let lanes_of = |t: &TypeInner, kind: Option<ScalarKind>| {
-        vector(t).is_some_and(|v| v.0 == lanes && kind.is_none_or(|k| v.1 == k))
-    };
+    let joints = |t: &TypeInner| vector(t).is_some_and(|v| v.0 == lanes && v.1 != ScalarKind::Bool);
+    let weights = |t: &TypeInner| vector(t) == Some((lanes, ScalarKind::Float));
     let matrix = |t: &TypeInner| matches!(t, TypeInner::Matrix { .. });
-    module.functions.iter().any(|(_, f)| {
-        let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
-        let returns_vec3 = f.result.as_ref().is_some_and(|r| vec3(ty(r.ty)));
-        let by_influences = args.len() >= 3
-            && vec3(args[0])
-            && lanes_of(args[1], None)
-            && lanes_of(args[2], Some(ScalarKind::Float));
-        let by_matrix = args.len() == 2
-            && ((matrix(args[0]) && vec3(args[1])) || (vec3(args[0]) && matrix(args[1])));
-        returns_vec3 && (by_influences || by_matrix)
-    })
+    let mat3 = |t: &TypeInner| {
+        matches!(
+            t,
+            TypeInner::Matrix {
+                columns: naga::VectorSize::Tri,
+                rows: naga::VectorSize::Tri,
+                ..
+            }
+        )
+    };
+    let mut found: Vec<NormalFunction> = (module.functions.iter())
+        .filter(|(_, f)| f.name.as_deref() != Some(skin))
+        .filter_map(|(_, f)| {
+            let name = f.name.clone()?;
+            let args: Vec<&TypeInner> = f.arguments.iter().map(|a| ty(a.ty)).collect();
+            let result = f.result.as_ref().map(|r| ty(r.ty))?;
+            let influences =
+                args.len() >= 3 && vec3(args[0]) && joints(args[1]) && weights(args[2]);
+            let by_matrix = args.len() == 2
+                && ((matrix(args[0]) && vec3(args[1])) || (vec3(args[0]) && matrix(args[1])));
+            let normal_matrix =
+                args.len() >= 2 && joints(args[0]) && weights(args[1]) && mat3(result);
+            match () {
+                _ if vec3(result) && influences => Some(NormalFunction::Influences(name)),
+                _ if (vec3(result) && by_matrix) || normal_matrix => {
+                    Some(NormalFunction::Other(name))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    found.sort_by_key(|f| matches!(f, NormalFunction::Other(_)));
+    found.into_iter().next()
 }
 
 /// Whether a type holds a float matrix anywhere (a member, an array's element).

@@ -170,8 +170,8 @@ return out;
 
 /// A vertex-only stage that returns its skinned normal, computed in the entry point: a skinning
 /// function beside it would compare positions alone, so the draft leaves it out and the entry
-/// point's copy compares the normal too; where a function skins the normal (one
-/// `normal_function` can name), the skinning function stays.
+/// point's copy compares the normal too; where a function skins the normal by the influences, the
+/// skinning function stays and that function is drafted as `normal_function`.
 #[test]
 fn a_skin_function_is_left_out_where_no_function_skins_the_returned_normal() {
     let shader = |normal_fn: &str| {
@@ -208,8 +208,20 @@ return out;
 }";
     let with_fn = draft("t.wgsl", &shader(by_fn)).unwrap().yaml;
     assert!(
-        with_fn.contains("  skin_function: skin_matrix"),
+        with_fn.contains("  skin_function: skin_matrix")
+            && with_fn.contains("  normal_function: skin_normal   #"),
         "{with_fn}"
+    );
+    // A matrix and a normal to a normal: a shape other helpers share, named in a comment.
+    let by_matrix = "fn move_normal(m: mat4x4<f32>, n: vec3<f32>) -> vec3<f32> {
+    return (m * vec4<f32>(n, 0.0)).xyz;
+}";
+    let hinted = draft("t.wgsl", &shader(by_matrix)).unwrap().yaml;
+    assert!(
+        hinted.contains("  skin_function: skin_matrix")
+            && hinted.contains("# `move_normal` may skin the normal")
+            && !hinted.contains("normal_function:"),
+        "{hinted}"
     );
 }
 

@@ -498,9 +498,10 @@ fn frame_output_lines(
     (inputs, p, pulled): (&[Input], &Picks, &PulledFrames),
     palette: Option<&Global>,
     w: &mut Writer,
-) -> (Vec<String>, bool) {
+) -> (Vec<String>, [bool; 2]) {
     let mut unnormalised = Vec::new();
-    let mut drafted = false;
+    // Whether the skinned normal, and the skinned tangent, are drafted.
+    let mut drafted = [false; 2];
     let outputs = vertex_outputs(module, ep);
     let flow = palette
         .and_then(|g| super::palette_target(module, g))
@@ -601,7 +602,7 @@ fn frame_output_lines(
             }
         }
         if let Some((location, why)) = found {
-            drafted = true;
+            drafted[usize::from(what == "tangent")] = true;
             w.line(format!(
                 "  skinned_{what}: {{ location: {location} }}   # {why}: compared where no skinning function is named"
             ));
@@ -678,10 +679,13 @@ pub(super) fn vertex_section(
     let clip = super::flow::clip_writes(module, ep);
     // Only a vertex-only profile's entry point is copied, where a clip z of its own matters.
     let compute = (module.entry_points.iter()).any(|e| e.stage == naga::ShaderStage::Compute);
-    // A skinning function compares positions alone: where the stage returns a skinned normal or
-    // tangent that no function of the shader skins, the entry point's copy compares it too.
+    // A skinning function compares positions alone (and normals beside a normal function): where
+    // the stage returns a skinned normal or tangent and no function has a normal function's
+    // signature, the entry point's copy compares them too.
+    let normal_fn = (function.as_deref())
+        .and_then(|skin| super::read::normal_function(module, picks.lanes, skin));
     let mut passed_over = None;
-    if frames && !compute && !super::read::normal_function_like(module, picks.lanes) {
+    if frames.contains(&true) && !compute && normal_fn.is_none() {
         passed_over = function.take();
     }
     let copied = function.is_none() && !compute;
@@ -701,6 +705,15 @@ pub(super) fn vertex_section(
         w.line(format!(
             "  skin_function: {name}   # its signature is a skinning function's: compared number by number through it"
         ));
+        match normal_fn.filter(|_| frames[0]) {
+            Some(super::read::NormalFunction::Influences(n)) => w.line(format!(
+                "  normal_function: {n}   # its signature is a normal function's, (normal, joints, weights) -> normal: the skinned normals compared through it"
+            )),
+            Some(super::read::NormalFunction::Other(n)) => w.line(format!(
+                "  # `{n}` may skin the normal (a matrix and a normal, or the joints and weights to a 3x3): name it `normal_function` if it does, or the normals are not compared"
+            )),
+            None => {}
+        }
     } else if let Some(name) = passed_over {
         w.line(format!(
             "  # `{name}` has a skinning function's signature, but no function skins a normal: the harness compares the entry point through a copy of it, its skinned normal and tangent too (through `{name}` they would be left out)"

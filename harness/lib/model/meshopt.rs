@@ -108,23 +108,34 @@ pub(super) fn decompress(
         };
         let field = format!("bufferViews[{}].extensions.{name}", view.index());
         let c = Compressed::deserialize(value).map_err(|e| cx.bad(&field, e.to_string()))?;
+        let plain = format!("bufferViews[{}]", view.index());
         let decoded = c.decode(cx, &field, buffers)?;
-        let at = view.offset();
-        let place = at..at + decoded.len();
-        let fits = decoded.len() <= view.length();
-        let target = (buffers.get_mut(view.buffer().index())).and_then(|b| b.get_mut(place));
+        if c.mode == Mode::Attributes && view.stride().is_some_and(|s| s != c.byte_stride) {
+            return Err(cx.bad(
+                format!("{plain}.byteStride"),
+                format!(
+                    "is {}, but its compressed elements are {} bytes apart (`{field}.byteStride`)",
+                    view.stride().unwrap_or_default(),
+                    c.byte_stride
+                ),
+            ));
+        }
+        let (at, len) = (view.offset(), decoded.len());
+        let place = at.checked_add(len).map(|end| at..end);
+        let target = (buffers.get_mut(view.buffer().index()))
+            .zip(place)
+            .and_then(|(b, place)| b.get_mut(place));
         match target {
-            Some(bytes) if fits => bytes.copy_from_slice(&decoded),
+            Some(bytes) if len <= view.length() => bytes.copy_from_slice(&decoded),
             _ => {
                 return Err(cx.bad(
-                    format!("bufferViews[{}]", view.index()),
+                    format!("{plain}.byteLength"),
                     format!(
-                        "its {} elements of {} bytes decode to {} bytes, more than its byteLength \
-                         {} or its buffer holds from byteOffset {at}",
+                        "is {}, but its {} elements of {} bytes decode to {len} bytes, more than \
+                         it or its buffer holds from byteOffset {at}",
+                        view.length(),
                         c.count,
                         c.byte_stride,
-                        decoded.len(),
-                        view.length()
                     ),
                 ))
             }
@@ -177,11 +188,14 @@ impl Compressed {
         let mut words = vec![0u32; size.div_ceil(4)];
         let dst = words.as_mut_ptr().cast::<std::ffi::c_void>();
         let (n, stride) = (self.count, self.byte_stride);
-        // SAFETY: `dst` holds `size` = n * stride bytes (rounded up to words), as each decoder
-        // writes at most; `src` is a live slice of its length; the sizes the decoders assert were
-        // checked by `check_sizes` (stride a multiple of 4 up to 256 for the vertex codec, 2 or 4
-        // for the index codecs, a triangle list's count a multiple of 3). The decoders take
-        // untrusted bytes (meshoptimizer's contract): malformed data return an error code.
+        // SAFETY: `dst` holds `size` = n * stride bytes (rounded up to words), as many as each
+        // decoder writes; `src` is a live slice of its length, apart from `dst` (a fresh
+        // allocation); the decoders keep neither pointer. meshoptimizer asserts the sizes it
+        // relies on only in debug builds (the `meshopt` crate builds it with NDEBUG in release),
+        // so `check_sizes` is what holds them: a stride a multiple of 4 up to 256 for the vertex
+        // codec, 2 or 4 for the index codecs, a triangle list's count a multiple of 3. The
+        // decoders take untrusted bytes (meshoptimizer's contract): malformed data return an
+        // error code, never a read past `src`.
         let code = unsafe {
             match self.mode {
                 Mode::Attributes => ::meshopt::ffi::meshopt_decodeVertexBuffer(
@@ -228,8 +242,9 @@ impl Compressed {
             Filter::Color => Some(::meshopt::ffi::meshopt_decodeFilterColor as Decode),
         };
         if let Some(filter) = filter {
-            // SAFETY: `dst` holds n elements of `stride` bytes, 4-byte aligned (u32 words), and
-            // `check_sizes` checked the stride each filter asserts.
+            // SAFETY: `dst` holds n elements of `stride` bytes, 4-byte aligned (u32 words) for
+            // the 16- and 32-bit lanes the filters read and write in place; `check_sizes` checked
+            // the stride each filter asserts (in debug builds only, as above).
             unsafe { filter(dst, n, stride) };
         }
         let mut bytes: Vec<u8> = bytemuck::cast_slice(&words).to_vec();

@@ -1,5 +1,6 @@
-//! KHR_mesh_quantization: the file's validation without refusing it (nor meshopt compression), and positions, normals and
-//! tangents read as floats from whichever component type the extension allows.
+//! KHR_mesh_quantization: the file's validation without refusing it (nor meshopt compression),
+//! and positions, normals and tangents read as floats from whichever component type the
+//! extension allows.
 
 use gltf::accessor::{DataType, Item, Iter};
 

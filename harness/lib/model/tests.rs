@@ -1145,7 +1145,7 @@ fn malformed_meshopt_views_are_refused_by_field() {
         load(&path, None).map(|_| ()).unwrap_err().to_string()
     };
     let ext = ".extensions.EXT_meshopt_compression";
-    let cases: [(&str, Edit, &str); 8] = [
+    let cases: [(&str, Edit, &str); 14] = [
         (
             "stride",
             &|d, _| compressed(d, "ATTRIBUTES")["byteStride"] = 6.into(),
@@ -1186,7 +1186,42 @@ fn malformed_meshopt_views_are_refused_by_field() {
         (
             "short",
             &|d, _| d["bufferViews"][0]["byteLength"] = 8.into(),
-            "bufferViews[0]: its 312 elements of 4 bytes decode to 1248 bytes, more than its byteLength 8",
+            "bufferViews[0].byteLength: is 8, but its 312 elements of 4 bytes decode to 1248 bytes",
+        ),
+        (
+            "overflow",
+            &|d, _| d["bufferViews"][0]["byteOffset"] = u64::MAX.into(),
+            "from byteOffset 18446744073709551615",
+        ),
+        (
+            "strided",
+            &|d, _| d["bufferViews"][0]["byteStride"] = 8.into(),
+            "bufferViews[0].byteStride: is 8, but its compressed elements are 4 bytes apart",
+        ),
+        (
+            "quaternion",
+            &|d, _| compressed(d, "ATTRIBUTES")["filter"] = "QUATERNION".into(),
+            "filter: QUATERNION does not apply to mode ATTRIBUTES with byteStride 4",
+        ),
+        (
+            "zero",
+            &|d, _| compressed(d, "ATTRIBUTES")["byteStride"] = 0.into(),
+            "byteStride: is 0; with mode ATTRIBUTES it must be a multiple of 4",
+        ),
+        (
+            "huge",
+            &|d, _| compressed(d, "ATTRIBUTES")["count"] = (1u64 << 40).into(),
+            "count: 1099511627776 elements of 4 bytes are more than the 256 MiB",
+        ),
+        (
+            "khr",
+            &|d, _| {
+                let view = &mut d["bufferViews"][0]["extensions"];
+                let mut c = view["EXT_meshopt_compression"].take();
+                c["byteStride"] = 6.into();
+                *view = serde_json::json!({ "KHR_meshopt_compression": c });
+            },
+            "bufferViews[0].extensions.KHR_meshopt_compression.byteStride: is 6",
         ),
         (
             "fallback",
@@ -1200,7 +1235,8 @@ fn malformed_meshopt_views_are_refused_by_field() {
             e.contains(&format!("{name}.gltf: ")) && e.contains(want),
             "{name}: {e}"
         );
-        if name != "fallback" && name != "short" {
+        let plain = ["fallback", "short", "overflow", "strided", "khr"];
+        if !plain.contains(&name) {
             assert!(e.contains(&format!("]{ext}")), "{name}: {e}");
         }
     }
