@@ -223,14 +223,7 @@ fn main() {
             }
             notes
         })),
-        Command::Wgsl(args) => finish(
-            Shader::load(&args.shader, args.profile.as_deref())
-                .map(|shader| {
-                    print_out(&shader.module_source());
-                    Vec::new()
-                })
-                .map_err(Failed::from),
-        ),
+        Command::Wgsl(args) => finish(wgsl(&args)),
     };
     // Without driver teardown, as the conformance runner ends: it has crashed finished processes.
     skinproof::gpu::worker::exit(code)
@@ -245,6 +238,30 @@ fn root() -> PathBuf {
 /// The reports folder a command reads: `--reports`, or the project's.
 fn reports_dir(given: &Option<PathBuf>) -> PathBuf {
     given.clone().unwrap_or_else(|| root().join("reports"))
+}
+
+/// Prints the WGSL the harness builds the shader's pipelines from. Where its profile does not
+/// load (a draft with its TODOs left), prints the shader alone as naga writes it, without the
+/// profile's defines and modules and without the stages the harness appends, and fails with the
+/// profile's error.
+fn wgsl(args: &WgslArgs) -> Result<Vec<Note>, Failed<skinproof::shader::ShaderError>> {
+    match Shader::load(&args.shader, args.profile.as_deref()) {
+        Ok(shader) => {
+            print_out(&shader.module_source());
+            Ok(Vec::new())
+        }
+        Err(error @ skinproof::shader::ShaderError::Profile(_)) => {
+            let alone = Shader::alone(&args.shader)?;
+            print_out(&alone.source);
+            Err(Failed {
+                notes: vec![Note::Problem(
+                    "printed the shader alone, as naga writes it: without its profile's defines and modules, and without the stages the harness appends, because the profile does not load:".into(),
+                )],
+                error,
+            })
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Why `profile` drafted nothing.

@@ -132,22 +132,33 @@ impl Shader {
     /// GLSL or SPIR-V shader (by its file name, `foreign::Form`) is read as wgpu reads it and
     /// tested as the WGSL naga writes from it.
     pub fn load(path: &Path, profile: Option<&Path>) -> Result<Shader, ShaderError> {
+        let beside = crate::profile::beside(path);
+        // Whatever is there is loaded, so that a folder or FIFO there is refused by name.
+        let profile = profile.or(beside.exists().then_some(beside.as_path()));
+        let Some(profile) = profile else {
+            return Shader::alone(path);
+        };
         let read = crate::file::read_limited(path, crate::file::MAX_SHADER_BYTES);
         let bytes = read.map_err(|source| ShaderError::Io {
             path: path.display().to_string(),
             source,
         })?;
-        let beside = crate::profile::beside(path);
-        // Whatever is there is loaded, so that a folder or FIFO there is refused by name.
-        let profile = profile.or(beside.exists().then_some(beside.as_path()));
-        let Some(profile) = profile else {
-            let (source, inputs) = as_wgsl(path, bytes, None)?;
-            return Ok(Shader {
-                inputs,
-                ..Shader::new(path, source)
-            });
-        };
         Shader::under(path, bytes, Profile::load(profile)?)
+    }
+
+    /// The shader at `path` without any profile, even where one is beside it: under the built-in
+    /// contract, its GLSL without defines (for printing it where its profile does not load).
+    pub fn alone(path: &Path) -> Result<Shader, ShaderError> {
+        let read = crate::file::read_limited(path, crate::file::MAX_SHADER_BYTES);
+        let bytes = read.map_err(|source| ShaderError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let (source, inputs) = as_wgsl(path, bytes, None)?;
+        Ok(Shader {
+            inputs,
+            ..Shader::new(path, source)
+        })
     }
 
     /// `source` (the shader at `path`: WGSL text, or GLSL or SPIR-V as `load` reads them) held

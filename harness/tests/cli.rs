@@ -595,9 +595,10 @@ fn a_drafted_profile_is_printed_checked_and_written_once() {
     );
 }
 
-/// A GLSL or SPIR-V shader is drafted from the WGSL naga writes from it, which `wgsl` prints: a
-/// GLSL shader's defines come from `--define` (one it reads and was not given is left undefined
-/// and to do), and the drafted profile is the shipped one's layout; a SPIR-V module takes none.
+/// A GLSL or SPIR-V shader is drafted from the WGSL naga writes from it, which `wgsl` prints
+/// (alone, with the profile's error, where its profile does not load): a GLSL shader's defines
+/// come from `--define` (one it reads and was not given is left undefined and to do), and the
+/// drafted profile is the shipped one's layout; a SPIR-V module takes none.
 #[test]
 fn glsl_and_spirv_shaders_are_drafted_and_printed_as_wgsl() {
     let glsl = "shaders/examples/vertex_glsl.vert";
@@ -646,6 +647,27 @@ fn glsl_and_spirv_shaders_are_drafted_and_printed_as_wgsl() {
     assert!(
         !o.status.success() && stderr(&o).contains("--define is for a GLSL shader"),
         "{}",
+        stderr(&o)
+    );
+    // A profile beside it that does not load (a draft with its TODOs left): the shader alone is
+    // printed, and the profile's error says why not more.
+    let dir = scratch("glsl_todo");
+    let copy = dir.join("vertex_glsl.vert");
+    std::fs::copy(root().join(glsl), &copy).unwrap();
+    std::fs::write(
+        dir.join("vertex_glsl.profile.yaml"),
+        "palette: { group: TODO }\n",
+    )
+    .unwrap();
+    let o = skinproof(&["wgsl", copy.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !o.status.success()
+            && text.contains("@vertex")
+            && !text.contains("fn skinproof_fragment")
+            && stderr(&o).contains("printed the shader alone")
+            && stderr(&o).contains("vertex_glsl.profile.yaml:1:"),
+        "{text}\n{}",
         stderr(&o)
     );
     // A GLSL file whose name does not say its stage.
