@@ -70,9 +70,7 @@ impl Profile {
             ("count", self.bindings[i].count.as_deref()),
             ("joint_count", self.bindings[i].joint_count.as_deref()),
         ];
-        let why = if let Some(why) =
-            written_member(&self.bindings[i], i, name, &others, "the offset")
-        {
+        let why = if let Some(why) = written_member(self.bound(i), name, &others, "the offset") {
             why
         } else if self.bindings[..i]
             .iter()
@@ -102,13 +100,11 @@ impl Profile {
         ];
         for (k, &(field, name, what)) in written.iter().enumerate() {
             let Some(name) = name else { continue };
-            let other = written[..k].iter().find(|(_, o, _)| *o == Some(name));
-            let why = if !is_member_path(name) {
-                format!("`{name}` is not a WGSL identifier or a dotted path of them")
-            } else if i.members.contains_key(name) {
-                format!("`{name}` is also given a value in `immediates.members`: the harness writes {what} there")
-            } else if let Some((o, _, _)) = other {
-                format!("`{name}` is also `immediates.{o}`: the harness writes {what} there")
+            let others: Vec<_> = written[..k].iter().map(|&(f, n, _)| (f, n)).collect();
+            let why = if let Some(why) =
+                written_member((&i.members, "immediates".into()), name, &others, what)
+            {
+                why
             } else if field != "count" {
                 continue;
             } else if let Some(b) = self.bindings.iter().position(|b| b.count.is_some()) {
@@ -121,6 +117,11 @@ impl Profile {
             return Err((format!("immediates.{field}"), why));
         }
         Ok(())
+    }
+
+    /// The values filled binding `i` is given by name, and where (for [`written_member`]).
+    fn bound(&self, i: usize) -> (&BTreeMap<String, Numbers>, String) {
+        (&self.bindings[i].members, format!("bindings[{i}]"))
     }
 
     /// Why no member may hold the vertex count: the profile gives no compute stage, or its
@@ -142,15 +143,16 @@ impl Profile {
             ("palette_offset", b.palette_offset.as_deref()),
             ("joint_count", b.joint_count.as_deref()),
         ];
-        let why = if let Some(why) = written_member(b, i, name, &others, "the vertex count") {
-            why
-        } else if self.bindings[..i].iter().any(|b| b.count.is_some()) {
-            "another binding already holds the vertex count".into()
-        } else if let Some(why) = self.no_count_member() {
-            why.into()
-        } else {
-            return Ok(());
-        };
+        let why =
+            if let Some(why) = written_member(self.bound(i), name, &others, "the vertex count") {
+                why
+            } else if self.bindings[..i].iter().any(|b| b.count.is_some()) {
+                "another binding already holds the vertex count".into()
+            } else if let Some(why) = self.no_count_member() {
+                why.into()
+            } else {
+                return Ok(());
+            };
         Err((format!("bindings[{i}].count"), why))
     }
 
@@ -373,7 +375,7 @@ impl Profile {
                     ("count", b.count.as_deref()),
                     ("palette_offset", b.palette_offset.as_deref()),
                 ];
-                if let Some(why) = written_member(b, i, name, &others, "the joint count") {
+                if let Some(why) = written_member(self.bound(i), name, &others, "the joint count") {
                     return Err((format!("bindings[{i}].joint_count"), why));
                 }
             }
@@ -884,7 +886,8 @@ impl Profile {
                     "`{name}` is also where `{}` starts: each region has a member of its own",
                     other.name()
                 )
-            } else if let Some(why) = written_member(filled, i, name, &others, "the region's start")
+            } else if let Some(why) =
+                written_member(self.bound(i), name, &others, "the region's start")
             {
                 why
             } else {
@@ -1366,8 +1369,7 @@ impl Profile {
 /// a WGSL identifier or a dotted path of them, which neither the binding's `members` nor its
 /// `others` (the other members the harness writes there) also set. Why not, if it breaks it.
 fn written_member(
-    b: &FilledBinding,
-    i: usize,
+    (members, at): (&BTreeMap<String, Numbers>, String),
     name: &str,
     others: &[(&str, Option<&str>)],
     what: &str,
@@ -1377,11 +1379,13 @@ fn written_member(
         Some(format!(
             "`{name}` is not a WGSL identifier or a dotted path of them"
         ))
-    } else if b.members.contains_key(name) {
-        Some(format!("`{name}` is also given a value in `bindings[{i}].members`: the harness writes {what} there"))
+    } else if members.contains_key(name) {
+        Some(format!(
+            "`{name}` is also given a value in `{at}.members`: the harness writes {what} there"
+        ))
     } else if let Some((field, _)) = other {
         Some(format!(
-            "`{name}` is also `bindings[{i}].{field}`: the harness writes {what} there"
+            "`{name}` is also `{at}.{field}`: the harness writes {what} there"
         ))
     } else {
         None
