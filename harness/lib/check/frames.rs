@@ -285,6 +285,11 @@ fn compare(
     let name = which.name();
     let (degrees, unit_slack) = (allowed.degrees(), allowed.length());
     let mut worst = 0.0f64;
+    // The lanes compared: a normal's and a vec3 tangent's three, a handed tangent's w too.
+    let lanes = |x: &[f32; 4]| match handed {
+        true => format!("{x:?}"),
+        false => format!("{:?}", &x[..3]),
+    };
     for (v, (g, e)) in gpu.iter().zip(expected).enumerate() {
         let dir = |x: &[f32; 4]| glam::DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64);
         let (gd, ed) = (dir(g), dir(e));
@@ -294,14 +299,20 @@ fn compare(
         if !gd.is_finite() {
             return Err((
                 "not finite".into(),
-                format!("the GPU's {name} of vertex {v} is {g:?}, not finite (CPU {e:?})"),
+                format!(
+                    "the GPU's {name} of vertex {v} is {gs}, not finite (CPU {es})",
+                    gs = lanes(g),
+                    es = lanes(e)
+                ),
             ));
         }
         if gd.length() < 1e-6 {
             return Err((
                 "no direction".into(),
                 format!(
-                    "the GPU's {name} of vertex {v} is {g:?}, which points nowhere (CPU {e:?})"
+                    "the GPU's {name} of vertex {v} is {gs}, which points nowhere (CPU {es})",
+                    gs = lanes(g),
+                    es = lanes(e)
                 ),
             ));
         }
@@ -310,8 +321,10 @@ fn compare(
             return Err((
                 format!("{angle:.3} deg"),
                 format!(
-                    "the {name} of vertex {v} is {angle:.4} degrees from the CPU reference's ({}): GPU {g:?} vs CPU {e:?}",
-                    allowed.angle_whence()
+                    "the {name} of vertex {v} is {angle:.4} degrees from the CPU reference's ({}): GPU {gs} vs CPU {es}",
+                    allowed.angle_whence(),
+                    gs = lanes(g),
+                    es = lanes(e)
                 ),
             ));
         }
@@ -320,9 +333,11 @@ fn compare(
             return Err((
                 format!("length {:.4}", gd.length()),
                 format!(
-                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, {}): renormalise after skinning, or, where a later stage renormalises, say so with the profile's `frame_length: any`; GPU {g:?} vs CPU {e:?}",
+                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, {}): renormalise after skinning, or, where a later stage renormalises, say so with the profile's `frame_length: any`; GPU {gs} vs CPU {es}",
                     gd.length(),
-                    allowed.length_whence()
+                    allowed.length_whence(),
+                    gs = lanes(g),
+                    es = lanes(e)
                 ),
             ));
         }
