@@ -96,7 +96,7 @@ pub(super) fn is_fallback(buffer: &gltf::Buffer) -> bool {
 /// Decodes every compressed view of `doc` into the buffer its plain fields name, at its offset.
 /// A view whose extension object the extension does not allow, whose compressed bytes lie outside
 /// their buffer or do not decode, or whose decoded bytes do not fit its `byteLength`, is refused,
-/// naming the field.
+/// naming the field; so is an uncompressed view of a fallback buffer (it would read zeros).
 pub(super) fn decompress(
     cx: &Cx,
     doc: &gltf::Document,
@@ -104,6 +104,16 @@ pub(super) fn decompress(
 ) -> Result<(), ModelError> {
     for view in doc.views() {
         let Some((name, value)) = extension(|name| view.extension_value(name)) else {
+            // A fallback buffer holds only what compressed views decode into it.
+            if is_fallback(&view.buffer()) {
+                return Err(cx.bad(
+                    format!("bufferViews[{}].buffer", view.index()),
+                    format!(
+                        "is buffers[{}], a meshopt fallback buffer, but the view is not compressed: a fallback buffer holds only what its compressed views decode",
+                        view.buffer().index()
+                    ),
+                ));
+            }
             continue;
         };
         let field = format!("bufferViews[{}].extensions.{name}", view.index());

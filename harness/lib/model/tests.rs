@@ -1145,7 +1145,7 @@ fn malformed_meshopt_views_are_refused_by_field() {
         load(&path, None).map(|_| ()).unwrap_err().to_string()
     };
     let ext = ".extensions.EXT_meshopt_compression";
-    let cases: [(&str, Edit, &str); 14] = [
+    let cases: [(&str, Edit, &str); 15] = [
         (
             "stride",
             &|d, _| compressed(d, "ATTRIBUTES")["byteStride"] = 6.into(),
@@ -1214,6 +1214,14 @@ fn malformed_meshopt_views_are_refused_by_field() {
             "count: 1099511627776 elements of 4 bytes are more than the 256 MiB",
         ),
         (
+            "plain",
+            &|d, _| {
+                let views = d["bufferViews"].as_array_mut().unwrap();
+                views.push(serde_json::json!({"buffer": 1, "byteLength": 4}));
+            },
+            "a meshopt fallback buffer, but the view is not compressed",
+        ),
+        (
             "khr",
             &|d, _| {
                 let view = &mut d["bufferViews"][0]["extensions"];
@@ -1235,7 +1243,7 @@ fn malformed_meshopt_views_are_refused_by_field() {
             e.contains(&format!("{name}.gltf: ")) && e.contains(want),
             "{name}: {e}"
         );
-        let plain = ["fallback", "short", "overflow", "strided", "khr"];
+        let plain = ["fallback", "short", "overflow", "strided", "khr", "plain"];
         if !plain.contains(&name) {
             assert!(e.contains(&format!("]{ext}")), "{name}: {e}");
         }
