@@ -50,6 +50,15 @@ pub enum ShaderError {
     Profile(#[from] crate::case::CaseError),
 }
 
+/// The shader file's bytes, at most `MAX_SHADER_BYTES`.
+fn read_source(path: &Path) -> Result<Vec<u8>, ShaderError> {
+    let read = crate::file::read_limited(path, crate::file::MAX_SHADER_BYTES);
+    read.map_err(|source| ShaderError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
 /// A naga parse error that comes without a place (its recursion limit): located at the deepest
 /// bracket nesting, which is where a parser that recurses per level gives up.
 fn unlocated(path: &str, source: &str, message: &str) -> String {
@@ -138,23 +147,13 @@ impl Shader {
         let Some(profile) = profile else {
             return Shader::alone(path);
         };
-        let read = crate::file::read_limited(path, crate::file::MAX_SHADER_BYTES);
-        let bytes = read.map_err(|source| ShaderError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Shader::under(path, bytes, Profile::load(profile)?)
+        Shader::under(path, read_source(path)?, Profile::load(profile)?)
     }
 
     /// The shader at `path` without any profile, even where one is beside it: under the built-in
     /// contract, its GLSL without defines (for printing it where its profile does not load).
     pub fn alone(path: &Path) -> Result<Shader, ShaderError> {
-        let read = crate::file::read_limited(path, crate::file::MAX_SHADER_BYTES);
-        let bytes = read.map_err(|source| ShaderError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        let (source, inputs) = as_wgsl(path, bytes, None)?;
+        let (source, inputs) = as_wgsl(path, read_source(path)?, None)?;
         Ok(Shader {
             inputs,
             ..Shader::new(path, source)
@@ -729,13 +728,22 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
             .chain(f.joints.iter_mut().map(|c| (c, "the joint count".into())));
         let starts = (f.starts.iter_mut())
             .map(|(s, c)| (c, format!("where the vertex pool's `{}` starts", s.name())));
-        for (member, holds) in count.chain(starts) {
-            match int_offset(module, var.ty, &member.name, &holds) {
-                Ok(o) => member.offset = Some(o),
-                Err(why) => f
-                    .problems
-                    .push(format!("{why} (the profile's {})", member.origin)),
-            }
+        place_case_members(module, var.ty, count.chain(starts), &mut f.problems);
+    }
+}
+
+/// Each member the harness writes for each case (`holds`: what it writes) placed at its byte
+/// offset in `ty`; why one cannot be, into `problems`, naming where the profile gives it.
+fn place_case_members<'a>(
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+    members: impl Iterator<Item = (&'a mut crate::contract::CaseMember, String)>,
+    problems: &mut Vec<String>,
+) {
+    for (member, holds) in members {
+        match int_offset(module, ty, &member.name, &holds) {
+            Ok(o) => member.offset = Some(o),
+            Err(why) => problems.push(format!("{why} (the profile's {})", member.origin)),
         }
     }
 }
@@ -811,14 +819,12 @@ fn fill_immediates(contract: &mut Contract, module: &naga::Module) {
     let fill = i.fill.over(&matrices(module, var.ty, size), size);
     i.bytes = crate::contract::Filled::contents(&fill, &[]);
     i.problems = write_members(module, var.ty, &i.members, &mut i.bytes);
-    let written = (i.count.iter_mut().map(|c| (c, "the vertex count")))
-        .chain(i.joints.iter_mut().map(|c| (c, "the joint count")));
-    for (member, holds) in written {
-        match int_offset(module, var.ty, &member.name, holds) {
-            Ok(o) => member.offset = Some(o),
-            Err(why) => (i.problems).push(format!("{why} (the profile's {})", member.origin)),
-        }
-    }
+    let written = (i
+        .count
+        .iter_mut()
+        .map(|c| (c, "the vertex count".to_string())))
+    .chain(i.joints.iter_mut().map(|c| (c, "the joint count".into())));
+    place_case_members(module, var.ty, written, &mut i.problems);
 }
 
 /// The byte offset of member `name` of `ty` (a struct, or element 0 of an array of structs) that

@@ -253,10 +253,7 @@ fn bound_count(
             return Some(Vec::new());
         }
     };
-    let lane = lane.map_or(String::new(), |(k, _)| {
-        format!(".{}", ["x", "y", "z", "w"][k as usize])
-    });
-    let path = format!("{path}{lane}");
+    let path = super::gates::lane_path(&path, lane);
     // Push constants: `immediates.count`, which the immediates' section writes.
     if module.global_variables[var].space == AddressSpace::Immediate {
         w.line(format!(
@@ -275,7 +272,7 @@ fn bound_count(
         TypeInner::Struct { members, .. } => members.first().and_then(|m| m.name.clone()),
         _ => None,
     };
-    if size <= 16 && lane.is_empty() && first.as_deref() == Some(path.as_str()) {
+    if size <= 16 && lane.is_none() && first.as_deref() == Some(path.as_str()) {
         taken.push((g.group, g.binding));
         w.line(why);
         w.line(format!(
@@ -1223,10 +1220,7 @@ pub(super) fn immediate_count(
         (module.entry_points.iter()).filter(|ep| ep.stage == naga::ShaderStage::Compute);
     compute.find_map(|ep| match super::gates::count_bound(module, ep)? {
         super::gates::Bound::Member((g, path, lane)) if g == immediate => {
-            let lane = lane.map_or(String::new(), |(k, _)| {
-                format!(".{}", ["x", "y", "z", "w"][k as usize])
-            });
-            Some(format!("{path}{lane}"))
+            Some(super::gates::lane_path(&path, lane))
         }
         _ => None,
     })

@@ -29,10 +29,7 @@ pub(super) struct Switch {
 impl Switch {
     /// The member as the profile names it, a lane after its vector (`flags.z`).
     pub(super) fn read_path(&self) -> String {
-        match self.lane {
-            Some((k, _)) => format!("{}.{}", self.path, ["x", "y", "z", "w"][k as usize % 4]),
-            None => self.path.clone(),
-        }
+        lane_path(&self.path, self.lane)
     }
 
     /// The member's value as the profile's `members` take it: `1`, or `[1, 0, 0, 0]` for a lane.
@@ -580,6 +577,15 @@ pub(super) enum Bound {
     Whole(Handle<naga::GlobalVariable>),
     /// An input's `arrayLength`: the stage needs no count.
     ArrayLength,
+}
+
+/// A member's dotted `path` as the profile names it, the `lane` read of a vector member after it
+/// (`flags.z`).
+pub(super) fn lane_path(path: &str, lane: Option<(u32, u32)>) -> String {
+    match lane {
+        Some((k, _)) => format!("{path}.{}", ["x", "y", "z", "w"][k as usize % 4]),
+        None => path.to_string(),
+    }
 }
 
 /// A member path with the lane read of a vector member, if one is: (global, path, lane).

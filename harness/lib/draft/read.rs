@@ -563,8 +563,10 @@ pub(super) fn skinning_compute(module: &Module, info: &naga::valid::ModuleInfo) 
 /// of `lanes` (4, or the 2 or 3 of a shader that reads fewer influences).
 pub(super) fn skin_function(module: &Module, lanes: u8) -> Option<String> {
     let ty = |h: naga::Handle<Type>| &module.types[h].inner;
-    let joints = |t: &TypeInner| vector(t).is_some_and(|v| v.0 == lanes && v.1 != ScalarKind::Bool);
-    let weights = |t: &TypeInner| vector(t) == Some((lanes, ScalarKind::Float));
+    let (joints, weights) = (
+        |t: &TypeInner| joints_of(t, lanes),
+        |t: &TypeInner| weights_of(t, lanes),
+    );
     // One of the entry module's own first: an imported one's name is the composed, decorated one.
     let mut found: Vec<String> = module
         .functions
@@ -585,6 +587,17 @@ pub(super) fn skin_function(module: &Module, lanes: u8) -> Option<String> {
     found.into_iter().next()
 }
 
+/// Whether a skinning function's argument is joints of `lanes` lanes: an integer (or float)
+/// vector of that size.
+fn joints_of(t: &TypeInner, lanes: u8) -> bool {
+    vector(t).is_some_and(|v| v.0 == lanes && v.1 != ScalarKind::Bool)
+}
+
+/// Whether a skinning function's argument is weights of `lanes` lanes: a float vector.
+fn weights_of(t: &TypeInner, lanes: u8) -> bool {
+    vector(t) == Some((lanes, ScalarKind::Float))
+}
+
 /// A function of the module with a signature `normal_function` can name.
 pub(super) enum NormalFunction {
     /// `(vec3<f32>, joints, weights) -> vec3<f32>`: the normal skinned by the influences.
@@ -600,8 +613,10 @@ pub(super) enum NormalFunction {
 pub(super) fn normal_function(module: &Module, lanes: u8, skin: &str) -> Option<NormalFunction> {
     let ty = |h: naga::Handle<Type>| &module.types[h].inner;
     let vec3 = |t: &TypeInner| vector(t) == Some((3, ScalarKind::Float));
-    let joints = |t: &TypeInner| vector(t).is_some_and(|v| v.0 == lanes && v.1 != ScalarKind::Bool);
-    let weights = |t: &TypeInner| vector(t) == Some((lanes, ScalarKind::Float));
+    let (joints, weights) = (
+        |t: &TypeInner| joints_of(t, lanes),
+        |t: &TypeInner| weights_of(t, lanes),
+    );
     let matrix = |t: &TypeInner| matches!(t, TypeInner::Matrix { .. });
     let mat3 = |t: &TypeInner| {
         matches!(
