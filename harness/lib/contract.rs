@@ -297,6 +297,9 @@ pub enum Want {
     Texture,
     /// A `sampler` (not a comparison one) the shader reads the palette texture through.
     Sampler,
+    /// Another texture or sampler the stages read, which the harness binds as the shader
+    /// declares it (`bindings`).
+    Resource(crate::resource::Resource),
 }
 
 /// The 32-bit scalar a flat array holds ([`Want::Flat`]).
@@ -355,6 +358,7 @@ impl Want {
             Want::Filled => "a buffer (uniform or storage)".into(),
             Want::Texture => "texture_2d<f32>".into(),
             Want::Sampler => "sampler".into(),
+            Want::Resource(r) => r.wgsl(),
         }
     }
 
@@ -407,6 +411,7 @@ impl Want {
             Want::Words | Want::OutputWords | Want::Filled => ("array<u32>".into(), None),
             Want::Texture => ("texture_2d<f32>".into(), None),
             Want::Sampler => ("sampler".into(), None),
+            Want::Resource(r) => (r.wgsl(), None),
         }
     }
 
@@ -542,6 +547,10 @@ impl Want {
                 },
             ) => true,
             (Want::Sampler, TypeInner::Sampler { comparison: false }) => true,
+            // Whether its sampler filters is the module's reading, not the type's.
+            (Want::Resource(r), _) => {
+                crate::resource::Resource::of(types, ty).is_ok_and(|of| of.wgsl() == r.wgsl())
+            }
             (_, TypeInner::Struct { .. }) if self.is_array() => {
                 let inner = unwrapped(types, ty);
                 inner != ty && self.matches(types, inner)
@@ -560,6 +569,7 @@ impl Want {
                 | Want::FirstU32
                 | Want::Texture
                 | Want::Sampler
+                | Want::Resource(_)
         )
     }
 }
@@ -611,15 +621,16 @@ impl Slot {
     }
 
     fn layout_entry(&self, pipeline: Pipeline, uniform_bytes: u32) -> wgpu::BindGroupLayoutEntry {
-        let handle = match self.space {
+        let handle = match (self.space, self.ty) {
+            (Space::Texture | Space::Sampler, Want::Resource(r)) => Some(r.binding_type()),
             // rgba32float: not filterable without a feature, so read by `textureLoad` or through a
             // non-filtering sampler.
-            Space::Texture => Some(wgpu::BindingType::Texture {
+            (Space::Texture, _) => Some(wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Float { filterable: false },
                 view_dimension: wgpu::TextureViewDimension::D2,
                 multisampled: false,
             }),
-            Space::Sampler => Some(wgpu::BindingType::Sampler(
+            (Space::Sampler, _) => Some(wgpu::BindingType::Sampler(
                 wgpu::SamplerBindingType::NonFiltering,
             )),
             _ => None,
@@ -1955,6 +1966,12 @@ impl Contract {
             .filter_map(|(r, p)| Some((r, p?)))
             .chain(self.pulled_more.iter().map(|(r, p)| (*r, p)))
             .collect()
+    }
+
+    /// The filled buffers the harness writes for each case (a count, a vertex pool's starts); a
+    /// texture among the filled bindings takes none (validation refuses them there).
+    pub fn filled_per_case(&self) -> impl Iterator<Item = &Filled> {
+        (self.filled.iter()).filter(|f| f.per_case() && self.slot(f.role).space.is_buffer())
     }
 
     /// Bytes of immediate data the pipelines take: the shader's `var<immediate>`, or 0.

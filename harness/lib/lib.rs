@@ -26,6 +26,7 @@ pub mod property;
 mod reference;
 mod regions;
 pub mod report;
+mod resource;
 mod rig;
 mod run;
 pub mod scene;

@@ -684,14 +684,21 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
     const RUNTIME_BYTES: u64 = 64 * 1024;
     /// An index table's (`fill: sequence`): 2^20 indices of 4 bytes.
     const SEQUENCE_BYTES: u64 = 4 << 20;
+    let non_filtering = non_filtering_samplers(contract, module);
     for i in 0..contract.filled.len() {
         let role = contract.filled[i].role;
         let Some(slot) = contract.slots.iter_mut().find(|s| s.role == role) else {
             continue;
         };
-        let Some(var) = global_at(module, slot.group, slot.binding) else {
+        let Some(global) = global_handle_at(module, slot.group, slot.binding) else {
             continue;
         };
+        let var = &module.global_variables[global];
+        if var.space == AddressSpace::Handle {
+            let filtering = !non_filtering.contains(&global);
+            bind_resource(module, (global, filtering), slot, &mut contract.filled[i]);
+            continue;
+        }
         slot.space = match var.space {
             AddressSpace::Storage { access } => crate::contract::Space::Storage {
                 writable: access.contains(StorageAccess::STORE),
@@ -729,6 +736,95 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
         let starts = (f.starts.iter_mut())
             .map(|(s, c)| (c, format!("where the vertex pool's `{}` starts", s.name())));
         place_case_members(module, var.ty, count.chain(starts), &mut f.problems);
+    }
+}
+
+/// The samplers among the filled bindings that must not filter: those the shader samples any
+/// texture through but a single-sample float one the harness binds there (a depth or integer
+/// texture, or the palette's unfilterable one). None where no filled binding is a handle, or the
+/// module does not validate (validation says why).
+fn non_filtering_samplers(
+    contract: &Contract,
+    module: &naga::Module,
+) -> Vec<Handle<naga::GlobalVariable>> {
+    let filled: Vec<Handle<naga::GlobalVariable>> = (contract.filled.iter())
+        .filter_map(|f| {
+            let slot = contract.try_slot(f.role)?;
+            global_handle_at(module, slot.group, slot.binding)
+        })
+        .filter(|g| module.global_variables[*g].space == AddressSpace::Handle)
+        .collect();
+    if filled.is_empty() {
+        return Vec::new();
+    }
+    match crate::validator::strict().validate(module) {
+        Ok(info) => crate::resource::non_filtering(module, &info, &filled),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// A texture or sampler among the shader's other bindings: its slot takes the resource the
+/// shader declares (a sampler filtering or not, as `filtering`), the texture its texel of the
+/// profile's `floats` (none: zeros); what the profile asks of it that only a buffer takes, into
+/// `problems` (the paths write a case's values into buffers only). A type the harness cannot
+/// bind keeps the placeholder, which validation names.
+fn bind_resource(
+    module: &naga::Module,
+    (global, filtering): (Handle<naga::GlobalVariable>, bool),
+    slot: &mut crate::contract::Slot,
+    f: &mut crate::contract::Filled,
+) {
+    use crate::contract::{Fill, Space, Want};
+    let var = &module.global_variables[global];
+    let Ok(r) = crate::resource::Resource::of(&module.types, var.ty) else {
+        return;
+    };
+    let r = r.filtering(filtering);
+    slot.space = if r.is_sampler() {
+        Space::Sampler
+    } else {
+        Space::Texture
+    };
+    slot.ty = Want::Resource(r);
+    let whence = slot.whence();
+    let name = var.name.as_deref().unwrap_or("?");
+    let is = format!("`{name}` is a {}", r.wgsl());
+    f.problems = Vec::new();
+    f.bytes = Vec::new();
+    if f.fill != Fill::Zero {
+        f.problems.push(format!(
+            "{is}: a fill is a buffer's; the harness binds a texture of zeros or of `floats`{whence}"
+        ));
+    }
+    let members = (f.members.iter()).map(|m| &m.origin);
+    let written = (f.count.iter().chain(&f.joints))
+        .chain(f.starts.iter().map(|(_, m)| m))
+        .map(|m| &m.origin);
+    for origin in members.chain(written) {
+        f.problems.push(format!(
+            "{is}, which has no members: only a buffer's are written (the profile's {origin})"
+        ));
+    }
+    if f.floats.is_empty() {
+        return;
+    }
+    let values: Vec<f64> = f.floats.iter().map(|&v| f64::from(v)).collect();
+    let texture = r.texture();
+    match texture {
+        None => f.problems.push(format!(
+            "{is}: `floats` give a texel's values, and a sampler has no texels{whence}"
+        )),
+        Some(t) if !t.writable() => f.problems.push(format!(
+            "{is}: `floats` give a texel's values, and the harness writes none to a depth or multisampled texture, which holds zeros{whence}"
+        )),
+        Some(_) if values.len() > 4 => f.problems.push(format!(
+            "{is}: `floats` give one texel's values, 4 at most, got {}{whence}",
+            values.len()
+        )),
+        Some(t) => match t.texel(&values) {
+            Ok(bytes) => f.bytes = bytes,
+            Err(why) => f.problems.push(format!("{is}: {why}{whence}")),
+        },
     }
 }
 
@@ -1719,12 +1815,21 @@ fn binding_violations(
         if contract.slot_at(binding.group, binding.binding).is_none() && !used(handle) {
             continue;
         }
-        // A buffer outside the skinning roles (a world matrix, a light) can be filled.
+        // A buffer outside the skinning roles (a world matrix, a light) can be filled, a
+        // texture or sampler (morph targets, a material's) bound.
         let hint = match var.space {
             AddressSpace::Uniform | AddressSpace::Storage { .. } => format!(
                 " (a buffer outside the skinning roles: a layout profile's `bindings` can have the harness fill @group({}) @binding({}))",
                 binding.group, binding.binding
             ),
+            AddressSpace::Handle
+                if crate::resource::Resource::of(&module.types, var.ty).is_ok() =>
+            {
+                format!(
+                    " (a texture or sampler outside the skinning roles: a layout profile's `bindings` can have the harness bind @group({}) @binding({}) as the shader declares it)",
+                    binding.group, binding.binding
+                )
+            }
             _ => String::new(),
         };
         if !groups.contains(&binding.group) {
@@ -1753,10 +1858,18 @@ fn binding_violations(
         }
         seen.push((binding.group, binding.binding));
         if slot.ty == crate::contract::Want::Filled && !slot.space.matches(var.space) {
+            // A handle the harness binds took its resource as the buffers were filled: what is
+            // left cannot be bound.
+            let why = match crate::resource::Resource::of(&module.types, var.ty) {
+                Err(why) if var.space == AddressSpace::Handle => why,
+                _ => format!(
+                    "{}: the harness fills buffers (uniform or storage) and binds sampled textures and samplers",
+                    space_wgsl(var.space)
+                ),
+            };
             bad.push(format!(
-                "binding {} (`{name}`) is {}: the harness fills buffers only (uniform or storage){}",
+                "binding {} (`{name}`) is {why}{}",
                 binding.binding,
-                space_wgsl(var.space),
                 slot.whence()
             ));
         } else if !slot.space.is_buffer() && !slot.space.matches(var.space) {
@@ -2730,8 +2843,9 @@ pub(crate) mod tests {
         );
     }
 
-    #[test]
-    fn the_harness_fills_buffers_only() {
+    /// The builtin contract with one binding the harness fills at @group(1) @binding(0), as a
+    /// profile's `bindings` gives it, over the default shader with `decl` added.
+    fn with_filled(decl: &str, floats: &[f32]) -> Shader {
         let mut contract = Contract::builtin();
         contract.slots.push(crate::contract::Slot {
             role: Role::Filled(0),
@@ -2743,13 +2857,44 @@ pub(crate) mod tests {
             pipelines: vec![crate::contract::Pipeline::Render],
             origin: None,
         });
-        let src = default_source() + "\n@group(1) @binding(0) var tex: texture_2d<f32>;\n";
-        let s = Shader::held_to("test.wgsl".into(), src, contract, None);
+        contract.filled.push(crate::contract::Filled {
+            role: Role::Filled(0),
+            fill: crate::contract::Fill::Zero,
+            floats: floats.to_vec(),
+            members: Vec::new(),
+            count: None,
+            joints: None,
+            starts: Vec::new(),
+            bytes: Vec::new(),
+            problems: Vec::new(),
+        });
+        let src = default_source() + &format!("\n@group(1) @binding(0) {decl}\n");
+        Shader::held_to("test.wgsl".into(), src, contract, None)
+    }
+
+    #[test]
+    fn a_storage_texture_is_not_bound() {
+        let s = with_filled("var tex: texture_storage_2d<rgba8unorm, write>;", &[]);
         let msg = s.validate().unwrap_err().to_string();
         assert!(
-            msg.contains(
-                "binding 0 (`tex`) is a texture or sampler: the harness fills buffers only"
-            ),
+            msg.contains("binding 0 (`tex`) is a storage texture (the harness binds sampled textures and samplers)"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_texture_is_bound_as_declared_with_its_texel() {
+        let s = with_filled("var morph: texture_2d_array<f32>;", &[0.0, 1.0]);
+        s.validate().unwrap();
+        let slot = s.contract.slot(Role::Filled(0));
+        assert_eq!(slot.space, crate::contract::Space::Texture);
+        assert_eq!(slot.ty.wgsl(), "texture_2d_array<f32>");
+        // Two f16 channels, then zeros.
+        assert_eq!(s.contract.filled[0].bytes, [0, 0, 0, 0x3c, 0, 0, 0, 0]);
+        let s = with_filled("var s: sampler;", &[1.0]);
+        let msg = s.validate().unwrap_err().to_string();
+        assert!(
+            msg.contains("`s` is a sampler: `floats` give a texel's values"),
             "{msg}"
         );
     }

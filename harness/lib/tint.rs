@@ -81,12 +81,26 @@ fn groups(contract: &Contract, pipeline: Pipeline) -> Value {
                 .into_iter()
                 .map(|e| {
                     let handle = match e.ty {
-                        wgpu::BindingType::Texture { .. } => {
-                            Some(("texture", json!({ "sampleType": "unfilterable-float" })))
-                        }
-                        wgpu::BindingType::Sampler(_) => {
-                            Some(("sampler", json!({ "type": "non-filtering" })))
-                        }
+                        wgpu::BindingType::Texture {
+                            sample_type,
+                            view_dimension,
+                            multisampled,
+                        } => Some((
+                            "texture",
+                            json!({
+                                "sampleType": sample_name(sample_type),
+                                "viewDimension": view_name(view_dimension),
+                                "multisampled": multisampled,
+                            }),
+                        )),
+                        wgpu::BindingType::Sampler(s) => Some((
+                            "sampler",
+                            json!({ "type": match s {
+                                wgpu::SamplerBindingType::Filtering => "filtering",
+                                wgpu::SamplerBindingType::NonFiltering => "non-filtering",
+                                wgpu::SamplerBindingType::Comparison => "comparison",
+                            } }),
+                        )),
                         _ => None,
                     };
                     if let Some((kind, desc)) = handle {
@@ -125,6 +139,29 @@ fn groups(contract: &Contract, pipeline: Pipeline) -> Value {
         })
         .collect();
     Value::Array(groups)
+}
+
+/// A texture binding's sample type as WebGPU names it.
+fn sample_name(t: wgpu::TextureSampleType) -> &'static str {
+    match t {
+        wgpu::TextureSampleType::Float { filterable: true } => "float",
+        wgpu::TextureSampleType::Float { filterable: false } => "unfilterable-float",
+        wgpu::TextureSampleType::Depth => "depth",
+        wgpu::TextureSampleType::Sint => "sint",
+        wgpu::TextureSampleType::Uint => "uint",
+    }
+}
+
+/// A texture view's dimension as WebGPU names it.
+fn view_name(d: wgpu::TextureViewDimension) -> &'static str {
+    match d {
+        wgpu::TextureViewDimension::D1 => "1d",
+        wgpu::TextureViewDimension::D2 => "2d",
+        wgpu::TextureViewDimension::D2Array => "2d-array",
+        wgpu::TextureViewDimension::Cube => "cube",
+        wgpu::TextureViewDimension::CubeArray => "cube-array",
+        wgpu::TextureViewDimension::D3 => "3d",
+    }
 }
 
 /// A wgpu vertex format as WebGPU names it: `Float32x3` -> `float32x3`, `Unorm8x4Bgra` ->

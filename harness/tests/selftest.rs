@@ -1605,7 +1605,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 30] = [
+    let examples: [Example; 31] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, &[]),
         (
             "compute_packed_frames",
@@ -1658,6 +1658,7 @@ fn example_shaders_pass_through_their_profiles() {
             )],
         ),
         ("vertex_bone_texture", "posed_matches_cpu", None, &[]),
+        ("vertex_morph_texture", "posed_matches_cpu", None, &[]),
         ("vertex_joint_texture", "posed_matches_cpu", None, &[]),
         ("vertex_float_joints", "posed_matches_cpu", None, &[]),
         ("vertex_affine_joints", "posed_matches_cpu", None, &[]),
@@ -2048,6 +2049,137 @@ fn a_palette_texture_is_laid_out_as_the_profile_says() {
             assert!(failed >= 4, "{label}: only {failed} posed rows failed");
         }
     }
+}
+
+/// The textures a profile's `bindings` bind reach the stages: `vertex_morph_texture`, whose morph
+/// texture of zeros adds nothing, fails the position checks where its texel holds a delta (a load
+/// inside the texture reads it: vertex 0's at least), and its fragment stage, which samples the
+/// base colour texture, draws nothing where that texture's texel is transparent and the stage
+/// discards it.
+#[test]
+fn bound_textures_reach_the_stages() {
+    let name = "vertex_morph_texture";
+    let (source, profile) = example_texts(name);
+    let zeros = "  - { group: 1, binding: 2 }";
+    assert!(
+        profile.contains(zeros),
+        "{name}'s profile no longer has `{zeros}`"
+    );
+    let delta = profile.replacen(
+        zeros,
+        "  - { group: 1, binding: 2, floats: [0.25, 0, 0, 0] }",
+        1,
+    );
+    let Some(report) = run_example_as(name, "morph_delta", &source, &delta) else {
+        return;
+    };
+    for check in ["posed_matches_cpu", "compute_matches_cpu"] {
+        let rows: Vec<_> = (report.rows.iter()).filter(|r| r.check == check).collect();
+        // Failed by the numbers they compared, not by a pipeline that did not build.
+        let failed = (rows.iter())
+            .filter(|r| {
+                r.outcome.status.fails() && r.outcome.message.contains("exceeds the tolerance")
+            })
+            .count();
+        assert!(
+            failed >= 8,
+            "{check}: only {failed} rows failed by their positions"
+        );
+        let passed: Vec<_> = (rows.iter())
+            .filter(|r| r.outcome.status == Status::Pass)
+            .map(|r| format!("{} [{}]", r.case, r.adapter))
+            .collect();
+        assert!(
+            passed.is_empty(),
+            "{check} passed with a morph delta: {passed:?}"
+        );
+    }
+    // An alpha test on the base colour: a transparent texel discards every fragment.
+    let keep =
+        "return vec4<f32>(textureSample(base_colour, base_sampler, uv).rgb + vec3<f32>(0.1), 1.0);";
+    assert!(source.contains(keep), "{name} no longer has `{keep}`");
+    let tested = source.replace(
+        keep,
+        &format!(
+            "if (textureSample(base_colour, base_sampler, uv).a < 0.5) {{ discard; }}\n    {keep}"
+        ),
+    );
+    let grey = "floats: [0.5, 0.5, 0.5, 1]";
+    assert!(
+        profile.contains(grey),
+        "{name}'s profile no longer has `{grey}`"
+    );
+    let clear = profile.replacen(grey, "floats: [0.5, 0.5, 0.5, 0]", 1);
+    if passing_run(name, "base_opaque", &tested, &profile).is_none() {
+        return;
+    }
+    let Some(report) = run_example_as(name, "base_clear", &tested, &clear) else {
+        return;
+    };
+    let covers: Vec<_> = (report.rows.iter())
+        .filter(|r| r.check == "render_covers_bind_pose")
+        .collect();
+    // A one-vertex mesh draws nothing either way: skipped.
+    let failed = covers.iter().filter(|r| r.outcome.status.fails()).count();
+    let passed: Vec<_> = (covers.iter())
+        .filter(|r| r.outcome.status == Status::Pass)
+        .map(|r| format!("{} [{}]", r.case, r.adapter))
+        .collect();
+    assert!(failed >= 8, "only {failed} coverage rows failed");
+    assert!(
+        passed.is_empty(),
+        "a transparent texel left coverage: {passed:?}"
+    );
+}
+
+/// Every kind of texture and sampler a `bindings` entry can bind, read in the vertex stage of
+/// `vertex_morph_texture` (3D, cube, cube array, depth and depth cube compared, multisampled,
+/// unsigned and signed integer, gathered through a sampler that must not filter): each binds, on
+/// every adapter and in Tint, and its zeros add nothing.
+#[test]
+fn every_texture_kind_binds() {
+    let name = "vertex_morph_texture";
+    let (source, profile) = example_texts(name);
+    let kinds = "
+@group(3) @binding(0) var t3: texture_3d<f32>;
+@group(3) @binding(1) var tcube: texture_cube<f32>;
+@group(3) @binding(2) var tcube_array: texture_cube_array<f32>;
+@group(3) @binding(3) var tdepth: texture_depth_2d;
+@group(3) @binding(4) var tdepth_cube: texture_depth_cube;
+@group(3) @binding(5) var tms: texture_multisampled_2d<f32>;
+@group(3) @binding(6) var tu: texture_2d<u32>;
+@group(3) @binding(7) var ti: texture_2d_array<i32>;
+@group(3) @binding(8) var s_linear: sampler;
+@group(3) @binding(9) var s_compare: sampler_comparison;
+@group(3) @binding(10) var s_gather: sampler;
+
+fn every_kind() -> f32 {
+    let d = vec3<f32>(0.0, 0.0, 1.0);
+    let v = textureSampleLevel(t3, s_linear, d, 0.0) + textureSampleLevel(tcube, s_linear, d, 0.0)
+        + textureSampleLevel(tcube_array, s_linear, d, 1, 0.0) + textureLoad(tms, vec2<i32>(0, 0), 0)
+        + vec4<f32>(textureLoad(tu, vec2<i32>(0, 0), 0)) + vec4<f32>(textureLoad(ti, vec2<i32>(0, 0), 1, 0))
+        + vec4<f32>(textureGather(0, tu, s_gather, vec2<f32>(0.5)));
+    let depth = textureSampleCompareLevel(tdepth, s_compare, vec2<f32>(0.5), 0.5)
+        + textureSampleCompareLevel(tdepth_cube, s_compare, d, 0.5);
+    return v.x + v.y + v.z + v.w + depth;
+}
+";
+    let at = "// The position plus each target's delta";
+    let ret = "    return p;\n}";
+    assert!(
+        source.contains(at) && source.contains(ret),
+        "{name} has changed"
+    );
+    let shader_text = source.replacen(at, &format!("{kinds}\n{at}"), 1).replacen(
+        ret,
+        "    return p + vec3<f32>(every_kind());\n}",
+        1,
+    );
+    let bindings: String = (0..11)
+        .map(|b| format!("  - {{ group: 3, binding: {b} }}\n"))
+        .collect();
+    let edited = format!("{profile}{bindings}");
+    passing_run(name, "every_texture_kind", &shader_text, &edited);
 }
 
 /// A palette texture read through a sampler: `vertex_bone_texture` rewritten to sample each texel

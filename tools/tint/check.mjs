@@ -6,7 +6,8 @@
 // stdin, JSON: { code, label, constants: { key: value }, compute: null | { entry, groups },
 //                render: null | { vertex, fragment, buffers, groups, format } }
 //   groups: [{ group, entries: [{ binding, visibility, type, minBindingSize }
-//     | { binding, visibility, texture: { sampleType } } | { binding, visibility, sampler: { type } }] }]
+//     | { binding, visibility, texture: { sampleType, viewDimension, multisampled } }
+//     | { binding, visibility, sampler: { type } }] }]
 //   buffers: [{ arrayStride, attributes: [{ format, offset, shaderLocation }] }]
 // stdout, JSON: { adapter, module: [{ type, line, column, message }],
 //                 compute: null | [error text], render: null | [error text] }

@@ -827,7 +827,7 @@ fn entries(module: &Module) -> Vec<&naga::EntryPoint> {
 }
 
 /// The functions of `entries` and every function they call, directly or not.
-fn reachable<'m>(
+pub(super) fn reachable<'m>(
     module: &'m Module,
     entries: &[&'m naga::EntryPoint],
 ) -> impl Iterator<Item = &'m naga::Function> {
@@ -959,23 +959,24 @@ fn int_member(module: &Module, g: &Global, is: impl Fn(&str) -> bool) -> Option<
 
 /// A bone texture, written as the palette: the 2D float texture named as joints, else the one the
 /// shader reads texel by texel (`textureLoad`, where material textures are sampled); its texels a
-/// joint and its width as its loads read them.
+/// joint and its width as its loads read them, and the sampler it is sampled through, if any.
 fn palette_texture<'a>(
     module: &Module,
     globals: &'a [Global],
     w: &mut Writer,
-) -> Option<&'a Global<'a>> {
+) -> Option<(&'a Global<'a>, Option<&'a Global<'a>>)> {
     let textures: Vec<&Global> = (globals.iter())
         .filter(|g| {
             matches!(
                 g.ty,
+                // As the palette is bound: not an array (an engine's morph targets), one sample.
                 TypeInner::Image {
                     dim: ImageDimension::D2,
+                    arrayed: false,
                     class: ImageClass::Sampled {
                         kind: ScalarKind::Float,
-                        ..
+                        multi: false,
                     },
-                    ..
                 }
             )
         })
@@ -989,11 +990,20 @@ fn palette_texture<'a>(
     let (t, why) = match textures.iter().find(|g| named(&g.name, PALETTE_WORDS)) {
         Some(t) => (*t, "a texture named as joints"),
         None => {
-            let mut loaded = textures.iter().filter(|t| read(t).count > 0);
-            match (loaded.next(), loaded.next()) {
-                (Some(t), None) => (
-                    *t,
+            let loaded: Vec<&&Global> = textures.iter().filter(|t| read(t).count > 0).collect();
+            // Beside another read texel by texel (a morph target's, one texel a vertex): the
+            // one whose loads read a run of a joint's texels.
+            let runs: Vec<&&Global> = (loaded.iter().copied())
+                .filter(|t| read(t).run >= 3)
+                .collect();
+            match (&loaded[..], &runs[..]) {
+                ([t], _) => (
+                    **t,
                     "the texture the shader reads texel by texel (`textureLoad`), as a bone texture is read",
+                ),
+                (_, [t]) => (
+                    **t,
+                    "the texture the shader reads texel by texel (`textureLoad`) in runs of a joint's texels, as a bone texture is read",
                 ),
                 _ => return None,
             }
@@ -1046,11 +1056,28 @@ fn palette_texture<'a>(
     } else {
         String::new()
     };
+    // The sampler it is sampled through (three.js reads its bone texture with `texture2D`).
+    let sampler = (t.variable(module))
+        .and_then(|h| texels::sampler_of(module, h, only))
+        .and_then(|s| globals.iter().find(|g| g.variable(module) == Some(s)));
+    let through = match sampler {
+        Some(s) => {
+            w.line(format!(
+                "# `{}` samples it: the palette's sampler (nearest, clamped, so a texel's centre reads that texel)",
+                s.name
+            ));
+            format!(
+                ", sampler: {{ group: {}, binding: {} }}",
+                s.group, s.binding
+            )
+        }
+        None => String::new(),
+    };
     w.line(format!(
-        "palette: {{ group: {}, binding: {}, form: texture, texels: {texels}{normal}, width: {width} }}",
+        "palette: {{ group: {}, binding: {}, form: texture, texels: {texels}{normal}, width: {width}{through} }}",
         t.group, t.binding
     ));
-    Some(t)
+    Some((t, sampler))
 }
 
 /// The integer members of a filled binding's struct (scalars or vectors: their lanes) named as
@@ -1190,8 +1217,9 @@ fn palette<'a>(
             )
         });
     let Some((g, (form_kind, rows))) = chosen else {
-        if let Some(t) = palette_texture(module, globals, w) {
+        if let Some((t, sampler)) = palette_texture(module, globals, w) {
             taken.push((t.group, t.binding));
+            taken.extend(sampler.map(|s| (s.group, s.binding)));
             return (Some(t), palette_switches(module, t));
         }
         w.todo("no binding holds mat4x4<f32> joint matrices the harness could find: give the palette's group and binding (and `form`)");
@@ -1382,115 +1410,133 @@ fn bindings(
     // One binding at most says where joint 0 lies, and only beside a palette that is an array.
     let mut offset_free =
         palette_array && !extras.iter().any(|(_, e)| e.contains("palette_offset"));
+    let (bound, unbound): (Vec<_>, Vec<_>) = (handles.into_iter())
+        .map(|g| (g, crate::resource::Resource::of(&module.types, g.handle)))
+        .partition(|(_, r)| r.is_ok());
     if !buffers.is_empty() {
         w.line("# Other buffers the stages read, filled by the harness: zeros, identities in their matrices");
+    }
+    if !bound.is_empty() {
+        w.line("# Textures and samplers the stages read, bound by the harness as the shader declares them: a texture of one texel a layer, zeros (`floats` give the texel), a clamped sampler");
+    }
+    if !buffers.is_empty() || !bound.is_empty() {
         w.line("bindings:");
-        for g in buffers {
-            let holds_matrix = has_matrix(module, g.handle);
-            let table = read::index_table(module, g);
-            let fill = match (table, holds_matrix) {
-                (true, _) => ", fill: sequence",
-                (_, true) => ", fill: identity",
-                _ => "",
-            };
-            if table {
-                w.line(format!(
+    }
+    for g in buffers {
+        let holds_matrix = has_matrix(module, g.handle);
+        let table = read::index_table(module, g);
+        let fill = match (table, holds_matrix) {
+            (true, _) => ", fill: sequence",
+            (_, true) => ", fill: identity",
+            _ => "",
+        };
+        if table {
+            w.line(format!(
                     "  # `{}` is an array of indices named so: each element its own index (`sequence`), an index table the shader reads through, which zeros would send every read to element 0",
                     g.name
                 ));
-            }
-            let mut extra = (extras.iter())
-                .find(|(at, _)| *at == (g.group, g.binding))
-                .map_or(String::new(), |(_, e)| e.clone());
-            let mut values: Vec<String> = Vec::new();
-            let units = unit_members(module, g);
-            if !units.is_empty() {
-                w.line(format!(
+        }
+        let mut extra = (extras.iter())
+            .find(|(at, _)| *at == (g.group, g.binding))
+            .map_or(String::new(), |(_, e)| e.clone());
+        let mut values: Vec<String> = Vec::new();
+        let units = unit_members(module, g);
+        if !units.is_empty() {
+            w.line(format!(
                     "  # `{}`'s {} named as a factor, scale or visibility: 1, where 0 would scale what it multiplies to nothing",
                     g.name,
                     quoted(units.iter())
                 ));
-                values.extend(units.iter().map(|m| format!("{m}: 1")));
-            }
-            let var = g.variable(module);
-            // A branch on the joint count (`jointCount > 0u`) is taken by the count the harness
-            // writes there, which a value of its own would contradict.
-            let (count, read_as) = match joint_count_member(module, g) {
-                Some(m) => (Some(m), None),
-                None => joint_count_switch(module, g, switches)
-                    .map_or((None, None), |(m, n)| (Some(m), Some(n))),
-            };
-            let is_count = |s: &gates::Switch| {
-                count
-                    .as_ref()
-                    .is_some_and(|c| *c == s.path || *c == s.read_path())
-            };
-            let count_gates = (switches.iter()).any(|s| Some(s.global) == var && is_count(s));
-            let gated: Vec<&gates::Switch> = (switches.iter())
-                .filter(|s| Some(s.global) == var && !is_count(s))
-                .collect();
-            if !gated.is_empty() {
-                w.line(format!("  # `{}`: {}", g.name, switch_comment(&gated)));
-                values.extend(
-                    gated
-                        .iter()
-                        .map(|s| format!("{}: {}", s.path, s.yaml_value())),
-                );
-            }
-            // Named as enabling skinning (ssbh's `enable_skinning`), not a mode whose values only
-            // the shader knows (the WebGPU samples' `skin_mode`, 0 for skinned).
-            let (on, switches): (Vec<_>, Vec<_>) = (switch_members(module, g).into_iter())
-                .filter(|(n, _)| !gated.iter().any(|s| &s.path == n))
-                .partition(|(n, _)| named(n, &["skin"]) && named(n, &["enable", "use", "active"]));
-            if !on.is_empty() {
-                w.line(format!(
+            values.extend(units.iter().map(|m| format!("{m}: 1")));
+        }
+        let var = g.variable(module);
+        // A branch on the joint count (`jointCount > 0u`) is taken by the count the harness
+        // writes there, which a value of its own would contradict.
+        let (count, read_as) = match joint_count_member(module, g) {
+            Some(m) => (Some(m), None),
+            None => joint_count_switch(module, g, switches)
+                .map_or((None, None), |(m, n)| (Some(m), Some(n))),
+        };
+        let is_count = |s: &gates::Switch| {
+            count
+                .as_ref()
+                .is_some_and(|c| *c == s.path || *c == s.read_path())
+        };
+        let count_gates = (switches.iter()).any(|s| Some(s.global) == var && is_count(s));
+        let gated: Vec<&gates::Switch> = (switches.iter())
+            .filter(|s| Some(s.global) == var && !is_count(s))
+            .collect();
+        if !gated.is_empty() {
+            w.line(format!("  # `{}`: {}", g.name, switch_comment(&gated)));
+            values.extend(
+                gated
+                    .iter()
+                    .map(|s| format!("{}: {}", s.path, s.yaml_value())),
+            );
+        }
+        // Named as enabling skinning (ssbh's `enable_skinning`), not a mode whose values only
+        // the shader knows (the WebGPU samples' `skin_mode`, 0 for skinned).
+        let (on, switches): (Vec<_>, Vec<_>) = (switch_members(module, g).into_iter())
+            .filter(|(n, _)| !gated.iter().any(|s| &s.path == n))
+            .partition(|(n, _)| named(n, &["skin"]) && named(n, &["enable", "use", "active"]));
+        if !on.is_empty() {
+            w.line(format!(
                     "  # `{}`'s {} named as turning skinning on: on (every lane 1), the path under test",
                     g.name,
                     quoted(on.iter().map(|(n, _)| n))
                 ));
-                values.extend(on.iter().map(|(n, lanes)| match lanes {
-                    1 => format!("{n}: 1"),
-                    k => format!("{n}: [{}]", vec!["1"; *k as usize].join(", ")),
-                }));
-            }
-            if !switches.is_empty() {
-                w.line(format!(
+            values.extend(on.iter().map(|(n, lanes)| match lanes {
+                1 => format!("{n}: 1"),
+                k => format!("{n}: [{}]", vec!["1"; *k as usize].join(", ")),
+            }));
+        }
+        if !switches.is_empty() {
+            w.line(format!(
                     "  # `{}`'s {} may switch paths of the shader on or off: filled with 0 here; give the values your engine sets (`members`)",
                     g.name,
                     quoted(switches.iter().map(|(n, _)| n))
                 ));
-            }
-            if !values.is_empty() && !extra.contains("members") {
-                let _ = write!(extra, ", members: {{ {} }}", values.join(", "));
-            }
-            if let Some(m) = count {
-                w.line(format!(
-                    "  {}",
-                    joint_count_comment(&g.name, &m, read_as.as_deref(), count_gates)
-                ));
-                let _ = write!(extra, ", joint_count: {m}");
-            }
-            let offset = offset_free
-                .then(|| offset_member(module, g, globals))
-                .flatten();
-            if let Some(m) = &offset {
-                offset_free = false;
-                w.line(format!(
+        }
+        if !values.is_empty() && !extra.contains("members") {
+            let _ = write!(extra, ", members: {{ {} }}", values.join(", "));
+        }
+        if let Some(m) = count {
+            w.line(format!(
+                "  {}",
+                joint_count_comment(&g.name, &m, read_as.as_deref(), count_gates)
+            ));
+            let _ = write!(extra, ", joint_count: {m}");
+        }
+        let offset = offset_free
+            .then(|| offset_member(module, g, globals))
+            .flatten();
+        if let Some(m) = &offset {
+            offset_free = false;
+            w.line(format!(
                     "  # `{}`'s integer member `{m}` is named as where the mesh's joint 0 lies in the palette: the harness puts other matrices first and writes their count there",
                     g.name
                 ));
-                let _ = write!(extra, ", palette_offset: {m}");
-            }
-            w.line(format!(
-                "  - {{ group: {}, binding: {}{fill}{extra} }}   # `{}`",
-                g.group, g.binding, g.name
-            ));
+            let _ = write!(extra, ", palette_offset: {m}");
         }
+        w.line(format!(
+            "  - {{ group: {}, binding: {}{fill}{extra} }}   # `{}`",
+            g.group, g.binding, g.name
+        ));
     }
-    for g in handles {
+    for (g, r) in bound {
+        let what = r.map_or(String::new(), |r| r.wgsl());
+        w.line(format!(
+            "  - {{ group: {}, binding: {} }}   # `{}`, a {what}",
+            g.group, g.binding, g.name
+        ));
+    }
+    for (g, why) in unbound {
         w.todo(format!(
-            "`{}` (@group({}) @binding({})) is a texture or sampler the stages read, which the harness cannot fill: leave `vertex.fragment` out where only the fragment stage reads it",
-            g.name, g.group, g.binding
+            "`{}` (@group({}) @binding({})) is {}, which the stages read: where only the fragment stage does, leave `vertex.fragment` out; otherwise the stage cannot run as it is declared",
+            g.name,
+            g.group,
+            g.binding,
+            why.err().unwrap_or_default()
         ));
     }
 }

@@ -82,7 +82,7 @@ return textureSample(albedo, albedo_sampler, o.uv);
         "joints: { location: [4, 6], format: u16x4 }",
         "weights: { location: [5, 7], format: f32x4 }",
         "camera: { group: 0, binding: 0, form: matrix, fill: identity }",
-        "# fragment stage `fs` left out: it reads `albedo`, `albedo_sampler`",
+        "# fragment stage `fs` left out: it returns a colour whose alpha is no constant above 0",
         "  - { group: 0, binding: 1 }   # `light`",
         "influence_sets: 2",
         "  3: false   # `USE_SECOND`",
@@ -93,6 +93,98 @@ return textureSample(albedo, albedo_sampler, o.uv);
     let c = contract(y);
     assert_eq!(c.influence_sets, 2);
     assert!(c.fragment.is_none() && !c.tint);
+}
+
+/// Textures beside the palette: a morph target array the vertex stage reads is bound (zeros), an
+/// opaque fragment stage that samples a material is kept with its texture and sampler bound, one
+/// that may discard is left out, and a storage texture is a TODO.
+#[test]
+fn textures_the_stages_read_are_bound() {
+    let source = r#"
+struct Camera { view_proj: mat4x4<f32> }
+@group(0) @binding(0) var<uniform> camera: Camera;
+@group(1) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(1) @binding(1) var morph_targets: texture_2d_array<f32>;
+@group(2) @binding(0) var albedo: texture_2d<f32>;
+@group(2) @binding(1) var albedo_sampler: sampler;
+struct In {
+@builtin(vertex_index) index: u32,
+@location(0) pos: vec3<f32>,
+@location(1) joints: vec4<u32>,
+@location(2) weights: vec4<f32>,
+}
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) uv: vec2<f32> }
+@vertex fn vs(v: In) -> Out {
+let m = bones[v.joints.x] * v.weights.x + bones[v.joints.y] * v.weights.y;
+let p = v.pos + textureLoad(morph_targets, vec2(i32(v.index), 0), 0, 0).xyz;
+return Out(camera.view_proj * m * vec4<f32>(p, 1.0), p.xy);
+}
+@fragment fn fs(o: Out) -> @location(0) vec4<f32> {
+return vec4(textureSample(albedo, albedo_sampler, o.uv).rgb, 1.0);
+}
+"#;
+    let d = draft("morph.wgsl", source).unwrap();
+    let y = &d.yaml;
+    for want in [
+        "  fragment: fs",
+        "  - { group: 1, binding: 1 }   # `morph_targets`, a texture_2d_array<f32>",
+        "  - { group: 2, binding: 0 }   # `albedo`, a texture_2d<f32>",
+        "  - { group: 2, binding: 1 }   # `albedo_sampler`, a sampler",
+    ] {
+        assert!(y.contains(want), "no `{want}` in:\n{y}");
+    }
+    assert_eq!(d.todos, 0, "{y}");
+    validates("morph.wgsl", source, &d.yaml).unwrap();
+    // An alpha test: zeros would discard every fragment.
+    let discarding = source.replace(
+        "return vec4(textureSample",
+        "if (textureSample(albedo, albedo_sampler, o.uv).a < 0.5) { discard; }\nreturn vec4(textureSample",
+    );
+    let y = draft("morph.wgsl", &discarding).unwrap().yaml;
+    assert!(
+        y.contains("# fragment stage `fs` left out: it may discard fragments"),
+        "{y}"
+    );
+    assert!(!y.contains("`albedo`"), "{y}");
+    let storage = source
+        .replace(
+            "var morph_targets: texture_2d_array<f32>;",
+            "var morph_targets: texture_storage_2d_array<rgba32float, read>;",
+        )
+        .replace(
+            "textureLoad(morph_targets, vec2(i32(v.index), 0), 0, 0)",
+            "textureLoad(morph_targets, vec2(i32(v.index), 0), 0)",
+        );
+    let y = draft("morph.wgsl", &storage).unwrap().yaml;
+    let todo = "TODO: `morph_targets` (@group(1) @binding(1)) is a storage texture";
+    assert!(y.contains(todo), "{y}");
+}
+
+/// A bone texture sampled through a sampler (three.js's `texture2D(boneTexture, uv)`): the
+/// palette's sampler.
+#[test]
+fn a_sampled_bone_texture_takes_its_sampler() {
+    let source = r#"
+struct Camera { view_proj: mat4x4<f32> }
+@group(0) @binding(0) var<uniform> camera: Camera;
+@group(0) @binding(1) var bone_texture: texture_2d<f32>;
+@group(0) @binding(2) var bone_sampler: sampler;
+fn bone(j: f32) -> mat4x4<f32> {
+let x = j * 4.0;
+return mat4x4<f32>(
+    textureSampleLevel(bone_texture, bone_sampler, vec2((x + 0.5) / 64.0, 0.5), 0.0),
+    textureSampleLevel(bone_texture, bone_sampler, vec2((x + 1.5) / 64.0, 0.5), 0.0),
+    textureSampleLevel(bone_texture, bone_sampler, vec2((x + 2.5) / 64.0, 0.5), 0.0),
+    textureSampleLevel(bone_texture, bone_sampler, vec2((x + 3.5) / 64.0, 0.5), 0.0));
+}
+@vertex fn vs(@location(0) pos: vec3<f32>, @location(1) joints: vec4<f32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+let m = bone(joints.x) * weights.x + bone(joints.y) * weights.y;
+return camera.view_proj * m * vec4<f32>(pos, 1.0);
+}
+"#;
+    let y = draft("sampled.wgsl", source).unwrap().yaml;
+    assert!(y.contains("sampler: { group: 0, binding: 2 } }"), "{y}");
+    assert!(!y.contains("`bone_sampler`, a sampler"), "{y}");
 }
 
 /// Every example shape's draft passes `shader::validates` as drafted, the byte-addressed ones
@@ -130,7 +222,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (29, 29), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (30, 30), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged

@@ -75,6 +75,31 @@ pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only
     out
 }
 
+/// The sampler global `texture` is sampled through (`textureSampleLevel(bones, s, ...)`), read
+/// directly or, where it is the only candidate, through a function argument; the first found.
+pub(super) fn sampler_of(
+    module: &Module,
+    texture: Handle<naga::GlobalVariable>,
+    only: bool,
+) -> Option<Handle<naga::GlobalVariable>> {
+    crate::shader::all_functions(module).find_map(|f| {
+        f.expressions.iter().find_map(|(_, e)| {
+            let Expression::ImageSample { image, sampler, .. } = *e else {
+                return None;
+            };
+            let ours = match f.expressions[image] {
+                Expression::GlobalVariable(g) => g == texture,
+                Expression::FunctionArgument(_) => only,
+                _ => false,
+            };
+            match f.expressions[sampler] {
+                Expression::GlobalVariable(s) if ours => Some(s),
+                _ => None,
+            }
+        })
+    })
+}
+
 /// The constant `f` divides an integer by or takes one modulo, if any.
 fn divisor(module: &Module, f: &naga::Function) -> Option<i64> {
     f.expressions.iter().find_map(|(_, e)| match *e {

@@ -23,24 +23,27 @@ pub(super) struct Stage<'a> {
     pub(super) fragment: Option<&'a Fragment>,
 }
 
-/// The shader's first fragment entry point: kept unless it reads a texture or sampler (a
-/// material's), which the harness cannot fill, or its colour's alpha is no constant above 0:
-/// coverage is counted by alpha, and an alpha the harness's zero fills reach (a tint, a material)
-/// would draw nothing.
+/// The shader's first fragment entry point: kept unless it reads a texture the harness cannot
+/// bind, its colour's alpha is no constant above 0 (coverage is counted by alpha, and an alpha the
+/// harness's zero fills reach, a tint, a material's texture, would draw nothing), or it may
+/// discard (an alpha test the zeros fail everywhere).
 pub(super) fn fragment_stage(module: &Module, info: &naga::valid::ModuleInfo) -> Option<Fragment> {
     let (i, ep) =
         (module.entry_points.iter().enumerate()).find(|(_, e)| e.stage == ShaderStage::Fragment)?;
-    let handles: Vec<String> = (used_globals(module, info, &[i]).into_iter())
+    let unbound: Vec<String> = (used_globals(module, info, &[i]).into_iter())
         .filter(|g| g.space == AddressSpace::Handle)
+        .filter(|g| crate::resource::Resource::of(&module.types, g.handle).is_err())
         .map(|g| format!("`{}`", g.name))
         .collect();
-    let why_not = if !handles.is_empty() {
+    let why_not = if !unbound.is_empty() {
         format!(
-            "it reads {}, which the harness cannot fill",
-            handles.join(", ")
+            "it reads {}, which the harness cannot bind",
+            unbound.join(", ")
         )
     } else if !opaque(&ep.function) {
         "it returns a colour whose alpha is no constant above 0, which the harness's zero fills may make transparent (coverage is counted by alpha)".into()
+    } else if discards(module, ep) {
+        "it may discard fragments, which the harness's zero fills (its textures' zeros too) may make it do for every one (coverage is what is compared)".into()
     } else {
         String::new()
     };
@@ -48,6 +51,17 @@ pub(super) fn fragment_stage(module: &Module, info: &naga::valid::ModuleInfo) ->
         name: ep.name.clone(),
         kept: why_not.is_empty().then_some(i),
         why_not,
+    })
+}
+
+/// Whether the entry point, or a function it calls, has a `discard`.
+fn discards(module: &Module, ep: &naga::EntryPoint) -> bool {
+    super::reachable(module, &[ep]).any(|f| {
+        let mut found = false;
+        crate::naga_walk::for_each_statement(&f.body, &mut |st| {
+            found |= matches!(st, naga::Statement::Kill);
+        });
+        found
     })
 }
 

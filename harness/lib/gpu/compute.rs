@@ -405,7 +405,7 @@ impl Dispatch {
         // A filled buffer that holds the vertex count, the joint count or the pool's starts: this
         // case's copy,
         // bound in place of the one every case shares.
-        for f in contract.filled.iter().filter(|f| f.per_case()) {
+        for f in contract.filled_per_case() {
             let bytes = f.for_case(n, palette.len(), &starts);
             let usage = contract.slot(f.role).space.usage();
             bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));
@@ -873,11 +873,12 @@ pub(crate) fn bind_groups(
             binds_within(slot, bound_size(buffer, *bytes), &limits)?;
         }
     }
-    // The palette texture, and the adapter's sampler for it.
+    // The palette texture, and the adapter's sampler for it; the other textures and samplers.
     let texture = palette.map(|p| (Role::Palette, p.resource()));
     let sampler = (ctx.pipelines.palette_sampler.as_ref())
         .map(|s| (Role::PaletteSampler, wgpu::BindingResource::Sampler(s)));
-    let handles: Vec<_> = texture.into_iter().chain(sampler).collect();
+    let others = (ctx.pipelines.resources.iter()).map(|(r, b)| (*r, b.resource()));
+    let handles: Vec<_> = texture.into_iter().chain(sampler).chain(others).collect();
     Ok(layouts
         .iter()
         .map(|(group, layout)| {

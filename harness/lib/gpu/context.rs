@@ -40,6 +40,9 @@ pub struct Pipelines {
     /// The sampler a palette texture is read through, where the shader takes one: nearest and
     /// clamped, so a texel read at its centre is that texel exactly. Made once, like `filled`.
     pub palette_sampler: Option<wgpu::Sampler>,
+    /// The textures and samplers the contract binds among its filled bindings. Made once, like
+    /// `filled`.
+    pub resources: Vec<(crate::contract::Role, super::bound::Bound)>,
 }
 
 impl Pipelines {
@@ -50,6 +53,16 @@ impl Pipelines {
             contract,
             filled: Vec::new(),
             palette_sampler: None,
+            resources: Vec::new(),
+        }
+    }
+
+    /// Both pipelines failed for one reason (the module, the textures): each stage's error.
+    fn failed(contract: Arc<Contract>, m: BuildError) -> Pipelines {
+        Pipelines {
+            compute: contract.has(Pipeline::Compute).then(|| Err(m.clone())),
+            render: contract.has(Pipeline::Render).then(|| Err(m)),
+            ..Pipelines::unbuilt(contract)
         }
     }
 
@@ -97,6 +110,8 @@ pub struct Context {
 
 /// The first step of a pipeline build, named when it outlasts the deadline.
 const MODULE_STEP: &str = "creating the shader module";
+/// The step that makes the textures and samplers the contract binds (`gpu::bound`).
+const RESOURCES_STEP: &str = "making the textures and samplers the harness binds";
 
 /// The render target format: the goldens are 8-bit RGBA.
 pub const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -217,18 +232,31 @@ impl Context {
             .map_err(text)
         {
             Ok(m) => m,
-            Err(m) => {
-                let contract = &shader.contract;
-                return Pipelines {
-                    compute: contract.has(Pipeline::Compute).then(|| Err(m.clone())),
-                    render: contract.has(Pipeline::Render).then(|| Err(m)),
-                    contract: contract.clone(),
-                    filled: Vec::new(),
-                    palette_sampler: None,
-                };
-            }
+            Err(m) => return Pipelines::failed(shader.contract.clone(), m),
         };
         let contract = &shader.contract;
+        // A texture the device cannot make (a cube array on a downlevel adapter) fails both
+        // pipelines, by its binding and wgpu's error.
+        step(RESOURCES_STEP.into());
+        let mut resources = Vec::new();
+        for (role, r, texel) in super::bound::wanted(contract) {
+            let made = self.scoped(|| Ok(super::bound::make(&self.device, &self.queue, r, texel)));
+            match made.map_err(text) {
+                Ok(b) => resources.push((role, b)),
+                Err(BuildError(m)) => {
+                    let slot = contract.slot(role);
+                    let at = format!(
+                        "the {} at @group({}) @binding({}){}",
+                        r.wgsl(),
+                        slot.group,
+                        slot.binding,
+                        slot.whence()
+                    );
+                    let why = BuildError(format!("{at} could not be made: {m}"));
+                    return Pipelines::failed(contract.clone(), why);
+                }
+            }
+        }
         let compute = contract.compute.as_deref().map(|entry| {
             step(format!("building the compute pipeline ({entry})"));
             self.scoped(|| Ok(build_compute(&self.device, &module, contract, entry)))
@@ -250,6 +278,7 @@ impl Context {
             filled: filled_buffers(&self.device, contract),
             palette_sampler: (contract.try_slot(crate::contract::Role::PaletteSampler))
                 .map(|_| self.device.create_sampler(&Default::default())),
+            resources,
         }
     }
 
@@ -426,13 +455,15 @@ pub fn bind_group_layouts(
         .collect()
 }
 
-/// The buffers `contract` fills, uploaded: (role, buffer, bytes bound).
+/// The buffers `contract` fills, uploaded: (role, buffer, bytes bound); its textures and samplers
+/// are `bound`'s.
 fn filled_buffers(
     device: &wgpu::Device,
     contract: &Contract,
 ) -> Vec<(crate::contract::Role, wgpu::Buffer, usize)> {
     use wgpu::util::DeviceExt;
     (contract.filled.iter())
+        .filter(|f| contract.slot(f.role).space.is_buffer())
         .map(|f| {
             let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("filled"),

@@ -1,6 +1,7 @@
 //! The GPU side: adapters, one device and pipeline set per adapter, the compute and render paths.
 
 pub mod adapter;
+pub mod bound;
 pub mod compute;
 pub mod context;
 pub mod deadline;

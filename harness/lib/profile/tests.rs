@@ -738,7 +738,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 30);
+        assert_eq!(n, 31);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

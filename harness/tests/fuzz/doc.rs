@@ -775,6 +775,51 @@ const MEMBER_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_morph_texture.profile.yaml` (textures and a sampler the
+/// harness binds).
+const BOUND_EDITS: &[ProfileEdit] = &[
+    (
+        "a fill on a texture",
+        &[(
+            "{ group: 1, binding: 2 }",
+            "{ group: 1, binding: 2, fill: identity }",
+        )],
+        "a fill is a buffer's",
+    ),
+    (
+        "member values for a texture",
+        &[(
+            "{ group: 1, binding: 2 }",
+            "{ group: 1, binding: 2, members: { count: 1 } }",
+        )],
+        "bindings[1].members.count",
+    ),
+    (
+        "a joint count member in a texture",
+        &[(
+            "{ group: 1, binding: 2 }",
+            "{ group: 1, binding: 2, joint_count: joints }",
+        )],
+        "bindings[1].joint_count",
+    ),
+    (
+        "texel values for a sampler",
+        &[(
+            "{ group: 2, binding: 1 }",
+            "{ group: 2, binding: 1, floats: [1] }",
+        )],
+        "`base_sampler` is a sampler: `floats` give a texel's values",
+    ),
+    (
+        "a texel of five values",
+        &[(
+            "floats: [0.5, 0.5, 0.5, 1]",
+            "floats: [0.5, 0.5, 0.5, 1, 1]",
+        )],
+        "4 at most, got 5",
+    ),
+];
+
 /// Edits of `shaders/examples/vertex_bone_texture.profile.yaml` (a palette texture).
 const TEXTURE_EDITS: &[ProfileEdit] = &[
     (
@@ -1358,7 +1403,7 @@ const REGION_EDITS: &[ProfileEdit] = &[
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_three_influences` reading three influences a vertex, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool, then `compute_packed_frames` with packed normals and tangents, then `vertex_skin_stream` with joints and weights in storage read by vertex index), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_three_influences` reading three influences a vertex, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool, then `compute_packed_frames` with packed normals and tangents, then `vertex_skin_stream` with joints and weights in storage read by vertex index, then `vertex_morph_texture` with textures and a sampler the harness binds), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -1383,6 +1428,7 @@ fn profiles(out: &mut String) {
         ("compute_regions", REGION_EDITS),
         ("compute_packed_frames", PACKED_EDITS),
         ("vertex_skin_stream", SKIN_STREAM_EDITS),
+        ("vertex_morph_texture", BOUND_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
