@@ -664,7 +664,9 @@ fn place_members(contract: &mut Contract, module: &naga::Module) {
         }
     }
     if let Some(var) = camera {
-        if let Some(m) = member_of(module, var.ty, contract.camera_member.as_ref()) {
+        // A dotted path into a nested struct too (`g_CameraAttribs.mViewProj`).
+        let name = contract.camera_member.as_ref().map(|m| m.name.as_str());
+        if let Some(m) = name.and_then(|n| filled_member(module, var.ty, n, "").ok()) {
             let offset = m.offset;
             contract
                 .camera_member
@@ -968,8 +970,9 @@ pub(crate) fn int_offset(
 
 /// Member `name` of a filled binding of type `ty` (a struct, or element 0 of an array of
 /// structs), a dotted path into nested structs (`vertices.end`: member `end` of member
-/// `vertices`) at its offset from the binding's struct; or why it has none (`what` says what the
-/// member is for, in the message).
+/// `vertices`), through an array of them to its element 0 (`data.flags`: Filament's
+/// `data[0].flagsChannels`, the drawn object's), at its offset from the binding's struct; or why
+/// it has none (`what` says what the member is for, in the message).
 fn filled_member(
     module: &naga::Module,
     ty: Handle<naga::Type>,
@@ -984,6 +987,12 @@ fn filled_member(
     let mut offset = 0;
     let mut path: Vec<&str> = Vec::new();
     for part in name.split('.') {
+        // Element 0 of an array of structs, at the array's offset.
+        if let TypeInner::Array { base, .. } = types[st].inner {
+            if matches!(types[base].inner, TypeInner::Struct { .. }) {
+                st = base;
+            }
+        }
         let TypeInner::Struct { members, .. } = &types[st].inner else {
             let (whose, is) = match path.is_empty() {
                 true => ("the binding".to_string(), ty),
@@ -2202,10 +2211,9 @@ fn member_violations(
             continue;
         };
         let name = member.name.as_str();
+        // The camera's may be a dotted path into a nested struct.
         let found = match &module.types[element(module, ty)].inner {
-            TypeInner::Struct { members, .. } => {
-                members.iter().find(|m| m.name.as_deref() == Some(name))
-            }
+            TypeInner::Struct { .. } => filled_member(module, ty, name, "").ok(),
             _ => {
                 bad.push(format!(
                     "binding {b} (`{var}`) must be a struct with a member `{name}`, is {}{}",
@@ -2509,6 +2517,30 @@ pub(crate) mod tests {
         );
     }
 
+    /// A member path through an array of structs reaches its element 0 (Filament's
+    /// `objectUniforms.data[0].flagsChannels`, the drawn object's), at the array's offset.
+    #[test]
+    fn a_member_path_goes_through_an_array_to_its_element_0() {
+        let src = "struct Obj { world: mat4x4<f32>, flags: u32 }\nstruct Objects { count: u32, data: array<Obj, 4> }\n@group(0) @binding(0) var<uniform> objects: Objects;\n";
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        let (_, var) = module.global_variables.iter().next().unwrap();
+        // `data` at 16 (Obj aligns to 16), `flags` 64 into element 0.
+        let m = filled_member(&module, var.ty, "data.flags", "").unwrap();
+        assert_eq!(
+            (m.offset, module.types.type_to_string(m.ty)),
+            (80, "u32".into())
+        );
+        assert_eq!(
+            int_offset(&module, var.ty, "data.flags", "a switch"),
+            Ok(80)
+        );
+        let why = filled_member(&module, var.ty, "data.mask", "").unwrap_err();
+        assert!(
+            why.contains("has no member `mask`: its members are world, flags"),
+            "{why}"
+        );
+    }
+
     /// Under a profile an input declared `read_write` is bound as declared; the shader contract
     /// of SPEC.md keeps its inputs read-only (`writable_input_breaks_contract`).
     #[test]
@@ -2720,6 +2752,39 @@ pub(crate) mod tests {
             msg.contains(
                 "member `projection` of binding 0 (`u`) must be mat4x4<f32>, is mat3x3<f32>"
             ),
+            "{msg}"
+        );
+    }
+
+    /// A camera one struct deeper (DiligentFX's `cbuffer cbCameraAttribs { CameraAttribs
+    /// g_CameraAttribs; }`): its member a dotted path, placed at its offset from the binding's
+    /// struct.
+    #[test]
+    fn a_camera_member_may_be_a_path_into_a_nested_struct() {
+        let profile = |member: &str| {
+            profile_contract(&format!("palette: {{ group: 0, binding: 1 }}\nvertex:\n  entry: vs\n  position: {{ location: 0 }}\n  joints: {{ location: 1 }}\n  weights: {{ location: 2 }}\n  camera: {{ group: 0, binding: 0, form: matrix, member: {member} }}\n"))
+        };
+        let src = "struct CameraAttribs { f4Position: vec4<f32>, mView: mat4x4<f32>, mViewProj: mat4x4<f32> }\nstruct Cb { pad: vec4<f32>, g_CameraAttribs: CameraAttribs }\n@group(0) @binding(0) var<uniform> cb: Cb;\n@group(0) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> { return cb.g_CameraAttribs.mViewProj * (w.x * bones[j.x]) * vec4<f32>(p, 1.0); }\n";
+        let held =
+            |member: &str| Shader::held_to("test.wgsl".into(), src.into(), profile(member), None);
+        let s = held("g_CameraAttribs.mViewProj");
+        s.validate().unwrap();
+        // The struct at 16, the matrix 80 into it.
+        assert_eq!(s.contract.camera_member.as_ref().unwrap().offset, 96);
+        let msg = held("g_CameraAttribs.mView.x")
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("has no member `g_CameraAttribs.mView.x`"),
+            "{msg}"
+        );
+        let msg = held("g_CameraAttribs.f4Position")
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("member `g_CameraAttribs.f4Position` of binding 0 (`cb`) must be mat4x4<f32>, is vec4<f32>"),
             "{msg}"
         );
     }

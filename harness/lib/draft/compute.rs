@@ -596,11 +596,11 @@ pub(super) fn element_struct<'a>(
 
 /// Whether `name` abbreviates a normal or a tangent stream as engines do: a word of its own among
 /// `_`-separated ones (`src_n`, `dst_nrm`, `in_tan`): `n`, `nrm`, `nor`, `norm` for a normal; `t`,
-/// `tan`, `tng` for a tangent.
+/// `tan`, `tang`, `tng` for a tangent.
 fn short_frame_name(name: &str, what: &str) -> bool {
     let short: &[&str] = match what {
         "normal" => &["n", "nrm", "nor", "norm", "nml"],
-        _ => &["t", "tan", "tng", "tgt"],
+        _ => &["t", "tan", "tang", "tng", "tgt"],
     };
     let lower = name.to_ascii_lowercase();
     lower.split('_').any(|word| short.contains(&word))
@@ -968,8 +968,18 @@ fn struct_streams(
             "position" => &["pos"],
             w => &[if w == "normal" { "normal" } else { "tangent" }],
         };
+        // Or abbreviated as engines do (Unity's `norm` and `tang`).
+        let short = || {
+            if what == "position" {
+                return None;
+            }
+            (ms.iter().filter_map(|m| m.name.as_deref()))
+                .find(|n| short_frame_name(n, what))
+                .map(str::to_string)
+        };
         member(ms, words)
             .map(|(n, _)| n)
+            .or_else(short)
             .or_else(|| split_field(module, ms, what))
     };
     // A tangent of three floats is its direction alone: `tangent_format: vec3`; a direction in

@@ -326,6 +326,9 @@ pub(super) fn camera_matrix(module: &Module, g: &Global, clip: &[u32]) -> Option
     let mats: Vec<(usize, &naga::StructMember)> = (members.iter().enumerate())
         .filter(|(_, m)| is_mat4(&module.types[m.ty].inner))
         .collect();
+    if mats.is_empty() {
+        return nested_camera(module, members, clip);
+    }
     let clipped = mats.iter().any(|(k, _)| clip.contains(&(*k as u32)));
     // The best named as the view-projection among those the clip position reads; ties go to
     // the first.
@@ -337,6 +340,43 @@ pub(super) fn camera_matrix(module: &Module, g: &Global, clip: &[u32]) -> Option
         count: mats.len(),
         // The struct read whole (`let c = u; c.view_proj`) counts too.
         clipped: clipped || clip.contains(&super::flow::WHOLE),
+    })
+}
+
+/// The camera in a struct member of a struct without matrices of its own (DiligentFX's `cbuffer
+/// cbCameraAttribs { CameraAttribs g_CameraAttribs; }`): the best named as a view-projection
+/// among the nested structs' matrices, as the dotted path to it.
+fn nested_camera(
+    module: &Module,
+    members: &[naga::StructMember],
+    clip: &[u32],
+) -> Option<CameraMatrix> {
+    let mut best: Option<(u8, String, u32, usize, bool)> = None;
+    for (k, outer) in members.iter().enumerate() {
+        let TypeInner::Struct { members: inner, .. } = &module.types[outer.ty].inner else {
+            continue;
+        };
+        let mats: Vec<&naga::StructMember> = (inner.iter())
+            .filter(|m| is_mat4(&module.types[m.ty].inner))
+            .collect();
+        for m in &mats {
+            let score = camera_score(m.name.as_deref().unwrap_or(""));
+            if best.as_ref().is_none_or(|b| score > b.0) {
+                let path = format!(
+                    "{}.{}",
+                    outer.name.as_deref().unwrap_or_default(),
+                    m.name.as_deref().unwrap_or_default()
+                );
+                let clipped = clip.contains(&(k as u32)) || clip.contains(&super::flow::WHOLE);
+                best = Some((score, path, outer.offset + m.offset, mats.len(), clipped));
+            }
+        }
+    }
+    let (_, path, offset, count, clipped) = best?;
+    Some(CameraMatrix {
+        member: (offset != 0).then_some(path),
+        count,
+        clipped,
     })
 }
 

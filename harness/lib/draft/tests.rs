@@ -187,6 +187,61 @@ return camera.view_proj * m * vec4<f32>(pos, 1.0);
     assert!(!y.contains("`bone_sampler`, a sampler"), "{y}");
 }
 
+/// A compute skinner's vertex structs with abbreviated members (Unity's `pos`, `norm`, `tang`):
+/// the normal and the tangent fields are drafted by them.
+#[test]
+fn abbreviated_vertex_members_are_normals_and_tangents() {
+    let source = r#"
+struct VertIn { pos: vec3<f32>, norm: vec3<f32>, tang: vec4<f32> }
+struct VertOut { pos: vec3<f32>, norm: vec3<f32>, tang: vec4<f32> }
+struct Skin { weight0_: f32, weight1_: f32, weight2_: f32, weight3_: f32, index0_: i32, index1_: i32, index2_: i32, index3_: i32 }
+@group(0) @binding(0) var<uniform> g_VertCount: u32;
+@group(0) @binding(1) var<storage> g_SourceVBO: array<VertIn>;
+@group(0) @binding(2) var<storage> g_SourceSkin: array<Skin>;
+@group(0) @binding(3) var<storage, read_write> g_MeshVertsOut: array<VertOut>;
+@group(0) @binding(4) var<storage> g_mBones: array<mat4x4<f32>>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= g_VertCount) { return; }
+    let v = g_SourceVBO[id.x];
+    let s = g_SourceSkin[id.x];
+    let m = g_mBones[s.index0_] * s.weight0_ + g_mBones[s.index1_] * s.weight1_
+        + g_mBones[s.index2_] * s.weight2_ + g_mBones[s.index3_] * s.weight3_;
+    g_MeshVertsOut[id.x].pos = (m * vec4<f32>(v.pos, 1.0)).xyz;
+    g_MeshVertsOut[id.x].norm = (m * vec4<f32>(v.norm, 0.0)).xyz;
+    g_MeshVertsOut[id.x].tang = vec4<f32>((m * vec4<f32>(v.tang.xyz, 0.0)).xyz, v.tang.w);
+}
+"#;
+    let d = draft("unity.wgsl", source).unwrap();
+    let y = &d.yaml;
+    for want in [
+        "vertices: { group: 0, binding: 1, position: pos, normal: norm, tangent: tang }",
+        "output: { group: 0, binding: 3, position: pos, normal: norm, tangent: tang }",
+    ] {
+        assert!(y.contains(want), "no `{want}` in:\n{y}");
+    }
+    validates("unity.wgsl", source, y).unwrap();
+}
+
+/// A camera one struct deeper (DiligentFX's `cbuffer cbCameraAttribs { CameraAttribs
+/// g_CameraAttribs; }`): drafted as the dotted path to the view-projection.
+#[test]
+fn a_camera_in_a_nested_struct_is_drafted_by_its_path() {
+    let source = r#"
+struct CameraAttribs { f4Position: vec4<f32>, mView: mat4x4<f32>, mProj: mat4x4<f32>, mViewProj: mat4x4<f32> }
+struct cbCameraAttribs { g_CameraAttribs: CameraAttribs }
+@group(0) @binding(0) var<uniform> cb: cbCameraAttribs;
+@group(0) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;
+@vertex fn vs(@location(0) pos: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    let m = bones[joints.x] * weights.x + bones[joints.y] * weights.y;
+    return cb.g_CameraAttribs.mViewProj * m * vec4<f32>(pos, 1.0);
+}
+"#;
+    let d = draft("nested.wgsl", source).unwrap();
+    let want = "camera: { group: 0, binding: 0, form: matrix, member: g_CameraAttribs.mViewProj, fill: identity }";
+    assert!(d.yaml.contains(want), "no `{want}` in:\n{}", d.yaml);
+    validates("nested.wgsl", source, &d.yaml).unwrap();
+}
+
 /// Every example shape's draft passes `shader::validates` as drafted, the byte-addressed ones
 /// included (the README's count).
 #[test]

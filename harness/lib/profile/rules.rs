@@ -402,6 +402,14 @@ impl Profile {
                 return Err((field.into(), format!("`{name}` is not a WGSL identifier")));
             }
         }
+        // A camera one struct deeper (DiligentFX's `cbuffer { CameraAttribs g_Camera; }`).
+        let camera = (self.vertex.as_ref()).and_then(|v| v.camera.member.as_deref());
+        if let Some(m) = camera.filter(|m| !is_member_path(m)) {
+            return Err((
+                "vertex.camera.member".into(),
+                format!("`{m}` is not a WGSL identifier or a dotted path of them"),
+            ));
+        }
         check_constants(&self.constants)?;
         let sets = self.sets();
         if !(1..=4).contains(&sets) {
@@ -1345,12 +1353,6 @@ impl Profile {
                     .as_deref()
                     .map(|f| ("vertex.tangent_function", f)),
             );
-            out.extend(
-                v.camera
-                    .member
-                    .as_deref()
-                    .map(|m| ("vertex.camera.member", m)),
-            );
         }
         out.extend(
             self.palette
@@ -1364,7 +1366,6 @@ impl Profile {
     }
 }
 
-/// A member or a dotted path into nested structs' members (`vertices.end`).
 /// The rule of every member the harness writes into filled binding `i` (`b`), `what` it writes:
 /// a WGSL identifier or a dotted path of them, which neither the binding's `members` nor its
 /// `others` (the other members the harness writes there) also set. Why not, if it breaks it.
@@ -1392,6 +1393,7 @@ fn written_member(
     }
 }
 
+/// A member or a dotted path into nested structs' members (`vertices.end`).
 fn is_member_path(name: &str) -> bool {
     name.split('.').all(is_identifier)
 }

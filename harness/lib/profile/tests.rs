@@ -211,6 +211,12 @@ fn the_palette_and_the_camera_may_be_members_of_one_struct() {
         "palette.member",
         "`2bones` is not a WGSL identifier",
     );
+    err(
+        "{ group: 0, binding: 0 }",
+        "{ group: 0, binding: 1, form: matrix, member: camera..view_proj }",
+        "vertex.camera.member",
+        "`camera..view_proj` is not a WGSL identifier or a dotted path of them",
+    );
 }
 
 #[test]
