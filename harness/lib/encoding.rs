@@ -4,15 +4,18 @@
 use serde::Deserialize;
 
 /// A direction's components in a byte-addressed vertex: 32-bit floats (default), or packed four
-/// to a word as `pack4x8snorm` writes them (`snorm8`), two to a word as `pack2x16snorm`
-/// (`snorm16`) or `pack2x16float` (`f16`) write them. A packed vec3 fills its fourth component
-/// with 0; a vec4 tangent keeps its handedness there (±1 is exact in every packing).
+/// to a word as `pack4x8snorm` writes them (`snorm8`) or as `pack4x8unorm` writes them biased to
+/// `e * 0.5 + 0.5` (`unorm8`: the byte normals a UNORM vertex format keeps, Wicked Engine's, read
+/// back as `u / 255 * 2 - 1`), two to a word as `pack2x16snorm` (`snorm16`) or `pack2x16float`
+/// (`f16`) write them. A packed vec3 fills its fourth component with 0; a vec4 tangent keeps its
+/// handedness there (±1 is exact in every packing).
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
     #[default]
     F32,
     Snorm8,
+    Unorm8,
     Snorm16,
     F16,
 }
@@ -22,17 +25,18 @@ impl Encoding {
         match self {
             Encoding::F32 => "f32",
             Encoding::Snorm8 => "snorm8",
+            Encoding::Unorm8 => "unorm8",
             Encoding::Snorm16 => "snorm16",
             Encoding::F16 => "f16",
         }
     }
 
     /// The bytes a direction of `components` (3 or 4) takes: a float each, or the packing's
-    /// whole words (one for snorm8, two for the 16-bit packings), however many it uses.
+    /// whole words (one for the 8-bit packings, two for the 16-bit ones), however many it uses.
     pub fn bytes(self, components: u32) -> u32 {
         match self {
             Encoding::F32 => 4 * components,
-            Encoding::Snorm8 => 4,
+            Encoding::Snorm8 | Encoding::Unorm8 => 4,
             Encoding::Snorm16 | Encoding::F16 => 8,
         }
     }
@@ -50,6 +54,10 @@ impl Encoding {
             // WGSL's pack4x8snorm and pack2x16snorm: round(clamp(e, -1, 1) * (2^(n-1) - 1)).
             Encoding::Snorm8 => (0..4)
                 .map(|k| (c(k).clamp(-1.0, 1.0) * 127.0).round_ties_even() as i8 as u8)
+                .collect(),
+            // WGSL's pack4x8unorm of the biased value: round(clamp(e * 0.5 + 0.5, 0, 1) * 255).
+            Encoding::Unorm8 => (0..4)
+                .map(|k| ((c(k) * 0.5 + 0.5).clamp(0.0, 1.0) * 255.0).round_ties_even() as u8)
                 .collect(),
             Encoding::Snorm16 => (0..4)
                 .flat_map(|k| {
@@ -75,6 +83,11 @@ impl Encoding {
             Encoding::Snorm8 => {
                 for (o, b) in out.iter_mut().zip(words[0].to_le_bytes()) {
                     *o = (b as i8 as f32 / 127.0).max(-1.0);
+                }
+            }
+            Encoding::Unorm8 => {
+                for (o, b) in out.iter_mut().zip(words[0].to_le_bytes()) {
+                    *o = f32::from(b) / 255.0 * 2.0 - 1.0;
                 }
             }
             Encoding::Snorm16 | Encoding::F16 => {
@@ -111,6 +124,8 @@ impl Encoding {
         match self {
             Encoding::F32 => 0.0,
             Encoding::Snorm8 => 0.5 / 127.0,
+            // Half of a step of 2 / 255.
+            Encoding::Unorm8 => 1.0 / 255.0,
             Encoding::Snorm16 => 0.5 / 32767.0,
             Encoding::F16 => 2f64.powi(-12),
         }
@@ -153,6 +168,28 @@ mod tests {
     }
 
     #[test]
+    fn unorm8_is_pack4x8unorm_of_the_biased_value() {
+        // 0 -> 127.5, to even 128; -1 -> 0; 1 -> 255; 0.6 -> 204.
+        let b = Encoding::Unorm8.encode(&[0.0, -1.0, 1.0, 0.6], 4);
+        assert_eq!(b, vec![128, 0, 255, 204]);
+        let d = Encoding::Unorm8.decode(&words(&b), 4);
+        assert_eq!(
+            d,
+            [
+                128.0 / 255.0 * 2.0 - 1.0,
+                -1.0,
+                1.0,
+                204.0 / 255.0 * 2.0 - 1.0
+            ]
+        );
+        // A tangent's handedness survives.
+        assert_eq!(
+            Encoding::Unorm8.quantise([0.0, 0.0, 1.0, -1.0])[2..],
+            [1.0, -1.0]
+        );
+    }
+
+    #[test]
     fn sixteen_bit_packings_take_two_words_low_half_first() {
         let b = Encoding::Snorm16.encode(&[1.0, -0.5, 0.25], 3);
         assert_eq!(b.len(), 8);
@@ -170,7 +207,12 @@ mod tests {
 
     #[test]
     fn rounding_bounds_every_quantised_unit_direction() {
-        for e in [Encoding::Snorm8, Encoding::Snorm16, Encoding::F16] {
+        for e in [
+            Encoding::Snorm8,
+            Encoding::Unorm8,
+            Encoding::Snorm16,
+            Encoding::F16,
+        ] {
             let (length, degrees) = e.rounding();
             for i in 0..2000 {
                 // Directions spread over the sphere (a Fibonacci lattice).

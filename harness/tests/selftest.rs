@@ -2182,6 +2182,50 @@ fn every_kind() -> f32 {
     passing_run(name, "every_texture_kind", &shader_text, &edited);
 }
 
+/// Directions packed biased into unorm bytes (`pack4x8unorm(n * 0.5 + 0.5)`, as a UNORM vertex
+/// format keeps them): `compute_packed_frames` rewritten so passes with `unorm8` and fails its
+/// normal and tangent checks with the `snorm8` its profile gives.
+#[test]
+fn biased_unorm8_directions_pass_only_as_unorm8() {
+    let name = "compute_packed_frames";
+    let (source, profile) = example_texts(name);
+    let edits = [
+        (
+            "unpack4x8snorm(v.normal).xyz",
+            "(unpack4x8unorm(v.normal) * 2.0 - 1.0).xyz",
+        ),
+        (
+            "unpack4x8snorm(v.tangent)",
+            "(unpack4x8unorm(v.tangent) * 2.0 - 1.0)",
+        ),
+        (
+            "pack4x8snorm(vec4<f32>(n, 0.0))",
+            "pack4x8unorm(vec4<f32>(n, 0.0) * 0.5 + 0.5)",
+        ),
+        (
+            "pack4x8snorm(skinned_t)",
+            "pack4x8unorm(skinned_t * 0.5 + 0.5)",
+        ),
+    ];
+    let mut shader_text = source.clone();
+    for (from, to) in edits {
+        assert!(shader_text.contains(from), "{name} no longer has `{from}`");
+        shader_text = shader_text.replace(from, to);
+    }
+    assert!(
+        profile.contains("_encoding: snorm8"),
+        "{name}'s profile has changed"
+    );
+    let unorm = profile.replace("_encoding: snorm8", "_encoding: unorm8");
+    passes_only_with(
+        name,
+        "unorm8_frames",
+        &shader_text,
+        (&unorm, &profile),
+        &["normals_match_cpu", "tangents_match_cpu"],
+    );
+}
+
 /// A palette texture read through a sampler: `vertex_bone_texture` rewritten to sample each texel
 /// at its centre with `textureSampleLevel` passes with the profile's `sampler`.
 #[test]

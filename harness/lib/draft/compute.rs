@@ -734,6 +734,7 @@ fn words_encoding(module: &Module, ty: &TypeInner) -> Option<(crate::format::Enc
     };
     let encoding = match words {
         1 if calls(&[M::Unpack4x8snorm, M::Pack4x8snorm]) => Encoding::Snorm8,
+        1 if calls(&[M::Unpack4x8unorm, M::Pack4x8unorm]) => Encoding::Unorm8,
         2 if calls(&[M::Unpack2x16snorm, M::Pack2x16snorm]) => Encoding::Snorm16,
         2 if calls(&[M::Unpack2x16float, M::Pack2x16float]) => Encoding::F16,
         _ => return None,

@@ -242,6 +242,37 @@ struct cbCameraAttribs { g_CameraAttribs: CameraAttribs }
     validates("nested.wgsl", source, &d.yaml).unwrap();
 }
 
+/// Directions packed biased into unorm bytes (`pack4x8unorm(n * 0.5 + 0.5)`): `unorm8`, where
+/// the module packs and unpacks with `pack4x8unorm` (`compute_packed_frames` rewritten so).
+#[test]
+fn biased_unorm_directions_draft_as_unorm8() {
+    let source = include_str!("../../../shaders/examples/compute_packed_frames.wgsl")
+        .replace(
+            "unpack4x8snorm(v.normal).xyz",
+            "(unpack4x8unorm(v.normal) * 2.0 - 1.0).xyz",
+        )
+        .replace(
+            "unpack4x8snorm(v.tangent)",
+            "(unpack4x8unorm(v.tangent) * 2.0 - 1.0)",
+        )
+        .replace(
+            "pack4x8snorm(vec4<f32>(n, 0.0))",
+            "pack4x8unorm(vec4<f32>(n, 0.0) * 0.5 + 0.5)",
+        )
+        .replace(
+            "pack4x8snorm(skinned_t)",
+            "pack4x8unorm(skinned_t * 0.5 + 0.5)",
+        );
+    assert!(
+        !source.contains("4x8snorm("),
+        "compute_packed_frames has changed"
+    );
+    let y = draft("unorm.wgsl", &source).unwrap().yaml;
+    assert_eq!(y.matches("normal_encoding: unorm8").count(), 2, "{y}");
+    assert_eq!(y.matches("tangent_encoding: unorm8").count(), 2, "{y}");
+    validates("unorm.wgsl", &source, &y).unwrap();
+}
+
 /// Every example shape's draft passes `shader::validates` as drafted, the byte-addressed ones
 /// included (the README's count).
 #[test]

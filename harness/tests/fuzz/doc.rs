@@ -1110,7 +1110,7 @@ const PACKED_EDITS: &[ProfileEdit] = &[
     (
         "an unknown encoding",
         &[("normal_encoding: snorm8", "normal_encoding: snorm10")],
-        "expected one of `f32`, `snorm8`, `snorm16`, `f16`",
+        "expected one of `f32`, `snorm8`, `unorm8`, `snorm16`, `f16`",
     ),
 ];
 
