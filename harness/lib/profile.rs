@@ -588,7 +588,8 @@ pub struct Frames<F> {
     #[serde(default)]
     pub offset: Option<u32>,
     /// How each direction is stored in a byte-addressed stream: `f32` (default), or packed
-    /// (`snorm8`, `snorm16`, `f16`; see [`crate::format::Encoding`]). Left out, a skinned one's
+    /// (`snorm8`, `unorm8`, `snorm16`, `f16`; see [`crate::format::Encoding`]). Left out, a
+    /// skinned one's
     /// source's.
     #[serde(default)]
     pub encoding: Option<crate::format::Encoding>,
@@ -721,7 +722,8 @@ pub struct Vertices {
     #[serde(default)]
     pub tangent_format: crate::format::TangentFormat,
     /// How the normal and the tangent are stored: `f32` (default), or packed (`snorm8`, one word
-    /// as `pack4x8snorm` writes it; `snorm16`, `f16`: two words).
+    /// as `pack4x8snorm` writes it; `unorm8`, one word as `pack4x8unorm` writes it biased;
+    /// `snorm16`, `f16`: two words).
     #[serde(default)]
     pub normal_encoding: crate::format::Encoding,
     #[serde(default)]

@@ -319,7 +319,7 @@ pub fn violations(
                 let packed =
                     *bits == Bits::Float && ["normal", "tangent"].contains(&field.as_str());
                 let hint = match packed {
-                    true => format!("{hint}; a direction packed into integer words takes its encoding, `{field}_encoding: snorm8` (`pack4x8snorm`), `snorm16` or `f16`"),
+                    true => format!("{hint}; a direction packed into integer words takes its encoding, `{field}_encoding: snorm8` (`pack4x8snorm`), `unorm8` (`pack4x8unorm` of the biased value), `snorm16` or `f16`"),
                     false => hint.clone(),
                 };
                 bad.push((

@@ -2226,6 +2226,50 @@ fn biased_unorm8_directions_pass_only_as_unorm8() {
     );
 }
 
+/// A camera one struct deeper (DiligentFX's constant buffer around its `CameraAttribs`):
+/// `vertex_normals` rewritten so passes with the dotted `member` and draws nothing where the
+/// profile names the nested struct's other matrix.
+#[test]
+fn a_nested_camera_is_written_at_its_path() {
+    let name = "vertex_normals";
+    let (source, profile) = example_texts(name);
+    let (decl, read) = (
+        "struct Camera {\n    view_proj: mat4x4<f32>,\n}",
+        "camera.view_proj *",
+    );
+    assert!(
+        source.contains(decl) && source.contains(read),
+        "{name} has changed"
+    );
+    let shader_text = source
+        .replacen(
+            decl,
+            "struct Attribs {\n    view: mat4x4<f32>,\n    view_proj: mat4x4<f32>,\n}\nstruct Camera {\n    pad: vec4<f32>,\n    attribs: Attribs,\n}",
+            1,
+        )
+        .replacen(read, "camera.attribs.view_proj *", 1);
+    let camera = "camera: { group: 0, binding: 0, form: matrix }";
+    assert!(profile.contains(camera), "{name}'s profile has changed");
+    let nested = profile.replacen(
+        camera,
+        "camera: { group: 0, binding: 0, form: matrix, member: attribs.view_proj }",
+        1,
+    );
+    // The matrix before it: the camera written there, the one the stage reads left zeros.
+    let other = profile.replacen(
+        camera,
+        "camera: { group: 0, binding: 0, form: matrix, member: attribs.view }",
+        1,
+    );
+    passes_only_with(
+        name,
+        "nested_camera",
+        &shader_text,
+        (&nested, &other),
+        &["render_covers_bind_pose"],
+    );
+}
+
 /// A palette texture read through a sampler: `vertex_bone_texture` rewritten to sample each texel
 /// at its centre with `textureSampleLevel` passes with the profile's `sampler`.
 #[test]

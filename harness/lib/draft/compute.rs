@@ -734,12 +734,75 @@ fn words_encoding(module: &Module, ty: &TypeInner) -> Option<(crate::format::Enc
     };
     let encoding = match words {
         1 if calls(&[M::Unpack4x8snorm, M::Pack4x8snorm]) => Encoding::Snorm8,
-        1 if calls(&[M::Unpack4x8unorm, M::Pack4x8unorm]) => Encoding::Unorm8,
+        // Biased (`* 2.0 - 1.0`, `* 0.5 + 0.5`): not a colour's or weights' unorm bytes.
+        1 if calls(&[M::Unpack4x8unorm, M::Pack4x8unorm]) && biased_unorm(module) => {
+            Encoding::Unorm8
+        }
         2 if calls(&[M::Unpack2x16snorm, M::Pack2x16snorm]) => Encoding::Snorm16,
         2 if calls(&[M::Unpack2x16float, M::Pack2x16float]) => Encoding::F16,
         _ => return None,
     };
     Some((encoding, 4 * words))
+}
+
+/// Whether the module unpacks unorm bytes into directions, `unpack4x8unorm(w) * 2.0 - ...`, or
+/// packs them so, `pack4x8unorm(d * 0.5 + ...)` (`fma` too): a constant 2 or 0.5 beside the
+/// builtin, which a colour's or weights' bytes never have.
+fn biased_unorm(module: &Module) -> bool {
+    use naga::{BinaryOperator as B, Expression as E, MathFunction as M};
+    let biased = |f: &naga::Function| {
+        let constant = |h: naga::Handle<E>, want: f64| {
+            let h = match f.expressions[h] {
+                E::Splat { value, .. } => value,
+                _ => h,
+            };
+            super::read::number(module, f, h) == Some(want)
+        };
+        let unpacked = |h: naga::Handle<E>| {
+            matches!(
+                f.expressions[h],
+                E::Math {
+                    fun: M::Unpack4x8unorm,
+                    ..
+                }
+            )
+        };
+        let halved = |h: naga::Handle<E>| match f.expressions[h] {
+            E::Binary {
+                op: B::Multiply,
+                left,
+                right,
+            } => constant(left, 0.5) || constant(right, 0.5),
+            E::Math {
+                fun: M::Fma, arg1, ..
+            } => arg1.is_some_and(|a| constant(a, 0.5)),
+            _ => false,
+        };
+        f.expressions.iter().any(|(_, e)| match *e {
+            E::Binary {
+                op: B::Multiply,
+                left,
+                right,
+            } => {
+                (unpacked(left) && constant(right, 2.0)) || (unpacked(right) && constant(left, 2.0))
+            }
+            E::Math {
+                fun: M::Pack4x8unorm,
+                arg,
+                ..
+            } => match f.expressions[arg] {
+                E::Binary {
+                    op: B::Add,
+                    left,
+                    right,
+                } => halved(left) || halved(right),
+                E::Math { fun: M::Fma, .. } => halved(arg),
+                _ => false,
+            },
+            _ => false,
+        })
+    };
+    crate::shader::all_functions(module).any(biased)
 }
 
 /// Whether a tangent packed in `encoding` keeps no handedness: a snorm8 one whose unpacked w

@@ -648,7 +648,9 @@ fn member_path_within(
                 }
                 match member_name(module, f, base, index) {
                     Some(name) => names.push(name),
-                    None if array => {}
+                    // Element 0 of an array, the drawn object's, as a member path steps
+                    // through it; another element is no member path.
+                    None if array && index == 0 => {}
                     None => return None,
                 }
                 e = base;

@@ -345,7 +345,8 @@ pub(super) fn camera_matrix(module: &Module, g: &Global, clip: &[u32]) -> Option
 
 /// The camera in a struct member of a struct without matrices of its own (DiligentFX's `cbuffer
 /// cbCameraAttribs { CameraAttribs g_CameraAttribs; }`): the best named as a view-projection
-/// among the nested structs' matrices, as the dotted path to it.
+/// among the nested structs' matrices named as a camera's at all, those the clip position reads
+/// first, as the dotted path to it.
 fn nested_camera(
     module: &Module,
     members: &[naga::StructMember],
@@ -359,16 +360,19 @@ fn nested_camera(
         let mats: Vec<&naga::StructMember> = (inner.iter())
             .filter(|m| is_mat4(&module.types[m.ty].inner))
             .collect();
+        let clipped = clip.contains(&(k as u32)) || clip.contains(&super::flow::WHOLE);
         for m in &mats {
+            // Named as a camera's at least (a nested `world` alone is a model's), and among
+            // those the clip position reads first.
             let score = camera_score(m.name.as_deref().unwrap_or(""));
-            if best.as_ref().is_none_or(|b| score > b.0) {
+            let rank = 4 * u8::from(clipped) + score;
+            if score > 0 && best.as_ref().is_none_or(|b| rank > b.0) {
                 let path = format!(
                     "{}.{}",
                     outer.name.as_deref().unwrap_or_default(),
                     m.name.as_deref().unwrap_or_default()
                 );
-                let clipped = clip.contains(&(k as u32)) || clip.contains(&super::flow::WHOLE);
-                best = Some((score, path, outer.offset + m.offset, mats.len(), clipped));
+                best = Some((rank, path, outer.offset + m.offset, mats.len(), clipped));
             }
         }
     }

@@ -294,7 +294,9 @@ impl Profile {
                     .into(),
             ));
         }
-        if c.in_palette(p) && c.member == p.member {
+        // A path into the palette's member (`joints.m`) would write the camera over a joint.
+        let first = (c.member.as_deref()).and_then(|m| m.split('.').next());
+        if c.in_palette(p) && p.member.is_some() && first == p.member.as_deref() {
             return Err((
                 "vertex.camera.member".into(),
                 format!(

@@ -212,6 +212,12 @@ fn the_palette_and_the_camera_may_be_members_of_one_struct() {
         "`2bones` is not a WGSL identifier",
     );
     err(
+        "{ group: 0, binding: 0, member: bones }",
+        "{ group: 0, binding: 0, form: matrix, member: bones.m }",
+        "vertex.camera.member",
+        "`bones` is the palette's member",
+    );
+    err(
         "{ group: 0, binding: 0 }",
         "{ group: 0, binding: 1, form: matrix, member: camera..view_proj }",
         "vertex.camera.member",
