@@ -235,28 +235,11 @@ impl Context {
             Err(m) => return Pipelines::failed(shader.contract.clone(), m),
         };
         let contract = &shader.contract;
-        // A texture the device cannot make (a cube array on a downlevel adapter) fails both
-        // pipelines, by its binding and wgpu's error.
         step(RESOURCES_STEP.into());
-        let mut resources = Vec::new();
-        for (role, r, texel) in super::bound::wanted(contract) {
-            let made = self.scoped(|| Ok(super::bound::make(&self.device, &self.queue, r, texel)));
-            match made.map_err(text) {
-                Ok(b) => resources.push((role, b)),
-                Err(BuildError(m)) => {
-                    let slot = contract.slot(role);
-                    let at = format!(
-                        "the {} at @group({}) @binding({}){}",
-                        r.wgsl(),
-                        slot.group,
-                        slot.binding,
-                        slot.whence()
-                    );
-                    let why = BuildError(format!("{at} could not be made: {m}"));
-                    return Pipelines::failed(contract.clone(), why);
-                }
-            }
-        }
+        let resources = match self.make_resources(contract, &text) {
+            Ok(r) => r,
+            Err(why) => return Pipelines::failed(contract.clone(), why),
+        };
         let compute = contract.compute.as_deref().map(|entry| {
             step(format!("building the compute pipeline ({entry})"));
             self.scoped(|| Ok(build_compute(&self.device, &module, contract, entry)))
@@ -280,6 +263,34 @@ impl Context {
                 .map(|_| self.device.create_sampler(&Default::default())),
             resources,
         }
+    }
+
+    /// The textures and samplers `contract` binds, each made in its own error scope; a texture the
+    /// device cannot make (a cube array on a downlevel adapter) fails by its binding and wgpu's
+    /// error (`text` reads it as the pipelines' errors are read).
+    fn make_resources(
+        &self,
+        contract: &Contract,
+        text: &dyn Fn(GpuError) -> BuildError,
+    ) -> Result<Vec<(crate::contract::Role, super::bound::Bound)>, BuildError> {
+        let mut resources = Vec::new();
+        for (role, r, texel) in super::bound::wanted(contract) {
+            let made = self.scoped(|| Ok(super::bound::make(&self.device, &self.queue, r, texel)));
+            match made.map_err(text) {
+                Ok(b) => resources.push((role, b)),
+                Err(BuildError(m)) => {
+                    let slot = contract.slot(role);
+                    return Err(BuildError(format!(
+                        "the {} at @group({}) @binding({}){} could not be made: {m}",
+                        r.wgsl(),
+                        slot.group,
+                        slot.binding,
+                        slot.whence()
+                    )));
+                }
+            }
+        }
+        Ok(resources)
     }
 
     /// The contract the pipelines were built with, which the paths bind and dispatch by.
