@@ -2213,7 +2213,7 @@ fn member_violations(
         let name = member.name.as_str();
         // The camera's may be a dotted path into a nested struct.
         let found = match &module.types[element(module, ty)].inner {
-            TypeInner::Struct { .. } => filled_member(module, ty, name, "").ok(),
+            TypeInner::Struct { .. } => filled_member(module, ty, name, ""),
             _ => {
                 bad.push(format!(
                     "binding {b} (`{var}`) must be a struct with a member `{name}`, is {}{}",
@@ -2224,12 +2224,16 @@ fn member_violations(
             }
         };
         match found {
-            None => bad.push(format!(
+            // A path's step that is missing, as the path reads it.
+            Err(why) if name.contains('.') => {
+                bad.push(format!("binding {b} (`{var}`): {why}{}", member.whence()))
+            }
+            Err(_) => bad.push(format!(
                 "binding {b} (`{var}`) has no member `{name}`: it is {}{}",
                 describe(module, ty),
                 member.whence()
             )),
-            Some(m)
+            Ok(m)
                 if !if role == Role::Palette {
                     sized_palette_ok(contract, slot, &module.types, m.ty)
                 } else {
@@ -2247,7 +2251,7 @@ fn member_violations(
                     member.whence()
                 ))
             }
-            Some(_) => {}
+            Ok(_) => {}
         }
     }
     bad
@@ -2776,7 +2780,18 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            msg.contains("has no member `g_CameraAttribs.mView.x`"),
+            msg.contains("binding 0 (`cb`): `g_CameraAttribs.mView.x` names a member, and `g_CameraAttribs.mView` is mat4x4<f32>, not a struct"),
+            "{msg}"
+        );
+        let msg = held("g_CameraAttribs.mViewProjection")
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("binding 0 (`cb`): struct CameraAttribs")
+                && msg.contains(
+                    "has no member `mViewProjection`: its members are f4Position, mView, mViewProj"
+                ),
             "{msg}"
         );
         let msg = held("g_CameraAttribs.f4Position")

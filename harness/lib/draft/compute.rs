@@ -805,27 +805,24 @@ fn biased_unorm(module: &Module) -> bool {
     crate::shader::all_functions(module).any(biased)
 }
 
-/// Whether a tangent packed in `encoding` keeps no handedness: a snorm8 one whose unpacked w
-/// nothing reads (`unpack4x8snorm(t).xyz`, blade's).
+/// Whether a tangent packed in `encoding` keeps no handedness: an 8-bit one whose unpacked w
+/// nothing reads (`unpack4x8snorm(t).xyz`, blade's; `(unpack4x8unorm(t) * 2.0 - 1.0).xyz`).
 pub(super) fn unhanded(module: &Module, encoding: crate::format::Encoding) -> bool {
-    encoding == crate::format::Encoding::Snorm8 && !unpacked_w_read(module)
+    use crate::format::Encoding;
+    matches!(encoding, Encoding::Snorm8 | Encoding::Unorm8) && !unpacked_w_read(module)
 }
 
-/// Whether anything reads the w of an `unpack4x8snorm` result: an access to it, a swizzle with
-/// it, or the whole vector used as it is (stored, passed, computed with).
+/// Whether anything reads the w of an unpacked 8-bit direction (`unpack4x8snorm`, or
+/// `unpack4x8unorm` through its bias, `* 2.0 - 1.0`): an access to it, a swizzle with it, or the
+/// whole vector used as it is (stored, passed, computed with).
 fn unpacked_w_read(module: &Module) -> bool {
     use naga::Expression as E;
     let reads_w = |f: &naga::Function| {
-        let unpacked = |h: naga::Handle<E>| {
-            matches!(
-                f.expressions[h],
-                E::Math {
-                    fun: naga::MathFunction::Unpack4x8snorm,
-                    ..
-                }
-            )
-        };
-        let in_expressions = f.expressions.iter().any(|(_, e)| match *e {
+        let (ends, inner) = unpacked_directions(module, f);
+        let unpacked = |h: naga::Handle<E>| ends.contains(&h);
+        let in_expressions = f.expressions.iter().any(|(h, e)| match *e {
+            // A step of the bias itself.
+            _ if inner.contains(&h) => false,
             E::Swizzle {
                 size,
                 vector,
@@ -846,6 +843,65 @@ fn unpacked_w_read(module: &Module) -> bool {
         in_expressions || in_statements
     };
     crate::shader::all_functions(module).any(reads_w)
+}
+
+/// The unpacked 8-bit directions of `f`: each `unpack4x8snorm`, and each biased `unpack4x8unorm`
+/// as its bias leaves it (`u * 2.0`, then `- 1.0`; an unbiased one is a colour's or weights'),
+/// with the steps before that (which read the whole vector to bias it, not its w).
+fn unpacked_directions(
+    module: &Module,
+    f: &naga::Function,
+) -> (
+    Vec<naga::Handle<naga::Expression>>,
+    Vec<naga::Handle<naga::Expression>>,
+) {
+    use naga::{BinaryOperator as B, Expression as E, MathFunction as M};
+    let constant = |h: naga::Handle<E>, want: f64| {
+        let h = match f.expressions[h] {
+            E::Splat { value, .. } => value,
+            _ => h,
+        };
+        super::read::number(module, f, h) == Some(want)
+    };
+    // The expression that applies `op` with constant `k` to `x`, if any.
+    let applied = |x: naga::Handle<E>, op: B, k: f64| {
+        f.expressions.iter().find_map(|(h, e)| match *e {
+            E::Binary { op: o, left, right } if o == op => {
+                let with = (left == x && constant(right, k))
+                    || (op == B::Multiply && right == x && constant(left, k));
+                with.then_some(h)
+            }
+            _ => None,
+        })
+    };
+    let (mut ends, mut inner) = (Vec::new(), Vec::new());
+    for (h, e) in f.expressions.iter() {
+        match *e {
+            E::Math {
+                fun: M::Unpack4x8snorm,
+                ..
+            } => ends.push(h),
+            E::Math {
+                fun: M::Unpack4x8unorm,
+                ..
+            } => {
+                // Unbiased, a colour's or weights' bytes: no direction.
+                let Some(doubled) = applied(h, B::Multiply, 2.0) else {
+                    continue;
+                };
+                inner.push(h);
+                match applied(doubled, B::Subtract, 1.0) {
+                    Some(shifted) => {
+                        inner.push(doubled);
+                        ends.push(shifted);
+                    }
+                    None => ends.push(doubled),
+                }
+            }
+            _ => {}
+        }
+    }
+    (ends, inner)
 }
 
 /// A byte-addressed vertex buffer (bare 32-bit words, read-only) laid out by what the stage does

@@ -2272,6 +2272,19 @@ fn decode(raw: u32) -> vec3<f32> { return unpack4x8snorm(raw).xyz; }
         "{}",
         d.yaml
     );
+    // Biased unorm bytes (`unpack4x8unorm(raw) * 2.0 - 1.0`), the tangent's w unread: unorm8,
+    // a vec3 tangent; the weights' unbiased unorm bytes, read lane by lane, change nothing.
+    let unorm = blade
+        .replace(
+            "unpack4x8snorm(raw).xyz",
+            "(unpack4x8unorm(raw) * 2.0 - 1.0).xyz",
+        )
+        .replace(".xyz), 0.0));", ".xyz), 0.0) * 0.5 + 0.5);")
+        .replace("pack4x8snorm(", "pack4x8unorm(");
+    assert_eq!(unorm.matches("* 0.5 + 0.5").count(), 2, "{unorm}");
+    let y = draft("unorm.wgsl", &unorm).unwrap().yaml;
+    let fields = fields.replace("snorm8", "unorm8");
+    assert_eq!(y.matches(&fields).count(), 2, "{fields}\n{y}");
     // Two words a direction, as `pack2x16float` writes them: f16.
     let half = blade
         .replace("normal: u32, tangent: u32", "normal: vec2<u32>, tangent: vec2<u32>")
