@@ -987,11 +987,13 @@ fn filled_member(
     let mut offset = 0;
     let mut path: Vec<&str> = Vec::new();
     for part in name.split('.') {
-        // Element 0 of an array of structs, at the array's offset.
-        if let TypeInner::Array { base, .. } = types[st].inner {
-            if matches!(types[base].inner, TypeInner::Struct { .. }) {
-                st = base;
-            }
+        // Element 0 of an array of structs (of arrays of them too), at the array's offset.
+        let mut element = st;
+        while let TypeInner::Array { base, .. } = types[element].inner {
+            element = base;
+        }
+        if matches!(types[element].inner, TypeInner::Struct { .. }) {
+            st = element;
         }
         let TypeInner::Struct { members, .. } = &types[st].inner else {
             let (whose, is) = match path.is_empty() {
@@ -2530,6 +2532,16 @@ pub(crate) mod tests {
         let (_, var) = module.global_variables.iter().next().unwrap();
         // `data` at 16 (Obj aligns to 16), `flags` 64 into element 0.
         let m = filled_member(&module, var.ty, "data.flags", "").unwrap();
+        // Arrays of arrays too: `grid[0][0].flags`.
+        let nested = "struct Obj { world: mat4x4<f32>, flags: u32 }\nstruct Grid { count: u32, grid: array<array<Obj, 2>, 2> }\n@group(0) @binding(0) var<uniform> g: Grid;\n";
+        let grid = naga::front::wgsl::parse_str(nested).unwrap();
+        let (_, gv) = grid.global_variables.iter().next().unwrap();
+        assert_eq!(
+            filled_member(&grid, gv.ty, "grid.flags", "")
+                .unwrap()
+                .offset,
+            80
+        );
         assert_eq!(
             (m.offset, module.types.type_to_string(m.ty)),
             (80, "u32".into())

@@ -1093,7 +1093,16 @@ fn struct_streams(
             if what == "position" {
                 return None;
             }
-            (ms.iter().filter_map(|m| m.name.as_deref()))
+            // A float vec3 or vec4, or a packed word: not a texture coordinate's `t: f32`.
+            let direction = |m: &&naga::StructMember| match module.types[m.ty].inner {
+                TypeInner::Vector { size, scalar } => {
+                    scalar == naga::Scalar::F32 && size as u8 >= 3
+                }
+                TypeInner::Scalar(s) => s == naga::Scalar::U32,
+                _ => false,
+            };
+            (ms.iter().filter(direction))
+                .filter_map(|m| m.name.as_deref())
                 .find(|n| short_frame_name(n, what))
                 .map(str::to_string)
         };
