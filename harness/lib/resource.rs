@@ -190,10 +190,9 @@ impl Resource {
     /// samples; `None` for a sampler.
     pub fn texture(self) -> Option<Texture> {
         let Resource::Texture {
-            dim,
-            arrayed,
             sample,
             multisampled,
+            ..
         } = self
         else {
             return None;
@@ -210,18 +209,20 @@ impl Resource {
         };
         // wgpu's GL backend takes a view's dimension from the layer count (one: 2D, more: an
         // array, six: a cube, more sixes: a cube array), so an array has two.
-        let (dimension, layers) = match (dim, arrayed) {
-            (ImageDimension::D1, _) => (wgpu::TextureDimension::D1, 1),
-            (ImageDimension::D3, _) => (wgpu::TextureDimension::D3, 1),
-            (ImageDimension::D2, false) => (wgpu::TextureDimension::D2, 1),
-            (ImageDimension::D2, true) => (wgpu::TextureDimension::D2, 2),
-            (ImageDimension::Cube, false) => (wgpu::TextureDimension::D2, 6),
-            (ImageDimension::Cube, true) => (wgpu::TextureDimension::D2, 12),
+        use wgpu::{TextureDimension as D, TextureViewDimension as V};
+        let view = self.view_dimension();
+        let (dimension, layers) = match view {
+            V::D1 => (D::D1, 1),
+            V::D3 => (D::D3, 1),
+            V::D2 => (D::D2, 1),
+            V::D2Array => (D::D2, 2),
+            V::Cube => (D::D2, 6),
+            V::CubeArray => (D::D2, 12),
         };
         Some(Texture {
             format,
             dimension,
-            view: self.view_dimension(),
+            view,
             layers,
             samples: if multisampled { 4 } else { 1 },
         })

@@ -394,7 +394,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
             contract.workgroup_size = size;
         }
     }
-    fill_buffers(contract, module);
+    fill_buffers(contract, module, info.as_ref());
     fill_immediates(contract, module);
     writable_inputs(contract, module);
     pair_joints(contract, module);
@@ -681,12 +681,16 @@ fn place_members(contract: &mut Contract, module: &naga::Module) {
 /// least for a runtime-sized array: 1024 matrices, as many as a per-joint array beside the palette
 /// needs for the largest cases, an engine's globals or inverse binds indexed by joint). A slot no
 /// variable fills keeps its placeholder; validation names it.
-fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
+fn fill_buffers(
+    contract: &mut Contract,
+    module: &naga::Module,
+    info: Option<&naga::valid::ModuleInfo>,
+) {
     /// A runtime-sized array's bytes, or a struct's that ends in one.
     const RUNTIME_BYTES: u64 = 64 * 1024;
     /// An index table's (`fill: sequence`): 2^20 indices of 4 bytes.
     const SEQUENCE_BYTES: u64 = 4 << 20;
-    let non_filtering = non_filtering_samplers(contract, module);
+    let non_filtering = non_filtering_samplers(contract, module, info);
     for i in 0..contract.filled.len() {
         let role = contract.filled[i].role;
         let Some(slot) = contract.slots.iter_mut().find(|s| s.role == role) else {
@@ -748,6 +752,7 @@ fn fill_buffers(contract: &mut Contract, module: &naga::Module) {
 fn non_filtering_samplers(
     contract: &Contract,
     module: &naga::Module,
+    info: Option<&naga::valid::ModuleInfo>,
 ) -> Vec<Handle<naga::GlobalVariable>> {
     let filled: Vec<Handle<naga::GlobalVariable>> = (contract.filled.iter())
         .filter_map(|f| {
@@ -756,12 +761,9 @@ fn non_filtering_samplers(
         })
         .filter(|g| module.global_variables[*g].space == AddressSpace::Handle)
         .collect();
-    if filled.is_empty() {
-        return Vec::new();
-    }
-    match crate::validator::strict().validate(module) {
-        Ok(info) => crate::resource::non_filtering(module, &info, &filled),
-        Err(_) => Vec::new(),
+    match info {
+        Some(info) if !filled.is_empty() => crate::resource::non_filtering(module, info, &filled),
+        _ => Vec::new(),
     }
 }
 

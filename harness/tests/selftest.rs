@@ -2060,15 +2060,13 @@ fn a_palette_texture_is_laid_out_as_the_profile_says() {
 fn bound_textures_reach_the_stages() {
     let name = "vertex_morph_texture";
     let (source, profile) = example_texts(name);
-    let zeros = "  - { group: 1, binding: 2 }";
-    assert!(
-        profile.contains(zeros),
-        "{name}'s profile no longer has `{zeros}`"
-    );
-    let delta = profile.replacen(
-        zeros,
-        "  - { group: 1, binding: 2, floats: [0.25, 0, 0, 0] }",
-        1,
+    let delta = edited(
+        name,
+        &profile,
+        &[(
+            "  - { group: 1, binding: 2 }",
+            "  - { group: 1, binding: 2, floats: [0.25, 0, 0, 0] }",
+        )],
     );
     let Some(report) = run_example_as(name, "morph_delta", &source, &delta) else {
         return;
@@ -2097,19 +2095,15 @@ fn bound_textures_reach_the_stages() {
     // An alpha test on the base colour: a transparent texel discards every fragment.
     let keep =
         "return vec4<f32>(textureSample(base_colour, base_sampler, uv).rgb + vec3<f32>(0.1), 1.0);";
-    assert!(source.contains(keep), "{name} no longer has `{keep}`");
-    let tested = source.replace(
-        keep,
-        &format!(
-            "if (textureSample(base_colour, base_sampler, uv).a < 0.5) {{ discard; }}\n    {keep}"
-        ),
+    let test = format!(
+        "if (textureSample(base_colour, base_sampler, uv).a < 0.5) {{ discard; }}\n    {keep}"
     );
-    let grey = "floats: [0.5, 0.5, 0.5, 1]";
-    assert!(
-        profile.contains(grey),
-        "{name}'s profile no longer has `{grey}`"
+    let tested = edited(name, &source, &[(keep, &test)]);
+    let clear = edited(
+        name,
+        &profile,
+        &[("floats: [0.5, 0.5, 0.5, 1]", "floats: [0.5, 0.5, 0.5, 0]")],
     );
-    let clear = profile.replacen(grey, "floats: [0.5, 0.5, 0.5, 0]", 1);
     if passing_run(name, "base_opaque", &tested, &profile).is_none() {
         return;
     }
@@ -2165,15 +2159,16 @@ fn every_kind() -> f32 {
 }
 ";
     let at = "// The position plus each target's delta";
-    let ret = "    return p;\n}";
-    assert!(
-        source.contains(at) && source.contains(ret),
-        "{name} has changed"
-    );
-    let shader_text = source.replacen(at, &format!("{kinds}\n{at}"), 1).replacen(
-        ret,
-        "    return p + vec3<f32>(every_kind());\n}",
-        1,
+    let shader_text = edited(
+        name,
+        &source,
+        &[
+            (at, &format!("{kinds}\n{at}")),
+            (
+                "    return p;\n}",
+                "    return p + vec3<f32>(every_kind());\n}",
+            ),
+        ],
     );
     let bindings: String = (0..11)
         .map(|b| format!("  - {{ group: 3, binding: {b} }}\n"))
@@ -2189,7 +2184,7 @@ fn every_kind() -> f32 {
 fn biased_unorm8_directions_pass_only_as_unorm8() {
     let name = "compute_packed_frames";
     let (source, profile) = example_texts(name);
-    let edits = [
+    let edits: [(&str, &str); 4] = [
         (
             "unpack4x8snorm(v.normal).xyz",
             "(unpack4x8unorm(v.normal) * 2.0 - 1.0).xyz",
@@ -2207,11 +2202,7 @@ fn biased_unorm8_directions_pass_only_as_unorm8() {
             "pack4x8unorm(skinned_t * 0.5 + 0.5)",
         ),
     ];
-    let mut shader_text = source.clone();
-    for (from, to) in edits {
-        assert!(shader_text.contains(from), "{name} no longer has `{from}`");
-        shader_text = shader_text.replace(from, to);
-    }
+    let shader_text = edited(name, &source, &edits);
     assert!(
         profile.contains("_encoding: snorm8"),
         "{name}'s profile has changed"
@@ -2233,33 +2224,34 @@ fn biased_unorm8_directions_pass_only_as_unorm8() {
 fn a_nested_camera_is_written_at_its_path() {
     let name = "vertex_normals";
     let (source, profile) = example_texts(name);
-    let (decl, read) = (
-        "struct Camera {\n    view_proj: mat4x4<f32>,\n}",
-        "camera.view_proj *",
+    let shader_text = edited(
+        name,
+        &source,
+        &[
+            (
+                "struct Camera {\n    view_proj: mat4x4<f32>,\n}",
+                "struct Attribs {\n    view: mat4x4<f32>,\n    view_proj: mat4x4<f32>,\n}\nstruct Camera {\n    pad: vec4<f32>,\n    attribs: Attribs,\n}",
+            ),
+            ("camera.view_proj *", "camera.attribs.view_proj *"),
+        ],
     );
-    assert!(
-        source.contains(decl) && source.contains(read),
-        "{name} has changed"
-    );
-    let shader_text = source
-        .replacen(
-            decl,
-            "struct Attribs {\n    view: mat4x4<f32>,\n    view_proj: mat4x4<f32>,\n}\nstruct Camera {\n    pad: vec4<f32>,\n    attribs: Attribs,\n}",
-            1,
-        )
-        .replacen(read, "camera.attribs.view_proj *", 1);
     let camera = "camera: { group: 0, binding: 0, form: matrix }";
-    assert!(profile.contains(camera), "{name}'s profile has changed");
-    let nested = profile.replacen(
-        camera,
-        "camera: { group: 0, binding: 0, form: matrix, member: attribs.view_proj }",
-        1,
+    let nested = edited(
+        name,
+        &profile,
+        &[(
+            camera,
+            "camera: { group: 0, binding: 0, form: matrix, member: attribs.view_proj }",
+        )],
     );
     // The matrix before it: the camera written there, the one the stage reads left zeros.
-    let other = profile.replacen(
-        camera,
-        "camera: { group: 0, binding: 0, form: matrix, member: attribs.view }",
-        1,
+    let other = edited(
+        name,
+        &profile,
+        &[(
+            camera,
+            "camera: { group: 0, binding: 0, form: matrix, member: attribs.view }",
+        )],
     );
     passes_only_with(
         name,

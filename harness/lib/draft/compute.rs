@@ -751,22 +751,7 @@ fn words_encoding(module: &Module, ty: &TypeInner) -> Option<(crate::format::Enc
 fn biased_unorm(module: &Module) -> bool {
     use naga::{BinaryOperator as B, Expression as E, MathFunction as M};
     let biased = |f: &naga::Function| {
-        let constant = |h: naga::Handle<E>, want: f64| {
-            let h = match f.expressions[h] {
-                E::Splat { value, .. } => value,
-                _ => h,
-            };
-            super::read::number(module, f, h) == Some(want)
-        };
-        let unpacked = |h: naga::Handle<E>| {
-            matches!(
-                f.expressions[h],
-                E::Math {
-                    fun: M::Unpack4x8unorm,
-                    ..
-                }
-            )
-        };
+        let constant = |h: naga::Handle<E>, want: f64| constant(module, f, h, want);
         let halved = |h: naga::Handle<E>| match f.expressions[h] {
             E::Binary {
                 op: B::Multiply,
@@ -778,14 +763,7 @@ fn biased_unorm(module: &Module) -> bool {
             } => arg1.is_some_and(|a| constant(a, 0.5)),
             _ => false,
         };
-        f.expressions.iter().any(|(_, e)| match *e {
-            E::Binary {
-                op: B::Multiply,
-                left,
-                right,
-            } => {
-                (unpacked(left) && constant(right, 2.0)) || (unpacked(right) && constant(left, 2.0))
-            }
+        let packed = f.expressions.iter().any(|(_, e)| match *e {
             E::Math {
                 fun: M::Pack4x8unorm,
                 arg,
@@ -800,9 +778,25 @@ fn biased_unorm(module: &Module) -> bool {
                 _ => false,
             },
             _ => false,
-        })
+        });
+        // An unpack biased (`* 2.0`): its steps are what `unpacked_directions` follows.
+        packed || !unpacked_directions(module, f).1.is_empty()
     };
     crate::shader::all_functions(module).any(biased)
+}
+
+/// Whether `h` is the float constant `want` (a literal, a splat of one).
+fn constant(
+    module: &Module,
+    f: &naga::Function,
+    h: naga::Handle<naga::Expression>,
+    want: f64,
+) -> bool {
+    let h = match f.expressions[h] {
+        naga::Expression::Splat { value, .. } => value,
+        _ => h,
+    };
+    super::read::number(module, f, h) == Some(want)
 }
 
 /// Whether a tangent packed in `encoding` keeps no handedness: an 8-bit one whose unpacked w
@@ -856,13 +850,7 @@ fn unpacked_directions(
     Vec<naga::Handle<naga::Expression>>,
 ) {
     use naga::{BinaryOperator as B, Expression as E, MathFunction as M};
-    let constant = |h: naga::Handle<E>, want: f64| {
-        let h = match f.expressions[h] {
-            E::Splat { value, .. } => value,
-            _ => h,
-        };
-        super::read::number(module, f, h) == Some(want)
-    };
+    let constant = |h: naga::Handle<E>, want: f64| constant(module, f, h, want);
     // The expression that applies `op` with constant `k` to `x`, if any.
     let applied = |x: naga::Handle<E>, op: B, k: f64| {
         f.expressions.iter().find_map(|(h, e)| match *e {
