@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bound::{arithmetic_ms, binding, Binding, FmaPeak};
 use super::evict::Evict;
-use super::fast::{self, AlignedPalette, Isa, Kernel};
+use super::fast::{self, AlignedPalette, Isa, Kernel, Reach};
 use super::measure::{measure_interleaved, Plan, Start, Stats};
 use super::{bent_chain, clock, cpu_model, Mode};
 use crate::reference;
@@ -81,9 +81,21 @@ pub struct CpuBench {
     pub static_trial: Option<KernelTrial>,
     /// Whether the fast kernel prefetches its inputs beyond the caches, decided by a timed trial
     /// of its own (`fast::prefetch_trial`: `prefetched` against `not prefetched`), where the
-    /// kernel is an AVX2 form.
+    /// kernel is a SIMD form (an AVX2 one only, in reports made before the AVX-512 kernels could).
     #[serde(default)]
     pub prefetch_trial: Option<KernelTrial>,
+    /// Every prefetch trial the rows followed, per kernel form (the name) and reach (the trial's
+    /// vertices: the shared cache's 200k, or 2M beyond the caches); empty in reports made before,
+    /// where only `prefetch_trial` was run and no kernel prefetched from the shared cache.
+    #[serde(default)]
+    pub prefetch_trials: Vec<(String, KernelTrial)>,
+    /// How the memory bounds' loops read their inputs (the static transform reads as its bound's
+    /// loop), per loop family and traffic (the name: "avx512f loop, 44 B read + 12 B written")
+    /// and reach (the trial's vertices), each decided by a timed trial of its own
+    /// (`fast::bound_trial`); empty in reports made before, where the AVX2 loop prefetched
+    /// non-temporally beyond the caches and no loop prefetched otherwise.
+    #[serde(default)]
+    pub bound_trials: Vec<(String, KernelTrial)>,
     /// Hardware threads available to this process.
     pub available_threads: usize,
     /// The thread counts the rows use.
@@ -114,7 +126,7 @@ pub struct CpuBench {
 /// The timed trial between kernel families that chose the fast rows' kernel.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct KernelTrial {
-    /// The in-cache mesh's vertices (4 influences, one thread).
+    /// The vertices of each timed call (one thread).
     pub vertices: usize,
     /// Each family timed and its fastest time, ns per vertex.
     pub timed: Vec<(String, f64)>,
@@ -146,6 +158,58 @@ fn prefetch_name(prefetched: bool) -> &'static str {
     } else {
         "not prefetched"
     }
+}
+
+/// The trials that decide how the rows read their inputs, each run here, before any row is timed
+/// (run lazily in a row's first call, a trial would set how many calls that row's samples make),
+/// at each reach where rows run: per kernel form, whether it prefetches (the 4-influence rows,
+/// and at the shared cache's reach each form's own row where the plan has them), and per bound
+/// loop family and traffic, how its loop reads (the static transform's, the 1- and 4-influence
+/// rows').
+#[allow(clippy::type_complexity)] // two lists of named trials
+fn read_trials(
+    plan: &Plan,
+    families: Families,
+) -> (Vec<(String, KernelTrial)>, Vec<(String, KernelTrial)>) {
+    let mut forms: Vec<(Isa, Reach)> = Reach::ALL.map(|r| (families.skin, r)).to_vec();
+    let mut loops: Vec<(Isa, usize, Reach)> = Vec::new();
+    for r in Reach::ALL {
+        loops.extend([
+            (families.transform, 0, r),
+            (families.skin, 1, r),
+            (families.skin, 2, r),
+        ]);
+    }
+    if plan.per_kernel {
+        for k in Isa::SIMD.into_iter().filter(|k| k.is_supported()) {
+            forms.push((k, Reach::Shared));
+            loops.push((k, 2, Reach::Shared));
+        }
+    }
+    let mut prefetch = Vec::new();
+    for (k, r) in forms {
+        if let Some(t) = fast::prefetch_trial(k, r) {
+            let named = (k.name().to_string(), KernelTrial::named(t, prefetch_name));
+            if !prefetch.contains(&named) {
+                prefetch.push(named);
+            }
+        }
+    }
+    let mut bound = Vec::new();
+    for (k, wide, r) in loops {
+        if let Some(t) = fast::bound_trial(k, r, wide) {
+            let (read, written) = fast::traffic(wide);
+            let name = format!(
+                "{} loop, {read} B read + {written} B written",
+                k.bound_family().name()
+            );
+            let named = (name, KernelTrial::named(t, fast::Ahead::name));
+            if !bound.contains(&named) {
+                bound.push(named);
+            }
+        }
+    }
+    (prefetch, bound)
 }
 
 /// How steady the machine was during one tier: a fixed in-cache job, sampled in turn with the
@@ -219,9 +283,11 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
             .flatten()
             .map(KernelTrial::of),
         prefetch_trial: (mode != Mode::Off)
-            .then(|| fast::prefetch_trial(isa))
+            .then(|| fast::prefetch_trial(isa, Reach::Memory))
             .flatten()
             .map(|t| KernelTrial::named(t, prefetch_name)),
+        prefetch_trials: Vec::new(),
+        bound_trials: Vec::new(),
         available_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         thread_counts: vec![1, 2],
         rows: Vec::new(),
@@ -235,6 +301,7 @@ pub fn cpu_tiers(mode: Mode) -> CpuBench {
     if mode == Mode::Off {
         return bench;
     }
+    (bench.prefetch_trials, bench.bound_trials) = read_trials(&plan, families);
     let (skeleton, pose) = bent_chain(CHAIN_JOINTS, 1.0);
     let palette = skeleton.palette(&pose);
     let aligned = AlignedPalette::from(palette.as_slice());

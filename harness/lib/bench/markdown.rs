@@ -92,7 +92,24 @@ fn trial_note(cpu: &CpuBench) -> String {
         ),
         None => String::new(),
     };
-    if let Some(t) = &cpu.prefetch_trial {
+    if !cpu.prefetch_trials.is_empty() {
+        let forms: Vec<String> = (cpu.prefetch_trials.iter())
+            .map(|(form, t)| {
+                format!(
+                    "{form} at {} vertices {} ({})",
+                    t.vertices,
+                    t.chosen,
+                    times(t)
+                )
+            })
+            .collect();
+        note.push_str(&format!(
+            "; from 65536 vertices (the 200k and 2M tiers) each form's inputs are prefetched or not \
+             as a trial of its own at the tier's size found faster (one thread, ns a vertex): {}",
+            forms.join("; ")
+        ));
+    } else if let Some(t) = &cpu.prefetch_trial {
+        // A report made before the trials per size.
         note.push_str(&format!(
             "; beyond the caches its inputs are {} (the faster in a trial of its own, {} vertices \
              on one thread: {})",
@@ -163,13 +180,41 @@ fn bounds_line(cpu: &CpuBench) -> String {
     format!(
         "Bounds: memory = a streaming loop moving exactly the row's bytes per vertex (its own input and \
          output slices, so the same alignment; the same kernel family and threads; streaming stores above \
-         8 MB of output), sampled in \
+         8 MB of output{}), sampled in \
          turn with the row; arithmetic = the row's flops per vertex, counted from its kernel ({}), at one \
          core's FMA peak per thread (independent FMAs, fastest sample: {}). vs bound = the median over \
          the sampling rounds of the row's time over the larger bound's in the same round (binds names it: \
          the larger median); 1.00x would be the bound itself.\n",
+        ahead_note(cpu),
         if flops.is_empty() { "none counted".to_string() } else { flops.join(", ") },
         if peaks.is_empty() { "not measured".to_string() } else { peaks.join("; ") },
+    )
+}
+
+/// How the bounds' loops read their inputs, where trials decided it: "; ...: avx512f loop, 44 B
+/// read + 12 B written, at 200000 vertices prefetched (T0) (a 1.00, b 2.00); ...".
+fn ahead_note(cpu: &CpuBench) -> String {
+    if cpu.bound_trials.is_empty() {
+        return String::new();
+    }
+    let loops: Vec<String> = (cpu.bound_trials.iter())
+        .map(|(family, t)| {
+            let times: Vec<String> = (t.timed.iter())
+                .map(|(name, ns)| format!("{name} {ns:.2}"))
+                .collect();
+            let chosen = &t.chosen;
+            format!(
+                "{family}, at {} vertices {chosen} ({})",
+                t.vertices,
+                times.join(", ")
+            )
+        })
+        .collect();
+    format!(
+        "; from 65536 vertices (the 200k and 2M tiers) its inputs read the way a trial of its own \
+         found fastest for the row's traffic at the tier's size (one thread, fastest of its rounds \
+         in ns a vertex: {}), and the static transform reads its positions as its bound's loop does",
+        loops.join("; ")
     )
 }
 
@@ -388,6 +433,8 @@ mod tests {
             static_isa: String::new(),
             static_trial: None,
             prefetch_trial: None,
+            prefetch_trials: Vec::new(),
+            bound_trials: Vec::new(),
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row(SKIN4, 2_000_000, 1, 4.0), row(SKIN4, 2_000_000, 2, 2.5)],
@@ -489,19 +536,60 @@ mod tests {
                 timed: vec![("prefetched".into(), 3.4), ("not prefetched".into(), 2.9)],
                 chosen: "not prefetched".into(),
             }),
+            prefetch_trials: vec![(
+                "avx2+fma rows".into(),
+                KernelTrial {
+                    vertices: 200_000,
+                    timed: vec![("prefetched".into(), 2.1), ("not prefetched".into(), 2.4)],
+                    chosen: "prefetched".into(),
+                },
+            )],
+            bound_trials: vec![(
+                "avx2+fma loop, 44 B read + 12 B written".into(),
+                KernelTrial {
+                    vertices: 2_000_000,
+                    timed: vec![
+                        ("hardware prefetcher alone".into(), 3.7),
+                        ("prefetched (T0)".into(), 3.3),
+                        ("prefetched non-temporally (NTA)".into(), 8.3),
+                    ],
+                    chosen: "prefetched (T0)".into(),
+                },
+            )],
             ..cpu.clone()
         };
         let md = markdown(&tried, &pal);
         assert!(
             md.contains("fast kernel: avx2+fma rows (the fastest of the SIMD forms")
-                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50; its family also runs the 1-influence rows); beyond the caches its inputs are not prefetched (the faster in a trial of its own, 2000000 vertices on one thread: prefetched 3.40, not prefetched 2.90); static transform: avx512f (the fastest in a trial of its own, 131072 vertices on one thread: avx2+fma 0.41, avx512f 0.30)")
-                && md.contains("its memory bound in the same run (what this machine's memory allows): 2M 1.25x"),
+                && md.contains("ns a vertex: avx2+fma 7.05, avx2+fma rows 5.50; its family also runs the 1-influence rows); from 65536 vertices (the 200k and 2M tiers) each form's inputs are prefetched or not as a trial of its own at the tier's size found faster (one thread, ns a vertex): avx2+fma rows at 200000 vertices prefetched (prefetched 2.10, not prefetched 2.40); static transform: avx512f (the fastest in a trial of its own, 131072 vertices on one thread: avx2+fma 0.41, avx512f 0.30)")
+                && md.contains("its memory bound in the same run (what this machine's memory allows): 2M 1.25x")
+                && md.contains("streaming stores above 8 MB of output; from 65536 vertices (the 200k and 2M tiers) its inputs read the way a trial of its own found fastest for the row's traffic at the tier's size (one thread, fastest of its rounds in ns a vertex: avx2+fma loop, 44 B read + 12 B written, at 2000000 vertices prefetched (T0) (hardware prefetcher alone 3.70, prefetched (T0) 3.30, prefetched non-temporally (NTA) 8.30)), and the static transform reads its positions as its bound's loop does), sampled in turn"),
             "{md}"
         );
+        assert!(!markdown(&cpu, &pal).contains("found fastest"));
         assert!(!markdown(&cpu, &pal).contains("timed trial"));
+        // An old report's trials (`prefetch_trial` alone) still say how its kernel read.
+        let old = CpuBench {
+            prefetch_trials: Vec::new(),
+            bound_trials: Vec::new(),
+            ..tried.clone()
+        };
+        assert!(markdown(&old, &pal).contains("; beyond the caches its inputs are not prefetched (the faster in a trial of its own, 2000000 vertices on one thread: prefetched 3.40, not prefetched 2.90); static transform"));
+        for bench in [&cpu, &tried] {
+            let json = serde_json::to_string(bench).unwrap();
+            let back: CpuBench = serde_json::from_str(&json).unwrap();
+            assert_eq!(&back, bench);
+        }
         let json = serde_json::to_string(&cpu).unwrap();
-        let back: CpuBench = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, cpu);
         assert!(json.contains("\"mode\":\"quick\""));
+        // A report.json made before the trials per size and traffic loads, with none.
+        let mut value = serde_json::to_value(&tried).unwrap();
+        let fields = value.as_object_mut().unwrap();
+        assert!(
+            fields.remove("prefetch_trials").is_some() && fields.remove("bound_trials").is_some()
+        );
+        let back: CpuBench = serde_json::from_value(value).unwrap();
+        assert!(back.prefetch_trials.is_empty() && back.bound_trials.is_empty());
+        assert_eq!(back.prefetch_trial, tried.prefetch_trial);
     }
 }

@@ -149,6 +149,8 @@ mod tests {
             static_isa: String::new(),
             static_trial: None,
             prefetch_trial: None,
+            prefetch_trials: Vec::new(),
+            bound_trials: Vec::new(),
             available_threads: 2,
             thread_counts: vec![1, 2],
             rows: vec![row],

@@ -1,11 +1,12 @@
 //! The AVX2+FMA kernels: 4- and 1-influence skinning on the column palette (plain stores, inputs
-//! prefetched beyond the caches) and the static transform (streaming stores when asked).
+//! prefetched where a trial finds it pays) and the static transform (streaming stores when asked).
 
 use std::arch::x86_64::*;
 
 use glam::Mat4;
 
 use super::portable::{fill, skin1_vertex, skin_vertex};
+use super::stream::Ahead;
 use super::{head_to, len_u32, AlignedCols, AlignedMat4};
 
 /// Whether the joint indices of the 4 vertices from `jnt[b]` (only the first of each when
@@ -61,28 +62,16 @@ unsafe fn apply_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
 /// Prefetches the inputs of the `BLOCK` vertices from `v` into the cache: their positions, joints
 /// and weights (none when `wts` is empty). Two lines a stream: a block's 96 or 128 bytes, and the
 /// next block's pair starts at most a line further, so every line of each stream is fetched.
-/// Addresses past the slices' ends are only hinted at (see [`prefetch_two`]). Into all cache
+/// Addresses past the slices' ends are only hinted at (see [`Ahead::fetch`]). Into all cache
 /// levels: the non-temporal hint made these kernels 8-17% slower at 2M vertices on a Zen 2 core.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn prefetch_block(pos: &[[f32; 3]], jnt: &[[u32; 4]], wts: &[[f32; 4]], v: usize) {
-    prefetch_two::<_MM_HINT_T0>(pos.as_ptr().wrapping_add(v).cast());
-    prefetch_two::<_MM_HINT_T0>(jnt.as_ptr().wrapping_add(v).cast());
+    Ahead::T0.fetch(pos.as_ptr().wrapping_add(v).cast(), 2);
+    Ahead::T0.fetch(jnt.as_ptr().wrapping_add(v).cast(), 2);
     if !wts.is_empty() {
-        prefetch_two::<_MM_HINT_T0>(wts.as_ptr().wrapping_add(v).cast());
+        Ahead::T0.fetch(wts.as_ptr().wrapping_add(v).cast(), 2);
     }
-}
-
-/// Prefetches the cache lines of `p` and `p + 64` with `HINT` (`_MM_HINT_T0` into every level,
-/// `_MM_HINT_NTA` non-temporal), at any address: the addresses are only computed (wrapping), never
-/// dereferenced by the program.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-pub(super) fn prefetch_two<const HINT: i32>(p: *const i8) {
-    // A prefetch is a hint: it reads nothing into the program and never faults, whatever the
-    // address (so the intrinsic is safe to call).
-    _mm_prefetch::<HINT>(p);
-    _mm_prefetch::<HINT>(p.wrapping_add(64));
 }
 
 /// Vertices whose joint indices are checked at once; a multiple of 4.
@@ -282,16 +271,19 @@ unsafe fn xor_cols(b: [__m256; 2], pos: &[[f32; 3]], v: usize) -> __m128 {
     )
 }
 
-/// How far ahead, in vertices, the AVX2 loops prefetch their inputs when their output is larger
-/// than the caches (over 8 MB): the static transform, the skinning kernels and the memory bound's
-/// loop. From DRAM the hardware prefetcher alone fell short on a Zen 2 core: the static transform
+/// How far ahead, in vertices, the AVX2 loops prefetch their inputs where trials found it faster
+/// (from the shared cache's reach on, `Reach`): the static transform, the skinning kernels and the
+/// memory bound's loop. From DRAM the hardware prefetcher alone fell short on a Zen 2 core: the static transform
 /// ran at about 1.45x of its bound at 2M vertices, 1.05-1.12x with a T0 hint (64 ahead: 1.25x;
 /// 1024: 1.2x); the 4-influence kernel gained 3-5% (1 and 2 threads), the 1-influence kernel
 /// 10-12% (4.85-4.93 ms to 4.31-4.41, one thread). The non-temporal hint then moved the static
 /// transform and the bound's loop further (2M, one thread: static 1.8-2.0 ms to 1.46-1.55, the
 /// 12 + 12 byte bound 1.8-2.0 to 1.49-1.51, the 44 + 12 byte bound 4.3-4.6 to 4.1-4.2; 128 to 512
-/// ahead alike), and the skinning kernels back (see `prefetch_block`). From L3 (200k vertices)
-/// either hint made the loops slower (the bound's twice as slow), so none prefetch there.
+/// ahead alike), and the skinning kernels back (see `prefetch_block`); on an Intel Xeon the
+/// non-temporal hint made the bound's loop more than twice as slow, so which hint the loops
+/// streaming take is a trial's (`stream::bound_trial`). From L3 (200k vertices) either hint made
+/// the loops slower on a Zen 2 core (the bound's twice as slow), and a trial at that size decides
+/// there too.
 pub(super) const PREFETCH_VERTICES: usize = 256;
 
 /// How far, in bytes, the static transform's loads run ahead of its streaming stores still in
@@ -468,7 +460,7 @@ unsafe fn store_aos4(d: *mut f32, [x, y, z]: [__m128; 3], stream: bool) {
 
 /// The static transform's steps: for each v of `steps`, a step's vertices from v loaded (`load`,
 /// from the step's first float), transformed and stored (`store`, to its first float, streaming
-/// when `STREAM`, then also prefetching the positions `ahead` vertices from v). One loop per store
+/// when `STREAM`), the positions `distance` vertices from v read as `hint` says. One loop per store
 /// kind, so that no step tests what the call already decided. Software pipelined: each step's
 /// loads and transposes come before the previous step's arithmetic, whose chain of FMAs and
 /// shuffles otherwise held the core's FP queue; on a Zen 2 core from L3 (200k vertices) 1.75-1.77
@@ -483,16 +475,14 @@ unsafe fn transform_steps<const STREAM: bool, T: Copy>(
     src: *const f32,
     dst: *mut f32,
     mut steps: impl Iterator<Item = usize>,
-    ahead: isize,
+    distance: isize,
+    hint: Ahead,
     load: impl Fn(*const f32) -> T,
     store: impl Fn(*mut f32, T, bool),
 ) {
     let load = |v: usize| {
-        if STREAM {
-            // The lines ahead may lie outside pos near either end: they are only hinted at.
-            // Non-temporal, as the memory bound's loop (see PREFETCH_VERTICES).
-            prefetch_two::<_MM_HINT_NTA>(src.wrapping_offset(3 * (v as isize + ahead)).cast());
-        }
+        // The lines ahead may lie outside pos near either end: they are only hinted at.
+        hint.fetch(src.wrapping_offset(3 * (v as isize + distance)).cast(), 2);
         // SAFETY: as the caller guarantees for v.
         load(unsafe { src.add(3 * v) })
     };
@@ -511,8 +501,9 @@ unsafe fn transform_steps<const STREAM: bool, T: Copy>(
 }
 
 /// The AVX2 static transform: 8 vertices per step in 256-bit registers (`WIDE`) or 4 in 128-bit
-/// ones, transposed to x/y/z registers and back; when streaming, positions are prefetched
-/// [`PREFETCH_VERTICES`] ahead, and the steps run from the last to the first where the loads would
+/// ones, transposed to x/y/z registers and back; positions [`PREFETCH_VERTICES`] ahead are read
+/// as `hint` says (the bound's loop's way, `stream::hint`), and when streaming the steps run
+/// from the last to the first where the loads would
 /// otherwise meet the stores (see [`ALIAS_WINDOW`]). Needs AVX2 and FMA; the slices have equal
 /// lengths.
 ///
@@ -527,6 +518,7 @@ pub(super) fn transform_avx2<const WIDE: bool>(
     pos: &[[f32; 3]],
     out: &mut [[f32; 3]],
     stream: bool,
+    hint: Ahead,
 ) {
     let n = out.len();
     assert_eq!(pos.len(), n);
@@ -554,13 +546,13 @@ pub(super) fn transform_avx2<const WIDE: bool>(
             let rows: Rows = [0, 1, 2].map(|r| [e(0, r), e(1, r), e(2, r), e(3, r)]);
             let load = |s| load_soa(s);
             let store = |d, xyz, st| store_aos(d, transform_soa(xyz, &rows), st);
-            run_steps(stream, backward, src, dst, steps, load, store);
+            run_steps((stream, hint), backward, src, dst, steps, load, store);
         } else {
             let e = |col: usize, row: usize| _mm_set1_ps(c[col][row]);
             let rows: Rows128 = [0, 1, 2].map(|r| [e(0, r), e(1, r), e(2, r), e(3, r)]);
             let load = |s| load_soa4(s);
             let store = |d, xyz, st| store_aos4(d, transform_soa4(xyz, &rows), st);
-            run_steps(stream, backward, src, dst, steps, load, store);
+            run_steps((stream, hint), backward, src, dst, steps, load, store);
         }
     }
     super::portable::transform(m, &pos[full..], &mut out[full..]);
@@ -569,15 +561,15 @@ pub(super) fn transform_avx2<const WIDE: bool>(
     }
 }
 
-/// [`transform_steps`] as the call asks: plain stores, or streaming ones, run backward when
-/// `backward`.
+/// [`transform_steps`] as the call asks: plain stores, or streaming ones run backward when
+/// `backward`; the positions ahead read as `hint` says either way.
 ///
 /// # Safety
 /// As [`transform_steps`] for every step.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn run_steps<T: Copy>(
-    stream: bool,
+    (stream, hint): (bool, Ahead),
     backward: bool,
     src: *const f32,
     dst: *mut f32,
@@ -585,15 +577,15 @@ unsafe fn run_steps<T: Copy>(
     load: impl Fn(*const f32) -> T,
     store: impl Fn(*mut f32, T, bool),
 ) {
-    let ahead = PREFETCH_VERTICES as isize;
+    let distance = PREFETCH_VERTICES as isize;
     // SAFETY (all three): as the caller guarantees.
     unsafe {
         if !stream {
-            transform_steps::<false, T>(src, dst, steps, 0, load, store);
+            transform_steps::<false, T>(src, dst, steps, distance, hint, load, store);
         } else if backward {
-            transform_steps::<true, T>(src, dst, steps.rev(), -ahead, load, store);
+            transform_steps::<true, T>(src, dst, steps.rev(), -distance, hint, load, store);
         } else {
-            transform_steps::<true, T>(src, dst, steps, ahead, load, store);
+            transform_steps::<true, T>(src, dst, steps, distance, hint, load, store);
         }
     }
 }

@@ -5,6 +5,7 @@ use std::arch::x86_64::*;
 use glam::Mat4;
 
 use super::portable::{fill, skin1_vertex, skin_vertex};
+use super::stream::Ahead;
 use super::{len_u32, AlignedMat4};
 
 /// Horizontal sums of each 128-bit lane of a, b, c, d: lane i of the result is (sum a_i, sum b_i, sum c_i, sum d_i).
@@ -100,6 +101,29 @@ pub(super) unsafe fn store3_512(dst: *mut f32, o: [__m512; 3], stream: bool) {
     }
 }
 
+/// How far ahead, in vertices, the AVX-512 kernels prefetch their inputs when asked (from the
+/// shared cache's reach on, where their prefetch trial there found it faster: `prefetches`), and
+/// their bound's and static transform's loops where a hint reads them: four blocks. On an
+/// Intel Xeon (family 6, model 167, a 2-vCPU VM) at 2M vertices from cold caches, alternated in
+/// one process (medians of 11), the 4-influence kernel took 10.0 ms without against 7.7 with (8.3
+/// at 32 ahead, 8.8 at 256; 5.7 against 4.3 on two threads), the 1-influence one 5.9 against 5.0
+/// and the static transform 3.3 against 3.0 (3.4 at 256), where its bound's loop took 2.8.
+pub(super) const PREFETCH_VERTICES: usize = 64;
+
+/// Prefetches the inputs of the 16 vertices from `v`: their positions (3 lines), joints (4) and,
+/// where `wts` is not empty, weights (4). Each block's lines start where the previous block's
+/// end, so every line of each stream is fetched once; near the end they lie past the slices and
+/// are only hinted at.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn prefetch_block(pos: &[[f32; 3]], jnt: &[[u32; 4]], wts: &[[f32; 4]], v: usize) {
+    Ahead::T0.fetch(pos.as_ptr().wrapping_add(v).cast(), 3);
+    Ahead::T0.fetch(jnt.as_ptr().wrapping_add(v).cast(), 4);
+    if !wts.is_empty() {
+        Ahead::T0.fetch(wts.as_ptr().wrapping_add(v).cast(), 4);
+    }
+}
+
 /// B (the rows) times (x, y, z, 1) in every lane, lane sums still to do.
 ///
 /// # Safety
@@ -173,14 +197,16 @@ unsafe fn joint(jnt: &[[u32; 4]], v: usize, k: usize) -> usize {
     unsafe { std::ptr::read_volatile(jnt.as_ptr().add(v).cast::<u32>().add(k)) as usize }
 }
 
-/// The AVX-512F skinning loop: blocks of 16 vertices whose output starts a cache line. `load`
-/// reads vertex v's palette matrices, `rows` turns them into its matrix rows (blended or not),
-/// `scalar` does one vertex on the checked path.
+/// The AVX-512F skinning loop: blocks of 16 vertices whose output starts a cache line, their
+/// inputs prefetched [`PREFETCH_VERTICES`] ahead when asked (`ahead`: positions, joints and these
+/// weights, if any). `load` reads vertex v's palette matrices, `rows` turns them into its matrix
+/// rows (blended or not), `scalar` does one vertex on the checked path.
 ///
 /// Measured no faster on a Zen 4 core (9.0-9.4 cycles a vertex in cache): the blend as an FMA
-/// tree, and prefetching the inputs 256 vertices ahead beyond the caches (at 2M vertices the
+/// tree. Prefetching beyond the caches did not pay there either (at 2M vertices, 256 ahead, the
 /// 4-influence kernel no faster with either hint, the 1-influence one 10-30% slower; the static
-/// transform and the bound's loop within the run-to-run spread).
+/// transform and the bound's loop within the run-to-run spread), and does on an Intel Xeon (see
+/// [`PREFETCH_VERTICES`]): a trial decides (`prefetch_trial`).
 #[inline]
 #[target_feature(enable = "avx512f")]
 #[allow(clippy::too_many_arguments)] // the two kernels differ only in these arguments
@@ -191,6 +217,7 @@ fn skin_blocks_512<M: Copy>(
     out: &mut [[f32; 3]],
     first_only: bool,
     stream: bool,
+    ahead: Option<&[[f32; 4]]>,
     load: impl Fn(usize) -> M,
     rows: impl Fn(usize, M) -> __m512,
     scalar: impl Fn(usize) -> [f32; 3],
@@ -209,6 +236,9 @@ fn skin_blocks_512<M: Copy>(
             fill(out, b..b + 16, &scalar);
             b += 16;
             continue;
+        }
+        if let Some(wts) = ahead {
+            prefetch_block(pos, jnt, wts, b + PREFETCH_VERTICES);
         }
         // Vertex v + 1's matrices are loaded before vertex v is blended, so that the chain
         // index -> palette row overlaps arithmetic (3-4% faster on an Intel Xeon with AVX-512).
@@ -250,7 +280,8 @@ fn skin_blocks_512<M: Copy>(
     }
 }
 
-/// The AVX-512F 4-influence kernel. Needs AVX-512F; the slices have equal lengths.
+/// The AVX-512F 4-influence kernel, its inputs prefetched when `prefetch`. Needs AVX-512F; the
+/// slices have equal lengths.
 #[target_feature(enable = "avx512f")]
 pub(super) fn skin_avx512(
     pal: &[AlignedMat4],
@@ -259,6 +290,7 @@ pub(super) fn skin_avx512(
     wts: &[[f32; 4]],
     out: &mut [[f32; 3]],
     stream: bool,
+    prefetch: bool,
 ) {
     assert_eq!(wts.len(), out.len());
     skin_blocks_512(
@@ -268,6 +300,7 @@ pub(super) fn skin_avx512(
         out,
         false,
         stream,
+        prefetch.then_some(wts),
         // SAFETY: called only for a block whose indices indices_ok_512 checked, v < n.
         |v| unsafe { load4_512(pal, jnt, v) },
         // SAFETY: v < n = wts.len().
@@ -276,7 +309,8 @@ pub(super) fn skin_avx512(
     );
 }
 
-/// The AVX-512F 1-influence kernel. Needs AVX-512F; the slices have equal lengths.
+/// The AVX-512F 1-influence kernel, its positions and joints prefetched when `prefetch`. Needs
+/// AVX-512F; the slices have equal lengths.
 #[target_feature(enable = "avx512f")]
 pub(super) fn skin1_avx512(
     pal: &[AlignedMat4],
@@ -284,6 +318,7 @@ pub(super) fn skin1_avx512(
     jnt: &[[u32; 4]],
     out: &mut [[f32; 3]],
     stream: bool,
+    prefetch: bool,
 ) {
     skin_blocks_512(
         pal,
@@ -292,6 +327,7 @@ pub(super) fn skin1_avx512(
         out,
         true,
         stream,
+        prefetch.then_some(&[][..]),
         // SAFETY: called only for a block whose first indices indices_ok_512 checked, v < n.
         |v| unsafe { first_512(pal, jnt, v) },
         |_, m| m,
@@ -377,8 +413,16 @@ fn static512_block(k: &Static512, r: [__m512; 3]) -> [__m512; 3] {
 /// run from the last one, so that no load meets a store still in flight at the same low 12 bits:
 /// on a Zen 4 core at 200k vertices with the output 144 bytes past, 0.057 ms against 0.064-0.068
 /// forward (its memory bound 0.053); at 2M, with streaming stores, either order took the same.
+/// The positions [`PREFETCH_VERTICES`] further on in the loop's order are read as `hint` says
+/// (the bound's loop's way, `stream::hint`).
 #[target_feature(enable = "avx512f")]
-pub(super) fn transform_avx512(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]], stream: bool) {
+pub(super) fn transform_avx512(
+    m: &Mat4,
+    pos: &[[f32; 3]],
+    out: &mut [[f32; 3]],
+    stream: bool,
+    hint: Ahead,
+) {
     let n = out.len();
     assert_eq!(pos.len(), n);
     let k = static512(m);
@@ -390,6 +434,12 @@ pub(super) fn transform_avx512(m: &Mat4, pos: &[[f32; 3]], out: &mut [[f32; 3]],
     let backward = super::avx2::loads_meet_stores(pos, out);
     for i in 0..blocks {
         let b = head + 16 * if backward { blocks - 1 - i } else { i };
+        let further = if backward {
+            pos.as_ptr().wrapping_add(b).wrapping_sub(PREFETCH_VERTICES)
+        } else {
+            pos.as_ptr().wrapping_add(b + PREFETCH_VERTICES)
+        };
+        hint.fetch(further.cast(), 3);
         // SAFETY: vertices b..b+16 are 48 floats in bounds of pos; loadu needs no alignment.
         let r = unsafe {
             let s = src.add(3 * b);

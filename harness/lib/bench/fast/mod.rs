@@ -50,7 +50,7 @@ use chunk::par_chunks;
 pub use chunk::MIN_VERTICES_PER_THREAD;
 pub use flops::{flops_per_vertex, fma_peak, peak_flops, Kernel};
 pub use palette::{locals_f32, LocalTrs, PaletteBuilder};
-pub use stream::{stream_with, traffic};
+pub use stream::{bound_trial, stream_with, traffic, Ahead};
 pub use trial::{Trial, TrialMesh};
 
 /// One palette matrix alone on a 64-byte cache line, stored by rows (row 0, 1, 2, 3: the columns
@@ -287,13 +287,17 @@ pub fn kernel_trial() -> Option<&'static Trial> {
 const STATIC_TRIAL_VERTICES: usize = 1 << 16;
 
 /// The same trial for the static transform, whose loops differ from the skinning ones, over
-/// `STATIC_TRIAL_VERTICES`.
+/// `STATIC_TRIAL_VERTICES` (the shared cache's reach): each form reads its positions there as its
+/// bound's loop does, so the bound's trials at that reach run first, untimed.
 pub fn static_trial() -> Option<&'static Trial> {
     static TRIAL: OnceLock<Option<Trial>> = OnceLock::new();
     TRIAL
         .get_or_init(|| {
             let forms = simd_forms();
             (forms.len() >= 2).then(|| {
+                for &f in &forms {
+                    stream::bound_trial(f, Reach::Shared, 0);
+                }
                 let m = Mat4::from_scale_rotation_translation(
                     glam::Vec3::splat(1.5),
                     glam::Quat::from_rotation_y(0.6),
@@ -344,50 +348,95 @@ fn streams(isa: Isa, n: usize) -> bool {
 }
 
 /// Whether `n` outputs (over 8 MB) leave a call's data to come from memory rather than the caches:
-/// where the kernels stream their stores and may prefetch their inputs.
+/// where the kernels stream their stores ([`Reach::Memory`]).
 fn beyond_caches(n: usize) -> bool {
     n * 12 > STREAM_BYTES
 }
 
-/// Whether a call of `isa`'s skinning kernels (4 and 1 influences) with `n` outputs prefetches
-/// its inputs: an AVX2 form beyond the caches, where its [`prefetch_trial`] found prefetching the
-/// faster on this core. On a Zen 2 core it was (3-5% at 2M vertices, 10-12% for the 1-influence
-/// kernel); on a Zen 4 core the hardware prefetcher alone was (alternated in one process at 2M
-/// vertices: 5.8 ms without against 6.8 with, one thread; 3.1 against 3.4, two).
-fn prefetches(isa: Isa, n: usize) -> bool {
-    beyond_caches(n) && prefetch_trial(isa).is_some_and(|t| t.chosen)
+/// Where a call's data comes from, by its size, for the choices trials make per size (whether to
+/// prefetch, and how): the shared last-level cache, from [`SHARED_FROM`] vertices, or memory,
+/// beyond the caches (over 8 MB of output, where the kernels stream their stores). Smaller calls
+/// leave their inputs to the hardware prefetcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    Shared,
+    Memory,
 }
 
-/// The vertices of the prefetch trial: past the caches, as the bench's largest tier.
-const PREFETCH_TRIAL_VERTICES: usize = 2_000_000;
+/// The smallest call (in vertices) whose data is taken to come from the shared cache: at 56 bytes
+/// a vertex (4 influences) 3.7 MB, past any current core's own L2.
+pub const SHARED_FROM: usize = 1 << 16;
 
-/// Rounds of the prefetch trial, each call about 6 ms.
-const PREFETCH_TRIAL_ROUNDS: usize = 5;
+impl Reach {
+    pub const ALL: [Reach; 2] = [Reach::Shared, Reach::Memory];
 
-/// The timed trial of prefetching in `isa`'s AVX2 4-influence kernel (with, `true`, and without)
-/// on 2M vertices (past the caches) on one thread, run once per process and form on first
-/// use; None for the forms that never prefetch (AVX-512, portable) or that this CPU lacks.
-pub fn prefetch_trial(isa: Isa) -> Option<&'static Trial<bool>> {
-    static TRIALS: [OnceLock<Trial<bool>>; 2] = [OnceLock::new(), OnceLock::new()];
+    /// The reach of a call with `n` outputs; None below [`SHARED_FROM`].
+    pub fn of(n: usize) -> Option<Reach> {
+        if beyond_caches(n) {
+            Some(Reach::Memory)
+        } else {
+            (n >= SHARED_FROM).then_some(Reach::Shared)
+        }
+    }
+
+    /// The vertices of its trials: the bench's tier that it serves.
+    pub fn trial_vertices(self) -> usize {
+        match self {
+            Reach::Shared => 200_000,
+            Reach::Memory => 2_000_000,
+        }
+    }
+
+    /// The rounds of its trials (a call about 0.4 or 6 ms).
+    pub fn trial_rounds(self) -> usize {
+        match self {
+            Reach::Shared => 15,
+            Reach::Memory => 5,
+        }
+    }
+
+    /// Whether its trials time each call after an untimed one of the same candidate: from the
+    /// shared cache, so that each candidate finds the data where it leaves it (not as a
+    /// non-temporal pass before it did); beyond the caches no call finds it in them anyway.
+    pub fn warm(self) -> bool {
+        self == Reach::Shared
+    }
+}
+
+/// Whether a call of `isa`'s skinning kernels (4 and 1 influences) with `n` outputs prefetches
+/// its inputs: a SIMD form from the shared cache or beyond the caches, where its
+/// [`prefetch_trial`] there found prefetching the faster on this core. Beyond the caches, on a
+/// Zen 2 core it was for the AVX2 forms (3-5% at 2M vertices, 10-12% for the 1-influence kernel),
+/// on a Zen 4 core the hardware prefetcher alone was (alternated in one process at 2M vertices:
+/// 5.8 ms without against 6.8 with, one thread; 3.1 against 3.4, two), and on an Intel Xeon
+/// prefetching made the AVX-512 kernels 15-25% faster (`avx512::PREFETCH_VERTICES`), and 10-20%
+/// from its shared cache (200k vertices: 0.40-0.41 ms against 0.45-0.52).
+fn prefetches(isa: Isa, n: usize) -> bool {
+    Reach::of(n).is_some_and(|r| prefetch_trial(isa, r).is_some_and(|t| t.chosen))
+}
+
+/// The timed trial of prefetching in `isa`'s 4-influence kernel (with, `true`, and without) at
+/// `reach` (on its trial vertices) on one thread, run once per process, form and reach on first
+/// use; None for the portable form (it never prefetches) or a form this CPU lacks.
+pub fn prefetch_trial(isa: Isa, reach: Reach) -> Option<&'static Trial<bool>> {
+    static TRIALS: [[OnceLock<Trial<bool>>; 2]; 3] = [const { [const { OnceLock::new() }; 2] }; 3];
     let slot = match isa {
         Isa::Avx2Fma => 0,
         Isa::Avx2Rows => 1,
+        Isa::Avx512F => 2,
         _ => return None,
     };
     isa.is_supported().then(|| {
-        TRIALS[slot].get_or_init(|| {
-            let m = TrialMesh::of(PREFETCH_TRIAL_VERTICES);
-            let mut out = vec![[0f32; 3]; PREFETCH_TRIAL_VERTICES];
+        TRIALS[slot][reach as usize].get_or_init(|| {
+            let n = reach.trial_vertices();
+            let m = TrialMesh::of(n);
+            let mut out = vec![[0f32; 3]; n];
             let inputs = (&m.positions[..], &m.joints[..], &m.weights[..]);
-            trial::run_rounds(
-                &[true, false],
-                PREFETCH_TRIAL_VERTICES,
-                PREFETCH_TRIAL_ROUNDS,
-                |prefetch| {
-                    skin_run(isa, &m.palette, inputs, &mut out, 1, prefetch);
-                    std::hint::black_box(&mut out);
-                },
-            )
+            let (rounds, warm) = (reach.trial_rounds(), reach.warm());
+            trial::run_rounds(&[true, false], n, rounds, warm, |prefetch| {
+                skin_run(isa, &m.palette, inputs, &mut out, 1, prefetch);
+                std::hint::black_box(&mut out);
+            })
         })
     })
 }
@@ -480,7 +529,7 @@ pub fn skin_with(
 type Inputs<'a> = (&'a [[f32; 3]], &'a [[u32; 4]], &'a [[f32; 4]]);
 
 /// [`skin_with`] once its kernel is settled (`isa`, supported, on a palette it may run on) and
-/// whether an AVX2 kernel prefetches its inputs.
+/// whether a SIMD kernel prefetches its inputs.
 fn skin_run(
     isa: Isa,
     palette: &AlignedPalette,
@@ -498,7 +547,7 @@ fn skin_run(
         match isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX-512F.
-            Isa::Avx512F => unsafe { avx512::skin_avx512(pal, p, j, w, out, stream) },
+            Isa::Avx512F => unsafe { avx512::skin_avx512(pal, p, j, w, out, stream, prefetch) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
             Isa::Avx2Fma => unsafe { avx2::skin_avx2::<false>(pal, cols, p, j, w, out, prefetch) },
@@ -602,7 +651,7 @@ pub fn skin1_with(
         match isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX-512F.
-            Isa::Avx512F => unsafe { avx512::skin1_avx512(pal, p, j, out, stream) },
+            Isa::Avx512F => unsafe { avx512::skin1_avx512(pal, p, j, out, stream, prefetch) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
             Isa::Avx2Fma => unsafe { avx2::skin1_avx2(pal, cols, p, j, out, prefetch) },
@@ -638,20 +687,22 @@ pub fn transform_with(
         "fast::transform: positions and output differ in length"
     );
     let stream = streams(isa, out.len());
+    // A streaming loop of its own: it reads its positions as its bound's loop does.
+    let hint = stream::hint(isa, out.len(), 0);
     par_chunks(out, threads, |r, out| {
         let p = &positions[r];
         match isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX-512F.
-            Isa::Avx512F => unsafe { avx512::transform_avx512(m, p, out, stream) },
+            Isa::Avx512F => unsafe { avx512::transform_avx512(m, p, out, stream, hint) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { avx2::transform_avx2::<true>(m, p, out, stream) },
+            Isa::Avx2Fma => unsafe { avx2::transform_avx2::<true>(m, p, out, stream, hint) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: check_isa asserted that this CPU has AVX2 and FMA.
-            Isa::Avx2Rows => unsafe { avx2::transform_avx2::<false>(m, p, out, stream) },
+            Isa::Avx2Rows => unsafe { avx2::transform_avx2::<false>(m, p, out, stream, hint) },
             _ => {
-                let _ = stream; // the portable kernels do not stream
+                let _ = (stream, hint); // the portable kernels do not stream
                 portable::transform(m, p, out)
             }
         }

@@ -376,6 +376,29 @@ fn loads_meet_stores_only_with_the_outputs_just_past_the_positions_modulo_4k() {
     }
 }
 
+/// The static transform of `isa` (a SIMD form this CPU runs) called directly: streaming or not,
+/// its positions ahead read as `hint` says.
+#[cfg(target_arch = "x86_64")]
+fn transform_kernel(
+    isa: Isa,
+    m: &Mat4,
+    pos: &[[f32; 3]],
+    out: &mut [[f32; 3]],
+    stream: bool,
+    hint: Ahead,
+) {
+    check_isa(isa);
+    // SAFETY: check_isa asserted that this CPU runs `isa`; the callers pass equal lengths.
+    unsafe {
+        match isa {
+            Isa::Avx512F => avx512::transform_avx512(m, pos, out, stream, hint),
+            Isa::Avx2Fma => avx2::transform_avx2::<true>(m, pos, out, stream, hint),
+            Isa::Avx2Rows => avx2::transform_avx2::<false>(m, pos, out, stream, hint),
+            Isa::Portable => unreachable!("the portable transform has no hint"),
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn the_static_transform_runs_backward_where_its_loads_would_meet_its_stores() {
@@ -404,12 +427,17 @@ fn the_static_transform_runs_backward_where_its_loads_would_meet_its_stores() {
         );
         let want = reference::transform(&m, pos);
         // Every width of steps: 16 vertices in 512-bit registers, 8 in 256-bit ones, 4 in
-        // 128-bit ones.
+        // 128-bit ones; and every way of reading ahead (backward, the lines before).
         for isa in Isa::SIMD.into_iter().filter(|i| i.is_supported()) {
             out.fill([f32::NAN; 3]);
             transform_with(isa, &m, pos, out, 1);
             let what = format!("{} {n} vertices, {past} bytes past", isa.name());
             assert!(max_abs_diff(out, &want) <= 1e-5, "{what}");
+            for hint in Ahead::ALL {
+                out.fill([f32::NAN; 3]);
+                transform_kernel(isa, &m, pos, out, beyond_caches(n), hint);
+                assert!(max_abs_diff(out, &want) <= 1e-5, "{what}, {hint:?}");
+            }
         }
     }
 }
@@ -946,39 +974,121 @@ fn the_fma_peak_runs_its_flops_at_a_plausible_rate() {
     assert_eq!(flops_per_vertex(Kernel::Static, Isa::Avx512F), Some(18));
 }
 
-/// Prefetching changes when the AVX2 kernels' inputs arrive, never what they compute: past the
-/// caches both variants write the same bits; the trial times both and takes the faster, and
-/// `skin_with` follows it there (and only there).
+/// A call of each reach for the trials' tests: (reach, vertices), the smaller calls' reach none.
+const REACHES: [(Reach, usize); 2] = [(Reach::Shared, 100_000), (Reach::Memory, 800_000)];
+
+/// Prefetching changes when the SIMD kernels' inputs arrive, never what they compute: both
+/// variants write the same bits; the trial at each reach times both and takes the faster, and
+/// `skin_with` follows it there (and not below the shared cache's reach).
 #[test]
-fn the_prefetch_trial_times_both_variants_which_compute_alike() {
-    let n = 800_000; // 9.6 MB of output: past the caches' threshold
-    assert!(beyond_caches(n) && !beyond_caches(TrialMesh::VERTICES));
-    let m = TrialMesh::of(n);
-    let inputs = (&m.positions[..], &m.joints[..], &m.weights[..]);
-    for isa in [Isa::Avx2Fma, Isa::Avx2Rows] {
-        if !isa.is_supported() {
-            continue;
+fn the_prefetch_trials_time_both_variants_which_compute_alike() {
+    assert_eq!(Reach::of(TrialMesh::VERTICES), None);
+    let bits = |v: &[[f32; 3]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for (reach, n) in REACHES {
+        assert_eq!(Reach::of(n), Some(reach));
+        let m = TrialMesh::of(n);
+        let inputs = (&m.positions[..], &m.joints[..], &m.weights[..]);
+        for isa in Isa::SIMD {
+            if !isa.is_supported() {
+                continue;
+            }
+            // One buffer for both: the AVX-512 kernels' scalar head depends on its alignment.
+            let mut out = vec![[f32::NAN; 3]; n];
+            skin_run(isa, &m.palette, inputs, &mut out, 2, true);
+            let on = bits(&out);
+            out.fill([f32::NAN; 3]);
+            skin_run(isa, &m.palette, inputs, &mut out, 2, false);
+            assert!(on == bits(&out), "{}", isa.name());
+            let t = prefetch_trial(isa, reach).expect("a SIMD form has prefetch trials");
+            assert_eq!(t.vertices, reach.trial_vertices());
+            assert_eq!(t.timed.len(), 2);
+            assert!(
+                t.timed.iter().all(|(_, ns)| *ns > 0.0 && ns.is_finite()),
+                "{t:?}"
+            );
+            let faster = if t.timed[0].1 <= t.timed[1].1 {
+                t.timed[0].0
+            } else {
+                t.timed[1].0
+            };
+            assert_eq!(t.chosen, faster, "{t:?}");
+            assert_eq!(prefetches(isa, n), t.chosen);
+            assert!(!prefetches(isa, TrialMesh::VERTICES));
         }
-        let mut on = vec![[f32::NAN; 3]; n];
-        let mut off = vec![[0f32; 3]; n];
-        skin_run(isa, &m.palette, inputs, &mut on, 2, true);
-        skin_run(isa, &m.palette, inputs, &mut off, 2, false);
-        let bits = |v: &[[f32; 3]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert!(bits(&on) == bits(&off), "{}", isa.name());
-        let t = prefetch_trial(isa).expect("an AVX2 form has a prefetch trial");
-        assert_eq!(t.timed.len(), 2);
-        assert!(
-            t.timed.iter().all(|(_, ns)| *ns > 0.0 && ns.is_finite()),
-            "{t:?}"
-        );
-        let faster = if t.timed[0].1 <= t.timed[1].1 {
-            t.timed[0].0
-        } else {
-            t.timed[1].0
-        };
-        assert_eq!(t.chosen, faster, "{t:?}");
-        assert_eq!(prefetches(isa, n), t.chosen);
-        assert!(!prefetches(isa, TrialMesh::VERTICES));
+        assert!(prefetch_trial(Isa::Portable, reach).is_none());
     }
-    assert!(prefetch_trial(Isa::Avx512F).is_none() && prefetch_trial(Isa::Portable).is_none());
+}
+
+/// Calls are taken to come from the shared cache from 65536 vertices and from memory past 8 MB
+/// of output; smaller ones have no trials.
+#[test]
+fn a_call_reaches_the_shared_cache_from_65536_vertices_and_memory_past_8_mb() {
+    assert_eq!(Reach::of(SHARED_FROM - 1), None);
+    assert_eq!(Reach::of(SHARED_FROM), Some(Reach::Shared));
+    let memory = STREAM_BYTES / 12 + 1;
+    assert_eq!(Reach::of(memory - 1), Some(Reach::Shared));
+    assert_eq!(Reach::of(memory), Some(Reach::Memory));
+    for isa in Isa::ALL {
+        assert!(!prefetches(isa, SHARED_FROM - 1));
+        assert_eq!(stream::hint(isa, SHARED_FROM - 1, 2), Ahead::Hardware);
+    }
+}
+
+/// However a streaming loop reads its inputs ahead, it moves the same bytes: every [`Ahead`]
+/// writes the same bits as the family's loop without a hint (each family xors in its own order)
+/// for every traffic, and the static transform the portable one's positions, streaming or not;
+/// the bound's trial per reach and traffic times every hint and takes the fastest, which the
+/// loops of that traffic follow at that reach.
+#[test]
+fn every_way_of_reading_ahead_moves_the_same_bytes_and_the_trials_take_the_fastest() {
+    let bits = |v: &[[f32; 3]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let mat = Mat4::from_rotation_y(0.4) * Mat4::from_translation(glam::Vec3::new(1.0, 2.0, 3.0));
+    for (reach, n) in REACHES {
+        let m = TrialMesh::of(n);
+        let weights: Vec<[u32; 4]> = m.weights.iter().map(|w| w.map(f32::to_bits)).collect();
+        let streams: [&[[u32; 4]]; 2] = [&m.joints, &weights];
+        let mut want_static = vec![[0f32; 3]; n];
+        transform_with(Isa::Portable, &mat, &m.positions, &mut want_static, 1);
+        assert_eq!(stream::hint(Isa::Portable, n, 2), Ahead::Hardware);
+        for isa in Isa::SIMD.into_iter().filter(|i| i.is_supported()) {
+            let mut out = vec![[f32::NAN; 3]; n];
+            for wide in 0..=2 {
+                let w = &streams[..wide];
+                out.fill([f32::NAN; 3]);
+                stream::stream_run(isa, &m.positions, w, &mut out, 2, Ahead::Hardware);
+                let want = bits(&out);
+                for hint in Ahead::ALL {
+                    out.fill([f32::NAN; 3]);
+                    stream::stream_run(isa, &m.positions, w, &mut out, 2, hint);
+                    assert!(bits(&out) == want, "{} {wide} {hint:?}", isa.name());
+                }
+                let t = bound_trial(isa, reach, wide).expect("a SIMD form's loop has trials");
+                assert_eq!(t.vertices, reach.trial_vertices());
+                let timed: Vec<Ahead> = t.timed.iter().map(|(a, _)| *a).collect();
+                assert_eq!(timed, Ahead::ALL);
+                assert!(
+                    t.timed.iter().all(|(_, ns)| *ns > 0.0 && ns.is_finite()),
+                    "{t:?}"
+                );
+                let fastest = (t.timed.iter())
+                    .map(|(_, ns)| *ns)
+                    .fold(f64::INFINITY, f64::min);
+                let first_fastest = t.timed.iter().find(|(_, ns)| *ns == fastest);
+                assert_eq!(first_fastest.map(|(a, _)| *a), Some(t.chosen));
+                assert_eq!(stream::hint(isa, n, wide), t.chosen);
+            }
+            assert!(bound_trial(isa, reach, 3).is_none());
+            #[cfg(target_arch = "x86_64")]
+            for (stream, hint) in [false, true]
+                .into_iter()
+                .flat_map(|s| Ahead::ALL.map(|h| (s, h)))
+            {
+                out.fill([f32::NAN; 3]);
+                transform_kernel(isa, &mat, &m.positions, &mut out, stream, hint);
+                let what = format!("{} {hint:?} streaming {stream}", isa.name());
+                assert!(max_abs_diff(&out, &want_static) < 1e-5, "{what}");
+            }
+        }
+        assert!(bound_trial(Isa::Portable, reach, 2).is_none());
+    }
 }

@@ -100,11 +100,13 @@ pub fn run(families: &[Isa], mut run: impl FnMut(Isa, &TrialMesh, &mut [[f32; 3]
 /// Times `run(isa)`, one call over `vertices` vertices of the caller's own data, for each of
 /// `families` in turn, [`ROUNDS`] times over; the fastest family wins (the first of equals).
 pub fn run_on(families: &[Isa], vertices: usize, run: impl FnMut(Isa)) -> Trial {
-    run_rounds(families, vertices, ROUNDS, run)
+    run_rounds(families, vertices, ROUNDS, false, run)
 }
 
 /// Times `run(c)` for each of `candidates` in turn, `rounds` times over; each keeps its fastest
-/// time, and the fastest wins (the first of equals). Spreading the rounds over 100 ms (5 bursts
+/// time, and the fastest wins (the first of equals). When `warm`, each timed call follows an
+/// untimed one of the same candidate, so that it finds its data in the caches as the candidate
+/// itself leaves it, not as the one before it did (a non-temporal pass, say). Spreading the rounds over 100 ms (5 bursts
 /// 20 ms apart) or comparing each round's times did not make the skinning trial's choice any
 /// steadier on a shared Zen 4 VM (alternated processes: AVX-512 chosen over the 4% faster AVX2
 /// columns in 3-5 of 40 either way).
@@ -112,12 +114,16 @@ pub fn run_rounds<T: Copy>(
     candidates: &[T],
     vertices: usize,
     rounds: usize,
+    warm: bool,
     mut run: impl FnMut(T),
 ) -> Trial<T> {
     assert!(!candidates.is_empty(), "fast::trial: nothing to time");
     let mut fastest = vec![f64::INFINITY; candidates.len()];
     for _ in 0..rounds {
         for (&c, best) in candidates.iter().zip(&mut fastest) {
+            if warm {
+                run(c);
+            }
             let start = Instant::now();
             run(c);
             *best = best.min(start.elapsed().as_secs_f64());
