@@ -18,8 +18,12 @@ use super::{AlignedPalette, Isa};
 /// Joints of the trial's palette.
 const JOINTS: usize = 32;
 /// Rounds of the trial: each family is timed once a round, in turn, and keeps its fastest time (a
-/// slower one had the core taken away part of the time).
-const ROUNDS: usize = 15;
+/// slower one had the core taken away part of the time). The trial is the kernels' first use in a
+/// process: with 15 rounds (0.3 ms in all) it chose an AVX2 form in 5 of 16 processes on an Intel
+/// Xeon (family 6, model 167), its AVX-512 times 2.0-3.1 ns a vertex from one process to the next,
+/// where 201 rounds of the same calls gave 2.1-2.4 against the AVX2 columns' 2.4-2.9; with 200
+/// rounds (about 5 ms) AVX-512 won in each of 3 (2.17-2.24 against 2.49-2.59).
+const ROUNDS: usize = 200;
 
 /// The outcome of one trial between candidates (kernel families, or a kernel's variants).
 #[derive(Clone, Debug, PartialEq)]
