@@ -1193,6 +1193,25 @@ fn unit_members(module: &Module, g: &Global) -> Vec<String> {
 }
 
 /// The palette's binding, form and member, written; the global it is, if one was found.
+/// Whether every array of matrices (or of structs holding them) in `g`'s type is a fixed array of
+/// one element.
+fn one_matrix(module: &Module, g: &Global) -> bool {
+    let Some(var) = g.variable(module) else {
+        return false;
+    };
+    let mut arrays = Vec::new();
+    let mut todo = vec![module.global_variables[var].ty];
+    while let Some(ty) = todo.pop() {
+        match module.types[ty].inner {
+            TypeInner::Array { base, size, .. } if has_matrix(module, base) => arrays.push(size),
+            TypeInner::Struct { ref members, .. } => todo.extend(members.iter().map(|m| m.ty)),
+            _ => {}
+        }
+    }
+    let one = naga::ArraySize::Constant(std::num::NonZeroU32::MIN);
+    !arrays.is_empty() && arrays.iter().all(|&size| size == one)
+}
+
 fn palette<'a>(
     module: &Module,
     globals: &'a [Global],
@@ -1204,7 +1223,9 @@ fn palette<'a>(
         .filter(|g| g.space != AddressSpace::Handle)
         .filter_map(|g| matrices(module, g).map(|m| (g, m)))
         .collect();
-    // A global named as joints beats one that is not; inverse binds are the palette's companion.
+    // A fixed array of one matrix never holds a skeleton (Magnum's `transformationMatrices` of its
+    // one draw beside `jointMatrices`); then a global named as joints beats one that is not;
+    // inverse binds are the palette's companion.
     let inverse = |g: &Global| named(&g.name, &["inverse", "invbind", "bindpose"]);
     // Ties go to the first binding (max_by_key keeps the last of equals).
     let chosen = candidates
@@ -1212,7 +1233,8 @@ fn palette<'a>(
         .filter(|(g, _)| !inverse(g))
         .max_by_key(|(g, _)| {
             (
-                named(&g.name, PALETTE_WORDS),
+                !one_matrix(module, g),
+                read::palette_score(&g.name),
                 std::cmp::Reverse((g.group, g.binding)),
             )
         });

@@ -39,18 +39,20 @@ impl<'a> Global<'a> {
     }
 }
 
-/// A global's name, or where it has none (naga names a SPIR-V block without an instance name
-/// `unnamed`, `unnamed_3`) the name of its struct's one member (`dst_pos` of
-/// `buffer Dst { vec4 dst_pos[]; }`), which says what it holds.
+/// A global's name, or where it has none (naga names a block without an instance name `unnamed`,
+/// `unnamed_3` from SPIR-V, `global`, `global_2` from GLSL) the name of its struct's one member
+/// (`dst_pos` of `buffer Dst { vec4 dst_pos[]; }`), which says what it holds.
 fn name_of(module: &Module, var: &naga::GlobalVariable) -> String {
     let name = var.name.clone().unwrap_or_default();
-    let unnamed = name.is_empty()
-        || name.strip_prefix("unnamed").is_some_and(|rest| {
+    let numbered = |stem: &str| {
+        name.strip_prefix(stem).is_some_and(|rest| {
             rest.is_empty()
                 || rest
                     .strip_prefix('_')
                     .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
-        });
+        })
+    };
+    let unnamed = name.is_empty() || numbered("unnamed") || numbered("global");
     match &module.types[var.ty].inner {
         TypeInner::Struct { members, .. } if unnamed && members.len() == 1 => {
             members[0].name.clone().unwrap_or(name)
@@ -75,6 +77,16 @@ pub(super) fn named(name: &str, words: &[&str]) -> bool {
 pub(super) const JOINT_WORDS: &[&str] = &["joint", "bone", "index", "indices", "skinindex"];
 pub(super) const WEIGHT_WORDS: &[&str] = &["weight"];
 pub(super) const PALETTE_WORDS: &[&str] = &["bone", "joint", "skin", "palette", "matrices"];
+
+/// How strongly `name` says it holds the joints: 2 named as bones, joints, skin or a palette; 1
+/// as matrices alone (a draw's `transformationMatrices` is named so too); 0 not.
+pub(super) fn palette_score(name: &str) -> u8 {
+    if named(name, &PALETTE_WORDS[..4]) {
+        2
+    } else {
+        u8::from(named(name, PALETTE_WORDS))
+    }
+}
 pub(super) const CAMERA_WORDS: &[&str] = &["viewproj", "proj", "camera", "mvp", "view"];
 /// Names of an engine's per-instance skin offset: where the mesh's joint 0 lies in a palette
 /// shared by many meshes (a vertex pool's struct, a per-instance one).

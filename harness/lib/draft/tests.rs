@@ -1576,6 +1576,50 @@ struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>
     );
 }
 
+/// Blocks without an instance name as naga writes them from GLSL (`global_2`, `global_3`), one
+/// holding a draw's transforms (Magnum's `transformationMatrices[DRAW_COUNT]`, its one draw),
+/// the other the joints (`jointMatrices`): the palette is the joints' block, named by its one
+/// member, and a fixed array of one matrix is never the palette, named so or not.
+#[test]
+fn the_palette_is_not_a_draws_one_matrix_and_glsl_blocks_are_named_by_their_member() {
+    let shader = |draws: &str, joints: &str| {
+        format!(
+            "struct Transformation {{ {draws}: array<mat4x4<f32>, 1> }}
+struct Joint {{ {joints}: array<mat4x4<f32>, 64> }}
+@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(0) @binding(1) var<uniform> global_2: Transformation;
+@group(0) @binding(6) var<uniform> global_3: Joint;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {{
+    let skin = global_3.{joints}[joints.x] * weights.x + global_3.{joints}[joints.y] * weights.y;
+    return view_proj * global_2.{draws}[0] * skin * vec4<f32>(position, 1.0);
+}}"
+        )
+    };
+    for (draws, joints) in [
+        ("transformationMatrices", "jointMatrices"),
+        ("boneMatrices", "matrices"),
+    ] {
+        let d = draft("blocks.wgsl", &shader(draws, joints)).unwrap();
+        assert!(
+            d.yaml.contains("palette: { group: 0, binding: 6,"),
+            "{draws} {joints}\n{}",
+            d.yaml
+        );
+    }
+    // Named by its member: the joints' block wins where neither is one matrix.
+    let d = draft(
+        "named.wgsl",
+        &shader("transformationMatrices", "jointMatrices")
+            .replace("array<mat4x4<f32>, 1>", "array<mat4x4<f32>, 16>"),
+    )
+    .unwrap();
+    assert!(
+        d.yaml.contains("palette: { group: 0, binding: 6,"),
+        "{}",
+        d.yaml
+    );
+}
+
 /// A stage with a position attribute that reads its joints and weights from a buffer by
 /// `vertex_index` interleaved in pairs (awsm-renderer's: a joint's word, then its weight's),
 /// which no byte-addressed layout describes: the missing attributes are left to do, not passed

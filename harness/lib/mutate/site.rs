@@ -281,8 +281,9 @@ impl<'a> Sites<'a> {
     }
 
     /// The (role, byte offset) of the struct member that `e` in `f` reads, directly or through a
-    /// load, through nested structs (`params.vertices.end`), in any address space: where a filled
-    /// binding's count member is read.
+    /// load, through nested structs (`params.vertices.end`), elements of arrays at a constant
+    /// index (`params.regions[0].start`, the element a profile's member path reaches) and lanes of
+    /// vectors, in any address space: where a filled binding's count member is read.
     pub(super) fn nested_member(&self, f: Func, e: Handle<Expression>) -> Option<(Role, u32)> {
         let exprs = &self.func(f).expressions;
         let mut e = match exprs[e] {
@@ -301,12 +302,22 @@ impl<'a> Sites<'a> {
             }
         };
         let (mut ty, mut offset) = (self.module.global_variables[g].ty, 0);
-        for &index in path.iter().rev() {
-            let TypeInner::Struct { members, .. } = &self.module.types[ty].inner else {
-                return None;
-            };
-            let m = members.get(index as usize)?;
-            (ty, offset) = (m.ty, offset + m.offset);
+        path.reverse();
+        for (step, &index) in path.iter().enumerate() {
+            match self.module.types[ty].inner {
+                TypeInner::Struct { ref members, .. } => {
+                    let m = members.get(index as usize)?;
+                    (ty, offset) = (m.ty, offset + m.offset);
+                }
+                TypeInner::Array { base, stride, .. } => {
+                    (ty, offset) = (base, offset + index * stride)
+                }
+                // A lane is a path's last step.
+                TypeInner::Vector { scalar, .. } if step + 1 == path.len() => {
+                    offset += index * u32::from(scalar.width);
+                }
+                _ => return None,
+            }
         }
         Some((self.role_of(g)?, offset))
     }

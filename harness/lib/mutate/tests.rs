@@ -555,6 +555,45 @@ fn the_count_guard_lands_on_a_ranges_length() {
     );
 }
 
+/// The count member's path steps through an array of structs to its element 0 (`vertices.end`
+/// naming `params.vertices[0].end`): the count guard kind moves that bound too.
+#[test]
+fn the_count_guard_lands_on_a_count_inside_an_array_of_structs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = |ext: &str| {
+        std::fs::read_to_string(root.join(format!("shaders/examples/compute_in_place.{ext}")))
+            .unwrap()
+    };
+    let source = example("wgsl");
+    for needle in [
+        "    vertices: Range,",
+        "params.vertices.end - params.vertices.start",
+    ] {
+        assert!(
+            source.contains(needle),
+            "compute_in_place no longer has `{needle}`"
+        );
+    }
+    let source = source
+        .replace("    vertices: Range,", "    vertices: array<Range, 2>,")
+        .replace("params.vertices.", "params.vertices[0].");
+    let dir = root.join("target/mutate-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("in_place_ranges.wgsl");
+    std::fs::write(&path, source).unwrap();
+    let profile = example("profile.yaml").replace(
+        "shader: compute_in_place.wgsl",
+        "shader: in_place_ranges.wgsl",
+    );
+    std::fs::write(dir.join("in_place_ranges.profile.yaml"), profile).unwrap();
+    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    let mutants = generate(&shader.source, &shader.contract);
+    assert_eq!(
+        after(&mutants, Kind::CountGuard),
+        ["if (gid.x > params.vertices[0].end - params.vertices[0].start) {"]
+    );
+}
+
 /// Skinned in place and bounded by the length of the one buffer it reads and writes: that is the
 /// output's length, which the harness binds as exactly the case's vertices, so the count guard
 /// kind finds no site (an extra invocation's write would be dropped, and no case could see it).
