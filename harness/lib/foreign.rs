@@ -104,9 +104,9 @@ pub fn translate(
             let module = naga::front::glsl::Frontend::default()
                 .parse(&options, &text)
                 .map_err(|e| {
-                    e.emit_to_string_with_path(&text, &shown)
-                        .trim_end()
-                        .to_string()
+                    let placed = e.emit_to_string_with_path(&text, &shown);
+                    let hint = glsl_refused(path, stage, defines);
+                    format!("{}\n{hint}", placed.trim_end())
                 })?;
             (module, Some(text), None)
         }
@@ -423,6 +423,41 @@ fn moved(
     }
 }
 
+/// What a GLSL file naga's front end refuses means, and what to test instead: wgpu's
+/// `ShaderSource::Glsl` reads it with the same front end, so wgpu would refuse it too; but naga's
+/// reader refuses some GLSL glslang takes (precision qualifiers on block or struct members,
+/// `const in` parameters, an implicit-level `texture()` in a vertex stage), and an engine that
+/// compiles its GLSL with glslang or shaderc ships SPIR-V, which the harness reads as wgpu reads
+/// that: the command writes it under the same `defines`.
+fn glsl_refused(
+    path: &Path,
+    stage: naga::ShaderStage,
+    defines: &BTreeMap<String, Define>,
+) -> String {
+    // The stages a GLSL file's name gives; glslang takes another's from the name itself.
+    let stage = match stage {
+        naga::ShaderStage::Vertex => " -S vert",
+        naga::ShaderStage::Fragment => " -S frag",
+        naga::ShaderStage::Compute => " -S comp",
+        _ => "",
+    };
+    let mut flags: Vec<String> = (glsl_defines(defines).into_iter())
+        .map(|(name, value)| format!("-D{name}={value}"))
+        .collect();
+    flags.sort();
+    let flags: String = flags.iter().map(|f| format!(" {f}")).collect();
+    let spv = path.with_extension("spv");
+    format!(
+        "naga's GLSL front end, which wgpu's `ShaderSource::Glsl` uses, refuses this file: wgpu \
+         would too. If glslang compiles it (naga refuses some GLSL glslang takes) and the engine \
+         ships that SPIR-V, test the SPIR-V: `glslangValidator -V{stage}{flags} {} -o {}`, \
+         then `SKINPROOF_SHADER={}` with its profile's `shader:` naming it and no `defines`",
+        path.display(),
+        spv.display(),
+        spv.display()
+    )
+}
+
 /// GLSL `#define`s from the profile's: `true` as 1, an integer as itself, `false` left out.
 fn glsl_defines(defines: &BTreeMap<String, Define>) -> naga::FastHashMap<String, String> {
     (defines.iter())
@@ -610,6 +645,27 @@ void main() {
         let e = read_glsl(path, &broken).unwrap_err();
         assert!(e.contains("shaders/skin.vert:8:"), "{e}");
         assert!(e.contains("nope"), "{e}");
+        // GLSL glslang takes and naga's front end refuses (a precision qualifier on a block
+        // member): placed, and the SPIR-V the engine ships named as what to test.
+        let precise = GLSL.replace("{ mat4 view_proj; }", "{ highp mat4 view_proj; }");
+        let e = read_glsl(Path::new("shaders/skin.vert"), &precise).unwrap_err();
+        assert!(e.contains("shaders/skin.vert:2:"), "{e}");
+        assert!(
+            e.contains("`glslangValidator -V -S vert shaders/skin.vert -o shaders/skin.spv`, then `SKINPROOF_SHADER=shaders/skin.spv`"),
+            "{e}"
+        );
+        // Under the profile's defines: the command compiles the same variant.
+        let defines = BTreeMap::from([
+            ("FLIP".to_string(), Define::Bool(true)),
+            ("JOINTS".to_string(), Define::Int(64)),
+            ("OFF".to_string(), Define::Bool(false)),
+        ]);
+        let path = Path::new("skin.vert");
+        let e = translate(path, precise.as_bytes(), Form::of(path).unwrap(), &defines).unwrap_err();
+        assert!(
+            e.contains("`glslangValidator -V -S vert -DFLIP=1 -DJOINTS=64 skin.vert -o skin.spv`"),
+            "{e}"
+        );
     }
 
     #[test]

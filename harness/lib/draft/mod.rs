@@ -1192,18 +1192,18 @@ fn unit_members(module: &Module, g: &Global) -> Vec<String> {
         .collect()
 }
 
-/// The palette's binding, form and member, written; the global it is, if one was found.
-/// Whether every array of matrices (or of structs holding them) in `g`'s type is a fixed array of
-/// one element.
+/// Whether every array of matrices in `g`'s type (through structs and the elements of arrays of
+/// structs) is a fixed array of one: a draw's transform kept as an array of the draws (Magnum's
+/// `transformationMatrices[DRAW_COUNT]`, one draw), seldom a skeleton's palette.
 fn one_matrix(module: &Module, g: &Global) -> bool {
-    let Some(var) = g.variable(module) else {
-        return false;
-    };
     let mut arrays = Vec::new();
-    let mut todo = vec![module.global_variables[var].ty];
+    let mut todo = vec![g.handle];
     while let Some(ty) = todo.pop() {
         match module.types[ty].inner {
-            TypeInner::Array { base, size, .. } if has_matrix(module, base) => arrays.push(size),
+            TypeInner::Array { base, size, .. } => match module.types[base].inner {
+                TypeInner::Matrix { .. } => arrays.push(size),
+                _ => todo.push(base),
+            },
             TypeInner::Struct { ref members, .. } => todo.extend(members.iter().map(|m| m.ty)),
             _ => {}
         }
@@ -1212,6 +1212,7 @@ fn one_matrix(module: &Module, g: &Global) -> bool {
     !arrays.is_empty() && arrays.iter().all(|&size| size == one)
 }
 
+/// The palette's binding, form and member, written; the global it is, if one was found.
 fn palette<'a>(
     module: &Module,
     globals: &'a [Global],
@@ -1223,9 +1224,9 @@ fn palette<'a>(
         .filter(|g| g.space != AddressSpace::Handle)
         .filter_map(|g| matrices(module, g).map(|m| (g, m)))
         .collect();
-    // A fixed array of one matrix never holds a skeleton (Magnum's `transformationMatrices` of its
-    // one draw beside `jointMatrices`); then a global named as joints beats one that is not;
-    // inverse binds are the palette's companion.
+    // A global named as joints beats one named as matrices alone, which beats one not named so;
+    // then one with more than a fixed array of one matrix (Magnum's `transformationMatrices` of
+    // its one draw, beside `jointMatrices`); inverse binds are the palette's companion.
     let inverse = |g: &Global| named(&g.name, &["inverse", "invbind", "bindpose"]);
     // Ties go to the first binding (max_by_key keeps the last of equals).
     let chosen = candidates
@@ -1233,8 +1234,8 @@ fn palette<'a>(
         .filter(|(g, _)| !inverse(g))
         .max_by_key(|(g, _)| {
             (
-                !one_matrix(module, g),
                 read::palette_score(&g.name),
+                !one_matrix(module, g),
                 std::cmp::Reverse((g.group, g.binding)),
             )
         });

@@ -78,15 +78,19 @@ pub(super) const JOINT_WORDS: &[&str] = &["joint", "bone", "index", "indices", "
 pub(super) const WEIGHT_WORDS: &[&str] = &["weight"];
 pub(super) const PALETTE_WORDS: &[&str] = &["bone", "joint", "skin", "palette", "matrices"];
 
+/// The words of [`PALETTE_WORDS`] that say joints, not any matrices.
+const JOINTS_PALETTE_WORDS: &[&str] = &["bone", "joint", "skin", "palette"];
+
 /// How strongly `name` says it holds the joints: 2 named as bones, joints, skin or a palette; 1
 /// as matrices alone (a draw's `transformationMatrices` is named so too); 0 not.
 pub(super) fn palette_score(name: &str) -> u8 {
-    if named(name, &PALETTE_WORDS[..4]) {
+    if named(name, JOINTS_PALETTE_WORDS) {
         2
     } else {
         u8::from(named(name, PALETTE_WORDS))
     }
 }
+
 pub(super) const CAMERA_WORDS: &[&str] = &["viewproj", "proj", "camera", "mvp", "view"];
 /// Names of an engine's per-instance skin offset: where the mesh's joint 0 lies in a palette
 /// shared by many meshes (a vertex pool's struct, a per-instance one).

@@ -1579,7 +1579,7 @@ struct Out {{ @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>
 /// Blocks without an instance name as naga writes them from GLSL (`global_2`, `global_3`), one
 /// holding a draw's transforms (Magnum's `transformationMatrices[DRAW_COUNT]`, its one draw),
 /// the other the joints (`jointMatrices`): the palette is the joints' block, named by its one
-/// member, and a fixed array of one matrix is never the palette, named so or not.
+/// member; of two named alike, not the fixed array of one matrix; alone, that one still.
 #[test]
 fn the_palette_is_not_a_draws_one_matrix_and_glsl_blocks_are_named_by_their_member() {
     let shader = |draws: &str, joints: &str| {
@@ -1597,7 +1597,7 @@ struct Joint {{ {joints}: array<mat4x4<f32>, 64> }}
     };
     for (draws, joints) in [
         ("transformationMatrices", "jointMatrices"),
-        ("boneMatrices", "matrices"),
+        ("drawMatrices", "matrices"),
     ] {
         let d = draft("blocks.wgsl", &shader(draws, joints)).unwrap();
         assert!(
@@ -1615,6 +1615,18 @@ struct Joint {{ {joints}: array<mat4x4<f32>, 64> }}
     .unwrap();
     assert!(
         d.yaml.contains("palette: { group: 0, binding: 6,"),
+        "{}",
+        d.yaml
+    );
+    // A lone fixed array of one matrix is still the palette (a one-joint attachment).
+    let lone = "@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(0) @binding(1) var<uniform> bones: array<mat4x4<f32>, 1>;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>, @location(2) weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    return view_proj * (bones[joints.x] * weights.x) * vec4<f32>(position, 1.0);
+}";
+    let d = draft("lone.wgsl", lone).unwrap();
+    assert!(
+        d.yaml.contains("palette: { group: 0, binding: 1,"),
         "{}",
         d.yaml
     );

@@ -310,7 +310,7 @@ impl<'a> Sites<'a> {
                     (ty, offset) = (m.ty, offset + m.offset);
                 }
                 TypeInner::Array { base, stride, .. } => {
-                    (ty, offset) = (base, offset + index * stride)
+                    (ty, offset) = (base, offset.checked_add(index.checked_mul(stride)?)?)
                 }
                 // A lane is a path's last step.
                 TypeInner::Vector { scalar, .. } if step + 1 == path.len() => {
