@@ -555,6 +555,46 @@ fn the_count_guard_lands_on_a_ranges_length() {
     );
 }
 
+/// The count member is a lane of a vector (`counts.y`, `params.counts.y`): the count guard kind
+/// moves that bound too.
+#[test]
+fn the_count_guard_lands_on_a_count_in_a_vectors_lane() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = |ext: &str| {
+        std::fs::read_to_string(root.join(format!("shaders/examples/compute_in_place.{ext}")))
+            .unwrap()
+    };
+    let bound = "gid.x >= params.vertices.end - params.vertices.start";
+    let source = example("wgsl");
+    assert!(
+        source.contains(bound),
+        "compute_in_place no longer has `{bound}`"
+    );
+    let source = source
+        .replace(
+            "    joint_offset: u32,",
+            "    joint_offset: u32,\n    counts: vec4<u32>,",
+        )
+        .replace(bound, "gid.x >= params.counts.y");
+    let dir = root.join("target/mutate-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("in_place_lane.wgsl");
+    std::fs::write(&path, source).unwrap();
+    let profile = (example("profile.yaml"))
+        .replace(
+            "shader: compute_in_place.wgsl",
+            "shader: in_place_lane.wgsl",
+        )
+        .replace("count: vertices.end", "count: counts.y");
+    std::fs::write(dir.join("in_place_lane.profile.yaml"), profile).unwrap();
+    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    let mutants = generate(&shader.source, &shader.contract);
+    assert_eq!(
+        after(&mutants, Kind::CountGuard),
+        ["if (gid.x > params.counts.y) {"]
+    );
+}
+
 /// The count member's path steps through an array of structs to its element 0 (`vertices.end`
 /// naming `params.vertices[0].end`): the count guard kind moves that bound too.
 #[test]
