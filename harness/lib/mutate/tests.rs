@@ -555,39 +555,59 @@ fn the_count_guard_lands_on_a_ranges_length() {
     );
 }
 
-/// The count member is a lane of a vector (`counts.y`, `params.counts.y`): the count guard kind
-/// moves that bound too.
-#[test]
-fn the_count_guard_lands_on_a_count_in_a_vectors_lane() {
+/// `compute_in_place` with `edits` made to its WGSL (each `from` checked present first) and
+/// `profile_edits` to its profile, written as `name` under `target/mutate-tests` and loaded.
+fn in_place_variant(
+    name: &str,
+    edits: &[(&str, &str)],
+    profile_edits: &[(&str, &str)],
+) -> crate::shader::Shader {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let example = |ext: &str| {
         std::fs::read_to_string(root.join(format!("shaders/examples/compute_in_place.{ext}")))
             .unwrap()
     };
-    let bound = "gid.x >= params.vertices.end - params.vertices.start";
-    let source = example("wgsl");
-    assert!(
-        source.contains(bound),
-        "compute_in_place no longer has `{bound}`"
+    let mut source = example("wgsl");
+    for (from, to) in edits {
+        assert!(
+            source.contains(from),
+            "compute_in_place no longer has `{from}`"
+        );
+        source = source.replace(from, to);
+    }
+    let mut profile = example("profile.yaml").replace(
+        "shader: compute_in_place.wgsl",
+        &format!("shader: {name}.wgsl"),
     );
-    let source = source
-        .replace(
-            "    joint_offset: u32,",
-            "    joint_offset: u32,\n    counts: vec4<u32>,",
-        )
-        .replace(bound, "gid.x >= params.counts.y");
+    for (from, to) in profile_edits {
+        profile = profile.replace(from, to);
+    }
     let dir = root.join("target/mutate-tests");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("in_place_lane.wgsl");
+    let path = dir.join(format!("{name}.wgsl"));
     std::fs::write(&path, source).unwrap();
-    let profile = (example("profile.yaml"))
-        .replace(
-            "shader: compute_in_place.wgsl",
-            "shader: in_place_lane.wgsl",
-        )
-        .replace("count: vertices.end", "count: counts.y");
-    std::fs::write(dir.join("in_place_lane.profile.yaml"), profile).unwrap();
-    let shader = crate::shader::Shader::load(&path, None).unwrap();
+    std::fs::write(dir.join(format!("{name}.profile.yaml")), profile).unwrap();
+    crate::shader::Shader::load(&path, None).unwrap()
+}
+
+/// The count member is a lane of a vector (`counts.y`, `params.counts.y`): the count guard kind
+/// moves that bound too.
+#[test]
+fn the_count_guard_lands_on_a_count_in_a_vectors_lane() {
+    let shader = in_place_variant(
+        "in_place_lane",
+        &[
+            (
+                "    joint_offset: u32,",
+                "    joint_offset: u32,\n    counts: vec4<u32>,",
+            ),
+            (
+                "gid.x >= params.vertices.end - params.vertices.start",
+                "gid.x >= params.counts.y",
+            ),
+        ],
+        &[("count: vertices.end", "count: counts.y")],
+    );
     let mutants = generate(&shader.source, &shader.contract);
     assert_eq!(
         after(&mutants, Kind::CountGuard),
@@ -599,34 +619,14 @@ fn the_count_guard_lands_on_a_count_in_a_vectors_lane() {
 /// naming `params.vertices[0].end`): the count guard kind moves that bound too.
 #[test]
 fn the_count_guard_lands_on_a_count_inside_an_array_of_structs() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let example = |ext: &str| {
-        std::fs::read_to_string(root.join(format!("shaders/examples/compute_in_place.{ext}")))
-            .unwrap()
-    };
-    let source = example("wgsl");
-    for needle in [
-        "    vertices: Range,",
-        "params.vertices.end - params.vertices.start",
-    ] {
-        assert!(
-            source.contains(needle),
-            "compute_in_place no longer has `{needle}`"
-        );
-    }
-    let source = source
-        .replace("    vertices: Range,", "    vertices: array<Range, 2>,")
-        .replace("params.vertices.", "params.vertices[0].");
-    let dir = root.join("target/mutate-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("in_place_ranges.wgsl");
-    std::fs::write(&path, source).unwrap();
-    let profile = example("profile.yaml").replace(
-        "shader: compute_in_place.wgsl",
-        "shader: in_place_ranges.wgsl",
+    let shader = in_place_variant(
+        "in_place_ranges",
+        &[
+            ("    vertices: Range,", "    vertices: array<Range, 2>,"),
+            ("params.vertices.", "params.vertices[0]."),
+        ],
+        &[],
     );
-    std::fs::write(dir.join("in_place_ranges.profile.yaml"), profile).unwrap();
-    let shader = crate::shader::Shader::load(&path, None).unwrap();
     let mutants = generate(&shader.source, &shader.contract);
     assert_eq!(
         after(&mutants, Kind::CountGuard),
@@ -639,32 +639,14 @@ fn the_count_guard_lands_on_a_count_inside_an_array_of_structs() {
 /// kind finds no site (an extra invocation's write would be dropped, and no case could see it).
 #[test]
 fn the_count_guard_leaves_an_in_place_buffers_length_alone() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let example = |ext: &str| {
-        std::fs::read_to_string(root.join(format!("shaders/examples/compute_in_place.{ext}")))
-            .unwrap()
-    };
-    let (bound, by_length) = (
-        "gid.x >= params.vertices.end - params.vertices.start",
-        "gid.x >= arrayLength(&vertices.data)",
+    let shader = in_place_variant(
+        "in_place_by_length",
+        &[(
+            "gid.x >= params.vertices.end - params.vertices.start",
+            "gid.x >= arrayLength(&vertices.data)",
+        )],
+        &[(", count: vertices.end", "")],
     );
-    let source = example("wgsl");
-    assert!(
-        source.contains(bound),
-        "compute_in_place no longer has `{bound}`"
-    );
-    let dir = root.join("target/mutate-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("in_place_by_length.wgsl");
-    std::fs::write(&path, source.replace(bound, by_length)).unwrap();
-    let profile = (example("profile.yaml"))
-        .replace(
-            "shader: compute_in_place.wgsl",
-            "shader: in_place_by_length.wgsl",
-        )
-        .replace(", count: vertices.end", "");
-    std::fs::write(dir.join("in_place_by_length.profile.yaml"), profile).unwrap();
-    let shader = crate::shader::Shader::load(&path, None).unwrap();
     assert!(shader.contract.in_place());
     let mutants = generate(&shader.source, &shader.contract);
     assert!(!mutants.iter().any(|m| m.kind == Kind::CountGuard));
