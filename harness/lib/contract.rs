@@ -1000,6 +1000,8 @@ pub struct PaletteElement {
     /// matrix transposed, as a shader written for row vectors or cross-compiled from HLSL
     /// transposes it back), read from the shader; else an affine's three rows, `mat3x4<f32>`.
     pub four_rows: bool,
+    /// Under `rows`, what each of a joint's first three vec4 holds ([`Affine`]).
+    pub affine: Affine,
 }
 
 impl Default for PaletteElement {
@@ -1012,6 +1014,7 @@ impl Default for PaletteElement {
             normal_columns: 3,
             slots: 0,
             four_rows: false,
+            affine: Affine::Rows,
         }
     }
 }
@@ -1100,15 +1103,16 @@ impl PaletteElement {
         let mut out = vec![0u8; stride * matrices.len()];
         for (i, m) in matrices.iter().enumerate() {
             let floats: Vec<f32> = if self.rows {
-                // Rows 0 to 2: element r of each column; four slots a joint, or a mat4x4 of
-                // rows, take row 3 too.
+                // Three vec4 a joint (rows 0 to 2, or its columns with the translation in w);
+                // four slots a joint, or a mat4x4 of rows, take row 3 too.
                 let rows = if self.slots == 4 || self.four_rows {
                     4
                 } else {
                     3
                 };
+                let columns = m.to_cols_array();
                 (0..rows)
-                    .flat_map(|r| m.to_cols_array_2d().map(|c| c[r]))
+                    .flat_map(|r| self.affine.vec4(&columns, r))
                     .collect()
             } else {
                 m.to_cols_array().to_vec()
@@ -1208,14 +1212,40 @@ fn normal_floats(m: &glam::Mat4, columns: u32) -> Vec<f32> {
     floats
 }
 
+/// What each of the three vec4 a joint's affine 3x4 takes holds (in a buffer's `mat3x4<f32>` or
+/// slots, or a texture's texels).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Affine {
+    /// vec4 r is row r: element r of each column, the translation's in w (`matrix: rows`).
+    #[default]
+    Rows,
+    /// vec4 k is column k's xyz with the translation's component k in w, as Cocos Creator packs
+    /// its joints and rebuilds them (`mat4(vec4(v1.xyz, 0), vec4(v2.xyz, 0), vec4(v3.xyz, 0),
+    /// vec4(v1.w, v2.w, v3.w, 1))`): `matrix: columns_translation`.
+    ColumnsTranslation,
+}
+
+impl Affine {
+    /// vec4 `k` (0 to 2; 3 is row 3 in either form) of the column-major matrix `m`.
+    pub fn vec4(self, m: &[f32; 16], k: usize) -> [f32; 4] {
+        match self {
+            Affine::ColumnsTranslation if k < 3 => {
+                [m[4 * k], m[4 * k + 1], m[4 * k + 2], m[12 + k]]
+            }
+            _ => [m[k], m[4 + k], m[8 + k], m[12 + k]],
+        }
+    }
+}
+
 /// How a palette lies in a texture of RGBA f32 texels: each joint's run of texels in a row (its
 /// matrix's `texels`, then its normal matrix's `normal_texels`), joint 0 first, wrapped at the
 /// texture's width (texel t at x = t % width, y = t / width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PaletteTexture {
-    /// 4: a joint's matrix columns (column-major, as the buffers hold it); 3: the rows of its
-    /// affine 3x4 (the transposed upper three rows).
+    /// 4: a joint's matrix columns (column-major, as the buffers hold it); 3: its affine 3x4, as
+    /// `affine` says (the transposed upper three rows by default).
     pub texels: u32,
+    pub affine: Affine,
     /// 0: no normal matrix; 3 or 4: the columns of the joint's normal matrix after its matrix,
     /// as [`normal_floats`] gives them (the glTF Sample Viewer's joint texture: a joint's matrix
     /// and its normal matrix as 8 texels).
@@ -1260,8 +1290,7 @@ impl PaletteTexture {
                 let texel: [f32; 4] = if self.texels == 4 {
                     [m[4 * k], m[4 * k + 1], m[4 * k + 2], m[4 * k + 3]]
                 } else {
-                    // Row k: element k of each column.
-                    [m[k], m[4 + k], m[8 + k], m[12 + k]]
+                    self.affine.vec4(m, k)
                 };
                 let t = first + k;
                 out[4 * t..4 * t + 4].copy_from_slice(&texel);
@@ -2445,6 +2474,21 @@ mod tests {
         assert_eq!(&r[4..8], &[0.0, 4.0, 8.0, 12.0]);
         assert_eq!(&r[12..16], &[2.0, 6.0, 10.0, 14.0]);
         assert_eq!(&r[20..24], &[0.0, 4.0, 8.0, 12.0]);
+        // Bare slots, three a joint, by columns with the translation in w: (0, 1, 2, 12),
+        // (4, 5, 6, 13), (8, 9, 10, 14); the next joint's 48 bytes on.
+        let cocos = PaletteElement {
+            rows: true,
+            slots: 3,
+            stride: 48,
+            affine: Affine::ColumnsTranslation,
+            ..Default::default()
+        };
+        let c = floats(&cocos);
+        assert_eq!(c.len(), 24);
+        assert_eq!(&c[..4], &[0.0, 1.0, 2.0, 12.0]);
+        assert_eq!(&c[4..8], &[4.0, 5.0, 6.0, 13.0]);
+        assert_eq!(&c[8..12], &[8.0, 9.0, 10.0, 14.0]);
+        assert_eq!(&c[12..16], &[0.0, 1.0, 2.0, 12.0]);
     }
 
     #[test]
@@ -2530,6 +2574,7 @@ mod tests {
     fn a_palette_texture_lays_texels_out_row_by_row() {
         let t = |texels, width| PaletteTexture {
             texels,
+            affine: Affine::Rows,
             normal_texels: 0,
             width,
         };
@@ -2553,12 +2598,22 @@ mod tests {
         let rows = t(3, TextureWidth::Row).texels_of(&palette, 6, 1);
         assert_eq!(&rows[12..16], &[100.0, 104.0, 108.0, 112.0]);
         assert_eq!(&rows[20..24], &[102.0, 106.0, 110.0, 114.0]);
+        // Columns with the translation in w: texel k is column k's xyz, then element 12 + k.
+        let cocos = PaletteTexture {
+            affine: Affine::ColumnsTranslation,
+            ..t(3, TextureWidth::Row)
+        };
+        let texels = cocos.texels_of(&palette, 6, 1);
+        assert_eq!(&texels[12..16], &[100.0, 101.0, 102.0, 112.0]);
+        assert_eq!(&texels[16..20], &[104.0, 105.0, 106.0, 113.0]);
+        assert_eq!(&texels[20..24], &[108.0, 109.0, 110.0, 114.0]);
     }
 
     #[test]
     fn a_palette_texture_puts_each_joints_normal_matrix_after_its_matrix() {
         let t = |normal_texels| PaletteTexture {
             texels: 4,
+            affine: Affine::Rows,
             normal_texels,
             width: TextureWidth::Fixed(3),
         };

@@ -349,9 +349,10 @@ pub struct Palette {
     /// With `form: texture`: the sampler the shader reads it through, if it takes one.
     #[serde(default)]
     pub sampler: Option<Slot>,
-    /// Each element's matrix: `columns` (default, a column-major `mat4x4<f32>`) or `rows` (a
+    /// Each element's matrix: `columns` (default, a column-major `mat4x4<f32>`), `rows` (a
     /// `mat3x4<f32>` holding the affine's three rows, or a `mat4x4<f32>` holding all four: the
-    /// matrix transposed).
+    /// matrix transposed) or `columns_translation` (three vec4 a joint, each a column's xyz with
+    /// the translation's component in w; in a texture, with `texels: 3`).
     #[serde(default)]
     pub matrix: MatrixForm,
     /// Elements are structs, and this member holds each one's matrix.
@@ -390,6 +391,20 @@ pub enum MatrixForm {
     #[default]
     Columns,
     Rows,
+    /// Three vec4 a joint, each a column's xyz with one translation component in w (Cocos
+    /// Creator's joints): the palette's only (`contract::Affine::ColumnsTranslation`).
+    #[serde(rename = "columns_translation")]
+    ColumnsTranslation,
+}
+
+impl MatrixForm {
+    /// What each of a joint's three vec4 holds, where the palette packs a joint so.
+    pub fn affine(self) -> crate::contract::Affine {
+        match self {
+            MatrixForm::ColumnsTranslation => crate::contract::Affine::ColumnsTranslation,
+            _ => crate::contract::Affine::Rows,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

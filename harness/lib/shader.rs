@@ -1927,7 +1927,7 @@ fn binding_violations(
             let read = handle.and_then(|g| crate::slots::per_joint(module, g));
             if e.slots == 4 && !e.rows && read == Some(3) {
                 bad.push(format!(
-                    "binding {} (`{name}`) is read three vec4<f32> a joint, an affine's rows: give `matrix: rows`, not columns, four a joint{}",
+                    "binding {} (`{name}`) is read three vec4<f32> a joint, an affine's: give `matrix: rows` (each its row) or `columns_translation` (each a column's xyz, a translation component in w), not columns, four a joint{}",
                     binding.binding,
                     slot.whence()
                 ));

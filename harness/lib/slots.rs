@@ -1,5 +1,6 @@
 //! A palette kept as bare `vec4<f32>` slots, read from the shader: how many slots a joint takes
-//! (the factor its reads multiply a joint's index by) and whether they are its rows.
+//! (the factor its reads multiply a joint's index by), whether they are its rows, and whether
+//! three are its columns with the translation in their w.
 
 use naga::{Expression as E, Handle, Module};
 
@@ -29,6 +30,28 @@ pub(crate) fn rows(module: &Module, global: Handle<naga::GlobalVariable>, slots:
             _ => false,
         })
     })
+}
+
+/// Whether a joint's three slots in `global` are its columns' xyz, each with a translation
+/// component in w: the shader gathers a vec4 from the w of three slots (`vec4(v1.w, v2.w, v3.w,
+/// 1.0)`, the last column of the matrix Cocos Creator rebuilds), and builds no column down their
+/// x lanes (a joint's rows, turned into columns the same way, take `v1.x, v2.x` first too).
+pub(crate) fn columns_translation(module: &Module, global: Handle<naga::GlobalVariable>) -> bool {
+    let lanes = |f: &naga::Function, components: &[Handle<E>], n: usize| -> Vec<Option<u32>> {
+        (components.iter().take(n))
+            .map(|&c| lane_of_slot(module, f, global, c))
+            .collect()
+    };
+    let composed = |f: &naga::Function, want: &[Option<u32>]| {
+        f.expressions.iter().any(|(_, e)| match e {
+            E::Compose { components, .. } if components.len() >= want.len() => {
+                lanes(f, components, want.len()) == want
+            }
+            _ => false,
+        })
+    };
+    functions(module).any(|f| composed(f, &[Some(3); 3]))
+        && !functions(module).any(|f| composed(f, &[Some(0); 2]))
 }
 
 /// Whether `inner` is a `vec4<f32>`, the slot a joint's row or column takes.
@@ -101,8 +124,35 @@ fn lane_of_slot(
         _ => return None,
     };
     let whole = is_slot(module, f, global, base)
-        || matches!(f.expressions[base], E::Access { base: b, .. } if of_global(module, f, global, b));
+        || matches!(f.expressions[base], E::Access { base: b, .. } if of_global(module, f, global, b))
+        || holds_slot(module, f, global, base);
     whole.then_some(lane)
+}
+
+/// Whether `e` is a local variable (or its load) that the function sets to a slot of `global`
+/// alone (`vec4 v1 = joints[i * 3];`).
+fn holds_slot(
+    module: &Module,
+    f: &naga::Function,
+    global: Handle<naga::GlobalVariable>,
+    e: Handle<E>,
+) -> bool {
+    let pointer = match f.expressions[e] {
+        E::Load { pointer } => pointer,
+        _ => e,
+    };
+    let E::LocalVariable(l) = f.expressions[pointer] else {
+        return false;
+    };
+    let mut stored: Vec<Handle<E>> = f.local_variables[l].init.into_iter().collect();
+    crate::naga_walk::for_each_statement(&f.body, &mut |s| {
+        if let naga::Statement::Store { pointer: p, value } = *s {
+            if matches!(f.expressions[p], E::LocalVariable(x) if x == l) {
+                stored.push(value);
+            }
+        }
+    });
+    !stored.is_empty() && stored.iter().all(|&v| is_slot(module, f, global, v))
 }
 
 /// The factor, 3 or 4, in an index `j * k + r` (`k * j`, a cast of either, or a local variable

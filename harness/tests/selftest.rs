@@ -1519,8 +1519,9 @@ const SKIN_NORMALS: [&str; 6] = [
     "compute_packed_frames",
 ];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 10] = [
+const SKIN_NORMALS_ONLY: [&str; 11] = [
     "vertex_glsl.vert",
+    "vertex_column_joints",
     "vertex_three_influences",
     "vertex_mesh_bindings",
     "vertex_from_spirv",
@@ -1605,7 +1606,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 31] = [
+    let examples: [Example; 32] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, &[]),
         (
             "compute_packed_frames",
@@ -1662,6 +1663,15 @@ fn example_shaders_pass_through_their_profiles() {
         ("vertex_joint_texture", "posed_matches_cpu", None, &[]),
         ("vertex_float_joints", "posed_matches_cpu", None, &[]),
         ("vertex_affine_joints", "posed_matches_cpu", None, &[]),
+        (
+            "vertex_column_joints",
+            "posed_matches_cpu",
+            None,
+            &[(
+                WIDE,
+                "the shader's palette is a fixed array of 256 matrices (3 vec4<f32> each)",
+            )],
+        ),
         ("vertex_pulled", "posed_matches_cpu", None, &[]),
         ("vertex_skin_stream", "posed_matches_cpu", None, &[]),
         ("vertex_from_spirv", "render_matches_golden", None, &[]),

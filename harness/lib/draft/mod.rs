@@ -1256,6 +1256,13 @@ fn palette<'a>(
         _ => "storage",
     };
     let mut fields = format!("group: {}, binding: {}, form: {form}", g.group, g.binding);
+    // Three slots a joint whose w the stage gathers into a translation: its columns.
+    let columns_translation = *rows
+        && read::holds_vec4(module, g)
+        && (g.variable(module)).is_some_and(|v| {
+            crate::slots::per_joint(module, v) == Some(3)
+                && crate::slots::columns_translation(module, v)
+        });
     let why = match form_kind {
         Matrices::Array if read::holds_vec4(module, g) => {
             let slots = (g.variable(module))
@@ -1265,6 +1272,7 @@ fn palette<'a>(
                 "`{}` is an array of vec4<f32> read at a joint's index times {slots}: each joint's {}",
                 g.name,
                 match (*rows, slots) {
+                    _ if columns_translation => "columns' xyz, each with a translation component in w (the stage gathers the translation from their w: `vec4(v1.w, v2.w, v3.w, 1)`)",
                     (true, 3) => "affine rows",
                     (true, _) => "rows",
                     _ => "columns",
@@ -1324,7 +1332,9 @@ fn palette<'a>(
             )
         }
     };
-    if *rows {
+    if columns_translation {
+        fields.push_str(", matrix: columns_translation");
+    } else if *rows {
         fields.push_str(", matrix: rows");
     }
     // A mat4x4 the stage applies transposed (row vectors, `p * m`): stored by rows.

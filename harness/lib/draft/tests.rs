@@ -308,7 +308,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (30, 30), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (31, 31), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -2010,6 +2010,40 @@ fn normals_and_tangents_named_by_short_words_are_picked() {
             assert!(d.yaml.contains(&want), "{want}\n{}", d.yaml);
         }
     }
+}
+
+/// Three vec4 a joint whose w the stage gathers into the last column are its columns with the
+/// translation in w (Cocos Creator's); the same gathered from rows, built column by column down
+/// their x lanes too, stays `rows`. Through local variables (naga's reading of GLSL keeps them so) as through `let`s.
+#[test]
+fn slots_with_a_translation_in_w_are_drafted_as_columns() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cocos =
+        std::fs::read_to_string(root.join("shaders/examples/vertex_column_joints.wgsl")).unwrap();
+    let matrix = |src: &str| {
+        let y = draft("slots.wgsl", src).unwrap().yaml;
+        let line = y
+            .lines()
+            .find(|l| l.starts_with("palette:"))
+            .unwrap()
+            .to_string();
+        ["columns_translation", "rows"]
+            .into_iter()
+            .find(|m| line.contains(&format!("matrix: {m}")))
+            .unwrap_or("columns")
+    };
+    assert_eq!(matrix(&cocos), "columns_translation");
+    let locals = cocos
+        .replace("let v1 =", "var v1 =")
+        .replace("let v2 =", "var v2 =")
+        .replace("let v3 =", "var v3 =");
+    assert_eq!(matrix(&locals), "columns_translation");
+    let rows = cocos.replace(
+        "vec4<f32>(v1.xyz, 0.0),\n        vec4<f32>(v2.xyz, 0.0),\n        vec4<f32>(v3.xyz, 0.0),",
+        "vec4<f32>(v1.x, v2.x, v3.x, 0.0),\n        vec4<f32>(v1.y, v2.y, v3.y, 0.0),\n        vec4<f32>(v1.z, v2.z, v3.z, 0.0),",
+    );
+    assert_ne!(rows, cocos);
+    assert_eq!(matrix(&rows), "rows");
 }
 
 /// A stage that applies its matrices transposed drafts them stored by rows: row vectors (`p * m`)

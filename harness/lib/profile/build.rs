@@ -440,6 +440,7 @@ impl Profile {
         c.palette_texture =
             (p.form == PaletteForm::Texture).then(|| crate::contract::PaletteTexture {
                 texels: p.texels.unwrap_or(4),
+                affine: p.matrix.affine(),
                 normal_texels: p.normal_texels.unwrap_or(0),
                 width: p
                     .width
@@ -447,9 +448,14 @@ impl Profile {
             });
         c.palette_member = p.member.clone().map(|m| self.member(m, "palette.member"));
         c.palette_element = crate::contract::PaletteElement {
-            rows: p.matrix == MatrixForm::Rows,
+            rows: p.matrix != MatrixForm::Columns,
             member: (p.element_member.clone()).map(|m| self.member(m, "palette.element_member")),
-            stride: if p.matrix == MatrixForm::Rows { 48 } else { 64 },
+            stride: if p.matrix == MatrixForm::Columns {
+                64
+            } else {
+                48
+            },
+            affine: p.matrix.affine(),
             normal: (p.normal_member.clone())
                 .filter(|_| !p.parallel_normals())
                 .map(|m| self.member(m, "palette.normal_member")),

@@ -35,6 +35,19 @@ impl Profile {
                 format!("must be 4 (a joint's columns) or 3 (the rows of its affine 3x4), got {n}"),
             ));
         }
+        if texture && p.matrix == MatrixForm::Rows {
+            return Err((
+                "palette.matrix".into(),
+                "a texture's `texels: 3` are the affine's rows already: leave `matrix` out (or give `columns_translation`)".into(),
+            ));
+        }
+        if texture && p.matrix == MatrixForm::ColumnsTranslation && p.texels != Some(3) {
+            return Err((
+                "palette.matrix".into(),
+                "`columns_translation` packs a joint in three texels: give `texels: 3` with it"
+                    .into(),
+            ));
+        }
         if let Some(n) = p.normal_texels.filter(|n| ![3, 4].contains(n)) {
             return Err((
                 "palette.normal_texels".into(),
@@ -45,7 +58,6 @@ impl Profile {
             ("inverse_binds", p.inverse_binds.is_some()),
             ("offset", p.offset.is_some()),
             ("member", p.member.is_some()),
-            ("matrix", p.matrix != MatrixForm::Columns),
             ("element_member", p.element_member.is_some()),
             ("normal_member", p.normal_member.is_some()),
         ];
@@ -238,6 +250,12 @@ impl Profile {
             return Err((
                 "vertex.camera.clip_y".into(),
                 "`flipped` and `flipped_before` negate y in a camera matrix the harness writes: give `form: matrix`".into(),
+            ));
+        }
+        if c.matrix == MatrixForm::ColumnsTranslation {
+            return Err((
+                "vertex.camera.matrix".into(),
+                "is `columns` or `rows`: `columns_translation` packs a joint's affine, not a projection".into(),
             ));
         }
         if c.form != CameraForm::Matrix {

@@ -750,7 +750,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 31);
+        assert_eq!(n, 32);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

@@ -838,6 +838,16 @@ const TEXTURE_EDITS: &[ProfileEdit] = &[
         "palette.texels",
     ),
     (
+        "a palette texture's rows given as `matrix`",
+        &[("texels: 4", "texels: 3, matrix: rows")],
+        "palette.matrix",
+    ),
+    (
+        "columns with their translation in w, four texels a joint",
+        &[("texels: 4", "texels: 4, matrix: columns_translation")],
+        "palette.matrix",
+    ),
+    (
         "a palette texture's normal matrices of 2 texels a joint",
         &[("texels: 4", "texels: 4, normal_texels: 2")],
         "palette.normal_texels",
@@ -863,6 +873,14 @@ const TEXTURE_EDITS: &[ProfileEdit] = &[
 /// Edits of `shaders/examples/vertex_float_joints.profile.yaml` (float joint indices, a mesh
 /// uniform filled by member).
 const FLOAT_JOINT_EDITS: &[ProfileEdit] = &[
+    (
+        "a camera stored as a joint's columns with their translation",
+        &[(
+            "camera: { group: 0, binding: 0, form: matrix }",
+            "camera: { group: 0, binding: 0, form: matrix, matrix: columns_translation }",
+        )],
+        "vertex.camera.matrix",
+    ),
     (
         "a camera member value for a member the camera's struct lacks",
         &[(
