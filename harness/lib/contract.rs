@@ -683,6 +683,9 @@ pub struct VertexInput {
     pub role: Role,
     /// Which influence set of 4 it holds (joints and weights); 0 for positions.
     pub set: usize,
+    /// Where one attribute holds one influence of its set, (joint index, weight) as two floats
+    /// (`vertex.pairs`, libGDX's `a_boneWeight0`): the influence's lane in the set.
+    pub pair: Option<usize>,
     /// The type the vertex stage takes it as, and another it may take instead.
     pub ty: Elem,
     pub also: Option<Elem>,
@@ -753,6 +756,7 @@ impl VertexInput {
         VertexInput {
             role,
             set: 0,
+            pair: None,
             ty,
             also,
             attribute: wgpu::VertexAttribute {

@@ -810,6 +810,15 @@ pub struct Capacity {
 /// matcher of the `expect` entry a draft writes for such cases.
 pub const MORE_THAN_READ: &str = "more than the shader reads";
 
+/// Influence `lane` of each vertex as one attribute of two f32, (joint index, weight), as
+/// `vertex.pairs` takes them (libGDX's `a_boneWeightN`), little-endian.
+pub fn pairs(joints: &[[u32; 4]], weights: &[[f32; 4]], lane: usize) -> Vec<u8> {
+    (joints.iter().zip(weights))
+        .flat_map(|(j, w)| [j[lane] as f32, w[lane]])
+        .flat_map(f32::to_le_bytes)
+        .collect()
+}
+
 impl Reads {
     /// The most influences a vertex may have for the shader to read them all.
     pub fn most(&self) -> usize {
@@ -840,6 +849,18 @@ impl Default for Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lane 2 of two vertices: (7, 0.25) and (300, 0.5), each two little-endian f32.
+    #[test]
+    fn pairs_hold_one_lanes_joint_as_a_float_and_its_weight() {
+        let joints = [[1, 2, 7, 9], [4, 5, 300, 6]];
+        let weights = [[0.5, 0.25, 0.25, 0.0], [0.25, 0.25, 0.5, 0.0]];
+        let bytes = pairs(&joints, &weights, 2);
+        let floats: Vec<f32> = (bytes.chunks(4))
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(floats, [7.0, 0.25, 300.0, 0.5]);
+    }
 
     /// The capture's camera, worked by hand: the identity keeps (x, y, z, 1); under `stage`,
     /// (1.5, -2, -0.25, 1) becomes (1.5, -2, 0, -0.25): z in w, nothing in z, bit for bit.

@@ -984,6 +984,14 @@ pub struct Influence<F> {
     pub format: F,
 }
 
+/// Influences as attributes of two floats each, (joint index, weight).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Pairs {
+    /// One location an influence: 2 to 4, or 4 a set of them (8, 12, 16).
+    pub location: Places,
+}
+
 /// The vertex stage's entry points, attributes and camera.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -1003,6 +1011,11 @@ pub struct Vertex {
     pub joints: Option<Influence<JointFormat>>,
     #[serde(default)]
     pub weights: Option<Influence<WeightFormat>>,
+    /// Instead of `joints` and `weights`, beside `position`: one `vec2<f32>` attribute an
+    /// influence holding its joint index (as a float) and its weight, as libGDX keeps its
+    /// `a_boneWeight0`, `a_boneWeight1`, ...: a location per influence, in order.
+    #[serde(default)]
+    pub pairs: Option<Pairs>,
     /// Instead of the attributes: one byte-addressed storage buffer the stage pulls each vertex's
     /// fields from by `@builtin(vertex_index)`, laid out as `compute.vertices` is.
     #[serde(default)]
@@ -1375,14 +1388,24 @@ impl Profile {
         out
     }
 
-    /// How many influence sets the shader reads.
+    /// How many influence sets the shader reads: `influence_sets`, or as many sets of 4 as
+    /// `vertex.pairs` fills.
     pub fn sets(&self) -> usize {
-        self.influence_sets.unwrap_or(1)
+        (self.influence_sets).unwrap_or_else(|| self.pair_count().map_or(1, |n| n.div_ceil(4)))
     }
 
-    /// How many of each set's 4 joints and weights the shader reads.
+    /// How many of each set's 4 joints and weights the shader reads: `max_influences`, or as
+    /// many as `vertex.pairs` gives where fewer than 4.
     pub fn lanes(&self) -> usize {
-        self.max_influences.filter(|&n| n < 4).unwrap_or(4)
+        (self.max_influences.or(self.pair_count()))
+            .filter(|&n| n < 4)
+            .unwrap_or(4)
+    }
+
+    /// The influences `vertex.pairs` gives, if it is given.
+    fn pair_count(&self) -> Option<usize> {
+        let pairs = self.vertex.as_ref()?.pairs.as_ref()?;
+        Some(pairs.location.0.len())
     }
 }
 

@@ -367,6 +367,7 @@ mod tests {
         let input = |location: u32, format: wgpu::VertexFormat| crate::contract::VertexInput {
             role: crate::contract::Role::Zeros,
             set: 0,
+            pair: None,
             ty: crate::contract::Elem::Attribute(format),
             also: None,
             attribute: wgpu::VertexAttribute {

@@ -1519,9 +1519,10 @@ const SKIN_NORMALS: [&str; 6] = [
     "compute_packed_frames",
 ];
 /// The examples that write skinned normals but no tangents.
-const SKIN_NORMALS_ONLY: [&str; 11] = [
+const SKIN_NORMALS_ONLY: [&str; 12] = [
     "vertex_glsl.vert",
     "vertex_column_joints",
+    "vertex_bone_pairs",
     "vertex_three_influences",
     "vertex_mesh_bindings",
     "vertex_from_spirv",
@@ -1606,7 +1607,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 32] = [
+    let examples: [Example; 33] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, &[]),
         (
             "compute_packed_frames",
@@ -1663,6 +1664,15 @@ fn example_shaders_pass_through_their_profiles() {
         ("vertex_joint_texture", "posed_matches_cpu", None, &[]),
         ("vertex_float_joints", "posed_matches_cpu", None, &[]),
         ("vertex_affine_joints", "posed_matches_cpu", None, &[]),
+        (
+            "vertex_bone_pairs",
+            "posed_matches_cpu",
+            None,
+            &[(
+                WIDE,
+                "the shader's palette is a fixed array of 256 matrices",
+            )],
+        ),
         (
             "vertex_column_joints",
             "posed_matches_cpu",

@@ -308,7 +308,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (31, 31), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (32, 32), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -2010,6 +2010,36 @@ fn normals_and_tangents_named_by_short_words_are_picked() {
             assert!(d.yaml.contains(&want), "{want}\n{}", d.yaml);
         }
     }
+}
+
+/// Influences as `vec2<f32>` (joint, weight) attributes named as bones or weights are drafted as
+/// `vertex.pairs`, in the order of the numbers their names end in (naga's `_` after a GLSL name's
+/// digit aside), whatever their locations; no `max_influences` beside, though three are read.
+#[test]
+fn joint_and_weight_pairs_are_drafted_in_their_names_order() {
+    let src = "@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(0) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;
+struct In {
+  @location(0) position: vec3<f32>,
+  @location(5) bone_weight0_: vec2<f32>,
+  @location(2) bone_weight2_: vec2<f32>,
+  @location(3) bone_weight1_: vec2<f32>,
+}
+fn bone(p: vec2<f32>) -> mat4x4<f32> { return p.y * bones[u32(p.x)]; }
+@vertex fn vs(v: In) -> @builtin(position) vec4<f32> {
+  let m = bone(v.bone_weight0_) + bone(v.bone_weight1_) + bone(v.bone_weight2_);
+  return view_proj * m * vec4<f32>(v.position, 1.0);
+}
+";
+    let d = draft("pairs.wgsl", src).unwrap();
+    assert!(
+        d.yaml.contains("  pairs: { location: [5, 3, 2] }"),
+        "{}",
+        d.yaml
+    );
+    assert!(!d.yaml.contains("max_influences"), "{}", d.yaml);
+    assert!(!d.yaml.contains("TODO"), "{}", d.yaml);
+    validates("pairs.wgsl", src, &d.yaml).unwrap();
 }
 
 /// Three vec4 a joint whose w the stage gathers into the last column are its columns with the

@@ -102,6 +102,8 @@ struct Picks {
     lanes: u8,
     /// Whether a second pair of such narrow joints and weights follows (no profile reads it).
     narrow_sets: bool,
+    /// Instead of joints and weights: one `vec2<f32>` an influence, (joint index, weight).
+    pairs: Vec<usize>,
 }
 
 /// The words of a name, lowercase: split at `_` and where a lowercase letter or digit meets an
@@ -141,6 +143,14 @@ fn tangent_like(x: &Input) -> bool {
     words(&x.name)
         .iter()
         .any(|w| ["tan", "tng", "tgt"].contains(&w.as_str()))
+}
+
+/// The number a name ends in (`a_boneWeight3`: 3; naga writes GLSL's `a_boneWeight3_`), if it
+/// ends in one.
+fn last_number(name: &str) -> Option<u64> {
+    let name = name.trim_end_matches('_');
+    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    name[name.len() - digits..].parse().ok()
 }
 
 fn float(x: &Input, n: u8) -> bool {
@@ -203,6 +213,21 @@ impl Picks {
                     .any(|w| ["w", "wt", "wts", "wgt", "wgts"].contains(&w.as_str()))
         };
         let weights = pick(&weight_like).or_else(|| joints.and(pick(&short_weights)));
+        // Without either: one vec2<f32> an influence named as joints or weights (libGDX's
+        // `a_boneWeight0` to `a_boneWeight3`), in the order of their names' last numbers.
+        let pair_like = |x: &Input| {
+            float(x, 2) && (named(&x.name, JOINT_WORDS) || named(&x.name, WEIGHT_WORDS))
+        };
+        let mut pairs = Vec::new();
+        if joints.is_none()
+            && weights.is_none()
+            && inputs.iter().filter(|x| pair_like(x)).count() > 1
+        {
+            while let Some(i) = pick(&pair_like) {
+                pairs.push(i);
+            }
+            pairs.sort_by_key(|&i| (last_number(&inputs[i].name), inputs[i].location));
+        }
         // Further sets of 4 (JOINTS_1 and WEIGHTS_1): more inputs of each kind, in order. A
         // second vec3 pair is no set of 4: left to do.
         let mut more = Vec::new();
@@ -251,6 +276,7 @@ impl Picks {
             more,
             lanes,
             narrow_sets,
+            pairs,
         }
     }
 
@@ -300,7 +326,7 @@ struct Stored {
 /// no input is named so (none where the stage reads them from storage).
 fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) {
     let pulls = stored.vertices;
-    let held = stored.vertices || stored.influences;
+    let held = stored.vertices || stored.influences || !p.pairs.is_empty();
     match p.position {
         Some(i) => {
             let (format, why) = match vector(inputs[i].ty) {
@@ -317,6 +343,17 @@ fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) 
         }
         None if !pulls => w.todo("no input named as a position: give `vertex.position`"),
         None => {}
+    }
+    if let (Some(&first), Some(&last)) = (p.pairs.first(), p.pairs.last()) {
+        let locations: Vec<String> = (p.pairs.iter())
+            .map(|&i| inputs[i].location.to_string())
+            .collect();
+        w.line(format!(
+            "  pairs: {{ location: [{}] }}   # `{}` to `{}`: one vec2<f32> an influence, (joint index, weight)",
+            locations.join(", "),
+            inputs[first].name,
+            inputs[last].name
+        ));
     }
     match p.joints {
         Some(i) => {
@@ -668,7 +705,8 @@ pub(super) fn vertex_section(
         out: String::new(),
         todos: 0,
     };
-    if pulls && !inputs.is_empty() && picks.joints.is_none() && picks.weights.is_none() {
+    let paired = !picks.pairs.is_empty();
+    if pulls && !inputs.is_empty() && picks.joints.is_none() && picks.weights.is_none() && !paired {
         let target = palette.and_then(|p| super::palette_target(module, p));
         sets = influence_lines(
             module,
@@ -735,9 +773,14 @@ pub(super) fn vertex_section(
     } else {
         w.line("  # no function with a skinning signature: the harness compares the entry point through a copy of it");
     }
+    // Pairs say how many influences themselves: no `influence_sets` or `max_influences` beside.
     VertexDraft {
-        sets: sets.unwrap_or_else(|| picks.sets()),
-        lanes: picks.lanes,
+        sets: if paired {
+            1
+        } else {
+            sets.unwrap_or_else(|| picks.sets())
+        },
+        lanes: if paired { 4 } else { picks.lanes },
         // The outputs' lengths matter only where the outputs are what is compared.
         unnormalised: if function.is_none() {
             unnormalised

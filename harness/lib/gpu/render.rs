@@ -191,6 +191,10 @@ impl Draw {
             let (joints, weights) = mesh.set_data(input.set);
             let (label, data): (&str, Vec<u8>) = match input.role {
                 Role::Positions => ("positions", positions(mesh, input.attribute.format)),
+                Role::Joints if input.pair.is_some() => {
+                    let lane = input.pair.unwrap_or(0);
+                    ("pairs", crate::format::pairs(&joints, &weights, lane))
+                }
                 Role::Joints => ("joints", formats.vertex_joints.pack(&joints)?),
                 Role::Weights => ("weights", formats.vertex_weights.pack(&weights)),
                 // A mesh without them gets placeholders, as the compute path does.

@@ -650,6 +650,18 @@ impl Profile {
             c.formats.vertex_joints = j.format;
             c.formats.vertex_weights = w.format;
         }
+        if let (Some(_), Some(pairs)) = (&v.position, &v.pairs) {
+            // Influence i in its own attribute: lane i % 4 of set i / 4, its joint as a float.
+            let pair = wgpu::VertexFormat::Float32x2;
+            for (i, &location) in pairs.location.0.iter().enumerate() {
+                let ty = Elem::Attribute(pair);
+                let mut at = input(Role::Joints, ty, None, pair, location, "vertex.pairs");
+                (at.set, at.pair) = (i / 4, Some(i % 4));
+                c.vertex_inputs.push(at);
+            }
+            c.formats.vertex_joints = JointFormat::F32x4;
+            c.formats.vertex_weights = WeightFormat::F32x4;
+        }
         if let Some(pulled) = &v.vertices {
             // The stage's vertices in one storage buffer, as a compute stage pulls them.
             slots.push(self.slot(

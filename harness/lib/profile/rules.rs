@@ -498,6 +498,41 @@ impl Profile {
         Ok(())
     }
 
+    /// Pairs beside a position attribute alone, in a count the influence sets hold: 2 to 4, or
+    /// whole sets of 4; the count is theirs, not `influence_sets`' or `max_influences`'.
+    fn check_pairs(&self, v: &Vertex, p: &Pairs) -> Result<(), (String, String)> {
+        let others = [
+            ("vertex.joints", v.joints.is_some()),
+            ("vertex.weights", v.weights.is_some()),
+            ("vertex.vertices", v.vertices.is_some()),
+            ("vertex.influences", v.influences.is_some()),
+            ("vertex.streams", !v.streams.is_empty()),
+            ("influence_sets", self.influence_sets.is_some()),
+            ("max_influences", self.max_influences.is_some()),
+        ];
+        if let Some((field, _)) = others.iter().find(|o| o.1) {
+            return Err((
+                field.to_string(),
+                "`vertex.pairs` holds the joints and weights, one attribute an influence, and says how many: leave this out".into(),
+            ));
+        }
+        if v.position.is_none() {
+            return Err((
+                "vertex".into(),
+                "`position` is missing: `pairs` come beside a position attribute".into(),
+            ));
+        }
+        let n = p.location.0.len();
+        let fits = (2..=4).contains(&n) || (n.is_multiple_of(4) && n <= 16);
+        if !fits {
+            return Err((
+                "vertex.pairs.location".into(),
+                format!("must list 2 to 4 locations, or 4 a set of influences (8, 12 or 16), one an influence; got {n}"),
+            ));
+        }
+        Ok(())
+    }
+
     /// One location per influence set for joints and weights, and every attribute at its own.
     /// A vertex stage skins its attributes, or pulls its vertices from one byte-addressed buffer
     /// (vertex-only, compared through a copy of its entry point), not both.
@@ -509,6 +544,9 @@ impl Profile {
         ];
         if !v.streams.is_empty() {
             return self.check_pulled_streams(v, sets, &attributes);
+        }
+        if let Some(p) = &v.pairs {
+            return self.check_pairs(v, p);
         }
         let Some(pulled) = &v.vertices else {
             if let Some(i) = &v.influences {
@@ -669,6 +707,10 @@ impl Profile {
             let field = format!("vertex.{what}.location");
             per_set(&field, places.0.len(), sets)?;
             locations.extend(places.0.iter().map(|&l| (field.clone(), l)));
+        }
+        if let Some(p) = &v.pairs {
+            let field = "vertex.pairs.location";
+            locations.extend(p.location.0.iter().map(|&l| (field.to_string(), l)));
         }
         locations.extend(
             v.normal

@@ -614,6 +614,51 @@ fn max_influences_is_two_to_four_or_four_a_set() {
     }
 }
 
+/// `vertex.pairs` says how many influences the shader reads: as many sets of 4 as it fills, and
+/// the lanes of one where fewer than 4; each pair an input of two floats at its set and lane.
+#[test]
+fn pairs_set_the_influences_read() {
+    let with = |locations: &str| {
+        let text = DEFAULT
+            .replace(
+                "joints: { location: 1, format: u32x4 }",
+                &format!("pairs: {{ location: {locations} }}"),
+            )
+            .replace("  weights: { location: 2, format: f32x4 }\n", "");
+        assert_ne!(text, DEFAULT);
+        parse(&text)
+    };
+    for (locations, sets, lanes) in [
+        ("[1, 2]", 1, 2),
+        ("[1, 2, 3]", 1, 3),
+        ("[1, 2, 3, 4]", 1, 4),
+        ("[1, 2, 3, 4, 5, 6, 7, 8]", 2, 4),
+    ] {
+        let p = with(locations).unwrap();
+        assert_eq!((p.sets(), p.lanes()), (sets, lanes), "{locations}");
+        let c = p.contract();
+        let pairs: Vec<_> = (c.vertex_inputs.iter())
+            .filter(|v| v.role == Role::Joints)
+            .map(|v| (v.location(), v.set, v.pair, v.attribute.format))
+            .collect();
+        let n = pairs.len();
+        assert_eq!(n, sets * 4 - (4 - lanes));
+        for (i, (location, set, pair, format)) in pairs.into_iter().enumerate() {
+            assert_eq!(location, i as u32 + 1);
+            assert_eq!((set, pair), (i / 4, Some(i % 4)));
+            assert_eq!(format, wgpu::VertexFormat::Float32x2);
+        }
+        assert!(c.vertex_inputs.iter().all(|v| v.role != Role::Weights));
+    }
+    for bad in ["[1]", "[1, 2, 3, 4, 5]"] {
+        let msg = with(bad).unwrap_err();
+        assert!(
+            msg.contains("field `vertex.pairs.location`"),
+            "{bad}: {msg}"
+        );
+    }
+}
+
 /// `joints_above` narrows an entry to cases with more joints than a fixed palette holds (a case
 /// whose count is unknown, its file not loading, is not covered); the shader's own trials have no
 /// joints, so an entry about them may not give it.
@@ -750,7 +795,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 32);
+        assert_eq!(n, 33);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

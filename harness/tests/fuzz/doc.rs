@@ -820,6 +820,37 @@ const BOUND_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_bone_pairs.profile.yaml` (one (joint, weight) attribute an
+/// influence).
+const PAIR_EDITS: &[ProfileEdit] = &[
+    (
+        "pairs beside a joints attribute",
+        &[(
+            "  pairs: { location: [2, 3, 4, 5] }",
+            "  pairs: { location: [2, 3, 4, 5] }\n  joints: { location: 6 }",
+        )],
+        "vertex.joints",
+    ),
+    (
+        "pairs beside `max_influences`",
+        &[(
+            "normal_matrix: blended",
+            "normal_matrix: blended\nmax_influences: 3",
+        )],
+        "max_influences",
+    ),
+    (
+        "five pairs",
+        &[("[2, 3, 4, 5]", "[2, 3, 4, 5, 6]")],
+        "vertex.pairs.location",
+    ),
+    (
+        "a pair at the normal's location",
+        &[("[2, 3, 4, 5]", "[2, 3, 4, 1]")],
+        "vertex.normal.location",
+    ),
+];
+
 /// Edits of `shaders/examples/vertex_bone_texture.profile.yaml` (a palette texture).
 const TEXTURE_EDITS: &[ProfileEdit] = &[
     (
@@ -1421,7 +1452,7 @@ const REGION_EDITS: &[ProfileEdit] = &[
 
 /// The layout profile section: each class of wrong profile, loaded with its shader and validated.
 fn profiles(out: &mut String) {
-    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_three_influences` reading three influences a vertex, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool, then `compute_packed_frames` with packed normals and tangents, then `vertex_skin_stream` with joints and weights in storage read by vertex index, then `vertex_morph_texture` with textures and a sampler the harness binds), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
+    out.push_str("## Layout profiles (`SKINPROOF_PROFILE`, or `<shader>.profile.yaml`)\n\nEach example is one edit of a profile of `shaders/examples/` (`compute_u16_pairs`, then the byte-addressed `compute_pulled`, then `vertex_eight_influences` with two influence sets, then `vertex_normals` with buffers the harness fills, then `vertex_one_uniform` with the palette and the camera members of one struct, then `vertex_bone_texture` with a palette texture, then `vertex_float_joints` with float joint indices, then `vertex_three_influences` reading three influences a vertex, then `vertex_affine_joints` with struct elements of affine rows, then `vertex_pulled` pulling its vertices, then `vertex_mesh_bindings` with the palette's offset in per-instance data, then `vertex_planar` with planar positions and u16 joint pairs, then `compute_vertex_structs` with typed vertex structs, then `compute_skin_streams` with joints and weights in a stream of their own, then `compute_in_place` skinning in place, then `skinning_normals` with typed normal and tangent arrays, then `compute_frame_streams` with normal and tangent streams of their own, then `compute_regions` with every stream in regions of one vertex pool, then `compute_packed_frames` with packed normals and tangents, then `vertex_skin_stream` with joints and weights in storage read by vertex index, then `vertex_morph_texture` with textures and a sampler the harness binds, then `vertex_bone_pairs` with one (joint, weight) attribute an influence), written as `target/bad-inputs/example.profile.yaml` and used with its shader.\n\n");
     let dir = root().join("target/bad-inputs");
     std::fs::create_dir_all(&dir).unwrap();
     let mut rows = Vec::new();
@@ -1447,6 +1478,7 @@ fn profiles(out: &mut String) {
         ("compute_packed_frames", PACKED_EDITS),
         ("vertex_skin_stream", SKIN_STREAM_EDITS),
         ("vertex_morph_texture", BOUND_EDITS),
+        ("vertex_bone_pairs", PAIR_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
