@@ -469,8 +469,11 @@ fn input_value(
                 format!("vec2<u32>({j}.x | ({j}.y << 16u), {j}.z | ({j}.w << 16u))")
             }
             // One influence, (joint, weight): lane `lane` of its set of each.
-            Some(v) if v.role == Role::Joints && v.pair.is_some() => {
-                let (at, lane) = (format!("i * {sets}u + {}u", v.set), v.pair.unwrap_or(0));
+            Some(v)
+                if v.role == Role::Joints
+                    && let Some(lane) = v.pair =>
+            {
+                let at = format!("i * {sets}u + {}u", v.set);
                 format!("vec2<f32>(f32(skinproof_joints[{at}][{lane}]), skinproof_weights[{at}][{lane}])")
             }
             Some(v) if v.role == Role::Joints => {

@@ -983,6 +983,8 @@ pub fn is_row_struct(types: &naga::UniqueArena<naga::Type>, inner: &TypeInner) -
 /// member of a struct.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PaletteElement {
+    /// Three (or four) vec4 a joint rather than a column-major matrix: its rows, or its columns
+    /// with the translation in w, as `affine` says (`matrix: rows` or `columns_translation`).
     pub rows: bool,
     /// The struct member that holds the matrix, where elements are structs (its offset read
     /// from the shader).
@@ -1071,7 +1073,7 @@ impl PaletteElement {
             None => format!(
                 "{}{} (or {} vec4<f32> a joint)",
                 self.matrix_wgsl(),
-                if self.rows && !self.four_rows {
+                if self.rows && !self.four_rows && self.affine == Affine::Rows {
                     " or mat4x4<f32> (its four rows)"
                 } else {
                     ""
@@ -1249,6 +1251,7 @@ pub struct PaletteTexture {
     /// 4: a joint's matrix columns (column-major, as the buffers hold it); 3: its affine 3x4, as
     /// `affine` says (the transposed upper three rows by default).
     pub texels: u32,
+    /// What each of 3 texels a joint holds (`palette.matrix: columns_translation`, or rows).
     pub affine: Affine,
     /// 0: no normal matrix; 3 or 4: the columns of the joint's normal matrix after its matrix,
     /// as [`normal_floats`] gives them (the glTF Sample Viewer's joint texture: a joint's matrix

@@ -988,7 +988,8 @@ pub struct Influence<F> {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Pairs {
-    /// One location an influence: 2 to 4, or 4 a set of them (8, 12, 16).
+    /// One location an influence: 2 to 4, or 8 (two sets of 4, libGDX's most; a 9th attribute
+    /// beside more would pass WebGPU's 16).
     pub location: Places,
 }
 
@@ -1403,7 +1404,7 @@ impl Profile {
     }
 
     /// The influences `vertex.pairs` gives, if it is given.
-    fn pair_count(&self) -> Option<usize> {
+    pub(crate) fn pair_count(&self) -> Option<usize> {
         let pairs = self.vertex.as_ref()?.pairs.as_ref()?;
         Some(pairs.location.0.len())
     }

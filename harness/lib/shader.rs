@@ -1673,6 +1673,9 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                 // Joints read as floats take the float format, and the other way round.
                 let hint = match input.role {
                     _ if contract.profile.is_none() => "",
+                    _ if input.pair.is_some() => {
+                        ": each of `vertex.pairs` is a vec2<f32> holding one influence, (joint index, weight)"
+                    }
                     Role::Joints if Elem::Vec4F32.matches(inner) => {
                         ": joints read as floats are `format: f32x4`"
                     }
@@ -1699,7 +1702,9 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                     }
                     _ => "",
                 };
-                let lanes = lanes_hint(contract, input.role, inner);
+                let lanes = (input.pair.is_none())
+                    .then(|| lanes_hint(contract, input.role, inner))
+                    .flatten();
                 let hint = lanes.as_deref().unwrap_or(hint);
                 bad.push(format!(
                     "entry point `{name}`: input @location({loc}) must be {}{}, is {}{whence}{hint}",
@@ -1928,6 +1933,16 @@ fn binding_violations(
             if e.slots == 4 && !e.rows && read == Some(3) {
                 bad.push(format!(
                     "binding {} (`{name}`) is read three vec4<f32> a joint, an affine's: give `matrix: rows` (each its row) or `columns_translation` (each a column's xyz, a translation component in w), not columns, four a joint{}",
+                    binding.binding,
+                    slot.whence()
+                ));
+            }
+            // Columns with the translation in w come three a joint; a fourth has no meaning.
+            if e.affine == crate::contract::Affine::ColumnsTranslation
+                && (e.four_rows || e.slots == 4)
+            {
+                bad.push(format!(
+                    "binding {} (`{name}`) holds four vec4<f32> a joint (a mat4x4<f32>, or slots read four a joint): `matrix: columns_translation` packs three, a mat3x4<f32> or slots read three a joint{}",
                     binding.binding,
                     slot.whence()
                 ));

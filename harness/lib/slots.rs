@@ -33,25 +33,102 @@ pub(crate) fn rows(module: &Module, global: Handle<naga::GlobalVariable>, slots:
 }
 
 /// Whether a joint's three slots in `global` are its columns' xyz, each with a translation
-/// component in w: the shader gathers a vec4 from the w of three slots (`vec4(v1.w, v2.w, v3.w,
-/// 1.0)`, the last column of the matrix Cocos Creator rebuilds), and builds no column down their
-/// x lanes (a joint's rows, turned into columns the same way, take `v1.x, v2.x` first too).
+/// component in w, as Cocos Creator rebuilds them (`mat4(vec4(v1.xyz, 0), vec4(v2.xyz, 0),
+/// vec4(v3.xyz, 0), vec4(v1.w, v2.w, v3.w, 1))`): a vec4 composed of a slot's xyz first (a
+/// column; rows give no such vector), and one of the w of three slots (the translation; rows keep
+/// theirs in w too, so this alone tells nothing).
 pub(crate) fn columns_translation(module: &Module, global: Handle<naga::GlobalVariable>) -> bool {
-    let lanes = |f: &naga::Function, components: &[Handle<E>], n: usize| -> Vec<Option<u32>> {
-        (components.iter().take(n))
-            .map(|&c| lane_of_slot(module, f, global, c))
-            .collect()
-    };
-    let composed = |f: &naga::Function, want: &[Option<u32>]| {
+    let vec4 = |f: &naga::Function, first: &dyn Fn(&[Handle<E>]) -> bool| {
         f.expressions.iter().any(|(_, e)| match e {
-            E::Compose { components, .. } if components.len() >= want.len() => {
-                lanes(f, components, want.len()) == want
+            E::Compose { ty, components } => {
+                crate::slots::is_vec4f(&module.types[*ty].inner) && first(components)
             }
             _ => false,
         })
     };
-    functions(module).any(|f| composed(f, &[Some(3); 3]))
-        && !functions(module).any(|f| composed(f, &[Some(0); 2]))
+    let xyz = |f: &naga::Function, c: &[Handle<E>]| column_of_slot(module, f, global, c);
+    let w = |f: &naga::Function, c: &[Handle<E>]| {
+        c.len() == 4
+            && c[..3]
+                .iter()
+                .all(|&e| lane_of_slot(module, f, global, e) == Some(3))
+    };
+    functions(module).any(|f| vec4(f, &|c| xyz(f, c)))
+        && functions(module).any(|f| vec4(f, &|c| w(f, c)))
+}
+
+/// Whether `components` start with one slot of `global`'s xyz: `v1.xyz` whole, or its lanes 0, 1
+/// and 2 in turn (`v1.x, v1.y, v1.z`, as naga's reading of GLSL spells `vec4(v1.xyz, 0.0)`).
+fn column_of_slot(
+    module: &Module,
+    f: &naga::Function,
+    global: Handle<naga::GlobalVariable>,
+    components: &[Handle<E>],
+) -> bool {
+    if (components.first()).is_some_and(|&e| xyz_of_slot(module, f, global, e).is_some()) {
+        return true;
+    }
+    let lanes: Vec<Option<(Slot, u32)>> = (components.iter().take(3))
+        .map(|&e| slot_lane(module, f, global, e))
+        .collect();
+    match lanes[..] {
+        [Some((a, 0)), Some((b, 1)), Some((c, 2))] => a == b && b == c,
+        _ => false,
+    }
+}
+
+/// Which slot value an expression is: a local variable holding one (each load of it the same), or
+/// the expression itself.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Local(Handle<naga::LocalVariable>),
+    Value(Handle<E>),
+}
+
+fn slot_key(f: &naga::Function, e: Handle<E>) -> Slot {
+    let pointer = match f.expressions[e] {
+        E::Load { pointer } => pointer,
+        _ => e,
+    };
+    match f.expressions[pointer] {
+        E::LocalVariable(l) => Slot::Local(l),
+        _ => Slot::Value(e),
+    }
+}
+
+/// The slot of `global` whose xyz `e` is (`v1.xyz`), if it is one.
+fn xyz_of_slot(
+    module: &Module,
+    f: &naga::Function,
+    global: Handle<naga::GlobalVariable>,
+    e: Handle<E>,
+) -> Option<Slot> {
+    use naga::SwizzleComponent::{X, Y, Z};
+    let E::Swizzle {
+        size: naga::VectorSize::Tri,
+        vector,
+        pattern,
+    } = f.expressions[e]
+    else {
+        return None;
+    };
+    let slot = is_slot(module, f, global, vector) || holds_slot(module, f, global, vector);
+    (pattern[..3] == [X, Y, Z] && slot).then(|| slot_key(f, vector))
+}
+
+/// The slot of `global` and the lane `e` reads: `v1.y` (1), or lane 1 of `v1.xyz`.
+fn slot_lane(
+    module: &Module,
+    f: &naga::Function,
+    global: Handle<naga::GlobalVariable>,
+    e: Handle<E>,
+) -> Option<(Slot, u32)> {
+    let (base, lane) = lane_read(f, e)?;
+    if let Some(slot) = xyz_of_slot(module, f, global, base) {
+        return Some((slot, lane));
+    }
+    let whole = is_slot(module, f, global, base) || holds_slot(module, f, global, base);
+    whole.then(|| (slot_key(f, base), lane))
 }
 
 /// Whether `inner` is a `vec4<f32>`, the slot a joint's row or column takes.
@@ -108,6 +185,18 @@ fn is_slot(
         if matches!(f.expressions[pointer], E::Access { base, .. } if of_global(module, f, global, base)))
 }
 
+/// The vector and the lane `e` reads (`v.y`, or a load of `(*p).y`), if it reads a lane.
+fn lane_read(f: &naga::Function, e: Handle<E>) -> Option<(Handle<E>, u32)> {
+    match f.expressions[e] {
+        E::AccessIndex { base, index } => Some((base, index)),
+        E::Load { pointer } => match f.expressions[pointer] {
+            E::AccessIndex { base, index } => Some((base, index)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The lane of a slot of `global` that `e` reads (`b[v + 1].x`: 0), if it reads one.
 fn lane_of_slot(
     module: &Module,
@@ -115,14 +204,7 @@ fn lane_of_slot(
     global: Handle<naga::GlobalVariable>,
     e: Handle<E>,
 ) -> Option<u32> {
-    let (base, lane) = match f.expressions[e] {
-        E::AccessIndex { base, index } => (base, index),
-        E::Load { pointer } => match f.expressions[pointer] {
-            E::AccessIndex { base, index } => (base, index),
-            _ => return None,
-        },
-        _ => return None,
-    };
+    let (base, lane) = lane_read(f, e)?;
     let whole = is_slot(module, f, global, base)
         || matches!(f.expressions[base], E::Access { base: b, .. } if of_global(module, f, global, b))
         || holds_slot(module, f, global, base);
@@ -144,15 +226,21 @@ fn holds_slot(
     let E::LocalVariable(l) = f.expressions[pointer] else {
         return false;
     };
-    let mut stored: Vec<Handle<E>> = f.local_variables[l].init.into_iter().collect();
+    let values = stored(f, l);
+    !values.is_empty() && values.iter().all(|&v| is_slot(module, f, global, v))
+}
+
+/// What local variable `l` is given: its initialiser, and every value stored in it.
+fn stored(f: &naga::Function, l: Handle<naga::LocalVariable>) -> Vec<Handle<E>> {
+    let mut out: Vec<Handle<E>> = f.local_variables[l].init.into_iter().collect();
     crate::naga_walk::for_each_statement(&f.body, &mut |s| {
         if let naga::Statement::Store { pointer: p, value } = *s {
             if matches!(f.expressions[p], E::LocalVariable(x) if x == l) {
-                stored.push(value);
+                out.push(value);
             }
         }
     });
-    !stored.is_empty() && stored.iter().all(|&v| is_slot(module, f, global, v))
+    out
 }
 
 /// The factor, 3 or 4, in an index `j * k + r` (`k * j`, a cast of either, or a local variable
@@ -173,17 +261,7 @@ fn factor(f: &naga::Function, e: Handle<E>, depth: u8) -> Option<u32> {
         E::As { expr, .. } => deeper(expr),
         // A local variable: its initialiser, or what is stored in it.
         E::Load { pointer } => match f.expressions[pointer] {
-            E::LocalVariable(l) => {
-                let mut stored: Vec<Handle<E>> = f.local_variables[l].init.into_iter().collect();
-                crate::naga_walk::for_each_statement(&f.body, &mut |s| {
-                    if let naga::Statement::Store { pointer: p, value } = *s {
-                        if matches!(f.expressions[p], E::LocalVariable(x) if x == l) {
-                            stored.push(value);
-                        }
-                    }
-                });
-                stored.into_iter().find_map(deeper)
-            }
+            E::LocalVariable(l) => stored(f, l).into_iter().find_map(deeper),
             _ => None,
         },
         _ => None,

@@ -2042,9 +2042,10 @@ fn bone(p: vec2<f32>) -> mat4x4<f32> { return p.y * bones[u32(p.x)]; }
     validates("pairs.wgsl", src, &d.yaml).unwrap();
 }
 
-/// Three vec4 a joint whose w the stage gathers into the last column are its columns with the
-/// translation in w (Cocos Creator's); the same gathered from rows, built column by column down
-/// their x lanes too, stays `rows`. Through local variables (naga's reading of GLSL keeps them so) as through `let`s.
+/// Three vec4 a joint the stage rebuilds as columns (`vec4(v1.xyz, 0)`), the last gathered from
+/// their w, are its columns with the translation in w (Cocos Creator's); rows turned into
+/// columns down their x lanes, whose w give the translation too, stay `rows`. Through local
+/// variables (naga's reading of GLSL keeps them so) as through `let`s.
 #[test]
 fn slots_with_a_translation_in_w_are_drafted_as_columns() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -2068,6 +2069,10 @@ fn slots_with_a_translation_in_w_are_drafted_as_columns() {
         .replace("let v2 =", "var v2 =")
         .replace("let v3 =", "var v3 =");
     assert_eq!(matrix(&locals), "columns_translation");
+    // Each column's lanes one by one, as naga's reading of GLSL spells `vec4(v1.xyz, 0.0)`.
+    let lanes = cocos.replace("vec4<f32>(v1.xyz, 0.0)", "vec4<f32>(v1.x, v1.y, v1.z, 0.0)");
+    assert_ne!(lanes, cocos);
+    assert_eq!(matrix(&lanes), "columns_translation");
     let rows = cocos.replace(
         "vec4<f32>(v1.xyz, 0.0),\n        vec4<f32>(v2.xyz, 0.0),\n        vec4<f32>(v3.xyz, 0.0),",
         "vec4<f32>(v1.x, v2.x, v3.x, 0.0),\n        vec4<f32>(v1.y, v2.y, v3.y, 0.0),\n        vec4<f32>(v1.z, v2.z, v3.z, 0.0),",

@@ -163,7 +163,7 @@ impl Picks {
     /// weights (or a vec3 or vec2 beside joints of as many: `lanes`), then more pairs of both as
     /// further sets (a second narrow pair flagged, not taken), the position, normal and tangent
     /// by name; none of them one of a matrix's `columns` (indices).
-    fn of(inputs: &[Input], columns: &[usize]) -> Picks {
+    fn of(inputs: &[Input], columns: &[usize], pairs_ok: bool) -> Picks {
         // A matrix's columns are no attribute of the vertex.
         let mut used: Vec<u32> = columns.iter().map(|&i| inputs[i].location).collect();
         // `boneWeights` names a bone, yet holds weights.
@@ -214,15 +214,14 @@ impl Picks {
         };
         let weights = pick(&weight_like).or_else(|| joints.and(pick(&short_weights)));
         // Without either: one vec2<f32> an influence named as joints or weights (libGDX's
-        // `a_boneWeight0` to `a_boneWeight3`), in the order of their names' last numbers.
+        // `a_boneWeight0` to `a_boneWeight3`), in the order of their names' last numbers; not
+        // where `pairs_ok` is false.
         let pair_like = |x: &Input| {
             float(x, 2) && (named(&x.name, JOINT_WORDS) || named(&x.name, WEIGHT_WORDS))
         };
         let mut pairs = Vec::new();
-        if joints.is_none()
-            && weights.is_none()
-            && inputs.iter().filter(|x| pair_like(x)).count() > 1
-        {
+        let candidates = inputs.iter().filter(|x| pair_like(x)).count();
+        if pairs_ok && joints.is_none() && weights.is_none() && candidates > 1 {
             while let Some(i) = pick(&pair_like) {
                 pairs.push(i);
             }
@@ -699,7 +698,9 @@ pub(super) fn vertex_section(
         }
     }
     let columns = matrix_columns(module, ep, &inputs);
-    let picks = Picks::of(&inputs, &columns.concat());
+    // A stage that reads by vertex index may read its joints and weights from storage: its vec2
+    // inputs are then no pairs.
+    let picks = Picks::of(&inputs, &columns.concat(), !pulls);
     // A stage with attributes that reads its joints and weights by vertex index beside them.
     let mut held = Writer {
         out: String::new(),

@@ -191,8 +191,7 @@ impl Draw {
             let (joints, weights) = mesh.set_data(input.set);
             let (label, data): (&str, Vec<u8>) = match input.role {
                 Role::Positions => ("positions", positions(mesh, input.attribute.format)),
-                Role::Joints if input.pair.is_some() => {
-                    let lane = input.pair.unwrap_or(0);
+                Role::Joints if let Some(lane) = input.pair => {
                     ("pairs", crate::format::pairs(&joints, &weights, lane))
                 }
                 Role::Joints => ("joints", formats.vertex_joints.pack(&joints)?),

@@ -152,7 +152,10 @@ fn swizzled(
     last: fn(usize) -> ([usize; 4], String),
 ) -> Vec<Candidate> {
     let sources = s.sources(role);
-    if sources.is_empty() {
+    // A pair's lanes are one influence's joint and weight, not the set's joints: a swizzle of
+    // them would not type (no pair kinds yet).
+    let paired = (s.contract.vertex_inputs.iter()).any(|v| v.pair.is_some());
+    if sources.is_empty() || paired {
         return Vec::new();
     }
     let n = s.contract.lanes;

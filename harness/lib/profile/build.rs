@@ -417,8 +417,10 @@ impl Profile {
         c.profile = Some(Origin {
             path: self.path.display().to_string(),
             entries,
-            sets: self.influence_sets.map(|_| self.whence("influence_sets")),
-            lanes: self.max_influences.map(|_| self.whence("max_influences")),
+            sets: (self.influence_sets.map(|_| self.whence("influence_sets")))
+                .or_else(|| self.pair_count().map(|_| self.whence("vertex.pairs"))),
+            lanes: (self.max_influences.map(|_| self.whence("max_influences")))
+                .or_else(|| self.pair_count().map(|_| self.whence("vertex.pairs"))),
             constants: (self.constants.keys())
                 .map(|k| (k.clone(), self.whence(&format!("constants.{k}"))))
                 .collect(),

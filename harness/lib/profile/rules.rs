@@ -38,7 +38,7 @@ impl Profile {
         if texture && p.matrix == MatrixForm::Rows {
             return Err((
                 "palette.matrix".into(),
-                "a texture's `texels: 3` are the affine's rows already: leave `matrix` out (or give `columns_translation`)".into(),
+                "a texture's rows are `texels: 3` alone (`texels: 4` its columns): leave `matrix` out, or give `columns_translation` with `texels: 3`".into(),
             ));
         }
         if texture && p.matrix == MatrixForm::ColumnsTranslation && p.texels != Some(3) {
@@ -431,6 +431,15 @@ impl Profile {
             ));
         }
         check_constants(&self.constants)?;
+        // The pairs' count sets the influences read: checked before what it sets.
+        if let Some(n) = self.pair_count().filter(|&n| !matches!(n, 2..=4 | 8)) {
+            return Err((
+                "vertex.pairs.location".into(),
+                format!(
+                    "must list 2 to 4 locations, or 8 (two sets of 4), one an influence; got {n}"
+                ),
+            ));
+        }
         let sets = self.sets();
         if !(1..=4).contains(&sets) {
             return Err((
@@ -498,9 +507,10 @@ impl Profile {
         Ok(())
     }
 
-    /// Pairs beside a position attribute alone, in a count the influence sets hold: 2 to 4, or
-    /// whole sets of 4; the count is theirs, not `influence_sets`' or `max_influences`'.
-    fn check_pairs(&self, v: &Vertex, p: &Pairs) -> Result<(), (String, String)> {
+    /// Pairs beside a position attribute alone, nothing else holding joints or weights; their
+    /// count (checked with the influence sets) is theirs, not `influence_sets`' or
+    /// `max_influences`'.
+    fn check_pairs(&self, v: &Vertex) -> Result<(), (String, String)> {
         let others = [
             ("vertex.joints", v.joints.is_some()),
             ("vertex.weights", v.weights.is_some()),
@@ -522,14 +532,6 @@ impl Profile {
                 "`position` is missing: `pairs` come beside a position attribute".into(),
             ));
         }
-        let n = p.location.0.len();
-        let fits = (2..=4).contains(&n) || (n.is_multiple_of(4) && n <= 16);
-        if !fits {
-            return Err((
-                "vertex.pairs.location".into(),
-                format!("must list 2 to 4 locations, or 4 a set of influences (8, 12 or 16), one an influence; got {n}"),
-            ));
-        }
         Ok(())
     }
 
@@ -542,11 +544,11 @@ impl Profile {
             ("vertex.joints", v.joints.is_some()),
             ("vertex.weights", v.weights.is_some()),
         ];
+        if v.pairs.is_some() {
+            return self.check_pairs(v);
+        }
         if !v.streams.is_empty() {
             return self.check_pulled_streams(v, sets, &attributes);
-        }
-        if let Some(p) = &v.pairs {
-            return self.check_pairs(v, p);
         }
         let Some(pulled) = &v.vertices else {
             if let Some(i) = &v.influences {

@@ -650,7 +650,7 @@ fn pairs_set_the_influences_read() {
         }
         assert!(c.vertex_inputs.iter().all(|v| v.role != Role::Weights));
     }
-    for bad in ["[1]", "[1, 2, 3, 4, 5]"] {
+    for bad in ["[]", "[1]", "[1, 2, 3, 4, 5]"] {
         let msg = with(bad).unwrap_err();
         assert!(
             msg.contains("field `vertex.pairs.location`"),

@@ -849,6 +849,30 @@ const PAIR_EDITS: &[ProfileEdit] = &[
         &[("[2, 3, 4, 5]", "[2, 3, 4, 1]")],
         "vertex.normal.location",
     ),
+    (
+        "sixteen pairs",
+        &[(
+            "[2, 3, 4, 5]",
+            "[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]",
+        )],
+        "vertex.pairs.location",
+    ),
+    (
+        "a pair where the shader reads a vec3",
+        &[
+            ("[2, 3, 4, 5]", "[2, 3, 4, 1]"),
+            ("normal: { location: 1 }", "normal: { location: 5 }"),
+        ],
+        "each of `vertex.pairs` is a vec2<f32>",
+    ),
+    (
+        "columns with their translation in w in a palette of mat4x4",
+        &[(
+            "form: uniform }",
+            "form: uniform, matrix: columns_translation }",
+        )],
+        "`matrix: columns_translation` packs three",
+    ),
 ];
 
 /// Edits of `shaders/examples/vertex_bone_texture.profile.yaml` (a palette texture).
