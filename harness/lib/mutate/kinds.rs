@@ -348,8 +348,22 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
 }
 
 /// One joint index used for another, where the joints enter each skinning site: the 2nd the
-/// 1st's, and the last the shader reads its neighbour's.
+/// 1st's, and the last the shader reads its neighbour's. Where each influence is a (joint,
+/// weight) pair (`vertex.pairs`), each pair read the other way round instead: its weight taken
+/// as the joint index (a pair enters through a helper's one parameter as often as not, so one
+/// influence cannot be told from another).
 fn joint_index_swapped(s: &Sites) -> Vec<Candidate> {
+    if (s.contract.vertex_inputs.iter()).any(|v| v.pair.is_some()) {
+        let sources = s.sources(Role::Joints);
+        if sources.is_empty() {
+            return Vec::new();
+        }
+        return vec![candidate(
+            "each (joint, weight) pair read as (weight, joint) (p.yx)",
+            "a posed case whose vertices blend joints other than joint 0",
+            s.rebind_sized(&sources, |v, _| format!("{v}.yx")),
+        )];
+    }
     swizzled(
         s,
         (Role::Joints, 'j', ""),

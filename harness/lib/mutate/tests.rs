@@ -897,3 +897,22 @@ fn a_named_influence_bound_is_lowered() {
         m.description
     );
 }
+
+/// A shader of (joint, weight) pairs (`vertex.pairs`) gets only mutants that type: no swizzle of
+/// a pair's two lanes as a set's four joints, and its pairs read the other way round instead,
+/// through its helper's parameter.
+#[test]
+fn pairs_are_mutated_as_pairs() {
+    let mutants = example_mutants("vertex_bone_pairs");
+    let swapped = after(&mutants, Kind::JointIndexSwapped);
+    assert_eq!(
+        swapped,
+        ["fn bone(pair_mutant: vec2<f32>) -> mat4x4<f32> { let pair = pair_mutant.yx;"]
+    );
+    assert_eq!(
+        (mutants.iter())
+            .filter(|m| m.kind == Kind::JointIndexSwapped)
+            .count(),
+        1
+    );
+}
