@@ -885,6 +885,10 @@ pub struct Contract {
     /// That struct as the shader declares it, filled (empty until read; a struct ending in a
     /// runtime-sized palette grows to hold the case's palette).
     pub palette_struct: Vec<u8>,
+    /// The palette binding's bytes as the shader declares it, where its array is fixed (0 until
+    /// read, and for a runtime-sized one): its buffer is padded to them, since a fixed array of
+    /// vec4 slots may end in slots no whole joint fills (`array<vec4<f32>, 100>`, 3 a joint).
+    pub palette_declared: u32,
     /// The palette as texels of a texture (an engine's bone texture), and how they lie.
     pub palette_texture: Option<PaletteTexture>,
     /// What each element of the palette's array is: its matrix form, and the member that holds
@@ -1714,6 +1718,7 @@ impl Contract {
             camera_problems: Vec::new(),
             immediates: Immediates::default(),
             palette_struct: Vec::new(),
+            palette_declared: 0,
             camera_member: None,
             camera_in_palette: false,
             clip_z: Default::default(),

@@ -456,6 +456,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
             // Whole joints: a fixed array of vec4 slots holds a joint in every 3 or 4.
             let slots = contract.palette_element.slots.max(1);
             contract.palette_len = Some(n.get() / slots);
+            contract.palette_declared = module.types[var.ty].inner.size(module.to_ctx());
         }
     }
 }

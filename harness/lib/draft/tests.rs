@@ -2012,6 +2012,31 @@ fn normals_and_tangents_named_by_short_words_are_picked() {
     }
 }
 
+/// A vec4 named the vertex by a word of its own (Panda3D's `p3d_Vertex`) is the position, not
+/// another stream of it (`vertex_color`, first here).
+#[test]
+fn an_input_named_the_vertex_is_the_position() {
+    let src = "@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(0) @binding(1) var<storage, read> bones: array<mat4x4<f32>>;
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) color: vec4<f32> }
+@vertex fn vs(@location(0) vertex_color: vec4<f32>, @location(1) p3d_Vertex: vec4<f32>,
+@location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {
+  let m = weights.x * bones[joints.x] + weights.y * bones[joints.y];
+  var out: Out;
+  out.clip = view_proj * m * p3d_Vertex;
+  out.color = vertex_color;
+  return out;
+}
+";
+    let d = draft("p3d.wgsl", src).unwrap();
+    assert!(
+        d.yaml.contains("  position: { location: 1, format: vec3 }"),
+        "{}",
+        d.yaml
+    );
+    validates("p3d.wgsl", src, &d.yaml).unwrap();
+}
+
 /// Influences as `vec2<f32>` (joint, weight) attributes named as bones or weights are drafted as
 /// `vertex.pairs`, in the order of the numbers their names end in (naga's `_` after a GLSL name's
 /// digit aside), whatever their locations; no `max_influences` beside, though three are read.

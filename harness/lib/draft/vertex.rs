@@ -241,11 +241,20 @@ impl Picks {
             }
             more.push((inputs[j].location, inputs[k].location));
         }
+        let other = ["normal", "tangent", "binormal", "color", "colour"];
         let position =
             pick(&|x| named(&x.name, &["pos"]) && (float(x, 3) || float(x, 4) || float(x, 2)))
+                // Else a vec3 or vec4 named the vertex by a word of its own (Panda3D's
+                // `p3d_Vertex`, a vec4), not another stream of it (`vertex_color`).
+                .or_else(|| {
+                    pick(&|x| {
+                        words(&x.name).iter().any(|w| w == "vertex")
+                            && !named(&x.name, &other)
+                            && (float(x, 3) || float(x, 4))
+                    })
+                })
                 // Else the first vec3<f32> not named as another stream (`p`, `vertex`).
                 .or_else(|| {
-                    let other = ["normal", "tangent", "binormal", "color", "colour"];
                     // A texture coordinate by its words (`uv0`, `texcoord`), not `vertex`.
                     let coordinate = |x: &Input| {
                         words(&x.name)

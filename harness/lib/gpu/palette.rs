@@ -168,7 +168,16 @@ pub fn layout(
             }
             out
         }
-        None => bytes(&main),
+        None => {
+            // Slots past the last whole joint the array declares: NaN, as joints past the case's.
+            let mut out = bytes(&main);
+            let declared = contract.palette_declared as usize;
+            let nan = f32::NAN.to_le_bytes();
+            while out.len() < declared {
+                out.extend_from_slice(&nan);
+            }
+            out
+        }
     };
     let bind = main_bytes.len();
     let mut buffers = vec![(Role::Palette, main_bytes, bind)];
@@ -241,6 +250,31 @@ fn hosted(contract: &Contract, offset: u32, palette: &[u8], camera: Mat4) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A uniform array of 100 vec4 slots, 3 a joint, holds 33 joints and one slot more: its buffer
+    /// is the 1600 bytes the shader declares (not 33 x 48 = 1584, which wgpu refuses to bind),
+    /// the last slot NaN.
+    #[test]
+    fn a_fixed_palette_of_slots_is_as_long_as_the_shader_declares_it() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/examples");
+        let path = root.join("vertex_column_joints.wgsl");
+        let source = std::fs::read_to_string(&path).unwrap();
+        let short = source.replace("array<vec4<f32>, 768>", "array<vec4<f32>, 100>");
+        assert_ne!(short, source);
+        let profile =
+            std::fs::read_to_string(root.join("vertex_column_joints.profile.yaml")).unwrap();
+        let at = root.join("vertex_column_joints.profile.yaml");
+        let shader = crate::shader::Shader::with_profile_text(&path, short, &at, &profile).unwrap();
+        let c = &shader.contract;
+        assert_eq!((c.palette_len, c.palette_declared), (Some(33), 1600));
+        let data = layout(c, &[Mat4::IDENTITY; 2], Mat4::IDENTITY).unwrap();
+        let (_, bytes, bind) = &data.buffers[0];
+        assert_eq!((bytes.len(), *bind), (1600, 1600));
+        let floats: &[f32] = bytemuck::cast_slice(bytes);
+        // Joint 0's first vec4: column 0 of the identity, translation x 0.
+        assert_eq!(&floats[..4], &[1.0, 0.0, 0.0, 0.0]);
+        assert!(floats[396..].iter().all(|x| x.is_nan()));
+    }
 
     #[test]
     fn a_split_palette_multiplies_back_to_the_palette() {
