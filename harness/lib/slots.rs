@@ -41,7 +41,7 @@ pub(crate) fn columns_translation(module: &Module, global: Handle<naga::GlobalVa
     let vec4 = |f: &naga::Function, first: &dyn Fn(&[Handle<E>]) -> bool| {
         f.expressions.iter().any(|(_, e)| match e {
             E::Compose { ty, components } => {
-                crate::slots::is_vec4f(&module.types[*ty].inner) && first(components)
+                is_vec4f(&module.types[*ty].inner) && first(components)
             }
             _ => false,
         })
@@ -85,6 +85,7 @@ enum Slot {
     Value(Handle<E>),
 }
 
+/// The slot `e` is, a local variable's loads all one.
 fn slot_key(f: &naga::Function, e: Handle<E>) -> Slot {
     let pointer = match f.expressions[e] {
         E::Load { pointer } => pointer,
