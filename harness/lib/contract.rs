@@ -2078,6 +2078,11 @@ impl Contract {
         self.vertex_inputs.iter().find(|v| v.role == role)
     }
 
+    /// Whether each influence is an attribute of its own, (joint, weight) (`vertex.pairs`).
+    pub fn paired(&self) -> bool {
+        self.vertex_inputs.iter().any(|v| v.pair.is_some())
+    }
+
     /// One vertex's bytes of a [`Role::Zeros`] input whose value the profile gives; None for
     /// zeros (or a value of the wrong length, which validation names).
     pub fn input_value(&self, input: &VertexInput) -> Option<Vec<u8>> {

@@ -988,8 +988,8 @@ pub struct Influence<F> {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Pairs {
-    /// One location an influence: 2 to 4, or 8 (two sets of 4, libGDX's most; a 9th attribute
-    /// beside more would pass WebGPU's 16).
+    /// One location an influence: 2 to 4, or 8 (two sets of 4, libGDX's most; 16 of them beside
+    /// a position would pass WebGPU's 16 attributes).
     pub location: Places,
 }
 

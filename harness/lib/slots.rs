@@ -128,8 +128,7 @@ fn slot_lane(
     if let Some(slot) = xyz_of_slot(module, f, global, base) {
         return Some((slot, lane));
     }
-    let whole = is_slot(module, f, global, base) || holds_slot(module, f, global, base);
-    whole.then(|| (slot_key(f, base), lane))
+    lane_of_slot(module, f, global, e).map(|lane| (slot_key(f, base), lane))
 }
 
 /// Whether `inner` is a `vec4<f32>`, the slot a joint's row or column takes.

@@ -153,9 +153,8 @@ fn swizzled(
 ) -> Vec<Candidate> {
     let sources = s.sources(role);
     // A pair's lanes are one influence's joint and weight, not the set's joints: a swizzle of
-    // them would not type (no pair kinds yet).
-    let paired = (s.contract.vertex_inputs.iter()).any(|v| v.pair.is_some());
-    if sources.is_empty() || paired {
+    // them would not type (`joint_index_swapped` reads each pair the other way round instead).
+    if sources.is_empty() || s.contract.paired() {
         return Vec::new();
     }
     let n = s.contract.lanes;
@@ -353,7 +352,7 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
 /// as the joint index (a pair enters through a helper's one parameter as often as not, so one
 /// influence cannot be told from another).
 fn joint_index_swapped(s: &Sites) -> Vec<Candidate> {
-    if (s.contract.vertex_inputs.iter()).any(|v| v.pair.is_some()) {
+    if s.contract.paired() {
         let sources = s.sources(Role::Joints);
         if sources.is_empty() {
             return Vec::new();
