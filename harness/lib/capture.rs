@@ -296,7 +296,7 @@ fn entry_compute_wgsl(entry: &EntryCapture, contract: &Contract) -> String {
             }
             _ => format!(
                 "\n    skinproof_skinned_tangents[i] = {};",
-                tangent_value(&format!("out.{member}"), contract.vec3_tangent_attribute())
+                tangent_value(&format!("out.{member}"), contract.vec3_tangent_output())
             ),
         })
         .collect();

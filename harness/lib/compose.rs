@@ -104,8 +104,10 @@ pub fn compose(spec: &Spec) -> Result<Composed, ComposeError> {
         })
         .map_err(|e| ComposeError::Module(final_error(&e, &composer, spec.entry_source, &entry)))?;
     let info = crate::validator::strict().validate(&module).map_err(|e| {
+        let hint = crate::validator::interface_hint(&e, &module)
+            .map_or(String::new(), |h| format!("\n{h}"));
         ComposeError::Module(format!(
-            "{entry}: the composed module is invalid: {}",
+            "{entry}: the composed module is invalid: {}{hint}",
             e.into_inner()
         ))
     })?;

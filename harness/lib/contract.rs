@@ -2127,13 +2127,15 @@ impl Contract {
     }
 
     /// Whether the skinned tangents the harness reads keep a handedness: not where the shader
-    /// writes them to a buffer of vec3 tangents, nor where its vertex stage reads vec3 ones.
+    /// writes them to a buffer of vec3 tangents, nor where its vertex stage reads or returns vec3
+    /// ones.
     pub fn tangent_handedness(&self) -> bool {
         let pooled =
             (self.regions.as_ref()).and_then(|r| r.size_of(crate::regions::Stream::SkinnedTangent));
         (self.try_slot(Role::SkinnedTangents).is_none() || self.streams.skinned_tangents.words == 4)
             && pooled.is_none_or(|bytes| bytes == 16)
             && !self.vec3_tangent_attribute()
+            && !self.vec3_tangent_output()
             && (self.packed.as_ref())
                 .is_none_or(|p| p.frames.tangent_format == crate::format::TangentFormat::Vec4)
             && (self.pulled_all().iter())
@@ -2144,6 +2146,12 @@ impl Contract {
     pub fn vec3_tangent_attribute(&self) -> bool {
         self.input(Role::Tangents)
             .is_some_and(|v| v.ty == Elem::Vec3F32)
+    }
+
+    /// Whether the vertex stage returns its skinned tangent as a `vec3<f32>` (no handedness).
+    pub fn vec3_tangent_output(&self) -> bool {
+        (self.vertex_outputs.iter())
+            .any(|o| o.role == Role::SkinnedTangents && o.ty == Elem::Vec3F32)
     }
 
     /// Whether the compute output is written over the vertices it reads: `compute.output` at

@@ -691,6 +691,16 @@ pub struct Location {
     pub location: u32,
 }
 
+/// Where a vertex stage returns its skinned tangent, and how many floats it holds there (the
+/// source's, unless given).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SkinnedTangent {
+    pub location: u32,
+    #[serde(default)]
+    pub format: Option<crate::format::TangentFormat>,
+}
+
 /// A vertex stage's tangent attribute: its location and how many floats it holds.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -701,6 +711,13 @@ pub struct TangentAttribute {
 }
 
 impl Vertex {
+    /// How the source tangent the stage pulls from its vertices is stored, where it pulls one.
+    pub fn pulled_tangent_format(&self) -> Option<crate::format::TangentFormat> {
+        (self.pulled())
+            .find(|p| p.tangent.is_some())
+            .map(|p| p.tangent_format)
+    }
+
     /// The byte-addressed buffers the stage pulls its vertices from: `vertices`, or `streams`.
     pub fn pulled(&self) -> impl Iterator<Item = &Vertices> {
         self.vertices.iter().chain(&self.streams)
@@ -1043,9 +1060,11 @@ pub struct Vertex {
     /// The location the stage returns its skinned normal at (`vec3<f32>`), if it does.
     #[serde(default)]
     pub skinned_normal: Option<Location>,
-    /// The location the stage returns its skinned tangent at (in the source's type), if it does.
+    /// The location the stage returns its skinned tangent at, if it does: in the source's type,
+    /// or `format: vec3` for the direction alone beside a `vec4` source (CesiumJS and Fyrox drop
+    /// the handedness there).
     #[serde(default)]
-    pub skinned_tangent: Option<Location>,
+    pub skinned_tangent: Option<SkinnedTangent>,
     /// The shader's skinning function, called by a compute entry point the harness adds, so that
     /// a vertex-only shader's skinned positions can be compared number by number. It takes
     /// (position, joints, weights) and returns the skinned position, or (joints, weights) and

@@ -241,19 +241,24 @@ impl Shader {
         let mut validator = crate::validator::strict();
         let own_lines = self.source.lines().count() as u32;
         let valid = validator.validate(&module).map_err(|e| {
+            let hint = crate::validator::interface_hint(&e, &module);
             let e = crate::validator::placed(&e, Some(&module), &source);
             let mut text = e.emit_to_string_with_path(&source, &path);
             if e.spans().len() == 0 {
                 text = format!("{path}: {text}");
             }
+            if let Some(hint) = hint {
+                text = format!("{}\n{hint}", text.trim_end());
+            }
             // Past the shader's own lines: in what the harness appends (its capture stage).
-            if let Some(at) = e.location(&source).filter(|l| l.line_number > own_lines) {
+            let appended = e.location(&source).filter(|l| l.line_number > own_lines);
+            if let Some(at) = appended {
                 text.push_str(&format!(
                     "\n(line {} is in the WGSL the harness appends after the shader's {own_lines} lines: the compute stage that calls the shader's skinning, or the fragment stage it draws with)",
                     at.line_number
                 ));
             }
-            text
+            (text, appended.is_some())
         });
         // The contract first: a binding of the wrong type usually also makes naga reject the code
         // that uses it, and the contract says which binding and what it should be.
@@ -261,7 +266,9 @@ impl Shader {
         broken.extend(self.unmet.clone());
         if !broken.is_empty() {
             let mut message = broken.join("; ");
-            if let Err(diagnostic) = valid {
+            // An error in the harness's own appended stage follows from the violation (it
+            // passes what the profile says the shader returns): only the shader's own is news.
+            if let Err((diagnostic, false)) = valid {
                 message.push_str("\nnaga also rejects the shader:\n");
                 message.push_str(diagnostic.trim_end());
             }
@@ -283,7 +290,7 @@ impl Shader {
             .filter(|p| **p != crate::profile::beside(&self.path))
             .map(|p| format!(" --profile {}", p.display()))
             .unwrap_or_default();
-        valid.map_err(|text| match path == file {
+        valid.map_err(|(text, _)| match path == file {
             true => ShaderError::Invalid(text),
             false => ShaderError::Invalid(format!(
                 "{text}\n(`cargo run --release --bin skinproof -- wgsl {file}{profile}` prints the WGSL naga writes from {file}, whose lines these are)"
@@ -1773,11 +1780,23 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                 "entry point `{name}`: output @location({loc}) is missing (expected {}){whence}",
                 want.wgsl()
             )),
-            Some((_, ty)) if !want.matches(&module.types[*ty].inner) => bad.push(format!(
-                "entry point `{name}`: output @location({loc}) must be {}, is {}{whence}",
-                want.wgsl(),
-                describe(module, *ty)
-            )),
+            Some((_, ty)) if !want.matches(&module.types[*ty].inner) => {
+                // A vec3 tangent out of a vec4 source: the direction alone, as engines drop the
+                // handedness there.
+                let hint = if out.role == Role::SkinnedTangents
+                    && want == Elem::Vec4F32
+                    && Elem::Vec3F32.matches(&module.types[*ty].inner)
+                {
+                    ": a vec3 skinned tangent is its direction alone, give `vertex.skinned_tangent`'s `format: vec3`"
+                } else {
+                    ""
+                };
+                bad.push(format!(
+                    "entry point `{name}`: output @location({loc}) must be {}, is {}{whence}{hint}",
+                    want.wgsl(),
+                    describe(module, *ty)
+                ))
+            }
             Some(_) => {}
         }
     }

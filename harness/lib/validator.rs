@@ -45,6 +45,84 @@ pub fn placed(
     }
 }
 
+/// What to change where naga refuses an entry point for a value between stages that is no
+/// scalar or vector (GLSL's `out mat3 tbn`, which takes three locations there): the values, and
+/// the split into vectors that WGSL, and so wgpu, takes instead.
+pub fn interface_hint(
+    e: &naga::WithSpan<naga::valid::ValidationError>,
+    module: &naga::Module,
+) -> Option<String> {
+    use naga::common::wgsl::TypeContext;
+    let naga::valid::ValidationError::EntryPoint { name, stage, .. } = e.as_inner() else {
+        return None;
+    };
+    let ep = (module.entry_points.iter()).find(|ep| ep.name == *name && ep.stage == *stage)?;
+    let located = |binding: &Option<naga::Binding>, ty, what: String| match binding {
+        Some(naga::Binding::Location { location, .. }) => Some((what, *location, ty)),
+        _ => None,
+    };
+    let mut values = Vec::new();
+    for arg in &ep.function.arguments {
+        let what = format!("input `{}`", arg.name.as_deref().unwrap_or("?"));
+        values.extend(located(&arg.binding, arg.ty, what));
+        values.extend(members(module, arg.ty, "input"));
+    }
+    if let Some(result) = &ep.function.result {
+        values.extend(located(&result.binding, result.ty, "output".into()));
+        values.extend(members(module, result.ty, "output"));
+    }
+    let odd: Vec<String> = (values.into_iter())
+        .filter(|(_, _, ty)| {
+            !matches!(
+                module.types[*ty].inner,
+                naga::TypeInner::Scalar(_) | naga::TypeInner::Vector { .. }
+            )
+        })
+        .map(|(what, location, ty)| {
+            let split = match module.types[ty].inner {
+                naga::TypeInner::Matrix { columns, rows, .. } => format!(
+                    ": split it into {} vec{} values at locations {location} to {} (one a column, as GLSL places a matrix's)",
+                    columns as u8,
+                    rows as u8,
+                    location + columns as u32 - 1
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "the {what} at @location({location}) is a {}{split}",
+                module.types.type_to_string(ty)
+            )
+        })
+        .collect();
+    (!odd.is_empty()).then(|| {
+        format!(
+            "(values between stages are scalars or vectors in WGSL, and so in wgpu: {})",
+            odd.join("; ")
+        )
+    })
+}
+
+/// The located members of an entry point's struct argument or result, named as `what`.
+fn members(
+    module: &naga::Module,
+    ty: naga::Handle<naga::Type>,
+    what: &str,
+) -> Vec<(String, u32, naga::Handle<naga::Type>)> {
+    let naga::TypeInner::Struct { members, .. } = &module.types[ty].inner else {
+        return Vec::new();
+    };
+    (members.iter())
+        .filter_map(|m| match m.binding {
+            Some(naga::Binding::Location { location, .. }) => Some((
+                format!("{what} `{}`", m.name.as_deref().unwrap_or("?")),
+                location,
+                m.ty,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Where the type `ty` is declared, or, for one written inline (`array<T, 4>`), the first global
 /// variable or struct that holds it.
 fn type_span(module: &naga::Module, ty: naga::Handle<naga::Type>) -> naga::Span {
@@ -102,6 +180,22 @@ fn function_span(source: &str, name: &str) -> naga::Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// GLSL's matrix between stages, which naga refuses: the hint names it and its split.
+    #[test]
+    fn a_matrix_between_stages_is_named_with_its_split() {
+        let source = "#version 450\nlayout(location = 0) in vec3 pos;\nlayout(location = 2) out mat3 tbn;\nvoid main() {\n    tbn = mat3(1.0);\n    gl_Position = vec4(pos, 1.0);\n}\n";
+        let options = naga::front::glsl::Options::from(naga::ShaderStage::Vertex);
+        let module = naga::front::glsl::Frontend::default()
+            .parse(&options, source)
+            .unwrap();
+        let e = strict().validate(&module).unwrap_err();
+        let hint = interface_hint(&e, &module).expect("a hint");
+        assert_eq!(
+            hint,
+            "(values between stages are scalars or vectors in WGSL, and so in wgpu: the output `tbn` at @location(2) is a mat3x3<f32>: split it into 3 vec3 values at locations 2 to 4 (one a column, as GLSL places a matrix's))"
+        );
+    }
 
     #[test]
     fn an_entry_point_error_is_placed_at_its_fn() {

@@ -1510,10 +1510,11 @@ fn an_endless_vertex_loop_is_timeout_and_the_adapter_goes_on() {
 
 /// The example shaders that skin normals and tangents where the harness reads them: their own
 /// buffers, fields of a byte-addressed output, a vertex-only shader's functions.
-const SKIN_NORMALS: [&str; 6] = [
+const SKIN_NORMALS: [&str; 7] = [
     "skinning_normals",
     "compute_pulled",
     "vertex_normals",
+    "vertex_tangent_direction",
     "compute_frame_streams",
     "compute_regions",
     "compute_packed_frames",
@@ -1607,7 +1608,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 33] = [
+    let examples: [Example; 34] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, &[]),
         (
             "compute_packed_frames",
@@ -1683,6 +1684,7 @@ fn example_shaders_pass_through_their_profiles() {
             )],
         ),
         ("vertex_pulled", "posed_matches_cpu", None, &[]),
+        ("vertex_tangent_direction", "posed_matches_cpu", None, &[]),
         ("vertex_skin_stream", "posed_matches_cpu", None, &[]),
         ("vertex_from_spirv", "render_matches_golden", None, &[]),
         (
@@ -3299,6 +3301,50 @@ fn normal_and_tangent_streams_tell_each_fault() {
         .filter(|r| r.check == "posed_matches_cpu")
         .collect();
     assert!(!posed.is_empty() && posed.iter().all(|r| r.outcome.status == Status::Pass));
+}
+
+/// A vertex stage's vec3 tangent out of a vec4 source (`format: vec3`): left unskinned, it fails
+/// the tangent rows alone, naming a vertex; without the format, validation says to give it.
+#[test]
+fn a_vec3_tangent_out_of_a_vec4_source_is_compared_by_direction() {
+    let name = "vertex_tangent_direction";
+    let (source, profile) = example_texts(name);
+    let unskinned = edited(
+        name,
+        &source,
+        &[(
+            "out.tangent = normalize(linear * in.tangent.xyz);",
+            "out.tangent = normalize(in.tangent.xyz);",
+        )],
+    );
+    let Some(report) = run_example_as(name, "tangent_unskinned", &unskinned, &profile) else {
+        return;
+    };
+    fails_only_as(&report, "tangents_match_cpu", |r| {
+        r.outcome.message.contains("the tangent of vertex")
+    });
+    let others: Vec<_> = (failed_rows(&report).into_iter())
+        .filter(|r| !r.contains("::tangents_match_cpu "))
+        .collect();
+    assert!(others.is_empty(), "{}", others.join("\n"));
+    let handed = profile.replace(
+        "skinned_tangent: { location: 1, format: vec3 }",
+        "skinned_tangent: { location: 1 }",
+    );
+    assert_ne!(handed, profile);
+    let Some(report) = run_example_as(name, "tangent_handed", &source, &handed) else {
+        return;
+    };
+    let v = report.validation.clone().expect("a validation row");
+    assert!(
+        v.status.fails()
+            && v.message
+                .contains("output @location(1) must be vec4<f32>, is vec3<f32>")
+            && v.message
+                .contains("give `vertex.skinned_tangent`'s `format: vec3`"),
+        "{}",
+        v.message
+    );
 }
 
 /// A profile that says its shader skins normals by the blended matrix itself

@@ -221,7 +221,13 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
         naga::valid::Capabilities::all(),
     )
     .validate(&module)
-    .map_err(|e| DraftError::Parse(e.emit_to_string_with_path(source, file_name)))?;
+    .map_err(|e| {
+        let text = e.emit_to_string_with_path(source, file_name);
+        DraftError::Parse(match crate::validator::interface_hint(&e, &module) {
+            Some(hint) => format!("{}\n{hint}", text.trim_end()),
+            None => text,
+        })
+    })?;
     let compute = read::skinning_compute(&module, &info);
     let vertex = skinning_vertex(&module);
     if compute.is_none() && vertex.is_none() {

@@ -308,7 +308,7 @@ fn every_example_draft_validates() {
         }
     }
     valid.sort();
-    assert_eq!((shaders.len(), valid.len()), (32, 32), "{valid:?}");
+    assert_eq!((shaders.len(), valid.len()), (33, 33), "{valid:?}");
 }
 
 /// A normal output is a skinned normal unless the entry point returns its input unchanged
@@ -980,7 +980,8 @@ struct System { projectionMatrix: mat4x4<f32>, viewMatrix: mat4x4<f32>, inverseV
 
 /// war3's layout: the camera beside the joints in one uniform (its first member), the normal
 /// stored unskinned then overwritten with the skinned one, moved by the blend's 3x3 beside a
-/// binormal's cross product, and a vec3 tangent out of a vec4 source.
+/// binormal's cross product, and a vec3 tangent out of a vec4 source (its direction alone:
+/// `format: vec3`).
 #[test]
 fn a_camera_beside_the_joints_and_normals_overwritten_by_the_skinned_ones() {
     let source = r#"
@@ -1005,13 +1006,13 @@ struct Out { @builtin(position) clip: vec4f, @location(0) normal: vec3f, @locati
     for line in [
         "camera: { group: 0, binding: 0, form: matrix, member: mvMatrix }",
         "skinned_normal: { location: 0 }",
-        "the output `tangent` is a vec3, where a skinned tangent from its source is a vec4: not compared",
+        "skinned_tangent: { location: 1, format: vec3 }   # the output `tangent`, a vec3: the direction alone",
         "normal_matrix: blended",
     ] {
         assert!(d.yaml.contains(line), "{line}\n{}", d.yaml);
     }
-    assert!(!d.yaml.contains("skinned_tangent:"), "{}", d.yaml);
-    contract(&d.yaml);
+    let c = contract(&d.yaml);
+    assert!(c.vec3_tangent_output() && !c.tangent_handedness());
 }
 
 /// A member named as enabling skinning is filled on; a mode (the WebGPU samples' `skin_mode`, 0
@@ -1183,15 +1184,20 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(1) normal: vec3<f32>,
     for want in [
         "# the output `normal` is never written from the source normal moved by the palette",
         "  skinned_normal: { location: 4 }   # the output `tanMatrix2` carries the source normal",
+        "  skinned_tangent: { location: 2, format: vec3 }   # the output `tanMatrix0` carries the source tangent",
         "frame_length: any",
     ] {
         assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
     }
     contract(&d.yaml);
     // Renormalised in the stage: unit length stays the default.
-    let unit = libsgd.replace(
+    let unit = (libsgd.replace(
         "out.tanMatrix2 = normal;",
         "out.tanMatrix2 = normalize(normal);",
+    ))
+    .replace(
+        "out.tanMatrix0 = tangent;",
+        "out.tanMatrix0 = normalize(tangent);",
     );
     let d = draft("unit.wgsl", &unit).unwrap();
     assert!(

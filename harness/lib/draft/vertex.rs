@@ -627,10 +627,12 @@ fn frame_output_lines(
             let m = depends(location);
             m & super::flow::PALETTE != 0 && m & own != 0
         };
+        // A vec3 tangent out of a vec4 source is its direction alone (`format: vec3`).
+        let fits = |width: u8| width == want || (what == "tangent" && (want, width) == (4, 3));
         let named_so = outputs.iter().find(|(_, n, _)| named(n, &[what]));
         let mut found = None;
         if let Some((location, name, width)) = named_so {
-            if *width != want {
+            if !fits(*width) {
                 w.line(format!(
                     "  # the output `{name}` is a vec{width}, where a skinned {what} from its source is a vec{want}: not compared"
                 ));
@@ -651,7 +653,7 @@ fn frame_output_lines(
         let alone = source.is_ok() || source.is_err_and(|p| p.alone);
         if found.is_none() && flow.is_some() && alone {
             let carrying: Vec<_> = (outputs.iter())
-                .filter(|(l, _, width)| *width == want && skinned(*l) && depends(*l) & other == 0)
+                .filter(|(l, _, width)| fits(*width) && skinned(*l) && depends(*l) & other == 0)
                 .collect();
             if let [(location, name, _)] = carrying[..] {
                 found = Some((
@@ -662,8 +664,20 @@ fn frame_output_lines(
         }
         if let Some((location, why)) = found {
             drafted[usize::from(what == "tangent")] = true;
+            let width = outputs
+                .iter()
+                .find(|o| o.0 == location)
+                .map_or(want, |o| o.2);
+            let (format, why) = if width < want {
+                (
+                    ", format: vec3",
+                    format!("{why}, a vec3: the direction alone, no handedness to compare"),
+                )
+            } else {
+                ("", why)
+            };
             w.line(format!(
-                "  skinned_{what}: {{ location: {location} }}   # {why}: compared where no skinning function is named"
+                "  skinned_{what}: {{ location: {location}{format} }}   # {why}: compared where no skinning function is named"
             ));
             if !unit(location) {
                 let name = outputs

@@ -965,6 +965,12 @@ impl Profile {
             }
         }
         let mut outputs = Vec::new();
+        // The skinned tangent in the source's type, or its direction alone where it says so.
+        let source = (v.tangent.map(|t| t.format)).or(v.pulled_tangent_format());
+        let skinned_tangent_ty = match v.skinned_tangent.and_then(|t| t.format).or(source) {
+            Some(TangentFormat::Vec3) => Elem::Vec3F32,
+            _ => Elem::Vec4F32,
+        };
         for (role, at, ty, field) in [
             (
                 Role::SkinnedNormals,
@@ -974,8 +980,10 @@ impl Profile {
             ),
             (
                 Role::SkinnedTangents,
-                v.skinned_tangent,
-                tangent_ty,
+                v.skinned_tangent.map(|t| Location {
+                    location: t.location,
+                }),
+                skinned_tangent_ty,
                 "vertex.skinned_tangent",
             ),
         ] {

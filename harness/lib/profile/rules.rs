@@ -497,6 +497,7 @@ impl Profile {
         if let Some(v) = &self.vertex {
             self.check_pulling(v, sets)?;
             self.check_locations(v, sets)?;
+            check_skinned_tangent_format(v)?;
         }
         if let Some(c) = &self.compute {
             check_compute(c, sets)?;
@@ -1082,6 +1083,25 @@ fn check_encodings(
         }
     }
     Ok(())
+}
+
+/// A vertex stage's skinned tangent keeps a handedness only where its source has one.
+fn check_skinned_tangent_format(v: &Vertex) -> Result<(), (String, String)> {
+    if v.skinned_tangent.and_then(|t| t.format) != Some(TangentFormat::Vec4) {
+        return Ok(());
+    }
+    let source = match v.tangent {
+        Some(a) if a.format == TangentFormat::Vec3 => "`vertex.tangent.format`",
+        Some(_) => return Ok(()),
+        None if v.pulled_tangent_format() == Some(TangentFormat::Vec3) => {
+            "the pulled vertices' `tangent_format`"
+        }
+        None => return Ok(()),
+    };
+    Err((
+        "vertex.skinned_tangent.format".into(),
+        format!("is vec4, a tangent with the source's handedness in w, but the source tangent is vec3 ({source}), with none: give `format: vec3` or leave it out"),
+    ))
 }
 
 /// A byte-addressed vertex buffer's offsets: one per set, each field aligned, inside the stride,

@@ -795,7 +795,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 33);
+        assert_eq!(n, 34);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its
@@ -891,6 +891,49 @@ mod examples {
             let msg = wrong(edits);
             assert!(msg.contains(want), "{edits:?}: {msg}");
         }
+    }
+
+    /// A vertex stage's skinned tangent in its source's type, or a vec3 beside a vec4 source
+    /// (`format: vec3`): compared then by direction alone; a vec4 beside a vec3 source is refused.
+    #[test]
+    fn a_vertex_stages_skinned_tangent_may_drop_the_handedness() {
+        const DIRECTION: &str =
+            include_str!("../../../shaders/examples/vertex_tangent_direction.profile.yaml");
+        let contract = |text: &str| {
+            Profile::parse(Path::new("p.profile.yaml"), text)
+                .unwrap()
+                .contract()
+        };
+        let output = |c: &Contract| {
+            (c.vertex_outputs.iter())
+                .find(|o| o.role == Role::SkinnedTangents)
+                .map(|o| (o.location, o.ty))
+        };
+        let c = contract(DIRECTION);
+        assert_eq!(output(&c), Some((1, Elem::Vec3F32)));
+        assert!(c.vec3_tangent_output() && !c.tangent_handedness());
+        // Left out, the format is the source's: a vec4 and its handedness.
+        let source = contract(&DIRECTION.replace(
+            "skinned_tangent: { location: 1, format: vec3 }",
+            "skinned_tangent: { location: 1 }",
+        ));
+        assert_eq!(output(&source), Some((1, Elem::Vec4F32)));
+        assert!(source.tangent_handedness());
+        let three = DIRECTION.replace(
+            "tangent: { location: 2 }",
+            "tangent: { location: 2, format: vec3 }",
+        );
+        let c = contract(&three);
+        assert_eq!(output(&c), Some((1, Elem::Vec3F32)));
+        let wrong = three.replace("format: vec3 }\n  camera", "format: vec4 }\n  camera");
+        let msg = Profile::parse(Path::new("p.profile.yaml"), &wrong)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("p.profile.yaml:17:")
+                && msg.contains("field `vertex.skinned_tangent.format`: is vec4, a tangent with the source's handedness in w, but the source tangent is vec3 (`vertex.tangent.format`)"),
+            "{msg}"
+        );
     }
 
     /// Each wrong-profile class: the message names the profile file, line and field, and the

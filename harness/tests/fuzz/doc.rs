@@ -822,6 +822,36 @@ const BOUND_EDITS: &[ProfileEdit] = &[
 
 /// Edits of `shaders/examples/vertex_bone_pairs.profile.yaml` (one (joint, weight) attribute an
 /// influence).
+const TANGENT_DIRECTION_EDITS: &[ProfileEdit] = &[
+    (
+        "a vec4 skinned tangent beside a vec3 source",
+        &[
+            (
+                "tangent: { location: 2 }",
+                "tangent: { location: 2, format: vec3 }",
+            ),
+            (
+                "skinned_tangent: { location: 1, format: vec3 }",
+                "skinned_tangent: { location: 1, format: vec4 }",
+            ),
+        ],
+        "vertex.skinned_tangent.format",
+    ),
+    (
+        "a vec3 skinned tangent given as the source's vec4",
+        &[(
+            "skinned_tangent: { location: 1, format: vec3 }",
+            "skinned_tangent: { location: 1 }",
+        )],
+        "vertex.skinned_tangent",
+    ),
+    (
+        "a skinned tangent format misspelt",
+        &[("location: 1, format: vec3 }", "location: 1, format: vec2 }")],
+        "vertex.skinned_tangent.format",
+    ),
+];
+
 const PAIR_EDITS: &[ProfileEdit] = &[
     (
         "pairs beside a joints attribute",
@@ -1503,6 +1533,7 @@ fn profiles(out: &mut String) {
         ("vertex_skin_stream", SKIN_STREAM_EDITS),
         ("vertex_morph_texture", BOUND_EDITS),
         ("vertex_bone_pairs", PAIR_EDITS),
+        ("vertex_tangent_direction", TANGENT_DIRECTION_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
