@@ -1388,6 +1388,9 @@ pub struct Filled {
     pub count: Option<CaseMember>,
     /// The member that holds the case's number of joints, written for each case.
     pub joints: Option<CaseMember>,
+    /// The member that holds the width in texels of the case's palette texture, written for
+    /// each case.
+    pub texture_width: Option<CaseMember>,
     /// The members that hold where each region of a vertex pool starts, written for each
     /// compute dispatch (`compute.regions`).
     pub starts: Vec<(crate::regions::Stream, CaseMember)>,
@@ -1406,10 +1409,24 @@ pub struct CaseMember {
     pub name: String,
     pub origin: String,
     pub offset: Option<u32>,
+    /// Whether the member is an f32 (the value written as a float), not a u32 or i32.
+    pub float: bool,
+}
+
+impl CaseMember {
+    /// Member `name`, named by the profile at `origin`, not yet placed.
+    pub fn named(name: String, origin: String) -> CaseMember {
+        CaseMember {
+            name,
+            origin,
+            offset: None,
+            float: false,
+        }
+    }
 }
 
 /// `bytes` with each member's value written at its offset (where the shader was read), as a u32
-/// (an i32 has the same bytes).
+/// (an i32 has the same bytes), or as an f32 where the member is one.
 fn with_case_values<'a>(
     bytes: &[u8],
     values: impl Iterator<Item = (&'a CaseMember, u32)>,
@@ -1418,8 +1435,12 @@ fn with_case_values<'a>(
     for (member, value) in values {
         let Some(o) = member.offset else { continue };
         let o = o as usize;
+        let word = match member.float {
+            true => (value as f32).to_le_bytes(),
+            false => value.to_le_bytes(),
+        };
         if let Some(at) = bytes.get_mut(o..o + 4) {
-            at.copy_from_slice(&value.to_le_bytes());
+            at.copy_from_slice(&word);
         }
     }
     bytes
@@ -1436,17 +1457,18 @@ impl Immediates {
 }
 
 impl Filled {
-    /// The buffer's contents for a case of `vertices` vertices and `joints` joints whose vertex
-    /// pool's regions start at `starts` (the values the shader reads): each written where the
-    /// profile says, as a u32 (an i32 has the same bytes).
+    /// The buffer's contents for a case of `vertices` vertices and `joints` joints whose palette
+    /// texture is `texture_width` texels wide (0 for none) and whose vertex pool's regions start
+    /// at `starts` (the values the shader reads): each written where the profile says, as a u32
+    /// (an i32 has the same bytes) or an f32.
     pub fn for_case(
         &self,
-        vertices: usize,
-        joints: usize,
+        (vertices, joints, texture_width): (usize, usize, u32),
         starts: &[(crate::regions::Stream, u32)],
     ) -> Vec<u8> {
         let count = (self.count.iter().map(|c| (c, vertices as u32)))
-            .chain(self.joints.iter().map(|c| (c, joints as u32)));
+            .chain(self.joints.iter().map(|c| (c, joints as u32)))
+            .chain(self.texture_width.iter().map(|c| (c, texture_width)));
         let starts = (self.starts.iter()).filter_map(|(stream, m)| {
             let value = starts.iter().find(|(s, _)| s == stream)?.1;
             Some((m, value))
@@ -1457,7 +1479,10 @@ impl Filled {
     /// Whether the harness writes this buffer for each case (a count, a vertex pool's starts)
     /// rather than once for every case.
     pub fn per_case(&self) -> bool {
-        self.count.is_some() || self.joints.is_some() || !self.starts.is_empty()
+        self.count.is_some()
+            || self.joints.is_some()
+            || self.texture_width.is_some()
+            || !self.starts.is_empty()
     }
 }
 
@@ -2148,6 +2173,12 @@ impl Contract {
             .is_some_and(|v| v.ty == Elem::Vec3F32)
     }
 
+    /// The width in texels of the palette texture of a case of `joints` joints; 0 where the
+    /// palette is no texture.
+    pub fn palette_texture_width(&self, joints: usize) -> u32 {
+        self.palette_texture.map_or(0, |t| t.size(joints).0)
+    }
+
     /// Whether the vertex stage returns its skinned tangent as a `vec3<f32>` (no handedness).
     pub fn vec3_tangent_output(&self) -> bool {
         (self.vertex_outputs.iter())
@@ -2348,20 +2379,20 @@ mod tests {
             members: Vec::new(),
             count: None,
             joints: None,
+            texture_width: None,
             starts: Vec::new(),
             bytes: vec![7; 12],
             problems: Vec::new(),
         };
-        assert_eq!(f.for_case(300, 0, &[]), [7; 12]);
+        assert_eq!(f.for_case((300, 0, 0), &[]), [7; 12]);
         assert!(!f.per_case());
         let member = |offset| CaseMember {
-            name: "m".into(),
-            origin: String::new(),
             offset: Some(offset),
+            ..CaseMember::named("m".into(), String::new())
         };
         f.count = Some(member(4));
         assert_eq!(
-            f.for_case(300, 0, &[]),
+            f.for_case((300, 0, 0), &[]),
             [7, 7, 7, 7, 44, 1, 0, 0, 7, 7, 7, 7]
         );
         assert_eq!(f.bytes, [7; 12], "each case gets a copy");
@@ -2376,18 +2407,29 @@ mod tests {
         assert!(f.per_case());
         let starts = [(Stream::Joints, 513), (Stream::Position, 256)];
         assert_eq!(
-            f.for_case(300, 0, &starts),
+            f.for_case((300, 0, 0), &starts),
             [0, 1, 0, 0, 44, 1, 0, 0, 1, 2, 0, 0]
         );
         // The joint count: 258 (0x102) joints at byte 0, with the count alone.
         f.starts.clear();
         f.joints = Some(member(0));
         assert_eq!(
-            f.for_case(300, 258, &[]),
+            f.for_case((300, 258, 0), &[]),
             [2, 1, 0, 0, 44, 1, 0, 0, 7, 7, 7, 7]
         );
         f.count = None;
         assert!(f.per_case(), "the joint count alone is per case");
+        // A palette texture's width, 1032 (0x408) texels, into an f32 at byte 8 (0x44810000).
+        f.joints = None;
+        f.texture_width = Some(CaseMember {
+            float: true,
+            ..member(8)
+        });
+        assert!(f.per_case(), "the texture's width alone is per case");
+        assert_eq!(
+            f.for_case((300, 258, 1032), &[]),
+            [7, 7, 7, 7, 7, 7, 7, 7, 0x00, 0x00, 0x81, 0x44]
+        );
     }
 
     #[test]

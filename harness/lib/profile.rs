@@ -135,6 +135,12 @@ pub struct FilledBinding {
     /// written for each case, in both pipelines.
     #[serde(default)]
     pub joint_count: Option<String>,
+    /// The u32, i32 or f32 member (as `palette_offset`'s) that holds the width in texels of the
+    /// palette's texture, as a renderer passes it beside its bone texture (Babylon.js's
+    /// `boneTextureWidth`, older three.js's `boneTextureSize`): written for each case, in both
+    /// pipelines.
+    #[serde(default)]
+    pub texture_width: Option<String>,
 }
 
 /// One number, or a list of them (a vector's components, a matrix's column by column).

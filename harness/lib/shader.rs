@@ -750,6 +750,15 @@ fn fill_buffers(
         let starts = (f.starts.iter_mut())
             .map(|(s, c)| (c, format!("where the vertex pool's `{}` starts", s.name())));
         place_case_members(module, var.ty, count.chain(starts), &mut f.problems);
+        if let Some(w) = f.texture_width.as_mut() {
+            let holds = "the palette texture's width";
+            match scalar_offset(module, var.ty, &w.name, holds, true) {
+                Ok((offset, float)) => (w.offset, w.float) = (Some(offset), float),
+                Err(why) => f
+                    .problems
+                    .push(format!("{why} (the profile's {})", w.origin)),
+            }
+        }
     }
 }
 
@@ -945,6 +954,34 @@ pub(crate) fn int_offset(
     name: &str,
     holds: &str,
 ) -> Result<u32, String> {
+    scalar_offset(module, ty, name, holds, false).map(|(offset, _)| offset)
+}
+
+/// As [`int_offset`], an f32 (or a lane of a vector of them) too where `floats`: the offset, and
+/// whether the member is a float.
+pub(crate) fn scalar_offset(
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+    name: &str,
+    holds: &str,
+    floats: bool,
+) -> Result<(u32, bool), String> {
+    let kind = |s: naga::Scalar| match s {
+        naga::Scalar::U32 | naga::Scalar::I32 => Some(false),
+        naga::Scalar::F32 if floats => Some(true),
+        _ => None,
+    };
+    let kinds = if floats {
+        "a u32, i32 or f32"
+    } else {
+        "a u32 or i32"
+    };
+    let wrong = |module: &naga::Module, member: &str, ty: Handle<naga::Type>| {
+        format!(
+            "member `{name}` holds {holds}, so it must be {kinds} (or a lane of a vector of them: `{member}.x`), and `{member}` is {}",
+            module.types.type_to_string(ty)
+        )
+    };
     let lane = (name.rsplit_once('.')).and_then(|(vector, l)| {
         let k = ["x", "y", "z", "w"].iter().position(|&x| x == l)? as u32;
         Some((vector, k))
@@ -952,13 +989,12 @@ pub(crate) fn int_offset(
     if let Some((vector, k)) = lane {
         let member = filled_member(module, ty, vector, &format!(" to hold {holds}"));
         if let Ok(m) = member {
-            if let TypeInner::Vector {
-                size,
-                scalar: naga::Scalar::U32 | naga::Scalar::I32,
-            } = module.types[m.ty].inner
-            {
+            if let TypeInner::Vector { size, scalar } = module.types[m.ty].inner {
+                let Some(float) = kind(scalar) else {
+                    return Err(wrong(module, vector, m.ty));
+                };
                 return match k < size as u32 {
-                    true => Ok(m.offset + 4 * k),
+                    true => Ok((m.offset + 4 * k, float)),
                     false => Err(format!(
                         "`{name}` holds {holds}, but `{vector}` is a {}, with no lane {}",
                         module.types.type_to_string(m.ty),
@@ -970,12 +1006,10 @@ pub(crate) fn int_offset(
     }
     let member = filled_member(module, ty, name, &format!(" to hold {holds}"))?;
     match module.types[member.ty].inner {
-        TypeInner::Scalar(naga::Scalar::U32 | naga::Scalar::I32) => Ok(member.offset),
-        _ => Err(format!(
-            "member `{name}` holds {holds}, so it must be a u32 or i32 (or a lane of a vector of them: `{name}.x`), is {}",
-            module.types.type_to_string(member.ty)
-        )),
+        TypeInner::Scalar(s) => kind(s).map(|float| (member.offset, float)),
+        _ => None,
     }
+    .ok_or_else(|| wrong(module, name, member.ty))
 }
 
 /// Member `name` of a filled binding of type `ty` (a struct, or element 0 of an array of
@@ -2481,7 +2515,7 @@ pub(crate) mod tests {
         assert_eq!(count.offset, Some(4));
         let msg = held("n", "f32").validate().unwrap_err().to_string();
         assert!(
-            msg.contains("member `n` holds the vertex count, so it must be a u32 or i32 (or a lane of a vector of them: `n.x`), is f32")
+            msg.contains("member `n` holds the vertex count, so it must be a u32 or i32 (or a lane of a vector of them: `n.x`), and `n` is f32")
                 && msg.contains("bindings[0].count"),
             "{msg}"
         );
@@ -2993,6 +3027,7 @@ pub(crate) mod tests {
             members: Vec::new(),
             count: None,
             joints: None,
+            texture_width: None,
             starts: Vec::new(),
             bytes: Vec::new(),
             problems: Vec::new(),

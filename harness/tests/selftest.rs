@@ -1608,7 +1608,7 @@ fn example_shaders_pass_through_their_profiles() {
         "gltf_riggedfigure_",
         "gltf_riggedsimple_",
     ];
-    let examples: [Example; 34] = [
+    let examples: [Example; 35] = [
         ("vertex_offset_palette", "posed_matches_cpu", None, &[]),
         (
             "compute_packed_frames",
@@ -1661,6 +1661,7 @@ fn example_shaders_pass_through_their_profiles() {
             )],
         ),
         ("vertex_bone_texture", "posed_matches_cpu", None, &[]),
+        ("vertex_bone_texture_width", "posed_matches_cpu", None, &[]),
         ("vertex_morph_texture", "posed_matches_cpu", None, &[]),
         ("vertex_joint_texture", "posed_matches_cpu", None, &[]),
         ("vertex_float_joints", "posed_matches_cpu", None, &[]),
@@ -2236,6 +2237,44 @@ fn biased_unorm8_directions_pass_only_as_unorm8() {
         &shader_text,
         (&unorm, &profile),
         &["normals_match_cpu", "tangents_match_cpu"],
+    );
+}
+
+/// A palette texture's width in a uniform the shader divides by (Babylon.js's
+/// `boneTextureWidth`): written per case as the member's type holds it, an f32 or a u32; left out
+/// of the profile, the zero there sends every vertex to infinity and the numbers fail.
+#[test]
+fn a_palette_textures_width_is_written_into_its_member() {
+    let name = "vertex_bone_texture_width";
+    let (source, profile) = example_texts(name);
+    let written = "  - { group: 1, binding: 2, texture_width: bone_texture_width }";
+    assert!(profile.contains(written), "{name}'s profile has changed");
+    let left_out = profile.replace(written, "  - { group: 1, binding: 2 }");
+    passes_only_with(
+        name,
+        "texture_width_f32",
+        &source,
+        (&profile, &left_out),
+        &["posed_matches_cpu"],
+    );
+    // As an integer, older three.js's `boneTextureSize`.
+    let integer = edited(
+        name,
+        &source,
+        &[
+            ("bone_texture_width: f32,", "bone_texture_width: u32,"),
+            (
+                "1.0 / bone_info.bone_texture_width;",
+                "1.0 / f32(bone_info.bone_texture_width);",
+            ),
+        ],
+    );
+    passes_only_with(
+        name,
+        "texture_width_u32",
+        &integer,
+        (&profile, &left_out),
+        &["posed_matches_cpu"],
     );
 }
 

@@ -963,6 +963,25 @@ fn int_member(module: &Module, g: &Global, is: impl Fn(&str) -> bool) -> Option<
     })
 }
 
+/// The u32, i32 or f32 member of a filled binding's struct (or its element 0's) named as a bone
+/// texture's width or size (`boneTextureWidth`, three.js's `boneTextureSize`).
+fn texture_width_member(module: &Module, g: &Global) -> Option<String> {
+    let ty = match g.ty {
+        TypeInner::Array { base, .. } => &module.types[*base].inner,
+        t => t,
+    };
+    let TypeInner::Struct { members, .. } = ty else {
+        return None;
+    };
+    members.iter().find_map(|m| {
+        let name = m.name.as_deref()?;
+        let scalar = matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.width == 4 && s.kind != ScalarKind::Bool);
+        let named_so = named(name, &["width", "size"])
+            && named(name, &["texture", "tex", "bone", "bones", "joint", "joints"]);
+        (scalar && named_so).then(|| name.to_string())
+    })
+}
+
 /// A bone texture, written as the palette: the 2D float texture named as joints, else the one the
 /// shader reads texel by texel (`textureLoad`, where material textures are sampled); its texels a
 /// joint and its width as its loads read them, and the sampler it is sampled through, if any.
@@ -1031,6 +1050,10 @@ fn palette_texture<'a>(
         ),
     };
     let (width, laid) = match (loads.one_row, loads.width, loads.run) {
+        (true, _, _) if loads.count == 0 => (
+            "row".to_string(),
+            "in one row (every sample reads one constant row)",
+        ),
         (true, _, _) => ("row".to_string(), "in one row (every load reads row 0)"),
         (false, None, run @ 3..=4) if loads.own_rows => (
             run.to_string(),
@@ -1545,6 +1568,20 @@ fn bindings(
                 joint_count_comment(&g.name, &m, read_as.as_deref(), count_gates)
             ));
             let _ = write!(extra, ", joint_count: {m}");
+        }
+        // The palette texture's width, where the shader is given it beside the texture rather
+        // than asking the texture (Babylon.js's `boneTextureWidth`).
+        let palette_texture =
+            (w.out.lines()).any(|l| l.starts_with("palette:") && l.contains("form: texture"));
+        if let Some(m) = palette_texture
+            .then(|| texture_width_member(module, g))
+            .flatten()
+        {
+            w.line(format!(
+                "  # `{}`'s member `{m}` is named as the bone texture's width: the harness writes each case's there",
+                g.name
+            ));
+            let _ = write!(extra, ", texture_width: {m}");
         }
         let offset = offset_free
             .then(|| offset_member(module, g, globals))

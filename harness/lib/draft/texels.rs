@@ -11,7 +11,8 @@ pub(super) struct Loads {
     /// The texels a joint takes, where the loads read a run of them at constant steps from one
     /// index (`offset + 0` .. `offset + 3`): the longest such run.
     pub(super) run: usize,
-    /// Whether every load reads row 0 (a texture one texel high, joints side by side).
+    /// Whether every load reads row 0 (a texture one texel high, joints side by side); where it
+    /// is only sampled, whether every sample reads one constant row.
     pub(super) one_row: bool,
     /// The constant a function that loads divides an integer by (`index / 64`, `index % 64`): the
     /// texture's width where the shader fixes it, rather than reading `textureDimensions`.
@@ -30,21 +31,41 @@ pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only
         own_rows: true,
         ..Loads::default()
     };
+    // The samples: how many, and whether each reads a constant row.
+    let (mut samples, mut sampled_row) = (0, true);
+    let ours = |f: &naga::Function, image: Handle<Expression>| match f.expressions[image] {
+        Expression::GlobalVariable(g) => g == texture,
+        Expression::FunctionArgument(_) => only,
+        _ => false,
+    };
     for f in crate::shader::all_functions(module) {
         let mut steps = Vec::new();
         for (_, e) in f.expressions.iter() {
+            // Sampled at texel centres (Babylon.js's `vec2(dx * (offset + 0.5), 0.)`): one row
+            // where the second coordinate is a constant; the texels a joint are not traced.
+            if let Expression::ImageSample {
+                image, coordinate, ..
+            } = *e
+            {
+                if ours(f, image) {
+                    samples += 1;
+                    sampled_row &= match f.expressions[coordinate] {
+                        Expression::Compose { ref components, .. } => {
+                            components.len() == 2
+                                && super::read::number(module, f, components[1]).is_some()
+                        }
+                        _ => false,
+                    };
+                }
+                continue;
+            }
             let Expression::ImageLoad {
                 image, coordinate, ..
             } = *e
             else {
                 continue;
             };
-            let ours = match f.expressions[image] {
-                Expression::GlobalVariable(g) => g == texture,
-                Expression::FunctionArgument(_) => only,
-                _ => false,
-            };
-            if !ours {
+            if !ours(f, image) {
                 continue;
             }
             out.count += 1;
@@ -69,7 +90,7 @@ pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only
         }
     }
     if out.count == 0 {
-        out.one_row = false;
+        out.one_row = samples > 0 && sampled_row;
         out.own_rows = false;
     }
     out

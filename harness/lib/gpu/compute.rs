@@ -406,7 +406,8 @@ impl Dispatch {
         // case's copy,
         // bound in place of the one every case shares.
         for f in contract.filled_per_case() {
-            let bytes = f.for_case(n, palette.len(), &starts);
+            let texture_width = contract.palette_texture_width(palette.len());
+            let bytes = f.for_case((n, palette.len(), texture_width), &starts);
             let usage = contract.slot(f.role).space.usage();
             bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));
         }

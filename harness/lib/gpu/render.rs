@@ -148,7 +148,8 @@ impl Draw {
         let texture = data.texture.map(|t| t.upload(ctx)).transpose()?;
         // A filled buffer that holds a case's counts: this case's copy, as the compute path's.
         for f in contract.filled_per_case() {
-            let bytes = f.for_case(mesh.len(), palette.len(), &[]);
+            let texture_width = contract.palette_texture_width(palette.len());
+            let bytes = f.for_case((mesh.len(), palette.len(), texture_width), &[]);
             let usage = contract.slot(f.role).space.usage();
             bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));
         }

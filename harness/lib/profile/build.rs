@@ -389,11 +389,8 @@ impl Profile {
             c.immediates.origin = self.whence("immediates");
             c.immediates.members = self.member_values(&i.members, "immediates.members");
             let member = |name: &Option<String>, field: &str| {
-                name.clone().map(|name| crate::contract::CaseMember {
-                    name,
-                    origin: self.whence(field),
-                    offset: None,
-                })
+                (name.clone())
+                    .map(|name| crate::contract::CaseMember::named(name, self.whence(field)))
             };
             c.immediates.count = member(&i.count, "immediates.count");
             c.immediates.joints = member(&i.joint_count, "immediates.joint_count");
@@ -470,10 +467,8 @@ impl Profile {
             });
         c.palette_fill = p.fill;
         c.palette_members = self.member_values(&p.members, "palette.members");
-        c.palette_joint_count = (p.joint_count.clone()).map(|name| crate::contract::CaseMember {
-            name,
-            origin: self.whence("palette.joint_count"),
-            offset: None,
+        c.palette_joint_count = (p.joint_count.clone()).map(|name| {
+            crate::contract::CaseMember::named(name, self.whence("palette.joint_count"))
         });
         let mut slots = vec![self.slot(
             Role::Palette,
@@ -770,6 +765,13 @@ impl Profile {
                 });
                 c.offset_in_filled = true;
             }
+            // The members written for each case.
+            let member = |name: &Option<String>, field: &str| {
+                (name.clone()).map(|name| {
+                    let origin = self.whence(&format!("bindings[{i}].{field}"));
+                    crate::contract::CaseMember::named(name, origin)
+                })
+            };
             // The vertex pool's starts, where this is the binding that holds them.
             let regions = (self.compute.as_ref())
                 .and_then(|k| k.regions.as_ref())
@@ -778,11 +780,10 @@ impl Profile {
                 (r.starts().into_iter())
                     .map(|(stream, name)| {
                         let field = format!("compute.regions.{}.start", stream.name());
-                        let member = crate::contract::CaseMember {
-                            name: name.to_string(),
-                            origin: self.whence(&field),
-                            offset: None,
-                        };
+                        let member = crate::contract::CaseMember::named(
+                            name.to_string(),
+                            self.whence(&field),
+                        );
                         (stream, member)
                     })
                     .collect()
@@ -792,19 +793,9 @@ impl Profile {
                 fill: b.fill,
                 floats: b.floats.clone(),
                 members,
-                count: b.count.clone().map(|name| crate::contract::CaseMember {
-                    name,
-                    origin: self.whence(&format!("bindings[{i}].count")),
-                    offset: None,
-                }),
-                joints: b
-                    .joint_count
-                    .clone()
-                    .map(|name| crate::contract::CaseMember {
-                        name,
-                        origin: self.whence(&format!("bindings[{i}].joint_count")),
-                        offset: None,
-                    }),
+                count: member(&b.count, "count"),
+                joints: member(&b.joint_count, "joint_count"),
+                texture_width: member(&b.texture_width, "texture_width"),
                 starts,
                 bytes: Vec::new(),
                 problems: Vec::new(),

@@ -146,6 +146,29 @@ impl Profile {
         }
     }
 
+    /// The rules of a filled binding's `texture_width` (binding `i`, member `name`): an
+    /// identifier no other value of the binding sets, one such member in all, for a palette in a
+    /// texture.
+    fn check_texture_width_member(&self, i: usize, name: &str) -> Result<(), (String, String)> {
+        let b = &self.bindings[i];
+        let others = [
+            ("count", b.count.as_deref()),
+            ("palette_offset", b.palette_offset.as_deref()),
+            ("joint_count", b.joint_count.as_deref()),
+        ];
+        let what = "the palette texture's width";
+        let why = if let Some(why) = written_member(self.bound(i), name, &others, what) {
+            why
+        } else if self.bindings[..i].iter().any(|b| b.texture_width.is_some()) {
+            "another binding already holds the palette texture's width".into()
+        } else if self.palette.form != PaletteForm::Texture {
+            "the palette is no texture, so there is no texture width to write: give `palette.form: texture` where the joints are in one, or leave it out".into()
+        } else {
+            return Ok(());
+        };
+        Err((format!("bindings[{i}].texture_width"), why))
+    }
+
     /// The rules of a filled binding's `count` (binding `i`, member `name`): an identifier no
     /// other value of the binding sets, one such member in all, for a compute stage that has no
     /// `compute.count`.
@@ -398,6 +421,9 @@ impl Profile {
                 if let Some(why) = written_member(self.bound(i), name, &others, "the joint count") {
                     return Err((format!("bindings[{i}].joint_count"), why));
                 }
+            }
+            if let Some(name) = &b.texture_width {
+                self.check_texture_width_member(i, name)?;
             }
             for (name, v) in &b.members {
                 if !is_member_path(name) {

@@ -795,7 +795,7 @@ mod examples {
                 n += 1;
             }
         }
-        assert_eq!(n, 34);
+        assert_eq!(n, 35);
     }
 
     /// Normal and tangent streams of their own: typed or byte-addressed, a skinned one in its

@@ -822,6 +822,30 @@ const BOUND_EDITS: &[ProfileEdit] = &[
 
 /// Edits of `shaders/examples/vertex_bone_pairs.profile.yaml` (one (joint, weight) attribute an
 /// influence).
+const TEXTURE_WIDTH_EDITS: &[ProfileEdit] = &[
+    (
+        "a texture width for a palette in a buffer",
+        &[(
+            "palette: { group: 1, binding: 0, form: texture, texels: 4, width: row, sampler: { group: 1, binding: 1 } }",
+            "palette: { group: 1, binding: 0 }",
+        )],
+        "bindings[0].texture_width",
+    ),
+    (
+        "a texture width member also given a value",
+        &[(
+            "texture_width: bone_texture_width }",
+            "texture_width: bone_texture_width, members: { bone_texture_width: 4 } }",
+        )],
+        "bindings[0].texture_width",
+    ),
+    (
+        "a texture width member the struct lacks",
+        &[("texture_width: bone_texture_width }", "texture_width: bone_width }")],
+        "bindings[0].texture_width",
+    ),
+];
+
 const TANGENT_DIRECTION_EDITS: &[ProfileEdit] = &[
     (
         "a vec4 skinned tangent beside a vec3 source",
@@ -1534,6 +1558,7 @@ fn profiles(out: &mut String) {
         ("vertex_morph_texture", BOUND_EDITS),
         ("vertex_bone_pairs", PAIR_EDITS),
         ("vertex_tangent_direction", TANGENT_DIRECTION_EDITS),
+        ("vertex_bone_texture_width", TEXTURE_WIDTH_EDITS),
     ] {
         profile_rows(&mut rows, example, edits);
     }
