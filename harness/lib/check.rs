@@ -387,11 +387,34 @@ fn positions_by_path(
         (_, ClipY::Flipped | ClipY::FlippedBefore) if lanes(&[0, 1, 2], true) => Some("every vertex matches with its y negated: the profile's `vertex.camera.clip_y` says the stage negates y around the camera, which this one does not: leave it out"),
         _ => None,
     };
+    let hint = hint
+        .map(str::to_string)
+        .or_else(|| (outcome.status.fails()).then(|| zeros_hint(c)).flatten());
     if let Some(hint) = hint {
         outcome.message.push_str("; ");
-        outcome.message.push_str(hint);
+        outcome.message.push_str(&hint);
     }
     by_path(input, outcome)
+}
+
+/// Where the vertex stage reads attributes the profile gives no role and no value, fed zeros: a
+/// cause of wrong positions to name (a per-instance world matrix's rows left at zero, sokol's
+/// `inst_xxxx`).
+fn zeros_hint(c: &crate::contract::Contract) -> Option<String> {
+    let zeros: Vec<u32> = (c.vertex_inputs.iter())
+        .filter(|v| v.role == Role::Zeros)
+        .map(|v| v.attribute.shader_location)
+        .filter(|l| c.input_values.iter().all(|i| i.location != *l))
+        .collect();
+    let first = zeros.first()?;
+    let (what, them) = match zeros.len() {
+        1 => ("the attribute at location", "it moves the vertex (a per-instance world matrix's row or column), give its value"),
+        _ => ("the attributes at locations", "they move the vertex (a per-instance world matrix's rows or columns), give each its value"),
+    };
+    Some(format!(
+        "the stage also reads {what} {} that the profile gives no role, fed zeros: where {them} in `vertex.inputs` (`{{ {first}: [1, 0, 0, 0] }}`)",
+        crate::contract::list(&zeros),
+    ))
 }
 
 fn shader_builds(input: &Input) -> Outcome {

@@ -2278,6 +2278,43 @@ fn a_palette_textures_width_is_written_into_its_member() {
     );
 }
 
+/// A per-instance world matrix's rows as attributes the profile gives no role (sokol's
+/// `inst_xxxx`, dotted with the skinned position): fed zeros they collapse every vertex, and the
+/// failure names their locations and `vertex.inputs`; given the identity's rows there, it passes.
+#[test]
+fn attributes_left_at_zero_are_named_where_positions_fail() {
+    let name = "vertex_bone_texture";
+    let (source, profile) = example_texts(name);
+    let rows = edited(
+        name,
+        &source,
+        &[
+            (
+                "    @location(2) skin_weight: vec4<f32>,\n",
+                "    @location(2) skin_weight: vec4<f32>,\n    @location(3) inst_xxxx: vec4<f32>,\n    @location(4) inst_yyyy: vec4<f32>,\n    @location(5) inst_zzzz: vec4<f32>,\n",
+            ),
+            (
+                "out.clip = view_projection * skin * vec4<f32>(position, 1.0);",
+                "let p = skin * vec4<f32>(position, 1.0);\n    out.clip = view_projection * vec4<f32>(dot(p, inst_xxxx), dot(p, inst_yyyy), dot(p, inst_zzzz), 1.0);",
+            ),
+        ],
+    );
+    let Some(report) = run_example_as(name, "instance_rows_zero", &rows, &profile) else {
+        return;
+    };
+    fails_only_as(&report, "posed_matches_cpu", |r| {
+        r.outcome.message.contains("the stage also reads the attributes at locations 3 to 5 that the profile gives no role, fed zeros")
+            && r.outcome.message.contains("`vertex.inputs` (`{ 3: [1, 0, 0, 0] }`)")
+    });
+    let camera = "  camera: { group: 0, binding: 0, form: matrix }\n";
+    assert!(profile.contains(camera), "{name}'s profile has changed");
+    let given = profile.replace(
+        camera,
+        &format!("{camera}  inputs: {{ 3: [1, 0, 0, 0], 4: [0, 1, 0, 0], 5: [0, 0, 1, 0] }}\n"),
+    );
+    passing_run(name, "instance_rows_given", &rows, &given);
+}
+
 /// A camera one struct deeper (DiligentFX's constant buffer around its `CameraAttribs`):
 /// `vertex_normals` rewritten so passes with the dotted `member` and draws nothing where the
 /// profile names the nested struct's other matrix.

@@ -559,6 +559,10 @@ fn trace(module: &Module, f: &naga::Function, s: &Sources, privates: &Locals) ->
         for (h, e) in f.expressions.iter() {
             let own = match *e {
                 _ if reads_palette(module, f, e, (s.palette, s.member)) => PALETTE,
+                // The palette itself passed to the function that reads it (a bone texture,
+                // Babylon.js's `readMatrixFromRawSampler(boneSampler, index)`); not a struct the
+                // palette is one member of.
+                E::GlobalVariable(g) if g == s.palette && s.member.is_none() => PALETTE,
                 E::FunctionArgument(i) => argument(i),
                 E::AccessIndex { base, index } => match f.expressions[base] {
                     E::FunctionArgument(i) => {

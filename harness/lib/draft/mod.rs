@@ -949,6 +949,17 @@ fn joint_count_comment(global: &str, m: &str, read_as: Option<&str>, gates: bool
 /// The first 32-bit integer member of a binding's struct (or its element 0's) whose name `is`
 /// accepts.
 fn int_member(module: &Module, g: &Global, is: impl Fn(&str) -> bool) -> Option<String> {
+    scalar_member(module, g, &[ScalarKind::Uint, ScalarKind::Sint], is)
+}
+
+/// The first 32-bit scalar member of one of these `kinds` of `g`'s struct (or its element 0's)
+/// whose name `is` takes.
+fn scalar_member(
+    module: &Module,
+    g: &Global,
+    kinds: &[ScalarKind],
+    is: impl Fn(&str) -> bool,
+) -> Option<String> {
     let ty = match g.ty {
         TypeInner::Array { base, .. } => &module.types[*base].inner,
         t => t,
@@ -958,27 +969,21 @@ fn int_member(module: &Module, g: &Global, is: impl Fn(&str) -> bool) -> Option<
     };
     members.iter().find_map(|m| {
         let name = m.name.as_deref()?;
-        let integer = matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint) && s.width == 4);
-        (integer && is(name)).then(|| name.to_string())
+        let kind = matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if kinds.contains(&s.kind) && s.width == 4);
+        (kind && is(name)).then(|| name.to_string())
     })
 }
 
 /// The u32, i32 or f32 member of a filled binding's struct (or its element 0's) named as a bone
 /// texture's width or size (`boneTextureWidth`, three.js's `boneTextureSize`).
 fn texture_width_member(module: &Module, g: &Global) -> Option<String> {
-    let ty = match g.ty {
-        TypeInner::Array { base, .. } => &module.types[*base].inner,
-        t => t,
-    };
-    let TypeInner::Struct { members, .. } = ty else {
-        return None;
-    };
-    members.iter().find_map(|m| {
-        let name = m.name.as_deref()?;
-        let scalar = matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s.width == 4 && s.kind != ScalarKind::Bool);
-        let named_so = named(name, &["width", "size"])
-            && named(name, &["texture", "tex", "bone", "bones", "joint", "joints"]);
-        (scalar && named_so).then(|| name.to_string())
+    let kinds = [ScalarKind::Uint, ScalarKind::Sint, ScalarKind::Float];
+    scalar_member(module, g, &kinds, |name| {
+        named(name, &["width", "size"])
+            && named(
+                name,
+                &["texture", "tex", "bone", "bones", "joint", "joints"],
+            )
     })
 }
 

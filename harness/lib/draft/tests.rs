@@ -1156,6 +1156,39 @@ struct In { @location(0) position: vec3<f32>, @location(1) uv0: vec2<f32>, @loca
     assert_eq!(at(1), None);
 }
 
+/// A bone texture passed to the helper that reads it (Babylon.js's
+/// `readMatrixFromRawSampler(smp, index)`): the blend its results make moves the normal, which is
+/// then the skinned normal.
+#[test]
+fn a_palette_texture_passed_to_its_reader_still_moves_the_normal() {
+    let source = r#"
+@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(1) @binding(0) var bone_sampler: texture_2d<f32>;
+fn read_matrix(smp: texture_2d<f32>, index: f32) -> mat4x4<f32> {
+    let o = i32(index) * 4;
+    return mat4x4<f32>(textureLoad(smp, vec2<i32>(o, 0), 0), textureLoad(smp, vec2<i32>(o + 1, 0), 0), textureLoad(smp, vec2<i32>(o + 2, 0), 0), textureLoad(smp, vec2<i32>(o + 3, 0), 0));
+}
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(2) matrices_indices: vec4<f32>, @location(3) matrices_weights: vec4<f32>) -> Out {
+    var influence = read_matrix(bone_sampler, matrices_indices.x) * matrices_weights.x;
+    influence += read_matrix(bone_sampler, matrices_indices.y) * matrices_weights.y;
+    var out: Out;
+    out.clip = view_proj * influence * vec4<f32>(position, 1.0);
+    out.normal = normalize((influence * vec4<f32>(normal, 0.0)).xyz);
+    return out;
+}
+"#;
+    let d = draft("babylon.wgsl", source).unwrap();
+    for want in [
+        "form: texture, texels: 4, width: row",
+        "skinned_normal: { location: 0 }",
+        "normal_matrix: blended",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    contract(&d.yaml);
+}
+
 /// An output named as the normal that the palette never reaches is not the skinned normal: one
 /// never written (libsgd's `normal`, its skinned normal in `tanMatrix2`, found as the one vec3
 /// output that carries the source normal moved by the palette and not the tangent), or one moved
