@@ -484,7 +484,10 @@ fn input_value(
             }
             // A normal or tangent whose skinned value the capture reads: the case's.
             Some(v) if v.role == Role::Normals && fed.contains(&Role::SkinnedNormals) => {
-                "skinproof_normals[i].xyz".into()
+                match v.ty == Elem::Vec4F32 {
+                    true => "vec4<f32>(skinproof_normals[i].xyz, 0.0)".into(),
+                    false => "skinproof_normals[i].xyz".into(),
+                }
             }
             Some(v) if v.role == Role::Tangents && fed.contains(&Role::SkinnedTangents) => {
                 tangent_source(v.ty == Elem::Vec3F32).into()

@@ -387,9 +387,15 @@ fn positions_by_path(
         (_, ClipY::Flipped | ClipY::FlippedBefore) if lanes(&[0, 1, 2], true) => Some("every vertex matches with its y negated: the profile's `vertex.camera.clip_y` says the stage negates y around the camera, which this one does not: leave it out"),
         _ => None,
     };
-    let hint = hint
-        .map(str::to_string)
-        .or_else(|| (outcome.status.fails()).then(|| zeros_hint(c)).flatten());
+    // Every vertex at one point, through a copy of the stage: what attributes it needs and is
+    // fed zeros do.
+    let collapsed = matches!(gpu, Ok(g) if g.fault.is_none() && !g.positions.is_empty()
+        && g.positions.iter().all(|p| (0..3).all(|k| f64::from((p[k] - g.positions[0][k]).abs()) <= tolerance)));
+    let hint = hint.map(str::to_string).or_else(|| {
+        (outcome.status == Status::Fail && copied && collapsed)
+            .then(|| zeros_hint(c))
+            .flatten()
+    });
     if let Some(hint) = hint {
         outcome.message.push_str("; ");
         outcome.message.push_str(&hint);
@@ -397,22 +403,31 @@ fn positions_by_path(
     by_path(input, outcome)
 }
 
-/// Where the vertex stage reads attributes the profile gives no role and no value, fed zeros: a
-/// cause of wrong positions to name (a per-instance world matrix's rows left at zero, sokol's
-/// `inst_xxxx`).
+/// Where the vertex stage reads float vectors the profile gives no role and no value, fed zeros:
+/// a cause of collapsed positions to name (a per-instance world matrix's rows left at zero,
+/// sokol's `inst_xxxx`).
 fn zeros_hint(c: &crate::contract::Contract) -> Option<String> {
-    let zeros: Vec<u32> = (c.vertex_inputs.iter())
+    use wgpu::VertexFormat as F;
+    let zeros: Vec<(u32, usize)> = (c.vertex_inputs.iter())
         .filter(|v| v.role == Role::Zeros)
-        .map(|v| v.attribute.shader_location)
-        .filter(|l| c.input_values.iter().all(|i| i.location != *l))
+        .filter_map(|v| match v.attribute.format {
+            F::Float32x2 => Some((v.attribute.shader_location, 2)),
+            F::Float32x3 => Some((v.attribute.shader_location, 3)),
+            F::Float32x4 => Some((v.attribute.shader_location, 4)),
+            _ => None,
+        })
+        .filter(|(l, _)| c.input_values.iter().all(|i| i.location != *l))
         .collect();
-    let first = zeros.first()?;
+    let &(first, n) = zeros.first()?;
+    let example: Vec<&str> = (0..n).map(|k| if k == 0 { "1" } else { "0" }).collect();
+    let example = format!("[{}]", example.join(", "));
+    let zeros: Vec<u32> = zeros.iter().map(|z| z.0).collect();
     let (what, them) = match zeros.len() {
         1 => ("the attribute at location", "it moves the vertex (a per-instance world matrix's row or column), give its value"),
         _ => ("the attributes at locations", "they move the vertex (a per-instance world matrix's rows or columns), give each its value"),
     };
     Some(format!(
-        "the stage also reads {what} {} that the profile gives no role, fed zeros: where {them} in `vertex.inputs` (`{{ {first}: [1, 0, 0, 0] }}`)",
+        "every vertex lands at one point, and the stage reads {what} {} that the profile gives no role, fed zeros: where {them} in `vertex.inputs` (`{{ {first}: {example} }}`)",
         crate::contract::list(&zeros),
     ))
 }

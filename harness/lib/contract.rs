@@ -2160,7 +2160,9 @@ impl Contract {
         (self.try_slot(Role::SkinnedTangents).is_none() || self.streams.skinned_tangents.words == 4)
             && pooled.is_none_or(|bytes| bytes == 16)
             && !self.vec3_tangent_attribute()
-            && !self.vec3_tangent_output()
+            // The stage's own vec3 output is what the harness reads where no tangent function is
+            // named; one returns its vec4, w and all.
+            && !(self.frame_functions.tangent.is_none() && self.vec3_tangent_output())
             && (self.packed.as_ref())
                 .is_none_or(|p| p.frames.tangent_format == crate::format::TangentFormat::Vec4)
             && (self.pulled_all().iter())
@@ -2647,6 +2649,15 @@ mod tests {
         };
         // 3 joints x 4 texels = 12: square -> 4 x 4 (at least 4), row -> 12 x 1, fixed 5 -> 5 x 3.
         assert_eq!(t(4, TextureWidth::Square).size(3), (4, 4));
+        // The width a `texture_width` member is given: the texture's, 0 with none.
+        let mut c = Contract::builtin();
+        assert_eq!(c.palette_texture_width(3), 0);
+        c.palette_texture = Some(t(4, TextureWidth::Square));
+        assert_eq!(c.palette_texture_width(300), 64);
+        c.palette_texture = Some(t(4, TextureWidth::Fixed(5)));
+        assert_eq!(c.palette_texture_width(300), 5);
+        c.palette_texture = Some(t(3, TextureWidth::Row));
+        assert_eq!(c.palette_texture_width(7), 21);
         assert_eq!(t(4, TextureWidth::Row).size(3), (12, 1));
         assert_eq!(t(4, TextureWidth::Fixed(5)).size(3), (5, 3));
         // 300 joints x 4 = 1200 texels: sqrt 34.6 -> 64 x 64; x 3 = 900: 30 -> 32 x 32.

@@ -137,24 +137,17 @@ pub fn translate(
     let mut module = module;
     drop_point_size(&mut module);
     let info = crate::validator::strict().validate(&module).map_err(|e| {
-        let hint = crate::validator::interface_hint(&e, &module)
-            .map_or(String::new(), |h| format!("\n{h}"));
         match &text {
-            Some(t) => {
-                let text = e.emit_to_string_with_path(t, &shown);
-                // An error naga gives no span prints no path.
-                let path = if e.spans().len() == 0 {
-                    format!("{shown}: ")
-                } else {
-                    String::new()
-                };
-                format!("{path}{}{hint}", text.trim_end())
-            }
+            Some(t) => crate::validator::emitted(&e, &module, (t, &shown)),
             // SPIR-V spans are no places in a text.
-            None => format!(
-                "{shown}: naga rejects the module it reads: {}{hint}",
-                chain(&e.into_inner())
-            ),
+            None => {
+                let hint = crate::validator::interface_hint(&e, &module)
+                    .map_or(String::new(), |h| format!("\n{h}"));
+                format!(
+                    "{shown}: naga rejects the module it reads: {}{hint}",
+                    chain(&e.into_inner())
+                )
+            }
         }
     })?;
     let wgsl =

@@ -707,6 +707,15 @@ pub struct SkinnedTangent {
     pub format: Option<crate::format::TangentFormat>,
 }
 
+/// A vertex stage's normal attribute: its location and how many floats it holds.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NormalAttribute {
+    pub location: u32,
+    #[serde(default)]
+    pub format: Option<PositionFormat>,
+}
+
 /// A vertex stage's tangent attribute: its location and how many floats it holds.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -1056,9 +1065,11 @@ pub struct Vertex {
     #[serde(default)]
     pub streams: Vec<Vertices>,
     pub camera: Camera,
-    /// The source normal attribute (`vec3<f32>`, Float32x3), if the stage reads one.
+    /// The source normal attribute, if the stage reads one: `vec3<f32>` (Float32x3, the default)
+    /// or `format: vec4` (`vec4<f32>`, w 0: a normal packed four components wide, as sokol's and
+    /// bgfx's vertices hold it).
     #[serde(default)]
-    pub normal: Option<Location>,
+    pub normal: Option<NormalAttribute>,
     /// The source tangent attribute, if it reads one: `vec4<f32>` (Float32x4, w the handedness,
     /// the default) or `format: vec3` (`vec3<f32>`, the direction alone).
     #[serde(default)]

@@ -241,15 +241,8 @@ impl Shader {
         let mut validator = crate::validator::strict();
         let own_lines = self.source.lines().count() as u32;
         let valid = validator.validate(&module).map_err(|e| {
-            let hint = crate::validator::interface_hint(&e, &module);
             let e = crate::validator::placed(&e, Some(&module), &source);
-            let mut text = e.emit_to_string_with_path(&source, &path);
-            if e.spans().len() == 0 {
-                text = format!("{path}: {text}");
-            }
-            if let Some(hint) = hint {
-                text = format!("{}\n{hint}", text.trim_end());
-            }
+            let mut text = crate::validator::emitted(&e, &module, (&source, &path));
             // Past the shader's own lines: in what the harness appends (its capture stage).
             let appended = e.location(&source).filter(|l| l.line_number > own_lines);
             if let Some(at) = appended {
@@ -268,6 +261,8 @@ impl Shader {
             let mut message = broken.join("; ");
             // An error in the harness's own appended stage follows from the violation (it
             // passes what the profile says the shader returns): only the shader's own is news.
+            // (Where it does not follow, the violation is still the first thing to mend, and the
+            // error comes back once it is.)
             if let Err((diagnostic, false)) = valid {
                 message.push_str("\nnaga also rejects the shader:\n");
                 message.push_str(diagnostic.trim_end());
@@ -745,20 +740,17 @@ fn fill_buffers(
         f.problems
             .extend(write_members(module, var.ty, &f.members, &mut f.bytes));
         let count = (f.count.iter_mut())
-            .map(|c| (c, "the vertex count".to_string()))
-            .chain(f.joints.iter_mut().map(|c| (c, "the joint count".into())));
-        let starts = (f.starts.iter_mut())
-            .map(|(s, c)| (c, format!("where the vertex pool's `{}` starts", s.name())));
+            .map(|c| (c, "the vertex count".to_string(), false))
+            .chain((f.joints.iter_mut()).map(|c| (c, "the joint count".into(), false)))
+            .chain(
+                (f.texture_width.iter_mut())
+                    .map(|c| (c, "the palette texture's width".into(), true)),
+            );
+        let starts = (f.starts.iter_mut()).map(|(s, c)| {
+            let holds = format!("where the vertex pool's `{}` starts", s.name());
+            (c, holds, false)
+        });
         place_case_members(module, var.ty, count.chain(starts), &mut f.problems);
-        if let Some(w) = f.texture_width.as_mut() {
-            let holds = "the palette texture's width";
-            match scalar_offset(module, var.ty, &w.name, holds, true) {
-                Ok((offset, float)) => (w.offset, w.float) = (Some(offset), float),
-                Err(why) => f
-                    .problems
-                    .push(format!("{why} (the profile's {})", w.origin)),
-            }
-        }
     }
 }
 
@@ -818,7 +810,7 @@ fn bind_resource(
         ));
     }
     let members = (f.members.iter()).map(|m| &m.origin);
-    let written = (f.count.iter().chain(&f.joints))
+    let written = (f.count.iter().chain(&f.joints).chain(&f.texture_width))
         .chain(f.starts.iter().map(|(_, m)| m))
         .map(|m| &m.origin);
     for origin in members.chain(written) {
@@ -849,17 +841,18 @@ fn bind_resource(
     }
 }
 
-/// Each member the harness writes for each case (`holds`: what it writes) placed at its byte
-/// offset in `ty`; why one cannot be, into `problems`, naming where the profile gives it.
+/// Each member the harness writes for each case (`holds`: what it writes; an f32 too where
+/// `floats`) placed at its byte offset in `ty`; why one cannot be, into `problems`, naming where
+/// the profile gives it.
 fn place_case_members<'a>(
     module: &naga::Module,
     ty: Handle<naga::Type>,
-    members: impl Iterator<Item = (&'a mut crate::contract::CaseMember, String)>,
+    members: impl Iterator<Item = (&'a mut crate::contract::CaseMember, String, bool)>,
     problems: &mut Vec<String>,
 ) {
-    for (member, holds) in members {
-        match int_offset(module, ty, &member.name, &holds) {
-            Ok(o) => member.offset = Some(o),
+    for (member, holds, floats) in members {
+        match scalar_offset(module, ty, &member.name, &holds, floats) {
+            Ok((offset, float)) => (member.offset, member.float) = (Some(offset), float),
             Err(why) => problems.push(format!("{why} (the profile's {})", member.origin)),
         }
     }
@@ -939,8 +932,8 @@ fn fill_immediates(contract: &mut Contract, module: &naga::Module) {
     let written = (i
         .count
         .iter_mut()
-        .map(|c| (c, "the vertex count".to_string())))
-    .chain(i.joints.iter_mut().map(|c| (c, "the joint count".into())));
+        .map(|c| (c, "the vertex count".to_string(), false)))
+    .chain((i.joints.iter_mut()).map(|c| (c, "the joint count".into(), false)));
     place_case_members(module, var.ty, written, &mut i.problems);
 }
 
@@ -976,9 +969,14 @@ pub(crate) fn scalar_offset(
     } else {
         "a u32 or i32"
     };
+    // `member`: the member itself, or the vector a lane of it is (`params` of `params.y`).
     let wrong = |module: &naga::Module, member: &str, ty: Handle<naga::Type>| {
+        let lane = match member == name {
+            true => format!(" (or a lane of a vector of them: `{name}.x`)"),
+            false => " (here, of a vector of them)".to_string(),
+        };
         format!(
-            "member `{name}` holds {holds}, so it must be {kinds} (or a lane of a vector of them: `{member}.x`), and `{member}` is {}",
+            "member `{name}` holds {holds}, so it must be {kinds}{lane}, and `{member}` is {}",
             module.types.type_to_string(ty)
         )
     };
@@ -1741,6 +1739,9 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                         if Elem::Vec3F32.matches(inner) || Elem::Vec4F32.matches(inner) =>
                     {
                         ": a position of three floats is `format: vec3` (`vec4` for a vec4 input)"
+                    }
+                    Role::Normals if Elem::Vec4F32.matches(inner) => {
+                        ": a normal read as a vec4 (w 0) is `vertex.normal`'s `format: vec4`"
                     }
                     _ => "",
                 };

@@ -45,6 +45,24 @@ pub fn placed(
     }
 }
 
+/// `e` as naga writes it for `source` at `path`: the path first where naga gives it no place (and
+/// so prints none), and after it what to change where [`interface_hint`] has it.
+pub fn emitted(
+    e: &naga::WithSpan<naga::valid::ValidationError>,
+    module: &naga::Module,
+    (source, path): (&str, &str),
+) -> String {
+    let text = e.emit_to_string_with_path(source, path);
+    let text = match e.spans().len() {
+        0 => format!("{path}: {}", text.trim_end()),
+        _ => text.trim_end().to_string(),
+    };
+    match interface_hint(e, module) {
+        Some(hint) => format!("{text}\n{hint}"),
+        None => text,
+    }
+}
+
 /// What to change where naga refuses an entry point for a value between stages that is no
 /// scalar or vector (GLSL's `out mat3 tbn`, which takes three locations there): the values, and
 /// the split into vectors that WGSL, and so wgpu, takes instead.
@@ -89,7 +107,7 @@ pub fn interface_hint(
                 _ => String::new(),
             };
             format!(
-                "the {what} at @location({location}) is a {}{split}",
+                "the {what} at @location({location}) is `{}`{split}",
                 module.types.type_to_string(ty)
             )
         })
@@ -193,7 +211,7 @@ mod tests {
         let hint = interface_hint(&e, &module).expect("a hint");
         assert_eq!(
             hint,
-            "(values between stages are scalars or vectors in WGSL, and so in wgpu: the output `tbn` at @location(2) is a mat3x3<f32>: split it into 3 vec3 values at locations 2 to 4 (one a column, as GLSL places a matrix's))"
+            "(values between stages are scalars or vectors in WGSL, and so in wgpu: the output `tbn` at @location(2) is `mat3x3<f32>`: split it into 3 vec3 values at locations 2 to 4 (one a column, as GLSL places a matrix's))"
         );
     }
 

@@ -2303,7 +2303,7 @@ fn attributes_left_at_zero_are_named_where_positions_fail() {
         return;
     };
     fails_only_as(&report, "posed_matches_cpu", |r| {
-        r.outcome.message.contains("the stage also reads the attributes at locations 3 to 5 that the profile gives no role, fed zeros")
+        r.outcome.message.contains("every vertex lands at one point, and the stage reads the attributes at locations 3 to 5 that the profile gives no role, fed zeros")
             && r.outcome.message.contains("`vertex.inputs` (`{ 3: [1, 0, 0, 0] }`)")
     });
     let camera = "  camera: { group: 0, binding: 0, form: matrix }\n";
@@ -3418,6 +3418,52 @@ fn a_vec3_tangent_out_of_a_vec4_source_is_compared_by_direction() {
                 .contains("output @location(1) must be vec4<f32>, is vec3<f32>")
             && v.message
                 .contains("give `vertex.skinned_tangent`'s `format: vec3`"),
+        "{}",
+        v.message
+    );
+}
+
+/// A normal attribute read as a vec4 (w 0, sokol's `in vec4 normal`): `format: vec4` feeds it and
+/// its skinned normal compares; left out, validation says to give it.
+#[test]
+fn a_vec4_normal_attribute_is_fed_with_w_0() {
+    let name = "vertex_tangent_direction";
+    let (source, profile) = example_texts(name);
+    let wide = edited(
+        name,
+        &source,
+        &[
+            (
+                "@location(1) normal: vec3<f32>,",
+                "@location(1) normal: vec4<f32>,",
+            ),
+            (
+                "out.normal = normalize(linear * in.normal);",
+                "out.normal = normalize((skin * in.normal).xyz);",
+            ),
+        ],
+    );
+    let four = profile.replace(
+        "normal: { location: 1 }",
+        "normal: { location: 1, format: vec4 }",
+    );
+    assert_ne!(four, profile);
+    let Some(report) = passing_run(name, "normal_vec4", &wide, &four) else {
+        return;
+    };
+    let compared = (report.rows.iter())
+        .filter(|r| r.check == "normals_match_cpu" && r.outcome.status == Status::Pass)
+        .count();
+    assert!(compared > 0, "no normal compared");
+    let Some(report) = run_example_as(name, "normal_vec4_left_out", &wide, &profile) else {
+        return;
+    };
+    let v = report.validation.clone().expect("a validation row");
+    assert!(
+        v.status.fails()
+            && v.message
+                .contains("input @location(1) must be vec3<f32>, is vec4<f32>")
+            && v.message.contains("`vertex.normal`'s `format: vec4`"),
         "{}",
         v.message
     );

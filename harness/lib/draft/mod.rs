@@ -221,13 +221,7 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
         naga::valid::Capabilities::all(),
     )
     .validate(&module)
-    .map_err(|e| {
-        let text = e.emit_to_string_with_path(source, file_name);
-        DraftError::Parse(match crate::validator::interface_hint(&e, &module) {
-            Some(hint) => format!("{}\n{hint}", text.trim_end()),
-            None => text,
-        })
-    })?;
+    .map_err(|e| DraftError::Parse(crate::validator::emitted(&e, &module, (source, file_name))))?;
     let compute = read::skinning_compute(&module, &info);
     let vertex = skinning_vertex(&module);
     if compute.is_none() && vertex.is_none() {
@@ -975,15 +969,12 @@ fn scalar_member(
 }
 
 /// The u32, i32 or f32 member of a filled binding's struct (or its element 0's) named as a bone
-/// texture's width or size (`boneTextureWidth`, three.js's `boneTextureSize`).
+/// texture's width or size (`boneTextureWidth`, three.js's `boneTextureSize`; not a material's
+/// `texelSize`).
 fn texture_width_member(module: &Module, g: &Global) -> Option<String> {
     let kinds = [ScalarKind::Uint, ScalarKind::Sint, ScalarKind::Float];
     scalar_member(module, g, &kinds, |name| {
-        named(name, &["width", "size"])
-            && named(
-                name,
-                &["texture", "tex", "bone", "bones", "joint", "joints"],
-            )
+        named(name, &["width", "size"]) && named(name, &["bone", "joint"])
     })
 }
 
@@ -1057,7 +1048,7 @@ fn palette_texture<'a>(
     let (width, laid) = match (loads.one_row, loads.width, loads.run) {
         (true, _, _) if loads.count == 0 => (
             "row".to_string(),
-            "in one row (every sample reads one constant row)",
+            "in one row (every sample reads one constant row; a shader given the width in a uniform, not by `textureDimensions`, needs that member named `texture_width` in `bindings`)",
         ),
         (true, _, _) => ("row".to_string(), "in one row (every load reads row 0)"),
         (false, None, run @ 3..=4) if loads.own_rows => (
@@ -1477,6 +1468,9 @@ fn bindings(
     // One binding at most says where joint 0 lies, and only beside a palette that is an array.
     let mut offset_free =
         palette_array && !extras.iter().any(|(_, e)| e.contains("palette_offset"));
+    // One binding at most holds the palette texture's width, and only beside a palette texture.
+    let mut width_free =
+        (w.out.lines()).any(|l| l.starts_with("palette:") && l.contains("form: texture"));
     let (bound, unbound): (Vec<_>, Vec<_>) = (handles.into_iter())
         .map(|g| (g, crate::resource::Resource::of(&module.types, g.handle)))
         .partition(|(_, r)| r.is_ok());
@@ -1576,12 +1570,11 @@ fn bindings(
         }
         // The palette texture's width, where the shader is given it beside the texture rather
         // than asking the texture (Babylon.js's `boneTextureWidth`).
-        let palette_texture =
-            (w.out.lines()).any(|l| l.starts_with("palette:") && l.contains("form: texture"));
-        if let Some(m) = palette_texture
+        if let Some(m) = width_free
             .then(|| texture_width_member(module, g))
             .flatten()
         {
+            width_free = false;
             w.line(format!(
                 "  # `{}`'s member `{m}` is named as the bone texture's width: the harness writes each case's there",
                 g.name

@@ -1006,13 +1006,27 @@ struct Out { @builtin(position) clip: vec4f, @location(0) normal: vec3f, @locati
     for line in [
         "camera: { group: 0, binding: 0, form: matrix, member: mvMatrix }",
         "skinned_normal: { location: 0 }",
-        "skinned_tangent: { location: 1, format: vec3 }   # the output `tangent`, a vec3: the direction alone",
+        "skinned_tangent: { location: 1, format: vec3 }   # the output `tangent` (a vec3, its direction alone",
         "normal_matrix: blended",
     ] {
         assert!(d.yaml.contains(line), "{line}\n{}", d.yaml);
     }
     let c = contract(&d.yaml);
     assert!(c.vec3_tangent_output() && !c.tangent_handedness());
+    // A bitangent before it, a vec3 moved by the palette too, is no tangent.
+    let bitangent_first = (source.replace(
+        "@location(1) tangent: vec3f, @location(2) binormal: vec3f",
+        "@location(1) bitangent: vec3f, @location(2) tangent: vec3f",
+    ))
+    .replace("out.binormal =", "out.bitangent =");
+    assert_ne!(bitangent_first, source);
+    let d = draft("war3.wgsl", &bitangent_first).unwrap();
+    assert!(
+        d.yaml
+            .contains("skinned_tangent: { location: 2, format: vec3 }"),
+        "{}",
+        d.yaml
+    );
 }
 
 /// A member named as enabling skinning is filled on; a mode (the WebGPU samples' `skin_mode`, 0
@@ -1154,6 +1168,37 @@ struct In { @location(0) position: vec3<f32>, @location(1) uv0: vec2<f32>, @loca
     };
     assert_eq!(at(11), Some(vec![0.0, 0.0, 0.0, 1.0]));
     assert_eq!(at(1), None);
+}
+
+/// A normal attribute read as a vec4 (sokol's `in vec4 normal`): drafted with `format: vec4`, its
+/// skinned normal found.
+#[test]
+fn a_vec4_normal_attribute_is_drafted_with_its_format() {
+    let source = r#"
+@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(1) @binding(0) var<storage, read> joint_matrices: array<mat4x4<f32>>;
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> }
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec4<f32>, @location(2) joints: vec4<u32>, @location(3) weights: vec4<f32>) -> Out {
+    let skin = joint_matrices[joints.x] * weights.x + joint_matrices[joints.y] * weights.y;
+    var out: Out;
+    out.clip = view_proj * skin * vec4<f32>(position, 1.0);
+    out.normal = normalize((skin * normal).xyz);
+    return out;
+}
+"#;
+    let d = draft("sokol.wgsl", source).unwrap();
+    for want in [
+        "normal: { location: 1, format: vec4 }",
+        "skinned_normal: { location: 0 }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    let c = contract(&d.yaml);
+    let normal = (c.vertex_inputs.iter()).find(|v| v.role == crate::contract::Role::Normals);
+    assert_eq!(
+        normal.map(|v| v.attribute.format),
+        Some(wgpu::VertexFormat::Float32x4)
+    );
 }
 
 /// A bone texture passed to the helper that reads it (Babylon.js's

@@ -265,9 +265,10 @@ impl Picks {
                         float(x, 3) && !named(&x.name, &other) && !coordinate(x) && !short_frame(x)
                     })
                 });
+        // A vec4 only by its name: four components packed wide (sokol's `normal`), w 0.
         let normal = pick(&|x| {
-            float(x, 3)
-                && (named(&x.name, &["normal"]) || short_frame(x) && !tangent_like(x))
+            (float(x, 3) && (named(&x.name, &["normal"]) || short_frame(x) && !tangent_like(x))
+                || float(x, 4) && named(&x.name, &["normal"]))
                 && !named(&x.name, &["binormal"])
         });
         let tangent = pick(&|x| {
@@ -406,8 +407,13 @@ fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) 
         ));
     }
     if let Some(i) = p.normal {
+        let format = if float(&inputs[i], 4) {
+            ", format: vec4"
+        } else {
+            ""
+        };
         w.line(format!(
-            "  normal: {{ location: {} }}   # `{}`",
+            "  normal: {{ location: {}{format} }}   # `{}`",
             inputs[i].location, inputs[i].name
         ));
     }
@@ -629,7 +635,9 @@ fn frame_output_lines(
         };
         // A vec3 tangent out of a vec4 source is its direction alone (`format: vec3`).
         let fits = |width: u8| width == want || (what == "tangent" && (want, width) == (4, 3));
-        let named_so = outputs.iter().find(|(_, n, _)| named(n, &[what]));
+        // Not a bitangent (a binormal), which a vec3 also fits and its words name a tangent.
+        let other_frame = |n: &str| named(n, &["bitangent", "binormal"]);
+        let named_so = (outputs.iter()).find(|(_, n, _)| named(n, &[what]) && !other_frame(n));
         let mut found = None;
         if let Some((location, name, width)) = named_so {
             if !fits(*width) {
@@ -653,7 +661,9 @@ fn frame_output_lines(
         let alone = source.is_ok() || source.is_err_and(|p| p.alone);
         if found.is_none() && flow.is_some() && alone {
             let carrying: Vec<_> = (outputs.iter())
-                .filter(|(l, _, width)| fits(*width) && skinned(*l) && depends(*l) & other == 0)
+                .filter(|(l, n, width)| {
+                    fits(*width) && skinned(*l) && depends(*l) & other == 0 && !other_frame(n)
+                })
                 .collect();
             if let [(location, name, _)] = carrying[..] {
                 found = Some((
@@ -671,7 +681,7 @@ fn frame_output_lines(
             let (format, why) = if width < want {
                 (
                     ", format: vec3",
-                    format!("{why}, a vec3: the direction alone, no handedness to compare"),
+                    format!("{why} (a vec3, its direction alone: no handedness to compare)"),
                 )
             } else {
                 ("", why)

@@ -405,8 +405,8 @@ impl Dispatch {
         // A filled buffer that holds the vertex count, the joint count or the pool's starts: this
         // case's copy,
         // bound in place of the one every case shares.
+        let texture_width = contract.palette_texture_width(palette.len());
         for f in contract.filled_per_case() {
-            let texture_width = contract.palette_texture_width(palette.len());
             let bytes = f.for_case((n, palette.len(), texture_width), &starts);
             let usage = contract.slot(f.role).space.usage();
             bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));

@@ -147,8 +147,8 @@ impl Draw {
         }
         let texture = data.texture.map(|t| t.upload(ctx)).transpose()?;
         // A filled buffer that holds a case's counts: this case's copy, as the compute path's.
+        let texture_width = contract.palette_texture_width(palette.len());
         for f in contract.filled_per_case() {
-            let texture_width = contract.palette_texture_width(palette.len());
             let bytes = f.for_case((mesh.len(), palette.len(), texture_width), &[]);
             let usage = contract.slot(f.role).space.usage();
             bound.push((f.role, init("filled count", &bytes, usage), bytes.len()));
@@ -198,6 +198,13 @@ impl Draw {
                 Role::Joints => ("joints", formats.vertex_joints.pack(&joints)?),
                 Role::Weights => ("weights", formats.vertex_weights.pack(&weights)),
                 // A mesh without them gets placeholders, as the compute path does.
+                // Four floats wide where the attribute is a vec4, w 0.
+                Role::Normals if input.attribute.format == wgpu::VertexFormat::Float32x4 => {
+                    let wide: Vec<[f32; 4]> = (mesh.frames().0.iter())
+                        .map(|n| [n[0], n[1], n[2], 0.0])
+                        .collect();
+                    ("normals", bytemuck::cast_slice(&wide).to_vec())
+                }
                 Role::Normals => ("normals", bytemuck::cast_slice(&mesh.frames().0).to_vec()),
                 Role::Tangents => ("tangents", bytemuck::cast_slice(&mesh.frames().1).to_vec()),
                 // The profile's value at every vertex (validated), else zeros.

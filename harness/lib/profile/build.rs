@@ -925,13 +925,19 @@ impl Profile {
             Some(TangentFormat::Vec3) => (Elem::Vec3F32, wgpu::VertexFormat::Float32x3),
             _ => (Elem::Vec4F32, wgpu::VertexFormat::Float32x4),
         };
+        let (normal_ty, normal_format) = match v.normal.and_then(|n| n.format) {
+            Some(PositionFormat::Vec4) => (Elem::Vec4F32, wgpu::VertexFormat::Float32x4),
+            _ => (Elem::Vec3F32, wgpu::VertexFormat::Float32x3),
+        };
         let mut inputs = Vec::new();
         for (role, at, ty, format, field) in [
             (
                 Role::Normals,
-                v.normal,
-                Elem::Vec3F32,
-                wgpu::VertexFormat::Float32x3,
+                v.normal.map(|n| Location {
+                    location: n.location,
+                }),
+                normal_ty,
+                normal_format,
                 "vertex.normal",
             ),
             (

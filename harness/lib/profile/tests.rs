@@ -912,6 +912,15 @@ mod examples {
         let c = contract(DIRECTION);
         assert_eq!(output(&c), Some((1, Elem::Vec3F32)));
         assert!(c.vec3_tangent_output() && !c.tangent_handedness());
+        // Compared through a tangent function, which returns a vec4: its w is still checked.
+        const FUNCTIONS: &str =
+            include_str!("../../../shaders/examples/vertex_normals.profile.yaml");
+        let through = contract(&FUNCTIONS.replace(
+            "skinned_tangent: { location: 1 }",
+            "skinned_tangent: { location: 1, format: vec3 }",
+        ));
+        assert_eq!(output(&through), Some((1, Elem::Vec3F32)));
+        assert!(through.tangent_handedness());
         // Left out, the format is the source's: a vec4 and its handedness.
         let source = contract(&DIRECTION.replace(
             "skinned_tangent: { location: 1, format: vec3 }",

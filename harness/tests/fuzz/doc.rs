@@ -820,8 +820,8 @@ const BOUND_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
-/// Edits of `shaders/examples/vertex_bone_pairs.profile.yaml` (one (joint, weight) attribute an
-/// influence).
+/// Edits of `shaders/examples/vertex_bone_texture_width.profile.yaml` (the palette texture's
+/// width in a member the harness writes).
 const TEXTURE_WIDTH_EDITS: &[ProfileEdit] = &[
     (
         "a texture width for a palette in a buffer",
@@ -846,6 +846,8 @@ const TEXTURE_WIDTH_EDITS: &[ProfileEdit] = &[
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_tangent_direction.profile.yaml` (a vec3 tangent out of a
+/// vec4 source, a vec3 normal).
 const TANGENT_DIRECTION_EDITS: &[ProfileEdit] = &[
     (
         "a vec4 skinned tangent beside a vec3 source",
@@ -870,12 +872,22 @@ const TANGENT_DIRECTION_EDITS: &[ProfileEdit] = &[
         "vertex.skinned_tangent",
     ),
     (
+        "a vec3 normal given `format: vec4`",
+        &[(
+            "normal: { location: 1 }",
+            "normal: { location: 1, format: vec4 }",
+        )],
+        "vertex.normal",
+    ),
+    (
         "a skinned tangent format misspelt",
         &[("location: 1, format: vec3 }", "location: 1, format: vec2 }")],
         "vertex.skinned_tangent.format",
     ),
 ];
 
+/// Edits of `shaders/examples/vertex_bone_pairs.profile.yaml` (one (joint, weight) attribute an
+/// influence).
 const PAIR_EDITS: &[ProfileEdit] = &[
     (
         "pairs beside a joints attribute",
