@@ -1199,6 +1199,18 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> 
         normal.map(|v| v.attribute.format),
         Some(wgpu::VertexFormat::Float32x4)
     );
+    // Shown as a colour (sokol's `(n + 1) * 0.5`): no direction to compare.
+    let colour = (source.replace(
+        "@location(0) normal: vec3<f32>",
+        "@location(0) color: vec3<f32>",
+    ))
+    .replace(
+        "out.normal = normalize((skin * normal).xyz);",
+        "out.color = (normalize((skin * normal).xyz) + 1.0) * 0.5;",
+    );
+    assert_ne!(colour, source);
+    let d = draft("sokol.wgsl", &colour).unwrap();
+    assert!(!d.yaml.contains("skinned_normal:"), "{}", d.yaml);
 }
 
 /// A bone texture passed to the helper that reads it (Babylon.js's

@@ -69,16 +69,10 @@ pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only
                 continue;
             }
             out.count += 1;
-            let Expression::Compose { ref components, .. } = f.expressions[coordinate] else {
-                out.one_row = false;
-                out.own_rows = false;
-                continue;
-            };
-            if let [x, y] = components[..] {
-                out.one_row &= constant(module, f, y) == Some(0);
-                out.own_rows &=
-                    constant(module, f, x).is_some() && constant(module, f, y).is_none();
-                steps.push(step(module, f, x));
+            if let Some(c) = place(module, f, coordinate, 0) {
+                out.one_row &= c.y == Some(0);
+                out.own_rows &= c.x.is_some() && c.y.is_none();
+                steps.push(c.step);
             } else {
                 out.one_row = false;
                 out.own_rows = false;
@@ -119,6 +113,77 @@ pub(super) fn sampler_of(
             }
         })
     })
+}
+
+/// What a load's texel coordinate says: the step its x adds to a joint's first texel (see
+/// [`step`]), and its x and y where they are constants.
+struct Place {
+    step: Option<i64>,
+    x: Option<i64>,
+    y: Option<i64>,
+}
+
+/// The [`Place`] of coordinate `c`: composed (`vec2i(o + 1, 0)`), a constant offset added to one
+/// (sokol's `uv + ivec2(1, 0)`), or a local variable's first stored value (`uv = ivec2(3 * j,
+/// instance)`).
+fn place(module: &Module, f: &naga::Function, c: Handle<Expression>, depth: u8) -> Option<Place> {
+    if depth > 4 {
+        return None;
+    }
+    match f.expressions[c] {
+        Expression::Compose { ref components, .. } => match components[..] {
+            [x, y] => Some(Place {
+                step: step(module, f, x),
+                x: constant(module, f, x),
+                y: constant(module, f, y),
+            }),
+            _ => None,
+        },
+        Expression::Binary {
+            op: BinaryOperator::Add,
+            left,
+            right,
+        } => {
+            let pairs = [(left, right), (right, left)];
+            let (base, (dx, dy)) =
+                (pairs.iter()).find_map(|&(b, o)| Some((b, constant_pair(module, f, o)?)))?;
+            let p = place(module, f, base, depth + 1)?;
+            Some(Place {
+                step: p.step.map(|s| s + dx),
+                x: p.x.map(|x| x + dx),
+                y: p.y.map(|y| y + dy),
+            })
+        }
+        Expression::Load { pointer } => {
+            let Expression::LocalVariable(l) = f.expressions[pointer] else {
+                return None;
+            };
+            let mut stored = f.local_variables[l].init;
+            crate::shader::for_each_statement(&f.body, &mut |s| {
+                if let naga::Statement::Store { pointer: p, value } = *s {
+                    if stored.is_none()
+                        && matches!(f.expressions[p], Expression::LocalVariable(x) if x == l)
+                    {
+                        stored = Some(value);
+                    }
+                }
+            });
+            place(module, f, stored?, depth + 1)
+        }
+        _ => None,
+    }
+}
+
+/// A two-component constant vector's components (`ivec2(1, 0)`, or its zero value).
+fn constant_pair(module: &Module, f: &naga::Function, e: Handle<Expression>) -> Option<(i64, i64)> {
+    match f.expressions[e] {
+        Expression::Compose { ref components, .. } => match components[..] {
+            [x, y] => Some((constant(module, f, x)?, constant(module, f, y)?)),
+            _ => None,
+        },
+        Expression::ZeroValue(_) => Some((0, 0)),
+        _ => None,
+    }
 }
 
 /// The constant `f` divides an integer by or takes one modulo, if any.
@@ -273,6 +338,26 @@ fn m(j: u32) -> mat4x4f {
         // A column computed from the joint is no row of its own.
         let computed = src.replace("vec2i(0, row)", "vec2i(row, 0)");
         assert!(!read(&computed, false).own_rows);
+    }
+
+    /// sokol's ozz-skin: a coordinate stored once per influence, `ivec2(3 * j, instance)`, and
+    /// each of a joint's three texels at a constant offset from it.
+    #[test]
+    fn three_texels_at_offsets_from_a_stored_coordinate() {
+        let src = "@group(0) @binding(0) var bones: texture_2d<f32>;
+@vertex fn vs(@location(0) j: vec4<u32>, @builtin(instance_index) inst: u32) -> @builtin(position) vec4<f32> {
+    var uv: vec2<i32>;
+    uv = vec2<i32>(3 * i32(j.x), i32(inst));
+    let a = textureLoad(bones, uv, 0);
+    let b = textureLoad(bones, uv + vec2<i32>(1, 0), 0);
+    let c = textureLoad(bones, uv + vec2<i32>(2, 0), 0);
+    return a + b + c;
+}";
+        let l = read(src, false);
+        assert_eq!(
+            (l.count, l.run, l.one_row, l.own_rows),
+            (3, 3, false, false)
+        );
     }
 
     #[test]

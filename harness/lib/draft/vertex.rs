@@ -660,9 +660,15 @@ fn frame_output_lines(
         // (a position's would move with the palette too).
         let alone = source.is_ok() || source.is_err_and(|p| p.alone);
         if found.is_none() && flow.is_some() && alone {
+            // Not a colour a direction is shown as (sokol's `(n + 1) * 0.5`): no direction.
+            let colour = |n: &str| named(n, &["color", "colour"]);
             let carrying: Vec<_> = (outputs.iter())
                 .filter(|(l, n, width)| {
-                    fits(*width) && skinned(*l) && depends(*l) & other == 0 && !other_frame(n)
+                    fits(*width)
+                        && skinned(*l)
+                        && depends(*l) & other == 0
+                        && !other_frame(n)
+                        && !colour(n)
                 })
                 .collect();
             if let [(location, name, _)] = carrying[..] {
