@@ -923,6 +923,9 @@ pub struct Contract {
     /// Whether the skinned normals and tangents must be unit length where the harness reads
     /// them, or are compared by direction alone.
     pub frame_length: crate::format::FrameLength,
+    /// The skinned tangents' length, where the profile gives it apart (`tangent_length`); else
+    /// `frame_length`.
+    pub tangent_length: crate::format::FrameLength,
     /// The w stored after each source position held in four floats (`position_w`).
     pub position_w: crate::format::PositionW,
     /// Whether the typed vec4 output's w is a point's 1 (`compute.skinned.w: 1`), not 0.
@@ -1753,6 +1756,7 @@ impl Contract {
             streams: Streams::default(),
             normal_matrix: Default::default(),
             frame_length: Default::default(),
+            tangent_length: Default::default(),
             tangent_frame: Default::default(),
             position_w: Default::default(),
             point_output: false,

@@ -55,6 +55,11 @@ pub struct Profile {
     /// `any`, for a shader that renormalises them in a later stage (compared by direction).
     #[serde(default)]
     pub frame_length: Option<crate::format::FrameLength>,
+    /// The skinned tangents' length alone, where it differs from the normals' (`any`: a shader
+    /// that renormalises its normals and leaves its tangents to a later stage, as Qt Quick 3D's
+    /// does); `frame_length`'s unless given.
+    #[serde(default)]
+    pub tangent_length: Option<crate::format::FrameLength>,
     /// The w stored after each source position held in four floats: 0 (default) or 1, a
     /// point's, for a shader that multiplies the stored vec4 as it is.
     #[serde(default)]

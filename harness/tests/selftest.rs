@@ -3469,6 +3469,30 @@ fn a_vec4_normal_attribute_is_fed_with_w_0() {
     );
 }
 
+/// A stage that renormalises its normal and leaves its tangent to a later stage (Qt Quick 3D's):
+/// passes with `tangent_length: any`, and without it fails the tangent rows for their length.
+#[test]
+fn the_tangents_length_may_be_left_to_a_later_stage_alone() {
+    let name = "vertex_tangent_direction";
+    let (source, profile) = example_texts(name);
+    let unnormalised = edited(
+        name,
+        &source,
+        &[(
+            "out.tangent = normalize(linear * in.tangent.xyz);",
+            "out.tangent = linear * in.tangent.xyz;",
+        )],
+    );
+    let any = format!("{profile}tangent_length: any\n");
+    passes_only_with(
+        name,
+        "tangent_length_any",
+        &unnormalised,
+        (&any, &profile),
+        &["tangents_match_cpu"],
+    );
+}
+
 /// A profile that says its shader skins normals by the blended matrix itself
 /// (`normal_matrix: blended`): the example edited so passes every normal row, and the unedited
 /// example (the inverse transpose) then fails where joints bend, naming the vertex.

@@ -108,7 +108,12 @@ fn frames_match(input: &Input, which: Which, expected: [&Vec<[f32; 4]>; 2]) -> O
             Ok(Some(Err(fault))) => return Outcome::fail("output fault", format!("{fault}")),
             Ok(Some(Ok(v))) => v,
         };
-        let unit = input.ctx.contract().frame_length == crate::contract::FrameLength::Unit;
+        let c = input.ctx.contract();
+        let length = match which {
+            Which::Normals => c.frame_length,
+            Which::Tangents => c.tangent_length,
+        };
+        let unit = length == crate::contract::FrameLength::Unit;
         match compare(gpu, expected, allowed, which, (handed, unit)) {
             Ok(angle) => worst = worst.max(angle),
             Err((figure, why)) => {
@@ -333,7 +338,7 @@ fn compare(
             return Err((
                 format!("length {:.4}", gd.length()),
                 format!(
-                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, {}): renormalise after skinning, or, where a later stage renormalises, say so with the profile's `frame_length: any`; GPU {gs} vs CPU {es}",
+                    "the {name} of vertex {v} has length {:.6}, not 1 (allowed {unit_slack:.1e}, {}): renormalise after skinning, or, where a later stage renormalises, say so with the profile's `frame_length: any` (`tangent_length: any` for the tangents alone); GPU {gs} vs CPU {es}",
                     gd.length(),
                     allowed.length_whence(),
                     gs = lanes(g),

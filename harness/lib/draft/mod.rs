@@ -337,9 +337,14 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
     } else if !unnormalised.is_empty() {
         w.line(format!(
             "# The vertex stage returns {} without renormalising (a `normalize` it does not call): a later stage does, after interpolation; compared by direction",
-            quoted(unnormalised.iter())
+            quoted(unnormalised.iter().map(|(n, _)| n))
         ));
-        w.line("frame_length: any");
+        // The tangent alone, beside a skinned normal the stage renormalises (Qt Quick 3D's).
+        let tangent_alone = w.skinned_frames().0 && unnormalised.iter().all(|(_, t)| *t);
+        w.line(match tangent_alone {
+            true => "tangent_length: any",
+            false => "frame_length: any",
+        });
     }
     normal_matrix(&module, palette, &mut w);
     tangent_frame(&module, &mut w);

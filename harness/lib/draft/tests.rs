@@ -1213,6 +1213,42 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> 
     assert!(!d.yaml.contains("skinned_normal:"), "{}", d.yaml);
 }
 
+/// A stage that renormalises its skinned normal and not its tangent (Qt Quick 3D's): the
+/// tangents' length alone is drafted as any.
+#[test]
+fn a_tangent_left_unnormalised_beside_a_unit_normal_is_drafted_apart() {
+    let source = r#"
+@group(0) @binding(0) var<uniform> view_proj: mat4x4<f32>;
+@group(1) @binding(0) var<storage, read> joint_matrices: array<mat4x4<f32>>;
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32>, @location(1) tangent: vec3<f32> }
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(2) tangent: vec3<f32>, @location(3) joints: vec4<u32>, @location(4) weights: vec4<f32>) -> Out {
+    let skin = joint_matrices[joints.x] * weights.x + joint_matrices[joints.y] * weights.y;
+    var out: Out;
+    out.clip = view_proj * skin * vec4<f32>(position, 1.0);
+    out.normal = normalize((skin * vec4<f32>(normal, 0.0)).xyz);
+    out.tangent = (skin * vec4<f32>(tangent, 0.0)).xyz;
+    return out;
+}
+"#;
+    let d = draft("qt.wgsl", source).unwrap();
+    assert!(d.yaml.contains("\ntangent_length: any"), "{}", d.yaml);
+    assert!(!d.yaml.contains("frame_length"), "{}", d.yaml);
+    let c = contract(&d.yaml);
+    use crate::contract::FrameLength;
+    assert_eq!(
+        (c.frame_length, c.tangent_length),
+        (FrameLength::Unit, FrameLength::Any)
+    );
+    // Both left so: the frame's length, as before.
+    let both = source.replace(
+        "normalize((skin * vec4<f32>(normal, 0.0)).xyz)",
+        "(skin * vec4<f32>(normal, 0.0)).xyz",
+    );
+    let d = draft("qt.wgsl", &both).unwrap();
+    assert!(d.yaml.contains("\nframe_length: any"), "{}", d.yaml);
+    assert!(!d.yaml.contains("tangent_length"), "{}", d.yaml);
+}
+
 /// A bone texture passed to the helper that reads it (Babylon.js's
 /// `readMatrixFromRawSampler(smp, index)`): the blend its results make moves the normal, which is
 /// then the skinned normal.

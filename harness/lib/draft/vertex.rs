@@ -556,14 +556,15 @@ fn matrix_column_lines(inputs: &[Input], groups: &[Vec<usize>], w: &mut Writer) 
 /// unless the entry point returns the source unchanged there or the output does not depend on
 /// the palette (never written, or moved by something else); else the one output of the source's
 /// width that carries the source moved by the palette, and not the other direction (libsgd's
-/// normal in the third column of its `tanMatrix`).
+/// normal in the third column of its `tanMatrix`). Returns the outputs drafted that the stage
+/// does not renormalise (each with whether it is the tangent), and which of the two it drafted.
 fn frame_output_lines(
     module: &Module,
     ep: &naga::EntryPoint,
     (inputs, p, pulled): (&[Input], &Picks, &PulledFrames),
     palette: Option<&Global>,
     w: &mut Writer,
-) -> (Vec<String>, [bool; 2]) {
+) -> (Vec<(String, bool)>, [bool; 2]) {
     let mut unnormalised = Vec::new();
     // Whether the skinned normal, and the skinned tangent, are drafted.
     let mut drafted = [false; 2];
@@ -699,7 +700,7 @@ fn frame_output_lines(
                 let name = outputs
                     .iter()
                     .find(|o| o.0 == location)
-                    .map(|o| o.1.clone());
+                    .map(|o| (o.1.clone(), what == "tangent"));
                 unnormalised.extend(name);
             }
         }
@@ -1024,7 +1025,9 @@ pub(super) struct VertexDraft {
     pub(super) sets: usize,
     /// How many influences a vertex its joints and weights attributes hold, where fewer than 4.
     pub(super) lanes: u8,
-    pub(super) unnormalised: Vec<String>,
+    /// The skinned outputs the stage returns without renormalising, each with whether it is the
+    /// tangent.
+    pub(super) unnormalised: Vec<(String, bool)>,
 }
 
 /// The camera's field in the draft, `fields` after its group and binding, with why; then the

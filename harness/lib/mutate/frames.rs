@@ -118,7 +118,8 @@ pub(super) fn normal_plain_matrix(s: &Sites) -> Vec<Candidate> {
 pub(super) fn renormalisation_dropped(s: &Sites) -> Vec<Candidate> {
     // Where a later stage renormalises (`frame_length: any`), lengths are not compared: the
     // mutant would be equivalent by the profile's own word.
-    if !has_frames(s) || s.contract.frame_length == crate::contract::FrameLength::Any {
+    let any = crate::contract::FrameLength::Any;
+    if !has_frames(s) || (s.contract.frame_length, s.contract.tangent_length) == (any, any) {
         return Vec::new();
     }
     let mut edits = Vec::new();

@@ -397,6 +397,7 @@ impl Profile {
         }
         // A palette that holds each joint's normal matrix is there to be blended per joint.
         c.frame_length = self.frame_length.unwrap_or_default();
+        c.tangent_length = self.tangent_length.unwrap_or(c.frame_length);
         c.tangent_frame = self.tangent_frame.unwrap_or_default();
         c.position_w = self.position_w.unwrap_or_default();
         if let Some(p) = c.pulled.as_mut() {

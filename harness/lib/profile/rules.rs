@@ -1289,6 +1289,12 @@ impl Profile {
                 "says how long the shader's skinned normals and tangents are, and the profile names none: give skinned normals or tangents (`compute.skinned_normals`, `compute.output.normal`, `compute.regions.skinned_normal`, `vertex.skinned_normal`, `vertex.normal_function`, or their tangent fields), or leave it out".into(),
             ));
         }
+        if self.tangent_length.is_some() && !self.reads_tangents() {
+            return Err((
+                "tangent_length".into(),
+                "says how long the shader's skinned tangents are, and the profile names none: give skinned tangents (`compute.skinned_tangents`, `compute.output.tangent`, `compute.regions.skinned_tangent`, `vertex.skinned_tangent`, `vertex.tangent_function`), or leave it out".into(),
+            ));
+        }
         self.check_tangent_frame()?;
         if self.normal_matrix.is_none() {
             return Ok(());

@@ -906,6 +906,14 @@ const PAIR_EDITS: &[ProfileEdit] = &[
         "max_influences",
     ),
     (
+        "a tangent length for a shader that returns no tangent",
+        &[(
+            "normal_matrix: blended",
+            "normal_matrix: blended\ntangent_length: any",
+        )],
+        "tangent_length",
+    ),
+    (
         "five pairs",
         &[("[2, 3, 4, 5]", "[2, 3, 4, 5, 6]")],
         "vertex.pairs.location",
