@@ -1368,6 +1368,9 @@ pub struct Immediates {
     pub count: Option<CaseMember>,
     /// The member that holds the case's number of joints, written for each case.
     pub joints: Option<CaseMember>,
+    /// The member that holds the width in texels of the case's palette texture, written for
+    /// each case.
+    pub texture_width: Option<CaseMember>,
     /// Its contents, the shader's type's size rounded up to whole words (empty until read).
     pub bytes: Vec<u8>,
     /// Why a member value does not fit the shader's type.
@@ -1450,11 +1453,12 @@ fn with_case_values<'a>(
 }
 
 impl Immediates {
-    /// The immediate data for a case of `vertices` vertices and `joints` joints: its count and
-    /// joint count written where the profile says.
-    pub fn for_case(&self, vertices: usize, joints: usize) -> Vec<u8> {
+    /// The immediate data for a case of `vertices` vertices and `joints` joints whose palette
+    /// texture is `texture_width` texels wide: each written where the profile says.
+    pub fn for_case(&self, (vertices, joints, texture_width): (usize, usize, u32)) -> Vec<u8> {
         let values = (self.count.iter().map(|c| (c, vertices as u32)))
-            .chain(self.joints.iter().map(|c| (c, joints as u32)));
+            .chain(self.joints.iter().map(|c| (c, joints as u32)))
+            .chain(self.texture_width.iter().map(|c| (c, texture_width)));
         with_case_values(&self.bytes, values)
     }
 }

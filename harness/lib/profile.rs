@@ -311,6 +311,10 @@ pub struct Immediates {
     /// each case, in both pipelines.
     #[serde(default)]
     pub joint_count: Option<String>,
+    /// The u32, i32 or f32 member (as `count`'s) that holds the width in texels of the palette's
+    /// texture, as `bindings`' `texture_width`: written for each case, in both pipelines.
+    #[serde(default)]
+    pub texture_width: Option<String>,
 }
 
 /// A resource binding.

@@ -933,7 +933,8 @@ fn fill_immediates(contract: &mut Contract, module: &naga::Module) {
         .count
         .iter_mut()
         .map(|c| (c, "the vertex count".to_string(), false)))
-    .chain((i.joints.iter_mut()).map(|c| (c, "the joint count".into(), false)));
+    .chain((i.joints.iter_mut()).map(|c| (c, "the joint count".into(), false)))
+    .chain((i.texture_width.iter_mut()).map(|c| (c, "the palette texture's width".into(), true)));
     place_case_members(module, var.ty, written, &mut i.problems);
 }
 

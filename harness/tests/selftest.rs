@@ -5430,6 +5430,38 @@ fn immediate_data_is_set_before_each_draw_and_dispatch() {
     example_tint_rows_are(name, "immediates_tint", (&shader, &with), Status::Pass, "");
 }
 
+/// A palette texture's width pushed as immediate data (`immediates.texture_width`): written for
+/// each case as for a binding; left out, every vertex is infinite.
+#[test]
+fn a_palette_textures_width_may_be_immediate_data() {
+    let name = "vertex_bone_texture_width";
+    let (source, profile) = example_texts(name);
+    let shader = edited(
+        name,
+        &source,
+        &[(
+            "@group(1) @binding(2) var<uniform> bone_info: BoneInfo;",
+            "var<immediate> bone_info: BoneInfo;",
+        )],
+    );
+    let without = edited(
+        name,
+        &profile,
+        &[(
+            "bindings:\n  - { group: 1, binding: 2, texture_width: bone_texture_width }\n",
+            "",
+        )],
+    );
+    let with = format!("{without}immediates: {{ texture_width: bone_texture_width }}\n");
+    passes_only_with(
+        name,
+        "texture_width_immediate",
+        &shader,
+        (&with, &without),
+        &["posed_matches_cpu"],
+    );
+}
+
 /// A drafted profile is a working start: the drafts of `vertex_split_palette` (a split palette
 /// named as inverse binds, u8 joints read as vec4<u32>), `skinning_normals` (both stages, typed
 /// normal and tangent buffers), `compute_regions` (a vertex pool, its starts, count and palette

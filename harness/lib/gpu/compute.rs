@@ -495,7 +495,7 @@ impl Dispatch {
             size,
             vertices: n as u32,
             workgroups: (n as u32).div_ceil(contract.workgroup_threads()),
-            immediates: contract.immediates.for_case(n, palette.len()),
+            immediates: (contract.immediates).for_case((n, palette.len(), texture_width)),
             layout,
             pool: placed,
         })

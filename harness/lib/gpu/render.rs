@@ -229,7 +229,7 @@ impl Draw {
             index_count: mesh.indices.len() as u32,
             target: pool.target(device, width, height, TARGET_FORMAT),
             readback,
-            immediates: contract.immediates.for_case(mesh.len(), palette.len()),
+            immediates: (contract.immediates).for_case((mesh.len(), palette.len(), texture_width)),
         })
     }
 

@@ -394,6 +394,7 @@ impl Profile {
             };
             c.immediates.count = member(&i.count, "immediates.count");
             c.immediates.joints = member(&i.joint_count, "immediates.joint_count");
+            c.immediates.texture_width = member(&i.texture_width, "immediates.texture_width");
         }
         // A palette that holds each joint's normal matrix is there to be blended per joint.
         c.frame_length = self.frame_length.unwrap_or_default();

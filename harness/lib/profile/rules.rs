@@ -109,6 +109,11 @@ impl Profile {
         let written = [
             ("count", i.count.as_deref(), "the vertex count"),
             ("joint_count", i.joint_count.as_deref(), "the joint count"),
+            (
+                "texture_width",
+                i.texture_width.as_deref(),
+                "the palette texture's width",
+            ),
         ];
         for (k, &(field, name, what)) in written.iter().enumerate() {
             let Some(name) = name else { continue };
@@ -117,6 +122,16 @@ impl Profile {
                 written_member((&i.members, "immediates".into()), name, &others, what)
             {
                 why
+            } else if field == "texture_width" {
+                if let Some(b) = (self.bindings.iter()).position(|b| b.texture_width.is_some()) {
+                    format!(
+                        "`bindings[{b}].texture_width` already holds the palette texture's width"
+                    )
+                } else if self.palette.form != PaletteForm::Texture {
+                    NO_TEXTURE_WIDTH.into()
+                } else {
+                    continue;
+                }
             } else if field != "count" {
                 continue;
             } else if let Some(b) = self.bindings.iter().position(|b| b.count.is_some()) {
@@ -162,7 +177,7 @@ impl Profile {
         } else if self.bindings[..i].iter().any(|b| b.texture_width.is_some()) {
             "another binding already holds the palette texture's width".into()
         } else if self.palette.form != PaletteForm::Texture {
-            "the palette is no texture, so there is no texture width to write: give `palette.form: texture` where the joints are in one, or leave it out".into()
+            NO_TEXTURE_WIDTH.into()
         } else {
             return Ok(());
         };
@@ -1110,6 +1125,9 @@ fn check_encodings(
     }
     Ok(())
 }
+
+/// Why a texture width member is refused beside a palette in a buffer.
+const NO_TEXTURE_WIDTH: &str = "the palette is no texture, so there is no texture width to write: give `palette.form: texture` where the joints are in one, or leave it out";
 
 /// A vertex stage's skinned tangent keeps a handedness only where its source has one.
 fn check_skinned_tangent_format(v: &Vertex) -> Result<(), (String, String)> {

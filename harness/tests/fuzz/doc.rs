@@ -840,6 +840,14 @@ const TEXTURE_WIDTH_EDITS: &[ProfileEdit] = &[
         "bindings[0].texture_width",
     ),
     (
+        "a texture width in the immediate data and in a binding",
+        &[(
+            "texture_width: bone_texture_width }\n",
+            "texture_width: bone_texture_width }\nimmediates: { texture_width: bone_texture_width }\n",
+        )],
+        "immediates.texture_width",
+    ),
+    (
         "a texture width member the struct lacks",
         &[("texture_width: bone_texture_width }", "texture_width: bone_width }")],
         "bindings[0].texture_width",
