@@ -1431,6 +1431,18 @@ impl CaseMember {
     }
 }
 
+/// The case's values for the members a buffer or the immediate data holds them in (`count`,
+/// `joints`, `texture_width`), where it does: (vertices, joints, the palette texture's width).
+fn case_counts(
+    [count, joints, width]: [&Option<CaseMember>; 3],
+    (vertices, joint_count, texture_width): (usize, usize, u32),
+) -> impl Iterator<Item = (&CaseMember, u32)> {
+    [count, joints, width]
+        .into_iter()
+        .zip([vertices as u32, joint_count as u32, texture_width])
+        .filter_map(|(m, value)| Some((m.as_ref()?, value)))
+}
+
 /// `bytes` with each member's value written at its offset (where the shader was read), as a u32
 /// (an i32 has the same bytes), or as an f32 where the member is one.
 fn with_case_values<'a>(
@@ -1455,10 +1467,9 @@ fn with_case_values<'a>(
 impl Immediates {
     /// The immediate data for a case of `vertices` vertices and `joints` joints whose palette
     /// texture is `texture_width` texels wide: each written where the profile says.
-    pub fn for_case(&self, (vertices, joints, texture_width): (usize, usize, u32)) -> Vec<u8> {
-        let values = (self.count.iter().map(|c| (c, vertices as u32)))
-            .chain(self.joints.iter().map(|c| (c, joints as u32)))
-            .chain(self.texture_width.iter().map(|c| (c, texture_width)));
+    pub fn for_case(&self, case: (usize, usize, u32)) -> Vec<u8> {
+        let members = [&self.count, &self.joints, &self.texture_width];
+        let values = case_counts(members, case);
         with_case_values(&self.bytes, values)
     }
 }
@@ -1470,12 +1481,10 @@ impl Filled {
     /// (an i32 has the same bytes) or an f32.
     pub fn for_case(
         &self,
-        (vertices, joints, texture_width): (usize, usize, u32),
+        case: (usize, usize, u32),
         starts: &[(crate::regions::Stream, u32)],
     ) -> Vec<u8> {
-        let count = (self.count.iter().map(|c| (c, vertices as u32)))
-            .chain(self.joints.iter().map(|c| (c, joints as u32)))
-            .chain(self.texture_width.iter().map(|c| (c, texture_width)));
+        let count = case_counts([&self.count, &self.joints, &self.texture_width], case);
         let starts = (self.starts.iter()).filter_map(|(stream, m)| {
             let value = starts.iter().find(|(s, _)| s == stream)?.1;
             Some((m, value))

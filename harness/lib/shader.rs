@@ -739,13 +739,7 @@ fn fill_buffers(
         f.bytes = crate::contract::Filled::contents(&fill, &f.floats);
         f.problems
             .extend(write_members(module, var.ty, &f.members, &mut f.bytes));
-        let count = (f.count.iter_mut())
-            .map(|c| (c, "the vertex count".to_string(), false))
-            .chain((f.joints.iter_mut()).map(|c| (c, "the joint count".into(), false)))
-            .chain(
-                (f.texture_width.iter_mut())
-                    .map(|c| (c, "the palette texture's width".into(), true)),
-            );
+        let count = case_counts([&mut f.count, &mut f.joints, &mut f.texture_width]);
         let starts = (f.starts.iter_mut()).map(|(s, c)| {
             let holds = format!("where the vertex pool's `{}` starts", s.name());
             (c, holds, false)
@@ -841,6 +835,20 @@ fn bind_resource(
     }
 }
 
+/// The members a buffer or the immediate data holds the case's vertex count, joint count and
+/// palette texture's width in, where given, each with what it holds and whether an f32 may.
+fn case_counts(
+    members: [&mut Option<crate::contract::CaseMember>; 3],
+) -> impl Iterator<Item = (&mut crate::contract::CaseMember, String, bool)> {
+    let holds = [
+        ("the vertex count", false),
+        ("the joint count", false),
+        ("the palette texture's width", true),
+    ];
+    (members.into_iter().zip(holds))
+        .filter_map(|(m, (holds, floats))| Some((m.as_mut()?, holds.to_string(), floats)))
+}
+
 /// Each member the harness writes for each case (`holds`: what it writes; an f32 too where
 /// `floats`) placed at its byte offset in `ty`; why one cannot be, into `problems`, naming where
 /// the profile gives it.
@@ -929,12 +937,7 @@ fn fill_immediates(contract: &mut Contract, module: &naga::Module) {
     let fill = i.fill.over(&matrices(module, var.ty, size), size);
     i.bytes = crate::contract::Filled::contents(&fill, &[]);
     i.problems = write_members(module, var.ty, &i.members, &mut i.bytes);
-    let written = (i
-        .count
-        .iter_mut()
-        .map(|c| (c, "the vertex count".to_string(), false)))
-    .chain((i.joints.iter_mut()).map(|c| (c, "the joint count".into(), false)))
-    .chain((i.texture_width.iter_mut()).map(|c| (c, "the palette texture's width".into(), true)));
+    let written = case_counts([&mut i.count, &mut i.joints, &mut i.texture_width]);
     place_case_members(module, var.ty, written, &mut i.problems);
 }
 

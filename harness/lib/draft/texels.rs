@@ -33,11 +33,7 @@ pub(super) fn loads(module: &Module, texture: Handle<naga::GlobalVariable>, only
     };
     // The samples: how many, and whether each reads a constant row.
     let (mut samples, mut sampled_row) = (0, true);
-    let ours = |f: &naga::Function, image: Handle<Expression>| match f.expressions[image] {
-        Expression::GlobalVariable(g) => g == texture,
-        Expression::FunctionArgument(_) => only,
-        _ => false,
-    };
+    let ours = |f: &naga::Function, image| reads(f, image, texture, only);
     for f in crate::shader::all_functions(module) {
         let mut steps = Vec::new();
         for (_, e) in f.expressions.iter() {
@@ -102,17 +98,28 @@ pub(super) fn sampler_of(
             let Expression::ImageSample { image, sampler, .. } = *e else {
                 return None;
             };
-            let ours = match f.expressions[image] {
-                Expression::GlobalVariable(g) => g == texture,
-                Expression::FunctionArgument(_) => only,
-                _ => false,
-            };
+            let ours = reads(f, image, texture, only);
             match f.expressions[sampler] {
                 Expression::GlobalVariable(s) if ours => Some(s),
                 _ => None,
             }
         })
     })
+}
+
+/// Whether `image` is texture global `texture`, or a function argument where `only` (the module's
+/// one candidate, passed to the function that reads it).
+fn reads(
+    f: &naga::Function,
+    image: Handle<Expression>,
+    texture: Handle<naga::GlobalVariable>,
+    only: bool,
+) -> bool {
+    match f.expressions[image] {
+        Expression::GlobalVariable(g) => g == texture,
+        Expression::FunctionArgument(_) => only,
+        _ => false,
+    }
 }
 
 /// What a load's texel coordinate says: the step its x adds to a joint's first texel (see
