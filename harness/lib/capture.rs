@@ -468,13 +468,20 @@ fn input_value(
                 let j = format!("skinproof_joints[i * {sets}u + {}u]", v.set);
                 format!("vec2<u32>({j}.x | ({j}.y << 16u), {j}.z | ({j}.w << 16u))")
             }
-            // One influence, (joint, weight): lane `lane` of its set of each.
+            // One influence, (joint, weight): lane `lane` of its set of each; two in a vec4,
+            // lanes `lane` and the next.
             Some(v)
                 if v.role == Role::Joints
                     && let Some(lane) = v.pair =>
             {
                 let at = format!("i * {sets}u + {}u", v.set);
-                format!("vec2<f32>(f32(skinproof_joints[{at}][{lane}]), skinproof_weights[{at}][{lane}])")
+                let held = v.pair_influences();
+                let lanes: Vec<String> = (lane..lane + held)
+                    .map(|l| {
+                        format!("f32(skinproof_joints[{at}][{l}]), skinproof_weights[{at}][{l}]")
+                    })
+                    .collect();
+                format!("vec{}<f32>({})", 2 * held, lanes.join(", "))
             }
             Some(v) if v.role == Role::Joints => {
                 format!("skinproof_joints[i * {sets}u + {}u]{lanes}", v.set)

@@ -745,6 +745,12 @@ fn format_scalars(format: wgpu::VertexFormat) -> Option<(naga::ScalarKind, usize
 }
 
 impl VertexInput {
+    /// The influences a `vertex.pairs` attribute holds, (joint, weight) each: one in a
+    /// `vec2<f32>`, two in a `vec4<f32>`.
+    pub fn pair_influences(&self) -> usize {
+        (self.attribute.format.size() / 8) as usize
+    }
+
     /// An input in its own vertex buffer of tightly packed `format` elements.
     pub fn new(
         role: Role,

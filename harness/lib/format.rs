@@ -260,6 +260,34 @@ impl PositionW {
     }
 }
 
+/// What each of `vertex.pairs` holds: one influence as (joint index, weight) in a `vec2<f32>`
+/// (libGDX's `a_boneWeightN`), or two as (joint, weight, joint, weight) in a `vec4<f32>`
+/// (OpenSceneGraph's `boneWeightN`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PairFormat {
+    #[default]
+    Vec2,
+    Vec4,
+}
+
+impl PairFormat {
+    /// The influences one attribute holds.
+    pub fn influences(self) -> usize {
+        match self {
+            PairFormat::Vec2 => 1,
+            PairFormat::Vec4 => 2,
+        }
+    }
+
+    pub fn vertex_format(self) -> wgpu::VertexFormat {
+        match self {
+            PairFormat::Vec2 => wgpu::VertexFormat::Float32x2,
+            PairFormat::Vec4 => wgpu::VertexFormat::Float32x4,
+        }
+    }
+}
+
 /// How tangents are stored: four floats (xyz and w, the handedness), or three (the direction
 /// alone, as engines store it that keep no handedness).
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -810,11 +838,12 @@ pub struct Capacity {
 /// matcher of the `expect` entry a draft writes for such cases.
 pub const MORE_THAN_READ: &str = "more than the shader reads";
 
-/// Influence `lane` of each vertex as one attribute of two f32, (joint index, weight), as
-/// `vertex.pairs` takes them (libGDX's `a_boneWeightN`), little-endian.
-pub fn pairs(joints: &[[u32; 4]], weights: &[[f32; 4]], lane: usize) -> Vec<u8> {
+/// Influence `lane` of each vertex (and the next `held - 1` lanes) as one attribute of two f32
+/// an influence, (joint index, weight), as `vertex.pairs` takes them (libGDX's `a_boneWeightN`,
+/// one; OpenSceneGraph's `boneWeightN`, two), little-endian.
+pub fn pairs(joints: &[[u32; 4]], weights: &[[f32; 4]], lane: usize, held: usize) -> Vec<u8> {
     (joints.iter().zip(weights))
-        .flat_map(|(j, w)| [j[lane] as f32, w[lane]])
+        .flat_map(|(j, w)| (lane..lane + held).flat_map(|l| [j[l] as f32, w[l]]))
         .flat_map(f32::to_le_bytes)
         .collect()
 }
@@ -850,16 +879,26 @@ impl Default for Reads {
 mod tests {
     use super::*;
 
-    /// Lane 2 of two vertices: (7, 0.25) and (300, 0.5), each two little-endian f32.
+    /// Lane 2 of two vertices: (7, 0.25) and (300, 0.5), each two little-endian f32; with lane 3
+    /// beside it, (9, 0) and (6, 0) after each.
     #[test]
     fn pairs_hold_one_lanes_joint_as_a_float_and_its_weight() {
         let joints = [[1, 2, 7, 9], [4, 5, 300, 6]];
         let weights = [[0.5, 0.25, 0.25, 0.0], [0.25, 0.25, 0.5, 0.0]];
-        let bytes = pairs(&joints, &weights, 2);
-        let floats: Vec<f32> = (bytes.chunks(4))
-            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
-            .collect();
-        assert_eq!(floats, [7.0, 0.25, 300.0, 0.5]);
+        let floats = |bytes: Vec<u8>| -> Vec<f32> {
+            (bytes.chunks(4))
+                .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                .collect()
+        };
+        assert_eq!(
+            floats(pairs(&joints, &weights, 2, 1)),
+            [7.0, 0.25, 300.0, 0.5]
+        );
+        // Two a vertex (a vec4): lanes 2 and 3, each (joint, weight).
+        assert_eq!(
+            floats(pairs(&joints, &weights, 2, 2)),
+            [7.0, 0.25, 9.0, 0.0, 300.0, 0.5, 6.0, 0.0]
+        );
     }
 
     /// The capture's camera, worked by hand: the identity keeps (x, y, z, 1); under `stage`,

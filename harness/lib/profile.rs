@@ -1025,13 +1025,16 @@ pub struct Influence<F> {
     pub format: F,
 }
 
-/// Influences as attributes of two floats each, (joint index, weight).
+/// Influences as attributes of two floats each, (joint index, weight), or of four holding two.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Pairs {
     /// One location an influence: 2 to 4, or 8 (two sets of 4, libGDX's most; 16 of them beside
-    /// a position would pass WebGPU's 16 attributes).
+    /// a position would pass WebGPU's 16 attributes); with `format: vec4`, two influences a
+    /// location: 1, 2 or 4 locations.
     pub location: Places,
+    #[serde(default)]
+    pub format: crate::format::PairFormat,
 }
 
 /// The vertex stage's entry points, attributes and camera.
@@ -1055,7 +1058,8 @@ pub struct Vertex {
     pub weights: Option<Influence<WeightFormat>>,
     /// Instead of `joints` and `weights`, beside `position`: one `vec2<f32>` attribute an
     /// influence holding its joint index (as a float) and its weight, as libGDX keeps its
-    /// `a_boneWeight0`, `a_boneWeight1`, ...: a location per influence, in order.
+    /// `a_boneWeight0`, `a_boneWeight1`, ...: a location per influence, in order (or, with
+    /// `format: vec4`, one `vec4<f32>` for two, as OpenSceneGraph keeps its `boneWeightN`).
     #[serde(default)]
     pub pairs: Option<Pairs>,
     /// Instead of the attributes: one byte-addressed storage buffer the stage pulls each vertex's
@@ -1451,7 +1455,7 @@ impl Profile {
     /// The influences `vertex.pairs` gives, if it is given.
     pub(crate) fn pair_count(&self) -> Option<usize> {
         let pairs = self.vertex.as_ref()?.pairs.as_ref()?;
-        Some(pairs.location.0.len())
+        Some(pairs.location.0.len() * pairs.format.influences())
     }
 }
 

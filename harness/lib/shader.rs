@@ -1717,6 +1717,12 @@ fn vertex_stage(contract: &Contract, module: &naga::Module, ep: &naga::EntryPoin
                 // Joints read as floats take the float format, and the other way round.
                 let hint = match input.role {
                     _ if contract.profile.is_none() => "",
+                    _ if input.pair.is_some() && Elem::Vec4F32.matches(inner) => {
+                        ": a vec4<f32> holding two influences, (joint, weight, joint, weight), is `vertex.pairs`' `format: vec4`"
+                    }
+                    _ if input.pair.is_some() && input.pair_influences() == 2 => {
+                        ": with `format: vec4`, each of `vertex.pairs` is a vec4<f32> holding two influences, (joint, weight, joint, weight)"
+                    }
                     _ if input.pair.is_some() => {
                         ": each of `vertex.pairs` is a vec2<f32> holding one influence, (joint index, weight)"
                     }

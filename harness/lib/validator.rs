@@ -71,10 +71,21 @@ pub fn interface_hint(
     module: &naga::Module,
 ) -> Option<String> {
     use naga::common::wgsl::TypeContext;
-    let naga::valid::ValidationError::EntryPoint { name, stage, .. } = e.as_inner() else {
+    let naga::valid::ValidationError::EntryPoint {
+        name,
+        stage,
+        source,
+    } = e.as_inner()
+    else {
         return None;
     };
     let ep = (module.entry_points.iter()).find(|ep| ep.name == *name && ep.stage == *stage)?;
+    if matches!(
+        source,
+        naga::valid::EntryPointError::ForbiddenStageOperations
+    ) {
+        return implicit_level_hint(module, *stage);
+    }
     let located = |binding: &Option<naga::Binding>, ty, what: String| match binding {
         Some(naga::Binding::Location { location, .. }) => Some((what, *location, ty)),
         _ => None,
@@ -117,6 +128,23 @@ pub fn interface_hint(
             "(values between stages are scalars or vectors in WGSL, and so in wgpu: {})",
             odd.join("; ")
         )
+    })
+}
+
+/// What to change where naga forbids an operation in a stage other than a fragment stage and the
+/// module samples a texture at an implicit level of detail (GLSL's `texture()` in a vertex stage,
+/// with which WebGL engines read their bone texture): the base level, which GLSL reads there.
+fn implicit_level_hint(module: &naga::Module, stage: naga::ShaderStage) -> Option<String> {
+    let implicit = |f: &naga::Function| {
+        f.expressions.iter().any(|(_, e)| {
+            matches!(e, naga::Expression::ImageSample { level, .. }
+                if matches!(level, naga::SampleLevel::Auto | naga::SampleLevel::Bias(_)))
+        })
+    };
+    let functions = (module.functions.iter().map(|(_, f)| f))
+        .chain(module.entry_points.iter().map(|e| &e.function));
+    (stage != naga::ShaderStage::Fragment && functions.into_iter().any(implicit)).then(|| {
+        "(the stage samples a texture at an implicit level of detail (`textureSample`, GLSL's `texture()`, WebGL's `texture2D`), which only a fragment stage may: WGSL, and so wgpu, refuses it here, from GLSL or SPIR-V alike; outside a fragment stage GLSL reads the base level, which `textureSampleLevel(.., 0.0)` (GLSL's `textureLod(.., 0.0)`) reads in every stage)".to_string()
     })
 }
 
@@ -213,6 +241,33 @@ mod tests {
             hint,
             "(values between stages are scalars or vectors in WGSL, and so in wgpu: the output `tbn` at @location(2) is `mat3x3<f32>`: split it into 3 vec3 values at locations 2 to 4 (one a column, as GLSL places a matrix's))"
         );
+    }
+
+    /// An implicit-level `texture()` in a vertex stage, which naga forbids there: the hint says
+    /// so and names the base level, and no split of the stage's matrix output (another error,
+    /// naga's next).
+    #[test]
+    fn an_implicit_level_sample_in_a_vertex_stage_is_named() {
+        let source = "#version 450\nlayout(set = 0, binding = 0) uniform texture2D bones;\nlayout(set = 0, binding = 1) uniform sampler s;\nlayout(location = 0) in vec3 pos;\nlayout(location = 2) out mat3 tbn;\nvoid main() {\n    tbn = mat3(1.0);\n    gl_Position = vec4(pos, 1.0) + texture(sampler2D(bones, s), vec2(0.5));\n}\n";
+        let options = naga::front::glsl::Options::from(naga::ShaderStage::Vertex);
+        let parse = |source: &str| naga::front::glsl::Frontend::default().parse(&options, source);
+        let module = parse(source).unwrap();
+        let e = strict().validate(&module).unwrap_err();
+        let hint = interface_hint(&e, &module).expect("a hint");
+        assert!(
+            hint.starts_with("(the stage samples a texture at an implicit level of detail")
+                && hint.contains("`textureSampleLevel(.., 0.0)`"),
+            "{hint}"
+        );
+        // At the base level, naga's next error is the matrix output, with its own hint.
+        let module = parse(&source.replace(
+            "texture(sampler2D(bones, s), vec2(0.5))",
+            "textureLod(sampler2D(bones, s), vec2(0.5), 0.0)",
+        ))
+        .unwrap();
+        let e = strict().validate(&module).unwrap_err();
+        let hint = interface_hint(&e, &module).expect("a hint");
+        assert!(hint.contains("split it into 3 vec3 values"), "{hint}");
     }
 
     #[test]

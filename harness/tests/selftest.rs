@@ -5766,3 +5766,78 @@ fn the_spirv_example_is_what_glslang_writes_from_its_hlsl() {
     };
     assert_eq!(wgsl(&compiled), wgsl(&shipped));
 }
+
+/// Two influences a `vec4<f32>`, (joint, weight, joint, weight), as OpenSceneGraph keeps its
+/// `boneWeightN`: the example `vertex_bone_pairs` reading its four pairs from two vec4s passes
+/// on every adapter under `pairs` of `format: vec4`, both of each vec4's pairs fed; reading the
+/// first pair of each alone, it fails the posed comparison.
+#[test]
+fn two_pairs_a_vec4_are_fed_as_two_influences() {
+    let (source, profile) = example_texts("vertex_bone_pairs");
+    let wide = edited(
+        "vertex_bone_pairs",
+        &source,
+        &[
+            ("a_boneWeight0: vec2<f32>", "a_boneWeight0: vec4<f32>"),
+            ("a_boneWeight1: vec2<f32>", "a_boneWeight1: vec4<f32>"),
+            ("    @location(4) a_boneWeight2: vec2<f32>,\n", ""),
+            ("    @location(5) a_boneWeight3: vec2<f32>,\n", ""),
+            ("bone(in.a_boneWeight0)", "bone(in.a_boneWeight0.xy)"),
+            ("bone(in.a_boneWeight1)", "bone(in.a_boneWeight0.zw)"),
+            ("bone(in.a_boneWeight2)", "bone(in.a_boneWeight1.xy)"),
+            ("bone(in.a_boneWeight3)", "bone(in.a_boneWeight1.zw)"),
+        ],
+    );
+    let profile = edited(
+        "vertex_bone_pairs' profile",
+        &profile,
+        &[(
+            "pairs: { location: [2, 3, 4, 5] }",
+            "pairs: { location: [2, 3], format: vec4 }",
+        )],
+    );
+    if passing_run("vertex_bone_pairs", "wide_pairs", &wide, &profile).is_none() {
+        return;
+    }
+    let first = wide
+        .replace(
+            "bone(in.a_boneWeight0.zw)",
+            "bone(in.a_boneWeight0.xy) * 0.0",
+        )
+        .replace(
+            "bone(in.a_boneWeight1.zw)",
+            "bone(in.a_boneWeight1.xy) * 0.0",
+        );
+    let Some(report) = run_example_as("vertex_bone_pairs", "wide_pairs_first", &first, &profile)
+    else {
+        return;
+    };
+    assert!(
+        !failing(&report, "posed_matches_cpu").is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+    // The example's own vec2 pairs held to this profile break its contract, and the stage the
+    // harness appends (passing vec4s) makes wgpu refuse the module: each trial says so in a
+    // line, and the violation, where every trial would repeat wgpu's error.
+    let Some(report) = run_example_as("vertex_bone_pairs", "wide_pairs_broken", &source, &profile)
+    else {
+        return;
+    };
+    let v = report.validation.as_ref().expect("a validation row");
+    assert!(
+        v.status.fails()
+            && v.message
+                .contains("input @location(2) must be vec4<f32>, is vec2<f32>"),
+        "{}",
+        v.message
+    );
+    fails_only_as(&report, "shader_builds", |r| {
+        let m = &r.outcome.message;
+        m.contains("wgpu refuses the module, as naga does: the shader breaks its contract")
+            && m.contains(
+                "which this failure may follow from: entry point `vs_main`: input @location(2)",
+            )
+            && !m.contains("Shader validation error")
+    });
+}

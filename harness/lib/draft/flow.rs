@@ -176,26 +176,47 @@ pub(super) struct Output {
     pub(super) unit: bool,
 }
 
-type Stores = HashMap<(Var, Option<u32>), Vec<Handle<E>>>;
+/// The values each local variable (its member, or the whole) may hold, and the members whose
+/// own store in the function's block came after the last store of the whole (GLSL's
+/// `norm.xyz = normalize(..)`, which naga writes component by component).
+#[derive(Default)]
+struct Stores {
+    values: HashMap<(Var, Option<u32>), Vec<Handle<E>>>,
+    shadowed: std::collections::HashSet<(Var, u32)>,
+}
+
+impl Stores {
+    fn get(&self, key: &(Var, Option<u32>)) -> Option<&Vec<Handle<E>>> {
+        self.values.get(key)
+    }
+}
 
 /// The values each local variable (its member, or the whole) may hold when `f` returns: those
 /// stored into it, but for those a later store in the function's own block overwrites (war3's
 /// `out.normal = in.normal`, then the skinned normal).
 fn stores(module: &Module, f: &naga::Function) -> Stores {
-    let mut out: Stores = HashMap::new();
+    let mut out = Stores::default();
     for st in f.body.iter() {
         match st {
-            Statement::Store { pointer, value } => {
-                if let Some(key) = local_root(module, f, *pointer) {
-                    out.insert(key, vec![*value]);
+            Statement::Store { pointer, value } => match local_root(module, f, *pointer) {
+                Some((l, Some(k))) if whole_member(f, *pointer) => {
+                    out.values.insert((l, Some(k)), vec![*value]);
+                    out.shadowed.insert((l, k));
                 }
-            }
+                Some(key) => {
+                    if key.1.is_none() {
+                        out.shadowed.retain(|(v, _)| *v != key.0);
+                    }
+                    out.values.insert(key, vec![*value]);
+                }
+                None => {}
+            },
             // A nested store may or may not run: beside the values before it.
             nested => {
                 crate::shader::for_each_nested(nested, &mut |st| {
                     if let Statement::Store { pointer, value } = st {
                         if let Some(key) = local_root(module, f, *pointer) {
-                            out.entry(key).or_default().push(*value);
+                            out.values.entry(key).or_default().push(*value);
                         }
                     }
                 });
@@ -205,10 +226,23 @@ fn stores(module: &Module, f: &naga::Function) -> Stores {
     out
 }
 
-/// The values a load of `l` (its `member`, or the whole) may read: those stored into it.
+/// Whether `pointer` reaches one member of a variable whole (`norm.x`, `out.normal`), not a part
+/// of one (`out.normal.x`).
+fn whole_member(f: &naga::Function, pointer: Handle<E>) -> bool {
+    matches!(f.expressions[pointer], E::AccessIndex { base, .. }
+        if matches!(f.expressions[base], E::LocalVariable(_) | E::GlobalVariable(_)))
+}
+
+/// The values a load of `l` (its `member`, or the whole) may read: those stored into it, but for
+/// the whole's where the member's own store came after them.
 fn stored(stores: &Stores, l: Var, member: Option<u32>) -> Vec<Handle<E>> {
-    (stores.iter())
+    let shadowed = |m: Option<u32>| match (m, member) {
+        (None, Some(k)) => stores.shadowed.contains(&(l, k)),
+        _ => false,
+    };
+    (stores.values.iter())
         .filter(|((x, m), _)| *x == l && (member.is_none() || m.is_none() || *m == member))
+        .filter(|((_, m), _)| !shadowed(*m))
         .flat_map(|(_, v)| v.iter().copied())
         .collect()
 }
@@ -261,6 +295,31 @@ fn unit_in(
         // A conversion between float widths (`vec3<f32>(v)`) keeps the length.
         E::As { expr, .. } => all(&[*expr], seen),
         E::Select { accept, reject, .. } => all(&[*accept, *reject], seen),
+        // The leading components of a vector (`norm.xyz`): of a unit vector, or of a variable
+        // each of whose components was stored from the same one of a unit vector (GLSL's
+        // `norm.xyz = normalize(..)`).
+        E::Swizzle {
+            size,
+            vector,
+            pattern,
+        } if (0..*size as usize).all(|i| pattern[i] as usize == i) => {
+            match f.expressions[*vector] {
+                E::Load { pointer } => match local_root(module, f, pointer) {
+                    Some((l, None)) => (0..*size as u32).all(|c| {
+                        let values = stored(stores, l, Some(c));
+                        !values.is_empty()
+                            && values.iter().all(|&v| match f.expressions[v] {
+                                E::AccessIndex { base, index } if index == c => {
+                                    unit_in(module, f, stores, base, depth, seen)
+                                }
+                                _ => unit_in(module, f, stores, v, depth, seen),
+                            })
+                    }),
+                    _ => false,
+                },
+                _ => all(&[*vector], seen),
+            }
+        }
         E::Load { pointer } => match local_root(module, f, *pointer) {
             Some((Var::Private(g), m)) if stored(stores, Var::Private(g), m).is_empty() => {
                 depth > 0 && private_unit(module, (g, m), depth - 1)

@@ -24,6 +24,10 @@ pub(super) struct Switch {
     /// The name of the `let` the tested member is read into, if any (`let bone_count =
     /// model.flags.z`): what the engine calls the value.
     pub(super) named: Option<String>,
+    /// Whether the test is a least value (`count > 2`): of several on one member, the greatest
+    /// takes every path that skins (OpenSceneGraph's `nbBonesPerVertex > 0`, `> 2`, ... `> 6`,
+    /// one attribute of two influences each).
+    pub(super) at_least: bool,
 }
 
 impl Switch {
@@ -127,13 +131,13 @@ pub(super) fn switches(
     out
 }
 
-/// `s`, unless a switch of the same member is already in `out` (one per member, first found).
+/// `s`, unless a switch of the same member is already in `out` (one per member, first found);
+/// where both are least values, the greater.
 fn push_new(out: &mut Vec<Switch>, s: Switch) {
-    if !out
-        .iter()
-        .any(|o| (o.global, &o.path) == (s.global, &s.path))
-    {
-        out.push(s);
+    match (out.iter_mut()).find(|o| (o.global, &o.path) == (s.global, &s.path)) {
+        Some(o) if o.lane == s.lane && o.at_least && s.at_least && s.value > o.value => *o = s,
+        Some(_) => {}
+        None => out.push(s),
     }
 }
 
@@ -183,6 +187,7 @@ pub(super) fn basis(module: &Module) -> Vec<Switch> {
                         test,
                         basis: true,
                         named: None,
+                        at_least: false,
                     });
                 }
             };
@@ -473,6 +478,7 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
         lane,
         basis: false,
         named: f.named_expressions.get(&member).cloned(),
+        at_least: matches!(op, B::Greater | B::GreaterEqual),
     })
 }
 

@@ -1282,6 +1282,52 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> 
     contract(&d.yaml);
 }
 
+/// A normal renormalised into the leading components of a wider variable, component by
+/// component (GLSL's `norm.xyz = normalize(..)`, as naga writes it: Second Life's skinned stage),
+/// is renormalised: its whole store before is overwritten. One component left from the whole
+/// store, or a component taken from another place, is not.
+#[test]
+fn a_normal_renormalised_through_a_swizzle_is_unit() {
+    let stage = r#"
+@group(0) @binding(0) var<storage, read> joints: array<mat4x4<f32>>;
+struct In { @location(0) position: vec3<f32>, @location(1) normal: vec3<f32>, @location(2) joint: vec4<u32>, @location(3) weight: vec4<f32> }
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) vary_normal: vec3<f32> }
+@vertex fn vs(v: In) -> Out {
+    let m = joints[v.joint.x] * v.weight.x + joints[v.joint.y] * v.weight.y;
+    var norm = vec4<f32>(v.position, 1.0);
+    let n = normalize((m * vec4<f32>(v.normal, 0.0)).xyz);
+    norm.x = n.x;
+    norm.y = n.y;
+    norm.z = n.z;
+    var out: Out;
+    out.clip = m * vec4<f32>(v.position, 1.0);
+    out.vary_normal = norm.xyz;
+    return out;
+}
+"#;
+    let d = draft("swizzled.wgsl", stage).unwrap();
+    assert!(
+        d.yaml.contains("skinned_normal: { location: 0 }"),
+        "{}",
+        d.yaml
+    );
+    assert!(!d.yaml.contains("frame_length"), "{}", d.yaml);
+    contract(&d.yaml);
+    for (edit, into) in [
+        ("    norm.z = n.z;\n", ""),
+        ("norm.z = n.z;", "norm.z = n.y;"),
+        ("let n = normalize(", "let n = ("),
+    ] {
+        let blended = stage.replace(edit, into);
+        let d = draft("blended.wgsl", &blended).unwrap();
+        assert!(
+            d.yaml.contains("\nframe_length: any\n"),
+            "{edit}\n{}",
+            d.yaml
+        );
+    }
+}
+
 /// An output named as the normal that the palette never reaches is not the skinned normal: one
 /// never written (libsgd's `normal`, its skinned normal in `tanMatrix2`, found as the one vec3
 /// output that carries the source normal moved by the palette and not the tangent), or one moved
@@ -2197,6 +2243,48 @@ fn bone(p: vec2<f32>) -> mat4x4<f32> { return p.y * bones[u32(p.x)]; }
     assert!(!d.yaml.contains("max_influences"), "{}", d.yaml);
     assert!(!d.yaml.contains("TODO"), "{}", d.yaml);
     validates("pairs.wgsl", src, &d.yaml).unwrap();
+}
+
+/// Without joints, `vec4<f32>` attributes named as weights are two influences each (joint,
+/// weight, joint, weight: OpenSceneGraph's `boneWeight0` to `boneWeight3`), drafted as
+/// `vertex.pairs` of `format: vec4`; a count tested as more than 0, then more than 2, takes the
+/// greater bound, 3, so that every attribute is read.
+#[test]
+fn two_pairs_a_vec4_are_drafted_as_wide_pairs() {
+    let src = "struct Skin { nbBonesPerVertex: i32, matrixPalette: array<mat4x4<f32>, 64> }
+@group(0) @binding(0) var<uniform> skin: Skin;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+struct In { @location(0) vertex: vec4<f32>, @location(2) boneWeight1: vec4<f32>, @location(1) boneWeight0: vec4<f32> }
+fn accumulate(p: ptr<function, vec4<f32>>, w: vec4<f32>, v: vec4<f32>) {
+    var b = w;
+    for (var i = 0; i < 2; i++) {
+        *p += b.y * (skin.matrixPalette[i32(b.x)] * v);
+        b = b.zwxy;
+    }
+}
+@vertex fn main(v: In) -> @builtin(position) vec4<f32> {
+    var p = vec4<f32>();
+    if (skin.nbBonesPerVertex > 0) { accumulate(&p, v.boneWeight0, v.vertex); }
+    if (skin.nbBonesPerVertex > 2) { accumulate(&p, v.boneWeight1, v.vertex); }
+    return view_proj * p;
+}
+";
+    let d = draft("osg.wgsl", src).unwrap();
+    for want in [
+        "  pairs: { location: [1, 2], format: vec4 }   # `boneWeight0` to `boneWeight1`: one vec4<f32> two influences",
+        "members: { nbBonesPerVertex: 3 }",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    assert!(!d.yaml.contains("TODO"), "{}", d.yaml);
+    validates("osg.wgsl", src, &d.yaml).unwrap();
+    // With joints beside them, such vec4s are the weights.
+    let joints = src.replace(
+        "@location(0) vertex: vec4<f32>,",
+        "@location(0) vertex: vec4<f32>, @location(3) joints: vec4<u32>,",
+    );
+    let d = draft("weights.wgsl", &joints).unwrap();
+    assert!(!d.yaml.contains("pairs:"), "{}", d.yaml);
 }
 
 /// Three vec4 a joint the stage rebuilds as columns (`vec4(v1.xyz, 0)`), the last gathered from

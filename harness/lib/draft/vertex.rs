@@ -104,6 +104,8 @@ struct Picks {
     narrow_sets: bool,
     /// Instead of joints and weights: one `vec2<f32>` an influence, (joint index, weight).
     pairs: Vec<usize>,
+    /// Whether each of `pairs` is a `vec4<f32>` of two influences.
+    wide_pairs: bool,
 }
 
 /// The words of a name, lowercase: split at `_` and where a lowercase letter or digit meets an
@@ -212,6 +214,19 @@ impl Picks {
                     .iter()
                     .any(|w| ["w", "wt", "wts", "wgt", "wgts"].contains(&w.as_str()))
         };
+        // Without joints: vec4<f32>s named as joints or weights, each two influences (joint,
+        // weight, joint, weight), as OpenSceneGraph keeps its `boneWeight0` to `boneWeight3`;
+        // not where `pairs_ok` is false.
+        let quad_like = |x: &Input| {
+            float(x, 4) && (named(&x.name, JOINT_WORDS) || named(&x.name, WEIGHT_WORDS))
+        };
+        let mut pairs = Vec::new();
+        let wide_pairs = pairs_ok && joints.is_none() && inputs.iter().any(quad_like);
+        if wide_pairs {
+            while let Some(i) = pick(&quad_like) {
+                pairs.push(i);
+            }
+        }
         let weights = pick(&weight_like).or_else(|| joints.and(pick(&short_weights)));
         // Without either: one vec2<f32> an influence named as joints or weights (libGDX's
         // `a_boneWeight0` to `a_boneWeight3`), in the order of their names' last numbers; not
@@ -219,14 +234,13 @@ impl Picks {
         let pair_like = |x: &Input| {
             float(x, 2) && (named(&x.name, JOINT_WORDS) || named(&x.name, WEIGHT_WORDS))
         };
-        let mut pairs = Vec::new();
         let candidates = inputs.iter().filter(|x| pair_like(x)).count();
-        if pairs_ok && joints.is_none() && weights.is_none() && candidates > 1 {
+        if pairs_ok && joints.is_none() && weights.is_none() && candidates > 1 && !wide_pairs {
             while let Some(i) = pick(&pair_like) {
                 pairs.push(i);
             }
-            pairs.sort_by_key(|&i| (last_number(&inputs[i].name), inputs[i].location));
         }
+        pairs.sort_by_key(|&i| (last_number(&inputs[i].name), inputs[i].location));
         // Further sets of 4 (JOINTS_1 and WEIGHTS_1): more inputs of each kind, in order. A
         // second vec3 pair is no set of 4: left to do.
         let mut more = Vec::new();
@@ -286,6 +300,7 @@ impl Picks {
             lanes,
             narrow_sets,
             pairs,
+            wide_pairs,
         }
     }
 
@@ -357,11 +372,20 @@ fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) 
         let locations: Vec<String> = (p.pairs.iter())
             .map(|&i| inputs[i].location.to_string())
             .collect();
+        let (format, what) = match p.wide_pairs {
+            true => (
+                ", format: vec4",
+                "one vec4<f32> two influences, (joint, weight, joint, weight)",
+            ),
+            false => ("", "one vec2<f32> an influence, (joint index, weight)"),
+        };
+        let named = match first == last {
+            true => format!("`{}`", inputs[first].name),
+            false => format!("`{}` to `{}`", inputs[first].name, inputs[last].name),
+        };
         w.line(format!(
-            "  pairs: {{ location: [{}] }}   # `{}` to `{}`: one vec2<f32> an influence, (joint index, weight)",
+            "  pairs: {{ location: [{}]{format} }}   # {named}: {what}",
             locations.join(", "),
-            inputs[first].name,
-            inputs[last].name
         ));
     }
     match p.joints {

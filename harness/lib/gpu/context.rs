@@ -88,6 +88,19 @@ impl Pipelines {
     }
 }
 
+/// wgpu's refusal of the shader's module, or, where the shader breaks its contract, a line
+/// saying so: the stage the harness appends calls the shader as its profile says, so naga then
+/// rejects the module, and `shader::validates` gives the violations and naga's error once, where
+/// every trial would repeat wgpu's.
+fn refused(shader: &Shader, wgpu: BuildError) -> BuildError {
+    match shader.validate() {
+        Err(crate::shader::ShaderError::Contract { .. }) => BuildError(
+            "wgpu refuses the module, as naga does: the shader breaks its contract (`shader::validates` gives the violations, and naga's error)".into(),
+        ),
+        _ => wgpu,
+    }
+}
+
 /// Everything a trial needs on one adapter; built once and shared by all its trials.
 pub struct Context {
     pub info: AdapterInfo,
@@ -232,7 +245,7 @@ impl Context {
             .map_err(text)
         {
             Ok(m) => m,
-            Err(m) => return Pipelines::failed(shader.contract.clone(), m),
+            Err(m) => return Pipelines::failed(shader.contract.clone(), refused(shader, m)),
         };
         let contract = &shader.contract;
         step(RESOURCES_STEP.into());

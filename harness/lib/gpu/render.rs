@@ -193,7 +193,8 @@ impl Draw {
             let (label, data): (&str, Vec<u8>) = match input.role {
                 Role::Positions => ("positions", positions(mesh, input.attribute.format)),
                 Role::Joints if let Some(lane) = input.pair => {
-                    ("pairs", crate::format::pairs(&joints, &weights, lane))
+                    let held = input.pair_influences();
+                    ("pairs", crate::format::pairs(&joints, &weights, lane, held))
                 }
                 Role::Joints => ("joints", formats.vertex_joints.pack(&joints)?),
                 Role::Weights => ("weights", formats.vertex_weights.pack(&weights)),

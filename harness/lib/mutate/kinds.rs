@@ -357,10 +357,17 @@ fn joint_index_swapped(s: &Sites) -> Vec<Candidate> {
         if sources.is_empty() {
             return Vec::new();
         }
+        // Two pairs where a vec4 enters whole (`format: vec4`) are each read the other way
+        // round; a vec4 split into its pairs before a helper takes them enters as vec2s.
+        let swizzle = |width: usize| if width == 4 { "yxwz" } else { "yx" };
+        let what = match (sources.iter()).all(|s| s.width() == 4) {
+            true => "each (joint, weight) pair read as (weight, joint) (p.yxwz)",
+            false => "each (joint, weight) pair read as (weight, joint) (p.yx)",
+        };
         return vec![candidate(
-            "each (joint, weight) pair read as (weight, joint) (p.yx)",
+            what,
             "a posed case whose vertices blend joints other than joint 0",
-            s.rebind_sized(&sources, |v, _| format!("{v}.yx")),
+            s.rebind_sized(&sources, |v, width| format!("{v}.{}", swizzle(width))),
         )];
     }
     swizzled(

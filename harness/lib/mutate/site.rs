@@ -26,6 +26,15 @@ pub(super) enum Source {
     Expr(Range<usize>, usize),
 }
 
+impl Source {
+    /// The components of the value where it enters.
+    pub(super) fn width(&self) -> usize {
+        match *self {
+            Source::Param { width, .. } | Source::Expr(_, width) => width,
+        }
+    }
+}
+
 /// The components of a value of type `inner`: a vector's size, 1 for a scalar, else 4.
 fn width(inner: &TypeInner) -> usize {
     match *inner {

@@ -916,3 +916,75 @@ fn pairs_are_mutated_as_pairs() {
         1
     );
 }
+
+/// The example read as two pairs a `vec4<f32>` (OpenSceneGraph's `boneWeightN`): held to its
+/// profile with `format: vec4` (without it, the type error names the format), each pair read
+/// the other way round where it enters its helper, a vec2 (`.yx`); where the helper takes the
+/// vec4 whole, its two pairs (`.yxwz`). Each a mutant that types.
+#[test]
+fn wide_pairs_are_mutated_as_pairs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/examples");
+    let read = |ext: &str| std::fs::read_to_string(root.join(format!("vertex_bone_pairs.{ext}")));
+    let (mut source, profile) = (read("wgsl").unwrap(), read("profile.yaml").unwrap());
+    for (from, to) in [
+        ("a_boneWeight0: vec2<f32>", "a_boneWeight0: vec4<f32>"),
+        ("a_boneWeight1: vec2<f32>", "a_boneWeight1: vec4<f32>"),
+        ("    @location(4) a_boneWeight2: vec2<f32>,\n", ""),
+        ("    @location(5) a_boneWeight3: vec2<f32>,\n", ""),
+        ("bone(in.a_boneWeight0)", "bone(in.a_boneWeight0.xy)"),
+        ("bone(in.a_boneWeight1)", "bone(in.a_boneWeight0.zw)"),
+        ("bone(in.a_boneWeight2)", "bone(in.a_boneWeight1.xy)"),
+        ("bone(in.a_boneWeight3)", "bone(in.a_boneWeight1.zw)"),
+    ] {
+        assert!(
+            source.contains(from),
+            "vertex_bone_pairs no longer has `{from}`"
+        );
+        source = source.replacen(from, to, 1);
+    }
+    let from = "pairs: { location: [2, 3, 4, 5] }";
+    assert!(profile.contains(from));
+    let load = |source: &str, profile: &str| {
+        let (path, at) = (
+            root.join("vertex_bone_pairs.wgsl"),
+            root.join("wide.profile.yaml"),
+        );
+        crate::shader::Shader::with_profile_text(&path, source, &at, profile)
+    };
+    let narrow = load(
+        &source,
+        &profile.replace(from, "pairs: { location: [2, 3] }"),
+    )
+    .unwrap();
+    let msg = narrow.validate().unwrap_err().to_string();
+    assert!(
+        msg.contains("input @location(2) must be vec2<f32>, is vec4<f32>")
+            && msg.contains("holding two influences, (joint, weight, joint, weight), is `vertex.pairs`' `format: vec4`"),
+        "{msg}"
+    );
+    let wide = profile.replace(from, "pairs: { location: [2, 3], format: vec4 }");
+    let whole = source
+        .replace(
+            "fn bone(pair: vec2<f32>) -> mat4x4<f32> {\n    return pair.y * u_bones.bones[i32(pair.x)];",
+            "fn bone(pairs: vec4<f32>) -> mat4x4<f32> {\n    return pairs.y * u_bones.bones[i32(pairs.x)] + pairs.w * u_bones.bones[i32(pairs.z)];",
+        )
+        .replace("    skinning += bone(in.a_boneWeight0.zw);\n", "")
+        .replace("    skinning += bone(in.a_boneWeight1.zw);\n", "")
+        .replace(".xy)", ")");
+    assert_ne!(whole, source);
+    for (text, swizzle) in [(&source, ".yx;"), (&whole, ".yxwz;")] {
+        let shader = load(text, &wide).unwrap();
+        shader.validate().unwrap();
+        let mutants = generate(&shader.source, &shader.contract);
+        let swapped: Vec<&Mutant> = (mutants.iter())
+            .filter(|m| m.kind == Kind::JointIndexSwapped)
+            .collect();
+        assert_eq!(swapped.len(), 1);
+        assert_eq!(swapped[0].verdict, Verdict::Valid, "{swizzle}");
+        assert!(
+            (swapped[0].diff.iter()).any(|d| d.after.contains(swizzle)),
+            "{:?}",
+            swapped[0].diff
+        );
+    }
+}

@@ -650,11 +650,14 @@ impl Profile {
             c.formats.vertex_weights = w.format;
         }
         if let (Some(_), Some(pairs)) = (&v.position, &v.pairs) {
-            // Influence i in its own attribute: lane i % 4 of set i / 4, its joint as a float.
-            let pair = wgpu::VertexFormat::Float32x2;
-            for (i, &location) in pairs.location.0.iter().enumerate() {
+            // Influence i in its own attribute: lane i % 4 of set i / 4, its joint as a float;
+            // two a `vec4<f32>`, from lane i % 4 (0 or 2) on.
+            let pair = pairs.format.vertex_format();
+            let held = pairs.format.influences();
+            for (k, &location) in pairs.location.0.iter().enumerate() {
                 let ty = Elem::Attribute(pair);
                 let mut at = input(Role::Joints, ty, None, pair, location, "vertex.pairs");
+                let i = k * held;
                 (at.set, at.pair) = (i / 4, Some(i % 4));
                 c.vertex_inputs.push(at);
             }

@@ -473,13 +473,18 @@ impl Profile {
         }
         check_constants(&self.constants)?;
         // The pairs' count sets the influences read: checked before what it sets.
-        if let Some(n) = self.pair_count().filter(|&n| !matches!(n, 2..=4 | 8)) {
-            return Err((
-                "vertex.pairs.location".into(),
-                format!(
+        let pairs = self.vertex.as_ref().and_then(|v| v.pairs.as_ref());
+        if let Some(p) = pairs.filter(|_| !matches!(self.pair_count(), Some(2..=4 | 8))) {
+            let n = p.location.0.len();
+            let message = match p.format {
+                crate::format::PairFormat::Vec2 => format!(
                     "must list 2 to 4 locations, or 8 (two sets of 4), one an influence; got {n}"
                 ),
-            ));
+                crate::format::PairFormat::Vec4 => format!(
+                    "must list 1, 2 or 4 locations (4: two sets of 4 influences), each `vec4<f32>` two influences (`format: vec4`); got {n}"
+                ),
+            };
+            return Err(("vertex.pairs.location".into(), message));
         }
         let sets = self.sets();
         if !(1..=4).contains(&sets) {

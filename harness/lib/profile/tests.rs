@@ -657,6 +657,38 @@ fn pairs_set_the_influences_read() {
             "{bad}: {msg}"
         );
     }
+    // Two influences a vec4: lanes 0 and 2 of each set, from one location each.
+    for (locations, sets, lanes, at) in [
+        ("[1]", 1, 2, vec![(0, 0)]),
+        ("[1, 2]", 1, 4, vec![(0, 0), (0, 2)]),
+        ("[1, 2, 3, 4]", 2, 4, vec![(0, 0), (0, 2), (1, 0), (1, 2)]),
+    ] {
+        let p = with(&format!("{locations}, format: vec4")).unwrap();
+        assert_eq!((p.sets(), p.lanes()), (sets, lanes), "{locations}");
+        let c = p.contract();
+        let pairs: Vec<_> = (c.vertex_inputs.iter())
+            .filter(|v| v.role == Role::Joints)
+            .map(|v| {
+                (
+                    v.set,
+                    v.pair.unwrap(),
+                    v.attribute.format,
+                    v.pair_influences(),
+                )
+            })
+            .collect();
+        let want: Vec<_> = (at.into_iter())
+            .map(|(set, lane)| (set, lane, wgpu::VertexFormat::Float32x4, 2))
+            .collect();
+        assert_eq!(pairs, want, "{locations}");
+    }
+    for bad in ["[1, 2, 3]", "[1, 2, 3, 4, 5]"] {
+        let msg = with(&format!("{bad}, format: vec4")).unwrap_err();
+        assert!(
+            msg.contains("field `vertex.pairs.location`: must list 1, 2 or 4 locations"),
+            "{bad}: {msg}"
+        );
+    }
 }
 
 /// `joints_above` narrows an entry to cases with more joints than a fixed palette holds (a case

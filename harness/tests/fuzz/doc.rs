@@ -948,6 +948,16 @@ const PAIR_EDITS: &[ProfileEdit] = &[
         "each of `vertex.pairs` is a vec2<f32>",
     ),
     (
+        "three vec4 pairs",
+        &[("[2, 3, 4, 5] }", "[2, 3, 4], format: vec4 }")],
+        "vertex.pairs.location",
+    ),
+    (
+        "vec4 pairs where the shader reads vec2s",
+        &[("[2, 3, 4, 5] }", "[2, 3], format: vec4 }")],
+        "with `format: vec4`, each of `vertex.pairs` is a vec4<f32>",
+    ),
+    (
         "columns with their translation in w in a palette of mat4x4",
         &[(
             "form: uniform }",
