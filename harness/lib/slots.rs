@@ -4,18 +4,36 @@
 
 use naga::{Expression as E, Handle, Module};
 
+/// Where the slots are: a global (an array, or a struct holding only one), or the member of its
+/// struct that holds them beside others (Urho3D's `cSkinMatrices` after `cModel`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub(crate) global: Handle<naga::GlobalVariable>,
+    pub(crate) member: Option<u32>,
+}
+
+impl From<Handle<naga::GlobalVariable>> for Place {
+    fn from(global: Handle<naga::GlobalVariable>) -> Place {
+        Place {
+            global,
+            member: None,
+        }
+    }
+}
+
 /// How many `vec4<f32>` slots a joint takes in `global` (an array of them, or a struct holding
 /// only one): the factor an index it is read at is multiplied by (`bones[j * 3u + r]`, or a local
 /// `var v = j * 4;` read as `bones[v + 1]`), 3 or 4; none where no read shows one.
-pub(crate) fn per_joint(module: &Module, global: Handle<naga::GlobalVariable>) -> Option<u32> {
-    reads(module, global).find_map(|(f, index)| factor(f, index, 4))
+pub(crate) fn per_joint(module: &Module, global: impl Into<Place>) -> Option<u32> {
+    reads(module, global.into()).find_map(|(f, index)| factor(f, index, 4))
 }
 
 /// Whether a joint's `slots` slots in `global` are its rows: three always (an affine's rows);
 /// four where the shader builds a joint's matrix with them as rows, a column of scalars taken
 /// from a slot in turn (`mat4x4f(b[v].x, b[v + 1].x, ...)`: lane x of one slot, then of the
 /// next); else its columns. (A transpose tells nothing: it depends on what the product does.)
-pub(crate) fn rows(module: &Module, global: Handle<naga::GlobalVariable>, slots: u32) -> bool {
+pub(crate) fn rows(module: &Module, global: impl Into<Place>, slots: u32) -> bool {
+    let global = global.into();
     if slots == 3 {
         return true;
     }
@@ -37,7 +55,8 @@ pub(crate) fn rows(module: &Module, global: Handle<naga::GlobalVariable>, slots:
 /// vec4(v3.xyz, 0), vec4(v1.w, v2.w, v3.w, 1))`): a vec4 composed of a slot's xyz first (a
 /// column; rows give no such vector), and one of the w of three slots (the translation; rows keep
 /// theirs in w too, so this alone tells nothing).
-pub(crate) fn columns_translation(module: &Module, global: Handle<naga::GlobalVariable>) -> bool {
+pub(crate) fn columns_translation(module: &Module, global: impl Into<Place>) -> bool {
+    let global = global.into();
     let vec4 = |f: &naga::Function, first: &dyn Fn(&[Handle<E>]) -> bool| {
         f.expressions.iter().any(|(_, e)| match e {
             E::Compose { ty, components } => {
@@ -62,7 +81,7 @@ pub(crate) fn columns_translation(module: &Module, global: Handle<naga::GlobalVa
 fn column_of_slot(
     module: &Module,
     f: &naga::Function,
-    global: Handle<naga::GlobalVariable>,
+    global: Place,
     components: &[Handle<E>],
 ) -> bool {
     if (components.first()).is_some_and(|&e| xyz_of_slot(module, f, global, e).is_some()) {
@@ -98,12 +117,7 @@ fn slot_key(f: &naga::Function, e: Handle<E>) -> Slot {
 }
 
 /// The slot of `global` whose xyz `e` is (`v1.xyz`), if it is one.
-fn xyz_of_slot(
-    module: &Module,
-    f: &naga::Function,
-    global: Handle<naga::GlobalVariable>,
-    e: Handle<E>,
-) -> Option<Slot> {
+fn xyz_of_slot(module: &Module, f: &naga::Function, global: Place, e: Handle<E>) -> Option<Slot> {
     use naga::SwizzleComponent::{X, Y, Z};
     let E::Swizzle {
         size: naga::VectorSize::Tri,
@@ -121,7 +135,7 @@ fn xyz_of_slot(
 fn slot_lane(
     module: &Module,
     f: &naga::Function,
-    global: Handle<naga::GlobalVariable>,
+    global: Place,
     e: Handle<E>,
 ) -> Option<(Slot, u32)> {
     let (base, lane) = lane_read(f, e)?;
@@ -137,10 +151,7 @@ pub(crate) fn is_vec4f(inner: &naga::TypeInner) -> bool {
 }
 
 /// Every (function, index) the shader reads `global` at.
-fn reads(
-    module: &Module,
-    global: Handle<naga::GlobalVariable>,
-) -> impl Iterator<Item = (&naga::Function, Handle<E>)> {
+fn reads(module: &Module, global: Place) -> impl Iterator<Item = (&naga::Function, Handle<E>)> {
     functions(module).flat_map(move |f| {
         (f.expressions.iter()).filter_map(move |(_, e)| match *e {
             E::Access { base, index } if of_global(module, f, global, base) => Some((f, index)),
@@ -154,33 +165,25 @@ fn functions(module: &Module) -> impl Iterator<Item = &naga::Function> {
     (module.functions.iter().map(|(_, f)| f)).chain(module.entry_points.iter().map(|e| &e.function))
 }
 
-/// Whether `e` is `global`, or the one member of its struct (not another array beside it).
-fn of_global(
-    module: &Module,
-    f: &naga::Function,
-    global: Handle<naga::GlobalVariable>,
-    e: Handle<E>,
-) -> bool {
+/// Whether `e` is the slots of `global`: the global, or the one member of its struct (not
+/// another array beside it), or the member it names.
+fn of_global(module: &Module, f: &naga::Function, global: Place, e: Handle<E>) -> bool {
     let alone = || {
-        let ty = module.global_variables[global].ty;
+        let ty = module.global_variables[global.global].ty;
         matches!(&module.types[ty].inner, naga::TypeInner::Struct { members, .. } if members.len() == 1)
     };
     match f.expressions[e] {
-        E::GlobalVariable(g) => g == global,
-        E::AccessIndex { base, .. } => {
-            matches!(f.expressions[base], E::GlobalVariable(g) if g == global) && alone()
+        E::GlobalVariable(g) => g == global.global && global.member.is_none(),
+        E::AccessIndex { base, index } => {
+            matches!(f.expressions[base], E::GlobalVariable(g) if g == global.global)
+                && global.member.map_or_else(alone, |m| m == index)
         }
         _ => false,
     }
 }
 
 /// Whether `e` is a slot of `global`, loaded whole.
-fn is_slot(
-    module: &Module,
-    f: &naga::Function,
-    global: Handle<naga::GlobalVariable>,
-    e: Handle<E>,
-) -> bool {
+fn is_slot(module: &Module, f: &naga::Function, global: Place, e: Handle<E>) -> bool {
     matches!(f.expressions[e], E::Load { pointer }
         if matches!(f.expressions[pointer], E::Access { base, .. } if of_global(module, f, global, base)))
 }
@@ -198,12 +201,7 @@ fn lane_read(f: &naga::Function, e: Handle<E>) -> Option<(Handle<E>, u32)> {
 }
 
 /// The lane of a slot of `global` that `e` reads (`b[v + 1].x`: 0), if it reads one.
-fn lane_of_slot(
-    module: &Module,
-    f: &naga::Function,
-    global: Handle<naga::GlobalVariable>,
-    e: Handle<E>,
-) -> Option<u32> {
+fn lane_of_slot(module: &Module, f: &naga::Function, global: Place, e: Handle<E>) -> Option<u32> {
     let (base, lane) = lane_read(f, e)?;
     let whole = is_slot(module, f, global, base)
         || matches!(f.expressions[base], E::Access { base: b, .. } if of_global(module, f, global, b))
@@ -213,12 +211,7 @@ fn lane_of_slot(
 
 /// Whether `e` is a local variable (or its load) that the function sets to a slot of `global`
 /// alone (`vec4 v1 = joints[i * 3];`).
-fn holds_slot(
-    module: &Module,
-    f: &naga::Function,
-    global: Handle<naga::GlobalVariable>,
-    e: Handle<E>,
-) -> bool {
+fn holds_slot(module: &Module, f: &naga::Function, global: Place, e: Handle<E>) -> bool {
     let pointer = match f.expressions[e] {
         E::Load { pointer } => pointer,
         _ => e,
@@ -259,16 +252,25 @@ fn factor(f: &naga::Function, e: Handle<E>, depth: u8) -> Option<u32> {
             right,
         } => deeper(left).or_else(|| deeper(right)),
         E::As { expr, .. } => deeper(expr),
-        // A local variable: its initialiser, or what is stored in it.
+        // A lane of a vector of indices (Urho3D's `ivec4 idx = ivec4(indices) * 3; idx.x`).
+        E::AccessIndex { base, .. } | E::Access { base, .. } => deeper(base),
+        // A local variable (or a lane of one): its initialiser, or what is stored in it.
         E::Load { pointer } => match f.expressions[pointer] {
             E::LocalVariable(l) => stored(f, l).into_iter().find_map(deeper),
+            E::AccessIndex { base, .. } | E::Access { base, .. } => match f.expressions[base] {
+                E::LocalVariable(l) => stored(f, l).into_iter().find_map(deeper),
+                _ => None,
+            },
             _ => None,
         },
         _ => None,
     }
 }
 
-/// A whole-number literal's value.
+/// A whole-number literal's value, or every lane's of a vector of one (`vec4(3i)`).
 fn literal(f: &naga::Function, e: Handle<E>) -> Option<u32> {
-    crate::naga_walk::int_literal(&f.expressions[e]).and_then(|k| u32::try_from(k).ok())
+    match f.expressions[e] {
+        E::Splat { value, .. } => literal(f, value),
+        ref e => crate::naga_walk::int_literal(e).and_then(|k| u32::try_from(k).ok()),
+    }
 }

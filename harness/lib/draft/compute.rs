@@ -639,15 +639,23 @@ fn split_run(
 
 /// A field split into three f32 members by coordinate, named with a common stem and x, y, z
 /// (`px, py, pz`, `pos_x`, `normal_x`): the first one's byte offset, as the profile's offset; the
-/// stem must start as the field's name does (`p`, `n`, `t`).
+/// stem must start as the field's name does (`p`, `n`, `t`), or, for the position, be empty
+/// (LÖVR's `x, y, z, nx, ny, nz`).
 fn split_field(module: &Module, ms: &[naga::StructMember], what: &str) -> Option<String> {
     let float = |m: &naga::StructMember| matches!(module.types[m.ty].inner, TypeInner::Scalar(s) if s == naga::Scalar::F32);
     let stem = |m: &naga::StructMember, axis: char| {
         let n = m.name.as_deref()?.to_ascii_lowercase().replace('_', "");
         let stem = n.strip_suffix(axis)?.to_string();
         // The stem's first letter, the field's (a name may start with any Unicode letter).
-        let first = stem.chars().next()?;
-        (float(m) && what.starts_with(first)).then_some(stem)
+        // Bare coordinates are a vertex's position only beside other fields: a struct of x, y,
+        // z (and w) alone is any vector (a tangent stream's `Direction`).
+        let vertex =
+            || (ms.iter()).any(|m| !matches!(m.name.as_deref(), Some("x" | "y" | "z" | "w")));
+        let named = match stem.chars().next() {
+            Some(first) => what.starts_with(first),
+            None => what == "position" && vertex(),
+        };
+        (float(m) && named).then_some(stem)
     };
     ms.windows(3).find_map(|run| {
         let s = stem(&run[0], 'x')?;
@@ -1188,9 +1196,12 @@ fn struct_streams(
             sources.0 || stream("normal"),
             sources.1 || stream("tangent"),
         );
+        // Where the stage writes it: a field it leaves is not skinned (LÖVR's tangent).
         for (what, has) in [("normal", sources.0), ("tangent", sources.1)] {
             if let (true, Some(m)) = (has, field(ms, what)) {
-                let _ = write!(fields, ", {what}: {m}{}", frame_format(ms, what, &m));
+                if super::strides::writes_field(module, g, ms, &m) {
+                    let _ = write!(fields, ", {what}: {m}{}", frame_format(ms, what, &m));
+                }
             }
         }
         taken.push((g.group, g.binding));

@@ -662,10 +662,21 @@ fn trace(module: &Module, f: &naga::Function, s: &Sources, privates: &Locals) ->
                 arguments,
                 result,
             } => {
-                let mut m = arguments.iter().fold(0, |m, a| m | mask[a.index()]);
+                // A pointer to a local variable passes what the variable holds (naga's reading
+                // of SPIR-V passes `&param` where GLSL passed the value).
+                let held = |a: &Handle<E>| {
+                    local_root(module, f, *a).map_or(0, |(l, m)| local(&locals, l, m))
+                };
+                let mut m = arguments
+                    .iter()
+                    .fold(0, |m, a| m | mask[a.index()] | held(a));
                 if reading.contains(function) {
                     m |= PALETTE;
                 }
+                // What the callee reads of the private globals (naga's reading of SPIR-V keeps
+                // the inputs there: Urho3D's `GetWorldNormal` reads `iNormal`).
+                m |= (private_reads(module, *function).into_iter())
+                    .fold(0, |a, g| a | local(&locals, Var::Private(g), None));
                 m |= (pulled.iter())
                     .filter(|(.., fs)| fs.contains(function))
                     .fold(0, |a, (_, k, _)| a | k);
@@ -686,6 +697,23 @@ fn trace(module: &Module, f: &naga::Function, s: &Sources, privates: &Locals) ->
         }
     }
     (mask, locals)
+}
+
+/// The private globals function `h` and the functions it calls name.
+fn private_reads(module: &Module, h: Handle<naga::Function>) -> Vec<Handle<naga::GlobalVariable>> {
+    let private = |g: Handle<naga::GlobalVariable>| {
+        module.global_variables[g].space == naga::AddressSpace::Private
+    };
+    (super::called(module, [h]))
+        .flat_map(|h| {
+            (module.functions[h].expressions.iter())
+                .filter_map(|(_, e)| match *e {
+                    E::GlobalVariable(g) if private(g) => Some(g),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// What a function's local variables (or members of them) may depend on.

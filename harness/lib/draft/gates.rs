@@ -488,20 +488,49 @@ fn switch(module: &Module, f: &naga::Function, condition: Handle<E>, want: bool)
 /// immediate data, or a lane of one, `sp.p.y`): the vertex count, found by what the stage does with it rather than by
 /// its name.
 pub(super) fn count_bound(module: &Module, ep: &naga::EntryPoint) -> Option<Bound> {
-    let f = &ep.function;
-    let invocation = |mut e: Handle<E>| loop {
-        match f.expressions[e] {
-            E::As { expr, .. } => e = expr,
-            E::AccessIndex { base, .. } => e = base,
-            E::FunctionArgument(a) => {
-                break matches!(
-                    f.arguments[a as usize].binding,
-                    Some(naga::Binding::BuiltIn(naga::BuiltIn::GlobalInvocationId))
-                );
-            }
-            _ => break false,
-        }
+    let id = |f: &naga::Function, e: Handle<E>| match f.expressions[e] {
+        E::FunctionArgument(a) => matches!(
+            f.arguments[a as usize].binding,
+            Some(naga::Binding::BuiltIn(naga::BuiltIn::GlobalInvocationId))
+        ),
+        _ => false,
     };
+    // The private globals the entry point keeps the invocation's id in, for the function it
+    // calls (naga's reading of SPIR-V: `gl_GlobalInvocationID_1`, read in `main_1`).
+    let mut held = Vec::new();
+    crate::shader::for_each_statement(&ep.function.body, &mut |st| {
+        if let Statement::Store { pointer, value } = *st {
+            if let E::GlobalVariable(g) = ep.function.expressions[pointer] {
+                if id(&ep.function, value) {
+                    held.push(g);
+                }
+            }
+        }
+    });
+    let mut found = None;
+    for f in super::reachable(module, &[ep]) {
+        if found.is_none() {
+            found = bound_in(module, f, &|f, mut e| loop {
+                match f.expressions[e] {
+                    E::As { expr, .. } => e = expr,
+                    E::AccessIndex { base, .. } => e = base,
+                    E::Load { pointer } => e = pointer,
+                    E::GlobalVariable(g) => break held.contains(&g),
+                    _ => break id(f, e),
+                }
+            });
+        }
+    }
+    found
+}
+
+/// The bound of [`count_bound`] in function `f`, where `invocation` tells the invocation's index.
+fn bound_in(
+    module: &Module,
+    f: &naga::Function,
+    invocation: &dyn Fn(&naga::Function, Handle<E>) -> bool,
+) -> Option<Bound> {
+    let invocation = |e: Handle<E>| invocation(f, e);
     let mut found = None;
     visit_blocks(&f.body, &mut |block| {
         for st in block.iter() {

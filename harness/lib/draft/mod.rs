@@ -1287,9 +1287,17 @@ fn palette<'a>(
     };
     let mut fields = format!("group: {}, binding: {}, form: {form}", g.group, g.binding);
     // Three slots a joint whose w the stage gathers into a translation: its columns.
+    // Bare vec4 slots: the array itself, or the member the palette is.
+    let slots = read::slot_place(module, g).filter(|p| match (form_kind, p.member) {
+        (Matrices::Array, None) => true,
+        (Matrices::Member(m, ..), Some(k)) => {
+            let member = struct_of(module, g).and_then(|ms| ms.get(k as usize));
+            member.and_then(|x| x.name.as_deref()) == Some(m.as_str())
+        }
+        _ => false,
+    });
     let columns_translation = *rows
-        && read::holds_vec4(module, g)
-        && (g.variable(module)).is_some_and(|v| {
+        && slots.is_some_and(|v| {
             crate::slots::per_joint(module, v) == Some(3)
                 && crate::slots::columns_translation(module, v)
         });
@@ -1328,8 +1336,10 @@ fn palette<'a>(
                 fields.push_str(", fill: identity");
             }
             let var = g.variable(module);
+            // Not the palette itself (a joint's slots, read as a matrix's columns).
             let gated: Vec<&gates::Switch> = (switches.iter())
                 .filter(|s| Some(s.global) == var && Some(&s.path) != count.as_ref())
+                .filter(|s| s.path != *m)
                 .collect();
             if let Some(n) = &count {
                 let gates = (switches.iter()).any(|s| Some(s.global) == var && &s.path == n);
@@ -1342,8 +1352,15 @@ fn palette<'a>(
                     .collect();
                 let _ = write!(fields, ", members: {{ {} }}", values.join(", "));
             }
+            let held = match slots.and_then(|v| crate::slots::per_joint(module, v)) {
+                Some(k) => format!(
+                    "its joints in member `{m}`, vec4<f32> slots read at a joint's index times {k} (each joint's {})",
+                    if *rows { "rows" } else { "columns" }
+                ),
+                None => format!("its joint matrices in member `{m}`"),
+            };
             format!(
-                "`{}` holds its joint matrices in member `{m}`{}{}",
+                "`{}` holds {held}{}{}",
                 g.name,
                 if others {
                     ", beside other matrices (a model, a view, a post transform), which become identities"
@@ -1368,7 +1385,7 @@ fn palette<'a>(
         fields.push_str(", matrix: rows");
     }
     // A mat4x4 the stage applies transposed (row vectors, `p * m`): stored by rows.
-    let mat4 = !matches!(form_kind, Matrices::Array if read::holds_vec4(module, g));
+    let mat4 = slots.is_none();
     let transposed = stage
         .zip(palette_target(module, g))
         .is_some_and(|((info, i), target)| {

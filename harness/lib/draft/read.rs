@@ -229,9 +229,47 @@ pub(super) fn matrices(module: &Module, g: &Global) -> Option<(Matrices, bool)> 
         return None;
     }
     match g.ty {
-        TypeInner::Struct { members, .. } => palette_member(module, members),
+        TypeInner::Struct { members, .. } => {
+            palette_member(module, members).or_else(|| slot_member(module, g, members))
+        }
         _ => None,
     }
+}
+
+/// A member of `vec4<f32>` slots beside others, named as a palette and read at a joint's index
+/// times 3 or 4 (Urho3D's `cSkinMatrices` after `cModel`): the member, and whether its slots are
+/// each joint's rows.
+fn slot_member(
+    module: &Module,
+    g: &Global,
+    members: &[naga::StructMember],
+) -> Option<(Matrices, bool)> {
+    let place = slot_place(module, g)?;
+    let name = members.get(place.member? as usize)?.name.clone()?;
+    let slots = crate::slots::per_joint(module, place)?;
+    let rows = crate::slots::rows(module, place, slots);
+    Some((Matrices::Member(name, None, None), rows))
+}
+
+/// Where `g` holds a palette's bare `vec4<f32>` slots: itself (an array of them, or a struct
+/// holding only one), or the member of its struct named as a palette that is one.
+pub(super) fn slot_place(module: &Module, g: &Global) -> Option<crate::slots::Place> {
+    let var = g.variable(module)?;
+    if holds_vec4(module, g) {
+        return Some(var.into());
+    }
+    let TypeInner::Struct { members, .. } = g.ty else {
+        return None;
+    };
+    let k = members.iter().position(|m| {
+        let slots = matches!(module.types[m.ty].inner, TypeInner::Array { base, .. }
+            if crate::slots::is_vec4f(&module.types[base].inner));
+        slots && m.name.as_deref().is_some_and(|n| named(n, PALETTE_WORDS))
+    })?;
+    Some(crate::slots::Place {
+        global: var,
+        member: Some(k as u32),
+    })
 }
 
 /// Names of an index table (`s_indices`, `jointsMatrixIndexTable`, `remap`).

@@ -46,6 +46,38 @@ pub(super) fn reads(module: &Module, g: &super::read::Global) -> bool {
     })
 }
 
+/// Whether a function stores into field `field` (a member's name, or its byte offset) of an
+/// element of global `g`, an array of structs `members`: into the member itself, or the whole
+/// element (LÖVR's skinner writes its vertices' position and normal, and not their tangent).
+pub(super) fn writes_field(
+    module: &Module,
+    g: &super::read::Global,
+    members: &[naga::StructMember],
+    field: &str,
+) -> bool {
+    let Some(var) = g.variable(module) else {
+        return false;
+    };
+    let Some(k) = (members.iter())
+        .position(|m| m.name.as_deref() == Some(field) || m.offset.to_string() == field)
+    else {
+        return false;
+    };
+    crate::shader::all_functions(module).any(|f| {
+        let mut pointers = Vec::new();
+        collect(&f.body, &mut pointers);
+        pointers.into_iter().any(|p| {
+            let element =
+                |e: Handle<Expression>| matches!(f.expressions[e], Expression::Access { .. });
+            let into = match f.expressions[p] {
+                Expression::AccessIndex { base, index } => index as usize == k && element(base),
+                _ => element(p),
+            };
+            into && crate::shader::root_global(f, p) == Some(var)
+        })
+    })
+}
+
 /// The pointers of every store in `block`, nested blocks included.
 fn collect(block: &Block, out: &mut Vec<Handle<Expression>>) {
     crate::shader::for_each_statement(block, &mut |s| {

@@ -2287,6 +2287,151 @@ fn accumulate(p: ptr<function, vec4<f32>>, w: vec4<f32>, v: vec4<f32>) {
     assert!(!d.yaml.contains("pairs:"), "{}", d.yaml);
 }
 
+/// A compute skinner as naga reads it from glslang's SPIR-V (LÖVR's `animator.comp`): vertex
+/// structs of single floats (`x, y, z, nx, ny, nz`, ..., `tx, ty, tz`) in and out, the position
+/// by its bare coordinates; the invocation's id kept in a private global and the guard in the
+/// function the entry point calls, against the immediate data's `vertexCount`; the output's
+/// tangent, which the stage never writes, left out of the output.
+#[test]
+fn a_skinner_of_float_fields_read_from_spirv() {
+    let lovr = r#"
+struct Constants { baseVertex: u32, vertexCount: u32 }
+struct SkinVertex { indices: u32, weights: u32 }
+struct VertexWeights { skin: array<SkinVertex> }
+struct JointTransforms { joints: array<mat4x4<f32>, 256> }
+struct ModelVertex { x: f32, y: f32, z: f32, nx: f32, ny: f32, nz: f32, u: f32, v: f32, color: u32, tx: f32, ty: f32, tz: f32 }
+struct VertexIn { vertexIn: array<ModelVertex> }
+struct VertexOut { vertexOut: array<ModelVertex> }
+var<private> gl_GlobalInvocationID_1: vec3<u32>;
+var<immediate> unnamed: Constants;
+@group(0) @binding(2) var<storage> unnamed_1: VertexWeights;
+@group(0) @binding(3) var<uniform> unnamed_2: JointTransforms;
+@group(0) @binding(0) var<storage> unnamed_3: VertexIn;
+@group(0) @binding(1) var<storage, read_write> unnamed_4: VertexOut;
+fn main_1() {
+    var skinned: vec3<f32>;
+    var skinnedNormal: vec3<f32>;
+    let _e40 = gl_GlobalInvocationID_1[0u];
+    let _e42 = unnamed.vertexCount;
+    if (_e40 >= _e42) {
+        return;
+    }
+    let i = unnamed.baseVertex + gl_GlobalInvocationID_1[0u];
+    let indices = unnamed_1.skin[i].indices;
+    let weights = unpack4x8unorm(unnamed_1.skin[i].weights);
+    var matrix = unnamed_2.joints[indices & 255u] * weights[0u];
+    matrix += unnamed_2.joints[(indices >> 8u) & 255u] * weights[1u];
+    matrix += unnamed_2.joints[(indices >> 16u) & 255u] * weights[2u];
+    matrix += unnamed_2.joints[(indices >> 24u) & 255u] * weights[3u];
+    let v = unnamed_3.vertexIn[i];
+    skinned = (matrix * vec4<f32>(v.x, v.y, v.z, 1f)).xyz;
+    unnamed_4.vertexOut[i].x = skinned[0u];
+    unnamed_4.vertexOut[i].y = skinned[1u];
+    unnamed_4.vertexOut[i].z = skinned[2u];
+    skinnedNormal = mat3x3<f32>(matrix[0].xyz, matrix[1].xyz, matrix[2].xyz) * vec3<f32>(v.nx, v.ny, v.nz);
+    unnamed_4.vertexOut[i].nx = skinnedNormal[0u];
+    unnamed_4.vertexOut[i].ny = skinnedNormal[1u];
+    unnamed_4.vertexOut[i].nz = skinnedNormal[2u];
+}
+@compute @workgroup_size(32, 1, 1)
+fn main(@builtin(global_invocation_id) gl_GlobalInvocationID: vec3<u32>) {
+    gl_GlobalInvocationID_1 = gl_GlobalInvocationID;
+    main_1();
+}
+"#;
+    let d = draft("lovr.wgsl", lovr).unwrap();
+    for want in [
+        "  vertices: { group: 0, binding: 0, position: 0, normal: 12, tangent: 36, tangent_format: vec3 }",
+        "  output: { group: 0, binding: 1, position: 0, normal: 12 }\n",
+        "immediates: { count: vertexCount }",
+        "\nframe_length: any\n",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    assert!(!d.yaml.contains("TODO"), "{}", d.yaml);
+    validates("lovr.wgsl", lovr, &d.yaml).unwrap();
+    // The tangent written too: skinned into the output.
+    let tangent = lovr.replace(
+        "    unnamed_4.vertexOut[i].nz = skinnedNormal[2u];\n",
+        "    unnamed_4.vertexOut[i].nz = skinnedNormal[2u];\n    unnamed_4.vertexOut[i].tx = (matrix * vec4<f32>(v.tx, v.ty, v.tz, 0f)).x;\n",
+    );
+    let d = draft("tangent.wgsl", &tangent).unwrap();
+    assert!(
+        d.yaml.contains("  output: { group: 0, binding: 1, position: 0, normal: 12, tangent: 36, tangent_format: vec3 }"),
+        "{}",
+        d.yaml
+    );
+}
+
+/// A vertex stage as naga reads it from glslang's SPIR-V (Urho3D's `LitSolid` with `SKINNED`):
+/// its palette three `vec4<f32>` rows a joint in a block's member beside the model matrix, read
+/// at a lane of a vector of indices times a vector of 3 (`ivec4 idx = ivec4(indices) * 3`); its
+/// inputs kept in private globals that the functions it calls read, and the matrix passed to
+/// them by pointer (`&param`): the skinned normal is the output those carry, though naga names
+/// it `member`.
+#[test]
+fn a_slot_palette_in_a_blocks_member_read_from_spirv() {
+    let urho = r#"
+struct ObjectVS { cModel: mat4x4<f32>, cSkinMatrices: array<vec4<f32>, 192> }
+struct CameraVS { cViewProj: mat4x4<f32> }
+struct VertexOutput { @builtin(position) gl_Position: vec4<f32>, @location(1) member: vec3<f32> }
+@group(0) @binding(2) var<uniform> unnamed: ObjectVS;
+@group(0) @binding(0) var<uniform> unnamed_2: CameraVS;
+var<private> iPos_1: vec4<f32>;
+var<private> iNormal_1: vec3<f32>;
+var<private> iBlendWeights_1: vec4<f32>;
+var<private> iBlendIndices_1: vec4<f32>;
+var<private> gl_Position: vec4<f32>;
+var<private> vNormal: vec3<f32>;
+fn GetSkinMatrix(blendWeights: ptr<function, vec4<f32>>, blendIndices: ptr<function, vec4<f32>>) -> mat4x4<f32> {
+    var idx: vec4<i32>;
+    idx = vec4<i32>(*blendIndices) * vec4(3i);
+    let last = vec4<f32>(0f, 0f, 0f, 1f);
+    var m = mat4x4<f32>();
+    for (var k = 0u; k < 4u; k++) {
+        let j = idx[k];
+        m += mat4x4<f32>(unnamed.cSkinMatrices[j], unnamed.cSkinMatrices[j + 1i], unnamed.cSkinMatrices[j + 2i], last) * (*blendWeights)[k];
+    }
+    return m;
+}
+fn GetWorldNormal(modelMatrix: ptr<function, mat4x4<f32>>) -> vec3<f32> {
+    let m = *modelMatrix;
+    return normalize(iNormal_1 * mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz));
+}
+fn main_1() {
+    var param_1: vec4<f32>;
+    var param_2: vec4<f32>;
+    var param_5: mat4x4<f32>;
+    param_1 = iBlendWeights_1;
+    param_2 = iBlendIndices_1;
+    let model = GetSkinMatrix(&param_1, &param_2);
+    gl_Position = unnamed_2.cViewProj * vec4<f32>((iPos_1 * model).xyz, 1f);
+    param_5 = model;
+    vNormal = GetWorldNormal(&param_5);
+}
+@vertex
+fn main(@location(0) iPos: vec4<f32>, @location(1) iNormal: vec3<f32>, @location(3) iBlendWeights: vec4<f32>, @location(4) iBlendIndices: vec4<f32>) -> VertexOutput {
+    iPos_1 = iPos;
+    iNormal_1 = iNormal;
+    iBlendWeights_1 = iBlendWeights;
+    iBlendIndices_1 = iBlendIndices;
+    main_1();
+    return VertexOutput(gl_Position, vNormal);
+}
+"#;
+    let d = draft("urho.wgsl", urho).unwrap();
+    for want in [
+        "palette: { group: 0, binding: 2, form: uniform, member: cSkinMatrices, fill: identity, matrix: rows }",
+        "vec4<f32> slots read at a joint's index times 3",
+        "  skinned_normal: { location: 1 }   # the output `member` carries the source normal moved by the palette",
+        "normal_matrix: blended",
+    ] {
+        assert!(d.yaml.contains(want), "{want}\n{}", d.yaml);
+    }
+    assert!(!d.yaml.contains("TODO"), "{}", d.yaml);
+    validates("urho.wgsl", urho, &d.yaml).unwrap();
+}
+
 /// Three vec4 a joint the stage rebuilds as columns (`vec4(v1.xyz, 0)`), the last gathered from
 /// their w, are its columns with the translation in w (Cocos Creator's); rows turned into
 /// columns down their x lanes, whose w give the translation too, stay `rows`. Through local
