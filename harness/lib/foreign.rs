@@ -129,9 +129,10 @@ pub fn translate(
                 }
                 _ => bytes,
             };
+            let row_major = row_major_hint(bytes);
             let module = naga::front::spv::parse_u8_slice(bytes, &options)
-                .map_err(|e| format!("{shown}: naga cannot read this SPIR-V: {e}"))?;
-            (module, None, Some(sha256(bytes)))
+                .map_err(|e| format!("{shown}: naga cannot read this SPIR-V: {e}{row_major}"))?;
+            (module, None, Some((sha256(bytes), row_major)))
         }
     };
     let mut module = module;
@@ -143,8 +144,9 @@ pub fn translate(
             None => {
                 let hint = crate::validator::interface_hint(&e, &module)
                     .map_or(String::new(), |h| format!("\n{h}"));
+                let row_major = digest.as_ref().map_or("", |d| &d.1);
                 format!(
-                    "{shown}: naga rejects the module it reads: {}{hint}",
+                    "{shown}: naga rejects the module it reads: {}{hint}{row_major}",
                     chain(&e.into_inner())
                 )
             }
@@ -169,7 +171,7 @@ pub fn translate(
     let mut inputs = format!("== {name} ({})\n", form.name());
     match (text, digest) {
         (Some(t), _) => inputs.push_str(&t),
-        (None, Some(d)) => inputs.push_str(&format!("sha256 {d}\n")),
+        (None, Some((d, _))) => inputs.push_str(&format!("sha256 {d}\n")),
         (None, None) => {}
     }
     if !defines.is_empty() {
@@ -179,6 +181,92 @@ pub fn translate(
         }
     }
     Ok(Translated { wgsl, inputs })
+}
+
+/// Where a SPIR-V module keeps a non-square matrix row-major (HLSL's `float4x3` and
+/// `float3x4`, which glslang and DXC write so; MonoGame's `Bones`), a line saying naga's
+/// SPIR-V reader, and so wgpu, mis-types such a matrix (its loads keep the transposed shape),
+/// which may be why it refuses the module, and what reads the same bytes instead; else nothing.
+fn row_major_hint(bytes: &[u8]) -> String {
+    let found = row_major_non_square(bytes);
+    if found.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n(the module keeps {} row-major: naga's SPIR-V reader, which wgpu uses, mis-types a non-square row-major matrix (its loads keep the transposed shape), which may be why it refuses the module; declared as its transpose, the same bytes (`row_major float3x4` for HLSL's `float4x3`), and read through `transpose()`, it loads as written)",
+        found.join(", ")
+    )
+}
+
+/// The non-square matrices a SPIR-V module's structs keep row-major (`RowMajor` members, or
+/// arrays of such matrices), each as `` `name` (a mat4x3: 4 columns of 3) ``.
+fn row_major_non_square(bytes: &[u8]) -> Vec<String> {
+    let words: Vec<u32> = (bytes.chunks_exact(4))
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let mut vectors = std::collections::HashMap::new();
+    let mut matrices = std::collections::HashMap::new();
+    let mut arrays = std::collections::HashMap::new();
+    let mut structs = std::collections::HashMap::new();
+    let mut names = std::collections::HashMap::new();
+    let mut row_major = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
+        let Some(ins) = words.get(at..at + count.max(1)) else {
+            break;
+        };
+        match (op, ins) {
+            // OpMemberName: a struct's member's name, a nul-terminated string.
+            (6, [_, s, m, text @ ..]) => {
+                let bytes: Vec<u8> = text.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+                let name = String::from_utf8_lossy(&bytes[..end]).into_owned();
+                names.insert((*s, *m), name);
+            }
+            // OpTypeVector, OpTypeMatrix, OpTypeArray, OpTypeStruct.
+            (23, [_, id, _, n]) => {
+                vectors.insert(*id, *n);
+            }
+            (24, [_, id, column, n]) => {
+                matrices.insert(*id, (*column, *n));
+            }
+            (28, [_, id, element, _]) | (29, [_, id, element]) => {
+                arrays.insert(*id, *element);
+            }
+            (30, [_, id, members @ ..]) => {
+                structs.insert(*id, members.to_vec());
+            }
+            // OpMemberDecorate ... RowMajor.
+            (72, [_, s, m, 4, ..]) => row_major.push((*s, *m)),
+            _ => {}
+        }
+        at += count.max(1);
+    }
+    let mut out = Vec::new();
+    for (s, m) in row_major {
+        let Some(mut ty) = (structs.get(&s)).and_then(|ms| ms.get(m as usize)).copied() else {
+            continue;
+        };
+        while let Some(&element) = arrays.get(&ty) {
+            ty = element;
+        }
+        let Some(&(column, columns)) = matrices.get(&ty) else {
+            continue;
+        };
+        let Some(&rows) = vectors.get(&column) else {
+            continue;
+        };
+        if rows != columns {
+            let name = names
+                .get(&(s, m))
+                .map_or(format!("member {m}"), |n| format!("`{n}`"));
+            out.push(format!(
+                "{name} (a mat{columns}x{rows}: {columns} columns of {rows})"
+            ));
+        }
+    }
+    out
 }
 
 /// Whether struct member `m` is `gl_PointSize`.
@@ -640,6 +728,49 @@ void main() {
         assert_eq!(defines_read(text), ["SKINNED", "NORMALS", "MAX_JOINTS"]);
         assert!(defines_read(GLSL).contains(&"FLIP".to_string()));
         assert!(mentions(GLSL, "FLIP") && !mentions(GLSL, "FLI"));
+    }
+
+    /// The row-major non-square matrices of a module's structs, read from its words (assembled
+    /// here by hand: each instruction its word count and opcode, then its operands): an array of
+    /// `mat4x3` (4 columns of vec3) kept `RowMajor` is named; a square one so kept, and a
+    /// non-square one not so kept, are not.
+    #[test]
+    fn row_major_non_square_matrices_are_found_in_the_words() {
+        let op = |code: u32, operands: &[u32]| {
+            let mut w = vec![((operands.len() as u32 + 1) << 16) | code];
+            w.extend_from_slice(operands);
+            w
+        };
+        let name = u32::from_le_bytes(*b"Bone");
+        // Member 0 an array of mat4x3 decorated `layout` (RowMajor 4, ColMajor 5), member 1 a
+        // mat4x4 and member 2 a mat4x3, row-major and column-major.
+        let module = |layout: u32| -> Vec<u8> {
+            let words: Vec<u32> = [
+                vec![0x0723_0203, 0x0001_0000, 0, 100, 0],
+                op(6, &[10, 0, name, u32::from_le_bytes(*b"s\0\0\0")]),
+                op(22, &[2, 32]),
+                op(23, &[3, 2, 3]),
+                op(23, &[4, 2, 4]),
+                op(24, &[5, 3, 4]),
+                op(24, &[6, 4, 4]),
+                op(28, &[7, 5, 99]),
+                op(30, &[10, 7, 6, 5]),
+                op(72, &[10, 0, layout]),
+                op(72, &[10, 1, 4]),
+                op(72, &[10, 2, 5]),
+            ]
+            .concat();
+            words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        };
+        assert_eq!(
+            row_major_non_square(&module(4)),
+            ["`Bones` (a mat4x3: 4 columns of 3)"]
+        );
+        assert!(row_major_hint(&module(4)).contains(
+            "naga's SPIR-V reader, which wgpu uses, mis-types a non-square row-major matrix"
+        ));
+        assert!(row_major_non_square(&module(5)).is_empty());
+        assert_eq!(row_major_hint(&module(5)), "");
     }
 
     #[test]

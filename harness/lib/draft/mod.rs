@@ -1013,7 +1013,10 @@ fn palette_texture<'a>(
             .map(|h| texels::loads(module, h, only))
             .unwrap_or_default()
     };
-    let (t, why) = match textures.iter().find(|g| named(&g.name, PALETTE_WORDS)) {
+    // A texture of poses or matrices is a bone texture too (Defold's `pose_matrix_cache`): a
+    // texture holds no other matrices.
+    let texture_words = [PALETTE_WORDS, &["pose", "matrix"]].concat();
+    let (t, why) = match textures.iter().find(|g| named(&g.name, &texture_words)) {
         Some(t) => (*t, "a texture named as joints"),
         None => {
             let loaded: Vec<&&Global> = textures.iter().filter(|t| read(t).count > 0).collect();

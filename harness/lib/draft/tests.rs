@@ -185,6 +185,15 @@ return camera.view_proj * m * vec4<f32>(pos, 1.0);
     let y = draft("sampled.wgsl", source).unwrap().yaml;
     assert!(y.contains("sampler: { group: 0, binding: 2 } }"), "{y}");
     assert!(!y.contains("`bone_sampler`, a sampler"), "{y}");
+    // Named as poses and matrices (Defold's `pose_matrix_cache`): a bone texture too; named as
+    // neither, the texture is left to the user.
+    for (name, palette) in [("pose_matrix_cache", true), ("cache", false)] {
+        let y = draft("named.wgsl", &source.replace("bone_texture", name))
+            .unwrap()
+            .yaml;
+        let found = y.contains("palette: { group: 0, binding: 1, form: texture");
+        assert_eq!(found, palette, "{name}: {y}");
+    }
 }
 
 /// A compute skinner's vertex structs with abbreviated members (Unity's `pos`, `norm`, `tang`):
