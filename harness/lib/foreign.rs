@@ -248,8 +248,12 @@ fn row_major_non_square(bytes: &[u8]) -> Vec<String> {
         let Some(mut ty) = (structs.get(&s)).and_then(|ms| ms.get(m as usize)).copied() else {
             continue;
         };
-        while let Some(&element) = arrays.get(&ty) {
-            ty = element;
+        // Through arrays of arrays, as many as there are (a malformed module may loop).
+        for _ in 0..=arrays.len() {
+            match arrays.get(&ty) {
+                Some(&element) => ty = element,
+                None => break,
+            }
         }
         let Some(&(column, columns)) = matrices.get(&ty) else {
             continue;
@@ -266,6 +270,7 @@ fn row_major_non_square(bytes: &[u8]) -> Vec<String> {
             ));
         }
     }
+    out.dedup();
     out
 }
 
@@ -771,6 +776,16 @@ void main() {
         ));
         assert!(row_major_non_square(&module(5)).is_empty());
         assert_eq!(row_major_hint(&module(5)), "");
+        // An array of itself (malformed): no matrix, and an end.
+        let words: Vec<u32> = [
+            vec![0x0723_0203, 0x0001_0000, 0, 100, 0],
+            op(28, &[7, 7, 99]),
+            op(30, &[10, 7]),
+            op(72, &[10, 0, 4]),
+        ]
+        .concat();
+        let cycle: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert!(row_major_non_square(&cycle).is_empty());
     }
 
     #[test]

@@ -208,6 +208,12 @@ impl Shader {
         }
     }
 
+    /// Whether naga parses and validates the WGSL under test with what the harness appends.
+    pub fn naga_accepts(&self) -> bool {
+        naga::front::wgsl::parse_str(&self.module_source())
+            .is_ok_and(|m| crate::validator::strict().validate(&m).is_ok())
+    }
+
     /// Parses and validates with naga, then checks entry points and bindings against the contract.
     /// The shader is validated with what the harness adds (appended, so the shader's own lines
     /// keep their numbers).

@@ -84,7 +84,7 @@ pub fn interface_hint(
         source,
         naga::valid::EntryPointError::ForbiddenStageOperations
     ) {
-        return implicit_level_hint(module, *stage);
+        return implicit_level_hint(module, ep);
     }
     let located = |binding: &Option<naga::Binding>, ty, what: String| match binding {
         Some(naga::Binding::Location { location, .. }) => Some((what, *location, ty)),
@@ -134,16 +134,30 @@ pub fn interface_hint(
 /// What to change where naga forbids an operation in a stage other than a fragment stage and the
 /// module samples a texture at an implicit level of detail (GLSL's `texture()` in a vertex stage,
 /// with which WebGL engines read their bone texture): the base level, which GLSL reads there.
-fn implicit_level_hint(module: &naga::Module, stage: naga::ShaderStage) -> Option<String> {
+fn implicit_level_hint(module: &naga::Module, ep: &naga::EntryPoint) -> Option<String> {
     let implicit = |f: &naga::Function| {
         f.expressions.iter().any(|(_, e)| {
             matches!(e, naga::Expression::ImageSample { level, .. }
                 if matches!(level, naga::SampleLevel::Auto | naga::SampleLevel::Bias(_)))
         })
     };
-    let functions = (module.functions.iter().map(|(_, f)| f))
-        .chain(module.entry_points.iter().map(|e| &e.function));
-    (stage != naga::ShaderStage::Fragment && functions.into_iter().any(implicit)).then(|| {
+    // The entry point and the functions it calls, directly or not.
+    let mut reached = vec![&ep.function];
+    let mut seen = Vec::new();
+    let mut i = 0;
+    while let Some(f) = reached.get(i).copied() {
+        crate::naga_walk::for_each_statement(&f.body, &mut |st| {
+            if let naga::Statement::Call { function, .. } = st {
+                if !seen.contains(function) {
+                    seen.push(*function);
+                    reached.push(&module.functions[*function]);
+                }
+            }
+        });
+        i += 1;
+    }
+    let fragment = ep.stage == naga::ShaderStage::Fragment;
+    (!fragment && reached.into_iter().any(implicit)).then(|| {
         "(the stage samples a texture at an implicit level of detail (`textureSample`, GLSL's `texture()`, WebGL's `texture2D`), which only a fragment stage may: WGSL, and so wgpu, refuses it here, from GLSL or SPIR-V alike; outside a fragment stage GLSL reads the base level, which `textureSampleLevel(.., 0.0)` (GLSL's `textureLod(.., 0.0)`) reads in every stage)".to_string()
     })
 }
@@ -259,6 +273,12 @@ mod tests {
                 && hint.contains("`textureSampleLevel(.., 0.0)`"),
             "{hint}"
         );
+        // A derivative in the vertex stage, the implicit sample in another stage's function: no
+        // word of a sample.
+        let derivative = "@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(dpdx(1.0)); }\n@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n@fragment fn fs() -> @location(0) vec4<f32> { return textureSample(t, s, vec2<f32>(0.5)); }\n";
+        let module = naga::front::wgsl::parse_str(derivative).unwrap();
+        let e = strict().validate(&module).unwrap_err();
+        assert_eq!(interface_hint(&e, &module), None);
         // At the base level, naga's next error is the matrix output, with its own hint.
         let module = parse(&source.replace(
             "texture(sampler2D(bones, s), vec2(0.5))",

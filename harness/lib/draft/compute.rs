@@ -649,8 +649,11 @@ fn split_field(module: &Module, ms: &[naga::StructMember], what: &str) -> Option
         // The stem's first letter, the field's (a name may start with any Unicode letter).
         // Bare coordinates are a vertex's position only beside other fields: a struct of x, y,
         // z (and w) alone is any vector (a tangent stream's `Direction`).
-        let vertex =
-            || (ms.iter()).any(|m| !matches!(m.name.as_deref(), Some("x" | "y" | "z" | "w")));
+        let bare = |n: &str| {
+            let n = n.to_ascii_lowercase().replace('_', "");
+            ["x", "y", "z", "w"].contains(&n.as_str())
+        };
+        let vertex = || (ms.iter()).any(|m| !m.name.as_deref().is_some_and(bare));
         let named = match stem.chars().next() {
             Some(first) => what.starts_with(first),
             None => what == "position" && vertex(),

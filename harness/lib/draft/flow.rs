@@ -216,6 +216,11 @@ fn stores(module: &Module, f: &naga::Function) -> Stores {
                 crate::shader::for_each_nested(nested, &mut |st| {
                     if let Statement::Store { pointer, value } = st {
                         if let Some(key) = local_root(module, f, *pointer) {
+                            // A whole store that may run after a member's: the whole's values
+                            // may be read there again.
+                            if key.1.is_none() {
+                                out.shadowed.retain(|(v, _)| *v != key.0);
+                            }
                             out.values.entry(key).or_default().push(*value);
                         }
                     }
@@ -305,19 +310,31 @@ fn unit_in(
         } if (0..*size as usize).all(|i| pattern[i] as usize == i) => {
             match f.expressions[*vector] {
                 E::Load { pointer } => match local_root(module, f, pointer) {
-                    Some((l, None)) => (0..*size as u32).all(|c| {
-                        let values = stored(stores, l, Some(c));
-                        !values.is_empty()
-                            && values.iter().all(|&v| match f.expressions[v] {
-                                E::AccessIndex { base, index } if index == c => {
-                                    unit_in(module, f, stores, base, depth, seen)
-                                }
-                                _ => unit_in(module, f, stores, v, depth, seen),
-                            })
-                    }),
+                    Some((l, None)) => {
+                        // Each component from the same one of one unit vector.
+                        let mut bases = Vec::new();
+                        let lanes = (0..*size as u32).all(|c| {
+                            let values = stored(stores, l, Some(c));
+                            !values.is_empty()
+                                && values.iter().all(|&v| match f.expressions[v] {
+                                    E::AccessIndex { base, index } if index == c => {
+                                        bases.push(base);
+                                        true
+                                    }
+                                    _ => unit_in(module, f, stores, v, depth, seen),
+                                })
+                        });
+                        bases.dedup();
+                        lanes
+                            && bases.len() <= 1
+                            && (bases.iter()).all(|&b| unit_in(module, f, stores, b, depth, seen))
+                    }
                     _ => false,
                 },
-                _ => all(&[*vector], seen),
+                // A vector composed around a unit one (`vec4(normalize(n), 0.0).xyz`); not a
+                // wider vector renormalised whole, whose leading components are not unit.
+                E::Compose { .. } => all(&[*vector], seen),
+                _ => false,
             }
         }
         E::Load { pointer } => match local_root(module, f, *pointer) {
@@ -699,18 +716,21 @@ fn trace(module: &Module, f: &naga::Function, s: &Sources, privates: &Locals) ->
     (mask, locals)
 }
 
-/// The private globals function `h` and the functions it calls name.
+/// The private globals function `h` and the functions it calls load from (not those they only
+/// store into).
 fn private_reads(module: &Module, h: Handle<naga::Function>) -> Vec<Handle<naga::GlobalVariable>> {
     let private = |g: Handle<naga::GlobalVariable>| {
         module.global_variables[g].space == naga::AddressSpace::Private
     };
     (super::called(module, [h]))
         .flat_map(|h| {
-            (module.functions[h].expressions.iter())
+            let f = &module.functions[h];
+            (f.expressions.iter())
                 .filter_map(|(_, e)| match *e {
-                    E::GlobalVariable(g) if private(g) => Some(g),
+                    E::Load { pointer } => crate::shader::root_global(f, pointer),
                     _ => None,
                 })
+                .filter(|&g| private(g))
                 .collect::<Vec<_>>()
         })
         .collect()

@@ -1013,10 +1013,15 @@ fn palette_texture<'a>(
             .map(|h| texels::loads(module, h, only))
             .unwrap_or_default()
     };
-    // A texture of poses or matrices is a bone texture too (Defold's `pose_matrix_cache`): a
-    // texture holds no other matrices.
-    let texture_words = [PALETTE_WORDS, &["pose", "matrix"]].concat();
-    let (t, why) = match textures.iter().find(|g| named(&g.name, &texture_words)) {
+    // Else one with a word of poses or matrices is a bone texture too (Defold's
+    // `pose_matrix_cache`): a texture holds no other matrices.
+    let posed = |g: &&&Global| {
+        (vertex::words(&g.name).iter())
+            .any(|w| ["pose", "poses", "matrix", "matrices"].contains(&w.as_str()))
+    };
+    let named_so = (textures.iter().find(|g| named(&g.name, PALETTE_WORDS)))
+        .or_else(|| textures.iter().find(posed));
+    let (t, why) = match named_so {
         Some(t) => (*t, "a texture named as joints"),
         None => {
             let loaded: Vec<&&Global> = textures.iter().filter(|t| read(t).count > 0).collect();
@@ -1079,8 +1084,13 @@ fn palette_texture<'a>(
         "# `{}` is {why}: a bone texture, {what}, {laid}",
         t.name
     ));
-    // A joint index multiplied by twice its matrix's texels: its normal matrix's after them.
-    let normal = if texels::joint_strides(module).contains(&(2 * texels as i64)) {
+    // A joint index multiplied by twice its matrix's texels: its normal matrix's after them; or
+    // by 2 where the reader multiplies its index by the texels (Qt Quick 3D's
+    // `qt_getTexMatrix(j * 2)`, `(j * 2 + 1)`, reading `index * 4` on).
+    let strides = texels::joint_strides(module);
+    let run = texels as i64;
+    let normal = if strides.contains(&(2 * run)) || (strides.contains(&2) && strides.contains(&run))
+    {
         w.line(format!(
             "# joint indices are multiplied by {}: each joint's normal matrix in the {texels} texels after its matrix's",
             2 * texels

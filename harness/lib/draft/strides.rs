@@ -47,8 +47,8 @@ pub(super) fn reads(module: &Module, g: &super::read::Global) -> bool {
 }
 
 /// Whether a function stores into field `field` (a member's name, or its byte offset) of an
-/// element of global `g`, an array of structs `members`: into the member itself, or the whole
-/// element (LÖVR's skinner writes its vertices' position and normal, and not their tangent).
+/// element of global `g`, an array of structs `members`: into the member itself (or a component
+/// of it, `dst[i].normal.x`), or the whole element (LÖVR's skinner writes its vertices' position and normal, and not their tangent).
 pub(super) fn writes_field(
     module: &Module,
     g: &super::read::Global,
@@ -66,12 +66,32 @@ pub(super) fn writes_field(
     crate::shader::all_functions(module).any(|f| {
         let mut pointers = Vec::new();
         collect(&f.body, &mut pointers);
+        // The array (the global, or the one member of its struct), and an element of it.
+        let array = |e: Handle<Expression>| match f.expressions[e] {
+            Expression::GlobalVariable(_) => true,
+            Expression::AccessIndex { base, .. } => {
+                matches!(f.expressions[base], Expression::GlobalVariable(_))
+            }
+            _ => false,
+        };
+        let element = |e: Handle<Expression>| {
+            matches!(f.expressions[e], Expression::Access { base, .. } if array(base))
+        };
         pointers.into_iter().any(|p| {
-            let element =
-                |e: Handle<Expression>| matches!(f.expressions[e], Expression::Access { .. });
-            let into = match f.expressions[p] {
-                Expression::AccessIndex { base, index } => index as usize == k && element(base),
-                _ => element(p),
+            // Up from a component of the member (`dst[i].normal.x`) to the member, or the
+            // element itself.
+            let mut at = p;
+            let into = loop {
+                match f.expressions[at] {
+                    _ if element(at) => break true,
+                    Expression::AccessIndex { base, index } if element(base) => {
+                        break index as usize == k
+                    }
+                    Expression::AccessIndex { base, .. } | Expression::Access { base, .. } => {
+                        at = base
+                    }
+                    _ => break false,
+                }
             };
             into && crate::shader::root_global(f, p) == Some(var)
         })

@@ -187,7 +187,11 @@ return camera.view_proj * m * vec4<f32>(pos, 1.0);
     assert!(!y.contains("`bone_sampler`, a sampler"), "{y}");
     // Named as poses and matrices (Defold's `pose_matrix_cache`): a bone texture too; named as
     // neither, the texture is left to the user.
-    for (name, palette) in [("pose_matrix_cache", true), ("cache", false)] {
+    for (name, palette) in [
+        ("pose_matrix_cache", true),
+        ("cache", false),
+        ("transposed_cache", false),
+    ] {
         let y = draft("named.wgsl", &source.replace("bone_texture", name))
             .unwrap()
             .yaml;
@@ -1294,7 +1298,8 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> 
 /// A normal renormalised into the leading components of a wider variable, component by
 /// component (GLSL's `norm.xyz = normalize(..)`, as naga writes it: Second Life's skinned stage),
 /// is renormalised: its whole store before is overwritten. One component left from the whole
-/// store, or a component taken from another place, is not.
+/// store, a component taken from another place or another unit vector, a whole store that may
+/// come after them, or the leading components of a wider vector renormalised whole, are not.
 #[test]
 fn a_normal_renormalised_through_a_swizzle_is_unit() {
     let stage = r#"
@@ -1326,6 +1331,18 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) vary_normal: vec3<
         ("    norm.z = n.z;\n", ""),
         ("norm.z = n.z;", "norm.z = n.y;"),
         ("let n = normalize(", "let n = ("),
+        // Components of two unit vectors are none.
+        ("norm.y = n.y;", "norm.y = normalize(v.normal).y;"),
+        // A whole store after them on one path.
+        (
+            "    norm.z = n.z;\n",
+            "    norm.z = n.z;\n    if (v.weight.z > 0.5) { norm = m * vec4<f32>(v.normal, 0.0); }\n",
+        ),
+        // A wider vector renormalised whole: its leading components are not unit.
+        (
+            "out.vary_normal = norm.xyz;",
+            "out.vary_normal = normalize(m * vec4<f32>(v.normal, 1.0)).xyz;",
+        ),
     ] {
         let blended = stage.replace(edit, into);
         let d = draft("blended.wgsl", &blended).unwrap();
@@ -2287,6 +2304,10 @@ fn accumulate(p: ptr<function, vec4<f32>>, w: vec4<f32>, v: vec4<f32>) {
     }
     assert!(!d.yaml.contains("TODO"), "{}", d.yaml);
     validates("osg.wgsl", src, &d.yaml).unwrap();
+    // Named as weights alone, they are weights, whose joints are to find.
+    let weights = src.replace("boneWeight", "weight");
+    let d = draft("weights.wgsl", &weights).unwrap();
+    assert!(!d.yaml.contains("pairs:"), "{}", d.yaml);
     // With joints beside them, such vec4s are the weights.
     let joints = src.replace(
         "@location(0) vertex: vec4<f32>,",
@@ -2367,6 +2388,32 @@ fn main(@builtin(global_invocation_id) gl_GlobalInvocationID: vec3<u32>) {
     let d = draft("tangent.wgsl", &tangent).unwrap();
     assert!(
         d.yaml.contains("  output: { group: 0, binding: 1, position: 0, normal: 12, tangent: 36, tangent_format: vec3 }"),
+        "{}",
+        d.yaml
+    );
+    // A vector member written lane by lane (`dst[i].normal.x = ..`) is written.
+    let lanes = r#"
+struct V { position: vec4<f32>, normal: vec4<f32> }
+@group(0) @binding(0) var<storage> src: array<V>;
+@group(0) @binding(1) var<storage, read_write> dst: array<V>;
+@group(0) @binding(2) var<storage> joints: array<vec4<u32>>;
+@group(0) @binding(3) var<storage> weights: array<vec4<f32>>;
+@group(0) @binding(4) var<storage> bones: array<mat4x4<f32>>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= arrayLength(&src)) { return; }
+    let m = bones[joints[i].x] * weights[i].x + bones[joints[i].y] * weights[i].y;
+    dst[i].position = m * vec4<f32>(src[i].position.xyz, 1.0);
+    let n = normalize((m * vec4<f32>(src[i].normal.xyz, 0.0)).xyz);
+    dst[i].normal.x = n.x;
+    dst[i].normal.y = n.y;
+    dst[i].normal.z = n.z;
+}
+"#;
+    let d = draft("lanes.wgsl", lanes).unwrap();
+    assert!(
+        d.yaml
+            .contains("  output: { group: 0, binding: 1, position: position, normal: normal }"),
         "{}",
         d.yaml
     );
@@ -2745,6 +2792,24 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> 
     );
     let d = draft("plain.wgsl", &source.replace("STRIDE", "4")).unwrap();
     assert!(!d.yaml.contains("normal_texels"), "{}", d.yaml);
+    // Twice the index, a matrix's texels on from it in the reader (Qt Quick 3D's).
+    let qt = source
+        .replace(
+            "fn texture_matrix(first: u32)",
+            "fn texture_matrix(index: u32)",
+        )
+        .replace("let t = first + c;", "let t = index * 4u + c;")
+        .replace(
+            "let first = v.joints.x * STRIDEu;",
+            "let first = v.joints.x * 2u;",
+        )
+        .replace("texture_matrix(first + 4u)", "texture_matrix(first + 1u)");
+    let d = draft("qt.wgsl", &qt).unwrap();
+    assert!(
+        d.yaml.contains("texels: 4, normal_texels: 4,"),
+        "{}",
+        d.yaml
+    );
 }
 
 /// Directions packed into integer members (blade's vertex: `normal: u32`, `tangent: u32`, read

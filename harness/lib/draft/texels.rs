@@ -236,7 +236,7 @@ pub(super) fn constant(module: &Module, f: &naga::Function, e: Handle<Expression
 /// The constants a joint index is multiplied by, in any function (`in.joints[k] * 8u`): the
 /// texels a joint takes where they are more than its matrix's (its normal matrix after it, as the
 /// glTF Sample Viewer's joint texture holds them). A joint index is an element or member of an
-/// argument, or a value loaded from one, named as joints.
+/// argument, or a value loaded from one or from a local variable, named as joints.
 pub(super) fn joint_strides(module: &Module) -> Vec<i64> {
     let named_joint =
         |name: Option<&str>| name.is_some_and(|n| super::read::named(n, super::read::JOINT_WORDS));
@@ -264,6 +264,11 @@ pub(super) fn joint_strides(module: &Module) -> Vec<i64> {
                 },
                 Expression::FunctionArgument(i) => {
                     return named_joint(f.arguments[i as usize].name.as_deref())
+                }
+                // A local variable named so (naga's reading of GLSL copies each argument into
+                // one: `joints_1`).
+                Expression::LocalVariable(l) => {
+                    return named_joint(f.local_variables[l].name.as_deref())
                 }
                 _ => return false,
             }

@@ -88,16 +88,20 @@ impl Pipelines {
     }
 }
 
-/// wgpu's refusal of the shader's module, or, where the shader breaks its contract, a line
-/// saying so: the stage the harness appends calls the shader as its profile says, so naga then
-/// rejects the module, and `shader::validates` gives the violations and naga's error once, where
-/// every trial would repeat wgpu's.
+/// wgpu's refusal of the shader's module, or, where the shader breaks its contract and naga
+/// rejects the module too (the stage the harness appends calls the shader as its profile says),
+/// a line saying so: `shader::validates` gives the violations once, where every trial would
+/// repeat wgpu's error. A module naga takes keeps wgpu's own reason (a device's, a backend's).
 fn refused(shader: &Shader, wgpu: BuildError) -> BuildError {
-    match shader.validate() {
-        Err(crate::shader::ShaderError::Contract { .. }) => BuildError(
-            "wgpu refuses the module, as naga does: the shader breaks its contract (`shader::validates` gives the violations, and naga's error)".into(),
+    let broken = matches!(
+        shader.validate(),
+        Err(crate::shader::ShaderError::Contract { .. })
+    );
+    match broken && !shader.naga_accepts() {
+        true => BuildError(
+            "wgpu refuses the module, as naga does: the shader breaks its contract, which the stage the harness appends calls it by (`shader::validates` gives the violations)".into(),
         ),
-        _ => wgpu,
+        false => wgpu,
     }
 }
 

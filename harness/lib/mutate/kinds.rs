@@ -360,9 +360,11 @@ fn joint_index_swapped(s: &Sites) -> Vec<Candidate> {
         // Two pairs where a vec4 enters whole (`format: vec4`) are each read the other way
         // round; a vec4 split into its pairs before a helper takes them enters as vec2s.
         let swizzle = |width: usize| if width == 4 { "yxwz" } else { "yx" };
-        let what = match (sources.iter()).all(|s| s.width() == 4) {
-            true => "each (joint, weight) pair read as (weight, joint) (p.yxwz)",
-            false => "each (joint, weight) pair read as (weight, joint) (p.yx)",
+        let wide = (sources.iter()).filter(|s| s.width() == 4).count();
+        let what = match wide {
+            0 => "each (joint, weight) pair read as (weight, joint) (p.yx)",
+            n if n == sources.len() => "each (joint, weight) pair read as (weight, joint) (p.yxwz)",
+            _ => "each (joint, weight) pair read as (weight, joint) (p.yx, or p.yxwz for two in a vec4)",
         };
         return vec![candidate(
             what,
