@@ -186,11 +186,12 @@ impl Picks {
                         .any(|x| named(&x.name, WEIGHT_WORDS) && float(x, 4))
             })
             .unwrap_or(4);
-        // The vec4s named as joints and weights both that no matrix takes (see `quad_like`).
-        let quads = (inputs.iter())
-            .filter(|x| free(x) && float(x, 4))
-            .filter(|x| named(&x.name, JOINT_WORDS) && named(&x.name, WEIGHT_WORDS))
-            .count();
+        // A vec4<f32> named as joints and weights both (`boneWeight`; weights alone are not
+        // pairs): two influences (joint, weight, joint, weight), as OpenSceneGraph keeps its
+        // `boneWeight0` to `boneWeight3`. Those no matrix takes, counted.
+        let quad_like =
+            |x: &Input| float(x, 4) && named(&x.name, JOINT_WORDS) && named(&x.name, WEIGHT_WORDS);
+        let quads = inputs.iter().filter(|x| free(x) && quad_like(x)).count();
         let mut pick = |ok: &dyn Fn(&Input) -> bool| -> Option<usize> {
             let i = (inputs.iter()).position(|x| !used.contains(&x.location) && ok(x))?;
             used.push(inputs[i].location);
@@ -219,12 +220,7 @@ impl Picks {
                     .iter()
                     .any(|w| ["w", "wt", "wts", "wgt", "wgts"].contains(&w.as_str()))
         };
-        // Without joints: vec4<f32>s named as joints and weights both, each two influences
-        // (joint, weight, joint, weight), as OpenSceneGraph keeps its `boneWeight0` to
-        // `boneWeight3`: 1, 2 or 4 of them; not where `pairs_ok` is false.
-        // Named as both (`boneWeight`): weights alone are not pairs.
-        let quad_like =
-            |x: &Input| float(x, 4) && named(&x.name, JOINT_WORDS) && named(&x.name, WEIGHT_WORDS);
+        // Without joints: 1, 2 or 4 such vec4s are the pairs; not where `pairs_ok` is false.
         let mut pairs = Vec::new();
         let wide_pairs = pairs_ok && joints.is_none() && matches!(quads, 1 | 2 | 4);
         if wide_pairs {
