@@ -1,5 +1,6 @@
 //! leaf: readings of naga's IR the analyses share: every statement of a function's body (the
-//! blocks nested in it too, in order), an integer literal's value.
+//! blocks nested in it too, in order), the functions entry points reach, an integer literal's
+//! value.
 
 /// Calls `visit` with every statement of `block`, those of the blocks nested in it too, in order.
 pub(crate) fn for_each_statement(block: &naga::Block, visit: &mut impl FnMut(&naga::Statement)) {
@@ -29,6 +30,48 @@ pub(crate) fn for_each_nested(s: &naga::Statement, visit: &mut impl FnMut(&naga:
         }
         _ => {}
     }
+}
+
+/// The functions of `entries` and every function they call, directly or not.
+pub(crate) fn reachable<'m>(
+    module: &'m naga::Module,
+    entries: &[&'m naga::EntryPoint],
+) -> impl Iterator<Item = &'m naga::Function> {
+    let roots = (entries.iter()).flat_map(|e| calls(&e.function.body));
+    let called: Vec<_> = called(module, roots).collect();
+    (entries
+        .iter()
+        .map(|e| &e.function)
+        .collect::<Vec<_>>()
+        .into_iter())
+    .chain(called.into_iter().map(|h| &module.functions[h]))
+}
+
+/// The functions `roots` and every function they call, directly or not, each once.
+pub(crate) fn called(
+    module: &naga::Module,
+    roots: impl IntoIterator<Item = naga::Handle<naga::Function>>,
+) -> impl Iterator<Item = naga::Handle<naga::Function>> {
+    let mut todo: Vec<_> = roots.into_iter().collect();
+    let mut seen: Vec<naga::Handle<naga::Function>> = Vec::new();
+    while let Some(h) = todo.pop() {
+        if !seen.contains(&h) {
+            seen.push(h);
+            todo.extend(calls(&module.functions[h].body));
+        }
+    }
+    seen.into_iter()
+}
+
+/// The functions `block` calls itself.
+pub(crate) fn calls(block: &naga::Block) -> Vec<naga::Handle<naga::Function>> {
+    let mut out = Vec::new();
+    for_each_statement(block, &mut |s| {
+        if let naga::Statement::Call { function, .. } = *s {
+            out.push(function);
+        }
+    });
+    out
 }
 
 /// An integer literal's value (`3u`, `-1i`, `4`).

@@ -142,22 +142,8 @@ fn implicit_level_hint(module: &naga::Module, ep: &naga::EntryPoint) -> Option<S
         })
     };
     // The entry point and the functions it calls, directly or not.
-    let mut reached = vec![&ep.function];
-    let mut seen = Vec::new();
-    let mut i = 0;
-    while let Some(f) = reached.get(i).copied() {
-        crate::naga_walk::for_each_statement(&f.body, &mut |st| {
-            if let naga::Statement::Call { function, .. } = st {
-                if !seen.contains(function) {
-                    seen.push(*function);
-                    reached.push(&module.functions[*function]);
-                }
-            }
-        });
-        i += 1;
-    }
     let fragment = ep.stage == naga::ShaderStage::Fragment;
-    (!fragment && reached.into_iter().any(implicit)).then(|| {
+    (!fragment && crate::naga_walk::reachable(module, &[ep]).any(implicit)).then(|| {
         "(the stage samples a texture at an implicit level of detail (`textureSample`, GLSL's `texture()`, WebGL's `texture2D`), which only a fragment stage may: WGSL, and so wgpu, refuses it here, from GLSL or SPIR-V alike; outside a fragment stage GLSL reads the base level, which `textureSampleLevel(.., 0.0)` (GLSL's `textureLod(.., 0.0)`) reads in every stage)".to_string()
     })
 }

@@ -29,6 +29,8 @@ use read::{has_matrix, skinning_vertex, PALETTE_WORDS};
 use read::{matrices, named, struct_of, used_globals, Global, Matrices, OFFSET_WORDS};
 use vertex::{fragment_stage, vertex_section, Stage};
 
+pub(super) use crate::naga_walk::{called, calls, reachable};
+
 /// Why no draft could be made.
 #[derive(Debug)]
 pub enum DraftError {
@@ -829,48 +831,6 @@ fn joint_matrix(
 /// Every entry point of the module.
 fn entries(module: &Module) -> Vec<&naga::EntryPoint> {
     module.entry_points.iter().collect()
-}
-
-/// The functions of `entries` and every function they call, directly or not.
-pub(super) fn reachable<'m>(
-    module: &'m Module,
-    entries: &[&'m naga::EntryPoint],
-) -> impl Iterator<Item = &'m naga::Function> {
-    let roots = (entries.iter()).flat_map(|e| calls(&e.function.body));
-    let called: Vec<_> = called(module, roots).collect();
-    (entries
-        .iter()
-        .map(|e| &e.function)
-        .collect::<Vec<_>>()
-        .into_iter())
-    .chain(called.into_iter().map(|h| &module.functions[h]))
-}
-
-/// The functions `roots` and every function they call, directly or not, each once.
-pub(super) fn called(
-    module: &Module,
-    roots: impl IntoIterator<Item = naga::Handle<naga::Function>>,
-) -> impl Iterator<Item = naga::Handle<naga::Function>> {
-    let mut todo: Vec<_> = roots.into_iter().collect();
-    let mut seen: Vec<naga::Handle<naga::Function>> = Vec::new();
-    while let Some(h) = todo.pop() {
-        if !seen.contains(&h) {
-            seen.push(h);
-            todo.extend(calls(&module.functions[h].body));
-        }
-    }
-    seen.into_iter()
-}
-
-/// The functions `block` calls itself.
-pub(super) fn calls(block: &naga::Block) -> Vec<naga::Handle<naga::Function>> {
-    let mut out = Vec::new();
-    crate::shader::for_each_statement(block, &mut |s| {
-        if let naga::Statement::Call { function, .. } = *s {
-            out.push(function);
-        }
-    });
-    out
 }
 
 /// The integer member of `g` (a struct, or an array of them: element 0's) named as a skin offset.
