@@ -101,12 +101,18 @@ fn is_index(t: &TypeInner) -> bool {
 
 /// The influence arguments a skinning function takes: a joints and a weights argument per set,
 /// the joints in `joint`'s form, `lanes` of each (a vec4, or the vec3 or vec2 of a shader that
-/// reads fewer influences).
+/// reads fewer influences), the weights one fewer where the last is implied (`weight_lanes`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Taken {
     sets: usize,
     lanes: usize,
+    weight_lanes: usize,
     joint: JointFormat,
+}
+
+/// The lanes of a stored vec4 that `n` read: `.xyz` for 3.
+fn first_lanes(n: usize) -> &'static str {
+    ["", ".x", ".xy", ".xyz", ""][n.min(4)]
 }
 
 impl Taken {
@@ -115,6 +121,7 @@ impl Taken {
         Taken {
             sets: contract.influence_sets,
             lanes: contract.lanes,
+            weight_lanes: contract.weight_lanes(),
             joint: capture_joints(contract),
         }
     }
@@ -128,12 +135,17 @@ impl Taken {
     }
 
     fn weights(self) -> Elem {
-        Elem::Vec4F32.lanes(self.lanes)
+        Elem::Vec4F32.lanes(self.weight_lanes)
     }
 
-    /// The lanes of a stored vec4 it takes: `.xyz` for 3.
+    /// The lanes of a stored vec4 of joints it takes: `.xyz` for 3.
     fn swizzle(self) -> &'static str {
-        ["", ".x", ".xy", ".xyz", ""][self.lanes.min(4)]
+        first_lanes(self.lanes)
+    }
+
+    /// The lanes of a stored vec4 of weights it takes.
+    fn weight_swizzle(self) -> &'static str {
+        first_lanes(self.weight_lanes)
     }
 }
 
@@ -446,7 +458,8 @@ fn input_value(
 ) -> Result<String, String> {
     use naga::common::wgsl::TypeContext;
     use naga::{Binding, BuiltIn};
-    let (sets, lanes) = (contract.influence_sets, Taken::of(contract).swizzle());
+    let taken = Taken::of(contract);
+    let (sets, lanes, weight_lanes) = (taken.sets, taken.swizzle(), taken.weight_swizzle());
     let name = module.types.type_to_string(ty);
     match binding {
         Some(Binding::Location { location, .. }) => Ok(match contract.input_at(*location) {
@@ -487,7 +500,7 @@ fn input_value(
                 format!("skinproof_joints[i * {sets}u + {}u]{lanes}", v.set)
             }
             Some(v) if v.role == Role::Weights => {
-                format!("skinproof_weights[i * {sets}u + {}u]{lanes}", v.set)
+                format!("skinproof_weights[i * {sets}u + {}u]{weight_lanes}", v.set)
             }
             // A normal or tangent whose skinned value the capture reads: the case's.
             Some(v) if v.role == Role::Normals && fed.contains(&Role::SkinnedNormals) => {
@@ -689,8 +702,14 @@ fn compute_wgsl(
             t.joints().wgsl()
         ),
     };
+    let weight_lanes = t.weight_swizzle();
     let influences = (0..sets)
-        .map(|k| format!("{}, skinproof_weights[i * {sets}u + {k}u]{lanes}", joint(k)))
+        .map(|k| {
+            format!(
+                "{}, skinproof_weights[i * {sets}u + {k}u]{weight_lanes}",
+                joint(k)
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ");
     // The blended matrix, where the skinning function returns one.
@@ -987,7 +1006,12 @@ mod tests {
 
     /// The influence arguments of `sets` sets of `lanes`, the joints in `joint`'s form.
     fn taken(sets: usize, lanes: usize, joint: JointFormat) -> Taken {
-        Taken { sets, lanes, joint }
+        Taken {
+            sets,
+            lanes,
+            weight_lanes: lanes,
+            joint,
+        }
     }
     use crate::contract::{FrameFunctions, VertexInput, VertexOutput};
 
@@ -1150,6 +1174,39 @@ mod tests {
             "{wgsl}"
         );
         assert_eq!(pairs(t), "joints: vec3<u32>, weights: vec3<f32>");
+    }
+
+    /// Four joints beside three weights, the last implied: the joints whole, the weights' first
+    /// three lanes; four weights are not its signature.
+    #[test]
+    fn an_implied_last_weight_is_passed_as_the_first_three_weights() {
+        let implied = module(
+            "fn s(p: vec3<f32>, j: vec4<u32>, w: vec3<f32>) -> vec3<f32> { return p; }
+             fn f(p: vec3<f32>, j: vec4<u32>, w: vec4<f32>) -> vec3<f32> { return p; }",
+        );
+        let mut fns = implied.functions.iter().map(|(_, f)| f);
+        let (s, f) = (fns.next().unwrap(), fns.next().unwrap());
+        let t = Taken {
+            weight_lanes: 3,
+            ..taken(1, 4, JointFormat::U32x4)
+        };
+        assert!(call(&implied, f, t).is_err());
+        let c = call(&implied, s, t).unwrap();
+        let wgsl = compute_wgsl(
+            "s",
+            c,
+            Place { group: 3, base: 0 },
+            (JointFormat::U32x4, t),
+            &[],
+            (false, &|_: &str, n: usize| ", 0".repeat(n)),
+        );
+        assert!(
+            wgsl.contains(
+                "s(p, skinproof_joints[i * 1u + 0u], skinproof_weights[i * 1u + 0u].xyz)"
+            ),
+            "{wgsl}"
+        );
+        assert_eq!(pairs(t), "joints: vec4<u32>, weights: vec3<f32>");
     }
 
     #[test]

@@ -845,6 +845,9 @@ pub struct Contract {
     /// `max_influences` says so, its attributes then vec2 or vec3; else 4): the harness stores 4
     /// and puts a vertex's influences in the first slots.
     pub lanes: usize,
+    /// Whether the last of those weights is one minus the others (`last_weight: implied`): then
+    /// the shader reads one weight fewer than joints ([`Contract::weight_lanes`]).
+    pub last_weight: crate::format::LastWeight,
     /// A byte-addressed vertex buffer, bound as [`Role::Positions`] (no joints or weights binding
     /// where it holds them, nor where other byte-addressed buffers do).
     pub pulled: Option<Pulled>,
@@ -1747,6 +1750,7 @@ impl Contract {
             profile: None,
             influence_sets: 1,
             lanes: 4,
+            last_weight: crate::format::LastWeight::Given,
             pulled: None,
             pulled_more: Vec::new(),
             influences: None,
@@ -1933,6 +1937,7 @@ impl Contract {
             .and_then(|o| o.sets.clone())
             .map_or(String::new(), |w| format!(": the profile's {w}"));
         reads.lanes = self.lanes;
+        reads.last_weight = self.last_weight;
         reads.lanes_whence = (self.profile.as_ref())
             .and_then(|o| o.lanes.clone())
             .map_or(String::new(), |w| format!(": the profile's {w}"));
@@ -2124,6 +2129,11 @@ impl Contract {
     /// The vertex input of `role`, if it is one.
     pub fn input(&self, role: Role) -> Option<&VertexInput> {
         self.vertex_inputs.iter().find(|v| v.role == role)
+    }
+
+    /// The weights a set the shader reads: its lanes, one fewer where the last is implied.
+    pub fn weight_lanes(&self) -> usize {
+        self.last_weight.read(self.lanes)
     }
 
     /// Whether each influence is an attribute of its own, (joint, weight) (`vertex.pairs`).

@@ -790,6 +790,39 @@ pub enum FrameLength {
     Any,
 }
 
+/// The last weight of the influences a shader reads: given in the vertex data (default), or
+/// implied, one minus the sum of the others (`last_weight: implied`: a shader that reads one
+/// weight fewer than joints, as engines that keep three weights beside four joints do).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LastWeight {
+    #[default]
+    Given,
+    Implied,
+}
+
+impl LastWeight {
+    /// The weights such a shader reads of `lanes` influences.
+    pub fn read(self, lanes: usize) -> usize {
+        match self {
+            LastWeight::Given => lanes,
+            LastWeight::Implied => lanes - 1,
+        }
+    }
+
+    /// `w` as the shader takes it of `lanes` influences: an implied last weight is one minus the
+    /// others, summed in order (the data's own last weight, which it does not read, differs
+    /// where the weights do not sum to one, or by rounding).
+    pub fn apply(self, w: [f32; 4], lanes: usize) -> [f32; 4] {
+        let mut w = w;
+        if self == LastWeight::Implied {
+            let last = lanes - 1;
+            w[last] = w[..last].iter().fold(1.0, |r, x| r - x);
+        }
+        w
+    }
+}
+
 /// What the shader under test reads of each vertex, which the scene is built for: the joint
 /// format that holds the fewest indices (a case past it cannot be tested), and the weights as the
 /// numeric path reads them (quantised for the CPU reference too).
@@ -807,6 +840,8 @@ pub struct Reads {
     /// the profile says so.
     pub lanes: usize,
     pub lanes_whence: String,
+    /// Whether it takes the last of those weights as one minus the others.
+    pub last_weight: LastWeight,
     /// Where the profile says the shader takes planar (x, y) positions, for the message: a case
     /// whose mesh leaves the plane z = 0 cannot be tested.
     pub planar: Option<String>,
@@ -865,6 +900,7 @@ impl Default for Reads {
             sets_whence: String::new(),
             lanes: 4,
             lanes_whence: String::new(),
+            last_weight: LastWeight::Given,
             planar: None,
             normals: NormalMatrix::InverseTranspose,
             tangents: TangentFrame::Skinned,
@@ -878,6 +914,21 @@ impl Default for Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An implied last weight is one minus the others read, worked by hand: of four, 1 - 0.5 -
+    /// 0.25 - 0.125 = 0.125 whatever the data's fourth; of three (`max_influences: 3`), the third;
+    /// given, the weights as they are.
+    #[test]
+    fn an_implied_last_weight_is_one_minus_the_others_read() {
+        let w = [0.5, 0.25, 0.125, 0.9];
+        assert_eq!(LastWeight::Implied.apply(w, 4), [0.5, 0.25, 0.125, 0.125]);
+        assert_eq!(LastWeight::Implied.apply(w, 3), [0.5, 0.25, 0.25, 0.9]);
+        assert_eq!(LastWeight::Given.apply(w, 4), w);
+        assert_eq!(
+            (LastWeight::Implied.read(4), LastWeight::Given.read(4)),
+            (3, 4)
+        );
+    }
 
     /// Lane 2 of two vertices: (7, 0.25) and (300, 0.5), each two little-endian f32; with lane 3
     /// beside it, (9, 0) and (6, 0) after each.

@@ -43,6 +43,11 @@ pub struct Profile {
     /// vertex attributes then vec2 or vec3; 4 a set by default.
     #[serde(default)]
     pub max_influences: Option<usize>,
+    /// `implied` for a shader that reads one weight fewer than joints and takes the last as one
+    /// minus the others (three weights beside four joints, its weights attribute a vec3);
+    /// `given` (default) where it reads every weight. The CPU reference takes it so too.
+    #[serde(default)]
+    pub last_weight: Option<crate::format::LastWeight>,
     /// The matrix the shader skins normals by: the blended matrix's inverse transpose (default)
     /// or the blended matrix itself; the CPU reference follows it.
     #[serde(default)]

@@ -333,7 +333,7 @@ impl Scene {
             }
         }
         for w in mesh.weights_mut() {
-            *w = reads.weights.quantise(*w);
+            *w = (reads.last_weight).apply(reads.weights.quantise(*w), reads.lanes);
         }
         for n in &mut mesh.normals {
             *n = reads.normal_encoding.quantise(*n);

@@ -1684,6 +1684,20 @@ fn lanes_hint(contract: &Contract, role: Role, inner: &TypeInner) -> Option<Stri
     if contract.influence_sets > 1 {
         return None;
     }
+    if role == Role::Weights {
+        let (lanes, read) = (contract.lanes, contract.weight_lanes());
+        if read < lanes && Elem::Vec4F32.lanes(lanes).matches(inner) {
+            return Some(format!(
+                ": a vec{lanes} reads every weight of {lanes} influences: leave out `last_weight: implied`"
+            ));
+        }
+        if read == lanes && lanes >= 3 && Elem::Vec4F32.lanes(lanes - 1).matches(inner) {
+            let fewer = lanes - 1;
+            return Some(format!(
+                ": a shader that reads {fewer} weights says `max_influences: {fewer}` where it reads {fewer} joints too, or `last_weight: implied` where it reads {lanes} and takes the last weight as one minus the others"
+            ));
+        }
+    }
     // Two u32 joints may be four u16 ones: with 4 read, the pairs' own hint says so.
     let pairs = Elem::Attribute(wgpu::VertexFormat::Uint32x2).matches(inner);
     if role == Role::Joints && pairs {
@@ -3471,6 +3485,49 @@ pub(crate) mod tests {
         assert_eq!(s.provenance(), inputs);
         let plain = Shader::new("test.wgsl", default_source());
         assert_eq!(plain.provenance(), plain.source);
+    }
+
+    /// The three-influence example read as four joints beside three weights, the fourth one
+    /// minus the others (as engines that keep `float3` weights do).
+    fn implied_last_weight_source() -> String {
+        include_str!("../../shaders/examples/vertex_three_influences.wgsl")
+            .replace("joint_indices: vec3<i32>", "joint_indices: vec4<i32>")
+            .replace(
+                "for (var i = 0; i < MAX_WEIGHTS; i++) {",
+                "let w = vec4<f32>(in.weights.xyz, 1.0 - in.weights.x - in.weights.y - in.weights.z);\n    for (var i = 0; i < 4; i++) {",
+            )
+            .replace("* in.weights[i]", "* w[i]")
+    }
+
+    /// `last_weight: implied` takes a vec3 of weights beside a vec4 of joints; left out, the
+    /// weights' error names it beside `max_influences`; where the stage reads four weights, it
+    /// is named to be left out.
+    #[test]
+    fn an_implied_last_weight_reads_one_weight_fewer() {
+        let source = implied_last_weight_source();
+        let profile = include_str!("../../shaders/examples/vertex_three_influences.profile.yaml")
+            .replace("max_influences: 3", "last_weight: implied");
+        let check = |source: &str, profile: &str| {
+            let at = Path::new("vertex_three_influences.profile.yaml");
+            let path = Path::new("vertex_three_influences.wgsl");
+            Shader::with_profile_text(path, source, at, profile)
+                .and_then(|s| s.validate().map(|_| ()))
+                .map_err(|e| e.to_string())
+        };
+        check(&source, &profile).unwrap();
+        let msg = check(&source, &profile.replace("last_weight: implied\n", "")).unwrap_err();
+        assert!(
+            msg.contains("input @location(4) must be vec4<f32>, is vec3<f32>")
+                && msg.contains("`max_influences: 3` where it reads 3 joints too, or `last_weight: implied` where it reads 4"),
+            "{msg}"
+        );
+        let four = source.replace("weights: vec3<f32>", "weights: vec4<f32>");
+        let msg = check(&four, &profile).unwrap_err();
+        assert!(
+            msg.contains("input @location(4) must be vec3<f32>, is vec4<f32>")
+                && msg.contains("leave out `last_weight: implied`"),
+            "{msg}"
+        );
     }
 
     /// A profile that says another number of influences than the stage's joints and weights

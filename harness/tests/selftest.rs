@@ -2240,6 +2240,55 @@ fn biased_unorm8_directions_pass_only_as_unorm8() {
     );
 }
 
+/// Four joints beside three weights, the fourth one minus the others (`last_weight: implied`, as
+/// engines that keep `float3` weights read them): the three-influence example so edited passes
+/// every case of up to four influences on every adapter, its weights stored as floats and as
+/// unorm8 (four bytes read as a vec3); the same stage looping over three of the four influences
+/// fails the posed numbers.
+#[test]
+fn an_implied_last_weight_is_one_minus_the_others() {
+    let name = "vertex_three_influences";
+    let (source, profile) = example_texts(name);
+    let implied = edited(
+        name,
+        &source,
+        &[
+            ("joint_indices: vec3<i32>", "joint_indices: vec4<i32>"),
+            (
+                "for (var i = 0; i < MAX_WEIGHTS; i++) {",
+                "let w = vec4<f32>(in.weights, 1.0 - in.weights.x - in.weights.y - in.weights.z);\n    for (var i = 0; i < 4; i++) {",
+            ),
+            ("* in.weights[i];", "* w[i];"),
+            ("* in.weights[i];", "* w[i];"),
+        ],
+    );
+    // The expect entry for cases of 4 influences goes: the edited stage reads them.
+    let entry = "  - case: \"*\"\n    influences_above: 3\n";
+    let at = profile.find(entry).expect("its influences entry");
+    let end = at + entry.len() + profile[at + entry.len()..].find("  - case:").unwrap();
+    let with = edited(
+        name,
+        &format!("{}{}", &profile[..at], &profile[end..]),
+        &[("max_influences: 3", "last_weight: implied")],
+    );
+    let Some(report) = passing_run(name, "implied_weight", &implied, &with) else {
+        return;
+    };
+    let four = (report.rows.iter()).any(|r| r.case == "four_influences" && passes(r));
+    assert!(four, "no passing row of four_influences");
+    let unorm8 = edited(name, &with, &[("format: f32x4", "format: unorm8x4")]);
+    passing_run(name, "implied_weight_unorm8", &implied, &unorm8);
+    let three = edited(name, &implied, &[("i < 4;", "i < 3;")]);
+    let Some(report) = run_example_as(name, "implied_weight_three", &three, &with) else {
+        return;
+    };
+    assert!(
+        !failing(&report, "posed_matches_cpu").is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+}
+
 /// A palette texture's width in a uniform the shader divides by (Babylon.js's
 /// `boneTextureWidth`): written per case as the member's type holds it, an f32 or a u32; left out
 /// of the profile, the zero there sends every vertex to infinity and the numbers fail.

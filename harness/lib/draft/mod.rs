@@ -261,6 +261,7 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
     // Or it calls one, but a stream of skinned directions of its own takes a value without.
     let mut stored_unnormalised_only = false;
     let (mut sets, mut lanes) = (1, 4);
+    let mut implied = false;
     if let Some(i) = compute {
         let ep = &module.entry_points[i];
         let traced = (i, palette.and_then(|p| palette_target(&module, p)));
@@ -303,6 +304,7 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
             &mut taken,
         );
         (sets, lanes, unnormalised) = (v.sets, v.lanes, v.unnormalised);
+        implied = v.implied;
     }
     let palette_array = palette.is_some_and(|p| matches!(p.ty, TypeInner::Array { .. }));
     bindings(
@@ -325,6 +327,10 @@ fn draft_with(file_name: &str, source: &str, made: Made) -> Result<Draft, DraftE
             "# The joints and weights are vec{lanes}s: the shader reads {lanes} influences a vertex (the harness stores 4 and puts a vertex's influences in the first slots)"
         ));
         w.line(format!("max_influences: {lanes}"));
+    }
+    if implied {
+        w.line("# Three weights beside four joints: the shader takes the fourth as one minus the others");
+        w.line("last_weight: implied");
     }
     if flow::multiplies_stored_w(&module) {
         w.line("# A stored vec4 position is multiplied as it is, its w taken as a point's: the engine stores points with w 1");

@@ -658,12 +658,13 @@ pub(super) fn skinning_compute(module: &Module, info: &naga::valid::ModuleInfo) 
 
 /// A function whose signature is one of the skinning function's: `(joints, weights) ->
 /// mat4x4<f32>`, or `(position, joints, weights) -> vec3 or vec4`, the joints and weights vectors
-/// of `lanes` (4, or the 2 or 3 of a shader that reads fewer influences).
-pub(super) fn skin_function(module: &Module, lanes: u8) -> Option<String> {
+/// of `lanes` (4, or the 2 or 3 of a shader that reads fewer influences; the weights one fewer
+/// where the last is implied: `(joints, weights)` lanes).
+pub(super) fn skin_function(module: &Module, lanes: (u8, u8)) -> Option<String> {
     let ty = |h: naga::Handle<Type>| &module.types[h].inner;
     let (joints, weights) = (
-        |t: &TypeInner| joints_of(t, lanes),
-        |t: &TypeInner| weights_of(t, lanes),
+        |t: &TypeInner| joints_of(t, lanes.0),
+        |t: &TypeInner| weights_of(t, lanes.1),
     );
     // One of the entry module's own first: an imported one's name is the composed, decorated one.
     let mut found: Vec<String> = module
@@ -707,13 +708,18 @@ pub(super) enum NormalFunction {
 }
 
 /// The function (other than the skinning function `skin`) with a normal function's signature,
-/// for joints and weights of `lanes` lanes; the `(normal, joints, weights)` one first.
-pub(super) fn normal_function(module: &Module, lanes: u8, skin: &str) -> Option<NormalFunction> {
+/// for joints and weights of `lanes` lanes (as [`skin_function`]'s); the `(normal, joints,
+/// weights)` one first.
+pub(super) fn normal_function(
+    module: &Module,
+    lanes: (u8, u8),
+    skin: &str,
+) -> Option<NormalFunction> {
     let ty = |h: naga::Handle<Type>| &module.types[h].inner;
     let vec3 = |t: &TypeInner| vector(t) == Some((3, ScalarKind::Float));
     let (joints, weights) = (
-        |t: &TypeInner| joints_of(t, lanes),
-        |t: &TypeInner| weights_of(t, lanes),
+        |t: &TypeInner| joints_of(t, lanes.0),
+        |t: &TypeInner| weights_of(t, lanes.1),
     );
     let matrix = |t: &TypeInner| matches!(t, TypeInner::Matrix { .. });
     let mat3 = |t: &TypeInner| {

@@ -3707,3 +3707,45 @@ fn skin(p: vec3<f32>, j: vec{n}<{joints}>, w: vec{n}<f32>) -> vec3<f32> {{
         d.yaml
     );
 }
+
+/// Three weights named so beside four joints: drafted as the weights with `last_weight: implied`,
+/// the skinning function taking them found, and the draft validates and reads 3 weights of 4
+/// influences; three weights beside three joints stay `max_influences: 3`.
+#[test]
+fn three_weights_beside_four_joints_draft_an_implied_last_weight() {
+    let src = "@group(0) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@group(0) @binding(1) var<uniform> view_proj: mat4x4<f32>;
+fn skin(p: vec3<f32>, j: vec4<u32>, w: vec3<f32>) -> vec3<f32> {
+    let w4 = vec4<f32>(w, 1.0 - w.x - w.y - w.z);
+    var o = vec3<f32>(0.0);
+    for (var k = 0u; k < 4u; k++) { o += (bones[j[k]] * vec4<f32>(p, 1.0)).xyz * w4[k]; }
+    return o;
+}
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) bone_ids: vec4<u32>, @location(2) bone_weights: vec3<f32>) -> @builtin(position) vec4<f32> {
+    return view_proj * vec4<f32>(skin(position, bone_ids, bone_weights), 1.0);
+}";
+    let d = draft("implied.wgsl", src).unwrap();
+    let has = |s: &str| d.yaml.contains(s);
+    assert!(
+        d.todos == 0
+            && has("\nlast_weight: implied\n")
+            && has("  weights: { location: 2, format: f32x4 }")
+            && has("  skin_function: skin ")
+            && !has("max_influences")
+            && !has("influences_above"),
+        "{}",
+        d.yaml
+    );
+    validates("implied.wgsl", src, &d.yaml).unwrap();
+    let c = contract(&d.yaml);
+    assert_eq!((c.lanes, c.weight_lanes(), c.reads().most()), (4, 3, 4));
+    let three = (src.replace("vec4<u32>", "vec3<u32>"))
+        .replace("k < 4u", "k < 3u")
+        .replace("w4[k]", "w[k]");
+    let d = draft("three.wgsl", &three).unwrap();
+    assert!(
+        !d.yaml.contains("last_weight") && d.yaml.contains("max_influences: 3\n"),
+        "{}",
+        d.yaml
+    );
+}

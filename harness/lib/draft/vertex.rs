@@ -106,6 +106,8 @@ struct Picks {
     pairs: Vec<usize>,
     /// Whether each of `pairs` is a `vec4<f32>` of two influences.
     wide_pairs: bool,
+    /// Whether the weights are a vec3 beside a vec4 of joints: the last implied.
+    implied: bool,
 }
 
 /// The words of a name, lowercase: split at `_` and where a lowercase letter or digit meets an
@@ -228,7 +230,13 @@ impl Picks {
                 pairs.push(i);
             }
         }
-        let weights = pick(&weight_like).or_else(|| joints.and(pick(&short_weights)));
+        let mut weights = pick(&weight_like).or_else(|| joints.and(pick(&short_weights)));
+        // Else three weights named so beside four joints: the last one minus the others.
+        let four_joints = joints.is_some_and(|j| vector(inputs[j].ty).is_some_and(|v| v.0 == 4));
+        let implied = lanes == 4 && weights.is_none() && four_joints && {
+            weights = pick(&|x| named(&x.name, WEIGHT_WORDS) && float(x, 3));
+            weights.is_some()
+        };
         // Without either: one vec2<f32> an influence named as joints or weights (libGDX's
         // `a_boneWeight0` to `a_boneWeight3`), in the order of their names' last numbers; not
         // where `pairs_ok` is false.
@@ -302,6 +310,7 @@ impl Picks {
             narrow_sets,
             pairs,
             wide_pairs,
+            implied,
         }
     }
 
@@ -417,6 +426,11 @@ fn attribute_lines(inputs: &[Input], p: &Picks, stored: Stored, w: &mut Writer) 
         None => {}
     }
     match p.weights {
+        Some(i) if p.implied => w.line(format!(
+            "  weights: {{ location: {}, format: f32x4 }}   # `{}`, a vec3 beside four joints: the fourth weight one minus the others (`last_weight: implied`)",
+            p.locations(inputs, i, |l| l.1),
+            inputs[i].name
+        )),
         Some(i) => w.line(format!(
             "  weights: {{ location: {}, format: f32x4 }}   # `{}`; unorm8x4 or unorm16x4 where the buffer stores them so",
             p.locations(inputs, i, |l| l.1),
@@ -793,15 +807,16 @@ pub(super) fn vertex_section(
     matrix_column_lines(&inputs, &columns, w);
     let (unnormalised, frames) =
         frame_output_lines(module, ep, (&inputs, &picks, &pulled), palette, w);
-    let mut function = skin_function(module, picks.lanes);
+    let lanes = (picks.lanes, picks.lanes - u8::from(picks.implied));
+    let mut function = skin_function(module, lanes);
     let clip = super::flow::clip_writes(module, ep);
     // Only a vertex-only profile's entry point is copied, where a clip z of its own matters.
     let compute = (module.entry_points.iter()).any(|e| e.stage == naga::ShaderStage::Compute);
     // A skinning function compares positions alone (and normals beside a normal function): where
     // the stage returns a skinned normal or tangent and no function has a normal function's
     // signature, the entry point's copy compares them too.
-    let normal_fn = (function.as_deref())
-        .and_then(|skin| super::read::normal_function(module, picks.lanes, skin));
+    let normal_fn =
+        (function.as_deref()).and_then(|skin| super::read::normal_function(module, lanes, skin));
     let mut passed_over = None;
     if frames.contains(&true) && !compute && normal_fn.is_none() {
         passed_over = function.take();
@@ -847,6 +862,7 @@ pub(super) fn vertex_section(
             sets.unwrap_or_else(|| picks.sets())
         },
         lanes: if paired { 4 } else { picks.lanes },
+        implied: picks.implied,
         // The outputs' lengths matter only where the outputs are what is compared.
         unnormalised: if function.is_none() {
             unnormalised
@@ -1050,6 +1066,8 @@ pub(super) struct VertexDraft {
     pub(super) sets: usize,
     /// How many influences a vertex its joints and weights attributes hold, where fewer than 4.
     pub(super) lanes: u8,
+    /// Whether its weights are one fewer than its joints, the last implied.
+    pub(super) implied: bool,
     /// The skinned outputs the stage returns without renormalising, each with whether it is the
     /// tangent.
     pub(super) unnormalised: Vec<(String, bool)>,

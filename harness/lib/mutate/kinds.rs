@@ -157,7 +157,10 @@ fn swizzled(
     if sources.is_empty() || s.contract.paired() {
         return Vec::new();
     }
-    let n = s.contract.lanes;
+    let n = match role {
+        Role::Weights => s.contract.weight_lanes(),
+        _ => s.contract.lanes,
+    };
     // Each value swizzled whole: a vec4 in storage keeps its 4th lane where the shader reads 3.
     let one = |order: [usize; 4], what: &str, hint: &str| {
         candidate(
@@ -323,7 +326,8 @@ fn influence_dropped(s: &Sites) -> Vec<Candidate> {
         )];
     }
     let weights = s.sources(Role::Weights);
-    if weights.is_empty() {
+    // An implied last weight is not read, so cannot be read as 0.
+    if weights.is_empty() || s.contract.weight_lanes() < n {
         return Vec::new();
     }
     // The value as wide as it is (a vec4 in storage where the shader reads 3), that lane 0.

@@ -384,6 +384,7 @@ impl Profile {
         }
         c.influence_sets = self.sets();
         c.lanes = self.lanes();
+        c.last_weight = self.last_weight.unwrap_or_default();
         if let Some(i) = &self.immediates {
             c.immediates.fill = i.fill;
             c.immediates.origin = self.whence("immediates");
@@ -633,7 +634,7 @@ impl Profile {
                 ),
                 (
                     Role::Weights,
-                    Elem::Vec4F32.lanes(self.lanes()),
+                    Elem::Vec4F32.lanes(self.last_weight.unwrap_or_default().read(self.lanes())),
                     w.format.vertex_format(),
                     &w.location,
                     "vertex.weights",

@@ -514,6 +514,17 @@ impl Profile {
                 ));
             }
         }
+        if self.last_weight == Some(crate::format::LastWeight::Implied)
+            && (sets > 1 || self.lanes() < 3)
+        {
+            return Err((
+                "last_weight".into(),
+                match sets > 1 {
+                    true => format!("an implied last weight is one of a set read alone: {sets} influence sets hold every weight (leave `last_weight` out)"),
+                    false => format!("an implied last weight needs 3 or 4 influences a vertex, the shader reading 2 or 3 weights, got `max_influences: {}`", self.lanes()),
+                },
+            ));
+        }
         for (i, e) in self.expect.iter().enumerate() {
             for (what, text) in [
                 ("case", &e.case),
@@ -566,6 +577,7 @@ impl Profile {
             ("vertex.streams", !v.streams.is_empty()),
             ("influence_sets", self.influence_sets.is_some()),
             ("max_influences", self.max_influences.is_some()),
+            ("last_weight", self.last_weight.is_some()),
         ];
         if let Some((field, _)) = others.iter().find(|o| o.1) {
             return Err((

@@ -614,6 +614,42 @@ fn max_influences_is_two_to_four_or_four_a_set() {
     }
 }
 
+/// `last_weight: implied`: with 3 or 4 influences of one set, the weights attribute one lane
+/// narrower than the joints; with 2 influences, two sets or pairs it is refused naming the field.
+#[test]
+fn an_implied_last_weight_narrows_the_weights_alone() {
+    for (text, ok) in [
+        ("last_weight: implied\n", true),
+        ("last_weight: given\n", true),
+        ("max_influences: 3\nlast_weight: implied\n", true),
+        ("max_influences: 2\nlast_weight: implied\n", false),
+        ("influence_sets: 2\nlast_weight: implied\n", false),
+    ] {
+        let msg = parse(&format!("{DEFAULT}{text}")).err().unwrap_or_default();
+        assert_eq!(msg.contains("field `last_weight`"), !ok, "{text}: {msg}");
+    }
+    let c = parse(&format!("{DEFAULT}last_weight: implied\n"))
+        .unwrap()
+        .contract();
+    let ty = |role: Role| {
+        (c.vertex_inputs.iter())
+            .find(|v| v.role == role)
+            .unwrap()
+            .ty
+    };
+    assert_eq!(ty(Role::Joints), Elem::Vec4U32);
+    assert_eq!(ty(Role::Weights), Elem::Vec4F32.lanes(3));
+    assert_eq!((c.lanes, c.weight_lanes()), (4, 3));
+    let pairs = DEFAULT
+        .replace(
+            "joints: { location: 1, format: u32x4 }",
+            "pairs: { location: [1, 2] }",
+        )
+        .replace("  weights: { location: 2, format: f32x4 }\n", "");
+    let msg = parse(&format!("{pairs}last_weight: implied\n")).unwrap_err();
+    assert!(msg.contains("field `last_weight`"), "{msg}");
+}
+
 /// `vertex.pairs` says how many influences the shader reads: as many sets of 4 as it fills, and
 /// the lanes of one where fewer than 4; each pair an input of two floats at its set and lane.
 #[test]

@@ -1090,6 +1090,22 @@ const THREE_INFLUENCE_EDITS: &[ProfileEdit] = &[
         "max_influences",
     ),
     (
+        "an implied last weight where the stage reads every weight",
+        &[(
+            "max_influences: 3",
+            "max_influences: 3\nlast_weight: implied",
+        )],
+        "leave out `last_weight: implied`",
+    ),
+    (
+        "an implied last weight of two influences",
+        &[(
+            "max_influences: 3",
+            "max_influences: 2\nlast_weight: implied",
+        )],
+        "last_weight",
+    ),
+    (
         "an influence bound on the shader's own trials",
         &[(
             "  - case: \"*\"\n    influences_above: 3",
