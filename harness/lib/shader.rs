@@ -419,14 +419,17 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
             Some(m) => m.ty,
             None => crate::contract::unwrapped(&module.types, var.ty),
         };
+        let member = member_index(module, var.ty, contract.member(Role::Palette));
         if let TypeInner::Array { base, stride, .. } = module.types[ty].inner {
             let e = &mut contract.palette_element;
             e.stride = stride;
             // A bare array of vec4 slots: a joint's rows or columns, one after another.
             if crate::slots::is_vec4f(&module.types[base].inner) && e.member.is_none() {
-                // As the shader's reads step through them, where that fits the profile's form:
-                // columns come four a joint, rows three or four.
-                let read = (handle.and_then(|g| crate::slots::per_joint(module, g)))
+                // As the shader's reads step through them (in the block's member that holds
+                // them, if one does), where that fits the profile's form: columns come four a
+                // joint, rows three or four.
+                let place = |global| crate::slots::Place { global, member };
+                let read = (handle.and_then(|g| crate::slots::per_joint(module, place(g))))
                     .filter(|&k| e.rows || k == 4);
                 e.slots = read.unwrap_or(if e.rows { 3 } else { 4 });
                 e.stride = stride * e.slots;
@@ -599,11 +602,24 @@ fn member_of<'a>(
     ty: Handle<naga::Type>,
     member: Option<&crate::contract::Member>,
 ) -> Option<&'a naga::StructMember> {
+    let i = member_index(module, ty, member)?;
+    match &module.types[element(module, ty)].inner {
+        TypeInner::Struct { members, .. } => members.get(i as usize),
+        _ => None,
+    }
+}
+
+/// Where [`member_of`]'s member stands among its struct's members.
+fn member_index(
+    module: &naga::Module,
+    ty: Handle<naga::Type>,
+    member: Option<&crate::contract::Member>,
+) -> Option<u32> {
     let name = member?.name.as_str();
     match &module.types[element(module, ty)].inner {
-        TypeInner::Struct { members, .. } => {
-            members.iter().find(|m| m.name.as_deref() == Some(name))
-        }
+        TypeInner::Struct { members, .. } => (members.iter())
+            .position(|m| m.name.as_deref() == Some(name))
+            .map(|i| i as u32),
         _ => None,
     }
 }
@@ -2825,6 +2841,42 @@ pub(crate) mod tests {
         let s = held("array<vec4<f32>, 16>");
         s.validate().unwrap();
         assert_eq!(s.contract.palette_len, Some(4));
+    }
+
+    /// vec4 slots in a block's member beside another (Urho3D's `cSkinMatrices` after `cModel`):
+    /// a joint takes as many as the shader's reads step by, four rows here, not the three
+    /// `matrix: rows` takes where no read says.
+    #[test]
+    fn slots_in_a_blocks_member_are_counted_from_the_reads() {
+        let profile = "palette: { group: 0, binding: 0, form: uniform, member: rows, fill: identity, matrix: rows }\nvertex:\n  entry: vs\n  position: { location: 0 }\n  joints: { location: 1 }\n  weights: { location: 2 }\n  camera: { group: 0, binding: 0, form: matrix, member: projection }\n";
+        let contract = profile_contract(profile);
+        let src = |step: u32| {
+            let lanes = |l: char| {
+                (0..step)
+                    .map(|r| format!("u.rows[v + {r}u].{l}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let (ty, xyz) = match step {
+                4 => ("mat4x4<f32>", ".xyz"),
+                _ => ("mat4x3<f32>", ""),
+            };
+            format!(
+                "struct U {{ projection: mat4x4<f32>, rows: array<vec4<f32>, 48> }}\n@group(0) @binding(0) var<uniform> u: U;\nfn joint(j: u32) -> {ty} {{ let v = j * {step}u; return {ty}({}, {}, {}, {}); }}\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> {{ return u.projection * vec4<f32>(((joint(j.x) * w.x) * vec4<f32>(p, 1.0)){xyz}, 1.0); }}\n",
+                lanes('x'),
+                lanes('y'),
+                lanes('z'),
+                lanes('w'),
+            )
+        };
+        for (step, joints) in [(4, 12), (3, 16)] {
+            let s = Shader::held_to("test.wgsl".into(), src(step), contract.clone(), None);
+            s.validate()
+                .unwrap_or_else(|e| panic!("{e}\n{}", src(step)));
+            let e = &s.contract.palette_element;
+            assert_eq!((e.slots, e.stride), (step, 16 * step), "{}", src(step));
+            assert_eq!(s.contract.palette_len, Some(joints));
+        }
     }
 
     #[test]
