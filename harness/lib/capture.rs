@@ -496,11 +496,19 @@ fn input_value(
                     .collect();
                 format!("vec{}<f32>({})", 2 * held, lanes.join(", "))
             }
+            // An input of 4 lanes where the shader reads fewer takes the stored vec4 whole.
             Some(v) if v.role == Role::Joints => {
+                let whole = v.ty == contract.formats.vertex_joints.elem();
+                let lanes = if whole { "" } else { lanes };
                 format!("skinproof_joints[i * {sets}u + {}u]{lanes}", v.set)
             }
             Some(v) if v.role == Role::Weights => {
-                format!("skinproof_weights[i * {sets}u + {}u]{weight_lanes}", v.set)
+                let lanes = if v.ty == Elem::Vec4F32 {
+                    ""
+                } else {
+                    weight_lanes
+                };
+                format!("skinproof_weights[i * {sets}u + {}u]{lanes}", v.set)
             }
             // A normal or tangent whose skinned value the capture reads: the case's.
             Some(v) if v.role == Role::Normals && fed.contains(&Role::SkinnedNormals) => {

@@ -1055,6 +1055,15 @@ impl PaletteElement {
         }
     }
 
+    /// The other matrix a joint may be, for messages: a columns form's `mat4x3<f32>`.
+    fn matrix_alternative(&self) -> &'static str {
+        if self.rows {
+            ""
+        } else {
+            " (or mat4x3<f32>, its affine's columns)"
+        }
+    }
+
     /// Whether `inner` is the element type: the matrix, or a struct with the member holding it.
     pub fn matches(&self, types: &naga::UniqueArena<naga::Type>, inner: &TypeInner) -> bool {
         let matrix = |t: &TypeInner| {
@@ -1064,7 +1073,12 @@ impl PaletteElement {
                 (true, false) => naga::VectorSize::Tri,
                 _ => naga::VectorSize::Quad,
             };
-            matches!(*t, TypeInner::Matrix { columns, rows: naga::VectorSize::Quad, scalar }
+            // Columns: a mat4x3 holds an affine's four, each in 16 bytes as a mat4x4's (HLSL's
+            // `float4x3`, Ogre's `mat4x3` palette), so the same bytes serve.
+            let affine_columns = !self.rows
+                && matches!(*t, TypeInner::Matrix { columns: naga::VectorSize::Quad, rows: naga::VectorSize::Tri, scalar } if scalar == naga::Scalar::F32);
+            affine_columns
+                || matches!(*t, TypeInner::Matrix { columns, rows: naga::VectorSize::Quad, scalar }
                 if scalar == naga::Scalar::F32 && columns == want)
         };
         match (&self.member, inner) {
@@ -1087,8 +1101,9 @@ impl PaletteElement {
     pub fn wgsl(&self) -> String {
         match &self.member {
             None => format!(
-                "{}{} (or {} vec4<f32> a joint)",
+                "{}{}{} (or {} vec4<f32> a joint)",
                 self.matrix_wgsl(),
+                self.matrix_alternative(),
                 if self.rows && !self.four_rows && self.affine == Affine::Rows {
                     " or mat4x4<f32> (its four rows)"
                 } else {
@@ -1110,9 +1125,10 @@ impl PaletteElement {
                     "members"
                 };
                 format!(
-                    "a struct with the {members} `{}: {}`{normal}",
+                    "a struct with the {members} `{}: {}`{}{normal}",
                     m.name,
-                    self.matrix_wgsl()
+                    self.matrix_wgsl(),
+                    self.matrix_alternative()
                 )
             }
         }

@@ -153,39 +153,33 @@ impl WeightFormat {
         }
     }
 
-    /// The integers a unorm format stores for one vertex's weights: each w * max rounded so that
-    /// they sum to the rounded sum (largest remainders first), as exporters write 8-bit weights,
-    /// so weights that sum to 1 still do. `None` for f32.
+    /// The integers a unorm format stores for one set of a vertex's weights ([`integers`]);
+    /// `None` for f32.
     fn integers(self, ws: [f32; 4]) -> Option<[u32; 4]> {
-        let max = self.unorm_max()?;
-        let scaled = ws.map(|w| w.clamp(0.0, 1.0) as f64 * max as f64);
-        let mut q = scaled.map(|x| x.floor() as u32);
-        let total = scaled.iter().sum::<f64>().round().min(max as f64) as u32;
-        let mut order = [0usize, 1, 2, 3];
-        order.sort_by(|&a, &b| {
-            let (fa, fb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
-            fb.total_cmp(&fa).then(a.cmp(&b))
-        });
-        let mut short = total.saturating_sub(q.iter().sum());
-        for i in order {
-            if short == 0 {
-                break;
-            }
-            if scaled[i] > q[i] as f64 {
-                q[i] += 1;
-                short -= 1;
-            }
-        }
-        Some(q)
+        let q = integers(&ws, self.unorm_max()?);
+        Some([q[0], q[1], q[2], q[3]])
     }
 
     /// The weights a shader reads after the format stored `ws`: themselves for f32, else q / max
     /// per weight, which the GPU converts exactly as this f32 division does (both correctly
     /// rounded).
     pub fn quantise(self, ws: [f32; 4]) -> [f32; 4] {
-        match (self.integers(ws), self.unorm_max()) {
-            (Some(q), Some(max)) => q.map(|q| q as f32 / max),
-            _ => ws,
+        let mut sets = [ws];
+        self.quantise_sets(&mut sets);
+        sets[0]
+    }
+
+    /// [`WeightFormat::quantise`] of one vertex's weights in all its influence sets at once: the
+    /// integers rounded so that they sum to the rounded sum of every set's, so that eight weights
+    /// summing to 1 in two sets still do (rounded set by set, each set's sum may miss by one).
+    pub fn quantise_sets(self, sets: &mut [[f32; 4]]) {
+        let Some(max) = self.unorm_max() else {
+            return;
+        };
+        let ws: Vec<f32> = sets.iter().flatten().copied().collect();
+        let q = integers(&ws, max);
+        for (w, q) in sets.iter_mut().flatten().zip(q) {
+            *w = q as f32 / max;
         }
     }
 
@@ -205,6 +199,33 @@ impl WeightFormat {
         }
         out
     }
+}
+
+/// The integers a unorm format of largest integer `max` stores for a vertex's weights `ws`: each
+/// w * max rounded so that they sum to the rounded sum (largest remainders first), as exporters
+/// write 8-bit weights, so weights that sum to 1 still do.
+fn integers(ws: &[f32], max: f32) -> Vec<u32> {
+    let scaled: Vec<f64> = (ws.iter())
+        .map(|w| w.clamp(0.0, 1.0) as f64 * max as f64)
+        .collect();
+    let mut q: Vec<u32> = scaled.iter().map(|x| x.floor() as u32).collect();
+    let total = scaled.iter().sum::<f64>().round().min(max as f64) as u32;
+    let mut order: Vec<usize> = (0..ws.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
+        fb.total_cmp(&fa).then(a.cmp(&b))
+    });
+    let mut short = total.saturating_sub(q.iter().sum());
+    for i in order {
+        if short == 0 {
+            break;
+        }
+        if scaled[i] > q[i] as f64 {
+            q[i] += 1;
+            short -= 1;
+        }
+    }
+    q
 }
 
 /// How positions are stored: three floats, or four with w (16 bytes either way in storage, where
@@ -1200,6 +1221,23 @@ mod tests {
             .1
             .contains("multiple of 4"));
         assert_eq!(check_fields(14, &[]).unwrap_err().0, "stride");
+    }
+
+    /// Eight weights in two sets are rounded together: 0.125 x 255 = 31.875 each, which set by
+    /// set would round to 128 + 128 = 256 bytes (a vertex of two sets moved by 1/255 where every
+    /// joint holds still); together seven of the eight get the unit, 255.
+    #[test]
+    fn weights_of_two_sets_are_rounded_together() {
+        let f = WeightFormat::Unorm8x4;
+        let mut sets = [[0.125; 4]; 2];
+        f.quantise_sets(&mut sets);
+        let bytes = f.pack(&sets);
+        assert_eq!(bytes, [32, 32, 32, 32, 32, 32, 32, 31]);
+        let sum = |b: &[u8]| b.iter().map(|&b| u32::from(b)).sum::<u32>();
+        assert_eq!((sum(&bytes), sum(&f.pack(&[[0.125; 4]]))), (255, 128));
+        let mut f32s = [[0.125; 4]; 2];
+        WeightFormat::F32x4.quantise_sets(&mut f32s);
+        assert_eq!(f32s, [[0.125; 4]; 2]);
     }
 
     #[test]

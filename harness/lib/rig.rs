@@ -146,6 +146,9 @@ pub struct Mesh {
     pub tangents: Vec<[f32; 4]>,
 }
 
+/// One influence set's joints and weights, each vertex's in turn ([`Mesh::set_data`]).
+pub type SetData = (Vec<[u32; 4]>, Vec<[f32; 4]>);
+
 /// Four joint indices and four weights per vertex: one influence set.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InfluenceSet {
@@ -216,15 +219,26 @@ impl Mesh {
     }
 
     /// Each vertex's joints and weights of influence set `k`, zero past the mesh's sets.
-    pub fn set_data(&self, k: usize) -> (Vec<[u32; 4]>, Vec<[f32; 4]>) {
+    pub fn set_data(&self, k: usize) -> SetData {
         (0..self.len()).map(|v| self.set(v, k)).unzip()
     }
 
-    /// Every weight of every set, mutably (to quantise them as the shader reads them).
-    pub fn weights_mut(&mut self) -> impl Iterator<Item = &mut [f32; 4]> {
-        self.weights
-            .iter_mut()
-            .chain(self.more.iter_mut().flat_map(|s| s.weights.iter_mut()))
+    /// [`Mesh::set_data`] of the first `sets` sets, each vertex's weights over all of them first
+    /// rounded by `quantise` at once (a unorm format's: so that, stored set by set, their
+    /// integers still sum as the vertex's weights do).
+    pub fn sets_data(&self, sets: usize, quantise: impl Fn(&mut [[f32; 4]])) -> Vec<SetData> {
+        let mut out: Vec<_> = (0..sets).map(|k| self.set_data(k)).collect();
+        let mut w = vec![[0.0; 4]; sets];
+        for v in 0..self.len() {
+            for (k, w) in w.iter_mut().enumerate() {
+                *w = out[k].1[v];
+            }
+            quantise(&mut w);
+            for (k, w) in w.iter().enumerate() {
+                out[k].1[v] = *w;
+            }
+        }
+        out
     }
 
     /// Sets each vertex's influences, 4 to a set, in as many sets as the vertex with the most needs

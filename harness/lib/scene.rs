@@ -332,9 +332,7 @@ impl Scene {
                 )));
             }
         }
-        for w in mesh.weights_mut() {
-            *w = (reads.last_weight).apply(reads.weights.quantise(*w), reads.lanes);
-        }
+        quantise_weights(&mut mesh, reads);
         for n in &mut mesh.normals {
             *n = reads.normal_encoding.quantise(*n);
         }
@@ -414,6 +412,21 @@ impl Scene {
 }
 
 /// Applies one pose entry (rotation about the axis, translation, scale) to its joint's local TRS.
+/// Each vertex's weights as the shader reads them: quantised by its format over all its sets at
+/// once (the integers summing as the case's weights do), the last implied where it is.
+fn quantise_weights(mesh: &mut Mesh, reads: &crate::format::Reads) {
+    for v in 0..mesh.len() {
+        let mut sets: Vec<[f32; 4]> = std::iter::once(mesh.weights[v])
+            .chain(mesh.more.iter().map(|s| s.weights[v]))
+            .collect();
+        reads.weights.quantise_sets(&mut sets);
+        mesh.weights[v] = reads.last_weight.apply(sets[0], reads.lanes);
+        for (set, w) in mesh.more.iter_mut().zip(&sets[1..]) {
+            set.weights[v] = *w;
+        }
+    }
+}
+
 fn apply(skeleton: &Skeleton, pose: &mut Pose, jp: &crate::case::JointPose) {
     let local = &mut pose.locals[skeleton.joints[jp.joint]];
     let axis = DVec3::from(jp.axis).normalize();

@@ -406,6 +406,7 @@ fn resolve(contract: &mut Contract, module: &naga::Module) {
     fill_immediates(contract, module);
     writable_inputs(contract, module);
     pair_joints(contract, module);
+    wide_influences(contract, module);
     zero_attributes(contract, module);
     size_camera(contract, module);
     place_members(contract, module);
@@ -1292,6 +1293,36 @@ fn pair_joints(contract: &mut Contract, module: &naga::Module) {
         if input.role == Role::Joints && ty.is_some_and(|t| Elem::Attribute(pairs).matches(t)) {
             input.ty = Elem::Attribute(pairs);
             input.attribute.format = pairs;
+        }
+    }
+}
+
+/// A stage that reads fewer influences than 4 (`max_influences`) from vec4 attributes of joints
+/// or weights (Ogre's two-weight programs loop over the first two of its `vec4 blendIndices`):
+/// each such input takes the 4 lanes it declares, as a vec4 in storage does; the harness still
+/// fills the first lanes alone.
+fn wide_influences(contract: &mut Contract, module: &naga::Module) {
+    use crate::contract::Elem;
+    let Some(vs) = contract.vertex.as_deref() else {
+        return;
+    };
+    let Some(ep) = module.entry_points.iter().find(|ep| ep.name == vs) else {
+        return;
+    };
+    if contract.lanes == 4 || contract.paired() {
+        return;
+    }
+    let joints = contract.formats.vertex_joints.elem();
+    let inputs = located_inputs(module, ep);
+    for input in contract.vertex_inputs.iter_mut() {
+        let four = match input.role {
+            Role::Joints => joints,
+            Role::Weights => Elem::Vec4F32,
+            _ => continue,
+        };
+        let at = inputs.iter().find(|(l, _)| *l == input.location());
+        if at.is_some_and(|(_, ty)| four.matches(&module.types[*ty].inner)) {
+            input.ty = four;
         }
     }
 }
@@ -2234,8 +2265,10 @@ fn palette_array_ok(
 ) -> bool {
     use crate::contract::Want;
     let e = &contract.palette_element;
-    if e.is_plain() {
-        return want.matches(types, ty);
+    // A plain palette's arrays as the binding's type says, or of its element's other forms (a
+    // mat4x3's affine columns).
+    if e.is_plain() && want.matches(types, ty) {
+        return true;
     }
     match (want, &types[ty].inner) {
         (
@@ -2776,6 +2809,41 @@ pub(crate) mod tests {
             msg.contains("binding 0 (`bones`) must be array<mat4x4<f32>>"),
             "{msg}"
         );
+    }
+
+    /// A palette of `mat4x3<f32>`, an affine's four columns (Ogre's `mat4x3` array, HLSL's
+    /// `float4x3`), laid out as a mat4x4's: taken in storage and in a uniform, 64 bytes a joint;
+    /// not where the profile says rows.
+    #[test]
+    fn a_palette_of_affine_columns_in_mat4x3s_is_taken() {
+        let held = |profile: &str, decl: &str| {
+            let contract = profile_contract(&format!("{profile}vertex:\n  entry: vs\n  position: {{ location: 0 }}\n  joints: {{ location: 1 }}\n  weights: {{ location: 2 }}\n  camera: {{ group: 0, binding: 0, form: matrix }}\n"));
+            let src = format!("{decl}\n@group(0) @binding(0) var<uniform> vp: mat4x4<f32>;\n@vertex fn vs(@location(0) p: vec3<f32>, @location(1) j: vec4<u32>, @location(2) w: vec4<f32>) -> @builtin(position) vec4<f32> {{ return vp * vec4<f32>((w.x * bones[j.x]) * vec4<f32>(p, 1.0), 1.0); }}\n");
+            Shader::held_to("test.wgsl".into(), src, contract, None)
+        };
+        let storage = "palette: { group: 1, binding: 0, form: storage }\n";
+        let s = held(
+            storage,
+            "@group(1) @binding(0) var<storage, read> bones: array<mat4x3<f32>>;",
+        );
+        s.validate().unwrap();
+        assert_eq!(s.contract.palette_element.stride, 64);
+        let uniform = "palette: { group: 1, binding: 0, form: uniform }\n";
+        let s = held(
+            uniform,
+            "@group(1) @binding(0) var<uniform> bones: array<mat4x3<f32>, 24>;",
+        );
+        s.validate().unwrap();
+        assert_eq!(s.contract.palette_len, Some(24));
+        let rows = "palette: { group: 1, binding: 0, form: storage, matrix: rows }\n";
+        let msg = held(
+            rows,
+            "@group(1) @binding(0) var<storage, read> bones: array<mat4x3<f32>>;",
+        )
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(msg.contains("is array<mat4x3<f32>>"), "{msg}");
     }
 
     /// A fixed palette bounds the joints a case may have, less the matrices the harness puts
@@ -3578,6 +3646,40 @@ pub(crate) mod tests {
         assert!(
             msg.contains("input @location(4) must be vec3<f32>, is vec4<f32>")
                 && msg.contains("leave out `last_weight: implied`"),
+            "{msg}"
+        );
+    }
+
+    /// Fewer influences read from vec4 attributes (Ogre's two-weight programs): each input keeps
+    /// its 4 lanes, as the stage declares them; a vec2 beside them still must match.
+    #[test]
+    fn fewer_influences_may_be_read_from_vec4_attributes() {
+        let source = include_str!("../../shaders/examples/vertex_three_influences.wgsl")
+            .replace("joint_indices: vec3<i32>", "joint_indices: vec4<i32>")
+            .replace("weights: vec3<f32>", "weights: vec4<f32>");
+        let profile = include_str!("../../shaders/examples/vertex_three_influences.profile.yaml");
+        let at = Path::new("vertex_three_influences.profile.yaml");
+        let path = Path::new("vertex_three_influences.wgsl");
+        let s = Shader::with_profile_text(path, source.clone(), at, profile).unwrap();
+        s.validate().unwrap();
+        let ty = |role: Role| {
+            (s.contract.vertex_inputs.iter())
+                .find(|v| v.role == role)
+                .unwrap()
+                .ty
+        };
+        assert_eq!(
+            (ty(Role::Joints), ty(Role::Weights)),
+            (Elem::Vec4I32, Elem::Vec4F32)
+        );
+        assert_eq!(s.contract.reads().most(), 3);
+        let narrow = source.replace("weights: vec4<f32>", "weights: vec2<f32>");
+        let msg = Shader::with_profile_text(path, narrow, at, profile)
+            .and_then(|s| s.validate().map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("input @location(4) must be vec3<f32>, is vec2<f32>"),
             "{msg}"
         );
     }

@@ -2289,6 +2289,49 @@ fn an_implied_last_weight_is_one_minus_the_others() {
     );
 }
 
+/// The three-influence example as Ogre's two-weight programs lay theirs out: its joints and
+/// weights vec4 attributes of which it reads the first three (`max_influences: 3` kept), its
+/// palette `mat4x3<f32>`s (an affine's columns, laid out as a mat4x4's): every case of up to
+/// three influences passes on every adapter; the same stage looping over two of them fails the
+/// posed numbers.
+#[test]
+fn fewer_influences_from_vec4s_and_a_mat4x3_palette_pass() {
+    let name = "vertex_three_influences";
+    let (source, profile) = example_texts(name);
+    let wide = edited(
+        name,
+        &source,
+        &[
+            (
+                "joint_transforms: array<mat4x4<f32>, 256>",
+                "joint_transforms: array<mat4x3<f32>, 256>",
+            ),
+            ("joint_indices: vec3<i32>", "joint_indices: vec4<i32>"),
+            ("weights: vec3<f32>", "weights: vec4<f32>"),
+            (
+                "joint_transform * vec4<f32>(in.position, 1.0) * in.weights[i]",
+                "vec4<f32>(joint_transform * vec4<f32>(in.position, 1.0), 1.0) * in.weights[i]",
+            ),
+            (
+                "joint_transform * vec4<f32>(in.normal, 0.0) * in.weights[i]",
+                "vec4<f32>(joint_transform * vec4<f32>(in.normal, 0.0), 0.0) * in.weights[i]",
+            ),
+        ],
+    );
+    if passing_run(name, "wide_mat4x3", &wide, &profile).is_none() {
+        return;
+    }
+    let two = edited(name, &wide, &[("i < MAX_WEIGHTS;", "i < MAX_WEIGHTS - 1;")]);
+    let Some(report) = run_example_as(name, "wide_mat4x3_two", &two, &profile) else {
+        return;
+    };
+    assert!(
+        !failing(&report, "posed_matches_cpu").is_empty(),
+        "{:#?}",
+        failed_rows(&report)
+    );
+}
+
 /// A palette texture's width in a uniform the shader divides by (Babylon.js's
 /// `boneTextureWidth`): written per case as the member's type holds it, an f32 or a u32; left out
 /// of the profile, the zero there sends every vertex to infinity and the numbers fail.

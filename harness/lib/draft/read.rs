@@ -135,11 +135,17 @@ pub(super) fn array_element(module: &Module, ty: naga::Handle<Type>) -> Option<n
     }
 }
 
-/// Whether a type is a joint's matrix: a `mat4x4<f32>`, or (`Some(true)`) a `mat3x4<f32>`
-/// holding an affine's three rows.
+/// Whether a type is a joint's matrix: a `mat4x4<f32>` (or a `mat4x3<f32>`, an affine's four
+/// columns, laid out as a mat4x4's), or (`Some(true)`) a `mat3x4<f32>` holding an affine's three
+/// rows.
 pub(super) fn joint_matrix(ty: &TypeInner) -> Option<bool> {
     match ty {
         t if is_mat4(t) => Some(false),
+        TypeInner::Matrix {
+            columns: VectorSize::Quad,
+            rows: VectorSize::Tri,
+            scalar,
+        } if *scalar == naga::Scalar::F32 => Some(false),
         TypeInner::Matrix {
             columns: VectorSize::Tri,
             rows: VectorSize::Quad,
@@ -377,8 +383,22 @@ pub(super) fn camera_matrix(module: &Module, g: &Global, clip: &[u32]) -> Option
     let TypeInner::Struct { members, .. } = g.ty else {
         return None;
     };
+    // A short array of matrices named as a camera's counts as its element 0 (Filament's
+    // `clipFromWorldMatrix[4]`, one an eye).
+    let camera_array = |m: &naga::StructMember| match module.types[m.ty].inner {
+        TypeInner::Array {
+            base,
+            size: naga::ArraySize::Constant(n),
+            ..
+        } => {
+            (2..=4).contains(&n.get())
+                && is_mat4(&module.types[base].inner)
+                && camera_score(m.name.as_deref().unwrap_or("")) > 0
+        }
+        _ => false,
+    };
     let mats: Vec<(usize, &naga::StructMember)> = (members.iter().enumerate())
-        .filter(|(_, m)| is_mat4(&module.types[m.ty].inner))
+        .filter(|(_, m)| is_mat4(&module.types[m.ty].inner) || camera_array(m))
         .collect();
     if mats.is_empty() {
         return nested_camera(module, members, clip);

@@ -3749,3 +3749,46 @@ fn skin(p: vec3<f32>, j: vec4<u32>, w: vec3<f32>) -> vec3<f32> {
         d.yaml
     );
 }
+
+/// A uniform array of `mat4x3<f32>` (an affine's columns, Ogre's palette) is drafted as the
+/// palette, and the draft validates with its length as the joints' bound.
+#[test]
+fn a_mat4x3_palette_is_drafted() {
+    let src = "struct U { view_proj: mat4x4<f32>, bones: array<mat4x3<f32>, 24> }
+@group(0) @binding(0) var<uniform> u: U;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) bone_ids: vec4<u32>, @location(2) bone_weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    let p = (u.bones[bone_ids.x] * vec4<f32>(position, 1.0)) * bone_weights.x;
+    return u.view_proj * vec4<f32>(p, 1.0);
+}";
+    let d = draft("affine.wgsl", src).unwrap();
+    assert!(
+        d.todos == 0 && d.yaml.contains("member: bones") && d.yaml.contains("joints_above: 24\n"),
+        "{}",
+        d.yaml
+    );
+    validates("affine.wgsl", src, &d.yaml).unwrap();
+}
+
+/// A camera kept as a short array of matrices in a block beside others (Filament's
+/// `clipFromWorldMatrix[4]`, an eye each, after `viewFromWorldMatrix`): drafted as that member,
+/// element 0, not the block's first matrix.
+#[test]
+fn a_camera_array_member_is_drafted_by_its_name() {
+    let src = "struct Frame { viewFromWorldMatrix: mat4x4<f32>, worldFromViewMatrix: mat4x4<f32>, clipFromWorldMatrix: array<mat4x4<f32>, 4> }
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(1) @binding(0) var<storage, read> bones: array<mat4x4<f32>>;
+@vertex fn vs(@location(0) position: vec3<f32>, @location(1) bone_ids: vec4<u32>, @location(2) bone_weights: vec4<f32>) -> @builtin(position) vec4<f32> {
+    let world = (bones[bone_ids.x] * vec4<f32>(position, 1.0)) * bone_weights.x;
+    return frame.clipFromWorldMatrix[0] * world;
+}";
+    let d = draft("eyes.wgsl", src).unwrap();
+    assert!(
+        d.todos == 0
+            && d.yaml.contains(
+                "camera: { group: 0, binding: 0, form: matrix, member: clipFromWorldMatrix"
+            ),
+        "{}",
+        d.yaml
+    );
+    validates("eyes.wgsl", src, &d.yaml).unwrap();
+}

@@ -279,9 +279,8 @@ pub(super) fn vertex_data(
     contract: &crate::contract::Contract,
     mesh: &Mesh,
 ) -> Result<Vec<Input>, GpuError> {
-    let sets: Vec<_> = (0..contract.influence_sets)
-        .map(|k| mesh.set_data(k))
-        .collect();
+    let weights = contract.reads().weights;
+    let sets = mesh.sets_data(contract.influence_sets, |w| weights.quantise_sets(w));
     let (normals, tangents) = mesh.frames();
     let mut out = Vec::new();
     match &contract.pulled {
@@ -606,9 +605,8 @@ fn pool_words(
         };
         stream.pack(&values)
     };
-    let sets: Vec<_> = (0..contract.influence_sets)
-        .map(|k| mesh.set_data(k))
-        .collect();
+    let weights = contract.reads().weights;
+    let sets = mesh.sets_data(contract.influence_sets, |w| weights.quantise_sets(w));
     for p in placed.iter().filter(|p| !p.stream.is_output()) {
         let bytes = match p.stream {
             Stream::Position => {

@@ -187,9 +187,15 @@ impl Draw {
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
         let formats = contract.formats;
+        let sets = mesh.sets_data(contract.influence_sets, |w| {
+            formats.vertex_weights.quantise_sets(w)
+        });
         let mut vertex = Vec::new();
         for input in &contract.vertex_inputs {
-            let (joints, weights) = mesh.set_data(input.set);
+            let (joints, weights) = match sets.get(input.set) {
+                Some(set) => set.clone(),
+                None => mesh.set_data(input.set),
+            };
             let (label, data): (&str, Vec<u8>) = match input.role {
                 Role::Positions => ("positions", positions(mesh, input.attribute.format)),
                 Role::Joints if let Some(lane) = input.pair => {
