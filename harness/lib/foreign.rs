@@ -138,10 +138,17 @@ pub fn translate(
     let mut module = module;
     drop_point_size(&mut module);
     let info = crate::validator::strict().validate(&module).map_err(|e| {
-        match &text {
-            Some(t) => crate::validator::emitted(&e, &module, (t, &shown)),
+        match (&text, form) {
+            // A GLSL module naga's validator refuses (a `bool` in a push-constant block): as a
+            // parse error, glslang's SPIR-V may still be read.
+            (Some(t), Form::Glsl(stage)) => format!(
+                "{}\n{}",
+                crate::validator::emitted(&e, &module, (t, &shown)).trim_end(),
+                glsl_refused(path, stage, defines)
+            ),
+            (Some(t), _) => crate::validator::emitted(&e, &module, (t, &shown)),
             // SPIR-V spans are no places in a text.
-            None => {
+            (None, _) => {
                 let hint = crate::validator::interface_hint(&e, &module)
                     .map_or(String::new(), |h| format!("\n{h}"));
                 let row_major = digest.as_ref().map_or("", |d| &d.1);
@@ -545,7 +552,7 @@ fn glsl_refused(
     let flags: String = flags.iter().map(|f| format!(" {f}")).collect();
     let spv = path.with_extension("spv");
     format!(
-        "naga's GLSL front end, which wgpu's `ShaderSource::Glsl` uses, refuses this file: wgpu \
+        "naga, which reads and validates wgpu's `ShaderSource::Glsl`, refuses this file: wgpu \
          would too. If glslang compiles it (naga refuses some GLSL glslang takes) and the engine \
          ships that SPIR-V, test the SPIR-V: `glslangValidator -V{stage}{flags} {} -o {}`, \
          then `SKINPROOF_SHADER={}` with its profile's `shader:` naming it and no `defines`",
@@ -814,6 +821,26 @@ void main() {
         let e = translate(path, precise.as_bytes(), Form::of(path).unwrap(), &defines).unwrap_err();
         assert!(
             e.contains("`glslangValidator -V -S vert -DFLIP=1 -DJOINTS=64 skin.vert -o skin.spv`"),
+            "{e}"
+        );
+    }
+
+    /// GLSL naga reads and its validator refuses (a `bool` in a push-constant block, which
+    /// glslang's SPIR-V makes a u32): placed, with the SPIR-V named as what to test.
+    #[test]
+    fn glsl_naga_validates_no_further_names_the_spirv_too() {
+        let glsl = GLSL.replace(
+            "uniform Camera { mat4 view_proj; };",
+            "uniform Camera { mat4 view_proj; };\nlayout(push_constant) uniform Params { bool flip; } params;",
+        );
+        let used = glsl.replace(
+            "gl_Position = ",
+            "gl_Position = (params.flip ? -1.0 : 1.0) * ",
+        );
+        assert_ne!(used, glsl);
+        let e = read_glsl(Path::new("shaders/skin.vert"), &used).unwrap_err();
+        assert!(
+            e.contains("`glslangValidator -V -S vert shaders/skin.vert -o shaders/skin.spv`"),
             "{e}"
         );
     }
