@@ -415,14 +415,14 @@ impl Scene {
 /// Each vertex's weights as the shader reads them: quantised by its format over all its sets at
 /// once (the integers summing as the case's weights do), the last implied where it is.
 fn quantise_weights(mesh: &mut Mesh, reads: &crate::format::Reads) {
-    for v in 0..mesh.len() {
-        let mut sets: Vec<[f32; 4]> = std::iter::once(mesh.weights[v])
-            .chain(mesh.more.iter().map(|s| s.weights[v]))
-            .collect();
-        reads.weights.quantise_sets(&mut sets);
-        mesh.weights[v] = reads.last_weight.apply(sets[0], reads.lanes);
-        for (set, w) in mesh.more.iter_mut().zip(&sets[1..]) {
-            set.weights[v] = *w;
+    let sets = mesh.sets_data(mesh.sets(), |w| reads.weights.quantise_sets(w));
+    for (k, (_, weights)) in sets.into_iter().enumerate() {
+        match k {
+            0 => {
+                let implied = |w| reads.last_weight.apply(w, reads.lanes);
+                mesh.weights = weights.into_iter().map(implied).collect();
+            }
+            _ => mesh.more[k - 1].weights = weights,
         }
     }
 }

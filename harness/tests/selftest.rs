@@ -1876,6 +1876,19 @@ fn passing_run(name: &str, label: &str, shader: &str, profile: &str) -> Option<R
     Some(report)
 }
 
+/// The suite's report over example `name` with these texts (as [`run_example_as`]) has a failed
+/// row of `check`; nothing without an adapter, where that may skip.
+fn fails_check(name: &str, label: &str, (shader, profile): (&str, &str), check: &str) {
+    let Some(report) = run_example_as(name, label, shader, profile) else {
+        return;
+    };
+    assert!(
+        !failing(&report, check).is_empty(),
+        "{label}, {check}: {:#?}",
+        failed_rows(&report)
+    );
+}
+
 /// Example `name`'s edited `shader` run twice: under profile `with`, where every row passes (an
 /// expected failure is not a failed row), and under `without` (scratch folder `{label}_left_out`),
 /// where each of `checks` fails on some row. False without an adapter, where that may skip.
@@ -2279,13 +2292,11 @@ fn an_implied_last_weight_is_one_minus_the_others() {
     let unorm8 = edited(name, &with, &[("format: f32x4", "format: unorm8x4")]);
     passing_run(name, "implied_weight_unorm8", &implied, &unorm8);
     let three = edited(name, &implied, &[("i < 4;", "i < 3;")]);
-    let Some(report) = run_example_as(name, "implied_weight_three", &three, &with) else {
-        return;
-    };
-    assert!(
-        !failing(&report, "posed_matches_cpu").is_empty(),
-        "{:#?}",
-        failed_rows(&report)
+    fails_check(
+        name,
+        "implied_weight_three",
+        (&three, &with),
+        "posed_matches_cpu",
     );
 }
 
@@ -2322,13 +2333,11 @@ fn fewer_influences_from_vec4s_and_a_mat4x3_palette_pass() {
         return;
     }
     let two = edited(name, &wide, &[("i < MAX_WEIGHTS;", "i < MAX_WEIGHTS - 1;")]);
-    let Some(report) = run_example_as(name, "wide_mat4x3_two", &two, &profile) else {
-        return;
-    };
-    assert!(
-        !failing(&report, "posed_matches_cpu").is_empty(),
-        "{:#?}",
-        failed_rows(&report)
+    fails_check(
+        name,
+        "wide_mat4x3_two",
+        (&two, &profile),
+        "posed_matches_cpu",
     );
 }
 
@@ -5900,14 +5909,12 @@ fn two_pairs_a_vec4_are_fed_as_two_influences() {
             "bone(in.a_boneWeight1.zw)",
             "bone(in.a_boneWeight1.xy) * 0.0",
         );
-    let Some(report) = run_example_as("vertex_bone_pairs", "wide_pairs_first", &first, &profile)
-    else {
-        return;
-    };
-    assert!(
-        !failing(&report, "posed_matches_cpu").is_empty(),
-        "{:#?}",
-        failed_rows(&report)
+    let texts = (first.as_str(), profile.as_str());
+    fails_check(
+        "vertex_bone_pairs",
+        "wide_pairs_first",
+        texts,
+        "posed_matches_cpu",
     );
     // The example's own vec2 pairs held to this profile break its contract, and the stage the
     // harness appends (passing vec4s) makes wgpu refuse the module: each trial says so in a
